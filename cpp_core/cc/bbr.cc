@@ -1,0 +1,349 @@
+#include "cc/bbr.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace orbitcc {
+namespace {
+
+// Stream identifier of BBR's private generator. Controller randomness is
+// endogenous, so it lives outside the exogenous StreamId enumeration; the
+// value only has to be fixed forever (it is "BB1" in ASCII).
+constexpr uint64_t kBbrRngStream = 0x424231;
+
+// Reads an integer-valued parameter; a fractional value is an error rather
+// than being silently rounded.
+uint64_t GetInteger(const ControllerParams& params, const std::string& key,
+                    double fallback, double lo, double hi) {
+  const double value = params.Get(key, fallback, lo, hi);
+  if (value != std::floor(value)) {
+    throw std::invalid_argument("controller parameter '" + key +
+                                "' must be an integer, got " +
+                                std::to_string(value));
+  }
+  return static_cast<uint64_t>(value);
+}
+
+}  // namespace
+
+Bbr::Bbr(const ControllerContext& ctx)
+    : mss_(ctx.mss),
+      initial_cwnd_(static_cast<uint64_t>(ctx.initial_window_packets) *
+                    ctx.mss),
+      collapse_cwnd_(static_cast<uint64_t>(std::max(ctx.min_window_packets,
+                                                    1u)) *
+                     ctx.mss) {
+  const ControllerParams& p = ctx.params;
+  // 2^53: every integer up to it is exact in a double.
+  const uint64_t seed = GetInteger(p, "seed", 0.0, 0.0, 9007199254740992.0);
+  // 2/ln 2: the smallest gain that doubles the sending rate every round,
+  // like slow start (Linux uses the fixed-point 2885/1000).
+  high_gain_ = p.Get("high_gain", 2.0 / std::log(2.0), 1.0, 10.0);
+  drain_gain_ = p.Get("drain_gain", 1.0 / high_gain_, 0.01, 1.0);
+  probe_bw_cwnd_gain_ = p.Get("cwnd_gain", 2.0, 1.0, 10.0);
+  up_gain_ = p.Get("probe_bw_up_gain", 1.25, 1.0, 4.0);
+  down_gain_ = p.Get("probe_bw_down_gain", 0.75, 0.1, 1.0);
+  bw_window_rounds_ = GetInteger(p, "bw_window_rounds", 10.0, 1.0, 1000.0);
+  min_rtt_window_ = Seconds(p.Get("min_rtt_window_s", 10.0, 0.001, 3600.0));
+  probe_rtt_duration_ =
+      Millis(p.Get("probe_rtt_duration_ms", 200.0, 0.0, 60000.0));
+  min_cwnd_ = GetInteger(p, "min_cwnd_packets", 4.0, 1.0, 1000.0) * mss_;
+  full_bw_threshold_ = p.Get("full_bw_threshold", 1.25, 1.0, 4.0);
+  full_bw_rounds_ = GetInteger(p, "full_bw_rounds", 3.0, 1.0, 100.0);
+  pacing_margin_ = p.Get("pacing_margin", 0.01, 0.0, 0.5);
+  conservation_enabled_ =
+      GetInteger(p, "packet_conservation", 1.0, 0.0, 1.0) != 0;
+  cwnd_budget_ = GetInteger(p, "cwnd_budget_packets", 3.0, 0.0, 100.0) * mss_;
+
+  rng_ = Rng(seed, kBbrRngStream, static_cast<uint64_t>(ctx.subflow_index));
+  bw_samples_.reserve(bw_window_rounds_ + 1);
+
+  initial_cwnd_ = std::max<uint64_t>(initial_cwnd_, mss_);
+  cwnd_ = initial_cwnd_;
+  EnterStartup();
+  // Before any RTT sample, assume 1 ms (as Linux does) for the initial
+  // pacing rate: high_gain * initial cwnd / 1 ms.
+  pacing_rate_bps_ = RateWithMargin(
+      static_cast<double>(initial_cwnd_) * 8e9 / static_cast<double>(kNsPerMs),
+      high_gain_);
+}
+
+double Bbr::CycleGain(int phase) const {
+  if (phase == 0) return up_gain_;
+  if (phase == 1) return down_gain_;
+  return 1.0;
+}
+
+double Bbr::btl_bw_bps() const {
+  double best = 0.0;
+  for (const BwSample& s : bw_samples_) best = std::max(best, s.bps);
+  return best;
+}
+
+uint64_t Bbr::Inflight(double gain) const {
+  if (min_rtt_ == kTimeInfinite) return initial_cwnd_;
+  const double bdp_bytes =
+      btl_bw_bps() * static_cast<double>(min_rtt_) / 8e9;
+  return static_cast<uint64_t>(std::ceil(gain * bdp_bytes));
+}
+
+uint64_t Bbr::ssthresh_bytes() const {
+  if (!full_bw_reached_) return std::numeric_limits<uint64_t>::max();
+  return Inflight(1.0);
+}
+
+double Bbr::RateWithMargin(double bw_bps, double gain) const {
+  return gain * bw_bps * (1.0 - pacing_margin_);
+}
+
+void Bbr::EnterStartup() {
+  mode_ = Mode::kStartup;
+  pacing_gain_ = high_gain_;
+  cwnd_gain_ = high_gain_;
+}
+
+void Bbr::EnterProbeBw(TimeNs now) {
+  mode_ = Mode::kProbeBw;
+  cwnd_gain_ = probe_bw_cwnd_gain_;
+  // Start at a random phase other than the 0.75 one: pick the phase before
+  // the start among 1..7 and advance once, giving one of {2,...,7,0}.
+  const int back = static_cast<int>(rng_.NextU64() % (kCycleLength - 1));
+  cycle_index_ = kCycleLength - 1 - back;
+  AdvanceCyclePhase(now);
+}
+
+void Bbr::AdvanceCyclePhase(TimeNs now) {
+  cycle_index_ = (cycle_index_ + 1) % kCycleLength;
+  cycle_stamp_ = now;
+  pacing_gain_ = CycleGain(cycle_index_);
+}
+
+void Bbr::SaveCwnd() {
+  if (!in_recovery_ && mode_ != Mode::kProbeRtt) {
+    prior_cwnd_ = cwnd_;
+  } else {
+    prior_cwnd_ = std::max(prior_cwnd_, cwnd_);
+  }
+}
+
+void Bbr::ExitRecovery() {
+  cwnd_ = std::max(cwnd_, prior_cwnd_);
+  in_recovery_ = false;
+  packet_conservation_ = false;
+}
+
+void Bbr::OnPacketSent(TimeNs, uint64_t, uint64_t bytes_in_flight, bool) {
+  bytes_in_flight_ = bytes_in_flight;
+}
+
+void Bbr::OnAck(const AckEvent& ack) {
+  bytes_in_flight_ = ack.bytes_in_flight;
+  delivered_ = std::max(delivered_, ack.delivered_bytes);
+  if (in_recovery_ && ack.largest_acked_sent_time > recovery_start_time_) {
+    ExitRecovery();
+  }
+  UpdateRound(ack);
+  UpdateBtlBw(ack);
+  UpdateCyclePhase(ack);
+  CheckFullPipe(ack);
+  CheckDrain(ack);
+  UpdateMinRttAndProbeRtt(ack);
+  UpdatePacingRate(ack);
+  UpdateCwnd(ack);
+  loss_since_last_ack_ = false;
+}
+
+void Bbr::UpdateRound(const AckEvent& ack) {
+  round_start_ = false;
+  if (ack.delivery_rate_bps <= 0.0) return;  // no valid rate sample
+  // A round ends when a packet sent after the previous round ended is
+  // delivered: its `prior_delivered` has reached the marker.
+  if (ack.prior_delivered >= next_round_delivered_) {
+    next_round_delivered_ = delivered_;
+    ++round_count_;
+    round_start_ = true;
+    packet_conservation_ = false;  // conservation lasts one round
+  }
+}
+
+void Bbr::UpdateBtlBw(const AckEvent& ack) {
+  const double bw = ack.delivery_rate_bps;
+  if (bw <= 0.0) return;
+  // An app-limited sample underestimates the path, so it may only raise
+  // the estimate.
+  if (ack.rate_app_limited && bw < btl_bw_bps()) return;
+  const uint64_t round = round_count_;
+  bw_samples_.erase(
+      std::remove_if(bw_samples_.begin(), bw_samples_.end(),
+                     [&](const BwSample& s) {
+                       return round - s.round >= bw_window_rounds_;
+                     }),
+      bw_samples_.end());
+  if (!bw_samples_.empty() && bw_samples_.back().round == round) {
+    bw_samples_.back().bps = std::max(bw_samples_.back().bps, bw);
+  } else {
+    bw_samples_.push_back({round, bw});
+  }
+}
+
+void Bbr::UpdateCyclePhase(const AckEvent& ack) {
+  if (mode_ != Mode::kProbeBw) return;
+  const bool full_length = ack.now - cycle_stamp_ > min_rtt_;
+  const uint64_t inflight = ack.prior_bytes_in_flight;
+  bool advance;
+  if (pacing_gain_ == 1.0) {
+    advance = full_length;
+  } else if (pacing_gain_ > 1.0) {
+    // Probe for at least one RTprop, and until the extra data is really in
+    // flight or losses show the pipe cannot take it.
+    advance = full_length &&
+              (loss_since_last_ack_ || inflight >= Inflight(pacing_gain_));
+  } else {
+    // Drain phase: stop early once the queue we built is gone.
+    advance = full_length || inflight <= Inflight(1.0);
+  }
+  if (advance) AdvanceCyclePhase(ack.now);
+}
+
+void Bbr::CheckFullPipe(const AckEvent& ack) {
+  if (full_bw_reached_ || !round_start_ || ack.rate_app_limited) return;
+  const double bw = btl_bw_bps();
+  if (bw >= full_bw_ * full_bw_threshold_) {
+    full_bw_ = bw;
+    full_bw_count_ = 0;
+    return;
+  }
+  ++full_bw_count_;
+  full_bw_reached_ = full_bw_count_ >= full_bw_rounds_;
+}
+
+void Bbr::CheckDrain(const AckEvent& ack) {
+  if (mode_ == Mode::kStartup && full_bw_reached_) {
+    mode_ = Mode::kDrain;
+    pacing_gain_ = drain_gain_;
+    cwnd_gain_ = high_gain_;  // keep the cwnd; only pacing drains the queue
+  }
+  if (mode_ == Mode::kDrain && ack.bytes_in_flight <= Inflight(1.0)) {
+    EnterProbeBw(ack.now);
+  }
+}
+
+void Bbr::UpdateMinRttAndProbeRtt(const AckEvent& ack) {
+  const bool expired =
+      min_rtt_stamp_ >= 0 && ack.now > min_rtt_stamp_ + min_rtt_window_;
+  if (ack.rtt_sample > 0 && (ack.rtt_sample < min_rtt_ || expired)) {
+    min_rtt_ = ack.rtt_sample;
+    min_rtt_stamp_ = ack.now;
+  }
+  if (probe_rtt_duration_ > 0 && expired && mode_ != Mode::kProbeRtt) {
+    SaveCwnd();
+    mode_ = Mode::kProbeRtt;
+    pacing_gain_ = 1.0;
+    cwnd_gain_ = 1.0;
+    probe_rtt_done_stamp_ = -1;
+  }
+  if (mode_ != Mode::kProbeRtt) return;
+  if (probe_rtt_done_stamp_ < 0) {
+    // Wait until the flight has drained to the ProbeRTT window, then hold it
+    // for max(probe_rtt_duration, one round).
+    if (ack.bytes_in_flight <= min_cwnd_) {
+      probe_rtt_done_stamp_ = ack.now + probe_rtt_duration_;
+      probe_rtt_round_done_ = false;
+      next_round_delivered_ = delivered_;
+    }
+    return;
+  }
+  if (round_start_) probe_rtt_round_done_ = true;
+  if (probe_rtt_round_done_ && ack.now >= probe_rtt_done_stamp_) {
+    min_rtt_stamp_ = ack.now;
+    cwnd_ = std::max(cwnd_, prior_cwnd_);
+    if (full_bw_reached_) {
+      EnterProbeBw(ack.now);
+    } else {
+      EnterStartup();
+    }
+  }
+}
+
+void Bbr::UpdatePacingRate(const AckEvent& ack) {
+  if (!has_seen_rtt_ && ack.rtt != nullptr && ack.rtt->has_sample &&
+      ack.rtt->smoothed > 0) {
+    // First RTT estimate: re-base the initial rate on it.
+    has_seen_rtt_ = true;
+    pacing_rate_bps_ = RateWithMargin(
+        static_cast<double>(cwnd_) * 8e9 /
+            static_cast<double>(ack.rtt->smoothed),
+        high_gain_);
+  }
+  const double bw = btl_bw_bps();
+  if (bw <= 0.0) return;
+  const double rate = RateWithMargin(bw, pacing_gain_);
+  // Until the pipe is full, never slow down (a small early sample must not
+  // throttle Startup).
+  if (full_bw_reached_ || rate > pacing_rate_bps_) pacing_rate_bps_ = rate;
+}
+
+void Bbr::UpdateCwnd(const AckEvent& ack) {
+  const uint64_t acked = ack.bytes_acked;
+  uint64_t cwnd = cwnd_;
+  if (acked > 0) {
+    if (packet_conservation_) {
+      cwnd = std::max(cwnd, ack.bytes_in_flight + acked);
+    } else {
+      uint64_t target = Inflight(cwnd_gain_) + cwnd_budget_;
+      if (mode_ == Mode::kProbeBw && cycle_index_ == 0) target += 2ULL * mss_;
+      if (full_bw_reached_) {
+        cwnd = std::min(cwnd + acked, target);
+      } else if (cwnd < target || delivered_ < initial_cwnd_) {
+        cwnd += acked;
+      }
+      cwnd = std::max(cwnd, min_cwnd_);
+    }
+  }
+  if (mode_ == Mode::kProbeRtt) cwnd = std::min(cwnd, min_cwnd_);
+  cwnd_ = cwnd;
+}
+
+void Bbr::OnPacketsLost(const LossEvent& loss) {
+  bytes_in_flight_ = loss.bytes_in_flight;
+  loss_since_last_ack_ = true;
+  if (loss.persistent_congestion) {
+    // RFC 9002 7.6: collapse; remember the window to restore it later.
+    SaveCwnd();
+    cwnd_ = collapse_cwnd_;
+    in_recovery_ = true;
+    recovery_start_time_ = loss.now;
+    packet_conservation_ = false;
+    full_bw_ = 0.0;  // restart the full-pipe comparison from scratch
+    ++congestion_signals_;
+    return;
+  }
+  if (!conservation_enabled_) return;
+  if (!in_recovery_) {
+    SaveCwnd();
+    in_recovery_ = true;
+    recovery_start_time_ = loss.now;
+    packet_conservation_ = true;
+    next_round_delivered_ = delivered_;  // the conservation round starts now
+    ++congestion_signals_;
+    cwnd_ = std::max(loss.bytes_in_flight, collapse_cwnd_);
+    return;
+  }
+  cwnd_ = (cwnd_ > loss.bytes_lost + collapse_cwnd_) ? cwnd_ - loss.bytes_lost
+                                                      : collapse_cwnd_;
+}
+
+void Bbr::OnRetransmissionTimeout(TimeNs now) {
+  SaveCwnd();
+  cwnd_ = mss_;  // RFC 5681: one segment after an RTO
+  in_recovery_ = true;
+  recovery_start_time_ = now;
+  packet_conservation_ = false;
+  full_bw_ = 0.0;
+  ++congestion_signals_;
+}
+
+}  // namespace orbitcc
