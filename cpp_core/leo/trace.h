@@ -18,7 +18,9 @@
 //     sub-RTT events on a ~25-60 ms Starlink path, and align with the 10 ms
 //     delay intervals of (b). Timestamps are taken modulo the period, so the
 //     bins integrate exactly to the trace's opportunities per period (the last
-//     bin is shorter if the period is not a multiple of the bin).
+//     bin is shorter if the period is not a multiple of the bin). A bin with
+//     no opportunity has capacity 0 and, as in mahimahi, holds the queue
+//     (drop_arrivals stays false).
 //
 // (b) The time-varying-delay extension used by public Starlink trace sets: a
 //     mahimahi bandwidth file as in (a) plus a delay file holding one one-way
