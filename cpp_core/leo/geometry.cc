@@ -167,6 +167,21 @@ Vec3 Constellation::PositionEcef(int sat, double t_s) const {
   return {c * eci.x + s * eci.y, -s * eci.x + c * eci.y, eci.z};
 }
 
+void Constellation::AllPositionsEcef(double t_s, std::vector<Vec3>* out) const {
+  const int n = size();
+  out->resize(n);
+  const double nt = mean_motion_ * t_s;
+  const double cn = std::cos(nt), sn = std::sin(nt);
+  const double th = earth_rotation_ ? kEarthRotationRadPerS * t_s : 0.0;
+  const double c = std::cos(th), s = std::sin(th);
+  for (int i = 0; i < n; ++i) {
+    const double cu = cos_u0_[i] * cn - sin_u0_[i] * sn;
+    const double su = sin_u0_[i] * cn + cos_u0_[i] * sn;
+    const Vec3 eci = (p_[i] * cu + q_[i] * su) * radius_km_;
+    (*out)[i] = {c * eci.x + s * eci.y, -s * eci.x + c * eci.y, eci.z};
+  }
+}
+
 double Constellation::LatitudeRad(int sat, double t_s) const {
   const Vec3 eci = PositionEci(sat, t_s);
   return std::asin(std::clamp(eci.z / radius_km_, -1.0, 1.0));

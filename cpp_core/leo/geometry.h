@@ -153,6 +153,8 @@ class Constellation {
   Vec3 PositionEcef(int sat, double t_s) const;
   // Geocentric latitude of the sub-satellite point (rad).
   double LatitudeRad(int sat, double t_s) const;
+  // All satellite positions in ECEF at t, without per-satellite trigonometry.
+  void AllPositionsEcef(double t_s, std::vector<Vec3>* out) const;
   LookAngle LookFrom(const GroundPoint& ground, int sat, double t_s) const;
   bool IsVisible(const GroundPoint& ground, int sat, double t_s,
                  double min_elevation_rad) const;
