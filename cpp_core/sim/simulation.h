@@ -1,0 +1,147 @@
+// The simulator: owns the event queue, links, transports and metrics, and
+// advances them in lock-step time. It implements the narrow interfaces links
+// (LinkHost) and transports (Network) rely on.
+//
+// Python drives it by asking for a step (advance by a duration) or the whole
+// episode; per-packet work never leaves C++ (design, "Data flow").
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "metrics/series.h"
+#include "metrics/summary.h"
+#include "net/link.h"
+#include "sim/event_queue.h"
+#include "sim/spec.h"
+#include "transport/network.h"
+#include "transport/quic_connection.h"
+#include "transport/tcp_flow.h"
+
+namespace orbitcc {
+
+class Simulation : public LinkHost, public Network, public TimerOwner {
+ public:
+  // Validates the spec (std::invalid_argument on error) and builds the
+  // network; nothing runs until Step/Run. `oracle` (optional, not owned) is
+  // handed to controllers that use mobility predictions.
+  explicit Simulation(SimulationSpec spec,
+                      const MobilityOracle* oracle = nullptr);
+  ~Simulation() override;
+
+  // Advances simulated time by `duration` (clipped to the episode end).
+  // Returns true while the episode has not finished.
+  bool Step(TimeNs duration);
+  // Runs to the end of the episode.
+  void Run();
+  bool done() const { return done_; }
+  TimeNs now() const override { return now_; }
+  TimeNs duration() const { return spec_.duration; }
+
+  // Results.
+  Summary Summarize() const;
+  const SeriesStore& series() const { return series_; }
+  const std::vector<TimeNs>& handover_times() const { return handovers_; }
+
+  // Per-subflow probes (global subflow index).
+  int num_subflows() const { return static_cast<int>(subflows_.size()); }
+  int num_flows() const { return static_cast<int>(flows_.size()); }
+  SubflowProbe Probe(int subflow) const;
+  const SubflowStats& subflow_stats(int subflow) const;
+  int flow_of_subflow(int subflow) const { return subflows_[subflow].flow; }
+  const std::string& flow_name(int flow) const {
+    return spec_.flows[flow].name;
+  }
+  CongestionController& controller(int subflow);
+  Link& link(int index) { return *links_[index]; }
+  int num_links() const { return static_cast<int>(links_.size()); }
+
+  // External control (controller "external"): throws if the subflow's
+  // controller is not external.
+  void SetWindow(int subflow, uint64_t bytes);
+  void SetPacingRate(int subflow, double bps);
+
+  // Ground-truth packet accounting for conservation checks.
+  uint64_t data_packets_injected(int subflow) const {
+    return subflows_[subflow].injected;
+  }
+  uint64_t data_packets_arrived(int subflow) const {
+    return subflows_[subflow].arrived;
+  }
+  uint64_t DataPacketsInLinks() const;
+  uint64_t events_processed() const { return events_processed_; }
+
+  // LinkHost.
+  void Schedule(TimeNs time, EventKind kind, int32_t target,
+                int64_t tag) override;
+  void OnLinkExit(TimeNs now, const Packet& packet) override;
+  void OnLinkDrop(TimeNs now, const Packet& packet, LossCause cause) override;
+  void OnLinkStateChange(TimeNs now, int link_id,
+                         const LinkState& state) override;
+  RouterPacketInfo DescribeForRouter(const Packet& packet) override;
+
+  // Network.
+  void Send(const Packet& packet) override;
+  int NewTimer(TimerOwner* owner, int which) override;
+  void SetTimer(int timer, TimeNs deadline) override;
+
+  // TimerOwner (flow starts).
+  void OnTimer(TimeNs now, int which) override;
+
+ private:
+  struct TimerSlot {
+    TimerOwner* owner;
+    int which;
+    TimeNs deadline;
+    TimeNs scheduled_at;
+  };
+  struct SubflowSlot {
+    int flow = 0;
+    QuicSubflow* quic = nullptr;
+    TcpFlow* tcp = nullptr;
+    SubflowEndpoint* endpoint = nullptr;
+    std::vector<int> forward;
+    std::vector<int> reverse;
+    uint64_t injected = 0;
+    uint64_t arrived = 0;
+  };
+  struct FlowSlot {
+    QuicConnection* quic = nullptr;
+    TcpFlow* tcp = nullptr;
+    std::vector<int> subflows;
+  };
+
+  void Build();
+  void RunUntil(TimeNs end);
+  void Dispatch(const Event& e);
+  void FireTimer(int index, TimeNs time);
+  void TakeSample(TimeNs now);
+  bool AllTestFlowsComplete() const;
+  uint64_t FlowGoodputBytes(int flow) const;
+  TimeNs FlowCompletion(int flow) const;
+  TimeNs FlowStart(int flow) const;
+
+  SimulationSpec spec_;
+  const MobilityOracle* oracle_;
+  EventQueue events_;
+  TimeNs now_ = 0;
+  bool done_ = false;
+  bool started_ = false;
+  uint64_t events_processed_ = 0;
+
+  std::vector<std::unique_ptr<Link>> links_;
+  std::vector<TimerSlot> timers_;
+  std::vector<SubflowSlot> subflows_;
+  std::vector<FlowSlot> flows_;
+  std::vector<std::unique_ptr<QuicConnection>> connections_;
+  std::vector<std::unique_ptr<TcpFlow>> tcp_flows_;
+  std::vector<int> start_timers_;
+  int bottleneck_ = 0;
+
+  std::vector<TimeNs> handovers_;
+  SeriesStore series_;
+  std::vector<SubflowStats> last_sample_stats_;
+};
+
+}  // namespace orbitcc

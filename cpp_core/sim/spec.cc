@@ -1,0 +1,109 @@
+#include "sim/spec.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "cc/controller.h"
+
+namespace orbitcc {
+namespace {
+
+[[noreturn]] void Fail(const std::string& field, const std::string& problem) {
+  throw std::invalid_argument(field + ": " + problem);
+}
+
+void CheckPath(const std::string& where, const std::vector<int>& path,
+               size_t num_links) {
+  if (path.empty()) Fail(where, "must name at least one link");
+  for (int link : path) {
+    if (link < 0 || static_cast<size_t>(link) >= num_links) {
+      std::ostringstream msg;
+      msg << "link index " << link << " does not exist; allowed: 0.."
+          << static_cast<long>(num_links) - 1;
+      Fail(where, msg.str());
+    }
+  }
+}
+
+}  // namespace
+
+void ValidateSpec(const SimulationSpec& spec) {
+  if (spec.duration <= 0) Fail("duration_s", "must be > 0");
+  if (spec.sample_interval <= 0) Fail("sample_interval_s", "must be > 0");
+  if (spec.packet_bytes < 100 || spec.packet_bytes > 65535) {
+    Fail("packet_bytes", "must be in [100, 65535]");
+  }
+  if (spec.initial_window_packets < 1 || spec.initial_window_packets > 1000) {
+    Fail("initial_window_packets", "must be in [1, 1000]");
+  }
+  if (spec.links.empty()) Fail("links", "at least one link is required");
+  if (spec.flows.empty()) Fail("flows", "at least one flow is required");
+  for (size_t i = 0; i < spec.links.size(); ++i) {
+    const LinkSpec& l = spec.links[i];
+    const std::string at = "links[" + std::to_string(i) + "]";
+    if (!(l.capacity_bps >= 0.0) || !std::isfinite(l.capacity_bps)) {
+      Fail(at + ".capacity_mbps", "must be a finite number >= 0");
+    }
+    if (l.delay < 0) Fail(at + ".delay_ms", "must be >= 0");
+    if (!(l.loss_rate >= 0.0 && l.loss_rate < 1.0)) {
+      Fail(at + ".loss_rate", "must be in [0, 1)");
+    }
+    if (l.buffer_bytes > 0 && l.buffer_bytes < spec.packet_bytes) {
+      Fail(at + ".buffer_bytes",
+           "must hold at least one packet (>= packet_bytes = " +
+               std::to_string(spec.packet_bytes) + ") or be 0 (unlimited)");
+    }
+    TimeNs prev = -1;
+    for (size_t k = 0; k < l.schedule.size(); ++k) {
+      const LinkState& s = l.schedule[k];
+      const std::string sat = at + ".schedule[" + std::to_string(k) + "]";
+      if (k == 0 && s.time != 0) Fail(sat, "the first entry must be at t = 0");
+      if (s.time <= prev) Fail(sat, "times must increase strictly");
+      prev = s.time;
+      if (!(s.capacity_bps >= 0.0) || !std::isfinite(s.capacity_bps)) {
+        Fail(sat, "capacity must be a finite number >= 0");
+      }
+      if (s.propagation_delay < 0) Fail(sat, "delay must be >= 0");
+      if (!(s.loss_rate >= 0.0 && s.loss_rate < 1.0)) {
+        Fail(sat, "loss must be in [0, 1)");
+      }
+    }
+    if (l.schedule_period != 0 && l.schedule_period <= prev) {
+      Fail(at + ".schedule_period_s", "must exceed the last schedule time");
+    }
+  }
+  for (size_t i = 0; i < spec.flows.size(); ++i) {
+    const FlowSpec& f = spec.flows[i];
+    const std::string at = "flows[" + std::to_string(i) + "]";
+    if (f.transport != "quic" && f.transport != "tcp") {
+      Fail(at + ".transport",
+           "unknown transport '" + f.transport + "'; allowed: quic, tcp");
+    }
+    if (!IsKnownController(f.controller)) {
+      Fail(at + ".controller", "unknown controller '" + f.controller +
+                                   "'; allowed: " + KnownControllerNames());
+    }
+    if (f.paths.empty()) Fail(at + ".paths", "at least one path is required");
+    if (f.transport == "tcp" && f.paths.size() != 1) {
+      Fail(at + ".paths", "TCP flows use exactly one path");
+    }
+    if (IsCoupledController(f.controller) && f.transport != "quic") {
+      Fail(at + ".controller", "coupled controller '" + f.controller +
+                                   "' needs a multipath QUIC flow");
+    }
+    if (f.scheduler != "minrtt" && f.scheduler != "roundrobin") {
+      Fail(at + ".scheduler", "unknown scheduler '" + f.scheduler +
+                                  "'; allowed: minrtt, roundrobin");
+    }
+    if (f.start < 0) Fail(at + ".start_s", "must be >= 0");
+    if (f.pacing < -1 || f.pacing > 1) Fail(at + ".pacing", "must be a bool");
+    for (size_t p = 0; p < f.paths.size(); ++p) {
+      const std::string pat = at + ".paths[" + std::to_string(p) + "]";
+      CheckPath(pat + ".forward", f.paths[p].forward, spec.links.size());
+      CheckPath(pat + ".reverse", f.paths[p].reverse, spec.links.size());
+    }
+  }
+}
+
+}  // namespace orbitcc

@@ -1,0 +1,71 @@
+// The validated description of one simulation: links, flows and run options.
+// Python builds it from a Hydra config; C++ tests build it directly.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "net/link_process.h"
+#include "net/router_agent.h"
+#include "sim/time.h"
+
+namespace orbitcc {
+
+struct LinkSpec {
+  std::string name;
+  double capacity_bps = 100e6;
+  TimeNs delay = 10 * kNsPerMs;  // one-way propagation
+  double loss_rate = 0.0;
+  uint64_t buffer_packets = 0;  // 0 and buffer_bytes 0: unlimited
+  uint64_t buffer_bytes = 0;
+  // Piecewise-constant schedule overriding the constants above when not
+  // empty (first entry at time 0), optionally repeating with `period`.
+  std::vector<LinkState> schedule;
+  TimeNs schedule_period = 0;
+  // A custom process (LEO geometry, Markov channel, trace): built from the
+  // episode seed and the link index, overrides the schedule.
+  std::function<std::unique_ptr<LinkProcess>(uint64_t seed, int link)>
+      make_process;
+  // Network-side controller at this link's queue (e.g. REFWA).
+  std::function<std::unique_ptr<RouterAgent>()> make_router_agent;
+  bool bottleneck = false;  // the link whose utilisation is reported
+};
+
+struct PathSpec {
+  std::vector<int> forward;  // link indices, sender to receiver
+  std::vector<int> reverse;  // link indices, receiver to sender (ACKs)
+};
+
+struct FlowSpec {
+  std::string name;
+  std::string transport = "quic";  // "quic" | "tcp"
+  std::string controller = "cubic";
+  std::map<std::string, double> controller_params;
+  std::vector<PathSpec> paths;  // one per subflow; TCP takes exactly one
+  std::string scheduler = "minrtt";
+  uint64_t file_bytes = 0;  // 0: bulk transfer without end
+  TimeNs start = 0;
+  int pacing = -1;  // -1: transport default (QUIC paces, TCP does not)
+  bool background = false;  // not one of the flows under test
+};
+
+struct SimulationSpec {
+  uint64_t seed = 0;
+  TimeNs duration = 10 * kNsPerSec;
+  TimeNs sample_interval = 100 * kNsPerMs;
+  bool record_series = true;
+  bool stop_when_complete = false;  // end once every finite test flow is done
+  uint32_t packet_bytes = 1500;
+  uint32_t initial_window_packets = 10;
+  std::vector<LinkSpec> links;
+  std::vector<FlowSpec> flows;
+};
+
+// Throws std::invalid_argument naming the first invalid field.
+void ValidateSpec(const SimulationSpec& spec);
+
+}  // namespace orbitcc
