@@ -1,0 +1,170 @@
+// The congestion-controller interface shared by every algorithm (design
+// decision 5).
+//
+// A controller owns the congestion window and pacing rate of one subflow. The
+// transport tells it what happened (packets sent, ACKs with RTT and
+// delivery-rate samples, losses, timeouts, path changes) and obeys
+// min(cwnd, receive window) and the pacing rate. Controllers never see
+// ground-truth loss causes; coupled multipath controllers may look at their
+// siblings through a ConnectionView, and mobility-aware ones may query a
+// MobilityOracle.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "sim/time.h"
+
+namespace orbitcc {
+
+// RFC 9002 section 5 RTT state as maintained by the transport.
+struct RttStats {
+  bool has_sample = false;
+  TimeNs latest = 0;
+  TimeNs min = 0;
+  TimeNs smoothed = 0;
+  TimeNs variance = 0;
+};
+
+// Everything a controller learns from one ACK.
+struct AckEvent {
+  TimeNs now = 0;
+  uint64_t bytes_acked = 0;            // newly acknowledged in-flight bytes
+  uint64_t prior_bytes_in_flight = 0;  // before this ACK was processed
+  uint64_t bytes_in_flight = 0;        // after this ACK was processed
+  TimeNs rtt_sample = 0;               // this ACK's RTT sample, 0 if none
+  TimeNs largest_acked_sent_time = 0;  // for the recovery-period check
+  const RttStats* rtt = nullptr;
+  // Delivery-rate sample (IETF draft "Delivery Rate Estimation"): valid when
+  // delivery_rate_bps > 0.
+  double delivery_rate_bps = 0.0;
+  bool rate_app_limited = false;
+  TimeNs rate_interval = 0;
+  uint64_t delivered_bytes = 0;  // total delivered on this subflow so far
+  uint64_t prior_delivered = 0;  // `delivered` when the sampled packet left
+  uint64_t lost_bytes_total = 0;  // total declared lost so far (BBR uses it)
+};
+
+// A batch of packets declared lost by one ACK or timer (RFC 9002 6.1).
+struct LossEvent {
+  TimeNs now = 0;
+  uint64_t bytes_lost = 0;
+  uint64_t packets_lost = 0;
+  uint64_t prior_bytes_in_flight = 0;
+  uint64_t bytes_in_flight = 0;  // after removing the lost packets
+  TimeNs largest_lost_sent_time = 0;
+  bool persistent_congestion = false;  // RFC 9002 7.6
+  const RttStats* rtt = nullptr;
+};
+
+// What a stack can know when its path changes (handover / migration). No
+// ground truth about capacity: that comes only through the MobilityOracle.
+struct PathChange {
+  enum class Kind { kHandover, kMigration, kRestore, kNewPath };
+  TimeNs now = 0;
+  Kind kind = Kind::kHandover;
+  int path_id = 0;
+};
+
+class CongestionController;
+
+// Read-only view of the multipath connection a subflow belongs to.
+class ConnectionView {
+ public:
+  virtual ~ConnectionView() = default;
+  virtual int num_subflows() const = 0;
+  virtual const CongestionController& controller(int subflow) const = 0;
+  virtual const RttStats& rtt(int subflow) const = 0;
+  virtual uint64_t bytes_in_flight(int subflow) const = 0;
+  virtual bool is_active(int subflow) const = 0;  // path currently usable
+};
+
+// Predictions from the orbital model: MACO's cross-layer database. All values
+// are predictions a real terminal could compute from ephemerides.
+class MobilityOracle {
+ public:
+  virtual ~MobilityOracle() = default;
+  // Predicted capacity of the access (ground-satellite) link of `path` at t.
+  virtual double PredictedAccessCapacityBps(int path, TimeNs t) const = 0;
+  // Predicted round-trip propagation delay of `path` at t.
+  virtual TimeNs PredictedPropagationRtt(int path, TimeNs t) const = 0;
+  // Time of the next handover of `path` strictly after t (kTimeInfinite if
+  // none is scheduled).
+  virtual TimeNs NextHandoverTime(int path, TimeNs t) const = 0;
+};
+
+// Named numeric parameters with validation. The factory rejects keys that the
+// controller never read, so a typo is an error rather than a silent default.
+class ControllerParams {
+ public:
+  ControllerParams() = default;
+  explicit ControllerParams(std::map<std::string, double> values)
+      : values_(std::move(values)) {}
+  // Returns the value of `key` (or `fallback`) after checking it lies in
+  // [lo, hi]; throws std::invalid_argument naming the key and range if not.
+  double Get(const std::string& key, double fallback, double lo,
+             double hi) const;
+  // Keys that were supplied but never read by Get().
+  std::string UnreadKeys() const;
+  const std::map<std::string, double>& values() const { return values_; }
+
+ private:
+  std::map<std::string, double> values_;
+  mutable std::map<std::string, bool> read_;
+};
+
+struct ControllerContext {
+  uint32_t mss = 1200;                  // bytes of payload per full packet
+  uint32_t initial_window_packets = 10;  // RFC 9002 7.2 uses 10
+  uint32_t min_window_packets = 2;       // RFC 9002 kMinimumWindow
+  int subflow_index = 0;
+  int path_id = 0;
+  const ConnectionView* connection = nullptr;  // null for single-path flows
+  const MobilityOracle* oracle = nullptr;      // null unless provided
+  ControllerParams params;
+};
+
+class CongestionController {
+ public:
+  virtual ~CongestionController() = default;
+  virtual std::string_view name() const = 0;
+
+  virtual void OnPacketSent(TimeNs /*now*/, uint64_t /*bytes*/,
+                            uint64_t /*bytes_in_flight*/,
+                            bool /*retransmission*/) {}
+  virtual void OnAck(const AckEvent& ack) = 0;
+  virtual void OnPacketsLost(const LossEvent& loss) = 0;
+  // TCP retransmission timeout (RFC 5681 3.1 / RFC 6298). QUIC never calls
+  // this: its PTO does not change the window (RFC 9002 6.2), persistent
+  // congestion arrives as a LossEvent flag.
+  virtual void OnRetransmissionTimeout(TimeNs now) = 0;
+  virtual void OnPathChange(const PathChange& /*change*/) {}
+
+  virtual uint64_t cwnd_bytes() const = 0;
+  // Pacing rate in bits per second; 0 means "send as the window allows".
+  virtual double pacing_rate_bps() const = 0;
+  virtual bool in_slow_start() const = 0;
+  virtual uint64_t ssthresh_bytes() const = 0;
+
+  // Number of congestion signals the controller reacted to (window cuts).
+  uint64_t congestion_signals() const { return congestion_signals_; }
+
+ protected:
+  uint64_t congestion_signals_ = 0;
+};
+
+// Builds a controller by name; throws std::invalid_argument for an unknown
+// name (listing the known ones) or a bad parameter.
+std::unique_ptr<CongestionController> MakeController(
+    const std::string& name, const ControllerContext& ctx);
+
+// Names accepted by MakeController, comma separated, for error messages.
+std::string KnownControllerNames();
+bool IsKnownController(const std::string& name);
+// Whether the controller needs a ConnectionView (coupled multipath).
+bool IsCoupledController(const std::string& name);
+
+}  // namespace orbitcc
