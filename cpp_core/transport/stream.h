@@ -1,0 +1,88 @@
+// Application byte streams on both ends of a connection.
+//
+// The sending side hands out chunks to packets, new data or data to resend;
+// the receiving side reassembles chunks in order and reports how many bytes
+// reached the application (goodput) and how long out-of-order data waited
+// (head-of-line blocking).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+
+#include "net/ring_buffer.h"
+#include "sim/time.h"
+
+namespace orbitcc {
+
+constexpr uint64_t kUnlimitedBytes = std::numeric_limits<uint64_t>::max();
+
+class SendStream {
+ public:
+  explicit SendStream(uint64_t total_bytes = kUnlimitedBytes)
+      : total_bytes_(total_bytes) {}
+
+  bool HasData() const {
+    return !resend_.empty() || next_offset_ < total_bytes_;
+  }
+  // Takes up to `max_bytes` to send; returns the length (0: nothing to send)
+  // and sets *offset and *is_resend.
+  uint32_t NextChunk(uint32_t max_bytes, uint64_t* offset, bool* is_resend) {
+    if (!resend_.empty()) {
+      Chunk& c = resend_.front();
+      const uint32_t len = c.length <= max_bytes ? c.length : max_bytes;
+      *offset = c.offset;
+      *is_resend = true;
+      c.offset += len;
+      c.length -= len;
+      if (c.length == 0) resend_.pop_front();
+      return len;
+    }
+    if (next_offset_ >= total_bytes_) return 0;
+    const uint64_t left = total_bytes_ - next_offset_;
+    const uint32_t len = left < max_bytes ? static_cast<uint32_t>(left) : max_bytes;
+    *offset = next_offset_;
+    *is_resend = false;
+    next_offset_ += len;
+    return len;
+  }
+  // Data in a packet declared lost must be sent again.
+  void Resend(uint64_t offset, uint32_t length) {
+    if (length > 0) resend_.push_back(Chunk{offset, length});
+  }
+  uint64_t total_bytes() const { return total_bytes_; }
+  uint64_t next_offset() const { return next_offset_; }
+
+ private:
+  struct Chunk {
+    uint64_t offset;
+    uint32_t length;
+  };
+  uint64_t total_bytes_;
+  uint64_t next_offset_ = 0;
+  RingBuffer<Chunk> resend_;
+};
+
+class ReceiveStream {
+ public:
+  // Returns the number of bytes newly delivered in order to the application.
+  uint64_t OnChunk(TimeNs now, uint64_t offset, uint32_t length);
+  uint64_t delivered() const { return delivered_; }
+  // Sum over delivered bytes of the time they waited for earlier data
+  // (byte-nanoseconds), and the number of bytes that waited.
+  double hol_wait_byte_ns() const { return hol_wait_byte_ns_; }
+  uint64_t hol_bytes() const { return hol_bytes_; }
+  size_t out_of_order_segments() const { return pending_.size(); }
+
+ private:
+  struct Pending {
+    uint64_t end;
+    TimeNs arrival;
+  };
+  uint64_t delivered_ = 0;
+  std::map<uint64_t, Pending> pending_;  // start -> (end, arrival time)
+  double hol_wait_byte_ns_ = 0.0;
+  uint64_t hol_bytes_ = 0;
+};
+
+}  // namespace orbitcc
