@@ -1,0 +1,95 @@
+// The controller registry: the one place that maps names to implementations.
+// To add a controller, include its header and add one row to Registry().
+#include <functional>
+#include <stdexcept>
+#include <vector>
+
+#include "cc/balia.h"
+#include "cc/bbr.h"
+#include "cc/controller.h"
+#include "cc/cubic.h"
+#include "cc/external.h"
+#include "cc/lia.h"
+#include "cc/maco.h"
+#include "cc/newreno.h"
+#include "cc/olia.h"
+#include "cc/refwa_sender.h"
+
+namespace orbitcc {
+namespace {
+
+struct Entry {
+  const char* name;
+  bool coupled;  // needs a ConnectionView (multipath-coupled)
+  std::function<std::unique_ptr<CongestionController>(const ControllerContext&)>
+      make;
+};
+
+template <typename T>
+std::unique_ptr<CongestionController> Make(const ControllerContext& ctx) {
+  return std::make_unique<T>(ctx);
+}
+
+const std::vector<Entry>& Registry() {
+  static const std::vector<Entry> kEntries = {
+      {"newreno", false, Make<NewReno>},
+      {"cubic", false, Make<Cubic>},
+      {"external", false, Make<External>},
+      {"bbr", false, Make<Bbr>},
+      {"lia", true, Make<Lia>},
+      {"olia", true, Make<Olia>},
+      {"balia", true, Make<Balia>},
+      {"maco", true, Make<Maco>},
+      {"refwa", false, Make<RefwaSender>},
+  };
+  return kEntries;
+}
+
+}  // namespace
+
+std::string KnownControllerNames() {
+  std::string names;
+  for (const Entry& e : Registry()) {
+    if (!names.empty()) names += ", ";
+    names += e.name;
+  }
+  return names;
+}
+
+bool IsKnownController(const std::string& name) {
+  for (const Entry& e : Registry()) {
+    if (name == e.name) return true;
+  }
+  return false;
+}
+
+bool IsCoupledController(const std::string& name) {
+  for (const Entry& e : Registry()) {
+    if (name == e.name) return e.coupled;
+  }
+  return false;
+}
+
+std::unique_ptr<CongestionController> MakeController(
+    const std::string& name, const ControllerContext& ctx) {
+  for (const Entry& e : Registry()) {
+    if (name != e.name) continue;
+    if (e.coupled && ctx.connection == nullptr) {
+      throw std::invalid_argument("controller '" + name +
+                                  "' is a coupled multipath controller and "
+                                  "needs a multipath connection");
+    }
+    std::unique_ptr<CongestionController> controller = e.make(ctx);
+    const std::string unread = ctx.params.UnreadKeys();
+    if (!unread.empty()) {
+      throw std::invalid_argument("unknown parameter(s) for controller '" +
+                                  name + "': " + unread);
+    }
+    return controller;
+  }
+  throw std::invalid_argument("unknown controller '" + name +
+                              "'; known controllers: " +
+                              KnownControllerNames());
+}
+
+}  // namespace orbitcc
