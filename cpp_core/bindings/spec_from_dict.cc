@@ -1,0 +1,236 @@
+#include "bindings/spec_from_dict.h"
+
+#include <cmath>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace py = pybind11;
+
+namespace orbitcc {
+namespace {
+
+[[noreturn]] void Fail(const std::string& field, const std::string& problem) {
+  throw std::invalid_argument(field + ": " + problem);
+}
+
+// Reads typed fields from one dict and remembers which keys it consumed, so
+// anything left over is reported as unknown.
+class DictReader {
+ public:
+  DictReader(py::handle obj, std::string where) : where_(std::move(where)) {
+    if (!py::isinstance<py::dict>(obj)) Fail(where_, "must be a mapping");
+    dict_ = py::reinterpret_borrow<py::dict>(obj);
+  }
+  bool Has(const char* key) {
+    allowed_.insert(key);
+    return dict_.contains(key) && !dict_[key].is_none();
+  }
+  py::handle Get(const char* key) { return dict_[key]; }
+  std::string Field(const std::string& key) const {
+    return where_.empty() ? key : where_ + "." + key;
+  }
+  double Float(const char* key, double fallback) {
+    if (!Has(key)) return fallback;
+    py::handle v = Get(key);
+    if (py::isinstance<py::bool_>(v) ||
+        !(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v))) {
+      Fail(Field(key), "must be a number, got " +
+                           std::string(py::str(py::type::of(v).attr("__name__"))));
+    }
+    const double x = v.cast<double>();
+    if (!std::isfinite(x)) Fail(Field(key), "must be finite");
+    return x;
+  }
+  int64_t Int(const char* key, int64_t fallback, int64_t lo, int64_t hi) {
+    if (!Has(key)) return fallback;
+    py::handle v = Get(key);
+    if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v)) {
+      Fail(Field(key), "must be an integer");
+    }
+    int64_t x;
+    try {
+      x = v.cast<int64_t>();
+    } catch (const py::cast_error&) {
+      Fail(Field(key), "integer out of range");
+    }
+    if (x < lo || x > hi) {
+      Fail(Field(key), "= " + std::to_string(x) + " is out of range; allowed: [" +
+                           std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    }
+    return x;
+  }
+  bool Bool(const char* key, bool fallback) {
+    if (!Has(key)) return fallback;
+    py::handle v = Get(key);
+    if (!py::isinstance<py::bool_>(v)) Fail(Field(key), "must be true or false");
+    return v.cast<bool>();
+  }
+  std::string Str(const char* key, const std::string& fallback) {
+    if (!Has(key)) return fallback;
+    py::handle v = Get(key);
+    if (!py::isinstance<py::str>(v)) Fail(Field(key), "must be a string");
+    return v.cast<std::string>();
+  }
+  py::list List(const char* key) {
+    if (!Has(key)) return py::list();
+    py::handle v = Get(key);
+    if (!py::isinstance<py::list>(v) && !py::isinstance<py::tuple>(v)) {
+      Fail(Field(key), "must be a list");
+    }
+    return py::reinterpret_borrow<py::list>(py::list(py::reinterpret_borrow<py::object>(v)));
+  }
+  std::vector<int> IntList(const char* key) {
+    std::vector<int> out;
+    py::list items = List(key);
+    for (size_t i = 0; i < items.size(); ++i) {
+      py::handle v = items[i];
+      if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v)) {
+        Fail(Field(key) + "[" + std::to_string(i) + "]", "must be an integer");
+      }
+      out.push_back(v.cast<int>());
+    }
+    return out;
+  }
+  void RejectUnknown() {
+    for (auto item : dict_) {
+      const std::string key = py::str(item.first);
+      if (allowed_.count(key) == 0) {
+        std::string allowed;
+        for (const auto& a : allowed_) {
+          if (!allowed.empty()) allowed += ", ";
+          allowed += a;
+        }
+        Fail(Field(key), "unknown key; allowed: " + allowed);
+      }
+    }
+  }
+
+ private:
+  py::dict dict_;
+  std::string where_;
+  std::set<std::string> allowed_;
+};
+
+TimeNs SecondsField(DictReader& r, const char* key, double fallback_s) {
+  const double s = r.Float(key, fallback_s);
+  if (s < 0 || s > 1e6) Fail(r.Field(key), "must be in [0, 1e6] seconds");
+  return static_cast<TimeNs>(std::llround(s * 1e9));
+}
+
+LinkState ScheduleEntry(py::handle item, const std::string& where) {
+  LinkState s;
+  if (py::isinstance<py::dict>(item)) {
+    DictReader r(item, where);
+    s.time = SecondsField(r, "t_s", 0.0);
+    s.capacity_bps = r.Float("capacity_mbps", 0.0) * 1e6;
+    s.propagation_delay = static_cast<TimeNs>(r.Float("delay_ms", 0.0) * 1e6);
+    s.loss_rate = r.Float("loss_rate", 0.0);
+    s.drop_arrivals = r.Bool("drop_arrivals", false);
+    s.handover = r.Bool("handover", false);
+    r.RejectUnknown();
+    return s;
+  }
+  py::list row = py::list(py::reinterpret_borrow<py::object>(item));
+  if (row.size() < 3 || row.size() > 4) {
+    Fail(where, "must be [t_s, capacity_mbps, delay_ms(, loss_rate)] or a mapping");
+  }
+  try {
+    s.time = static_cast<TimeNs>(std::llround(row[0].cast<double>() * 1e9));
+    s.capacity_bps = row[1].cast<double>() * 1e6;
+    s.propagation_delay = static_cast<TimeNs>(row[2].cast<double>() * 1e6);
+    if (row.size() == 4) s.loss_rate = row[3].cast<double>();
+  } catch (const py::cast_error&) {
+    Fail(where, "entries must be numbers");
+  }
+  return s;
+}
+
+LinkSpec ParseLink(py::handle obj, const std::string& where) {
+  DictReader r(obj, where);
+  LinkSpec l;
+  l.name = r.Str("name", where);
+  l.capacity_bps = r.Float("capacity_mbps", 100.0) * 1e6;
+  const double delay_ms = r.Float("delay_ms", 10.0);
+  if (delay_ms < 0) Fail(r.Field("delay_ms"), "must be >= 0");
+  l.delay = static_cast<TimeNs>(std::llround(delay_ms * 1e6));
+  l.loss_rate = r.Float("loss_rate", 0.0);
+  l.buffer_packets = static_cast<uint64_t>(
+      r.Int("buffer_packets", 0, 0, int64_t{1} << 40));
+  l.buffer_bytes =
+      static_cast<uint64_t>(r.Int("buffer_bytes", 0, 0, int64_t{1} << 50));
+  l.bottleneck = r.Bool("bottleneck", false);
+  py::list schedule = r.List("schedule");
+  for (size_t i = 0; i < schedule.size(); ++i) {
+    l.schedule.push_back(ScheduleEntry(
+        schedule[i], r.Field("schedule") + "[" + std::to_string(i) + "]"));
+  }
+  l.schedule_period = SecondsField(r, "schedule_period_s", 0.0);
+  r.RejectUnknown();
+  return l;
+}
+
+FlowSpec ParseFlow(py::handle obj, const std::string& where) {
+  DictReader r(obj, where);
+  FlowSpec f;
+  f.name = r.Str("name", where);
+  f.transport = r.Str("transport", "quic");
+  f.controller = r.Str("controller", "cubic");
+  if (r.Has("controller_params")) {
+    DictReader params(r.Get("controller_params"), r.Field("controller_params"));
+    for (auto item : py::reinterpret_borrow<py::dict>(r.Get("controller_params"))) {
+      const std::string key = py::str(item.first);
+      py::handle v = item.second;
+      if (!(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v))) {
+        Fail(params.Field(key), "must be a number");
+      }
+      f.controller_params[key] = v.cast<double>();
+    }
+  }
+  py::list paths = r.List("paths");
+  for (size_t i = 0; i < paths.size(); ++i) {
+    DictReader p(paths[i], r.Field("paths") + "[" + std::to_string(i) + "]");
+    PathSpec path;
+    path.forward = p.IntList("forward");
+    path.reverse = p.IntList("reverse");
+    p.RejectUnknown();
+    f.paths.push_back(path);
+  }
+  f.scheduler = r.Str("scheduler", "minrtt");
+  f.file_bytes =
+      static_cast<uint64_t>(r.Int("file_bytes", 0, 0, int64_t{1} << 50));
+  f.start = SecondsField(r, "start_s", 0.0);
+  if (r.Has("pacing")) f.pacing = r.Bool("pacing", false) ? 1 : 0;
+  f.background = r.Bool("background", false);
+  r.RejectUnknown();
+  return f;
+}
+
+}  // namespace
+
+SimulationSpec SpecFromDict(const py::dict& dict) {
+  DictReader r(dict, "");
+  SimulationSpec spec;
+  const int64_t seed = r.Int("seed", 0, 0, INT64_MAX);
+  spec.seed = static_cast<uint64_t>(seed);
+  spec.duration = SecondsField(r, "duration_s", 10.0);
+  spec.sample_interval = SecondsField(r, "sample_interval_s", 0.1);
+  spec.record_series = r.Bool("record_series", true);
+  spec.stop_when_complete = r.Bool("stop_when_complete", false);
+  spec.packet_bytes =
+      static_cast<uint32_t>(r.Int("packet_bytes", 1500, 100, 65535));
+  spec.initial_window_packets =
+      static_cast<uint32_t>(r.Int("initial_window_packets", 10, 1, 1000));
+  py::list links = r.List("links");
+  for (size_t i = 0; i < links.size(); ++i) {
+    spec.links.push_back(ParseLink(links[i], "links[" + std::to_string(i) + "]"));
+  }
+  py::list flows = r.List("flows");
+  for (size_t i = 0; i < flows.size(); ++i) {
+    spec.flows.push_back(ParseFlow(flows[i], "flows[" + std::to_string(i) + "]"));
+  }
+  r.RejectUnknown();
+  return spec;
+}
+
+}  // namespace orbitcc
