@@ -1,0 +1,156 @@
+#include "leo/mobility_oracle.h"
+
+#include <utility>
+
+namespace orbitcc {
+namespace {
+
+// Same cap as the ISL LinkProcess: one simulated day of route recomputation.
+constexpr int kMaxRouteScans = 86400;
+
+}  // namespace
+
+WalkerAccessPredictor::WalkerAccessPredictor(
+    std::shared_ptr<const Constellation> constellation,
+    const GroundPoint& terminal, const AccessLinkConfig& config)
+    : config_((config.Validate(), config)),
+      timeline_(std::move(constellation), terminal, config.handover,
+                config.use_bent_pipe ? &config.bent_pipe : nullptr) {}
+
+double WalkerAccessPredictor::AccessCapacityBps(TimeNs t) {
+  double capacity = 0.0;
+  TimeNs delay = 0;
+  if (!AccessLinkProcess::Evaluate(timeline_.constellation(), timeline_.terminal(),
+                                   config_, timeline_.ServingAt(t), t, &capacity,
+                                   &delay)) {
+    return 0.0;
+  }
+  return capacity;
+}
+
+TimeNs WalkerAccessPredictor::PropagationRtt(TimeNs t) {
+  double capacity = 0.0;
+  TimeNs delay = 0;
+  if (!AccessLinkProcess::Evaluate(timeline_.constellation(), timeline_.terminal(),
+                                   config_, timeline_.ServingAt(t), t, &capacity,
+                                   &delay)) {
+    return 0;
+  }
+  return 2 * delay;
+}
+
+TimeNs WalkerAccessPredictor::NextHandover(TimeNs t) {
+  return timeline_.NextHandoverAfter(t);
+}
+
+AlongTrackPredictor::AlongTrackPredictor(const AlongTrackLinkConfig& config)
+    : config_((config.Validate(), config)), model_(config.geometry) {}
+
+long AlongTrackPredictor::ServingSat(TimeNs t) const {
+  // Start 1 ms early (handovers are seconds apart) and replay the handovers
+  // whose rounded time has come.
+  const double from = ToSeconds(t) - 1e-3;
+  long sat = model_.ServingSat(config_.subflow, from);
+  AlongTrackModel::Handover h = model_.NextHandover(config_.subflow, from);
+  while (SecondsToNs(h.time_s) <= t) {
+    sat = h.to_sat;
+    h = model_.NextHandover(config_.subflow, h.time_s);
+  }
+  return sat;
+}
+
+double AlongTrackPredictor::AccessCapacityBps(TimeNs t) {
+  return config_.budget.CapacityBps(model_.SlantRangeKm(ServingSat(t), ToSeconds(t)));
+}
+
+TimeNs AlongTrackPredictor::PropagationRtt(TimeNs t) {
+  const double slant = model_.SlantRangeKm(ServingSat(t), ToSeconds(t));
+  return 2 * (PropagationDelay(slant) + config_.extra_one_way_delay);
+}
+
+TimeNs AlongTrackPredictor::NextHandover(TimeNs t) {
+  // Event times are rounded to ns exactly as the LinkProcess does.
+  double after = ToSeconds(t);
+  while (true) {
+    const AlongTrackModel::Handover h = model_.NextHandover(config_.subflow, after);
+    const TimeNs ht = SecondsToNs(h.time_s);
+    if (ht > t) return ht;
+    after = h.time_s;
+  }
+}
+
+IslPathPredictor::IslPathPredictor(std::shared_ptr<const Constellation> constellation,
+                                   const GroundPoint& a, const GroundPoint& b,
+                                   const IslLinkConfig& config)
+    : config_((config.Validate(), config)),
+      router_(std::move(constellation), config.isl),
+      a_(a),
+      b_(b) {
+  a_.Validate();
+  b_.Validate();
+}
+
+const IslRoute& IslPathPredictor::RouteAt(TimeNs t) {
+  const TimeNs grid = (t / config_.route_interval) * config_.route_interval;
+  if (grid != cached_grid_) {
+    cached_route_ = router_.Route(a_, b_, ToSeconds(grid));
+    cached_grid_ = grid;
+  }
+  return cached_route_;
+}
+
+double IslPathPredictor::AccessCapacityBps(TimeNs t) {
+  return RouteAt(t).valid ? config_.capacity_bps : 0.0;
+}
+
+TimeNs IslPathPredictor::PropagationRtt(TimeNs t) {
+  IslRoute route = RouteAt(t);
+  if (!route.valid) return 0;
+  router_.UpdateDelays(a_, b_, ToSeconds(t), &route);
+  return 2 * (route.one_way_delay + config_.extra_one_way_delay);
+}
+
+TimeNs IslPathPredictor::NextHandover(TimeNs t) {
+  TimeNs grid = (t / config_.route_interval) * config_.route_interval;
+  if (grid >= next_from_ && grid < next_) return next_;
+  const TimeNs from = grid;
+  const IslRoute current = RouteAt(t);
+  for (int i = 0; i < kMaxRouteScans; ++i) {
+    grid += config_.route_interval;
+    const IslRoute& next = RouteAt(grid);
+    if (next.valid != current.valid || next.sats != current.sats) {
+      // Matches IslLinkProcess: only valid -> valid changes are handovers.
+      const TimeNs found = (current.valid && next.valid) ? grid : NextHandover(grid);
+      next_from_ = from;
+      next_ = found;
+      return found;
+    }
+  }
+  return kTimeInfinite;
+}
+
+void OrbitalMobilityOracle::SetPath(int path, std::unique_ptr<PathPredictor> predictor) {
+  paths_[path] = std::move(predictor);
+}
+
+PathPredictor* OrbitalMobilityOracle::Find(int path) const {
+  const auto it = paths_.find(path);
+  return it == paths_.end() ? nullptr : it->second.get();
+}
+
+double OrbitalMobilityOracle::PredictedAccessCapacityBps(int path, TimeNs t) const {
+  PathPredictor* p = Find(path);
+  return p == nullptr ? 0.0 : p->AccessCapacityBps(t);
+}
+
+TimeNs OrbitalMobilityOracle::PredictedPropagationRtt(int path, TimeNs t) const {
+  PathPredictor* p = Find(path);
+  return p == nullptr ? 0 : p->PropagationRtt(t);
+}
+
+TimeNs OrbitalMobilityOracle::NextHandoverTime(int path, TimeNs t) const {
+  PathPredictor* p = Find(path);
+  return p == nullptr ? kTimeInfinite : p->NextHandover(t);
+}
+
+}  // namespace orbitcc

@@ -1,0 +1,112 @@
+// MobilityOracle built on the orbital model: MACO's cross-layer database.
+//
+// "MACO: Mobility-Aware Congestion Control for Multipath QUIC in Integrated
+// Terrestrial and LEO Satellite Networks" (Sec. 4.1.1, Fig. 7) lets the
+// transport read the predicted ground-satellite capacity (Eq. 2-3 from the
+// predicted slant range) and the handover schedule. Everything here is what a
+// terminal can compute from public ephemerides and the operator's handover
+// rule: satellite positions, the serving-satellite timeline, the link budget.
+// It never sees channel fading, random losses, queues or the blackout
+// realisation, so a controller cannot cheat through it.
+//
+// Each path has its own predictor with its own lazily generated timeline (the
+// same deterministic computation as the path's LinkProcess, so predictions
+// and the simulated link agree at every sample point). Queries may come in
+// any time order. Not thread-safe: one oracle per simulation.
+#pragma once
+
+#include <map>
+#include <memory>
+
+#include "cc/controller.h"
+#include "leo/geometry.h"
+#include "leo/handover.h"
+#include "leo/isl_routing.h"
+#include "sim/time.h"
+
+namespace orbitcc {
+
+class PathPredictor {
+ public:
+  virtual ~PathPredictor() = default;
+  // Capacity of the ground-satellite link at t (0 if no satellite serves).
+  virtual double AccessCapacityBps(TimeNs t) = 0;
+  // Round-trip propagation delay: twice the one-way delay at t (the geometry
+  // barely moves within one RTT: < 0.1 us of range change per ms).
+  virtual TimeNs PropagationRtt(TimeNs t) = 0;
+  // First handover strictly after t (kTimeInfinite if none).
+  virtual TimeNs NextHandover(TimeNs t) = 0;
+};
+
+// Terminal under a Walker shell (Starlink-like 15 s reconfiguration or any
+// other HandoverConfig), optionally bent-pipe.
+class WalkerAccessPredictor : public PathPredictor {
+ public:
+  WalkerAccessPredictor(std::shared_ptr<const Constellation> constellation,
+                        const GroundPoint& terminal, const AccessLinkConfig& config);
+  double AccessCapacityBps(TimeNs t) override;
+  TimeNs PropagationRtt(TimeNs t) override;
+  TimeNs NextHandover(TimeNs t) override;
+  int ServingSat(TimeNs t) { return timeline_.ServingAt(t); }
+
+ private:
+  AccessLinkConfig config_;
+  AccessTimeline timeline_;
+};
+
+// One subflow of the MACO along-track model.
+class AlongTrackPredictor : public PathPredictor {
+ public:
+  explicit AlongTrackPredictor(const AlongTrackLinkConfig& config);
+  double AccessCapacityBps(TimeNs t) override;
+  TimeNs PropagationRtt(TimeNs t) override;
+  TimeNs NextHandover(TimeNs t) override;
+
+ private:
+  // Serving satellite with handover instants rounded to ns exactly as
+  // AlongTrackLinkProcess rounds them.
+  long ServingSat(TimeNs t) const;
+  AlongTrackLinkConfig config_;
+  AlongTrackModel model_;
+};
+
+// End-to-end ISL path; "access capacity" is the configured bottleneck.
+class IslPathPredictor : public PathPredictor {
+ public:
+  IslPathPredictor(std::shared_ptr<const Constellation> constellation,
+                   const GroundPoint& a, const GroundPoint& b,
+                   const IslLinkConfig& config);
+  double AccessCapacityBps(TimeNs t) override;
+  TimeNs PropagationRtt(TimeNs t) override;
+  TimeNs NextHandover(TimeNs t) override;
+
+ private:
+  // Route in force at t: computed at the last route-grid point <= t.
+  const IslRoute& RouteAt(TimeNs t);
+  IslLinkConfig config_;
+  IslRouter router_;
+  GroundPoint a_, b_;
+  TimeNs cached_grid_ = -1;
+  IslRoute cached_route_;
+  // Last NextHandover answer: valid for every grid point in [from, next).
+  TimeNs next_from_ = -1;
+  TimeNs next_ = -1;
+};
+
+class OrbitalMobilityOracle : public MobilityOracle {
+ public:
+  // Registers (or replaces) the predictor of `path`.
+  void SetPath(int path, std::unique_ptr<PathPredictor> predictor);
+  bool HasPath(int path) const { return paths_.count(path) > 0; }
+
+  // Unknown paths predict nothing: capacity 0, RTT 0, no handover.
+  double PredictedAccessCapacityBps(int path, TimeNs t) const override;
+  TimeNs PredictedPropagationRtt(int path, TimeNs t) const override;
+  TimeNs NextHandoverTime(int path, TimeNs t) const override;
+
+ private:
+  PathPredictor* Find(int path) const;
+  std::map<int, std::unique_ptr<PathPredictor>> paths_;
+};
+
+}  // namespace orbitcc
