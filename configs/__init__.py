@@ -1,0 +1,1 @@
+"""orbitcc's Hydra config tree, shipped as package data (orbitcc.configs)."""

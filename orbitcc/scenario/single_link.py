@@ -1,0 +1,109 @@
+"""The single-link scenario: N flows share one bottleneck (the foundation's
+calibration scenario: analytic models of NewReno and CUBIC apply here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from orbitcc.validation import check_range
+
+TRANSPORTS = ("quic", "tcp")
+
+
+@dataclass
+class SingleLinkScenario:
+    """One bottleneck link with a given capacity, base RTT, buffer and random loss.
+
+    The forward (data) link carries half the base RTT as propagation delay; the
+    reverse (ACK) link carries the other half and is fast and unbuffered, so
+    only the forward link can congest.
+    """
+
+    kind: str = "single_link"
+    name: str = "single_link"
+    description: str = ""
+    capacity_mbps: float = 100.0  # bottleneck rate
+    rtt_ms: float = 40.0  # base round-trip propagation delay
+    buffer_bdp: float = 1.0  # drop-tail buffer in multiples of the BDP
+    buffer_packets: int | None = None  # overrides buffer_bdp when set
+    loss_rate: float = 0.0  # random per-packet loss on the bottleneck
+    num_flows: int = 1
+    transport: str = "quic"  # quic | tcp
+    controller: str = "cubic"  # used by flows without an entry in flow_controllers
+    flow_controllers: list[str] = field(default_factory=list)  # per flow, optional
+    flow_start_s: list[float] = field(default_factory=list)  # per flow, optional
+    file_bytes: int = 0  # 0: bulk transfer; >0: a file of this size per flow
+    duration_s: float = 30.0
+    packet_bytes: int = 1500  # full packet on the wire
+    reverse_capacity_mbps: float = 1000.0  # ACK link
+
+    def __post_init__(self) -> None:
+        o = "scenario"
+        check_range(o, "capacity_mbps", self.capacity_mbps, 0.0, 1e6, lo_open=True)
+        check_range(o, "rtt_ms", self.rtt_ms, 0.0, 1e5)
+        check_range(o, "buffer_bdp", self.buffer_bdp, 0.0, 1e4, lo_open=True)
+        if self.buffer_packets is not None:
+            check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
+        check_range(o, "loss_rate", self.loss_rate, 0.0, 0.999)
+        check_range(o, "num_flows", self.num_flows, 1, 10000)
+        if self.transport not in TRANSPORTS:
+            raise ValueError(
+                f"scenario.transport = {self.transport!r} is unknown; allowed: "
+                + ", ".join(TRANSPORTS)
+            )
+        for key in ("flow_controllers", "flow_start_s"):
+            values = getattr(self, key)
+            if values and len(values) != self.num_flows:
+                raise ValueError(
+                    f"scenario.{key} has {len(values)} entries; it must be empty or have "
+                    f"num_flows = {self.num_flows}"
+                )
+        for i, start in enumerate(self.flow_start_s):
+            check_range(o, f"flow_start_s[{i}]", start, 0.0, 1e6)
+        check_range(o, "file_bytes", self.file_bytes, 0, 2**50)
+        check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
+        check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
+        check_range(o, "reverse_capacity_mbps", self.reverse_capacity_mbps, 0.0, 1e6,
+                    lo_open=True)
+
+    def buffer_size_packets(self) -> int:
+        if self.buffer_packets is not None:
+            return int(self.buffer_packets)
+        bdp_bytes = self.capacity_mbps * 1e6 / 8 * self.rtt_ms * 1e-3
+        return max(1, round(self.buffer_bdp * bdp_bytes / self.packet_bytes))
+
+
+def build_single_link(s: SingleLinkScenario, controller: str | None,
+                      params: dict[str, float]) -> dict:
+    links = [
+        {
+            "name": "bottleneck",
+            "capacity_mbps": s.capacity_mbps,
+            "delay_ms": s.rtt_ms / 2,
+            "buffer_packets": s.buffer_size_packets(),
+            "loss_rate": s.loss_rate,
+            "bottleneck": True,
+        },
+        {"name": "reverse", "capacity_mbps": s.reverse_capacity_mbps, "delay_ms": s.rtt_ms / 2},
+    ]
+    flows = []
+    for i in range(s.num_flows):
+        name = controller or (s.flow_controllers[i] if s.flow_controllers else s.controller)
+        flows.append(
+            {
+                "name": f"flow{i}",
+                "transport": s.transport,
+                "controller": name,
+                "controller_params": dict(params) if controller else {},
+                "paths": [{"forward": [0], "reverse": [1]}],
+                "file_bytes": int(s.file_bytes),
+                "start_s": float(s.flow_start_s[i]) if s.flow_start_s else 0.0,
+            }
+        )
+    return {
+        "duration_s": s.duration_s,
+        "packet_bytes": s.packet_bytes,
+        "stop_when_complete": s.file_bytes > 0,
+        "links": links,
+        "flows": flows,
+    }

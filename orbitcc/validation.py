@@ -1,0 +1,15 @@
+"""Range checks shared by the config schemas; errors name the field."""
+
+from __future__ import annotations
+
+import math
+
+
+def check_range(owner: str, name: str, value: float, lo: float, hi: float,
+                lo_open: bool = False) -> None:
+    """Raises ValueError naming ``owner.name`` unless lo <(=) value <= hi."""
+    ok = value is not None and not (isinstance(value, float) and math.isnan(value))
+    ok = ok and (value > lo if lo_open else value >= lo) and value <= hi
+    if not ok:
+        left = "(" if lo_open else "["
+        raise ValueError(f"{owner}.{name} = {value!r} is out of range; allowed: {left}{lo}, {hi}]")
