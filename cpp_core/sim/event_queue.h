@@ -7,6 +7,7 @@
 // schedules only its head-of-line packet), so the heap stays small and cheap.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
