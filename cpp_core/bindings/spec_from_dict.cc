@@ -193,6 +193,16 @@ FlowSpec ParseFlow(py::handle obj, const std::string& where) {
     PathSpec path;
     path.forward = p.IntList("forward");
     path.reverse = p.IntList("reverse");
+    py::list changes = p.List("changes");
+    for (size_t c = 0; c < changes.size(); ++c) {
+      DictReader rc(changes[c], p.Field("changes") + "[" + std::to_string(c) + "]");
+      RouteChange change;
+      change.time = SecondsField(rc, "t_s", 0.0);
+      change.forward = rc.IntList("forward");
+      change.reverse = rc.IntList("reverse");
+      rc.RejectUnknown();
+      path.changes.push_back(change);
+    }
     p.RejectUnknown();
     f.paths.push_back(path);
   }

@@ -27,7 +27,8 @@ struct Packet {
   uint32_t payload = 0;   // application bytes carried
   uint32_t bytes = 0;     // size on the wire
   int32_t subflow = 0;    // global subflow index
-  uint16_t hop = 0;       // index of the link it is on within its path
+  uint16_t hop = 0;       // index of the link it is on within its route
+  uint16_t route = 0;     // which of its subflow's routes it follows
   bool is_ack = false;
 };
 

@@ -11,6 +11,16 @@ namespace {
 // Start timers use `which` values that cannot collide with flow indices.
 constexpr int kStartTimerBase = 0;
 
+template <typename Slot>
+void AddRoutes(Slot* sub, const PathSpec& path) {
+  sub->forward_routes.push_back(path.forward);
+  sub->reverse_routes.push_back(path.reverse);
+  for (const RouteChange& rc : path.changes) {
+    sub->forward_routes.push_back(rc.forward);
+    sub->reverse_routes.push_back(rc.reverse);
+  }
+}
+
 }  // namespace
 
 Simulation::Simulation(SimulationSpec spec, const MobilityOracle* oracle)
@@ -92,8 +102,7 @@ void Simulation::Build() {
       const int id = static_cast<int>(subflows_.size());
       SubflowSlot sub;
       sub.flow = static_cast<int>(fi);
-      sub.forward = fs.paths[0].forward;
-      sub.reverse = fs.paths[0].reverse;
+      AddRoutes(&sub, fs.paths[0]);
       subflows_.push_back(sub);
       auto tcp = std::make_unique<TcpFlow>(this, id, tc, total,
                                            make_controller(0, id, nullptr));
@@ -110,8 +119,7 @@ void Simulation::Build() {
         const int id = static_cast<int>(subflows_.size());
         SubflowSlot sub;
         sub.flow = static_cast<int>(fi);
-        sub.forward = fs.paths[p].forward;
-        sub.reverse = fs.paths[p].reverse;
+        AddRoutes(&sub, fs.paths[p]);
         subflows_.push_back(sub);
         // Coupled controllers see their siblings; a single path gets a view
         // too so that coupled algorithms degrade to their one-path form.
@@ -190,6 +198,9 @@ void Simulation::Dispatch(const Event& e) {
     case EventKind::kTimer:
       FireTimer(e.target, e.time);
       break;
+    case EventKind::kRouteChange:
+      ChangeRoute(e.target, static_cast<int>(e.tag), e.time);
+      break;
     case EventKind::kSample:
       TakeSample(e.time);
       if (e.time + spec_.sample_interval <= spec_.duration) {
@@ -208,6 +219,15 @@ void Simulation::RunUntil(TimeNs end) {
       SetTimer(start_timers_[fi], spec_.flows[fi].start);
     }
     events_.Push(spec_.sample_interval, EventKind::kSample, 0, 0);
+    for (size_t i = 0; i < subflows_.size(); ++i) {
+      const FlowSpec& fs = spec_.flows[subflows_[i].flow];
+      const int local = LocalIndex(static_cast<int>(i));
+      const auto& changes = fs.paths[local].changes;
+      for (size_t c = 0; c < changes.size(); ++c) {
+        events_.Push(changes[c].time, EventKind::kRouteChange,
+                     static_cast<int32_t>(i), static_cast<int64_t>(c + 1));
+      }
+    }
   }
   while (!events_.empty() && !done_) {
     const Event& top = events_.top();
@@ -245,16 +265,20 @@ void Simulation::OnTimer(TimeNs now, int which) {
 
 void Simulation::Send(const Packet& packet) {
   SubflowSlot& sub = subflows_[packet.subflow];
-  const std::vector<int>& route = packet.is_ack ? sub.reverse : sub.forward;
+  const std::vector<int>& route = packet.is_ack ? sub.reverse_routes[sub.route]
+                                                : sub.forward_routes[sub.route];
   if (!packet.is_ack) ++sub.injected;
   Packet p = packet;
   p.hop = 0;
+  p.route = sub.route;
   links_[route[0]]->Enqueue(now_, p);
 }
 
 void Simulation::OnLinkExit(TimeNs now, const Packet& packet) {
   SubflowSlot& sub = subflows_[packet.subflow];
-  const std::vector<int>& route = packet.is_ack ? sub.reverse : sub.forward;
+  const std::vector<int>& route = packet.is_ack
+                                      ? sub.reverse_routes[packet.route]
+                                      : sub.forward_routes[packet.route];
   const size_t next = static_cast<size_t>(packet.hop) + 1;
   if (next < route.size()) {
     Packet p = packet;
@@ -285,24 +309,35 @@ void Simulation::OnLinkStateChange(TimeNs now, int link_id,
   if (handovers_.empty() || handovers_.back() != now) handovers_.push_back(now);
   for (size_t i = 0; i < subflows_.size(); ++i) {
     const SubflowSlot& sub = subflows_[i];
-    const bool on_path =
-        std::find(sub.forward.begin(), sub.forward.end(), link_id) !=
-            sub.forward.end() ||
-        std::find(sub.reverse.begin(), sub.reverse.end(), link_id) !=
-            sub.reverse.end();
-    if (!on_path) continue;
-    PathChange change;
-    change.now = now;
-    change.kind = PathChange::Kind::kHandover;
-    change.path_id = sub.quic != nullptr ? static_cast<int>(
-                                               std::find(flows_[sub.flow].subflows.begin(),
-                                                         flows_[sub.flow].subflows.end(),
-                                                         static_cast<int>(i)) -
-                                               flows_[sub.flow].subflows.begin())
-                                         : 0;
-    if (sub.quic != nullptr) sub.quic->NotifyPathChange(change);
-    if (sub.tcp != nullptr) sub.tcp->NotifyPathChange(change);
+    const auto& fwd = sub.forward_routes[sub.route];
+    const auto& rev = sub.reverse_routes[sub.route];
+    if (std::find(fwd.begin(), fwd.end(), link_id) != fwd.end() ||
+        std::find(rev.begin(), rev.end(), link_id) != rev.end()) {
+      NotifyPathChange(static_cast<int>(i), PathChange::Kind::kHandover, now);
+    }
   }
+}
+
+int Simulation::LocalIndex(int subflow) const {
+  const auto& list = flows_[subflows_[subflow].flow].subflows;
+  return static_cast<int>(std::find(list.begin(), list.end(), subflow) -
+                          list.begin());
+}
+
+void Simulation::NotifyPathChange(int subflow, PathChange::Kind kind,
+                                  TimeNs now) {
+  SubflowSlot& sub = subflows_[subflow];
+  PathChange change;
+  change.now = now;
+  change.kind = kind;
+  change.path_id = LocalIndex(subflow);
+  if (sub.quic != nullptr) sub.quic->NotifyPathChange(change);
+  if (sub.tcp != nullptr) sub.tcp->NotifyPathChange(change);
+}
+
+void Simulation::ChangeRoute(int subflow, int route, TimeNs now) {
+  subflows_[subflow].route = static_cast<uint16_t>(route);
+  NotifyPathChange(subflow, PathChange::Kind::kMigration, now);
 }
 
 RouterPacketInfo Simulation::DescribeForRouter(const Packet& packet) {
@@ -310,7 +345,8 @@ RouterPacketInfo Simulation::DescribeForRouter(const Packet& packet) {
   RouterPacketInfo info;
   info.flow_id = packet.subflow;
   info.bytes = packet.bytes;
-  info.hop_count = static_cast<int>(sub.forward.size());
+  info.hop_count =
+      static_cast<int>(sub.forward_routes[packet.route].size());
   info.sender_srtt = sub.quic != nullptr ? sub.quic->rtt().smoothed()
                                          : sub.tcp->rtt().smoothed();
   return info;
@@ -344,7 +380,7 @@ SubflowProbe Simulation::Probe(int subflow) const {
                               : sub.tcp->last_delivery_rate_bps()) *
                          1e-6;
   double capacity = -1.0;
-  for (int l : sub.forward) {
+  for (int l : sub.forward()) {
     const double c = links_[l]->capacity_bps();
     if (capacity < 0.0 || c < capacity) capacity = c;
   }

@@ -101,8 +101,11 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
     QuicSubflow* quic = nullptr;
     TcpFlow* tcp = nullptr;
     SubflowEndpoint* endpoint = nullptr;
-    std::vector<int> forward;
-    std::vector<int> reverse;
+    // routes[0] is the initial route; routes[k] the k-th RouteChange.
+    std::vector<std::vector<int>> forward_routes;
+    std::vector<std::vector<int>> reverse_routes;
+    uint16_t route = 0;  // current
+    const std::vector<int>& forward() const { return forward_routes[route]; }
     uint64_t injected = 0;
     uint64_t arrived = 0;
   };
@@ -117,6 +120,9 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
   void Dispatch(const Event& e);
   void FireTimer(int index, TimeNs time);
   void TakeSample(TimeNs now);
+  void ChangeRoute(int subflow, int route, TimeNs now);
+  int LocalIndex(int subflow) const;  // index within its connection
+  void NotifyPathChange(int subflow, PathChange::Kind kind, TimeNs now);
   bool AllTestFlowsComplete() const;
   uint64_t FlowGoodputBytes(int flow) const;
   TimeNs FlowCompletion(int flow) const;

@@ -102,6 +102,16 @@ void ValidateSpec(const SimulationSpec& spec) {
       const std::string pat = at + ".paths[" + std::to_string(p) + "]";
       CheckPath(pat + ".forward", f.paths[p].forward, spec.links.size());
       CheckPath(pat + ".reverse", f.paths[p].reverse, spec.links.size());
+      TimeNs prev = 0;
+      for (size_t c = 0; c < f.paths[p].changes.size(); ++c) {
+        const RouteChange& rc = f.paths[p].changes[c];
+        const std::string cat = pat + ".changes[" + std::to_string(c) + "]";
+        if (rc.time <= prev) Fail(cat + ".t_s", "times must be > 0 and increase");
+        prev = rc.time;
+        CheckPath(cat + ".forward", rc.forward, spec.links.size());
+        CheckPath(cat + ".reverse", rc.reverse, spec.links.size());
+      }
+      if (f.paths[p].changes.size() > 65000) Fail(pat + ".changes", "too many");
     }
   }
 }

@@ -35,9 +35,18 @@ struct LinkSpec {
   bool bottleneck = false;  // the link whose utilisation is reported
 };
 
+// A later route of a subflow (e.g. after a handover moves it to another
+// satellite). Packets already in the network finish on the route they took.
+struct RouteChange {
+  TimeNs time = 0;
+  std::vector<int> forward;
+  std::vector<int> reverse;
+};
+
 struct PathSpec {
   std::vector<int> forward;  // link indices, sender to receiver
   std::vector<int> reverse;  // link indices, receiver to sender (ACKs)
+  std::vector<RouteChange> changes;  // strictly increasing times > 0
 };
 
 struct FlowSpec {
