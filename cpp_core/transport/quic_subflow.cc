@@ -301,12 +301,16 @@ void QuicSubflow::DetectLostPackets(TimeNs now) {
     loss.bytes_lost += rec.bytes;
     loss.largest_lost_sent_time = rec.sent_time;
     // A run of consecutive packet numbers, all lost. A gap may hide an
-    // acknowledged packet, so it conservatively starts a new run.
-    if (run_prev == kNone || p != run_prev + 1) run_start = rec.sent_time;
-    run_prev = p;
-    if (first_rtt_sample_time_ >= 0 && run_start > first_rtt_sample_time_ &&
-        rec.sent_time - run_start > pc_duration) {
-      loss.persistent_congestion = true;
+    // acknowledged packet, so it conservatively starts a new run. Only
+    // packets sent after the first RTT sample count (RFC 9002 7.6.2); they
+    // form a suffix, so skipping the others keeps a run that straddles the
+    // first sample.
+    if (first_rtt_sample_time_ >= 0 && rec.sent_time > first_rtt_sample_time_) {
+      if (run_prev == kNone || p != run_prev + 1) run_start = rec.sent_time;
+      run_prev = p;
+      if (rec.sent_time - run_start > pc_duration) {
+        loss.persistent_congestion = true;
+      }
     }
   }
   if (loss.packets_lost == 0) return;
