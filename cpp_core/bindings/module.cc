@@ -31,6 +31,7 @@ py::dict FlowSummaryToDict(const orbitcc::FlowSummary& f) {
   d["p50_delay_ms"] = f.p50_delay_ms;
   d["p95_delay_ms"] = f.p95_delay_ms;
   d["p99_delay_ms"] = f.p99_delay_ms;
+  d["max_delay_ms"] = f.max_delay_ms;
   d["packets_sent"] = f.packets_sent;
   d["packets_retransmitted"] = f.packets_retransmitted;
   d["congestion_losses"] = f.congestion_losses;

@@ -21,6 +21,7 @@ struct FlowSummary {
   double p50_delay_ms = 0.0;
   double p95_delay_ms = 0.0;
   double p99_delay_ms = 0.0;
+  double max_delay_ms = 0.0;
   uint64_t packets_sent = 0;
   uint64_t packets_retransmitted = 0;
   uint64_t congestion_losses = 0;  // ground truth: queue overflow

@@ -519,6 +519,7 @@ Summary Simulation::Summarize() const {
     f.p50_delay_ms = delay.Quantile(0.50) * 1e-3;
     f.p95_delay_ms = delay.Quantile(0.95) * 1e-3;
     f.p99_delay_ms = delay.Quantile(0.99) * 1e-3;
+    f.max_delay_ms = static_cast<double>(delay.max()) * 1e-3;
     const uint64_t drops =
         f.congestion_losses + f.random_losses + f.handover_losses;
     f.loss_rate = f.packets_sent ? static_cast<double>(drops) / f.packets_sent : 0;
