@@ -205,7 +205,9 @@ void TcpFlow::OnRto(TimeNs now) {
   ++stats_.timeouts;
   stats_.packets_declared_lost += snd_nxt_ - snd_una_;
   lost_bytes_total_ += bytes_in_flight();
-  controller_->OnRetransmissionTimeout(now);
+  // RFC 5681 3.1: when the segment was already retransmitted by the timer,
+  // ssthresh is held constant; the window is already one segment.
+  if (backoff_ == 1) controller_->OnRetransmissionTimeout(now);
   backoff_ = std::min(backoff_ * 2, 64);
   // RFC 6582 section 4: after a timeout, duplicate ACKs for data sent
   // before it must not start another fast retransmit.
