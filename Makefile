@@ -1,0 +1,61 @@
+# orbitcc: two commands do everything on a fresh machine.
+#   make run    build + install into .venv, run the default scenario, write a plot
+#   make test   build + install, then the C++ unit tests (ctest) and pytest
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+BUILD_DIR ?= build/cpp
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
+
+.PHONY: run test install install-test cpp-test py-test validate bench lint clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+# The package and its runtime dependencies (the C++ core is compiled here).
+$(VENV)/.installed: $(VENV)/bin/python pyproject.toml setup.py constraints.txt
+	$(PIP) install -q -c constraints.txt "setuptools>=64" wheel pybind11 cmake ninja
+	$(PIP) install -q -c constraints.txt --no-build-isolation -e ".[test]"
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(VENV)/bin/orbitcc-sim
+
+test: install cpp-test py-test
+
+# GoogleTest comes from Debian's libgtest-dev; installed here when we can.
+cpp-test: install
+	@if [ ! -f /usr/include/gtest/gtest.h ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing libgtest-dev (GoogleTest) ..."; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgtest-dev) >/dev/null; \
+	  else \
+	    echo "GoogleTest is missing: install it with 'sudo apt-get install libgtest-dev'"; exit 1; \
+	  fi; \
+	fi
+	$(VENV)/bin/cmake -S cpp_core -B $(BUILD_DIR) -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV))/bin/ninja \
+	  -DORBITCC_BUILD_PYTHON=OFF -DBUILD_TESTING=ON >/dev/null
+	$(VENV)/bin/cmake --build $(BUILD_DIR)
+	$(VENV)/bin/ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+py-test: install
+	WANDB_MODE=disabled $(VENV)/bin/pytest -q
+
+# Long validations (minutes): analytic models over many seeds, paper reproduction.
+validate: install
+	WANDB_MODE=disabled $(VENV)/bin/pytest -q -m slow
+
+bench: install
+	$(VENV)/bin/orbitcc-bench --json bench.json
+
+lint: install
+	$(VENV)/bin/ruff check orbitcc env baselines agents configs tests
+
+clean:
+	rm -rf build $(VENV) *.egg-info
