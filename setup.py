@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
@@ -52,23 +52,24 @@ class CMakeBuild(build_ext):
         )
 
 
+# Top-level folders mapped into the package; a layer appears once it exists.
+PACKAGE_DIRS = {
+    "orbitcc": "orbitcc",
+    "orbitcc.cli": "orbitcc/cli",
+    "orbitcc.scenario": "orbitcc/scenario",
+    "orbitcc.env": "env",
+    "orbitcc.baselines": "baselines",
+    "orbitcc.agents": "agents",
+    "orbitcc.configs": "configs",
+}
+PACKAGE_DIRS = {pkg: d for pkg, d in PACKAGE_DIRS.items() if (ROOT / d / "__init__.py").exists()}
+for pkg, d in list(PACKAGE_DIRS.items()):  # sub-packages, e.g. orbitcc.env.wrappers
+    for sub in find_packages(str(ROOT / d)):
+        PACKAGE_DIRS.setdefault(f"{pkg}.{sub}", f"{d}/{sub.replace('.', '/')}")
+
 setup(
-    packages=[
-        "orbitcc",
-        "orbitcc.cli",
-        "orbitcc.env",
-        "orbitcc.baselines",
-        "orbitcc.agents",
-        "orbitcc.configs",
-    ],
-    package_dir={
-        "orbitcc": "orbitcc",
-        "orbitcc.cli": "orbitcc/cli",
-        "orbitcc.env": "env",
-        "orbitcc.baselines": "baselines",
-        "orbitcc.agents": "agents",
-        "orbitcc.configs": "configs",
-    },
+    packages=list(PACKAGE_DIRS),
+    package_dir=PACKAGE_DIRS,
     package_data={
         "orbitcc": ["py.typed", "_core.pyi"],
         "orbitcc.configs": ["*.yaml", "*/*.yaml", "traces/*"],
