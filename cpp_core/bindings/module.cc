@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "bindings/leo_bindings.h"
 #include "bindings/spec_from_dict.h"
 #include "cc/controller.h"
 #include "sim/simulation.h"
@@ -127,6 +128,7 @@ orbitcc::TimeNs DurationNs(double seconds) {
 PYBIND11_MODULE(_core, m) {
   m.doc() = "orbitcc's packet-level LEO congestion-control simulator (C++ core).";
   m.attr("__version__") = kVersion;
+  orbitcc::RegisterLeoBindings(m);
   m.def(
       "controller_names",
       []() {

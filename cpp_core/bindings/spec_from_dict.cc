@@ -5,112 +5,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "bindings/dict_reader.h"
+#include "bindings/leo_from_dict.h"
+
 namespace py = pybind11;
 
 namespace orbitcc {
 namespace {
-
-[[noreturn]] void Fail(const std::string& field, const std::string& problem) {
-  throw std::invalid_argument(field + ": " + problem);
-}
-
-// Reads typed fields from one dict and remembers which keys it consumed, so
-// anything left over is reported as unknown.
-class DictReader {
- public:
-  DictReader(py::handle obj, std::string where) : where_(std::move(where)) {
-    if (!py::isinstance<py::dict>(obj)) Fail(where_, "must be a mapping");
-    dict_ = py::reinterpret_borrow<py::dict>(obj);
-  }
-  bool Has(const char* key) {
-    allowed_.insert(key);
-    return dict_.contains(key) && !dict_[key].is_none();
-  }
-  py::handle Get(const char* key) { return dict_[key]; }
-  std::string Field(const std::string& key) const {
-    return where_.empty() ? key : where_ + "." + key;
-  }
-  double Float(const char* key, double fallback) {
-    if (!Has(key)) return fallback;
-    py::handle v = Get(key);
-    if (py::isinstance<py::bool_>(v) ||
-        !(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v))) {
-      Fail(Field(key), "must be a number, got " +
-                           std::string(py::str(py::type::of(v).attr("__name__"))));
-    }
-    const double x = v.cast<double>();
-    if (!std::isfinite(x)) Fail(Field(key), "must be finite");
-    return x;
-  }
-  int64_t Int(const char* key, int64_t fallback, int64_t lo, int64_t hi) {
-    if (!Has(key)) return fallback;
-    py::handle v = Get(key);
-    if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v)) {
-      Fail(Field(key), "must be an integer");
-    }
-    int64_t x;
-    try {
-      x = v.cast<int64_t>();
-    } catch (const py::cast_error&) {
-      Fail(Field(key), "integer out of range");
-    }
-    if (x < lo || x > hi) {
-      Fail(Field(key), "= " + std::to_string(x) + " is out of range; allowed: [" +
-                           std::to_string(lo) + ", " + std::to_string(hi) + "]");
-    }
-    return x;
-  }
-  bool Bool(const char* key, bool fallback) {
-    if (!Has(key)) return fallback;
-    py::handle v = Get(key);
-    if (!py::isinstance<py::bool_>(v)) Fail(Field(key), "must be true or false");
-    return v.cast<bool>();
-  }
-  std::string Str(const char* key, const std::string& fallback) {
-    if (!Has(key)) return fallback;
-    py::handle v = Get(key);
-    if (!py::isinstance<py::str>(v)) Fail(Field(key), "must be a string");
-    return v.cast<std::string>();
-  }
-  py::list List(const char* key) {
-    if (!Has(key)) return py::list();
-    py::handle v = Get(key);
-    if (!py::isinstance<py::list>(v) && !py::isinstance<py::tuple>(v)) {
-      Fail(Field(key), "must be a list");
-    }
-    return py::reinterpret_borrow<py::list>(py::list(py::reinterpret_borrow<py::object>(v)));
-  }
-  std::vector<int> IntList(const char* key) {
-    std::vector<int> out;
-    py::list items = List(key);
-    for (size_t i = 0; i < items.size(); ++i) {
-      py::handle v = items[i];
-      if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v)) {
-        Fail(Field(key) + "[" + std::to_string(i) + "]", "must be an integer");
-      }
-      out.push_back(v.cast<int>());
-    }
-    return out;
-  }
-  void RejectUnknown() {
-    for (auto item : dict_) {
-      const std::string key = py::str(item.first);
-      if (allowed_.count(key) == 0) {
-        std::string allowed;
-        for (const auto& a : allowed_) {
-          if (!allowed.empty()) allowed += ", ";
-          allowed += a;
-        }
-        Fail(Field(key), "unknown key; allowed: " + allowed);
-      }
-    }
-  }
-
- private:
-  py::dict dict_;
-  std::string where_;
-  std::set<std::string> allowed_;
-};
 
 TimeNs SecondsField(DictReader& r, const char* key, double fallback_s) {
   const double s = r.Float(key, fallback_s);
@@ -166,6 +67,34 @@ LinkSpec ParseLink(py::handle obj, const std::string& where) {
         schedule[i], r.Field("schedule") + "[" + std::to_string(i) + "]"));
   }
   l.schedule_period = SecondsField(r, "schedule_period_s", 0.0);
+  // Time-varying models (LEO geometry, channels, traces) replace the
+  // constants and the schedule above.
+  if (r.Has("process")) {
+    l.make_process = ParseLinkProcess(r.Get("process"), r.Field("process"));
+  }
+  if (r.Has("loss_process")) {
+    ProcessFactory base = l.make_process;
+    if (!base) {
+      std::vector<LinkState> states = l.schedule;
+      if (states.empty()) {
+        LinkState s;
+        s.capacity_bps = l.capacity_bps;
+        s.propagation_delay = l.delay;
+        s.loss_rate = l.loss_rate;
+        states.push_back(s);
+      }
+      const TimeNs period = l.schedule_period;
+      base = [states, period](uint64_t, int) {
+        return std::make_unique<ScheduleProcess>(states, period);
+      };
+    }
+    l.make_process = ParseLossOverlay(base, r.Get("loss_process"),
+                                      r.Field("loss_process"));
+  }
+  if (r.Has("router")) {
+    l.make_router_agent =
+        ParseRouter(r.Get("router"), r.Field("router"), l.buffer_bytes);
+  }
   r.RejectUnknown();
   return l;
 }
@@ -239,6 +168,7 @@ SimulationSpec SpecFromDict(const py::dict& dict) {
   for (size_t i = 0; i < flows.size(); ++i) {
     spec.flows.push_back(ParseFlow(flows[i], "flows[" + std::to_string(i) + "]"));
   }
+  if (r.Has("oracle")) spec.make_oracle = ParseOracle(r.Get("oracle"), "oracle");
   r.RejectUnknown();
   return spec;
 }

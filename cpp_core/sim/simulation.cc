@@ -26,6 +26,10 @@ void AddRoutes(Slot* sub, const PathSpec& path) {
 Simulation::Simulation(SimulationSpec spec, const MobilityOracle* oracle)
     : spec_(std::move(spec)), oracle_(oracle) {
   ValidateSpec(spec_);
+  if (oracle_ == nullptr && spec_.make_oracle) {
+    owned_oracle_ = spec_.make_oracle();
+    oracle_ = owned_oracle_.get();
+  }
   Build();
 }
 

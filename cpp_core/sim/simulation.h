@@ -25,7 +25,8 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
  public:
   // Validates the spec (std::invalid_argument on error) and builds the
   // network; nothing runs until Step/Run. `oracle` (optional, not owned) is
-  // handed to controllers that use mobility predictions.
+  // handed to controllers that use mobility predictions; without it, the
+  // oracle built by spec.make_oracle (if any) is used and owned.
   explicit Simulation(SimulationSpec spec,
                       const MobilityOracle* oracle = nullptr);
   ~Simulation() override;
@@ -129,6 +130,7 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
   TimeNs FlowStart(int flow) const;
 
   SimulationSpec spec_;
+  std::unique_ptr<MobilityOracle> owned_oracle_;  // from spec_.make_oracle
   const MobilityOracle* oracle_;
   EventQueue events_;
   TimeNs now_ = 0;

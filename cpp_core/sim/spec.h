@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cc/controller.h"
 #include "net/link_process.h"
 #include "net/router_agent.h"
 #include "sim/time.h"
@@ -72,6 +73,9 @@ struct SimulationSpec {
   uint32_t initial_window_packets = 10;
   std::vector<LinkSpec> links;
   std::vector<FlowSpec> flows;
+  // Optional: builds the MobilityOracle (MACO's cross-layer database) that
+  // the Simulation owns, used when no oracle is passed to its constructor.
+  std::function<std::unique_ptr<MobilityOracle>()> make_oracle;
 };
 
 // Throws std::invalid_argument naming the first invalid field.

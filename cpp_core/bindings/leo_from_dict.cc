@@ -1,0 +1,507 @@
+#include "bindings/leo_from_dict.h"
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bindings/dict_reader.h"
+#include "cc/refwa_router.h"
+#include "leo/geometry.h"
+#include "leo/gilbert_elliott.h"
+#include "leo/isl_routing.h"
+#include "leo/link_budget.h"
+#include "leo/lms_channel.h"
+#include "leo/mobility_oracle.h"
+#include "leo/onoff_channel.h"
+#include "leo/trace.h"
+
+namespace py = pybind11;
+
+namespace orbitcc {
+namespace {
+
+using PredictorFactory = std::function<std::unique_ptr<PathPredictor>()>;
+
+const std::vector<std::string> kProcessTypes = {
+    "starlink_access", "along_track", "isl_path", "lms", "onoff",
+    "mahimahi",        "starlink_trace", "csv_trace"};
+const std::vector<std::string> kOracleTypes = {"starlink_access", "along_track",
+                                               "isl_path", "static"};
+
+// Runs `fn`, prefixing any std::invalid_argument with the field path.
+template <typename Fn>
+auto Prefixed(const std::string& where, Fn fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where + ": " + e.what());
+  }
+}
+
+// Trace paths: absolute, or relative to the package's configs directory
+// (orbitcc/configs, i.e. the repository's configs/).
+std::string ResolvePath(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  try {
+    py::object files =
+        py::module_::import("importlib.resources").attr("files");
+    return py::str(files("orbitcc.configs").attr("joinpath")(path))
+        .cast<std::string>();
+  } catch (const py::error_already_set&) {
+    return path;  // no installed package: relative to the working directory
+  }
+}
+
+GroundPoint ParseGround(py::handle obj, const std::string& where) {
+  DictReader r(obj, where);
+  GroundPoint g;
+  g.lat_deg = r.FloatIn("lat_deg", 0.0, -90.0, 90.0);
+  g.lon_deg = r.FloatIn("lon_deg", 0.0, -180.0, 360.0);
+  r.RejectUnknown();
+  return g;
+}
+
+// "shell": "starlink" | "iridium" | {"preset": ..., field overrides}.
+WalkerShell ParseShell(DictReader& parent, const char* key,
+                       const std::string& fallback) {
+  const std::vector<std::string> presets = {"starlink", "iridium"};
+  auto preset = [&](const std::string& name) {
+    return name == "iridium" ? WalkerShell::IridiumLike()
+                             : WalkerShell::StarlinkLike();
+  };
+  if (!parent.Has(key)) return preset(fallback);
+  if (py::isinstance<py::str>(parent.Get(key))) {
+    return preset(parent.Choice(key, fallback, presets));
+  }
+  DictReader r(parent.Get(key), parent.Field(key));
+  WalkerShell s = preset(r.Choice("preset", fallback, presets));
+  s.altitude_km = r.Float("altitude_km", s.altitude_km);
+  s.inclination_deg = r.Float("inclination_deg", s.inclination_deg);
+  s.num_planes = static_cast<int>(r.Int("num_planes", s.num_planes, -1000000, 1000000));
+  s.sats_per_plane =
+      static_cast<int>(r.Int("sats_per_plane", s.sats_per_plane, -1000000, 1000000));
+  s.phasing = static_cast<int>(r.Int("phasing", s.phasing, -1000000, 1000000));
+  s.raan_spread_deg = r.Float("raan_spread_deg", s.raan_spread_deg);
+  s.min_elevation_deg = r.Float("min_elevation_deg", s.min_elevation_deg);
+  s.raan_offset_deg = r.Float("raan_offset_deg", s.raan_offset_deg);
+  s.phase_offset_deg = r.Float("phase_offset_deg", s.phase_offset_deg);
+  r.RejectUnknown();
+  Prefixed(r.where(), [&] { s.Validate(); });
+  return s;
+}
+
+LinkBudget ParseBudget(DictReader& parent) {
+  LinkBudget b;
+  if (!parent.Has("budget")) return b;
+  DictReader r(parent.Get("budget"), parent.Field("budget"));
+  b.tx_power_dbm = r.Float("tx_power_dbm", b.tx_power_dbm);
+  b.tx_gain_dbi = r.Float("tx_gain_dbi", b.tx_gain_dbi);
+  b.rx_gain_dbi = r.Float("rx_gain_dbi", b.rx_gain_dbi);
+  b.wavelength_m = r.Float("wavelength_m", b.wavelength_m);
+  b.noise_psd_w_per_hz = r.Float("noise_psd_w_per_hz", b.noise_psd_w_per_hz);
+  b.efficiency = r.Float("efficiency", b.efficiency);
+  b.bandwidth_hz = r.Float("bandwidth_hz", b.bandwidth_hz);
+  r.RejectUnknown();
+  Prefixed(r.where(), [&] { b.Validate(); });
+  return b;
+}
+
+HandoverConfig ParseHandover(DictReader& parent) {
+  HandoverConfig h;
+  if (!parent.Has("handover")) return h;
+  DictReader r(parent.Get("handover"), parent.Field("handover"));
+  const std::string policy =
+      r.Choice("policy", "global_reconfiguration",
+               {"global_reconfiguration", "highest_elevation",
+                "longest_visibility"});
+  h.policy = policy == "global_reconfiguration"
+                 ? HandoverPolicy::kGlobalReconfiguration
+             : policy == "highest_elevation"
+                 ? HandoverPolicy::kHighestElevation
+                 : HandoverPolicy::kLongestRemainingVisibility;
+  h.reconfig_period = r.Seconds("period_s", 15.0);
+  h.reconfig_offset = r.Seconds("offset_s", 12.0);
+  h.reconfig_selection =
+      r.Choice("selection", "highest_elevation",
+               {"highest_elevation", "longest_visibility"}) ==
+              "highest_elevation"
+          ? SatelliteSelection::kHighestElevation
+          : SatelliteSelection::kLongestRemainingVisibility;
+  h.flag_every_reconfiguration = r.Bool("flag_every_reconfiguration", true);
+  h.hysteresis_deg = r.Float("hysteresis_deg", 0.0);
+  h.check_interval = r.Seconds("check_interval_s", 1.0);
+  h.outage = r.Seconds("outage_s", 0.0);
+  h.sample_interval = r.Seconds("sample_interval_s", 0.1);
+  r.RejectUnknown();
+  Prefixed(r.where(), [&] { h.Validate(); });
+  return h;
+}
+
+ChannelStart ParseStart(DictReader& r) {
+  return r.Choice("start", "stationary", {"stationary", "fixed"}) ==
+                 "stationary"
+             ? ChannelStart::kStationary
+             : ChannelStart::kFixed;
+}
+
+AlongTrackLinkConfig ReadAlongTrack(DictReader& r) {
+  AlongTrackLinkConfig c;
+  AlongTrackConfig& g = c.geometry;
+  g.altitude_km = r.Float("altitude_km", g.altitude_km);
+  g.spacing_km = r.Float("spacing_km", g.spacing_km);
+  g.speed_km_s = r.Float("speed_km_s", g.speed_km_s);
+  g.footprint_radius_km = r.Float("footprint_radius_km", g.footprint_radius_km);
+  g.handover_radius_km = r.Float("handover_radius_km", g.handover_radius_km);
+  g.cross_track_km = r.Float("cross_track_km", g.cross_track_km);
+  g.phase_km = r.Float("phase_km", g.phase_km);
+  g.alternate_leader = r.Bool("alternate_leader", g.alternate_leader);
+  c.budget = ParseBudget(r);
+  c.subflow = static_cast<int>(r.Int("subflow", 0, 0, 1));
+  c.hard_outage = r.Seconds("hard_outage_s", 0.0);
+  c.soft_outage = r.Seconds("soft_outage_s", 0.0);
+  c.sample_interval = r.Seconds("sample_interval_s", 0.1);
+  c.extra_one_way_delay = r.Millis("extra_delay_ms", 0.0);
+  c.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+  Prefixed(r.where(), [&] { c.Validate(); });
+  return c;
+}
+
+// A predictor that knows a path's nominal capacity and propagation RTT and,
+// optionally, a periodic handover grid, but nothing stochastic. Used for
+// channels whose state is not predictable from ephemerides (LMS shadowing,
+// traces), so that oracle-based controllers can run there.
+class StaticPredictor : public PathPredictor {
+ public:
+  StaticPredictor(double capacity_bps, TimeNs rtt, TimeNs period,
+                  TimeNs offset)
+      : capacity_bps_(capacity_bps), rtt_(rtt), period_(period),
+        offset_(offset) {}
+  double AccessCapacityBps(TimeNs) override { return capacity_bps_; }
+  TimeNs PropagationRtt(TimeNs) override { return rtt_; }
+  TimeNs NextHandover(TimeNs t) override {
+    if (period_ <= 0) return kTimeInfinite;
+    if (t < offset_) return offset_;
+    return offset_ + ((t - offset_) / period_ + 1) * period_;
+  }
+
+ private:
+  double capacity_bps_;
+  TimeNs rtt_;
+  TimeNs period_;
+  TimeNs offset_;
+};
+
+struct ParsedModel {
+  ProcessFactory make_process;        // null for "static"
+  PredictorFactory make_predictor;    // null for stochastic channels / traces
+};
+
+// Reads the keys of one model (everything except "type"), then rejects
+// unknown keys.
+ParsedModel ParseModel(DictReader& r, const std::string& type) {
+  ParsedModel m;
+  if (type == "starlink_access") {
+    auto shell = ParseShell(r, "shell", "starlink");
+    const bool rotation = r.Bool("earth_rotation", true);
+    const GroundPoint terminal =
+        r.Has("terminal") ? ParseGround(r.Get("terminal"), r.Field("terminal"))
+                          : GroundPoint{47.6, -122.3};
+    AccessLinkConfig c;
+    c.handover = ParseHandover(r);
+    c.budget = ParseBudget(r);
+    if (r.Has("bent_pipe")) {
+      DictReader b(r.Get("bent_pipe"), r.Field("bent_pipe"));
+      c.use_bent_pipe = true;
+      c.bent_pipe.gateway = b.Has("gateway")
+                                ? ParseGround(b.Get("gateway"), b.Field("gateway"))
+                                : terminal;
+      c.bent_pipe.gateway_min_elevation_deg =
+          b.Float("gateway_min_elevation_deg", 25.0);
+      c.bent_pipe.terrestrial_delay = b.Millis("terrestrial_delay_ms", 0.0);
+      b.RejectUnknown();
+    }
+    c.extra_one_way_delay = r.Millis("extra_delay_ms", 0.0);
+    c.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+    r.RejectUnknown();
+    Prefixed(r.where(), [&] {
+      terminal.Validate();
+      c.Validate();
+    });
+    auto constellation =
+        std::make_shared<const Constellation>(shell, rotation);
+    m.make_process = [constellation, terminal, c](uint64_t, int) {
+      return std::make_unique<AccessLinkProcess>(constellation, terminal, c);
+    };
+    m.make_predictor = [constellation, terminal, c]() {
+      return std::make_unique<WalkerAccessPredictor>(constellation, terminal,
+                                                     c);
+    };
+  } else if (type == "along_track") {
+    AlongTrackLinkConfig c = ReadAlongTrack(r);
+    r.RejectUnknown();
+    m.make_process = [c](uint64_t, int) {
+      return std::make_unique<AlongTrackLinkProcess>(c);
+    };
+    m.make_predictor = [c]() { return std::make_unique<AlongTrackPredictor>(c); };
+  } else if (type == "isl_path") {
+    auto shell = ParseShell(r, "shell", "iridium");
+    const bool rotation = r.Bool("earth_rotation", true);
+    const GroundPoint a = r.Has("a") ? ParseGround(r.Get("a"), r.Field("a"))
+                                     : GroundPoint{15.51, -1.0};
+    const GroundPoint b = r.Has("b") ? ParseGround(r.Get("b"), r.Field("b"))
+                                     : GroundPoint{17.4, 127.55};
+    IslLinkConfig c;
+    if (r.Has("isl")) {
+      DictReader i(r.Get("isl"), r.Field("isl"));
+      const std::string preset = i.Choice(
+          "preset", shell.is_star() ? "iridium" : "default", {"default", "iridium"});
+      c.isl = preset == "iridium" ? IslConfig::IridiumLike() : IslConfig();
+      const std::string seam = i.Choice("seam", "auto", {"auto", "on", "off"});
+      c.isl.seam = seam == "auto" ? IslConfig::Seam::kAuto
+                   : seam == "on" ? IslConfig::Seam::kOn
+                                  : IslConfig::Seam::kOff;
+      c.isl.polar_cutoff_lat_deg =
+          i.Float("polar_cutoff_lat_deg", c.isl.polar_cutoff_lat_deg);
+      i.RejectUnknown();
+    } else if (shell.is_star()) {
+      c.isl = IslConfig::IridiumLike();
+    }
+    c.route_interval = r.Seconds("route_interval_s", 1.0);
+    c.sample_interval = r.Seconds("sample_interval_s", 0.1);
+    c.outage = r.Seconds("outage_s", 0.0);
+    c.capacity_bps = r.FloatIn("capacity_mbps", 2.0, 0.0, 1e6, true) * 1e6;
+    c.extra_one_way_delay = r.Millis("extra_delay_ms", 0.0);
+    c.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+    r.RejectUnknown();
+    Prefixed(r.where(), [&] {
+      a.Validate();
+      b.Validate();
+      c.Validate();
+    });
+    auto constellation =
+        std::make_shared<const Constellation>(shell, rotation);
+    m.make_process = [constellation, a, b, c](uint64_t, int) {
+      return std::make_unique<IslLinkProcess>(constellation, a, b, c);
+    };
+    m.make_predictor = [constellation, a, b, c]() {
+      return std::make_unique<IslPathPredictor>(constellation, a, b, c);
+    };
+  } else if (type == "lms") {
+    const std::string preset = r.Choice("preset", "ka", {"ka", "s", "custom"});
+    LmsChannelParams p = preset == "s" ? LmsSBandParams() : LmsKaBandParams();
+    if (preset == "custom") p.name = "custom";
+    if (r.Has("capacity_mbps")) {
+      auto v = r.FloatList("capacity_mbps", kLmsNumStates);
+      for (int i = 0; i < kLmsNumStates; ++i) p.capacity_bps[i] = v[i] * 1e6;
+    }
+    if (r.Has("mean_sojourn_s")) {
+      auto v = r.FloatList("mean_sojourn_s", kLmsNumStates);
+      for (int i = 0; i < kLmsNumStates; ++i) p.mean_sojourn_s[i] = v[i];
+    }
+    if (r.Has("jump")) {
+      py::list rows = r.List("jump");
+      if (rows.size() != kLmsNumStates) {
+        Fail(r.Field("jump"), "must have 3 rows, got " +
+                                  std::to_string(rows.size()));
+      }
+      for (int i = 0; i < kLmsNumStates; ++i) {
+        py::dict holder;
+        holder["row"] = rows[i];
+        DictReader row(holder, r.Field("jump"));
+        auto v = row.FloatList("row", kLmsNumStates);
+        for (int j = 0; j < kLmsNumStates; ++j) p.jump[i][j] = v[j];
+      }
+    }
+    p.propagation_delay = r.Millis("delay_ms", 0.0);
+    p.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+    p.start = ParseStart(r);
+    p.initial_state = static_cast<int>(r.Int("initial_state", 0, 0, 2));
+    r.RejectUnknown();
+    Prefixed(r.where(), [&] { ValidateLmsParams(p); });
+    m.make_process = [p](uint64_t seed, int link) {
+      return std::make_unique<LmsChannel>(p, seed, static_cast<uint64_t>(link));
+    };
+  } else if (type == "onoff") {
+    OnOffChannelParams p;
+    p.capacity_bps = r.FloatIn("capacity_mbps", 80.0, 0.0, 1e6, true) * 1e6;
+    p.mean_up_s = r.Float("mean_up_s", 5.0);
+    p.mean_down_s = r.Float("mean_down_s", 0.1);
+    p.propagation_delay = r.Millis("delay_ms", 0.0);
+    p.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+    p.drop_arrivals_when_down = r.Bool("drop_arrivals_when_down", false);
+    p.start = ParseStart(r);
+    p.start_up = r.Bool("start_up", true);
+    r.RejectUnknown();
+    Prefixed(r.where(), [&] { ValidateOnOffParams(p); });
+    m.make_process = [p](uint64_t seed, int link) {
+      return std::make_unique<OnOffChannel>(p, seed, static_cast<uint64_t>(link));
+    };
+  } else if (type == "mahimahi") {
+    if (!r.Has("file")) Fail(r.Field("file"), "is required");
+    const std::string file = ResolvePath(r.Str("file", ""));
+    MahimahiLinkOptions o;
+    o.bin = static_cast<TimeNs>(r.Int("bin_ms", 10, 1, 60000)) * kNsPerMs;
+    o.packet_bytes = static_cast<int>(r.Int("packet_bytes", 1500, 1, 65535));
+    o.propagation_delay = r.Millis("delay_ms", 0.0);
+    o.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+    o.start_offset = r.Seconds("start_offset_s", 0.0);
+    r.RejectUnknown();
+    m.make_process = [file, o](uint64_t, int) {
+      return MakeMahimahiLink(file, o);
+    };
+  } else if (type == "starlink_trace") {
+    if (!r.Has("bw_file")) Fail(r.Field("bw_file"), "is required");
+    if (!r.Has("delay_file")) Fail(r.Field("delay_file"), "is required");
+    const std::string bw = ResolvePath(r.Str("bw_file", ""));
+    const std::string delay = ResolvePath(r.Str("delay_file", ""));
+    StarlinkTraceOptions o;
+    o.bin = static_cast<TimeNs>(r.Int("bin_ms", 10, 1, 60000)) * kNsPerMs;
+    o.packet_bytes = static_cast<int>(r.Int("packet_bytes", 1500, 1, 65535));
+    o.delay_interval =
+        static_cast<TimeNs>(r.Int("delay_interval_ms", 10, 1, 60000)) *
+        kNsPerMs;
+    o.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+    o.start_offset = r.Seconds("start_offset_s", 0.0);
+    o.mark_reconfigurations = r.Bool("mark_reconfigurations", true);
+    o.reconfiguration_period = r.Seconds("reconfiguration_period_s", 15.0);
+    o.reconfiguration_offset = r.Seconds("reconfiguration_offset_s", 12.0);
+    r.RejectUnknown();
+    m.make_process = [bw, delay, o](uint64_t, int) {
+      return MakeStarlinkTraceLink(bw, delay, o);
+    };
+  } else if (type == "csv_trace") {
+    if (!r.Has("file")) Fail(r.Field("file"), "is required");
+    const std::string file = ResolvePath(r.Str("file", ""));
+    CsvTraceOptions o;
+    o.period = r.Seconds("period_s", 0.0);
+    o.one_way_fraction = r.FloatIn("one_way_fraction", 0.5, 0.0, 1.0);
+    o.start_offset = r.Seconds("start_offset_s", 0.0);
+    r.RejectUnknown();
+    m.make_process = [file, o](uint64_t, int) {
+      return MakeCsvTraceLink(file, o);
+    };
+  } else if (type == "static") {
+    const double capacity = r.FloatIn("capacity_mbps", 0.0, 0.0, 1e6) * 1e6;
+    const TimeNs rtt = r.Millis("rtt_ms", 0.0);
+    const TimeNs period = r.Seconds("handover_period_s", 0.0);
+    const TimeNs offset = r.Seconds("handover_offset_s", 0.0);
+    r.RejectUnknown();
+    m.make_predictor = [capacity, rtt, period, offset]() {
+      return std::make_unique<StaticPredictor>(capacity, rtt, period, offset);
+    };
+  }
+  return m;
+}
+
+}  // namespace
+
+ProcessFactory ParseLinkProcess(py::handle obj, const std::string& where) {
+  DictReader r(obj, where);
+  if (!r.Has("type")) Fail(r.Field("type"), "is required");
+  const std::string type = r.Choice("type", "", kProcessTypes);
+  ParsedModel m = ParseModel(r, type);
+  // Build once so files are read and every model validated now.
+  Prefixed(where, [&] { m.make_process(0, 0)->Initial(); });
+  return m.make_process;
+}
+
+ProcessFactory ParseLossOverlay(ProcessFactory base, py::handle obj,
+                                const std::string& where) {
+  DictReader r(obj, where);
+  if (!r.Has("type")) Fail(r.Field("type"), "is required");
+  r.Choice("type", "", {"gilbert_elliott"});
+  GilbertElliottParams p;
+  p.name = where;
+  p.p_good = r.FloatIn("p_good", 0.0, 0.0, 1.0);
+  p.p_bad = r.FloatIn("p_bad", 0.1, 0.0, 1.0);
+  p.mean_good_s = r.Float("mean_good_s", 10.0);
+  p.mean_bad_s = r.Float("mean_bad_s", 0.5);
+  p.start = ParseStart(r);
+  p.start_good = r.Bool("start_good", true);
+  const LossCombine combine =
+      r.Choice("combine", "independent", {"replace", "independent"}) ==
+              "replace"
+          ? LossCombine::kReplace
+          : LossCombine::kIndependent;
+  r.RejectUnknown();
+  Prefixed(where, [&] { ValidateGilbertElliottParams(p); });
+  return [base, p, combine](uint64_t seed, int link) {
+    return OverlayLoss(
+        base(seed, link),
+        std::make_unique<GilbertElliottLoss>(p, seed,
+                                             static_cast<uint64_t>(link)),
+        combine);
+  };
+}
+
+std::function<std::unique_ptr<RouterAgent>()> ParseRouter(
+    py::handle obj, const std::string& where, uint64_t link_buffer_bytes) {
+  DictReader r(obj, where);
+  if (!r.Has("type")) Fail(r.Field("type"), "is required");
+  r.Choice("type", "", {"refwa"});
+  std::map<std::string, double> values;
+  for (auto item : py::reinterpret_borrow<py::dict>(obj)) {
+    const std::string key = py::str(item.first);
+    if (key == "type") continue;
+    py::handle v = item.second;
+    if (py::isinstance<py::bool_>(v) ||
+        !(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v))) {
+      Fail(r.Field(key), "must be a number");
+    }
+    values[key] = v.cast<double>();
+  }
+  if (values.count("buffer_bytes") == 0 && link_buffer_bytes > 0) {
+    values["buffer_bytes"] = static_cast<double>(link_buffer_bytes);
+  }
+  ControllerParams params(values);
+  const RefwaParams refwa =
+      Prefixed(where, [&] { return RefwaParams::FromParams(params); });
+  const std::string unread = params.UnreadKeys();
+  if (!unread.empty()) {
+    Fail(where, "unknown REFWA parameter(s): " + unread +
+                    "; allowed: phi, psi, alpha, isl_delay_ms, buffer_bytes, "
+                    "rtt_source, min_feedback_bytes, rtt_avg_gain");
+  }
+  return [refwa]() { return std::make_unique<RefwaRouter>(refwa); };
+}
+
+std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
+    py::handle obj, const std::string& where) {
+  DictReader r(obj, where);
+  py::list paths = r.List("paths");
+  r.RejectUnknown();
+  std::vector<std::pair<int, PredictorFactory>> predictors;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    DictReader p(paths[i], r.Field("paths") + "[" + std::to_string(i) + "]");
+    if (!p.Has("path_id")) Fail(p.Field("path_id"), "is required");
+    const int id = static_cast<int>(p.Int("path_id", 0, 0, 1 << 20));
+    for (const auto& existing : predictors) {
+      if (existing.first == id) {
+        Fail(p.Field("path_id"), "path " + std::to_string(id) + " is listed twice");
+      }
+    }
+    if (!p.Has("type")) Fail(p.Field("type"), "is required");
+    const std::string type = p.Choice("type", "", kOracleTypes);
+    ParsedModel m = ParseModel(p, type);
+    Prefixed(p.where(), [&] { m.make_predictor()->NextHandover(0); });
+    predictors.emplace_back(id, m.make_predictor);
+  }
+  return [predictors]() {
+    auto oracle = std::make_unique<OrbitalMobilityOracle>();
+    for (const auto& [id, make] : predictors) oracle->SetPath(id, make());
+    return oracle;
+  };
+}
+
+AlongTrackLinkConfig ParseAlongTrackConfig(py::handle obj,
+                                           const std::string& where) {
+  DictReader r(obj, where);
+  r.Has("type");  // tolerated, so a process dict can be passed as is
+  AlongTrackLinkConfig c = ReadAlongTrack(r);
+  r.RejectUnknown();
+  return c;
+}
+
+}  // namespace orbitcc

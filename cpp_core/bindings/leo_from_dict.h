@@ -1,0 +1,43 @@
+// Parses the LEO parts of a spec dictionary: a link's time-varying "process"
+// (orbital access, MACO along-track, ISL path, LMS / on-off channels, traces),
+// its "loss_process" overlay, its "router" agent, and the spec's "oracle"
+// section. Every error is a std::invalid_argument naming the field and, for
+// enumerations, the allowed values. Files are read (and every model built
+// once) while parsing, so a bad config fails before the simulation starts.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "cc/controller.h"
+#include "leo/handover.h"
+#include "net/link_process.h"
+#include "net/router_agent.h"
+
+namespace orbitcc {
+
+using ProcessFactory =
+    std::function<std::unique_ptr<LinkProcess>(uint64_t seed, int link)>;
+
+// links[i].process: {"type": ..., params...}.
+ProcessFactory ParseLinkProcess(pybind11::handle obj, const std::string& where);
+// links[i].loss_process: a Gilbert-Elliott loss overlay on `base` (which is
+// a constant link when the link has no process).
+ProcessFactory ParseLossOverlay(ProcessFactory base, pybind11::handle obj,
+                                const std::string& where);
+// links[i].router: {"type": "refwa", params...}. `link_buffer_bytes` is the
+// default for REFWA's buffer_bytes.
+std::function<std::unique_ptr<RouterAgent>()> ParseRouter(
+    pybind11::handle obj, const std::string& where,
+    uint64_t link_buffer_bytes);
+// oracle: {"paths": [{"path_id": k, "type": ..., params...}, ...]}.
+std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
+    pybind11::handle obj, const std::string& where);
+// The along-track model's parameters (the "along_track" process keys).
+AlongTrackLinkConfig ParseAlongTrackConfig(pybind11::handle obj,
+                                           const std::string& where);
+
+}  // namespace orbitcc
