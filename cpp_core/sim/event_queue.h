@@ -21,6 +21,7 @@ enum class EventKind : uint8_t {
   kLinkStateChange,  // a link's capacity / delay / loss changed
   kTimer,            // a transport or application timer
   kSample,           // periodic metrics sampling
+  kRouteChange,      // a subflow switches to another route
 };
 
 struct Event {
