@@ -18,7 +18,7 @@ $(VENV)/bin/python:
 
 # The package and its runtime dependencies (the C++ core is compiled here).
 $(VENV)/.installed: $(VENV)/bin/python pyproject.toml setup.py constraints.txt
-	$(PIP) install -q -c constraints.txt "setuptools>=64" wheel pybind11 cmake ninja
+	$(PIP) install -q -c constraints.txt "setuptools>=77" wheel pybind11 cmake ninja
 	$(PIP) install -q -c constraints.txt --no-build-isolation -e ".[test]"
 	touch $@
 
