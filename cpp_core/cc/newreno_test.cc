@@ -1,0 +1,126 @@
+#include "cc/newreno.h"
+
+#include <gtest/gtest.h>
+
+#include "cc/fake_connection_for_test.h"
+
+namespace orbitcc {
+namespace {
+
+constexpr uint32_t kMss = 1200;
+
+ControllerContext Context() {
+  ControllerContext ctx;
+  ctx.mss = kMss;
+  ctx.initial_window_packets = 10;
+  return ctx;
+}
+
+RttStats Rtt() {
+  RttStats r;
+  r.has_sample = true;
+  r.latest = r.min = r.smoothed = Millis(100);
+  r.variance = Millis(50);
+  return r;
+}
+
+TEST(NewRenoTest, SlowStartAddsTheBytesAcked) {
+  const RttStats rtt = Rtt();
+  NewReno c(Context());
+  EXPECT_EQ(c.cwnd_bytes(), 10u * kMss);
+  EXPECT_TRUE(c.in_slow_start());
+  c.OnAck(MakeAck(Millis(100), 4 * kMss, 0, &rtt));
+  EXPECT_EQ(c.cwnd_bytes(), 14u * kMss);
+}
+
+// RFC 5681 3.1: in congestion avoidance cwnd grows by one MSS per window of
+// acknowledged bytes, exactly at the ACK that completes the window.
+TEST(NewRenoTest, AvoidanceAddsOneMssPerWindowAcked) {
+  const RttStats rtt = Rtt();
+  NewReno c(Context());
+  c.OnAck(MakeAck(Millis(1), 10 * kMss, 0, &rtt));  // 20 MSS
+  c.OnPacketsLost(MakeLoss(Millis(2), kMss, Millis(1)));
+  ASSERT_EQ(c.cwnd_bytes(), 10u * kMss);
+  ASSERT_FALSE(c.in_slow_start());
+  TimeNs t = Millis(10);
+  for (int i = 1; i <= 10; ++i) {
+    c.OnAck(MakeAck(t, kMss, Millis(5), &rtt));
+    t += Millis(1);
+    EXPECT_EQ(c.cwnd_bytes(), (i < 10 ? 10u : 11u) * kMss) << "ack " << i;
+  }
+  for (int i = 1; i <= 11; ++i) {
+    c.OnAck(MakeAck(t, kMss, Millis(5), &rtt));
+    t += Millis(1);
+  }
+  EXPECT_EQ(c.cwnd_bytes(), 12u * kMss);
+}
+
+// RFC 9002 7.3.2 / RFC 6582: one halving per recovery period. Losses of
+// packets sent before the period began are the same congestion event, and
+// ACKs of such packets do not grow the window.
+TEST(NewRenoTest, HalvesOncePerRecoveryPeriod) {
+  const RttStats rtt = Rtt();
+  NewReno c(Context());
+  c.OnAck(MakeAck(Millis(1), 30 * kMss, 0, &rtt));  // 40 MSS
+  c.OnPacketsLost(MakeLoss(Millis(100), kMss, Millis(50)));
+  EXPECT_EQ(c.cwnd_bytes(), 20u * kMss);
+  EXPECT_EQ(c.ssthresh_bytes(), 20u * kMss);
+  // Sent before (or at) the start of recovery: ignored.
+  c.OnPacketsLost(MakeLoss(Millis(110), kMss, Millis(99)));
+  c.OnPacketsLost(MakeLoss(Millis(120), kMss, Millis(100)));
+  EXPECT_EQ(c.cwnd_bytes(), 20u * kMss);
+  c.OnAck(MakeAck(Millis(130), 20 * kMss, Millis(90), &rtt));
+  EXPECT_EQ(c.cwnd_bytes(), 20u * kMss);  // no growth in recovery
+  EXPECT_EQ(c.congestion_signals(), 1u);
+  // A packet sent after recovery began: a new event.
+  c.OnPacketsLost(MakeLoss(Millis(300), kMss, Millis(101)));
+  EXPECT_EQ(c.cwnd_bytes(), 10u * kMss);
+  EXPECT_EQ(c.congestion_signals(), 2u);
+}
+
+TEST(NewRenoTest, NeverBelowTheMinimumWindow) {
+  NewReno c(Context());
+  for (int i = 0; i < 10; ++i) {
+    c.OnPacketsLost(MakeLoss(Millis(10 * (i + 1)), kMss, Millis(10 * i + 5)));
+  }
+  EXPECT_EQ(c.cwnd_bytes(), 2u * kMss);
+  EXPECT_EQ(c.ssthresh_bytes(), 2u * kMss);
+}
+
+// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 SMSS); cwnd = 1 MSS.
+TEST(NewRenoTest, RetransmissionTimeoutGoesToOneMss) {
+  const RttStats rtt = Rtt();
+  NewReno c(Context());
+  c.OnAck(MakeAck(Millis(1), 20 * kMss, 0, &rtt));  // 30 MSS
+  c.OnPacketSent(Millis(2), kMss, 24 * kMss, false);  // flight 24 MSS
+  c.OnRetransmissionTimeout(Millis(300));
+  EXPECT_EQ(c.cwnd_bytes(), 1u * kMss);
+  EXPECT_EQ(c.ssthresh_bytes(), 12u * kMss);
+  EXPECT_TRUE(c.in_slow_start());
+  // A small flight still leaves ssthresh at 2 MSS.
+  NewReno d(Context());
+  d.OnPacketSent(0, kMss, 1 * kMss, false);
+  d.OnRetransmissionTimeout(Millis(300));
+  EXPECT_EQ(d.ssthresh_bytes(), 2u * kMss);
+  // Packets sent before the timeout are in its recovery period: their ACKs
+  // do not grow the window; later ones restart slow start.
+  c.OnAck(MakeAck(Millis(310), kMss, Millis(250), &rtt));
+  EXPECT_EQ(c.cwnd_bytes(), 1u * kMss);
+  c.OnAck(MakeAck(Millis(410), kMss, Millis(310), &rtt));
+  EXPECT_EQ(c.cwnd_bytes(), 2u * kMss);
+}
+
+// RFC 9002 7.6.2: persistent congestion collapses to the minimum window.
+TEST(NewRenoTest, PersistentCongestionCollapsesToMinimumWindow) {
+  const RttStats rtt = Rtt();
+  NewReno c(Context());
+  c.OnAck(MakeAck(Millis(1), 30 * kMss, 0, &rtt));
+  LossEvent loss = MakeLoss(Millis(2000), 10 * kMss, Millis(1500));
+  loss.persistent_congestion = true;
+  c.OnPacketsLost(loss);
+  EXPECT_EQ(c.cwnd_bytes(), 2u * kMss);
+  EXPECT_EQ(c.ssthresh_bytes(), 20u * kMss);
+}
+
+}  // namespace
+}  // namespace orbitcc
