@@ -152,6 +152,10 @@ class CongestionController {
   // Number of congestion signals the controller reacted to (window cuts).
   uint64_t congestion_signals() const { return congestion_signals_; }
 
+  // The algorithm behind a wrapper (ResidualController); itself otherwise.
+  // Coupled controllers look at siblings through it.
+  virtual const CongestionController& base() const { return *this; }
+
  protected:
   uint64_t congestion_signals_ = 0;
 };

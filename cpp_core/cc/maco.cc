@@ -185,7 +185,7 @@ void Maco::QuickStart(TimeNs now) {
     for (int q = 0; q < connection_->num_subflows(); ++q) {
       if (q == subflow_index_) continue;
       const auto* sibling =
-          dynamic_cast<const Maco*>(&connection_->controller(q));
+          dynamic_cast<const Maco*>(&connection_->controller(q).base());
       if (sibling == nullptr || !sibling->has_congestion_history()) continue;
       has_history = true;
       w_max = std::max(w_max, sibling->max_congestion_window_bytes());

@@ -103,7 +103,7 @@ void Olia::IncreaseWindow(const AckEvent& ack) {
     p.rtt_s = s.srtt_s;
     // A sibling that is not an OLIA instance (a mixed configuration) has no
     // loss history we can read; it is treated as l_r = 0, never "best".
-    const auto* olia = dynamic_cast<const Olia*>(s.controller);
+    const auto* olia = dynamic_cast<const Olia*>(&s.controller->base());
     p.loss_interval_bytes =
         (olia != nullptr) ? olia->loss_interval_bytes() : 0.0;
     paths_.push_back(p);

@@ -14,6 +14,7 @@
 #include "cc/newreno.h"
 #include "cc/olia.h"
 #include "cc/refwa_sender.h"
+#include "cc/residual.h"
 
 namespace orbitcc {
 namespace {
@@ -45,6 +46,14 @@ const std::vector<Entry>& Registry() {
   return kEntries;
 }
 
+// "residual:<base>" wraps <base> in a ResidualController (orbitcc.env's
+// residual action mode); returns the base name, or "" for other names.
+constexpr char kResidualPrefix[] = "residual:";
+std::string ResidualBase(const std::string& name) {
+  const size_t n = sizeof(kResidualPrefix) - 1;
+  return name.compare(0, n, kResidualPrefix) == 0 ? name.substr(n) : "";
+}
+
 }  // namespace
 
 std::string KnownControllerNames() {
@@ -57,6 +66,8 @@ std::string KnownControllerNames() {
 }
 
 bool IsKnownController(const std::string& name) {
+  const std::string base = ResidualBase(name);
+  if (!base.empty()) return base != "external" && IsKnownController(base);
   for (const Entry& e : Registry()) {
     if (name == e.name) return true;
   }
@@ -64,6 +75,8 @@ bool IsKnownController(const std::string& name) {
 }
 
 bool IsCoupledController(const std::string& name) {
+  const std::string base = ResidualBase(name);
+  if (!base.empty()) return IsCoupledController(base);
   for (const Entry& e : Registry()) {
     if (name == e.name) return e.coupled;
   }
@@ -72,6 +85,12 @@ bool IsCoupledController(const std::string& name) {
 
 std::unique_ptr<CongestionController> MakeController(
     const std::string& name, const ControllerContext& ctx) {
+  const std::string base = ResidualBase(name);
+  if (!base.empty() && base != "external") {
+    return std::make_unique<ResidualController>(MakeController(base, ctx),
+                                                ctx.mss,
+                                                ctx.min_window_packets);
+  }
   for (const Entry& e : Registry()) {
     if (name != e.name) continue;
     if (e.coupled && ctx.connection == nullptr) {
