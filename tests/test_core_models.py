@@ -109,7 +109,8 @@ def test_packets_are_conserved_at_every_step(transport):
     # queue or on the wire: sent = delivered + lost + in flight, always.
     spec = one_link_spec("newreno", transport, capacity_mbps=50, rtt_ms=60, buffer_packets=40,
                          loss_rate=0.01, num_flows=2, duration_s=10)
-    spec["links"][0]["schedule"] = [[0, 50, 30], [3, 0, 30], [4, 50, 30]]
+    # A schedule replaces the constant link parameters: loss is in its rows.
+    spec["links"][0]["schedule"] = [[0, 50, 30, 0.01], [3, 0, 30, 0.01], [4, 50, 30, 0.01]]
     sim = _core.Simulation(spec)
     checks = 0
     while sim.step(0.05):
