@@ -108,9 +108,10 @@ def test_packets_are_conserved_at_every_step(transport):
     # Every data packet sent is delivered, lost (with a cause) or still in a
     # queue or on the wire: sent = delivered + lost + in flight, always.
     spec = one_link_spec("newreno", transport, capacity_mbps=50, rtt_ms=60, buffer_packets=40,
-                         loss_rate=0.01, num_flows=2, duration_s=10)
+                         num_flows=2, duration_s=10)
     # A schedule replaces the constant link parameters: loss is in its rows.
-    spec["links"][0]["schedule"] = [[0, 50, 30, 0.01], [3, 0, 30, 0.01], [4, 50, 30, 0.01]]
+    # The 1 s outage holds the queue, so arrivals overflow it (cause: outage).
+    spec["links"][0]["schedule"] = [[0, 50, 30, 0.002], [3, 0, 30, 0.002], [4, 50, 30, 0.002]]
     sim = _core.Simulation(spec)
     checks = 0
     while sim.step(0.05):
@@ -124,8 +125,8 @@ def test_packets_are_conserved_at_every_step(transport):
         checks += 1
     assert checks >= 190
     totals = [sim.packet_accounting(sf) for sf in range(2)]
-    assert sum(t["random"] for t in totals) > 0  # all three fates were exercised
-    assert sum(t["queue_overflow"] for t in totals) > 0
+    for cause in ("random", "queue_overflow", "outage"):  # every fate was exercised
+        assert sum(t[cause] for t in totals) > 0, cause
 
 
 def test_two_equal_rtt_newreno_flows_share_fairly():
