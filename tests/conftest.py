@@ -39,7 +39,10 @@ def one_link_spec(
         "seed": seed,
         "duration_s": duration_s,
         "sample_interval_s": sample_interval_s,
-        "links": [bottleneck, {"name": "reverse", "capacity_mbps": 10000.0, "delay_ms": rtt_ms / 2}],
+        "links": [
+            bottleneck,
+            {"name": "reverse", "capacity_mbps": 10000.0, "delay_ms": rtt_ms / 2},
+        ],
         "flows": [
             {
                 "name": f"flow{i}",

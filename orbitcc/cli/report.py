@@ -33,7 +33,7 @@ def metrics_table(metrics: dict[str, Any]) -> str:
         row[0] = name
         rows.append(row)
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in rows]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     ct = metrics["completion_time_s"]
     lines.append("")
