@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "bindings/env_bindings.h"
 #include "bindings/leo_bindings.h"
 #include "bindings/spec_from_dict.h"
 #include "cc/controller.h"
@@ -129,6 +130,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "orbitcc's packet-level LEO congestion-control simulator (C++ core).";
   m.attr("__version__") = kVersion;
   orbitcc::RegisterLeoBindings(m);
+  orbitcc::RegisterEnvBindings(m);
   m.def(
       "controller_names",
       []() {

@@ -1,0 +1,381 @@
+// Python face of the environment layer: BatchSimulation with its result
+// buffers exposed as numpy arrays that alias the C++ memory (no per-step
+// copies), stepping with the GIL released, and the observation/action specs
+// from which orbitcc.env builds its Gymnasium spaces.
+#include "bindings/env_bindings.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings/dict_reader.h"
+#include "bindings/spec_from_dict.h"
+#include "env/batch_simulation.h"
+#include "env/env_spec.h"
+
+namespace py = pybind11;
+
+namespace orbitcc {
+namespace {
+
+EnvConfig EnvConfigFromDict(const py::dict& dict) {
+  DictReader r(dict, "env");
+  EnvConfig c;
+  c.step_interval = static_cast<TimeNs>(
+      std::llround(r.FloatIn("step_interval_s", 0.1, 1e-6, 3600.0) * 1e9));
+  c.history = static_cast<int>(r.Int("history", 4, 1, 1000));
+  py::list features = r.List("features");
+  for (size_t i = 0; i < features.size(); ++i) {
+    if (!py::isinstance<py::str>(features[i])) {
+      Fail(r.Field("features") + "[" + std::to_string(i) + "]", "must be a string");
+    }
+    c.features.push_back(features[i].cast<std::string>());
+  }
+  c.mobility_features = r.Bool("mobility_features", false);
+  c.control = ParseControlMode(
+      r.Choice("control", "agent", {"agent", "baseline", "residual"}));
+  c.action = ParseActionMode(r.Choice(
+      "action", "window", {"window", "rate", "discrete", "residual"}));
+  c.window_max_factor = r.FloatIn("window_max_factor", 2.0, 1.0 + 1e-9, 1024.0);
+  c.rate_step = r.FloatIn("rate_step", 0.05, 1e-6, 10.0);
+  c.rate_initial_mbps = r.FloatIn("rate_initial_mbps", 1.0, 1e-6, 1e7);
+  c.rate_min_mbps = r.FloatIn("rate_min_mbps", 0.01, 1e-6, 1e7);
+  c.rate_max_mbps = r.FloatIn("rate_max_mbps", 1e5, 1e-6, 1e7);
+  if (r.Has("discrete_factors")) c.discrete_factors = r.FloatList("discrete_factors", 0);
+  c.max_window_bytes =
+      static_cast<uint64_t>(r.Int("max_window_bytes", int64_t{1} << 30, 4096,
+                                  int64_t{1} << 40));
+  if (r.Has("reward")) {
+    DictReader w(r.Get("reward"), "env.reward");
+    RewardConfig& rc = c.reward;
+    rc.preset = ParseRewardPreset(
+        w.Choice("preset", "linear", {"linear", "aurora", "power"}));
+    rc.throughput_weight = w.FloatIn("throughput_weight", 1.0, 0.0, 1e9);
+    rc.delay_weight = w.FloatIn("delay_weight", 1.0, 0.0, 1e9);
+    rc.loss_weight = w.FloatIn("loss_weight", 10.0, 0.0, 1e9);
+    rc.throughput_ref_mbps = w.FloatIn("throughput_ref_mbps", 100.0, 1e-9, 1e9);
+    rc.delay_ref_ms = w.FloatIn("delay_ref_ms", 100.0, 1e-9, 1e9);
+    rc.scale = w.FloatIn("scale", 1.0, -1e9, 1e9);
+    w.RejectUnknown();
+  }
+  r.RejectUnknown();
+  ValidateEnvConfig(c);
+  return c;
+}
+
+// A numpy array over C++ memory owned by `owner` (kept alive by the array).
+template <typename T>
+py::array View(std::vector<py::ssize_t> shape, T* data, py::handle owner,
+               py::dtype dtype = py::dtype::of<T>()) {
+  return py::array(dtype, shape, data, owner);
+}
+
+py::dict ObservationSpecToDict(const ObservationSpec& s) {
+  py::dict d;
+  d["shape"] = py::make_tuple(s.num_subflows, s.row_size());
+  d["num_subflows"] = s.num_subflows;
+  d["history"] = s.history;
+  d["feature_names"] = s.feature_names;
+  std::vector<std::string> desc;
+  for (const std::string& name : s.feature_names) {
+    for (const FeatureInfo& f : FeatureCatalogue()) {
+      if (f.name == name) desc.push_back(f.description);
+    }
+  }
+  d["feature_descriptions"] = desc;
+  const std::vector<float> lo = s.Low(), hi = s.High();
+  py::array_t<float> low({s.num_subflows, s.row_size()});
+  py::array_t<float> high({s.num_subflows, s.row_size()});
+  std::copy(lo.begin(), lo.end(), low.mutable_data());
+  std::copy(hi.begin(), hi.end(), high.mutable_data());
+  d["low"] = low;
+  d["high"] = high;
+  return d;
+}
+
+py::dict ActionSpecToDict(const ActionSpec& s) {
+  py::dict d;
+  d["mode"] = ActionModeName(s.mode);
+  d["shape"] = py::make_tuple(s.num_subflows);
+  d["discrete"] = s.discrete;
+  d["low"] = s.low;
+  d["high"] = s.high;
+  d["num_choices"] = s.num_choices;
+  return d;
+}
+
+py::dict SummaryScalars(const Summary& s) {
+  py::dict d;
+  d["duration_s"] = s.duration_s;
+  d["throughput_mbps"] = s.throughput_mbps;
+  d["goodput_mbps"] = s.goodput_mbps;
+  d["p95_delay_ms"] = s.p95_delay_ms;
+  d["mean_delay_ms"] = s.mean_delay_ms;
+  d["loss_rate"] = s.loss_rate;
+  d["congestion_losses"] = s.congestion_losses;
+  d["handover_losses"] = s.handover_losses;
+  d["random_losses"] = s.random_losses;
+  d["congestion_signals"] = s.congestion_signals;
+  d["jain_fairness"] = s.jain_fairness;
+  d["utilization"] = s.utilization;
+  d["completion_time_s"] =
+      s.completion_time_s < 0 ? py::none() : py::cast(s.completion_time_s);
+  d["handover_times_s"] = s.handover_times_s;
+  d["events"] = s.events;
+  return d;
+}
+
+void CheckEnv(const BatchSimulation& b, int i) {
+  if (i < 0 || i >= b.num_envs()) {
+    throw py::value_error("env index " + std::to_string(i) +
+                          " is out of range; allowed: 0.." +
+                          std::to_string(b.num_envs() - 1));
+  }
+}
+
+std::string ShapeText(const py::array& a) {
+  std::string s = "(";
+  for (py::ssize_t k = 0; k < a.ndim(); ++k) {
+    s += (k ? ", " : "") + std::to_string(a.shape(k));
+  }
+  return s + (a.ndim() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+void RegisterEnvBindings(py::module_& m) {
+  m.def(
+      "env_feature_catalogue",
+      []() {
+        py::list out;
+        for (const FeatureInfo& f : FeatureCatalogue()) {
+          py::dict d;
+          d["name"] = f.name;
+          d["description"] = f.description;
+          d["low"] = f.low;
+          d["high"] = f.high;
+          d["mobility"] = f.mobility;
+          out.append(d);
+        }
+        return out;
+      },
+      "Every observation feature the env can compute, with its bounds.");
+  m.attr("ENV_STEP_METRICS") = StepMetricNames();
+  m.attr("ENV_SUBFLOW_METRICS") = SubflowMetricNames();
+  m.def("env_episode_seed", &EpisodeSeed, py::arg("base_seed"), py::arg("episode"),
+        "Seed of the episode-th automatic reset after a reset with base_seed.");
+
+  py::class_<BatchSimulation>(m, "BatchSimulation",
+                              "N independent envs stepped on a thread pool.")
+      .def(py::init([](const py::dict& spec, const py::dict& env, int num_envs,
+                       int num_threads, const std::string& autoreset) {
+             auto sim_spec =
+                 std::make_shared<const SimulationSpec>(SpecFromDict(spec));
+             const EnvConfig config = EnvConfigFromDict(env);
+             return std::make_unique<BatchSimulation>(
+                 sim_spec, config, num_envs, num_threads,
+                 ParseAutoresetMode(autoreset));
+           }),
+           py::arg("spec"), py::arg("env"), py::arg("num_envs") = 1,
+           py::arg("num_threads") = 1, py::arg("autoreset_mode") = "next_step")
+      .def_property_readonly("num_envs", &BatchSimulation::num_envs)
+      .def_property_readonly("num_subflows", &BatchSimulation::num_subflows)
+      .def_property_readonly("num_threads", &BatchSimulation::num_threads)
+      .def_property_readonly(
+          "autoreset_mode",
+          [](const BatchSimulation& b) {
+            switch (b.autoreset()) {
+              case AutoresetMode::kNextStep: return "next_step";
+              case AutoresetMode::kSameStep: return "same_step";
+              case AutoresetMode::kDisabled: return "disabled";
+            }
+            return "?";
+          })
+      .def_property_readonly("observation_spec",
+                             [](const BatchSimulation& b) {
+                               return ObservationSpecToDict(b.observation_spec());
+                             })
+      .def_property_readonly("action_spec",
+                             [](const BatchSimulation& b) {
+                               return ActionSpecToDict(b.action_spec());
+                             })
+      // Buffers: arrays aliasing C++ memory, overwritten by every reset/step.
+      .def_property_readonly(
+          "obs",
+          [](py::object self) {
+            auto& b = self.cast<BatchSimulation&>();
+            const auto& s = b.observation_spec();
+            return View<float>({b.num_envs(), s.num_subflows, s.row_size()},
+                               b.obs(), self);
+          })
+      .def_property_readonly(
+          "final_obs",
+          [](py::object self) {
+            auto& b = self.cast<BatchSimulation&>();
+            const auto& s = b.observation_spec();
+            return View<float>({b.num_envs(), s.num_subflows, s.row_size()},
+                               b.final_obs(), self);
+          })
+      .def_property_readonly("rewards",
+                             [](py::object self) {
+                               auto& b = self.cast<BatchSimulation&>();
+                               return View<double>({b.num_envs()}, b.rewards(), self);
+                             })
+      .def_property_readonly(
+          "terminated",
+          [](py::object self) {
+            auto& b = self.cast<BatchSimulation&>();
+            return View<uint8_t>({b.num_envs()}, b.terminated(), self,
+                                 py::dtype("bool"));
+          })
+      .def_property_readonly(
+          "truncated",
+          [](py::object self) {
+            auto& b = self.cast<BatchSimulation&>();
+            return View<uint8_t>({b.num_envs()}, b.truncated(), self,
+                                 py::dtype("bool"));
+          })
+      .def_property_readonly(
+          "reset_happened",
+          [](py::object self) {
+            auto& b = self.cast<BatchSimulation&>();
+            return View<uint8_t>({b.num_envs()}, b.reset_happened(), self,
+                                 py::dtype("bool"));
+          })
+      .def_property_readonly(
+          "metrics",
+          [](py::object self) {
+            auto& b = self.cast<BatchSimulation&>();
+            return View<double>(
+                {b.num_envs(), static_cast<py::ssize_t>(StepMetricNames().size())},
+                b.metrics(), self);
+          })
+      .def_property_readonly(
+          "final_metrics",
+          [](py::object self) {
+            auto& b = self.cast<BatchSimulation&>();
+            return View<double>(
+                {b.num_envs(), static_cast<py::ssize_t>(StepMetricNames().size())},
+                b.final_metrics(), self);
+          })
+      .def_property_readonly(
+          "subflow_metrics",
+          [](py::object self) {
+            auto& b = self.cast<BatchSimulation&>();
+            return View<double>(
+                {b.num_envs(), b.num_subflows(),
+                 static_cast<py::ssize_t>(SubflowMetricNames().size())},
+                b.subflow_metrics(), self);
+          })
+      .def(
+          "reset",
+          [](BatchSimulation& b, py::object seeds, py::object mask) {
+            const size_t n = static_cast<size_t>(b.num_envs());
+            std::vector<uint64_t> seed_values(n, 0);
+            std::vector<uint8_t> has_seed(n, 0), mask_values(n, 1);
+            bool any_seed = false;
+            if (!seeds.is_none()) {
+              py::list list(seeds);
+              if (list.size() != n) {
+                throw py::value_error("seeds must have num_envs = " +
+                                      std::to_string(n) + " entries");
+              }
+              for (size_t i = 0; i < n; ++i) {
+                if (list[i].is_none()) continue;
+                const py::int_ v = py::int_(list[i]);
+                const long long x = v.cast<long long>();
+                if (x < 0) throw py::value_error("seeds must be >= 0");
+                seed_values[i] = static_cast<uint64_t>(x);
+                has_seed[i] = 1;
+                any_seed = true;
+              }
+            }
+            if (!mask.is_none()) {
+              py::array_t<bool, py::array::c_style | py::array::forcecast> a(mask);
+              if (a.size() != static_cast<py::ssize_t>(n)) {
+                throw py::value_error("reset mask must have num_envs entries");
+              }
+              for (size_t i = 0; i < n; ++i) mask_values[i] = a.data()[i];
+            }
+            py::gil_scoped_release release;
+            b.Reset(any_seed ? seed_values.data() : nullptr, has_seed.data(),
+                    mask_values.data());
+          },
+          py::arg("seeds") = py::none(), py::arg("mask") = py::none(),
+          "Resets the envs in mask (all by default); seeds[i] (or None) "
+          "starts env i's seed sequence.")
+      .def(
+          "step",
+          [](BatchSimulation& b, py::array action) {
+            const ActionSpec& spec = b.action_spec();
+            const py::ssize_t n = b.num_envs(), s = b.num_subflows();
+            const bool ok_shape =
+                action.size() == n * s &&
+                ((action.ndim() == 2 && action.shape(0) == n &&
+                  action.shape(1) == s) ||
+                 (n == 1 && action.ndim() == 1 && action.shape(0) == s));
+            if (!ok_shape) {
+              throw py::value_error(
+                  "action has shape " + ShapeText(action) + "; expected (" +
+                  std::to_string(n) + ", " + std::to_string(s) +
+                  ") (num_envs, num_subflows)");
+            }
+            if (spec.discrete) {
+              if (action.dtype().kind() != 'i' && action.dtype().kind() != 'u') {
+                throw py::value_error("discrete actions must be integers");
+              }
+              auto a = py::array_t<int64_t, py::array::c_style |
+                                                py::array::forcecast>::ensure(action);
+              py::gil_scoped_release release;
+              b.Step(nullptr, a.data());
+            } else {
+              auto a = py::array_t<float, py::array::c_style |
+                                              py::array::forcecast>::ensure(action);
+              if (!a) throw py::value_error("action must be numeric");
+              py::gil_scoped_release release;
+              b.Step(a.data(), nullptr);
+            }
+          },
+          py::arg("action"),
+          "Steps every env (GIL released); results land in the buffers.")
+      .def(
+          "simulation",
+          [](BatchSimulation& b, int i) -> const Simulation& {
+            CheckEnv(b, i);
+            if (!b.env(i).started()) throw py::value_error("env not reset yet");
+            return b.env(i).simulation();
+          },
+          py::arg("env"), py::return_value_policy::reference_internal,
+          "The running Simulation of env i (valid until its next reset).")
+      .def(
+          "last_summary",
+          [](BatchSimulation& b, int i) {
+            CheckEnv(b, i);
+            if (!b.env(i).started()) throw py::value_error("env not reset yet");
+            return SummaryScalars(b.last_summary(i));
+          },
+          py::arg("env"),
+          "Metrics of env i's last finished episode (or the running one).")
+      .def("has_last_summary", &BatchSimulation::has_last_summary)
+      .def(
+          "step_handovers_s",
+          [](BatchSimulation& b, int i) {
+            CheckEnv(b, i);
+            return b.env(i).step_handovers_s();
+          },
+          py::arg("env"), "Handover instants (s) in env i's last step.")
+      .def("episode_seed",
+           [](const BatchSimulation& b, int i) {
+             CheckEnv(b, i);
+             return b.episode_seed(i);
+           })
+      .def("episode_index", [](const BatchSimulation& b, int i) {
+        CheckEnv(b, i);
+        return b.episode_index(i);
+      });
+}
+
+}  // namespace orbitcc

@@ -1,0 +1,397 @@
+#include "env/env_instance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "cc/residual.h"
+
+namespace orbitcc {
+namespace {
+
+float Clip(double x, float lo, float hi) {
+  if (!(x >= lo)) return lo;  // also maps NaN to lo
+  if (x > hi) return hi;
+  return static_cast<float>(x);
+}
+
+double Log2p1(double x) { return std::log2(1.0 + std::max(x, 0.0)); }
+
+constexpr int kNumMetrics = 11;
+constexpr int kNumSubflowMetrics = 11;
+
+}  // namespace
+
+int EnvInstance::CountTestSubflows(const SimulationSpec& spec) {
+  int n = 0;
+  for (const FlowSpec& f : spec.flows) {
+    if (f.background) continue;
+    n += f.transport == "tcp" ? 1 : static_cast<int>(f.paths.size());
+  }
+  return n;
+}
+
+EnvInstance::EnvInstance(std::shared_ptr<const SimulationSpec> spec,
+                         EnvConfig config)
+    : spec_(std::move(spec)), config_(std::move(config)) {
+  ValidateEnvConfig(config_);
+  ValidateSpec(*spec_);
+  if (static_cast<int>(StepMetricNames().size()) != kNumMetrics ||
+      static_cast<int>(SubflowMetricNames().size()) != kNumSubflowMetrics) {
+    throw std::logic_error("env metric tables out of sync");
+  }
+  num_subflows_ = CountTestSubflows(*spec_);
+  if (num_subflows_ == 0) {
+    throw std::invalid_argument("scenario has no flow under test (all flows "
+                                "are background flows)");
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t fi = 0; fi < spec_->flows.size(); ++fi) {
+      const FlowSpec& f = spec_->flows[fi];
+      if (f.background != (pass == 1)) continue;
+      const size_t n = f.transport == "tcp" ? 1 : f.paths.size();
+      for (size_t p = 0; p < n; ++p) {
+        all_subflows_.push_back(
+            SubflowInfo{static_cast<int>(fi), static_cast<int>(p), &f.paths[p]});
+      }
+    }
+  }
+  for (const FlowSpec& f : spec_->flows) {
+    if (f.background) continue;
+    const bool external = f.controller == "external";
+    const bool residual = f.controller.rfind("residual:", 0) == 0;
+    if (config_.control == ControlMode::kAgent && !external) {
+      throw std::invalid_argument(
+          "env: agent control needs controller 'external' on every flow "
+          "under test; flow '" + f.name + "' uses '" + f.controller + "'");
+    }
+    if (config_.control == ControlMode::kResidual && !residual) {
+      throw std::invalid_argument(
+          "env: residual control needs controller 'residual:<base>' on every "
+          "flow under test; flow '" + f.name + "' uses '" + f.controller + "'");
+    }
+  }
+  if (config_.control == ControlMode::kAgent &&
+      config_.action == ActionMode::kResidual) {
+    throw std::invalid_argument(
+        "env.action: 'residual' needs a base controller (control 'residual')");
+  }
+  if (config_.mobility_features && !spec_->make_oracle) {
+    throw std::invalid_argument(
+        "env.mobility_features: this scenario provides no mobility oracle "
+        "(only the orbital LEO scenarios do)");
+  }
+  obs_spec_ = MakeObservationSpec(config_, num_subflows_);
+  action_spec_ = MakeActionSpec(config_, num_subflows_);
+  features_ = SelectFeatures(config_);
+  last_.resize(num_subflows_);
+  history_.assign(static_cast<size_t>(obs_spec_.size()), 0.0f);
+  rate_mbps_.assign(num_subflows_, config_.rate_initial_mbps);
+  residual_scale_.assign(num_subflows_, 1.0);
+}
+
+void EnvInstance::Reset(uint64_t seed, const EnvOutput& out) {
+  SimulationSpec spec = *spec_;
+  spec.seed = seed;
+  spec.record_series = false;  // the env reports its own per-step metrics
+  sim_.reset();
+  sim_ = std::make_unique<Simulation>(std::move(spec));
+  oracle_.reset();
+  if (config_.mobility_features) oracle_ = spec_->make_oracle();
+  episode_seed_ = seed;
+  last_time_ = 0;
+  handovers_seen_ = 0;
+  step_handovers_.clear();
+  std::fill(last_.begin(), last_.end(), Counters{});
+  std::fill(history_.begin(), history_.end(), 0.0f);
+  std::fill(rate_mbps_.begin(), rate_mbps_.end(), config_.rate_initial_mbps);
+  std::fill(residual_scale_.begin(), residual_scale_.end(), 1.0);
+  if (config_.control == ControlMode::kAgent &&
+      config_.action == ActionMode::kRate) {
+    ApplyAction(nullptr, nullptr);  // initial rate and its window
+  }
+  Observe(0.0, out);
+  *out.reward = 0.0;
+  *out.terminated = 0;
+  *out.truncated = 0;
+}
+
+void EnvInstance::ValidateAction(const float* box, const int64_t* discrete) const {
+  if (config_.control == ControlMode::kBaseline) return;
+  for (int i = 0; i < num_subflows_; ++i) {
+    if (action_spec_.discrete) {
+      const int64_t k = discrete[i];
+      if (k < 0 || k >= action_spec_.num_choices) {
+        throw std::invalid_argument(
+            "action for subflow " + std::to_string(i) + " is " +
+            std::to_string(k) + "; allowed: 0.." +
+            std::to_string(action_spec_.num_choices - 1));
+      }
+    } else if (!std::isfinite(box[i])) {
+      throw std::invalid_argument(
+          "action for subflow " + std::to_string(i) + " is " +
+          (std::isnan(box[i]) ? "NaN" : "infinite") +
+          "; actions must be finite numbers");
+    }
+  }
+}
+
+void EnvInstance::ApplyAction(const float* box, const int64_t* discrete) {
+  const double mss = spec_->packet_bytes;
+  const double min_window = 2.0 * mss;
+  const double max_window = static_cast<double>(config_.max_window_bytes);
+  const double log_factor = std::log2(config_.window_max_factor);
+  for (int i = 0; i < num_subflows_; ++i) {
+    const double a =
+        box != nullptr ? std::clamp(static_cast<double>(box[i]), -1.0, 1.0) : 0.0;
+    switch (config_.action) {
+      case ActionMode::kWindow:
+      case ActionMode::kDiscrete: {
+        const double factor = config_.action == ActionMode::kWindow
+                                  ? std::exp2(a * log_factor)
+                                  : config_.discrete_factors[discrete[i]];
+        const double w = static_cast<double>(sim_->Probe(i).cwnd_bytes) * factor;
+        sim_->SetWindow(i, static_cast<uint64_t>(
+                               std::clamp(w, min_window, max_window)));
+        break;
+      }
+      case ActionMode::kRate: {
+        double& rate = rate_mbps_[i];
+        if (box != nullptr) {
+          const double step = config_.rate_step * a;
+          rate = a >= 0 ? rate * (1.0 + step) : rate / (1.0 - step);
+          rate = std::clamp(rate, config_.rate_min_mbps, config_.rate_max_mbps);
+        }
+        const SubflowProbe p = sim_->Probe(i);
+        const double rtt_s = p.srtt_ms > 0 ? p.srtt_ms * 1e-3 : 0.1;
+        const double w = 2.0 * rate * 1e6 / 8.0 * rtt_s;
+        sim_->SetPacingRate(i, rate * 1e6);
+        sim_->SetWindow(i, static_cast<uint64_t>(
+                               std::clamp(w, 4.0 * mss, max_window)));
+        break;
+      }
+      case ActionMode::kResidual: {
+        const double scale = std::exp2(a * log_factor);
+        if (scale != residual_scale_[i]) {
+          auto* r = dynamic_cast<ResidualController*>(&sim_->controller(i));
+          if (r == nullptr) {
+            throw std::logic_error("subflow " + std::to_string(i) +
+                                   " has no residual controller");
+          }
+          r->set_scale(scale);
+          residual_scale_[i] = scale;
+        }
+        break;
+      }
+    }
+  }
+}
+
+void EnvInstance::Step(const float* box, const int64_t* discrete,
+                       const EnvOutput& out) {
+  if (sim_ == nullptr || sim_->done()) {
+    throw std::logic_error("step called on a finished episode; reset first");
+  }
+  if (config_.control != ControlMode::kBaseline) ApplyAction(box, discrete);
+  const TimeNs before = sim_->now();
+  sim_->Step(config_.step_interval);
+  const double dt_s = ToSeconds(sim_->now() - before);
+  Observe(dt_s, out);
+  *out.terminated = 0;
+  *out.truncated = 0;
+  if (sim_->done()) {
+    if (sim_->now() >= sim_->duration()) {
+      *out.truncated = 1;  // the scenario's time limit
+    } else {
+      *out.terminated = 1;  // every finite transfer completed
+    }
+  }
+}
+
+const std::vector<int>& EnvInstance::ForwardRouteAt(int subflow, TimeNs t) const {
+  const PathSpec& path = *all_subflows_[subflow].path;
+  const std::vector<int>* route = &path.forward;
+  for (const RouteChange& c : path.changes) {
+    if (c.time > t) break;
+    route = &c.forward;
+  }
+  return *route;
+}
+
+bool EnvInstance::SharesFirstLink(int subflow, TimeNs t) const {
+  const std::vector<int>& mine = ForwardRouteAt(subflow, t);
+  if (mine.empty()) return false;
+  const int first = mine[0];
+  for (size_t j = 0; j < all_subflows_.size(); ++j) {
+    if (static_cast<int>(j) == subflow) continue;
+    const std::vector<int>& other = ForwardRouteAt(static_cast<int>(j), t);
+    if (std::find(other.begin(), other.end(), first) != other.end()) return true;
+  }
+  return false;
+}
+
+void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
+  const TimeNs now = sim_->now();
+  const double mss = spec_->packet_bytes;
+  const int nf = obs_spec_.num_features();
+  const int row = obs_spec_.row_size();
+  const double inv_dt = dt_s > 0 ? 1.0 / dt_s : 0.0;
+
+  // New handovers.
+  step_handovers_.clear();
+  const auto& hos = sim_->handover_times();
+  for (; handovers_seen_ < hos.size(); ++handovers_seen_) {
+    step_handovers_.push_back(ToSeconds(hos[handovers_seen_]));
+  }
+
+  double received = 0, sent = 0, drops[kNumLossCauses] = {0, 0, 0};
+  double declared = 0, delay_count = 0, delay_sum_us = 0;
+  double srtt_sum = 0;
+  int srtt_n = 0;
+  float feat[32];
+  for (int i = 0; i < num_subflows_; ++i) {
+    const SubflowProbe p = sim_->Probe(i);
+    const SubflowStats& s = sim_->subflow_stats(i);
+    Counters& last = last_[i];
+    const double d_recv = static_cast<double>(s.bytes_received - last.bytes_received);
+    const double d_acked = static_cast<double>(s.bytes_acked - last.bytes_acked);
+    const double d_sent = static_cast<double>(s.packets_sent - last.packets_sent);
+    const double d_declared =
+        static_cast<double>(s.packets_declared_lost - last.declared_lost);
+    const uint64_t count = s.one_way_delay_us.count();
+    const double sum_us = s.one_way_delay_us.mean() * static_cast<double>(count);
+    double d_drops[kNumLossCauses];
+    for (int c = 0; c < kNumLossCauses; ++c) {
+      d_drops[c] = static_cast<double>(s.drops[c] - last.drops[c]);
+      drops[c] += d_drops[c];
+    }
+    received += d_recv;
+    sent += d_sent;
+    declared += d_declared;
+    delay_count += static_cast<double>(count - last.delay_count);
+    delay_sum_us += sum_us - last.delay_sum_us;
+    if (p.srtt_ms > 0) {
+      srtt_sum += p.srtt_ms;
+      ++srtt_n;
+    }
+    const double thr_mbps = d_recv * 8e-6 * inv_dt;
+    const double ack_mbps = d_acked * 8e-6 * inv_dt;
+    const double min_rtt = p.min_rtt_ms;
+    const double pacing_mbps = sim_->controller(i).pacing_rate_bps() * 1e-6;
+
+    // Features.
+    for (int k = 0; k < nf; ++k) {
+      const FeatureInfo& f = FeatureCatalogue()[features_[k]];
+      double v = 0.0;
+      switch (features_[k]) {
+        case 0: v = Log2p1(p.cwnd_bytes / mss) / 16.0; break;
+        case 1: v = Log2p1(p.inflight_bytes / mss) / 16.0; break;
+        case 2: v = Log2p1(p.delivery_rate_mbps) / 14.0; break;
+        case 3: v = min_rtt > 0 ? p.srtt_ms / min_rtt - 1.0 : 0.0; break;
+        case 4:
+          v = (min_rtt > 0 && last.srtt_ms > 0)
+                  ? (p.srtt_ms - last.srtt_ms) / min_rtt
+                  : 0.0;
+          break;
+        case 5: v = d_sent > 0 ? d_declared / d_sent : (d_declared > 0 ? 1 : 0); break;
+        case 6: v = Log2p1(ack_mbps) / 14.0; break;
+        case 7: v = Log2p1(thr_mbps) / 14.0; break;
+        case 8: v = Log2p1(p.srtt_ms) / 12.0; break;
+        case 9:
+          v = Log2p1(oracle_->PredictedAccessCapacityBps(all_subflows_[i].local, now) *
+                     1e-6) / 14.0;
+          break;
+        case 10:
+          v = Log2p1(ToMillis(oracle_->PredictedPropagationRtt(
+                  all_subflows_[i].local, now))) / 12.0;
+          break;
+        case 11: {
+          const TimeNs next = oracle_->NextHandoverTime(all_subflows_[i].local, now);
+          v = next == kTimeInfinite ? 1.0 : ToSeconds(next - now) / 60.0;
+          break;
+        }
+        case 12: v = SharesFirstLink(i, now) ? 1.0 : 0.0; break;
+        default: break;
+      }
+      feat[k] = Clip(v, f.low, f.high);
+    }
+    float* h = history_.data() + static_cast<size_t>(i) * row;
+    std::memmove(h, h + nf, sizeof(float) * (row - nf));
+    std::memcpy(h + row - nf, feat, sizeof(float) * nf);
+
+    double* sm = out.subflow + static_cast<size_t>(i) * kNumSubflowMetrics;
+    sm[0] = static_cast<double>(p.cwnd_bytes);
+    sm[1] = static_cast<double>(p.inflight_bytes);
+    sm[2] = p.srtt_ms;
+    sm[3] = p.min_rtt_ms;
+    sm[4] = thr_mbps;
+    sm[5] = p.delivery_rate_mbps;
+    sm[6] = p.path_capacity_mbps;
+    sm[7] = pacing_mbps;
+    sm[8] = d_drops[0];
+    sm[9] = d_drops[1];
+    sm[10] = d_drops[2];
+
+    last.bytes_received = s.bytes_received;
+    last.bytes_acked = s.bytes_acked;
+    last.packets_sent = s.packets_sent;
+    last.declared_lost = s.packets_declared_lost;
+    for (int c = 0; c < kNumLossCauses; ++c) last.drops[c] = s.drops[c];
+    last.delay_count = count;
+    last.delay_sum_us = sum_us;
+    last.srtt_ms = p.srtt_ms;
+  }
+  std::memcpy(out.obs, history_.data(), sizeof(float) * history_.size());
+
+  // Step metrics: the leaderboard's quantities over this step's interval.
+  const double thr_mbps = received * 8e-6 * inv_dt;
+  double delay_ms = 0.0;
+  if (delay_count > 0) {
+    delay_ms = delay_sum_us / delay_count * 1e-3;
+  } else if (srtt_n > 0) {
+    delay_ms = srtt_sum / srtt_n / 2.0;  // nothing arrived: half the RTT
+  }
+  const double total_drops = drops[0] + drops[1] + drops[2];
+  const double loss = sent > 0 ? std::min(1.0, total_drops / sent)
+                               : (total_drops > 0 ? 1.0 : 0.0);
+  const RewardConfig& rc = config_.reward;
+  double reward = 0.0;
+  if (dt_s > 0) {
+    switch (rc.preset) {
+      case RewardPreset::kLinear:
+        reward = rc.throughput_weight * thr_mbps / rc.throughput_ref_mbps -
+                 rc.delay_weight * delay_ms / rc.delay_ref_ms -
+                 rc.loss_weight * loss;
+        break;
+      case RewardPreset::kAurora: {
+        const double pps = received / mss * inv_dt;
+        reward = 10.0 * pps - 1000.0 * delay_ms * 1e-3 - 2000.0 * loss;
+        break;
+      }
+      case RewardPreset::kPower:
+        reward = delay_ms > 0 ? (thr_mbps / rc.throughput_ref_mbps) /
+                                    (delay_ms / rc.delay_ref_ms)
+                              : 0.0;
+        break;
+    }
+    reward *= rc.scale;
+  }
+  double* m = out.metrics;
+  m[0] = ToSeconds(now);
+  m[1] = thr_mbps;
+  m[2] = delay_ms;
+  m[3] = loss;
+  m[4] = sent;
+  m[5] = drops[0];
+  m[6] = drops[1];
+  m[7] = drops[2];
+  m[8] = declared;
+  m[9] = static_cast<double>(step_handovers_.size());
+  m[10] = reward;
+  *out.reward = reward;
+  last_time_ = now;
+}
+
+}  // namespace orbitcc

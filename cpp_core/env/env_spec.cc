@@ -1,0 +1,242 @@
+#include "env/env_spec.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/rng.h"
+
+namespace orbitcc {
+namespace {
+
+[[noreturn]] void Fail(const std::string& field, const std::string& problem) {
+  throw std::invalid_argument("env." + field + ": " + problem);
+}
+
+void CheckRange(const std::string& field, double value, double lo, double hi) {
+  if (!(value >= lo && value <= hi)) {
+    Fail(field, "= " + std::to_string(value) + " is out of range; allowed: [" +
+                    std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+}
+
+}  // namespace
+
+const std::vector<FeatureInfo>& FeatureCatalogue() {
+  // Log scales keep rates and windows spanning many decades in [0, 2].
+  static const std::vector<FeatureInfo> kFeatures = {
+      {"cwnd", "log2(1 + cwnd / MSS) / 16", 0.0f, 4.0f, false},
+      {"inflight", "log2(1 + bytes in flight / MSS) / 16", 0.0f, 4.0f, false},
+      {"delivery_rate", "log2(1 + latest delivery-rate sample in Mb/s) / 14",
+       0.0f, 4.0f, false},
+      {"rtt_ratio", "srtt / min_rtt - 1 (0 before the first RTT sample)", 0.0f,
+       10.0f, false},
+      {"rtt_gradient", "(srtt - srtt one step earlier) / min_rtt", -10.0f,
+       10.0f, false},
+      {"loss_rate",
+       "packets the sender declared lost / packets sent in the step", 0.0f,
+       1.0f, false},
+      {"ack_rate", "log2(1 + newly acknowledged Mb/s in the step) / 14", 0.0f,
+       4.0f, false},
+      {"throughput", "log2(1 + Mb/s received in the step) / 14", 0.0f, 4.0f,
+       false},
+      {"srtt", "log2(1 + srtt in ms) / 12", 0.0f, 4.0f, false},
+      {"oracle_capacity",
+       "log2(1 + oracle-predicted access capacity in Mb/s) / 14", 0.0f, 4.0f,
+       true},
+      {"oracle_rtt", "log2(1 + oracle-predicted propagation RTT in ms) / 12",
+       0.0f, 4.0f, true},
+      {"time_to_handover",
+       "seconds to the oracle's next handover / 60 (1 if none within 60 s)",
+       0.0f, 1.0f, true},
+      {"shared_bottleneck",
+       "1 if another subflow currently shares this subflow's first link", 0.0f,
+       1.0f, true},
+  };
+  return kFeatures;
+}
+
+std::vector<int> SelectFeatures(const EnvConfig& config) {
+  const auto& cat = FeatureCatalogue();
+  std::vector<int> out;
+  if (config.features.empty()) {
+    for (size_t i = 0; i < cat.size(); ++i) {
+      if (!cat[i].mobility) out.push_back(static_cast<int>(i));
+    }
+  } else {
+    for (const std::string& name : config.features) {
+      int found = -1;
+      for (size_t i = 0; i < cat.size(); ++i) {
+        if (cat[i].name == name && !cat[i].mobility) found = static_cast<int>(i);
+      }
+      if (found < 0) {
+        std::string allowed;
+        for (const auto& f : cat) {
+          if (f.mobility) continue;
+          if (!allowed.empty()) allowed += ", ";
+          allowed += f.name;
+        }
+        Fail("features", "unknown feature '" + name + "'; allowed: " + allowed +
+                             " (mobility features: set env.mobility_features)");
+      }
+      for (int prev : out) {
+        if (prev == found) Fail("features", "feature '" + name + "' listed twice");
+      }
+      out.push_back(found);
+    }
+  }
+  if (config.mobility_features) {
+    for (size_t i = 0; i < cat.size(); ++i) {
+      if (cat[i].mobility) out.push_back(static_cast<int>(i));
+    }
+  }
+  return out;
+}
+
+void ValidateEnvConfig(const EnvConfig& c) {
+  if (c.step_interval <= 0 || c.step_interval > 3600 * kNsPerSec) {
+    Fail("step_interval_s", "must be in (0, 3600] seconds");
+  }
+  CheckRange("history", c.history, 1, 1000);
+  CheckRange("window_max_factor", c.window_max_factor, 1.0 + 1e-9, 1024.0);
+  CheckRange("rate_step", c.rate_step, 1e-6, 10.0);
+  CheckRange("rate_min_mbps", c.rate_min_mbps, 1e-6, 1e6);
+  CheckRange("rate_max_mbps", c.rate_max_mbps, c.rate_min_mbps, 1e7);
+  CheckRange("rate_initial_mbps", c.rate_initial_mbps, c.rate_min_mbps,
+             c.rate_max_mbps);
+  if (c.discrete_factors.empty()) Fail("discrete_factors", "must not be empty");
+  for (size_t i = 0; i < c.discrete_factors.size(); ++i) {
+    CheckRange("discrete_factors[" + std::to_string(i) + "]",
+               c.discrete_factors[i], 1e-3, 1e3);
+  }
+  if (c.max_window_bytes < 4096) Fail("max_window_bytes", "must be >= 4096");
+  if ((c.action == ActionMode::kResidual) !=
+      (c.control == ControlMode::kResidual) &&
+      c.control != ControlMode::kBaseline) {
+    Fail("action", "residual actions need a residual controller and vice versa");
+  }
+  const RewardConfig& r = c.reward;
+  CheckRange("reward.throughput_weight", r.throughput_weight, 0.0, 1e9);
+  CheckRange("reward.delay_weight", r.delay_weight, 0.0, 1e9);
+  CheckRange("reward.loss_weight", r.loss_weight, 0.0, 1e9);
+  CheckRange("reward.throughput_ref_mbps", r.throughput_ref_mbps, 1e-9, 1e9);
+  CheckRange("reward.delay_ref_ms", r.delay_ref_ms, 1e-9, 1e9);
+  CheckRange("reward.scale", r.scale, -1e9, 1e9);
+  SelectFeatures(c);
+}
+
+ActionMode ParseActionMode(const std::string& name) {
+  if (name == "window") return ActionMode::kWindow;
+  if (name == "rate") return ActionMode::kRate;
+  if (name == "discrete") return ActionMode::kDiscrete;
+  if (name == "residual") return ActionMode::kResidual;
+  Fail("action", "unknown action mode '" + name +
+                     "'; allowed: window, rate, discrete, residual");
+}
+
+RewardPreset ParseRewardPreset(const std::string& name) {
+  if (name == "linear") return RewardPreset::kLinear;
+  if (name == "aurora") return RewardPreset::kAurora;
+  if (name == "power") return RewardPreset::kPower;
+  Fail("reward.preset",
+       "unknown reward preset '" + name + "'; allowed: linear, aurora, power");
+}
+
+ControlMode ParseControlMode(const std::string& name) {
+  if (name == "agent") return ControlMode::kAgent;
+  if (name == "baseline") return ControlMode::kBaseline;
+  if (name == "residual") return ControlMode::kResidual;
+  Fail("control", "unknown control mode '" + name +
+                      "'; allowed: agent, baseline, residual");
+}
+
+const char* ActionModeName(ActionMode mode) {
+  switch (mode) {
+    case ActionMode::kWindow: return "window";
+    case ActionMode::kRate: return "rate";
+    case ActionMode::kDiscrete: return "discrete";
+    case ActionMode::kResidual: return "residual";
+  }
+  return "?";
+}
+
+const char* RewardPresetName(RewardPreset preset) {
+  switch (preset) {
+    case RewardPreset::kLinear: return "linear";
+    case RewardPreset::kAurora: return "aurora";
+    case RewardPreset::kPower: return "power";
+  }
+  return "?";
+}
+
+std::vector<float> ObservationSpec::Low() const {
+  std::vector<float> out;
+  out.reserve(size());
+  for (int s = 0; s < num_subflows; ++s) {
+    for (int h = 0; h < history; ++h) {
+      out.insert(out.end(), feature_low.begin(), feature_low.end());
+    }
+  }
+  return out;
+}
+
+std::vector<float> ObservationSpec::High() const {
+  std::vector<float> out;
+  out.reserve(size());
+  for (int s = 0; s < num_subflows; ++s) {
+    for (int h = 0; h < history; ++h) {
+      out.insert(out.end(), feature_high.begin(), feature_high.end());
+    }
+  }
+  return out;
+}
+
+ObservationSpec MakeObservationSpec(const EnvConfig& config, int num_subflows) {
+  ObservationSpec spec;
+  spec.num_subflows = num_subflows;
+  spec.history = config.history;
+  for (int i : SelectFeatures(config)) {
+    const FeatureInfo& f = FeatureCatalogue()[i];
+    spec.feature_names.push_back(f.name);
+    spec.feature_low.push_back(f.low);
+    spec.feature_high.push_back(f.high);
+  }
+  return spec;
+}
+
+ActionSpec MakeActionSpec(const EnvConfig& config, int num_subflows) {
+  ActionSpec spec;
+  spec.mode = config.action;
+  spec.num_subflows = num_subflows;
+  if (config.action == ActionMode::kDiscrete) {
+    spec.discrete = true;
+    spec.num_choices = static_cast<int>(config.discrete_factors.size());
+  }
+  return spec;
+}
+
+const std::vector<std::string>& StepMetricNames() {
+  static const std::vector<std::string> kNames = {
+      "t_s",           "throughput_mbps",   "delay_ms",
+      "loss_rate",     "packets_sent",      "congestion_losses",
+      "random_losses", "handover_losses",   "declared_losses",
+      "handovers",     "reward",
+  };
+  return kNames;
+}
+
+const std::vector<std::string>& SubflowMetricNames() {
+  static const std::vector<std::string> kNames = {
+      "cwnd_bytes",      "inflight_bytes",     "srtt_ms",
+      "min_rtt_ms",      "throughput_mbps",    "delivery_rate_mbps",
+      "capacity_mbps",   "pacing_rate_mbps",   "congestion_losses",
+      "random_losses",   "handover_losses",
+  };
+  return kNames;
+}
+
+uint64_t EpisodeSeed(uint64_t base_seed, uint64_t episode) {
+  if (episode == 0) return base_seed;
+  return HashKeys(base_seed, 0x656e76ULL /* "env" */, episode) >> 1;
+}
+
+}  // namespace orbitcc
