@@ -11,17 +11,42 @@ from __future__ import annotations
 
 from typing import Any
 
+from orbitcc.scenario.iridium_mptcp import IridiumMptcpScenario, build_iridium_mptcp
+from orbitcc.scenario.lms import LmsScenario, build_lms
+from orbitcc.scenario.lms_e2e_isl import LmsE2eIslScenario, build_lms_e2e_isl
+from orbitcc.scenario.refwa_bottleneck import RefwaBottleneckScenario, build_refwa_bottleneck
 from orbitcc.scenario.single_link import SingleLinkScenario, build_single_link
+from orbitcc.scenario.starlink_dual import StarlinkDualScenario, build_starlink_dual
+from orbitcc.scenario.starlink_lte_video import (
+    StarlinkLteVideoScenario,
+    build_starlink_lte_video,
+)
+from orbitcc.scenario.starlink_trace import StarlinkTraceScenario, build_starlink_trace
 
-# kind -> (schema, builder). Builders take (scenario, controller_name or None,
-# controller_params, seed, duration_s or None, sample_interval_s) and return a
-# spec dict.
+# kind -> schema and kind -> builder. Builders take (scenario, controller_name
+# or None, controller_params) and return a spec dict; the LEO builders also
+# take the episode's duration_s (or None), because route schedules depend on it.
 SCENARIO_SCHEMAS: dict[str, type] = {
     "single_link": SingleLinkScenario,
+    "starlink_dual": StarlinkDualScenario,
+    "lms": LmsScenario,
+    "lms_e2e_isl": LmsE2eIslScenario,
+    "refwa_bottleneck": RefwaBottleneckScenario,
+    "iridium_mptcp": IridiumMptcpScenario,
+    "starlink_lte_video": StarlinkLteVideoScenario,
+    "starlink_trace": StarlinkTraceScenario,
 }
 _BUILDERS = {
     "single_link": build_single_link,
+    "starlink_dual": build_starlink_dual,
+    "lms": build_lms,
+    "lms_e2e_isl": build_lms_e2e_isl,
+    "refwa_bottleneck": build_refwa_bottleneck,
+    "iridium_mptcp": build_iridium_mptcp,
+    "starlink_lte_video": build_starlink_lte_video,
+    "starlink_trace": build_starlink_trace,
 }
+_TAKES_DURATION = frozenset(_BUILDERS) - {"single_link"}
 
 
 def build_spec(sim: Any) -> dict:
@@ -34,7 +59,10 @@ def build_spec(sim: Any) -> dict:
         )
     controller = sim.controller.name if sim.controller is not None else None
     params = dict(sim.controller.params) if sim.controller is not None else {}
-    spec = builder(scenario, controller, params)
+    if scenario.kind in _TAKES_DURATION:
+        spec = builder(scenario, controller, params, sim.duration_s)
+    else:
+        spec = builder(scenario, controller, params)
     spec["seed"] = int(sim.seed)
     if sim.duration_s is not None:
         spec["duration_s"] = float(sim.duration_s)

@@ -106,4 +106,7 @@ def build_single_link(s: SingleLinkScenario, controller: str | None,
         "stop_when_complete": s.file_bytes > 0,
         "links": links,
         "flows": flows,
+        # What MACO's oracle can know here: the link's rate and base RTT.
+        "oracle": {"paths": [{"path_id": 0, "type": "static",
+                              "capacity_mbps": s.capacity_mbps, "rtt_ms": s.rtt_ms}]},
     }

@@ -1,0 +1,88 @@
+"""Helpers shared by the scenario builders (links, flows, controller choice)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Controllers that couple the subflows of one connection (they need a QUIC
+# connection; on one path they degrade to their single-path form).
+COUPLED_CONTROLLERS = frozenset({"lia", "olia", "balia", "maco"})
+TRANSPORTS = ("quic", "tcp")
+SCHEDULERS = ("minrtt", "roundrobin")
+SPEED_OF_LIGHT_KM_S = 299792.458
+
+
+def choose(value: str, allowed: tuple[str, ...] | list[str], field: str) -> None:
+    """Raises ValueError naming ``scenario.<field>`` unless value is allowed."""
+    if value not in allowed:
+        raise ValueError(
+            f"scenario.{field} = {value!r} is unknown; allowed: {', '.join(allowed)}"
+        )
+
+
+def pick_controller(scenario_default: str, controller: str | None,
+                    params: dict[str, float]) -> tuple[str, dict[str, float]]:
+    """The controller of the flows under test and its parameters.
+
+    A controller chosen on the command line (``controller=...``) overrides the
+    scenario's own choice and brings its parameters.
+    """
+    if controller is None:
+        return scenario_default, {}
+    return controller, dict(params)
+
+
+def single_path_transport(transport: str, controller: str) -> str:
+    """Transport of a single-path test flow.
+
+    Choice: a coupled multipath controller (lia, olia, balia, maco) runs as a
+    one-subflow multipath-QUIC connection (it degrades to its single-path
+    form), whatever ``scenario.transport`` says; TCP cannot carry it.
+    """
+    return "quic" if controller in COUPLED_CONTROLLERS else transport
+
+
+def constant_link(name: str, capacity_mbps: float, delay_ms: float,
+                  **extra: Any) -> dict[str, Any]:
+    link: dict[str, Any] = {"name": name, "capacity_mbps": float(capacity_mbps),
+                            "delay_ms": float(delay_ms)}
+    link.update(extra)
+    return link
+
+
+def flow(name: str, transport: str, controller: str, params: dict[str, float],
+         paths: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    f: dict[str, Any] = {
+        "name": name,
+        "transport": transport,
+        "controller": controller,
+        "controller_params": dict(params),
+        "paths": paths,
+    }
+    f.update(extra)
+    return f
+
+
+def static_oracle_path(path_id: int, capacity_mbps: float, rtt_ms: float,
+                       handover_period_s: float = 0.0,
+                       handover_offset_s: float = 0.0) -> dict[str, Any]:
+    """Oracle entry for a path whose state is not predictable from ephemerides.
+
+    The oracle then knows the nominal capacity and the propagation RTT only
+    (and a fixed handover grid if any), never the channel realisation.
+    """
+    return {
+        "path_id": path_id,
+        "type": "static",
+        "capacity_mbps": float(capacity_mbps),
+        "rtt_ms": float(rtt_ms),
+        "handover_period_s": float(handover_period_s),
+        "handover_offset_s": float(handover_offset_s),
+    }
+
+
+def buffer_packets_for(capacity_mbps: float, rtt_ms: float, bdp: float,
+                       packet_bytes: int) -> int:
+    """Buffer of ``bdp`` bandwidth-delay products, in packets (>= 2)."""
+    bdp_bytes = capacity_mbps * 1e6 / 8 * rtt_ms * 1e-3
+    return max(2, round(bdp * bdp_bytes / packet_bytes))

@@ -1,0 +1,85 @@
+"""A single land-mobile-satellite (LMS) link: a 3-state Markov channel.
+
+Source: *Realistic assessment of transport protocols performance over
+LEO-based communications* (Khan et al., Computer Networks 2023), Sec. 3 and
+Table 1 (Ka band 80/40/16 Mb/s, S band 4/2/0.8 Mb/s, jump matrices, sojourn
+means), Sec. 6.1 / Fig. 5 (buffers of 7, 15 and infinite packets, QUIC vs TCP,
+both with CUBIC).
+
+Links: 0 the LMS channel (bottleneck, drop-tail buffer), 1 the ACK return.
+The paper gives no propagation delay; we use 10 ms one way (a LEO hop plus
+processing), ``one_way_delay_ms``. Choice: a coupled multipath controller
+(lia/olia/balia/maco) runs as a one-subflow QUIC connection. Its oracle knows
+only the line-of-sight capacity and the propagation RTT. Shadowing is random,
+so the ephemerides cannot predict it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from orbitcc.scenario._common import (
+    TRANSPORTS,
+    choose,
+    constant_link,
+    flow,
+    pick_controller,
+    single_path_transport,
+    static_oracle_path,
+)
+from orbitcc.validation import check_range
+
+BANDS = ("ka", "s")
+LOS_CAPACITY_MBPS = {"ka": 80.0, "s": 4.0}
+
+
+@dataclass
+class LmsScenario:
+    kind: str = "lms"
+    name: str = "lms_ka"
+    description: str = ""
+    band: str = "ka"  # ka | s (Table 1)
+    buffer_packets: int | None = 15  # the paper: 7, 15 or null (infinite)
+    one_way_delay_ms: float = 10.0
+    transport: str = "quic"  # quic | tcp
+    controller: str = "cubic"
+    file_bytes: int = 0
+    duration_s: float = 30.0
+    packet_bytes: int = 1500
+    reverse_capacity_mbps: float = 1000.0
+
+    def __post_init__(self) -> None:
+        o = "scenario"
+        choose(self.band, BANDS, "band")
+        if self.buffer_packets is not None:
+            check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
+        check_range(o, "one_way_delay_ms", self.one_way_delay_ms, 0.0, 1e4)
+        choose(self.transport, TRANSPORTS, "transport")
+        check_range(o, "file_bytes", self.file_bytes, 0, 2**50)
+        check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
+        check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
+        check_range(o, "reverse_capacity_mbps", self.reverse_capacity_mbps, 0.0, 1e6,
+                    lo_open=True)
+
+
+def build_lms(s: LmsScenario, controller: str | None, params: dict[str, float],
+              duration_s: float | None = None) -> dict:
+    name, cc_params = pick_controller(s.controller, controller, params)
+    link = {
+        "name": f"lms_{s.band}",
+        "process": {"type": "lms", "preset": s.band, "delay_ms": s.one_way_delay_ms},
+        "buffer_packets": int(s.buffer_packets or 0),
+        "bottleneck": True,
+    }
+    return {
+        "duration_s": s.duration_s,
+        "packet_bytes": s.packet_bytes,
+        "stop_when_complete": s.file_bytes > 0,
+        "links": [link, constant_link("return", s.reverse_capacity_mbps,
+                                      s.one_way_delay_ms)],
+        "flows": [flow("flow0", single_path_transport(s.transport, name), name, cc_params,
+                       [{"forward": [0], "reverse": [1]}],
+                       file_bytes=int(s.file_bytes))],
+        "oracle": {"paths": [static_oracle_path(0, LOS_CAPACITY_MBPS[s.band],
+                                                2 * s.one_way_delay_ms)]},
+    }

@@ -1,0 +1,92 @@
+"""End-to-end LEO path: Ka-band LMS uplink, an inter-satellite link with on/off
+outages, Ka-band LMS downlink.
+
+Source: *Realistic assessment of transport protocols performance over
+LEO-based communications* (Khan et al., Computer Networks 2023), Fig. 1(b) and
+Sec. 6.3 / Fig. 8: ISL at 80 Mb/s connected for 5 s on average, disconnected
+for 0-0.5 s on average (exponential), both access links Ka-band LMS (Table 1).
+
+Links: 0 LMS uplink, 1 ISL (on/off, or constant with ``isl_outages: false``),
+2 LMS downlink, 3 ACK return. Each hop has a drop-tail buffer of
+``buffer_packets``. While an ISL is down it holds its queue and does not drop
+packets (docs/leo_models.md). Delays are our choice; the paper gives none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from orbitcc.scenario._common import (
+    TRANSPORTS,
+    choose,
+    constant_link,
+    flow,
+    pick_controller,
+    single_path_transport,
+    static_oracle_path,
+)
+from orbitcc.validation import check_range
+
+
+@dataclass
+class LmsE2eIslScenario:
+    kind: str = "lms_e2e_isl"
+    name: str = "lms_e2e_isl"
+    description: str = ""
+    isl_outages: bool = True  # False: the ISL never disconnects
+    isl_capacity_mbps: float = 80.0
+    isl_mean_up_s: float = 5.0
+    isl_mean_down_s: float = 0.25  # swept 0-0.5 s in Fig. 8
+    access_delay_ms: float = 5.0  # one way, each LMS hop
+    isl_delay_ms: float = 10.0  # one way
+    buffer_packets: int | None = 15  # per hop; null: infinite
+    transport: str = "quic"
+    controller: str = "cubic"
+    file_bytes: int = 0
+    duration_s: float = 30.0
+    packet_bytes: int = 1500
+    reverse_capacity_mbps: float = 1000.0
+
+    def __post_init__(self) -> None:
+        o = "scenario"
+        check_range(o, "isl_capacity_mbps", self.isl_capacity_mbps, 0.0, 1e6, lo_open=True)
+        check_range(o, "isl_mean_up_s", self.isl_mean_up_s, 0.0, 1e5, lo_open=True)
+        check_range(o, "isl_mean_down_s", self.isl_mean_down_s, 0.0, 1e5)
+        check_range(o, "access_delay_ms", self.access_delay_ms, 0.0, 1e4)
+        check_range(o, "isl_delay_ms", self.isl_delay_ms, 0.0, 1e4)
+        if self.buffer_packets is not None:
+            check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
+        choose(self.transport, TRANSPORTS, "transport")
+        check_range(o, "file_bytes", self.file_bytes, 0, 2**50)
+        check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
+        check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
+        check_range(o, "reverse_capacity_mbps", self.reverse_capacity_mbps, 0.0, 1e6,
+                    lo_open=True)
+
+
+def build_lms_e2e_isl(s: LmsE2eIslScenario, controller: str | None,
+                      params: dict[str, float], duration_s: float | None = None) -> dict:
+    name, cc_params = pick_controller(s.controller, controller, params)
+    buffer = int(s.buffer_packets or 0)
+    lms = {"type": "lms", "preset": "ka", "delay_ms": s.access_delay_ms}
+    mean_down = s.isl_mean_down_s if s.isl_outages else 0.0
+    isl = {"type": "onoff", "capacity_mbps": s.isl_capacity_mbps,
+           "mean_up_s": s.isl_mean_up_s, "mean_down_s": mean_down,
+           "delay_ms": s.isl_delay_ms}
+    one_way = 2 * s.access_delay_ms + s.isl_delay_ms
+    links = [
+        {"name": "lms_up", "process": lms, "buffer_packets": buffer, "bottleneck": True},
+        {"name": "isl", "process": isl, "buffer_packets": buffer},
+        {"name": "lms_down", "process": dict(lms), "buffer_packets": buffer},
+        constant_link("return", s.reverse_capacity_mbps, one_way),
+    ]
+    return {
+        "duration_s": s.duration_s,
+        "packet_bytes": s.packet_bytes,
+        "stop_when_complete": s.file_bytes > 0,
+        "links": links,
+        "flows": [flow("flow0", single_path_transport(s.transport, name), name, cc_params,
+                       [{"forward": [0, 1, 2], "reverse": [3]}],
+                       file_bytes=int(s.file_bytes))],
+        "oracle": {"paths": [static_oracle_path(0, 80.0, 2 * one_way)]},
+    }

@@ -1,0 +1,116 @@
+"""Video over multipath: a Starlink path plus an LTE-like terrestrial path.
+
+Source: *Performance Evaluation of Multipath TCP Video Streaming on LEO
+Satellite/Cellular Networks* (Komatsu et al.), Table 1 and Sec. IV: both paths
+shaped to 3 Mb/s, the terrestrial path with 0.5 % loss and 60 or 90 ms RTT,
+video at 5.24 Mb/s, CUBIC or BBR per subflow with the min-RTT scheduler.
+
+Path 0 (Starlink): a ``starlink_access`` link (Starlink-like Walker shell,
+15 s global reconfiguration, bent pipe to a nearby gateway, Table 3 budget of
+the MACO paper), then the paper's 3 Mb/s shaper. Its ACKs return over the
+same access model. Path 1 (LTE-like): 3 Mb/s, ``terrestrial_loss_rate`` and
+``terrestrial_rtt_ms``. Terminal and gateway near Tokyo are our choice.
+
+The video application (playout buffer, frame discards, underflows) does not
+exist yet. The flow under test is therefore one file holding the whole video
+(``video_rate_mbps`` x ``video_duration_s``). Its completion time shows
+whether the two paths kept up with the playback rate: a completion time
+above ``video_duration_s`` means the playout would have stalled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from orbitcc.scenario._common import (
+    SCHEDULERS,
+    choose,
+    constant_link,
+    flow,
+    pick_controller,
+    static_oracle_path,
+)
+from orbitcc.validation import check_range
+
+
+@dataclass
+class StarlinkLteVideoScenario:
+    kind: str = "starlink_lte_video"
+    name: str = "starlink_lte_video"
+    description: str = ""
+    terminal_lat_deg: float = 35.68
+    terminal_lon_deg: float = 139.69
+    gateway_lat_deg: float = 36.2
+    gateway_lon_deg: float = 140.1
+    path_capacity_mbps: float = 3.0  # both paths (the paper's shaper)
+    terrestrial_rtt_ms: float = 60.0  # the paper: 60 or 90
+    terrestrial_loss_rate: float = 0.005
+    starlink_core_delay_ms: float = 5.0  # gateway -> server, one way
+    handover_outage_s: float = 0.0
+    buffer_packets: int = 30
+    video_rate_mbps: float = 5.24
+    video_duration_s: float = 60.0
+    controller: str = "cubic"
+    scheduler: str = "minrtt"
+    duration_s: float = 90.0
+    packet_bytes: int = 1500
+
+    def __post_init__(self) -> None:
+        o = "scenario"
+        check_range(o, "terminal_lat_deg", self.terminal_lat_deg, -90.0, 90.0)
+        check_range(o, "terminal_lon_deg", self.terminal_lon_deg, -180.0, 180.0)
+        check_range(o, "gateway_lat_deg", self.gateway_lat_deg, -90.0, 90.0)
+        check_range(o, "gateway_lon_deg", self.gateway_lon_deg, -180.0, 180.0)
+        check_range(o, "path_capacity_mbps", self.path_capacity_mbps, 0.0, 1e5, lo_open=True)
+        check_range(o, "terrestrial_rtt_ms", self.terrestrial_rtt_ms, 0.0, 1e4)
+        check_range(o, "terrestrial_loss_rate", self.terrestrial_loss_rate, 0.0, 0.5)
+        check_range(o, "starlink_core_delay_ms", self.starlink_core_delay_ms, 0.0, 1e4)
+        check_range(o, "handover_outage_s", self.handover_outage_s, 0.0, 15.0)
+        check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
+        check_range(o, "video_rate_mbps", self.video_rate_mbps, 0.0, 1e5, lo_open=True)
+        check_range(o, "video_duration_s", self.video_duration_s, 0.0, 1e5, lo_open=True)
+        choose(self.scheduler, SCHEDULERS, "scheduler")
+        check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
+        check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
+
+    def access(self) -> dict[str, Any]:
+        return {
+            "type": "starlink_access", "shell": "starlink",
+            "terminal": {"lat_deg": self.terminal_lat_deg, "lon_deg": self.terminal_lon_deg},
+            "handover": {"policy": "global_reconfiguration",
+                         "outage_s": self.handover_outage_s},
+            "bent_pipe": {"gateway": {"lat_deg": self.gateway_lat_deg,
+                                      "lon_deg": self.gateway_lon_deg},
+                          "terrestrial_delay_ms": self.starlink_core_delay_ms},
+        }
+
+
+def build_starlink_lte_video(s: StarlinkLteVideoScenario, controller: str | None,
+                             params: dict[str, float],
+                             duration_s: float | None = None) -> dict:
+    name, cc_params = pick_controller(s.controller, controller, params)
+    half = s.terrestrial_rtt_ms / 2
+    links = [
+        {"name": "starlink_access", "process": s.access()},
+        constant_link("starlink_shaper", s.path_capacity_mbps, 0.0,
+                      buffer_packets=s.buffer_packets, bottleneck=True),
+        {"name": "starlink_return", "process": s.access()},
+        constant_link("lte", s.path_capacity_mbps, half, loss_rate=s.terrestrial_loss_rate,
+                      buffer_packets=s.buffer_packets),
+        constant_link("lte_return", 1000.0, half),
+    ]
+    file_bytes = round(s.video_rate_mbps * 1e6 / 8 * s.video_duration_s)
+    oracle = {"paths": [dict(s.access(), path_id=0),
+                        static_oracle_path(1, s.path_capacity_mbps, s.terrestrial_rtt_ms)]}
+    return {
+        "duration_s": s.duration_s,
+        "packet_bytes": s.packet_bytes,
+        "stop_when_complete": True,
+        "links": links,
+        "flows": [flow("video", "quic", name, cc_params,
+                       [{"forward": [0, 1], "reverse": [2]},
+                        {"forward": [3], "reverse": [4]}],
+                       scheduler=s.scheduler, file_bytes=file_bytes)],
+        "oracle": oracle,
+    }

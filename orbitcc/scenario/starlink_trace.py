@@ -1,0 +1,105 @@
+"""Trace replay: capacity and one-way delay of a Starlink-like link from files.
+
+Source: measurement-style traces (mahimahi delivery-opportunity format plus a
+per-10-ms delay file, as in public Starlink trace sets). The shipped default
+is the synthetic ``configs/traces/starlink_synthetic.{bw,delay}`` (see
+``configs/traces/README.md``; not a measurement). Handovers are marked at
+the Starlink 15 s reconfiguration grid (seconds 12/27/42/57).
+
+Links: 0 the trace link (bottleneck, drop-tail ``buffer_packets``), 1 the ACK
+return with a constant delay equal to the delay file's mean. The oracle
+(for MACO) knows the trace's mean capacity, twice its mean delay and the
+reconfiguration grid, not the per-bin values. Paths are relative to the
+package's configs directory unless absolute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from orbitcc.scenario._common import (
+    TRANSPORTS,
+    choose,
+    constant_link,
+    flow,
+    pick_controller,
+    single_path_transport,
+    static_oracle_path,
+)
+from orbitcc.validation import check_range
+
+
+def resolve(path: str) -> Path:
+    from orbitcc.config import CONFIG_DIR
+
+    p = Path(path)
+    return p if p.is_absolute() else CONFIG_DIR / p
+
+
+@lru_cache(maxsize=16)
+def trace_means(bw_file: str, delay_file: str) -> tuple[float, float]:
+    """(mean capacity Mb/s, mean one-way delay ms) of a trace pair."""
+    bw = resolve(bw_file).read_text().split()
+    period_ms = int(bw[-1]) if bw else 1
+    capacity = len(bw) * 1500 * 8 / (max(period_ms, 1) * 1e-3) / 1e6
+    delays = [float(x) for x in resolve(delay_file).read_text().split()]
+    return capacity, (sum(delays) / len(delays) if delays else 0.0)
+
+
+@dataclass
+class StarlinkTraceScenario:
+    kind: str = "starlink_trace"
+    name: str = "starlink_trace"
+    description: str = ""
+    bw_file: str = "traces/starlink_synthetic.bw"
+    delay_file: str = "traces/starlink_synthetic.delay"
+    start_offset_s: float = 0.0
+    buffer_packets: int = 100
+    transport: str = "quic"
+    controller: str = "cubic"
+    file_bytes: int = 0
+    duration_s: float = 60.0
+    packet_bytes: int = 1500
+    reverse_capacity_mbps: float = 1000.0
+
+    def __post_init__(self) -> None:
+        o = "scenario"
+        for key in ("bw_file", "delay_file"):
+            if not resolve(getattr(self, key)).is_file():
+                raise ValueError(f"scenario.{key} = {getattr(self, key)!r}: no such file "
+                                 "(relative paths start at the configs directory)")
+        check_range(o, "start_offset_s", self.start_offset_s, 0.0, 1e6)
+        check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
+        choose(self.transport, TRANSPORTS, "transport")
+        check_range(o, "file_bytes", self.file_bytes, 0, 2**50)
+        check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
+        check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
+        check_range(o, "reverse_capacity_mbps", self.reverse_capacity_mbps, 0.0, 1e6,
+                    lo_open=True)
+
+
+def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
+                         params: dict[str, float], duration_s: float | None = None) -> dict:
+    name, cc_params = pick_controller(s.controller, controller, params)
+    bw, delay = str(resolve(s.bw_file)), str(resolve(s.delay_file))
+    mean_capacity, mean_delay = trace_means(bw, delay)
+    link = {
+        "name": "trace",
+        "process": {"type": "starlink_trace", "bw_file": bw, "delay_file": delay,
+                    "start_offset_s": s.start_offset_s},
+        "buffer_packets": s.buffer_packets,
+        "bottleneck": True,
+    }
+    oracle = static_oracle_path(0, mean_capacity, 2 * mean_delay, 15.0,
+                                (12.0 - s.start_offset_s) % 15.0)
+    return {
+        "duration_s": s.duration_s,
+        "packet_bytes": s.packet_bytes,
+        "stop_when_complete": s.file_bytes > 0,
+        "links": [link, constant_link("return", s.reverse_capacity_mbps, mean_delay)],
+        "flows": [flow("flow0", single_path_transport(s.transport, name), name, cc_params,
+                       [{"forward": [0], "reverse": [1]}], file_bytes=int(s.file_bytes))],
+        "oracle": {"paths": [oracle]},
+    }
