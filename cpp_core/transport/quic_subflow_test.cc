@@ -66,7 +66,11 @@ class QuicSubflowTest : public ::testing::Test {
     net_.AdvanceTo(t);
     sf_->OnAckArrival(t, ack);
   }
-  Packet LastAck() const { return net_.Acks().back().packet; }
+  Packet LastAck() const {
+    const auto acks = net_.Acks();
+    EXPECT_FALSE(acks.empty());
+    return acks.empty() ? Packet{} : acks.back().packet;
+  }
 
   FakeNetwork net_;
   TransportConfig config_;
@@ -269,8 +273,10 @@ TEST_F(QuicSubflowTest, NoPersistentCongestionWithoutAPriorRttSample) {
   for (int i = 0; i < 4; ++i) net_.AdvanceTo(sf_->loss_timer_deadline());
   ASSERT_EQ(sf_->pto_count(), 4);
   const FakeNetwork::Sent last = net_.Data().back();
-  Data(last.time + Millis(25), last.packet.number);
-  Ack(last.time + Millis(50), LastAck());  // this is the first RTT sample
+  Data(last.time + Millis(25), last.packet.number);  // the first arrival
+  net_.AdvanceTo(last.time + Millis(50));  // ... is acked after 25 ms
+  ASSERT_EQ(net_.AckCount(), 1u);
+  Ack(last.time + Millis(75), LastAck());  // this is the first RTT sample
   ASSERT_EQ(spy_->losses.size(), 1u);
   EXPECT_FALSE(spy_->losses[0].persistent_congestion);
   EXPECT_EQ(spy_->cwnd_after_loss[0], 5u * kPacket);  // a plain halving

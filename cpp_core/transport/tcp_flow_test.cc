@@ -53,7 +53,11 @@ class TcpFlowTest : public ::testing::Test {
     net_.AdvanceTo(t);
     flow_->OnAckArrival(t, ack);
   }
-  Packet LastAck() const { return net_.Acks().back().packet; }
+  Packet LastAck() const {
+    const auto acks = net_.Acks();
+    EXPECT_FALSE(acks.empty());
+    return acks.empty() ? Packet{} : acks.back().packet;
+  }
   uint64_t Cwnd() const { return flow_->controller().cwnd_bytes(); }
 
   FakeNetwork net_;
