@@ -24,7 +24,22 @@ from omegaconf.errors import OmegaConfBaseException
 from orbitcc.scenario import SCENARIO_SCHEMAS
 from orbitcc.validation import check_range
 
-CONFIG_DIR = Path(str(resources.files("orbitcc.configs")))
+
+
+def _config_dir() -> Path:
+    """The configs/ tree that belongs to this copy of the package.
+
+    In a source checkout (``orbitcc/`` next to ``configs/``) that is the
+    checkout's own tree, even when another checkout holds the editable
+    install; otherwise the installed ``orbitcc.configs`` package data.
+    """
+    here = Path(__file__).resolve().parent.parent / "configs"
+    if (here / "sim.yaml").is_file() and (here / "__init__.py").is_file():
+        return here
+    return Path(str(resources.files("orbitcc.configs")))
+
+
+CONFIG_DIR = _config_dir()
 
 
 @dataclass

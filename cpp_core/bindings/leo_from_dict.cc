@@ -41,16 +41,14 @@ auto Prefixed(const std::string& where, Fn fn) -> decltype(fn()) {
 }
 
 // Trace paths: absolute, or relative to the package's configs directory
-// (orbitcc/configs, i.e. the repository's configs/).
+// (orbitcc.config.CONFIG_DIR, i.e. the repository's configs/).
 std::string ResolvePath(const std::string& path) {
   if (!path.empty() && path[0] == '/') return path;
   try {
-    py::object files =
-        py::module_::import("importlib.resources").attr("files");
-    return py::str(files("orbitcc.configs").attr("joinpath")(path))
-        .cast<std::string>();
+    py::object dir = py::module_::import("orbitcc.config").attr("CONFIG_DIR");
+    return py::str(dir.attr("joinpath")(path)).cast<std::string>();
   } catch (const py::error_already_set&) {
-    return path;  // no installed package: relative to the working directory
+    return path;  // no orbitcc package: relative to the working directory
   }
 }
 
