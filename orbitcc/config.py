@@ -25,7 +25,6 @@ from orbitcc.scenario import SCENARIO_SCHEMAS
 from orbitcc.validation import check_range
 
 
-
 def _config_dir() -> Path:
     """The configs/ tree that belongs to this copy of the package.
 
