@@ -75,7 +75,10 @@ py::array View(std::vector<py::ssize_t> shape, T* data, py::handle owner,
 
 py::dict ObservationSpecToDict(const ObservationSpec& s) {
   py::dict d;
-  d["shape"] = py::make_tuple(s.num_subflows, s.row_size());
+  // Flat (SB3's MLP policies expect 1D); element (s * history + h) * F + f
+  // is feature f of subflow s at history step h (oldest first).
+  d["shape"] = py::make_tuple(s.size());
+  d["layout"] = py::make_tuple(s.num_subflows, s.history, s.num_features());
   d["num_subflows"] = s.num_subflows;
   d["history"] = s.history;
   d["feature_names"] = s.feature_names;
@@ -87,8 +90,8 @@ py::dict ObservationSpecToDict(const ObservationSpec& s) {
   }
   d["feature_descriptions"] = desc;
   const std::vector<float> lo = s.Low(), hi = s.High();
-  py::array_t<float> low({s.num_subflows, s.row_size()});
-  py::array_t<float> high({s.num_subflows, s.row_size()});
+  py::array_t<float> low(s.size());
+  py::array_t<float> high(s.size());
   std::copy(lo.begin(), lo.end(), low.mutable_data());
   std::copy(hi.begin(), hi.end(), high.mutable_data());
   d["low"] = low;
@@ -208,16 +211,14 @@ void RegisterEnvBindings(py::module_& m) {
           [](py::object self) {
             auto& b = self.cast<BatchSimulation&>();
             const auto& s = b.observation_spec();
-            return View<float>({b.num_envs(), s.num_subflows, s.row_size()},
-                               b.obs(), self);
+            return View<float>({b.num_envs(), s.size()}, b.obs(), self);
           })
       .def_property_readonly(
           "final_obs",
           [](py::object self) {
             auto& b = self.cast<BatchSimulation&>();
             const auto& s = b.observation_spec();
-            return View<float>({b.num_envs(), s.num_subflows, s.row_size()},
-                               b.final_obs(), self);
+            return View<float>({b.num_envs(), s.size()}, b.final_obs(), self);
           })
       .def_property_readonly("rewards",
                              [](py::object self) {

@@ -77,9 +77,10 @@ const std::vector<FeatureInfo>& FeatureCatalogue();
 // Indices into FeatureCatalogue() selected by a config (validated).
 std::vector<int> SelectFeatures(const EnvConfig& config);
 
-// Observation: float32 array (num_subflows, history * num_features); column
-// h * num_features + f holds feature f at history step h (oldest first, the
-// current step last).
+// Observation: float32, laid out (num_subflows, history, num_features) and
+// handed to Python flat: element (s * history + h) * num_features + f holds
+// feature f of subflow s at history step h (oldest first, the current step
+// last).
 struct ObservationSpec {
   int num_subflows = 0;
   int history = 0;
