@@ -259,3 +259,15 @@ def test_render_returns_an_image_of_the_stated_shape() -> None:
         env.step(np.zeros(1, np.float32))
     frame = env.render()
     assert frame.shape == (480, 640, 3) and frame.dtype == np.uint8
+
+
+def test_mobility_features_are_one_switch() -> None:
+    if "starlink_dual" not in orbitcc.scenarios():
+        pytest.skip("starlink_dual not shipped")
+    env = OrbitCCEnv(scenario="starlink_dual", overrides=("env=mobility", "duration_s=1.0"))
+    assert env.observation_spec["feature_names"][-4:] == [
+        "oracle_capacity", "oracle_rtt", "time_to_handover", "shared_bottleneck"]
+    env.reset(seed=0)
+    obs = env.step(np.zeros(env.action_space.shape, np.float32))[0]
+    last = obs.reshape(env.observation_spec["layout"])[:, -1, -4:]
+    assert np.all(last[:, 0] > 0)  # the oracle predicts a capacity
