@@ -71,6 +71,15 @@ struct PathChange {
 
 class CongestionController;
 
+// How a controller judged its most recent LossEvent. Controllers that tell
+// congestion from other losses (MACO) say so; the metrics pair the verdict
+// with the ground-truth cause of each lost packet (design decision 6).
+enum class LossVerdict : uint8_t {
+  kNotClassified = 0,  // the controller does not classify losses
+  kCongestion = 1,
+  kNotCongestion = 2,
+};
+
 // Read-only view of the multipath connection a subflow belongs to.
 class ConnectionView {
  public:
@@ -151,6 +160,10 @@ class CongestionController {
 
   // Number of congestion signals the controller reacted to (window cuts).
   uint64_t congestion_signals() const { return congestion_signals_; }
+  // Verdict on the most recent LossEvent, valid right after OnPacketsLost.
+  virtual LossVerdict last_loss_verdict() const {
+    return LossVerdict::kNotClassified;
+  }
 
   // The algorithm behind a wrapper (ResidualController); itself otherwise.
   // Coupled controllers look at siblings through it.

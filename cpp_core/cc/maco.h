@@ -126,6 +126,10 @@ class Maco : public WindowController {
   // Decision on the most recent LossEvent: the transport may read it right
   // after OnPacketsLost to label that batch's packets.
   bool last_loss_judged_congestion() const { return last_judged_congestion_; }
+  LossVerdict last_loss_verdict() const override {
+    return last_judged_congestion_ ? LossVerdict::kCongestion
+                                   : LossVerdict::kNotCongestion;
+  }
   bool last_con1() const { return last_con1_; }
   bool last_con2() const { return last_con2_; }
   bool last_in_handover_guard() const { return last_in_guard_; }

@@ -1,15 +1,19 @@
 #include "sim/simulation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "cc/external.h"
+#include "cc/maco.h"
 
 namespace orbitcc {
 namespace {
 
-// Start timers use `which` values that cannot collide with flow indices.
+// Start timers use `which` = flow index; application write timers this
+// base + flow index.
 constexpr int kStartTimerBase = 0;
+constexpr int kAppTimerBase = 1 << 24;
 
 template <typename Slot>
 void AddRoutes(Slot* sub, const PathSpec& path) {
@@ -145,7 +149,28 @@ void Simulation::Build() {
   for (size_t fi = 0; fi < spec_.flows.size(); ++fi) {
     start_timers_.push_back(
         NewTimer(this, kStartTimerBase + static_cast<int>(fi)));
+    const FlowSpec& fs = spec_.flows[fi];
+    const AppSpec::Kind kind = fs.app.kind;
+    if (kind == AppSpec::Kind::kBulk || kind == AppSpec::Kind::kFile) {
+      apps_.push_back(nullptr);
+      app_timers_.push_back(-1);
+      continue;
+    }
+    // Design decision 3: background traffic and applications under test draw
+    // from their own exogenous streams, one substream per flow.
+    apps_.push_back(std::make_unique<Application>(
+        fs.app, fs.start, spec_.seed,
+        fs.background ? StreamId::kBackground : StreamId::kApplication, fi,
+        spec_.packet_bytes - TransportConfig().header_bytes));
+    app_timers_.push_back(NewTimer(this, kAppTimerBase + static_cast<int>(fi)));
+    // An application-limited stream starts empty and grows with its writes.
+    if (flows_[fi].quic != nullptr) {
+      flows_[fi].quic->send_stream().Append(0);
+    } else {
+      flows_[fi].tcp->AppendBytes(0, 0);
+    }
   }
+  loss_truth_.resize(subflows_.size());
   series_.Resize(subflows_.size());
   last_sample_stats_.resize(subflows_.size());
 }
@@ -221,6 +246,9 @@ void Simulation::RunUntil(TimeNs end) {
     for (auto& link : links_) link->Start();
     for (size_t fi = 0; fi < spec_.flows.size(); ++fi) {
       SetTimer(start_timers_[fi], spec_.flows[fi].start);
+      if (apps_[fi] != nullptr) {
+        SetTimer(app_timers_[fi], apps_[fi]->next_write_time());
+      }
     }
     events_.Push(spec_.sample_interval, EventKind::kSample, 0, 0);
     for (size_t i = 0; i < subflows_.size(); ++i) {
@@ -259,10 +287,31 @@ void Simulation::Run() {
 }
 
 void Simulation::OnTimer(TimeNs now, int which) {
+  if (which >= kAppTimerBase) {
+    OnAppWrite(which - kAppTimerBase, now);
+    return;
+  }
   const int fi = which - kStartTimerBase;
   FlowSlot& flow = flows_[fi];
   if (flow.quic != nullptr) flow.quic->Start(now);
   if (flow.tcp != nullptr) flow.tcp->Start(now);
+}
+
+// Performs every write due by `now` (the schedule is time-driven only) and
+// re-arms the write timer.
+void Simulation::OnAppWrite(int flow, TimeNs now) {
+  Application& app = *apps_[flow];
+  FlowSlot& slot = flows_[flow];
+  while (app.next_write_time() <= now) {
+    const uint64_t bytes = app.next_write_bytes();
+    const uint64_t end = slot.quic != nullptr
+                             ? slot.quic->AppendData(now, bytes)
+                             : slot.tcp->AppendBytes(now, bytes);
+    app.CommitWrite(end);
+  }
+  if (app.next_write_time() != kTimeInfinite) {
+    SetTimer(app_timers_[flow], app.next_write_time());
+  }
 }
 
 // ------------------------------------------------------------ forwarding --
@@ -294,8 +343,19 @@ void Simulation::OnLinkExit(TimeNs now, const Packet& packet) {
     sub.endpoint->OnAckArrival(now, packet);
   } else {
     ++sub.arrived;
+    loss_truth_[packet.subflow].OnArrival(packet.number, packet.sent_time);
     sub.endpoint->OnDataArrival(now, packet);
+    if (Application* app = apps_[sub.flow].get()) {
+      const uint64_t delivered = FlowGoodputBytes(sub.flow);
+      if (delivered >= app->watch_offset()) app->OnDelivered(now, delivered);
+    }
   }
+}
+
+void Simulation::OnPacketDeclaredLost(int subflow, uint64_t number,
+                                      TimeNs sent_time) {
+  loss_truth_[subflow].OnDeclared(
+      number, sent_time, controller(subflow).base().last_loss_verdict());
 }
 
 void Simulation::OnLinkDrop(TimeNs, const Packet& packet, LossCause cause) {
@@ -304,6 +364,7 @@ void Simulation::OnLinkDrop(TimeNs, const Packet& packet, LossCause cause) {
     ++stats.ack_drops;
   } else {
     ++stats.drops[static_cast<int>(cause)];
+    loss_truth_[packet.subflow].OnDrop(packet.number, packet.sent_time, cause);
   }
 }
 
@@ -496,6 +557,51 @@ Summary Simulation::Summarize() const {
     f.num_subflows = static_cast<int>(slot.subflows.size());
     LogHistogram delay;
     uint64_t received = 0;
+    f.loss_matrix.assign(LossTruth::kVerdicts,
+                         std::vector<uint64_t>(LossTruth::kOutcomes, 0));
+    std::vector<double> recovery_ms[2];
+    for (int sf : slot.subflows) {
+      const auto m = loss_truth_[sf].Matrix();
+      for (int v = 0; v < LossTruth::kVerdicts; ++v) {
+        for (int o = 0; o < LossTruth::kOutcomes; ++o) {
+          f.loss_matrix[v][o] += m[v][o];
+        }
+      }
+      const SubflowSlot& sslot = subflows_[sf];
+      const CongestionController& cc =
+          (sslot.quic != nullptr ? sslot.quic->controller()
+                                 : sslot.tcp->controller())
+              .base();
+      if (cc.last_loss_verdict() != LossVerdict::kNotClassified) {
+        f.classifies_losses = true;
+      }
+      if (const auto* maco = dynamic_cast<const Maco*>(&cc)) {
+        f.has_recovery_times = true;
+        for (const Maco::RecoveryRecord& r : maco->recovery_records()) {
+          recovery_ms[r.phase == Maco::Phase::kSlowStart ? 0 : 1].push_back(
+              ToMillis(r.duration));
+        }
+      }
+    }
+    for (int phase = 0; phase < 2; ++phase) {
+      std::vector<double>& v = recovery_ms[phase];
+      f.recovery_count[phase] = v.size();
+      if (v.empty()) continue;
+      std::sort(v.begin(), v.end());
+      // Nearest-rank percentiles.
+      auto rank = [&](double q) {
+        const size_t k = static_cast<size_t>(std::ceil(q * v.size()));
+        return v[std::min(v.size() - 1, k > 0 ? k - 1 : 0)];
+      };
+      f.recovery_p50_ms[phase] = rank(0.50);
+      f.recovery_p99_ms[phase] = rank(0.99);
+    }
+    if (apps_[fi] != nullptr) {
+      f.app = apps_[fi]->Summarize(now_);
+    } else {
+      f.app.kind = AppKindName(fs.file_bytes > 0 ? AppSpec::Kind::kFile
+                                                 : AppSpec::Kind::kBulk);
+    }
     for (int sf : slot.subflows) {
       const SubflowStats& s = subflow_stats(sf);
       delay.Merge(s.one_way_delay_us);

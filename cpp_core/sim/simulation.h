@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "app/application.h"
+#include "metrics/loss_truth.h"
 #include "metrics/series.h"
 #include "metrics/summary.h"
 #include "net/link.h"
@@ -86,8 +88,10 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
   void Send(const Packet& packet) override;
   int NewTimer(TimerOwner* owner, int which) override;
   void SetTimer(int timer, TimeNs deadline) override;
+  void OnPacketDeclaredLost(int subflow, uint64_t number,
+                            TimeNs sent_time) override;
 
-  // TimerOwner (flow starts).
+  // TimerOwner (flow starts, application writes).
   void OnTimer(TimeNs now, int which) override;
 
  private:
@@ -128,6 +132,7 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
   uint64_t FlowGoodputBytes(int flow) const;
   TimeNs FlowCompletion(int flow) const;
   TimeNs FlowStart(int flow) const;
+  void OnAppWrite(int flow, TimeNs now);
 
   SimulationSpec spec_;
   std::unique_ptr<MobilityOracle> owned_oracle_;  // from spec_.make_oracle
@@ -145,6 +150,11 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
   std::vector<std::unique_ptr<QuicConnection>> connections_;
   std::vector<std::unique_ptr<TcpFlow>> tcp_flows_;
   std::vector<int> start_timers_;
+  // Per flow: its application (null for bulk / file) and write timer.
+  std::vector<std::unique_ptr<Application>> apps_;
+  std::vector<int> app_timers_;
+  // Per subflow: ground truth of the losses its sender declares.
+  std::vector<LossTruth> loss_truth_;
   int bottleneck_ = 0;
 
   std::vector<TimeNs> handovers_;

@@ -98,6 +98,30 @@ void ValidateSpec(const SimulationSpec& spec) {
     }
     if (f.start < 0) Fail(at + ".start_s", "must be >= 0");
     if (f.pacing < -1 || f.pacing > 1) Fail(at + ".pacing", "must be a bool");
+    const AppSpec& app = f.app;
+    if (app.kind != AppSpec::Kind::kBulk && app.kind != AppSpec::Kind::kFile) {
+      if (f.file_bytes != 0) {
+        Fail(at + ".app", "a '" + std::string(AppKindName(app.kind)) +
+                              "' application cannot have file_bytes");
+      }
+      if (!(app.rate_bps > 0.0) || !std::isfinite(app.rate_bps)) {
+        Fail(at + ".app.rate_mbps", "must be a finite number > 0");
+      }
+      if (app.duration < 0) Fail(at + ".app.duration_s", "must be >= 0");
+    }
+    if (app.kind == AppSpec::Kind::kOnOff) {
+      if (!(app.shape > 1.0)) {
+        Fail(at + ".app.shape", "must be > 1 (a finite mean)");
+      }
+      if (app.mean_on <= 0) Fail(at + ".app.mean_on_s", "must be > 0");
+      if (app.mean_off <= 0) Fail(at + ".app.mean_off_s", "must be > 0");
+    }
+    if (app.kind == AppSpec::Kind::kVideo) {
+      if (!(app.fps > 0.0 && app.fps <= 1000.0)) {
+        Fail(at + ".app.fps", "must be in (0, 1000]");
+      }
+      if (app.startup_delay < 0) Fail(at + ".app.startup_delay_s", "must be >= 0");
+    }
     for (size_t p = 0; p < f.paths.size(); ++p) {
       const std::string pat = at + ".paths[" + std::to_string(p) + "]";
       CheckPath(pat + ".forward", f.paths[p].forward, spec.links.size());

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/app_spec.h"
 #include "cc/controller.h"
 #include "net/link_process.h"
 #include "net/router_agent.h"
@@ -61,6 +62,9 @@ struct FlowSpec {
   TimeNs start = 0;
   int pacing = -1;  // -1: transport default (QUIC paces, TCP does not)
   bool background = false;  // not one of the flows under test
+  // What the sender's application writes (app/application.h). kBulk and
+  // kFile use file_bytes as before; the other kinds need file_bytes == 0.
+  AppSpec app;
 };
 
 struct SimulationSpec {

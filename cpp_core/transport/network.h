@@ -27,6 +27,12 @@ class Network {
   virtual int NewTimer(TimerOwner* owner, int which) = 0;
   // Arms (or re-arms) a timer; kTimeInfinite disarms it.
   virtual void SetTimer(int timer, TimeNs deadline) = 0;
+  // Ground-truth hook (design decision 6): the sender of `subflow` declared
+  // the transmission of packet `number` sent at `sent_time` lost. Called after
+  // the controller has seen the loss, so the simulator can pair the
+  // controller's verdict with what really happened. Default: ignored.
+  virtual void OnPacketDeclaredLost(int /*subflow*/, uint64_t /*number*/,
+                                    TimeNs /*sent_time*/) {}
 };
 
 // A subflow endpoint pair (sender + receiver): where packets of a subflow

@@ -33,6 +33,13 @@ class QuicConnection : public ConnectionView {
   void TrySend(TimeNs now);
 
   SendStream& send_stream() { return send_; }
+  // Application write (see SendStream::Append); sends what windows allow.
+  // Returns the stream offset just past the new bytes.
+  uint64_t AppendData(TimeNs now, uint64_t bytes) {
+    const uint64_t end = send_.Append(bytes);
+    TrySend(now);
+    return end;
+  }
   const ReceiveStream& receive_stream() const { return receive_; }
   void OnStreamData(TimeNs now, uint64_t offset, uint32_t length);
   // Time the last byte of a finite stream reached the application, or -1.

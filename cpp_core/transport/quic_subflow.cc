@@ -285,6 +285,7 @@ void QuicSubflow::DetectLostPackets(TimeNs now) {
   loss.rtt = &rtt_.stats();
   uint64_t run_prev = kNone;
   TimeNs run_start = 0;
+  lost_scratch_.clear();
   for (uint64_t p = FindOutstanding(base_pn_); p < largest_acked_ && p < next_pn_;
        p = FindOutstanding(p + 1)) {
     SentRecord& rec = Record(p);
@@ -295,6 +296,7 @@ void QuicSubflow::DetectLostPackets(TimeNs now) {
       break;
     }
     rec.state = State::kLost;
+    lost_scratch_.emplace_back(p, rec.sent_time);
     bytes_in_flight_ -= rec.bytes;
     conn_->send_stream().Resend(rec.offset, rec.payload);
     ++loss.packets_lost;
@@ -318,6 +320,9 @@ void QuicSubflow::DetectLostPackets(TimeNs now) {
   lost_bytes_total_ += loss.bytes_lost;
   loss.bytes_in_flight = bytes_in_flight_;
   controller_->OnPacketsLost(loss);
+  for (const auto& [pn, sent_time] : lost_scratch_) {
+    net_->OnPacketDeclaredLost(id_, pn, sent_time);
+  }
 }
 
 // ---------------------------------------------------------------- timers --

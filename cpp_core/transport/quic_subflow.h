@@ -140,6 +140,8 @@ class QuicSubflow : public SubflowEndpoint, public TimerOwner {
   TimeNs loss_timer_deadline_ = kTimeInfinite;
   double last_rate_bps_ = 0.0;
   uint64_t lost_bytes_total_ = 0;
+  // (packet number, sent time) of the batch being declared lost.
+  std::vector<std::pair<uint64_t, TimeNs>> lost_scratch_;
   int loss_timer_;
   int pacing_timer_;
 

@@ -52,6 +52,18 @@ class SendStream {
   }
   uint64_t total_bytes() const { return total_bytes_; }
   uint64_t next_offset() const { return next_offset_; }
+  // Application data that grows over time: the stream never completes and
+  // `bytes` more become sendable. Returns the offset just past them.
+  uint64_t Append(uint64_t bytes) {
+    if (!growing_) {
+      growing_ = true;
+      total_bytes_ = 0;
+    }
+    total_bytes_ += bytes;
+    return total_bytes_;
+  }
+  // True once Append was used: total_bytes() is what was written so far.
+  bool growing() const { return growing_; }
 
  private:
   struct Chunk {
@@ -60,6 +72,7 @@ class SendStream {
   };
   uint64_t total_bytes_;
   uint64_t next_offset_ = 0;
+  bool growing_ = false;
   RingBuffer<Chunk> resend_;
 };
 

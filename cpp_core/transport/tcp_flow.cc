@@ -27,6 +27,18 @@ void TcpFlow::Start(TimeNs now) {
   TrySend(now);
 }
 
+uint64_t TcpFlow::AppendBytes(TimeNs now, uint64_t bytes) {
+  const uint64_t payload = config_.payload();
+  if (!growing_) {
+    growing_ = true;
+    total_segments_ = 0;
+  }
+  total_segments_ += (bytes + payload - 1) / payload;
+  total_bytes_ = total_segments_ * payload;
+  TrySend(now);
+  return total_bytes_;
+}
+
 uint64_t TcpFlow::goodput_bytes() const {
   const uint64_t bytes = rcv_nxt_ * config_.payload();
   return std::min(bytes, total_bytes_);
@@ -79,7 +91,11 @@ void TcpFlow::TrySend(TimeNs now) {
   for (;;) {
     const uint64_t window =
         std::min(controller_->cwnd_bytes() + inflation_, rwnd_);
-    if (snd_nxt_ >= total_segments_) break;
+    if (snd_nxt_ >= total_segments_) {
+      // An application-limited flow: rate samples must say so.
+      if (growing_) rate_.MarkAppLimited(bytes_in_flight());
+      break;
+    }
     if (bytes_in_flight() + config_.packet_bytes > window) break;
     if (config_.pacing && now < next_send_time_) {
       net_->SetTimer(pacing_timer_, next_send_time_);
@@ -189,6 +205,7 @@ void TcpFlow::OnAckArrival(TimeNs now, const Packet& packet) {
       ++stats_.packets_declared_lost;
       lost_bytes_total_ += config_.packet_bytes;
       controller_->OnPacketsLost(loss);
+      net_->OnPacketDeclaredLost(id_, snd_una_, segments_[0].sent_time);
       SendSegment(now, snd_una_, true);
       inflation_ = static_cast<uint64_t>(config_.packet_threshold) *
                    config_.packet_bytes;
@@ -208,6 +225,9 @@ void TcpFlow::OnRto(TimeNs now) {
   // RFC 5681 3.1: when the segment was already retransmitted by the timer,
   // ssthresh is held constant; the window is already one segment.
   if (backoff_ == 1) controller_->OnRetransmissionTimeout(now);
+  for (uint64_t s = snd_una_; s < snd_nxt_; ++s) {
+    net_->OnPacketDeclaredLost(id_, s, segments_[s - snd_una_].sent_time);
+  }
   backoff_ = std::min(backoff_ * 2, 64);
   // RFC 6582 section 4: after a timeout, duplicate ACKs for data sent
   // before it must not start another fast retransmit.
@@ -250,7 +270,7 @@ void TcpFlow::OnDataArrival(TimeNs now, const Packet& packet) {
   stats_.bytes_received += packet.bytes;
   stats_.one_way_delay_us.Add(
       static_cast<uint64_t>((now - packet.sent_time) / kNsPerUs));
-  if (completion_time_ < 0 && total_bytes_ != kUnlimitedBytes &&
+  if (completion_time_ < 0 && total_bytes_ != kUnlimitedBytes && !growing_ &&
       rcv_nxt_ >= total_segments_) {
     completion_time_ = now;
   }

@@ -32,6 +32,13 @@ class TcpFlow : public SubflowEndpoint, public TimerOwner {
           std::unique_ptr<CongestionController> controller);
 
   void Start(TimeNs now);
+  // Application data that grows over time (the flow never completes): a
+  // write of `bytes` occupies ceil(bytes / payload) whole segments, the last
+  // one sent full size as for a file's tail (like a write pushed with
+  // TCP_NODELAY, the data never shares a segment with the next write).
+  // Sends what the window allows and returns the stream offset just past the
+  // write's segments.
+  uint64_t AppendBytes(TimeNs now, uint64_t bytes);
   void OnDataArrival(TimeNs now, const Packet& packet) override;
   void OnAckArrival(TimeNs now, const Packet& packet) override;
   void OnTimer(TimeNs now, int which) override;
@@ -74,6 +81,7 @@ class TcpFlow : public SubflowEndpoint, public TimerOwner {
   std::unique_ptr<CongestionController> controller_;
   uint64_t total_segments_;
   uint64_t total_bytes_;
+  bool growing_ = false;
   bool started_ = false;
   TimeNs start_time_ = 0;
 

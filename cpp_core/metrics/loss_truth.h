@@ -1,0 +1,139 @@
+// Ground truth for the losses a sender declares (design decision 6), per
+// subflow: was the declared packet really dropped (and why), or did it arrive
+// (a spurious loss)? Paired with the controller's verdict it gives the
+// confusion matrix of a loss classifier such as MACO's.
+//
+// A declared transmission (packet number, send time) is resolved by, in
+// order: a recorded drop of that transmission (its cause); its arrival seen
+// earlier (spurious); otherwise it is still in the network and waits for its
+// drop or arrival. Everything is bounded so hour-long episodes keep constant
+// memory: at most kCapacity drops and kCapacity pending declarations are
+// remembered (the oldest are forgotten first), and arrivals are remembered in
+// a direct-mapped table of the last kCapacity packet numbers. A forgotten
+// record shows up as "unresolved", as do declarations still pending when the
+// episode ends, so every declared loss lands in exactly one cell.
+//
+// TCP reuses sequence numbers for retransmissions; keying drops and pending
+// declarations by (number, send time) tells the transmissions apart. An
+// arrival of any transmission of a TCP segment marks its data delivered, so a
+// later declaration of that segment counts as spurious.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "cc/controller.h"
+#include "net/packet.h"
+#include "net/ring_buffer.h"
+#include "sim/time.h"
+
+namespace orbitcc {
+
+class LossTruth {
+ public:
+  // Columns of the matrix: the three drop causes, then these two.
+  static constexpr int kSpurious = kNumLossCauses;
+  static constexpr int kUnresolved = kNumLossCauses + 1;
+  static constexpr int kOutcomes = kNumLossCauses + 2;
+  static constexpr int kVerdicts = 3;  // LossVerdict values
+  static constexpr size_t kCapacity = 1 << 15;
+
+  // A data packet of this subflow reached the receiver.
+  void OnArrival(uint64_t number, TimeNs sent_time) {
+    if (arrived_.empty()) arrived_.assign(kCapacity, 0);
+    arrived_[number & (kCapacity - 1)] = Tag(number);
+    if (!pending_.empty()) {
+      auto it = pending_.find(number);
+      if (it != pending_.end() && it->second.sent_time == sent_time) {
+        Count(it->second.value, kSpurious);
+        pending_.erase(it);
+      }
+    }
+  }
+
+  // A data packet of this subflow was dropped in the network.
+  void OnDrop(uint64_t number, TimeNs sent_time, LossCause cause) {
+    auto it = pending_.find(number);
+    if (it != pending_.end() && it->second.sent_time == sent_time) {
+      Count(it->second.value, static_cast<int>(cause));
+      pending_.erase(it);
+      return;
+    }
+    drops_[number] = Record{sent_time, static_cast<uint8_t>(cause)};
+    Remember(&drop_order_, &drops_, number, sent_time);
+  }
+
+  // The sender declared this transmission lost; `verdict` is its
+  // controller's judgement of the loss event.
+  void OnDeclared(uint64_t number, TimeNs sent_time, LossVerdict verdict) {
+    const uint8_t v = static_cast<uint8_t>(verdict);
+    auto it = drops_.find(number);
+    if (it != drops_.end() && it->second.sent_time == sent_time) {
+      Count(v, it->second.value);
+      drops_.erase(it);
+      return;
+    }
+    if (!arrived_.empty() && arrived_[number & (kCapacity - 1)] == Tag(number)) {
+      Count(v, kSpurious);
+      return;
+    }
+    pending_[number] = Record{sent_time, v};
+    Remember(&pending_order_, &pending_, number, sent_time);
+  }
+
+  // counts[verdict][outcome], with declarations still pending added to the
+  // unresolved column.
+  std::vector<std::vector<uint64_t>> Matrix() const {
+    std::vector<std::vector<uint64_t>> m(kVerdicts,
+                                         std::vector<uint64_t>(kOutcomes, 0));
+    for (int v = 0; v < kVerdicts; ++v) {
+      for (int o = 0; o < kOutcomes; ++o) m[v][o] = counts_[v][o];
+    }
+    for (const auto& [number, rec] : pending_) ++m[rec.value][kUnresolved];
+    return m;
+  }
+
+ private:
+  struct Record {
+    TimeNs sent_time;
+    uint8_t value;  // drops: LossCause; pending: LossVerdict
+  };
+  struct Key {
+    uint64_t number;
+    TimeNs sent_time;
+  };
+  using Map = std::unordered_map<uint64_t, Record>;
+
+  void Count(uint8_t verdict, int outcome) { ++counts_[verdict][outcome]; }
+  // Low 32 bits of number + 1: a false match needs numbers 2^32 apart.
+  static uint32_t Tag(uint64_t number) {
+    return static_cast<uint32_t>(number + 1);
+  }
+
+  // FIFO of insertions; beyond kCapacity the oldest entry is forgotten (if it
+  // is still the same transmission). Pending entries forgotten this way are
+  // counted as unresolved.
+  void Remember(RingBuffer<Key>* order, Map* map, uint64_t number,
+                TimeNs sent_time) {
+    order->push_back(Key{number, sent_time});
+    while (order->size() > kCapacity) {
+      const Key old = order->front();
+      order->pop_front();
+      auto it = map->find(old.number);
+      if (it != map->end() && it->second.sent_time == old.sent_time) {
+        if (map == &pending_) Count(it->second.value, kUnresolved);
+        map->erase(it);
+      }
+    }
+  }
+
+  uint64_t counts_[kVerdicts][kOutcomes] = {};
+  Map drops_;
+  Map pending_;
+  RingBuffer<Key> drop_order_;
+  RingBuffer<Key> pending_order_;
+  std::vector<uint32_t> arrived_;  // Tag(number) at slot number % kCapacity
+};
+
+}  // namespace orbitcc
