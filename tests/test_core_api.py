@@ -151,12 +151,16 @@ def test_orbitcc_bench_writes_the_contract_keys(tmp_path):
     path = tmp_path / "bench.json"
     out = run_cli(["orbitcc.cli.bench", "--json", str(path), "repeats=1",
                    "core_seconds_100mbps=2", "core_seconds_1gbps=0.5", "long_episode_s=5",
-                   "env_steps=50", "vec_num_envs=[1,2]"], tmp_path)
+                   "env_steps=50", "vec_num_envs=[1,2]", "leo_seconds=2",
+                   "leo_controllers=[olia,cubic]"], tmp_path)
     assert out.returncode == 0, out.stderr
     report = json.loads(path.read_text())
     for key in ("core_packets_per_s", "env_steps_per_s", "vec_env_steps_per_s",
                 "python_overhead_us_per_step", "peak_rss_mb", "machine"):
         assert key in report
-    assert set(report["core_packets_per_s"]) == {"single_link_100mbps", "single_link_1gbps"}
+    assert set(report["core_packets_per_s"]) == {
+        "single_link_100mbps", "single_link_1gbps", "starlink_dual/olia", "starlink_dual/cubic"}
+    assert set(report["vec_env_steps_per_s"]) == {"1", "2"}
+    assert 0 < report["leo"]["channel_and_orbit_share"] < 1
     assert all(v > 0 for v in report["core_packets_per_s"].values())
     assert report["machine"]["commit"]

@@ -4,8 +4,9 @@
 
 Figures (each the mean +- std over `repeats` timed runs, one core):
   core_packets_per_s     delivered data packets per wall second, per scenario
-  python_overhead_us_per_step   cost of one step call that simulates nothing
-  env_steps_per_s / vec_env_steps_per_s   once orbitcc.env exists
+  python_overhead_us_per_step   Python cost of one env step beyond the simulation
+  env_steps_per_s / vec_env_steps_per_s   Gymnasium env and C++-batched vector env
+  leo     per-controller packets/s on starlink_dual and the orbit/channel share
   peak_rss_mb, long_episode (RSS growth over a simulated hour)
 plus the machine and commit they were measured on. Benchmarks are never timed
 tests: the numbers go in the README and docs/benchmarks.md as measured.
@@ -43,6 +44,10 @@ class BenchConfig:
     long_episode_s: float = 3600.0
     env_steps: int = 2000
     vec_num_envs: list[int] = field(default_factory=lambda: [1, 2, 4, 8])
+    leo_scenario: str = "starlink_dual"
+    leo_seconds: float = 60.0
+    leo_controllers: list[str] = field(
+        default_factory=lambda: ["maco", "olia", "lia", "balia", "bbr", "cubic", "newreno"])
 
     def __post_init__(self) -> None:
         check_range("bench", "repeats", self.repeats, 1, 100)
@@ -50,6 +55,7 @@ class BenchConfig:
         check_range("bench", "core_seconds_1gbps", self.core_seconds_1gbps, 0, 1e5, True)
         check_range("bench", "long_episode_s", self.long_episode_s, 0, 1e6, True)
         check_range("bench", "env_steps", self.env_steps, 1, 10**8)
+        check_range("bench", "leo_seconds", self.leo_seconds, 0, 1e5, True)
         for n in self.vec_num_envs:
             check_range("bench", "vec_num_envs[]", n, 1, 4096)
 
@@ -155,15 +161,62 @@ def machine() -> dict[str, Any]:
             "platform": platform.platform(), "orbitcc": __version__, "commit": commit}
 
 
+def scenario_spec(scenario: str, controller: str | None, duration_s: float) -> dict:
+    """The core spec of a preset, as orbitcc.run would build it (series off)."""
+    from orbitcc.config import compose_config, to_object
+    from orbitcc.runner import sim_overrides
+    from orbitcc.scenario import build_spec
+
+    cfg = compose_config("sim", sim_overrides(scenario, controller, 0, duration_s, ()))
+    spec = build_spec(to_object(cfg))
+    spec["record_series"] = False
+    return spec
+
+
+def leo_figures(cfg: BenchConfig) -> dict[str, Any]:
+    """Delivered packets/s on a LEO preset (all its flows, background included)
+    for each controller, and the share of run time spent in orbital/channel
+    processes: the same episode with every flow starting after the end leaves
+    only link-state changes and sampling to simulate."""
+    out: dict[str, Any] = {}
+    for i, controller in enumerate(cfg.leo_controllers, 1):
+        say(f"{cfg.leo_scenario} {i}/{len(cfg.leo_controllers)}: {controller} x{cfg.repeats}")
+        spec = scenario_spec(cfg.leo_scenario, controller, cfg.leo_seconds)
+        out[controller] = time_core(lambda spec=spec: dict(spec), cfg.repeats)
+    idle = scenario_spec(cfg.leo_scenario, cfg.leo_controllers[0], cfg.leo_seconds)
+    for flow in idle["flows"]:
+        flow["start_s"] = cfg.leo_seconds * 2
+    idle_wall = time_core(lambda: dict(idle), cfg.repeats)["wall_s"]["mean"]
+    full_wall = out[cfg.leo_controllers[0]]["wall_s"]["mean"]
+    return {"per_controller": out,
+            "channel_and_orbit_wall_s": idle_wall,
+            "channel_and_orbit_share": idle_wall / full_wall}
+
+
 def env_figures(cfg: BenchConfig) -> dict[str, Any]:
-    """Env and vector-env throughput, when the env layer provides a benchmark hook."""
-    try:
-        from orbitcc.env import benchmark as env_benchmark  # type: ignore[attr-defined]
-    except ImportError:
-        return {"env_steps_per_s": None, "vec_env_steps_per_s": None,
-                "env_note": "orbitcc.env not available in this build"}
-    return env_benchmark.measure(steps=cfg.env_steps, num_envs=list(cfg.vec_num_envs),
-                                 repeats=cfg.repeats)
+    """Gymnasium env and C++-batched vector env throughput, and the Python
+    overhead of one env step on a trivial scenario."""
+    from orbitcc.env import bench as env_bench
+
+    singles = [env_bench.single_env_steps_per_s(cfg.leo_scenario, cfg.env_steps)
+               for _ in range(cfg.repeats)]
+    vec: dict[str, Any] = {}
+    for n in cfg.vec_num_envs:
+        say(f"vector env, num_envs={n}")
+        rates = [env_bench.vec_env_steps_per_s(cfg.leo_scenario, n, max(1, cfg.env_steps // n))
+                 for _ in range(cfg.repeats)]
+        vec[str(n)] = mean_std(rates)
+    overhead = [env_bench.python_overhead_us_per_step(max(1000, cfg.env_steps * 5))
+                for _ in range(cfg.repeats)]
+    return {
+        "env_scenario": cfg.leo_scenario,
+        "env_steps_per_s": statistics.fmean(singles),
+        "env_steps_per_s_detail": mean_std(singles),
+        "vec_env_steps_per_s": {n: fig["mean"] for n, fig in vec.items()},
+        "vec_env_steps_per_s_detail": vec,
+        "python_overhead_us_per_step": statistics.fmean(o["python_overhead_us"] for o in overhead),
+        "env_step_cost_us": {key: mean_std([o[key] for o in overhead]) for key in overhead[0]},
+    }
 
 
 def say(msg: str) -> None:
@@ -184,10 +237,12 @@ def run_bench(cfg: BenchConfig) -> dict[str, Any]:
     say("binding overhead per step")
     overhead = time_step_overhead(cfg.repeats)
     report["step_binding_overhead_us"] = overhead
+    report["leo"] = leo_figures(cfg)
+    for controller, fig in report["leo"]["per_controller"].items():
+        report["core_packets_per_s"][f"{cfg.leo_scenario}/{controller}"] = (
+            fig["packets_per_s"]["mean"])
     say("environment figures")
-    env = env_figures(cfg)
-    report.update(env)
-    report.setdefault("python_overhead_us_per_step", overhead["mean"])
+    report.update(env_figures(cfg))
     say(f"long episode ({cfg.long_episode_s:.0f} simulated s)")
     report["long_episode"] = long_episode(cfg.long_episode_s)
     report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -202,10 +257,14 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         lines.append(f"core {name}: {pps['mean'] / 1e6:.2f} +- {pps['std'] / 1e6:.2f} M "
                      f"delivered packets/s; {fig['simulated_s_per_wall_s']:.0f} simulated s "
                      "per wall s")
-    lines.append(f"python overhead per step: {report['python_overhead_us_per_step']:.2f} us")
-    if report.get("env_steps_per_s") is not None:
-        lines.append(f"env steps/s: {report['env_steps_per_s']:.0f}; vector env: "
-                     f"{report['vec_env_steps_per_s']}")
+    lines.append(f"python overhead per env step: {report['python_overhead_us_per_step']:.2f} us"
+                 f" (raw binding call {report['step_binding_overhead_us']['mean']:.2f} us)")
+    lines.append(f"{report['env_scenario']} env steps/s: {report['env_steps_per_s']:.0f}; "
+                 "vector env steps/s: " + ", ".join(
+                     f"{n} envs {v:.0f}" for n, v in report["vec_env_steps_per_s"].items()))
+    leo = report["leo"]
+    lines.append(f"orbit/channel share of {report['env_scenario']} run time: "
+                 f"{leo['channel_and_orbit_share']:.1%}")
     le = report["long_episode"]
     lines.append(f"long episode {le['simulated_s']:.0f} s: RSS {le['rss_after_first_tenth_mb']:.1f}"
                  f" -> {le['rss_end_mb']:.1f} MB; peak RSS {report['peak_rss_mb']:.1f} MB")
