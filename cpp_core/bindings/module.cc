@@ -21,6 +21,36 @@ namespace {
 
 constexpr const char* kVersion = "0.1.0";
 
+// Only the fields that mean something for the application's kind.
+py::dict AppSummaryToDict(const orbitcc::AppSummary& a) {
+  py::dict d;
+  d["kind"] = a.kind;
+  if (a.kind == "bulk" || a.kind == "file") return d;
+  d["offered_mbps"] = a.offered_mbps;
+  d["carried_mbps"] = a.carried_mbps;
+  d["offered_bytes"] = a.offered_bytes;
+  d["carried_bytes"] = a.carried_bytes;
+  d["writes"] = a.writes;
+  d["writes_delivered"] = a.writes_delivered;
+  d["latency_mean_ms"] = a.latency_mean_ms;
+  d["latency_p95_ms"] = a.latency_p95_ms;
+  if (a.kind == "onoff") {
+    d["objects"] = a.objects;
+    d["objects_completed"] = a.objects_completed;
+    d["object_mean_s"] = a.object_mean_s;
+    d["object_p95_s"] = a.object_p95_s;
+  }
+  if (a.kind == "video") {
+    d["frames"] = a.frames;
+    d["played_frames"] = a.played_frames;
+    d["discarded_frames"] = a.discarded_frames;
+    d["missing_frames"] = a.missing_frames;
+    d["stalls"] = a.stalls;
+    d["rebuffer_s"] = a.rebuffer_s;
+  }
+  return d;
+}
+
 py::dict FlowSummaryToDict(const orbitcc::FlowSummary& f) {
   py::dict d;
   d["name"] = f.name;
@@ -46,6 +76,46 @@ py::dict FlowSummaryToDict(const orbitcc::FlowSummary& f) {
   d["completion_time_s"] =
       f.completion_time_s < 0 ? py::none() : py::cast(f.completion_time_s);
   d["hol_delay_ms"] = f.hol_delay_ms;
+  d["app"] = AppSummaryToDict(f.app);
+  // Ground truth of declared losses; the confusion matrix only for
+  // controllers that classify losses (MACO).
+  static const char* kOutcomes[] = {"queue_overflow", "random", "outage",
+                                    "spurious", "unresolved"};
+  auto row = [&](int verdict) {
+    py::dict r;
+    for (int o = 0; o < 5; ++o) r[kOutcomes[o]] = f.loss_matrix[verdict][o];
+    return r;
+  };
+  py::dict truth;
+  for (int o = 0; o < 5; ++o) {
+    truth[kOutcomes[o]] = f.loss_matrix[0][o] + f.loss_matrix[1][o] +
+                          f.loss_matrix[2][o];
+  }
+  d["loss_truth"] = truth;
+  if (f.classifies_losses) {
+    py::dict m;
+    m["congestion"] = row(1);
+    m["not_congestion"] = row(2);
+    d["loss_classification"] = m;
+  } else {
+    d["loss_classification"] = py::none();
+  }
+  if (f.has_recovery_times) {
+    py::dict rt;
+    const char* phases[] = {"slow_start", "congestion_avoidance"};
+    for (int p = 0; p < 2; ++p) {
+      py::dict ph;
+      ph["count"] = f.recovery_count[p];
+      ph["p50_ms"] = f.recovery_count[p] ? py::cast(f.recovery_p50_ms[p])
+                                         : py::none();
+      ph["p99_ms"] = f.recovery_count[p] ? py::cast(f.recovery_p99_ms[p])
+                                         : py::none();
+      rt[phases[p]] = ph;
+    }
+    d["recovery_time"] = rt;
+  } else {
+    d["recovery_time"] = py::none();
+  }
   return d;
 }
 

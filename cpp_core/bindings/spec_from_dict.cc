@@ -99,6 +99,58 @@ LinkSpec ParseLink(py::handle obj, const std::string& where) {
   return l;
 }
 
+// "app": {"kind": ..., params}. Each kind accepts only its own keys:
+//   bulk     -
+//   file     bytes
+//   cbr      rate_mbps, chunk_bytes, duration_s
+//   poisson  rate_mbps (mean), chunk_bytes, duration_s
+//   onoff    rate_mbps (while on), chunk_bytes, shape, mean_on_s, mean_off_s,
+//            duration_s
+//   video    rate_mbps (5.24), fps (30), startup_delay_s (2), duration_s
+// A file app sets FlowSpec::file_bytes (the same as the flow's file_bytes).
+void ParseApp(py::handle obj, const std::string& where, FlowSpec* f) {
+  DictReader r(obj, where);
+  const std::string kind = r.Choice(
+      "kind", "bulk", {"bulk", "file", "cbr", "poisson", "onoff", "video"});
+  AppSpec& a = f->app;
+  auto required_rate = [&]() {
+    if (!r.Has("rate_mbps")) Fail(r.Field("rate_mbps"), "is required for '" + kind + "'");
+    return r.FloatIn("rate_mbps", 0.0, 0.0, 1e6, /*lo_open=*/true) * 1e6;
+  };
+  auto chunk = [&]() {
+    return static_cast<uint32_t>(r.Int("chunk_bytes", 0, 1, 1 << 24));
+  };
+  if (kind == "bulk") {
+    a.kind = AppSpec::Kind::kBulk;
+  } else if (kind == "file") {
+    a.kind = AppSpec::Kind::kFile;
+    if (!r.Has("bytes")) Fail(r.Field("bytes"), "is required for 'file'");
+    f->file_bytes = static_cast<uint64_t>(r.Int("bytes", 0, 1, int64_t{1} << 50));
+  } else if (kind == "cbr" || kind == "poisson") {
+    a.kind = kind == "cbr" ? AppSpec::Kind::kCbr : AppSpec::Kind::kPoisson;
+    a.rate_bps = required_rate();
+    a.chunk_bytes = chunk();
+  } else if (kind == "onoff") {
+    a.kind = AppSpec::Kind::kOnOff;
+    a.rate_bps = required_rate();
+    a.chunk_bytes = chunk();
+    a.shape = r.FloatIn("shape", 1.3, 1.0, 100.0, /*lo_open=*/true);
+    a.mean_on = SecondsField(r, "mean_on_s", 0.16);
+    a.mean_off = SecondsField(r, "mean_off_s", 0.16);
+    if (a.mean_on <= 0) Fail(r.Field("mean_on_s"), "must be > 0");
+    if (a.mean_off <= 0) Fail(r.Field("mean_off_s"), "must be > 0");
+  } else {
+    a.kind = AppSpec::Kind::kVideo;
+    a.rate_bps = r.FloatIn("rate_mbps", 5.24, 0.0, 1e6, /*lo_open=*/true) * 1e6;
+    a.fps = r.FloatIn("fps", 30.0, 0.0, 1000.0, /*lo_open=*/true);
+    a.startup_delay = SecondsField(r, "startup_delay_s", 2.0);
+  }
+  if (kind != "bulk" && kind != "file") {
+    a.duration = SecondsField(r, "duration_s", 0.0);
+  }
+  r.RejectUnknown();
+}
+
 FlowSpec ParseFlow(py::handle obj, const std::string& where) {
   DictReader r(obj, where);
   FlowSpec f;
@@ -141,6 +193,13 @@ FlowSpec ParseFlow(py::handle obj, const std::string& where) {
   f.start = SecondsField(r, "start_s", 0.0);
   if (r.Has("pacing")) f.pacing = r.Bool("pacing", false) ? 1 : 0;
   f.background = r.Bool("background", false);
+  if (r.Has("app")) {
+    if (f.file_bytes != 0) {
+      Fail(r.Field("file_bytes"),
+           "give either file_bytes or app (app: {kind: file, bytes: N})");
+    }
+    ParseApp(r.Get("app"), r.Field("app"), &f);
+  }
   r.RejectUnknown();
   return f;
 }
