@@ -174,3 +174,13 @@ def test_file_app_and_file_bytes():
     spec["flows"][0]["file_bytes"] = 100000
     with pytest.raises(ValueError, match="file_bytes"):
         _core.Simulation(spec)
+
+
+def test_single_link_scenario_app_and_video_preset():
+    r = orbitcc.run("single_link", "cubic", seed=0, duration_s=3.0,
+                    overrides=["++scenario.app={kind: cbr, rate_mbps: 5}"])
+    assert r["flows"][0]["app"]["offered_mbps"] == pytest.approx(5.0, rel=1e-3)
+    r = orbitcc.run("starlink_lte_video", "cubic", seed=0, duration_s=8.0)
+    app = r["flows"][0]["app"]
+    assert app["kind"] == "video" and app["frames"] > 0
+    assert app["offered_mbps"] == pytest.approx(5.24, rel=0.02)

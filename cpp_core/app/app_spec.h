@@ -40,7 +40,7 @@ struct AppSummary {
   std::string kind;  // "bulk", "file", "cbr", "poisson", "onoff", "video"
   uint64_t offered_bytes = 0;  // written by the application
   uint64_t carried_bytes = 0;  // of writes that fully reached the receiver
-  double offered_mbps = 0.0;   // over the time since the flow started
+  double offered_mbps = 0.0;   // over the time the application was writing
   double carried_mbps = 0.0;
   uint64_t writes = 0;
   uint64_t writes_delivered = 0;

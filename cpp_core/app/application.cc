@@ -168,7 +168,9 @@ AppSummary Application::Summarize(TimeNs now) const {
   s.kind = AppKindName(spec_.kind);
   s.offered_bytes = offered_;
   s.carried_bytes = carried_;
-  const double active_s = ToSeconds(std::max<TimeNs>(now - start_, 1));
+  // Rates over the time the application was writing.
+  const double active_s =
+      ToSeconds(std::max<TimeNs>(std::min(now, stop_) - start_, 1));
   s.offered_mbps = static_cast<double>(offered_) * 8e-6 / active_s;
   s.carried_mbps = static_cast<double>(carried_) * 8e-6 / active_s;
   s.writes = writes_;

@@ -4,6 +4,7 @@ calibration scenario: analytic models of NewReno and CUBIC apply here)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from orbitcc.validation import check_range
 
@@ -33,6 +34,10 @@ class SingleLinkScenario:
     flow_controllers: list[str] = field(default_factory=list)  # per flow, optional
     flow_start_s: list[float] = field(default_factory=list)  # per flow, optional
     file_bytes: int = 0  # 0: bulk transfer; >0: a file of this size per flow
+    # Optional application of every flow, the core's flow "app" dict, e.g.
+    # {kind: cbr, rate_mbps: 5} (kinds: bulk, file, cbr, poisson, onoff,
+    # video; the core checks the keys). Empty: file_bytes decides.
+    app: dict[str, Any] = field(default_factory=dict)
     duration_s: float = 30.0
     packet_bytes: int = 1500  # full packet on the wire
     reverse_capacity_mbps: float = 1000.0  # ACK link
@@ -61,6 +66,9 @@ class SingleLinkScenario:
         for i, start in enumerate(self.flow_start_s):
             check_range(o, f"flow_start_s[{i}]", start, 0.0, 1e6)
         check_range(o, "file_bytes", self.file_bytes, 0, 2**50)
+        if self.app and self.file_bytes:
+            raise ValueError("scenario.app and scenario.file_bytes are exclusive; "
+                             "use app: {kind: file, bytes: N}")
         check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
         check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
         check_range(o, "reverse_capacity_mbps", self.reverse_capacity_mbps, 0.0, 1e6,
@@ -100,10 +108,12 @@ def build_single_link(s: SingleLinkScenario, controller: str | None,
                 "start_s": float(s.flow_start_s[i]) if s.flow_start_s else 0.0,
             }
         )
+        if s.app:
+            flows[-1]["app"] = dict(s.app)
     return {
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.file_bytes > 0,
+        "stop_when_complete": s.file_bytes > 0 or s.app.get("kind") == "file",
         "links": links,
         "flows": flows,
         # What MACO's oracle can know here: the link's rate and base RTT.

@@ -11,11 +11,13 @@ the MACO paper), then the paper's 3 Mb/s shaper. Its ACKs return over the
 same access model. Path 1 (LTE-like): 3 Mb/s, ``terrestrial_loss_rate`` and
 ``terrestrial_rtt_ms``. Terminal and gateway near Tokyo are our choice.
 
-The video application (playout buffer, frame discards, underflows) does not
-exist yet. The flow under test is therefore one file holding the whole video
-(``video_rate_mbps`` x ``video_duration_s``). Its completion time shows
-whether the two paths kept up with the playback rate: a completion time
-above ``video_duration_s`` means the playout would have stalled.
+The flow under test carries the ``video`` application (app/application.h):
+the server writes frames at ``video_fps`` encoded at ``video_rate_mbps`` for
+``video_duration_s``; the client plays them out after ``startup_delay_s`` and
+the flow's ``app`` metrics count played and late-discarded frames, buffer
+underflows (stalls) and rebuffering time. ``video_mode: file`` keeps the
+earlier stand-in: one file of ``video_rate_mbps`` x ``video_duration_s``
+whose completion time is compared with ``video_duration_s``.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ class StarlinkLteVideoScenario:
     buffer_packets: int = 30
     video_rate_mbps: float = 5.24
     video_duration_s: float = 60.0
+    video_fps: float = 30.0  # the paper gives no frame rate: our choice
+    startup_delay_s: float = 2.0  # client pre-buffering before playout
+    video_mode: str = "player"  # player | file
     controller: str = "cubic"
     scheduler: str = "minrtt"
     duration_s: float = 90.0
@@ -70,6 +75,9 @@ class StarlinkLteVideoScenario:
         check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
         check_range(o, "video_rate_mbps", self.video_rate_mbps, 0.0, 1e5, lo_open=True)
         check_range(o, "video_duration_s", self.video_duration_s, 0.0, 1e5, lo_open=True)
+        check_range(o, "video_fps", self.video_fps, 0.0, 1000.0, lo_open=True)
+        check_range(o, "startup_delay_s", self.startup_delay_s, 0.0, 1e4)
+        choose(self.video_mode, ("player", "file"), "video_mode")
         choose(self.scheduler, SCHEDULERS, "scheduler")
         check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
         check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
@@ -100,17 +108,23 @@ def build_starlink_lte_video(s: StarlinkLteVideoScenario, controller: str | None
                       buffer_packets=s.buffer_packets),
         constant_link("lte_return", 1000.0, half),
     ]
-    file_bytes = round(s.video_rate_mbps * 1e6 / 8 * s.video_duration_s)
+    if s.video_mode == "file":
+        source: dict[str, Any] = {
+            "file_bytes": round(s.video_rate_mbps * 1e6 / 8 * s.video_duration_s)}
+    else:
+        source = {"app": {"kind": "video", "rate_mbps": s.video_rate_mbps,
+                          "fps": s.video_fps, "startup_delay_s": s.startup_delay_s,
+                          "duration_s": s.video_duration_s}}
     oracle = {"paths": [dict(s.access(), path_id=0),
                         static_oracle_path(1, s.path_capacity_mbps, s.terrestrial_rtt_ms)]}
     return {
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,
-        "stop_when_complete": True,
+        "stop_when_complete": s.video_mode == "file",
         "links": links,
         "flows": [flow("video", "quic", name, cc_params,
                        [{"forward": [0, 1], "reverse": [2]},
                         {"forward": [3], "reverse": [4]}],
-                       scheduler=s.scheduler, file_bytes=file_bytes)],
+                       scheduler=s.scheduler, **source)],
         "oracle": oracle,
     }
