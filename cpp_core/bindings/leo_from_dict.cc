@@ -462,6 +462,15 @@ std::function<std::unique_ptr<RouterAgent>()> ParseRouter(
                     "; allowed: phi, psi, alpha, isl_delay_ms, buffer_bytes, "
                     "rtt_source, min_feedback_bytes, rtt_avg_gain");
   }
+  // Outside the stability region of the REFWA paper's Appendix I the
+  // feedback loop may oscillate. Researchers may want exactly that, so it is
+  // a warning, not an error.
+  const std::string unstable = RefwaStabilityWarning(refwa);
+  if (!unstable.empty()) {
+    py::module_::import("warnings")
+        .attr("warn")(where + ": " + unstable,
+                      py::module_::import("builtins").attr("RuntimeWarning"));
+  }
   return [refwa]() { return std::make_unique<RefwaRouter>(refwa); };
 }
 
