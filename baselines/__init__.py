@@ -1,0 +1,2 @@
+"""Hand-coded controllers as competitors: paper reproductions and, later, the
+scenario suites and leaderboard (orbitcc.baselines)."""
