@@ -184,8 +184,9 @@ def plot(runs: dict[str, list[Run]], shared: list[tuple[float, float]], path: Pa
         mp = s["throughput_mbps"][flows == 0].sum(axis=0)
         bg = s["throughput_mbps"][flows == 1].sum(axis=0)
         ax = axes[0, col]
-        ax.plot(t, np.convolve(mp, kernel, "same"), label="MPQUIC (2 subflows)")
-        ax.plot(t, np.convolve(bg, kernel, "same"), label="NewReno background")
+        t_avg = t[window - 1:]  # trailing average: no edge artefacts
+        ax.plot(t_avg, np.convolve(mp, kernel, "valid"), label="MPQUIC (2 subflows)")
+        ax.plot(t_avg, np.convolve(bg, kernel, "valid"), label="NewReno background")
         ax.set_title(f"{controller.upper()}")
         ax.set_ylabel("throughput (Mb/s)")
         ax2 = axes[1, col]
