@@ -10,7 +10,7 @@ BUILD_DIR ?= build/cpp
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
 
-.PHONY: run test install install-test cpp-test py-test validate bench lint clean
+.PHONY: run test install install-test cpp-test py-test validate bench reproduce lint clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,10 @@ validate: install
 
 bench: install
 	$(VENV)/bin/orbitcc-bench --json bench.json
+
+# The MACO paper's Starlink experiment (docs/reproduction.md), ~2 minutes.
+reproduce: install
+	$(PY) -m orbitcc.baselines.reproduce_maco
 
 lint: install
 	$(VENV)/bin/ruff check orbitcc env baselines agents configs tests
