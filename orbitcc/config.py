@@ -184,6 +184,7 @@ def register_configs() -> None:
     cs.store(name="gym_schema", node=GymConfig)
     cs.store(group="env", name="env_schema", node=EnvConfig)
     cs.store(group="reward", name="reward_schema", node=RewardConfig)
+    register_agent_configs()
 
 
 def available(group: str) -> list[str]:
@@ -220,3 +221,215 @@ def to_object(cfg) -> Any:
         return OmegaConf.to_object(cfg)
     except OmegaConfBaseException as err:
         raise ValueError(f"invalid configuration: {err}") from None
+
+
+# ----------------------------------------------------------------- agents --
+# Schemas of orbitcc-train / orbitcc-eval (docs/agents.md): the agent/,
+# logger/ and suite/ groups and the train / eval primary configs.
+
+ALGOS = ("ppo", "a2c", "sac", "td3")
+ON_POLICY_ALGOS = ("ppo", "a2c")
+DEVICES = ("cpu", "auto")  # nothing may require a GPU
+ACTIVATIONS = ("tanh", "relu")
+WANDB_MODES = ("disabled", "offline", "online")
+AGENT_ENTRANT_PREFIX = "agent:"  # suite entrant "agent:<checkpoint>" (model.zip or run dir)
+
+
+def _check_optional(owner: str, name: str, value: float | None, lo: float, hi: float,
+                    lo_open: bool = False) -> None:
+    if value is not None:
+        check_range(owner, name, value, lo, hi, lo_open=lo_open)
+
+
+@dataclass
+class AgentConfig:
+    """A Stable-Baselines3 learner (group ``agent/``; per-scenario values in ``hparams/``).
+
+    On-policy fields (n_steps, gae_lambda, n_epochs, clip_range, vf_coef) are
+    used by ppo/a2c, off-policy fields (buffer_size, learning_starts, tau,
+    train_freq, gradient_steps) by sac/td3; the others by every algorithm.
+    """
+
+    algo: str = "ppo"  # ppo | a2c | sac | td3
+    policy: str = "MlpPolicy"  # SB3 policy name (the observation is a flat Box)
+    total_timesteps: int = 100_000  # env steps summed over all envs
+    learning_rate: float = 3e-4
+    n_steps: int = 256  # on-policy: rollout length per env (rollout = n_steps * num_envs)
+    batch_size: int = 64  # minibatch size (ppo, sac, td3); a2c uses the whole rollout
+    n_epochs: int = 10  # ppo: passes over each rollout
+    gamma: float = 0.99  # discount per env step (step = env.step_interval_s)
+    gae_lambda: float = 0.95  # on-policy: GAE lambda
+    clip_range: float = 0.2  # ppo: policy ratio clip
+    ent_coef: float | None = None  # entropy bonus; None: the algorithm's default (sac: auto)
+    vf_coef: float = 0.5  # on-policy: value loss weight
+    max_grad_norm: float = 0.5  # on-policy: gradient clipping
+    buffer_size: int = 100_000  # off-policy: replay buffer size (transitions)
+    learning_starts: int = 1_000  # off-policy: steps before the first update
+    tau: float = 0.005  # off-policy: target network Polyak coefficient
+    train_freq: int = 1  # off-policy: env steps (per env) between updates
+    gradient_steps: int = 1  # off-policy: gradient steps per update
+    net_arch: list[int] = field(default_factory=lambda: [64, 64])  # hidden layer widths
+    activation: str = "tanh"  # tanh | relu
+    num_envs: int = 8  # envs stepped together in C++ (one BatchSimulation)
+    num_threads: int | None = None  # C++ worker threads; None: min(num_envs, cores)
+    torch_threads: int = 1  # torch intra-op threads (1: reproducible, no oversubscription)
+    device: str = "cpu"  # cpu | auto (auto falls back to cpu; nothing needs a GPU)
+    seed: int | None = None  # SB3/torch seed; None: the run's top-level seed
+
+    def __post_init__(self) -> None:
+        o = "agent"
+        _check_choice(o, "algo", self.algo, ALGOS)
+        if not self.policy:
+            raise ValueError("agent.policy must not be empty (e.g. MlpPolicy)")
+        check_range(o, "total_timesteps", self.total_timesteps, 1, 10**12)
+        check_range(o, "learning_rate", self.learning_rate, 0.0, 1.0, lo_open=True)
+        check_range(o, "n_steps", self.n_steps, 1, 10**7)
+        check_range(o, "batch_size", self.batch_size, 1, 10**7)
+        check_range(o, "n_epochs", self.n_epochs, 1, 10**4)
+        check_range(o, "gamma", self.gamma, 0.0, 1.0)
+        check_range(o, "gae_lambda", self.gae_lambda, 0.0, 1.0)
+        check_range(o, "clip_range", self.clip_range, 0.0, 10.0, lo_open=True)
+        _check_optional(o, "ent_coef", self.ent_coef, 0.0, 1e3)
+        check_range(o, "vf_coef", self.vf_coef, 0.0, 1e3)
+        check_range(o, "max_grad_norm", self.max_grad_norm, 0.0, 1e6, lo_open=True)
+        check_range(o, "buffer_size", self.buffer_size, 1, 10**9)
+        check_range(o, "learning_starts", self.learning_starts, 0, 10**12)
+        check_range(o, "tau", self.tau, 0.0, 1.0, lo_open=True)
+        check_range(o, "train_freq", self.train_freq, 1, 10**7)
+        check_range(o, "gradient_steps", self.gradient_steps, 1, 10**6)
+        if not self.net_arch:
+            raise ValueError("agent.net_arch must list at least one hidden layer width")
+        for i, width in enumerate(self.net_arch):
+            check_range(o, f"net_arch[{i}]", width, 1, 1 << 16)
+        _check_choice(o, "activation", self.activation, ACTIVATIONS)
+        check_range(o, "num_envs", self.num_envs, 1, 4096)
+        _check_optional(o, "num_threads", self.num_threads, 1, 1024)
+        check_range(o, "torch_threads", self.torch_threads, 1, 1024)
+        _check_choice(o, "device", self.device, DEVICES)
+        _check_optional(o, "seed", self.seed, 0, 2**32 - 1)  # torch/numpy seed range
+        if self.algo == "ppo" and self.n_steps * self.num_envs < 2:
+            raise ValueError("agent.n_steps * agent.num_envs must be >= 2 for ppo "
+                             f"(got {self.n_steps} * {self.num_envs})")
+
+
+@dataclass
+class LoggerConfig:
+    """Experiment logging (group ``logger/``): Weights & Biases and the console."""
+
+    mode: str = "disabled"  # W&B: disabled | offline (local run dir, sync later) | online
+    project: str = "orbitcc"  # W&B project
+    entity: str | None = None  # W&B team/user; None: the account default
+    group: str | None = None  # W&B run group, e.g. a sweep name
+    tags: list[str] = field(default_factory=list)  # W&B tags
+    dir: str | None = None  # where W&B writes (wandb/ under it); None: the Hydra run dir
+    log_interval: int = 1  # SB3 logger dump every this many rollouts (on-policy) / episodes
+    progress: bool = True  # print a progress line every 10% of total_timesteps
+
+    def __post_init__(self) -> None:
+        o = "logger"
+        _check_choice(o, "mode", self.mode, WANDB_MODES)
+        if not self.project:
+            raise ValueError("logger.project must not be empty")
+        check_range(o, "log_interval", self.log_interval, 1, 10**9)
+
+
+def _entrant_problem(entrant: str, controllers: list[str]) -> str | None:
+    if entrant.startswith(AGENT_ENTRANT_PREFIX):
+        if not entrant[len(AGENT_ENTRANT_PREFIX):].strip():
+            return "names no checkpoint (use agent:<path to model.zip or its run dir>)"
+        return None
+    if entrant not in controllers:
+        return (f"is unknown; allowed: {', '.join(controllers)} "
+                f"or {AGENT_ENTRANT_PREFIX}<checkpoint path>")
+    return None
+
+
+def entrant_controllers() -> list[str]:
+    """Controllers that can enter a suite (``external`` is the agent's own)."""
+    from orbitcc import _core
+
+    return [c for c in _core.controller_names() if c != "external"]
+
+
+@dataclass
+class SuiteConfig:
+    """A set of runs (group ``suite/``): every entrant on every scenario with every seed."""
+
+    name: str = MISSING  # names the suite in results.jsonl and the run dir
+    scenarios: list[str] = MISSING  # presets in configs/scenario/ (orbitcc.scenarios())
+    seeds: list[int] = MISSING  # >= 1 seeds; the same seeds for every entrant (common randomness)
+    entrants: list[str] = MISSING  # controller names, or agent:<model.zip or train run dir>
+    duration_s: float | None = None  # episode length for every run; None: each scenario's own
+
+    def __post_init__(self) -> None:
+        o = "suite"
+        if not self.name:
+            raise ValueError("suite.name must not be empty")
+        known = available("scenario")
+        for field_name, values in (("scenarios", self.scenarios), ("seeds", self.seeds),
+                                   ("entrants", self.entrants)):
+            if not values:
+                raise ValueError(f"suite.{field_name} must not be empty")
+            if len(set(values)) != len(values):
+                raise ValueError(f"suite.{field_name} = {list(values)} lists a value twice")
+        for i, name in enumerate(self.scenarios):
+            _check_choice(o, f"scenarios[{i}]", name, tuple(known))
+        for i, seed in enumerate(self.seeds):
+            check_range(o, f"seeds[{i}]", seed, 0, 2**63 - 1)
+        controllers = entrant_controllers()
+        for i, entrant in enumerate(self.entrants):
+            problem = _entrant_problem(entrant, controllers)
+            if problem:
+                raise ValueError(f"suite.entrants[{i}] = {entrant!r} {problem}")
+        _check_optional(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
+
+
+@dataclass
+class TrainConfig(GymConfig):
+    """Primary config of ``orbitcc-train`` (``configs/train.yaml``): the env the
+    agent learns on (scenario, env, reward, seed, duration) plus agent and logger."""
+
+    agent: AgentConfig = field(default_factory=AgentConfig)
+    logger: LoggerConfig = field(default_factory=LoggerConfig)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.controller is not None and self.controller.name != "external":
+            raise ValueError(f"controller = {self.controller.name!r}: orbitcc-train drives the "
+                             "flows itself; leave controller null (residual mode: set "
+                             "env.residual_controller)")
+        if self.agent.algo not in ON_POLICY_ALGOS and self.env.action == "discrete":
+            raise ValueError(f"agent.algo = {self.agent.algo!r} needs a continuous action; "
+                             "env.action = 'discrete' works with ppo or a2c")
+        if self.seed >= 2**32 and self.agent.seed is None:
+            raise ValueError(f"seed = {self.seed} is beyond torch's seed range; "
+                             "set agent.seed (< 2**32)")
+
+
+@dataclass
+class EvalConfig:
+    """Primary config of ``orbitcc-eval`` (``configs/eval.yaml``)."""
+
+    suite: SuiteConfig = MISSING
+    results: str | None = None  # results.jsonl path; None: <Hydra run dir>/results.jsonl
+    resume: bool = True  # skip (entrant, scenario, seed) runs already in `results`
+    print_table: bool = True  # print mean +- std per (entrant, scenario)
+    table_metrics: list[str] = field(default_factory=lambda: [
+        "throughput_mbps", "p95_delay_ms", "loss_rate", "congestion_losses",
+        "handover_losses", "random_losses"])  # columns of the table (orbitcc.run keys)
+
+    def __post_init__(self) -> None:
+        if not self.table_metrics:
+            raise ValueError("table_metrics must not be empty")
+        if self.results is not None and not self.results:
+            raise ValueError("results must be a path or null")
+
+
+def register_agent_configs() -> None:
+    """Registers the agent, logger, suite, train and eval schemas (idempotent)."""
+    cs = ConfigStore.instance()
+    cs.store(group="agent", name="agent_schema", node=AgentConfig)
+    cs.store(group="logger", name="logger_schema", node=LoggerConfig)
+    cs.store(group="suite", name="suite_schema", node=SuiteConfig)
+    cs.store(name="train_schema", node=TrainConfig)
+    cs.store(name="eval_schema", node=EvalConfig)
