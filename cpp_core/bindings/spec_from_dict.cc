@@ -184,6 +184,24 @@ FlowSpec ParseFlow(py::handle obj, const std::string& where) {
       rc.RejectUnknown();
       path.changes.push_back(change);
     }
+    path.join = SecondsField(p, "join_s", 0.0);
+    py::list events = p.List("events");
+    for (size_t k = 0; k < events.size(); ++k) {
+      DictReader ev(events[k], p.Field("events") + "[" + std::to_string(k) + "]");
+      PathEvent event;
+      event.time = SecondsField(ev, "t_s", 0.0);
+      const std::string action = ev.Str("action", "");
+      if (action == "abandon") {
+        event.action = PathEvent::Action::kAbandon;
+      } else if (action == "restore") {
+        event.action = PathEvent::Action::kRestore;
+      } else {
+        Fail(ev.Field("action"), "unknown action '" + action +
+                                     "'; allowed: abandon, restore");
+      }
+      ev.RejectUnknown();
+      path.events.push_back(event);
+    }
     p.RejectUnknown();
     f.paths.push_back(path);
   }

@@ -15,6 +15,12 @@ namespace {
 constexpr int kStartTimerBase = 0;
 constexpr int kAppTimerBase = 1 << 24;
 
+// Tags of kPathEvent events.
+constexpr int64_t kPathOpen = 0;
+constexpr int64_t kPathValidated = 1;
+constexpr int64_t kPathAbandon = 2;
+constexpr int64_t kPathRestore = 3;
+
 template <typename Slot>
 void AddRoutes(Slot* sub, const PathSpec& path) {
   sub->forward_routes.push_back(path.forward);
@@ -230,6 +236,9 @@ void Simulation::Dispatch(const Event& e) {
     case EventKind::kRouteChange:
       ChangeRoute(e.target, static_cast<int>(e.tag), e.time);
       break;
+    case EventKind::kPathEvent:
+      OnPathEvent(e.target, e.tag, e.time);
+      break;
     case EventKind::kSample:
       TakeSample(e.time);
       if (e.time + spec_.sample_interval <= spec_.duration) {
@@ -258,6 +267,17 @@ void Simulation::RunUntil(TimeNs end) {
       for (size_t c = 0; c < changes.size(); ++c) {
         events_.Push(changes[c].time, EventKind::kRouteChange,
                      static_cast<int32_t>(i), static_cast<int64_t>(c + 1));
+      }
+      const PathSpec& path = fs.paths[local];
+      if (path.join > 0) {
+        subflows_[i].quic->set_active(false);
+        events_.Push(path.join, EventKind::kPathEvent, static_cast<int32_t>(i),
+                     kPathOpen);
+      }
+      for (const PathEvent& ev : path.events) {
+        events_.Push(ev.time, EventKind::kPathEvent, static_cast<int32_t>(i),
+                     ev.action == PathEvent::Action::kAbandon ? kPathAbandon
+                                                              : kPathRestore);
       }
     }
   }
@@ -398,6 +418,39 @@ void Simulation::NotifyPathChange(int subflow, PathChange::Kind kind,
   change.path_id = LocalIndex(subflow);
   if (sub.quic != nullptr) sub.quic->NotifyPathChange(change);
   if (sub.tcp != nullptr) sub.tcp->NotifyPathChange(change);
+}
+
+TimeNs Simulation::PathPropagationRtt(int subflow) const {
+  const SubflowSlot& sub = subflows_[subflow];
+  TimeNs rtt = 0;
+  for (int l : sub.forward_routes[sub.route]) rtt += links_[l]->propagation_delay();
+  for (int l : sub.reverse_routes[sub.route]) rtt += links_[l]->propagation_delay();
+  return rtt;
+}
+
+void Simulation::OnPathEvent(int subflow, int64_t tag, TimeNs now) {
+  QuicSubflow* path = subflows_[subflow].quic;
+  QuicConnection* conn = flows_[subflows_[subflow].flow].quic;
+  switch (tag) {
+    case kPathOpen:  // validation takes one round trip before data flows
+      events_.Push(now + PathPropagationRtt(subflow), EventKind::kPathEvent,
+                   subflow, kPathValidated);
+      break;
+    case kPathValidated:
+      path->set_active(true);
+      NotifyPathChange(subflow, PathChange::Kind::kNewPath, now);
+      conn->TrySend(now);
+      break;
+    case kPathAbandon:
+      path->set_active(false);
+      path->RetireOutstanding(now);
+      break;
+    case kPathRestore:  // 0-RTT: the path's state survives the break
+      path->set_active(true);
+      NotifyPathChange(subflow, PathChange::Kind::kRestore, now);
+      conn->TrySend(now);
+      break;
+  }
 }
 
 void Simulation::ChangeRoute(int subflow, int route, TimeNs now) {

@@ -126,6 +126,8 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
   void FireTimer(int index, TimeNs time);
   void TakeSample(TimeNs now);
   void ChangeRoute(int subflow, int route, TimeNs now);
+  void OnPathEvent(int subflow, int64_t tag, TimeNs now);
+  TimeNs PathPropagationRtt(int subflow) const;
   int LocalIndex(int subflow) const;  // index within its connection
   void NotifyPathChange(int subflow, PathChange::Kind kind, TimeNs now);
   bool AllTestFlowsComplete() const;

@@ -136,6 +136,30 @@ void ValidateSpec(const SimulationSpec& spec) {
         CheckPath(cat + ".reverse", rc.reverse, spec.links.size());
       }
       if (f.paths[p].changes.size() > 65000) Fail(pat + ".changes", "too many");
+      const PathSpec& path = f.paths[p];
+      if (path.join < 0) Fail(pat + ".join_s", "must be >= 0");
+      if ((path.join > 0 || !path.events.empty()) && f.transport != "quic") {
+        Fail(pat, "path management (join_s, events) needs a QUIC flow");
+      }
+      if (path.join > 0 && path.join < f.start) {
+        Fail(pat + ".join_s", "must not precede the flow's start_s");
+      }
+      bool active = true;
+      TimeNs last = path.join;
+      for (size_t k = 0; k < path.events.size(); ++k) {
+        const PathEvent& ev = path.events[k];
+        const std::string eat = pat + ".events[" + std::to_string(k) + "]";
+        if (ev.time <= last) {
+          Fail(eat + ".t_s", "times must increase and follow join_s");
+        }
+        last = ev.time;
+        const bool abandon = ev.action == PathEvent::Action::kAbandon;
+        if (abandon != active) {
+          Fail(eat + ".action", active ? "the path is active: only 'abandon' is allowed"
+                                       : "the path is abandoned: only 'restore' is allowed");
+        }
+        active = !abandon;
+      }
     }
   }
 }

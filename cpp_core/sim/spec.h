@@ -45,10 +45,25 @@ struct RouteChange {
   std::vector<int> reverse;
 };
 
+// Multipath QUIC path management. A path opened after the connection started
+// validates first (one round trip of PATH_CHALLENGE / PATH_RESPONSE) before it
+// carries data; an abandoned path stops sending and hands its outstanding
+// data to the other paths; a restored path resumes at once (0-RTT) with its
+// congestion and RTT state.
+struct PathEvent {
+  enum class Action { kAbandon, kRestore };
+  TimeNs time = 0;
+  Action action = Action::kAbandon;
+};
+
 struct PathSpec {
   std::vector<int> forward;  // link indices, sender to receiver
   std::vector<int> reverse;  // link indices, receiver to sender (ACKs)
   std::vector<RouteChange> changes;  // strictly increasing times > 0
+  // 0: usable from the flow's start. Otherwise the path is opened at `join`
+  // and carries data one round trip (propagation) later. QUIC only.
+  TimeNs join = 0;
+  std::vector<PathEvent> events;  // strictly increasing times, alternating
 };
 
 struct FlowSpec {

@@ -256,6 +256,20 @@ void QuicSubflow::ProcessAck(TimeNs now, const AckFrame& frame) {
   conn_->TrySend(now);
 }
 
+void QuicSubflow::RetireOutstanding(TimeNs now) {
+  for (uint64_t p = FindOutstanding(base_pn_); p < next_pn_;
+       p = FindOutstanding(p + 1)) {
+    SentRecord& rec = Record(p);
+    rec.state = State::kLost;
+    bytes_in_flight_ -= rec.bytes;
+    conn_->send_stream().Resend(rec.offset, rec.payload);
+  }
+  loss_time_ = 0;
+  TrimAcknowledged();
+  SetLossTimer();
+  conn_->TrySend(now);
+}
+
 void QuicSubflow::TrimAcknowledged() {
   while (!sent_.empty() && sent_.front().state != State::kOutstanding) {
     sent_.pop_front();

@@ -65,6 +65,9 @@ class QuicSubflow : public SubflowEndpoint, public TimerOwner {
   bool active() const { return active_; }
   void NotifyPathChange(const PathChange& change);
   void MarkAppLimited() { rate_.MarkAppLimited(bytes_in_flight_); }
+  // Abandoning the path: its unacknowledged data goes back to the stream to
+  // be sent on other paths. Not a loss signal: the controller is not told.
+  void RetireOutstanding(TimeNs now);
 
   int id() const { return id_; }
   CongestionController& controller() { return *controller_; }
