@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from orbitcc.validation import check_range
+
 # Controllers that couple the subflows of one connection (they need a QUIC
 # connection; on one path they degrade to their single-path form).
 COUPLED_CONTROLLERS = frozenset({"lia", "olia", "balia", "maco"})
@@ -18,6 +20,21 @@ def choose(value: str, allowed: tuple[str, ...] | list[str], field: str) -> None
         raise ValueError(
             f"scenario.{field} = {value!r} is unknown; allowed: {', '.join(allowed)}"
         )
+
+
+def check_shared_fields(s: Any) -> None:
+    """Range checks for the fields most scenario kinds share (those ``s`` has);
+    messages name ``scenario.<field>``."""
+    o = "scenario"
+    if hasattr(s, "transport"):
+        choose(s.transport, TRANSPORTS, "transport")
+    if hasattr(s, "file_bytes"):
+        check_range(o, "file_bytes", s.file_bytes, 0, 2**50)
+    check_range(o, "duration_s", s.duration_s, 0.0, 1e6, lo_open=True)
+    check_range(o, "packet_bytes", s.packet_bytes, 100, 65535)
+    if hasattr(s, "reverse_capacity_mbps"):
+        check_range(o, "reverse_capacity_mbps", s.reverse_capacity_mbps, 0.0, 1e6,
+                    lo_open=True)
 
 
 def pick_controller(scenario_default: str, controller: str | None,

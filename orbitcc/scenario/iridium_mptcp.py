@@ -26,6 +26,7 @@ from typing import Any
 
 from orbitcc.scenario._common import (
     SCHEDULERS,
+    check_shared_fields,
     choose,
     flow,
     pick_controller,
@@ -67,9 +68,7 @@ class IridiumMptcpScenario:
         check_range(o, "route_interval_s", self.route_interval_s, 0.0, 3600.0, lo_open=True)
         check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
         choose(self.scheduler, SCHEDULERS, "scheduler")
-        check_range(o, "file_bytes", self.file_bytes, 0, 2**50)
-        check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
-        check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
+        check_shared_fields(self)
 
     def isl_path(self, subflow: int, reverse: bool = False) -> dict[str, Any]:
         lon = self.src_lon_deg

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from orbitcc.scenario._common import (
-    TRANSPORTS,
+    check_shared_fields,
     choose,
     constant_link,
     flow,
@@ -54,12 +54,7 @@ class LmsScenario:
         if self.buffer_packets is not None:
             check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
         check_range(o, "one_way_delay_ms", self.one_way_delay_ms, 0.0, 1e4)
-        choose(self.transport, TRANSPORTS, "transport")
-        check_range(o, "file_bytes", self.file_bytes, 0, 2**50)
-        check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
-        check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
-        check_range(o, "reverse_capacity_mbps", self.reverse_capacity_mbps, 0.0, 1e6,
-                    lo_open=True)
+        check_shared_fields(self)
 
 
 def build_lms(s: LmsScenario, controller: str | None, params: dict[str, float],

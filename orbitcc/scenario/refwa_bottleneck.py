@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orbitcc.scenario._common import (
-    TRANSPORTS,
+    check_shared_fields,
     choose,
     constant_link,
     flow,
@@ -74,9 +74,7 @@ class RefwaBottleneckScenario:
         check_range(o, "phi", self.phi, 0.0, 10.0, lo_open=True)
         check_range(o, "psi", self.psi, 0.0, 10.0)
         check_range(o, "alpha", self.alpha, 0.0, 4.0)
-        choose(self.transport, TRANSPORTS, "transport")
-        check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
-        check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
+        check_shared_fields(self)
 
     def flows_total(self) -> int:
         return int(self.num_flows) if self.num_flows is not None else LINK_TYPES[self.link_type][1]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from orbitcc.scenario._common import check_shared_fields
 from orbitcc.validation import check_range
 
 TRANSPORTS = ("quic", "tcp")
@@ -65,14 +66,10 @@ class SingleLinkScenario:
                 )
         for i, start in enumerate(self.flow_start_s):
             check_range(o, f"flow_start_s[{i}]", start, 0.0, 1e6)
-        check_range(o, "file_bytes", self.file_bytes, 0, 2**50)
         if self.app and self.file_bytes:
             raise ValueError("scenario.app and scenario.file_bytes are exclusive; "
                              "use app: {kind: file, bytes: N}")
-        check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
-        check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
-        check_range(o, "reverse_capacity_mbps", self.reverse_capacity_mbps, 0.0, 1e6,
-                    lo_open=True)
+        check_shared_fields(self)
 
     def buffer_size_packets(self) -> int:
         if self.buffer_packets is not None:

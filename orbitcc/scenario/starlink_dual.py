@@ -36,6 +36,7 @@ from orbitcc.scenario._common import (
     SCHEDULERS,
     SPEED_OF_LIGHT_KM_S,
     buffer_packets_for,
+    check_shared_fields,
     choose,
     constant_link,
     flow,
@@ -87,12 +88,8 @@ class StarlinkDualScenario:
         check_range(o, "soft_outage_s", self.soft_outage_s, 0.0, 60.0)
         check_range(o, "buffer_bdp", self.buffer_bdp, 0.0, 1e4, lo_open=True)
         choose(self.scheduler, SCHEDULERS, "scheduler")
-        check_range(o, "file_bytes", self.file_bytes, 0, 2**50)
         check_range(o, "background_start_s", self.background_start_s, 0.0, 1e6)
-        check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
-        check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
-        check_range(o, "reverse_capacity_mbps", self.reverse_capacity_mbps, 0.0, 1e6,
-                    lo_open=True)
+        check_shared_fields(self)
 
     def along_track(self, subflow: int) -> dict[str, Any]:
         """The 'along_track' process of one subflow's access link."""

@@ -27,6 +27,7 @@ from typing import Any
 
 from orbitcc.scenario._common import (
     SCHEDULERS,
+    check_shared_fields,
     choose,
     constant_link,
     flow,
@@ -79,8 +80,7 @@ class StarlinkLteVideoScenario:
         check_range(o, "startup_delay_s", self.startup_delay_s, 0.0, 1e4)
         choose(self.video_mode, ("player", "file"), "video_mode")
         choose(self.scheduler, SCHEDULERS, "scheduler")
-        check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
-        check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
+        check_shared_fields(self)
 
     def access(self) -> dict[str, Any]:
         return {

@@ -20,8 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from orbitcc.scenario._common import (
-    TRANSPORTS,
-    choose,
+    check_shared_fields,
     constant_link,
     flow,
     pick_controller,
@@ -72,12 +71,7 @@ class StarlinkTraceScenario:
                                  "(relative paths start at the configs directory)")
         check_range(o, "start_offset_s", self.start_offset_s, 0.0, 1e6)
         check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
-        choose(self.transport, TRANSPORTS, "transport")
-        check_range(o, "file_bytes", self.file_bytes, 0, 2**50)
-        check_range(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
-        check_range(o, "packet_bytes", self.packet_bytes, 100, 65535)
-        check_range(o, "reverse_capacity_mbps", self.reverse_capacity_mbps, 0.0, 1e6,
-                    lo_open=True)
+        check_shared_fields(self)
 
 
 def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
