@@ -10,7 +10,7 @@ composition serves the console scripts (Hydra apps) and the Python API
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from typing import Any
 from hydra import compose, initialize_config_dir
 from hydra.core.config_store import ConfigStore
 from hydra.errors import HydraException
-from omegaconf import MISSING, OmegaConf
+from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from orbitcc.scenario import SCENARIO_SCHEMAS
@@ -216,11 +216,39 @@ def compose_config(config_name: str = "sim", overrides: list[str] | tuple[str, .
 
 
 def to_object(cfg) -> Any:
-    """Instantiates the dataclasses behind a composed config (runs range checks)."""
+    """Instantiates the dataclasses behind a composed config (runs range checks).
+
+    Rejects keys a schema does not declare, including ones added with Hydra's
+    ``+key=value`` (which bypasses the schema while composing).
+    """
+    unknown = unknown_keys(cfg)
+    if unknown:
+        raise ValueError(f"invalid configuration: unknown key(s) {', '.join(unknown)}; "
+                         "no schema declares them (the docs/ pages list every field)")
     try:
         return OmegaConf.to_object(cfg)
     except OmegaConfBaseException as err:
         raise ValueError(f"invalid configuration: {err}") from None
+
+
+def unknown_keys(node: Any, path: str = "") -> list[str]:
+    """Dotted paths of keys that no dataclass schema of ``node`` declares."""
+    out: list[str] = []
+    if isinstance(node, DictConfig):
+        if node._is_none() or node._is_missing():
+            return out
+        schema = OmegaConf.get_type(node)
+        allowed = ({f.name for f in fields(schema)} if schema is not None and is_dataclass(schema)
+                   else None)
+        for key in node.keys():
+            if allowed is not None and key not in allowed:
+                out.append(f"{path}{key}")
+            else:
+                out.extend(unknown_keys(node._get_node(key), f"{path}{key}."))
+    elif isinstance(node, ListConfig) and not node._is_none() and not node._is_missing():
+        for i in range(len(node)):
+            out.extend(unknown_keys(node._get_node(i), f"{path[:-1]}[{i}]."))
+    return out
 
 
 # ----------------------------------------------------------------- agents --
