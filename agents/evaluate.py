@@ -21,6 +21,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import asdict
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,10 @@ class AgentEntrant:
                     "(trained on "
                     f"{self.checkpoint.config['scenario']['name']!r}; the subflow count and "
                     "env settings must match)")
+        trained = self.checkpoint.config["env"]
+        if asdict(env.config.env) != trained:
+            raise RuntimeError(f"entrant {self.name!r}: the rebuilt env config "
+                               f"{asdict(env.config.env)} differs from the trained {trained}")
         env.close()
 
     def run(self, scenario: str, seed: int, duration_s: float | None) -> dict[str, Any]:
