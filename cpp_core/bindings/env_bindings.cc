@@ -13,6 +13,7 @@
 
 #include "bindings/dict_reader.h"
 #include "bindings/spec_from_dict.h"
+#include "bindings/summary_dict.h"
 #include "env/batch_simulation.h"
 #include "env/env_spec.h"
 
@@ -107,27 +108,6 @@ py::dict ActionSpecToDict(const ActionSpec& s) {
   d["low"] = s.low;
   d["high"] = s.high;
   d["num_choices"] = s.num_choices;
-  return d;
-}
-
-py::dict SummaryScalars(const Summary& s) {
-  py::dict d;
-  d["duration_s"] = s.duration_s;
-  d["throughput_mbps"] = s.throughput_mbps;
-  d["goodput_mbps"] = s.goodput_mbps;
-  d["p95_delay_ms"] = s.p95_delay_ms;
-  d["mean_delay_ms"] = s.mean_delay_ms;
-  d["loss_rate"] = s.loss_rate;
-  d["congestion_losses"] = s.congestion_losses;
-  d["handover_losses"] = s.handover_losses;
-  d["random_losses"] = s.random_losses;
-  d["congestion_signals"] = s.congestion_signals;
-  d["jain_fairness"] = s.jain_fairness;
-  d["utilization"] = s.utilization;
-  d["completion_time_s"] =
-      s.completion_time_s < 0 ? py::none() : py::cast(s.completion_time_s);
-  d["handover_times_s"] = s.handover_times_s;
-  d["events"] = s.events;
   return d;
 }
 
@@ -356,7 +336,7 @@ void RegisterEnvBindings(py::module_& m) {
           [](BatchSimulation& b, int i) {
             CheckEnv(b, i);
             if (!b.env(i).started()) throw py::value_error("env not reset yet");
-            return SummaryScalars(b.last_summary(i));
+            return SummaryScalarsToDict(b.last_summary(i));
           },
           py::arg("env"),
           "Metrics of env i's last finished episode (or the running one).")

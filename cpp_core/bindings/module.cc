@@ -11,6 +11,7 @@
 #include "bindings/env_bindings.h"
 #include "bindings/leo_bindings.h"
 #include "bindings/spec_from_dict.h"
+#include "bindings/summary_dict.h"
 #include "cc/controller.h"
 #include "sim/simulation.h"
 
@@ -22,127 +23,6 @@ namespace {
 constexpr const char* kVersion = "0.1.0";
 
 // Only the fields that mean something for the application's kind.
-py::dict AppSummaryToDict(const orbitcc::AppSummary& a) {
-  py::dict d;
-  d["kind"] = a.kind;
-  if (a.kind == "bulk" || a.kind == "file") return d;
-  d["offered_mbps"] = a.offered_mbps;
-  d["carried_mbps"] = a.carried_mbps;
-  d["offered_bytes"] = a.offered_bytes;
-  d["carried_bytes"] = a.carried_bytes;
-  d["writes"] = a.writes;
-  d["writes_delivered"] = a.writes_delivered;
-  d["latency_mean_ms"] = a.latency_mean_ms;
-  d["latency_p95_ms"] = a.latency_p95_ms;
-  if (a.kind == "onoff") {
-    d["objects"] = a.objects;
-    d["objects_completed"] = a.objects_completed;
-    d["object_mean_s"] = a.object_mean_s;
-    d["object_p95_s"] = a.object_p95_s;
-  }
-  if (a.kind == "video") {
-    d["frames"] = a.frames;
-    d["played_frames"] = a.played_frames;
-    d["discarded_frames"] = a.discarded_frames;
-    d["missing_frames"] = a.missing_frames;
-    d["stalls"] = a.stalls;
-    d["rebuffer_s"] = a.rebuffer_s;
-  }
-  return d;
-}
-
-py::dict FlowSummaryToDict(const orbitcc::FlowSummary& f) {
-  py::dict d;
-  d["name"] = f.name;
-  d["controller"] = f.controller;
-  d["background"] = f.background;
-  d["num_subflows"] = f.num_subflows;
-  d["throughput_mbps"] = f.throughput_mbps;
-  d["goodput_mbps"] = f.goodput_mbps;
-  d["mean_delay_ms"] = f.mean_delay_ms;
-  d["p50_delay_ms"] = f.p50_delay_ms;
-  d["p95_delay_ms"] = f.p95_delay_ms;
-  d["p99_delay_ms"] = f.p99_delay_ms;
-  d["max_delay_ms"] = f.max_delay_ms;
-  d["packets_sent"] = f.packets_sent;
-  d["packets_retransmitted"] = f.packets_retransmitted;
-  d["congestion_losses"] = f.congestion_losses;
-  d["random_losses"] = f.random_losses;
-  d["handover_losses"] = f.handover_losses;
-  d["declared_losses"] = f.declared_losses;
-  d["timeouts"] = f.timeouts;
-  d["congestion_signals"] = f.congestion_signals;
-  d["loss_rate"] = f.loss_rate;
-  d["completion_time_s"] =
-      f.completion_time_s < 0 ? py::none() : py::cast(f.completion_time_s);
-  d["hol_delay_ms"] = f.hol_delay_ms;
-  d["app"] = AppSummaryToDict(f.app);
-  // Ground truth of declared losses; the confusion matrix only for
-  // controllers that classify losses (MACO).
-  static const char* kOutcomes[] = {"queue_overflow", "random", "outage",
-                                    "spurious", "unresolved"};
-  auto row = [&](int verdict) {
-    py::dict r;
-    for (int o = 0; o < 5; ++o) r[kOutcomes[o]] = f.loss_matrix[verdict][o];
-    return r;
-  };
-  py::dict truth;
-  for (int o = 0; o < 5; ++o) {
-    truth[kOutcomes[o]] = f.loss_matrix[0][o] + f.loss_matrix[1][o] +
-                          f.loss_matrix[2][o];
-  }
-  d["loss_truth"] = truth;
-  if (f.classifies_losses) {
-    py::dict m;
-    m["congestion"] = row(1);
-    m["not_congestion"] = row(2);
-    d["loss_classification"] = m;
-  } else {
-    d["loss_classification"] = py::none();
-  }
-  if (f.has_recovery_times) {
-    py::dict rt;
-    const char* phases[] = {"slow_start", "congestion_avoidance"};
-    for (int p = 0; p < 2; ++p) {
-      py::dict ph;
-      ph["count"] = f.recovery_count[p];
-      ph["p50_ms"] = f.recovery_count[p] ? py::cast(f.recovery_p50_ms[p])
-                                         : py::none();
-      ph["p99_ms"] = f.recovery_count[p] ? py::cast(f.recovery_p99_ms[p])
-                                         : py::none();
-      rt[phases[p]] = ph;
-    }
-    d["recovery_time"] = rt;
-  } else {
-    d["recovery_time"] = py::none();
-  }
-  return d;
-}
-
-py::dict SummaryToDict(const orbitcc::Summary& s) {
-  py::dict d;
-  d["duration_s"] = s.duration_s;
-  d["throughput_mbps"] = s.throughput_mbps;
-  d["goodput_mbps"] = s.goodput_mbps;
-  d["p95_delay_ms"] = s.p95_delay_ms;
-  d["mean_delay_ms"] = s.mean_delay_ms;
-  d["loss_rate"] = s.loss_rate;
-  d["congestion_losses"] = s.congestion_losses;
-  d["handover_losses"] = s.handover_losses;
-  d["random_losses"] = s.random_losses;
-  d["congestion_signals"] = s.congestion_signals;
-  d["jain_fairness"] = s.jain_fairness;
-  d["utilization"] = s.utilization;
-  d["completion_time_s"] =
-      s.completion_time_s < 0 ? py::none() : py::cast(s.completion_time_s);
-  d["handover_times_s"] = s.handover_times_s;
-  py::list flows;
-  for (const auto& f : s.flows) flows.append(FlowSummaryToDict(f));
-  d["flows"] = flows;
-  d["events"] = s.events;
-  return d;
-}
-
 py::array_t<double> Matrix(const std::vector<std::vector<double>>& rows,
                            size_t cols) {
   py::array_t<double> out({rows.size(), cols});
@@ -250,7 +130,7 @@ PYBIND11_MODULE(_core, m) {
              CheckSubflow(s, subflow);
              return s.flow_of_subflow(subflow);
            })
-      .def("summary", [](const Simulation& s) { return SummaryToDict(s.Summarize()); },
+      .def("summary", [](const Simulation& s) { return orbitcc::SummaryToDict(s.Summarize()); },
            "The episode's metrics so far, as a dict.")
       .def("series", &SeriesToDict,
            "Sampled time series: t_s and (n_subflows, T) arrays.")
