@@ -53,12 +53,12 @@ struct AppSummary {
   double object_mean_s = 0.0;
   double object_p95_s = 0.0;
   // video (see Application for the player model).
-  uint64_t frames = 0;             // written by the server so far
-  uint64_t played_frames = 0;      // complete by their playout deadline
-  uint64_t discarded_frames = 0;   // complete, but after their deadline
-  uint64_t missing_frames = 0;     // deadline passed, still incomplete
-  uint64_t stalls = 0;             // buffer underflows
-  double rebuffer_s = 0.0;         // time spent in underflow
+  uint64_t frames = 0;            // written by the server so far
+  uint64_t played_frames = 0;     // complete by their playout deadline
+  uint64_t discarded_frames = 0;  // complete, but after their deadline
+  uint64_t missing_frames = 0;    // deadline passed, still incomplete
+  uint64_t stalls = 0;            // buffer underflows
+  double rebuffer_s = 0.0;        // time spent in underflow
 };
 
 }  // namespace orbitcc

@@ -38,8 +38,8 @@ Application::Application(const AppSpec& spec, TimeNs start, uint64_t seed,
       next_bytes_ = chunk_;
       break;
     case AppSpec::Kind::kPoisson:
-      next_time_ = start_ + static_cast<TimeNs>(std::llround(
-                                rng_.Exponential(interval_ns_)));
+      next_time_ = start_ + static_cast<TimeNs>(
+                                std::llround(rng_.Exponential(interval_ns_)));
       next_bytes_ = chunk_;
       break;
     case AppSpec::Kind::kOnOff:
@@ -67,8 +67,8 @@ TimeNs Application::FrameTime(int64_t k) const {
 }
 
 void Application::CommitWrite(uint64_t end_offset) {
-  pending_.push_back(Write{end_offset, next_bytes_, next_time_, next_tag_,
-                           next_last_});
+  pending_.push_back(
+      Write{end_offset, next_bytes_, next_time_, next_tag_, next_last_});
   offered_ += next_bytes_;
   ++writes_;
   Advance();
@@ -82,8 +82,8 @@ void Application::Advance() {
                                 static_cast<double>(index_) * interval_ns_));
       break;
     case AppSpec::Kind::kPoisson:
-      next_time_ += static_cast<TimeNs>(
-          std::llround(rng_.Exponential(interval_ns_)));
+      next_time_ +=
+          static_cast<TimeNs>(std::llround(rng_.Exponential(interval_ns_)));
       break;
     case AppSpec::Kind::kOnOff: {
       if (on_left_ == 0) {
@@ -102,12 +102,14 @@ void Application::Advance() {
         on_start_ = begin;
         on_end_ = begin + static_cast<TimeNs>(std::llround(on_ns));
         on_left_ = std::max<uint64_t>(
-            1, static_cast<uint64_t>(std::llround(spec_.rate_bps * on_ns / 8e9)));
+            1,
+            static_cast<uint64_t>(std::llround(spec_.rate_bps * on_ns / 8e9)));
         on_chunk_ = 0;
         ++objects_;
       }
-      next_time_ = on_start_ + static_cast<TimeNs>(std::llround(
-                                   static_cast<double>(on_chunk_) * interval_ns_));
+      next_time_ =
+          on_start_ + static_cast<TimeNs>(std::llround(
+                          static_cast<double>(on_chunk_) * interval_ns_));
       next_bytes_ = std::min<uint64_t>(on_left_, chunk_);
       on_left_ -= next_bytes_;
       ++on_chunk_;
@@ -120,8 +122,9 @@ void Application::Advance() {
       next_time_ = start_ + FrameTime(index_);
       next_tag_ = index_;
       const double k = static_cast<double>(index_);
-      next_bytes_ = static_cast<uint64_t>(std::floor((k + 1) * bytes_per_frame_) -
-                                          std::floor(k * bytes_per_frame_));
+      next_bytes_ =
+          static_cast<uint64_t>(std::floor((k + 1) * bytes_per_frame_) -
+                                std::floor(k * bytes_per_frame_));
       break;
     }
     default:

@@ -58,8 +58,8 @@ namespace orbitcc {
 class Application {
  public:
   // `payload_bytes` is the default chunk size (one packet's payload).
-  Application(const AppSpec& spec, TimeNs start, uint64_t seed,
-              StreamId stream, uint64_t substream, uint32_t payload_bytes);
+  Application(const AppSpec& spec, TimeNs start, uint64_t seed, StreamId stream,
+              uint64_t substream, uint32_t payload_bytes);
 
   // The next write (kTimeInfinite: none).
   TimeNs next_write_time() const { return next_time_; }

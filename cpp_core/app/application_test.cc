@@ -56,7 +56,7 @@ TEST(ApplicationTest, DurationStopsTheSource) {
 
 TEST(ApplicationTest, PoissonMeanRateAndExponentialGaps) {
   AppSpec s = Spec(AppSpec::Kind::kPoisson, 8e6);  // 1 MB/s
-  s.chunk_bytes = 1000;                             // 1000 writes/s
+  s.chunk_bytes = 1000;                            // 1000 writes/s
   Application app(s, 0, 3, StreamId::kApplication, 2, 1460);
   const Drained d = Drain(app, Seconds(100));
   const double n = static_cast<double>(d.times.size());
@@ -146,15 +146,15 @@ TEST(ApplicationTest, VideoPlayerCountsLateFramesAndStalls) {
   const TimeNs play = Seconds(1);
   auto deadline = [&](int k) { return play + Seconds(k / 30.0); };
   for (int k = 0; k < 5; ++k) app.OnDelivered(deadline(k) - 1, ends[k]);
-  for (int k = 5; k < 8; ++k) app.OnDelivered(deadline(k) + Millis(50), ends[k]);
+  for (int k = 5; k < 8; ++k)
+    app.OnDelivered(deadline(k) + Millis(50), ends[k]);
   app.OnDelivered(deadline(8), ends[8]);
   const AppSummary sum = app.Summarize(deadline(9) + Millis(10));
   EXPECT_EQ(sum.played_frames, 6u);
   EXPECT_EQ(sum.discarded_frames, 3u);
   EXPECT_EQ(sum.missing_frames, 1u);
   EXPECT_EQ(sum.stalls, 2u);  // frames 5-7, and frame 9 now
-  const double expected =
-      ToSeconds(deadline(8) - deadline(5)) + 0.010;
+  const double expected = ToSeconds(deadline(8) - deadline(5)) + 0.010;
   EXPECT_NEAR(sum.rebuffer_s, expected, 1e-6);
 }
 

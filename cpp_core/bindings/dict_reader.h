@@ -49,10 +49,9 @@ class DictReader {
     if (pybind11::isinstance<pybind11::bool_>(v) ||
         !(pybind11::isinstance<pybind11::float_>(v) ||
           pybind11::isinstance<pybind11::int_>(v))) {
-      Fail(Field(key),
-           "must be a number, got " +
-               std::string(pybind11::str(
-                   pybind11::type::of(v).attr("__name__"))));
+      Fail(Field(key), "must be a number, got " +
+                           std::string(pybind11::str(
+                               pybind11::type::of(v).attr("__name__"))));
     }
     const double x = v.cast<double>();
     if (!std::isfinite(x)) Fail(Field(key), "must be finite");
@@ -84,9 +83,8 @@ class DictReader {
     }
     if (x < lo || x > hi) {
       Fail(Field(key), "= " + std::to_string(x) +
-                           " is out of range; allowed: [" +
-                           std::to_string(lo) + ", " + std::to_string(hi) +
-                           "]");
+                           " is out of range; allowed: [" + std::to_string(lo) +
+                           ", " + std::to_string(hi) + "]");
     }
     return x;
   }
@@ -143,8 +141,7 @@ class DictReader {
       pybind11::handle v = items[i];
       if (pybind11::isinstance<pybind11::bool_>(v) ||
           !pybind11::isinstance<pybind11::int_>(v)) {
-        Fail(Field(key) + "[" + std::to_string(i) + "]",
-             "must be an integer");
+        Fail(Field(key) + "[" + std::to_string(i) + "]", "must be an integer");
       }
       out.push_back(v.cast<int>());
     }

@@ -31,24 +31,25 @@ EnvConfig EnvConfigFromDict(const py::dict& dict) {
   py::list features = r.List("features");
   for (size_t i = 0; i < features.size(); ++i) {
     if (!py::isinstance<py::str>(features[i])) {
-      Fail(r.Field("features") + "[" + std::to_string(i) + "]", "must be a string");
+      Fail(r.Field("features") + "[" + std::to_string(i) + "]",
+           "must be a string");
     }
     c.features.push_back(features[i].cast<std::string>());
   }
   c.mobility_features = r.Bool("mobility_features", false);
   c.control = ParseControlMode(
       r.Choice("control", "agent", {"agent", "baseline", "residual"}));
-  c.action = ParseActionMode(r.Choice(
-      "action", "window", {"window", "rate", "discrete", "residual"}));
+  c.action = ParseActionMode(
+      r.Choice("action", "window", {"window", "rate", "discrete", "residual"}));
   c.window_max_factor = r.FloatIn("window_max_factor", 2.0, 1.0 + 1e-9, 1024.0);
   c.rate_step = r.FloatIn("rate_step", 0.05, 1e-6, 10.0);
   c.rate_initial_mbps = r.FloatIn("rate_initial_mbps", 1.0, 1e-6, 1e7);
   c.rate_min_mbps = r.FloatIn("rate_min_mbps", 0.01, 1e-6, 1e7);
   c.rate_max_mbps = r.FloatIn("rate_max_mbps", 1e5, 1e-6, 1e7);
-  if (r.Has("discrete_factors")) c.discrete_factors = r.FloatList("discrete_factors", 0);
-  c.max_window_bytes =
-      static_cast<uint64_t>(r.Int("max_window_bytes", int64_t{1} << 30, 4096,
-                                  int64_t{1} << 40));
+  if (r.Has("discrete_factors"))
+    c.discrete_factors = r.FloatList("discrete_factors", 0);
+  c.max_window_bytes = static_cast<uint64_t>(
+      r.Int("max_window_bytes", int64_t{1} << 30, 4096, int64_t{1} << 40));
   if (r.Has("reward")) {
     DictReader w(r.Get("reward"), "env.reward");
     RewardConfig& rc = c.reward;
@@ -148,7 +149,8 @@ void RegisterEnvBindings(py::module_& m) {
       "Every observation feature the env can compute, with its bounds.");
   m.attr("ENV_STEP_METRICS") = StepMetricNames();
   m.attr("ENV_SUBFLOW_METRICS") = SubflowMetricNames();
-  m.def("env_episode_seed", &EpisodeSeed, py::arg("base_seed"), py::arg("episode"),
+  m.def("env_episode_seed", &EpisodeSeed, py::arg("base_seed"),
+        py::arg("episode"),
         "Seed of the episode-th automatic reset after a reset with base_seed.");
 
   py::class_<BatchSimulation>(m, "BatchSimulation",
@@ -167,20 +169,23 @@ void RegisterEnvBindings(py::module_& m) {
       .def_property_readonly("num_envs", &BatchSimulation::num_envs)
       .def_property_readonly("num_subflows", &BatchSimulation::num_subflows)
       .def_property_readonly("num_threads", &BatchSimulation::num_threads)
-      .def_property_readonly(
-          "autoreset_mode",
-          [](const BatchSimulation& b) {
-            switch (b.autoreset()) {
-              case AutoresetMode::kNextStep: return "next_step";
-              case AutoresetMode::kSameStep: return "same_step";
-              case AutoresetMode::kDisabled: return "disabled";
-            }
-            return "?";
-          })
-      .def_property_readonly("observation_spec",
+      .def_property_readonly("autoreset_mode",
                              [](const BatchSimulation& b) {
-                               return ObservationSpecToDict(b.observation_spec());
+                               switch (b.autoreset()) {
+                                 case AutoresetMode::kNextStep:
+                                   return "next_step";
+                                 case AutoresetMode::kSameStep:
+                                   return "same_step";
+                                 case AutoresetMode::kDisabled:
+                                   return "disabled";
+                               }
+                               return "?";
                              })
+      .def_property_readonly(
+          "observation_spec",
+          [](const BatchSimulation& b) {
+            return ObservationSpecToDict(b.observation_spec());
+          })
       .def_property_readonly("action_spec",
                              [](const BatchSimulation& b) {
                                return ActionSpecToDict(b.action_spec());
@@ -203,44 +208,45 @@ void RegisterEnvBindings(py::module_& m) {
       .def_property_readonly("rewards",
                              [](py::object self) {
                                auto& b = self.cast<BatchSimulation&>();
-                               return View<double>({b.num_envs()}, b.rewards(), self);
+                               return View<double>({b.num_envs()}, b.rewards(),
+                                                   self);
                              })
-      .def_property_readonly(
-          "terminated",
-          [](py::object self) {
-            auto& b = self.cast<BatchSimulation&>();
-            return View<uint8_t>({b.num_envs()}, b.terminated(), self,
-                                 py::dtype("bool"));
-          })
-      .def_property_readonly(
-          "truncated",
-          [](py::object self) {
-            auto& b = self.cast<BatchSimulation&>();
-            return View<uint8_t>({b.num_envs()}, b.truncated(), self,
-                                 py::dtype("bool"));
-          })
-      .def_property_readonly(
-          "reset_happened",
-          [](py::object self) {
-            auto& b = self.cast<BatchSimulation&>();
-            return View<uint8_t>({b.num_envs()}, b.reset_happened(), self,
-                                 py::dtype("bool"));
-          })
+      .def_property_readonly("terminated",
+                             [](py::object self) {
+                               auto& b = self.cast<BatchSimulation&>();
+                               return View<uint8_t>({b.num_envs()},
+                                                    b.terminated(), self,
+                                                    py::dtype("bool"));
+                             })
+      .def_property_readonly("truncated",
+                             [](py::object self) {
+                               auto& b = self.cast<BatchSimulation&>();
+                               return View<uint8_t>({b.num_envs()},
+                                                    b.truncated(), self,
+                                                    py::dtype("bool"));
+                             })
+      .def_property_readonly("reset_happened",
+                             [](py::object self) {
+                               auto& b = self.cast<BatchSimulation&>();
+                               return View<uint8_t>({b.num_envs()},
+                                                    b.reset_happened(), self,
+                                                    py::dtype("bool"));
+                             })
       .def_property_readonly(
           "metrics",
           [](py::object self) {
             auto& b = self.cast<BatchSimulation&>();
-            return View<double>(
-                {b.num_envs(), static_cast<py::ssize_t>(StepMetricNames().size())},
-                b.metrics(), self);
+            return View<double>({b.num_envs(), static_cast<py::ssize_t>(
+                                                   StepMetricNames().size())},
+                                b.metrics(), self);
           })
       .def_property_readonly(
           "final_metrics",
           [](py::object self) {
             auto& b = self.cast<BatchSimulation&>();
-            return View<double>(
-                {b.num_envs(), static_cast<py::ssize_t>(StepMetricNames().size())},
-                b.final_metrics(), self);
+            return View<double>({b.num_envs(), static_cast<py::ssize_t>(
+                                                   StepMetricNames().size())},
+                                b.final_metrics(), self);
           })
       .def_property_readonly(
           "subflow_metrics",
@@ -275,7 +281,8 @@ void RegisterEnvBindings(py::module_& m) {
               }
             }
             if (!mask.is_none()) {
-              py::array_t<bool, py::array::c_style | py::array::forcecast> a(mask);
+              py::array_t<bool, py::array::c_style | py::array::forcecast> a(
+                  mask);
               if (a.size() != static_cast<py::ssize_t>(n)) {
                 throw py::value_error("reset mask must have num_envs entries");
               }
@@ -299,22 +306,25 @@ void RegisterEnvBindings(py::module_& m) {
                   action.shape(1) == s) ||
                  (n == 1 && action.ndim() == 1 && action.shape(0) == s));
             if (!ok_shape) {
-              throw py::value_error(
-                  "action has shape " + ShapeText(action) + "; expected (" +
-                  std::to_string(n) + ", " + std::to_string(s) +
-                  ") (num_envs, num_subflows)");
+              throw py::value_error("action has shape " + ShapeText(action) +
+                                    "; expected (" + std::to_string(n) + ", " +
+                                    std::to_string(s) +
+                                    ") (num_envs, num_subflows)");
             }
             if (spec.discrete) {
-              if (action.dtype().kind() != 'i' && action.dtype().kind() != 'u') {
+              if (action.dtype().kind() != 'i' &&
+                  action.dtype().kind() != 'u') {
                 throw py::value_error("discrete actions must be integers");
               }
-              auto a = py::array_t<int64_t, py::array::c_style |
-                                                py::array::forcecast>::ensure(action);
+              auto a = py::array_t<int64_t,
+                                   py::array::c_style |
+                                       py::array::forcecast>::ensure(action);
               py::gil_scoped_release release;
               b.Step(nullptr, a.data());
             } else {
-              auto a = py::array_t<float, py::array::c_style |
-                                              py::array::forcecast>::ensure(action);
+              auto a =
+                  py::array_t<float, py::array::c_style |
+                                         py::array::forcecast>::ensure(action);
               if (!a) throw py::value_error("action must be numeric");
               py::gil_scoped_release release;
               b.Step(a.data(), nullptr);

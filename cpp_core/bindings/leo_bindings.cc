@@ -67,11 +67,15 @@ py::dict AlongTrackSchedule(const py::dict& params, double duration_s) {
       open = -1;
     }
   }
-  if (open >= 0) shared.append(py::make_tuple(ToSeconds(open), ToSeconds(until)));
+  if (open >= 0)
+    shared.append(py::make_tuple(ToSeconds(open), ToSeconds(until)));
   // Sort handovers by time.
-  py::list sorted = py::module_::import("builtins").attr("sorted")(
-      handovers, py::arg("key") = py::module_::import("operator")
-                                      .attr("itemgetter")("t_s"));
+  py::list sorted =
+      py::module_::import("builtins")
+          .attr("sorted")(
+              handovers,
+              py::arg("key") =
+                  py::module_::import("operator").attr("itemgetter")("t_s"));
   py::dict out;
   out["handovers"] = sorted;
   out["shared"] = shared;

@@ -25,8 +25,8 @@ namespace {
 using PredictorFactory = std::function<std::unique_ptr<PathPredictor>()>;
 
 const std::vector<std::string> kProcessTypes = {
-    "starlink_access", "along_track", "isl_path", "lms", "onoff",
-    "mahimahi",        "starlink_trace", "csv_trace"};
+    "starlink_access", "along_track", "isl_path",       "lms",
+    "onoff",           "mahimahi",    "starlink_trace", "csv_trace"};
 const std::vector<std::string> kOracleTypes = {"starlink_access", "along_track",
                                                "isl_path", "static"};
 
@@ -77,9 +77,10 @@ WalkerShell ParseShell(DictReader& parent, const char* key,
   WalkerShell s = preset(r.Choice("preset", fallback, presets));
   s.altitude_km = r.Float("altitude_km", s.altitude_km);
   s.inclination_deg = r.Float("inclination_deg", s.inclination_deg);
-  s.num_planes = static_cast<int>(r.Int("num_planes", s.num_planes, -1000000, 1000000));
-  s.sats_per_plane =
-      static_cast<int>(r.Int("sats_per_plane", s.sats_per_plane, -1000000, 1000000));
+  s.num_planes =
+      static_cast<int>(r.Int("num_planes", s.num_planes, -1000000, 1000000));
+  s.sats_per_plane = static_cast<int>(
+      r.Int("sats_per_plane", s.sats_per_plane, -1000000, 1000000));
   s.phasing = static_cast<int>(r.Int("phasing", s.phasing, -1000000, 1000000));
   s.raan_spread_deg = r.Float("raan_spread_deg", s.raan_spread_deg);
   s.min_elevation_deg = r.Float("min_elevation_deg", s.min_elevation_deg);
@@ -110,10 +111,9 @@ HandoverConfig ParseHandover(DictReader& parent) {
   HandoverConfig h;
   if (!parent.Has("handover")) return h;
   DictReader r(parent.Get("handover"), parent.Field("handover"));
-  const std::string policy =
-      r.Choice("policy", "global_reconfiguration",
-               {"global_reconfiguration", "highest_elevation",
-                "longest_visibility"});
+  const std::string policy = r.Choice(
+      "policy", "global_reconfiguration",
+      {"global_reconfiguration", "highest_elevation", "longest_visibility"});
   h.policy = policy == "global_reconfiguration"
                  ? HandoverPolicy::kGlobalReconfiguration
              : policy == "highest_elevation"
@@ -121,12 +121,11 @@ HandoverConfig ParseHandover(DictReader& parent) {
                  : HandoverPolicy::kLongestRemainingVisibility;
   h.reconfig_period = r.Seconds("period_s", 15.0);
   h.reconfig_offset = r.Seconds("offset_s", 12.0);
-  h.reconfig_selection =
-      r.Choice("selection", "highest_elevation",
-               {"highest_elevation", "longest_visibility"}) ==
-              "highest_elevation"
-          ? SatelliteSelection::kHighestElevation
-          : SatelliteSelection::kLongestRemainingVisibility;
+  h.reconfig_selection = r.Choice("selection", "highest_elevation",
+                                  {"highest_elevation",
+                                   "longest_visibility"}) == "highest_elevation"
+                             ? SatelliteSelection::kHighestElevation
+                             : SatelliteSelection::kLongestRemainingVisibility;
   h.flag_every_reconfiguration = r.Bool("flag_every_reconfiguration", true);
   h.hysteresis_deg = r.Float("hysteresis_deg", 0.0);
   h.check_interval = r.Seconds("check_interval_s", 1.0);
@@ -172,9 +171,10 @@ AlongTrackLinkConfig ReadAlongTrack(DictReader& r) {
 // traces), so that oracle-based controllers can run there.
 class StaticPredictor : public PathPredictor {
  public:
-  StaticPredictor(double capacity_bps, TimeNs rtt, TimeNs period,
-                  TimeNs offset)
-      : capacity_bps_(capacity_bps), rtt_(rtt), period_(period),
+  StaticPredictor(double capacity_bps, TimeNs rtt, TimeNs period, TimeNs offset)
+      : capacity_bps_(capacity_bps),
+        rtt_(rtt),
+        period_(period),
         offset_(offset) {}
   double AccessCapacityBps(TimeNs) override { return capacity_bps_; }
   TimeNs PropagationRtt(TimeNs) override { return rtt_; }
@@ -192,8 +192,8 @@ class StaticPredictor : public PathPredictor {
 };
 
 struct ParsedModel {
-  ProcessFactory make_process;        // null for "static"
-  PredictorFactory make_predictor;    // null for stochastic channels / traces
+  ProcessFactory make_process;      // null for "static"
+  PredictorFactory make_predictor;  // null for stochastic channels / traces
 };
 
 // Reads the keys of one model (everything except "type"), then rejects
@@ -212,9 +212,9 @@ ParsedModel ParseModel(DictReader& r, const std::string& type) {
     if (r.Has("bent_pipe")) {
       DictReader b(r.Get("bent_pipe"), r.Field("bent_pipe"));
       c.use_bent_pipe = true;
-      c.bent_pipe.gateway = b.Has("gateway")
-                                ? ParseGround(b.Get("gateway"), b.Field("gateway"))
-                                : terminal;
+      c.bent_pipe.gateway =
+          b.Has("gateway") ? ParseGround(b.Get("gateway"), b.Field("gateway"))
+                           : terminal;
       c.bent_pipe.gateway_min_elevation_deg =
           b.Float("gateway_min_elevation_deg", 25.0);
       c.bent_pipe.terrestrial_delay = b.Millis("terrestrial_delay_ms", 0.0);
@@ -227,8 +227,7 @@ ParsedModel ParseModel(DictReader& r, const std::string& type) {
       terminal.Validate();
       c.Validate();
     });
-    auto constellation =
-        std::make_shared<const Constellation>(shell, rotation);
+    auto constellation = std::make_shared<const Constellation>(shell, rotation);
     m.make_process = [constellation, terminal, c](uint64_t, int) {
       return std::make_unique<AccessLinkProcess>(constellation, terminal, c);
     };
@@ -242,7 +241,9 @@ ParsedModel ParseModel(DictReader& r, const std::string& type) {
     m.make_process = [c](uint64_t, int) {
       return std::make_unique<AlongTrackLinkProcess>(c);
     };
-    m.make_predictor = [c]() { return std::make_unique<AlongTrackPredictor>(c); };
+    m.make_predictor = [c]() {
+      return std::make_unique<AlongTrackPredictor>(c);
+    };
   } else if (type == "isl_path") {
     auto shell = ParseShell(r, "shell", "iridium");
     const bool rotation = r.Bool("earth_rotation", true);
@@ -253,8 +254,9 @@ ParsedModel ParseModel(DictReader& r, const std::string& type) {
     IslLinkConfig c;
     if (r.Has("isl")) {
       DictReader i(r.Get("isl"), r.Field("isl"));
-      const std::string preset = i.Choice(
-          "preset", shell.is_star() ? "iridium" : "default", {"default", "iridium"});
+      const std::string preset =
+          i.Choice("preset", shell.is_star() ? "iridium" : "default",
+                   {"default", "iridium"});
       c.isl = preset == "iridium" ? IslConfig::IridiumLike() : IslConfig();
       const std::string seam = i.Choice("seam", "auto", {"auto", "on", "off"});
       c.isl.seam = seam == "auto" ? IslConfig::Seam::kAuto
@@ -278,8 +280,7 @@ ParsedModel ParseModel(DictReader& r, const std::string& type) {
       b.Validate();
       c.Validate();
     });
-    auto constellation =
-        std::make_shared<const Constellation>(shell, rotation);
+    auto constellation = std::make_shared<const Constellation>(shell, rotation);
     m.make_process = [constellation, a, b, c](uint64_t, int) {
       return std::make_unique<IslLinkProcess>(constellation, a, b, c);
     };
@@ -301,8 +302,8 @@ ParsedModel ParseModel(DictReader& r, const std::string& type) {
     if (r.Has("jump")) {
       py::list rows = r.List("jump");
       if (rows.size() != kLmsNumStates) {
-        Fail(r.Field("jump"), "must have 3 rows, got " +
-                                  std::to_string(rows.size()));
+        Fail(r.Field("jump"),
+             "must have 3 rows, got " + std::to_string(rows.size()));
       }
       for (int i = 0; i < kLmsNumStates; ++i) {
         py::dict holder;
@@ -334,7 +335,8 @@ ParsedModel ParseModel(DictReader& r, const std::string& type) {
     r.RejectUnknown();
     Prefixed(r.where(), [&] { ValidateOnOffParams(p); });
     m.make_process = [p](uint64_t seed, int link) {
-      return std::make_unique<OnOffChannel>(p, seed, static_cast<uint64_t>(link));
+      return std::make_unique<OnOffChannel>(p, seed,
+                                            static_cast<uint64_t>(link));
     };
   } else if (type == "mahimahi") {
     if (!r.Has("file")) Fail(r.Field("file"), "is required");
@@ -418,19 +420,17 @@ ProcessFactory ParseLossOverlay(ProcessFactory base, py::handle obj,
   p.mean_bad_s = r.Float("mean_bad_s", 0.5);
   p.start = ParseStart(r);
   p.start_good = r.Bool("start_good", true);
-  const LossCombine combine =
-      r.Choice("combine", "independent", {"replace", "independent"}) ==
-              "replace"
-          ? LossCombine::kReplace
-          : LossCombine::kIndependent;
+  const LossCombine combine = r.Choice("combine", "independent",
+                                       {"replace", "independent"}) == "replace"
+                                  ? LossCombine::kReplace
+                                  : LossCombine::kIndependent;
   r.RejectUnknown();
   Prefixed(where, [&] { ValidateGilbertElliottParams(p); });
   return [base, p, combine](uint64_t seed, int link) {
-    return OverlayLoss(
-        base(seed, link),
-        std::make_unique<GilbertElliottLoss>(p, seed,
-                                             static_cast<uint64_t>(link)),
-        combine);
+    return OverlayLoss(base(seed, link),
+                       std::make_unique<GilbertElliottLoss>(
+                           p, seed, static_cast<uint64_t>(link)),
+                       combine);
   };
 }
 
@@ -486,7 +486,8 @@ std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
     const int id = static_cast<int>(p.Int("path_id", 0, 0, 1 << 20));
     for (const auto& existing : predictors) {
       if (existing.first == id) {
-        Fail(p.Field("path_id"), "path " + std::to_string(id) + " is listed twice");
+        Fail(p.Field("path_id"),
+             "path " + std::to_string(id) + " is listed twice");
       }
     }
     if (!p.Has("type")) Fail(p.Field("type"), "is required");

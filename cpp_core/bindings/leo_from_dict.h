@@ -31,8 +31,7 @@ ProcessFactory ParseLossOverlay(ProcessFactory base, pybind11::handle obj,
 // links[i].router: {"type": "refwa", params...}. `link_buffer_bytes` is the
 // default for REFWA's buffer_bytes.
 std::function<std::unique_ptr<RouterAgent>()> ParseRouter(
-    pybind11::handle obj, const std::string& where,
-    uint64_t link_buffer_bytes);
+    pybind11::handle obj, const std::string& where, uint64_t link_buffer_bytes);
 // oracle: {"paths": [{"path_id": k, "type": ..., params...}, ...]}.
 std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
     pybind11::handle obj, const std::string& where);

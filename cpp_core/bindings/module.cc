@@ -41,7 +41,8 @@ py::dict SeriesToDict(const Simulation& sim) {
   auto names = orbitcc::SeriesStore::FieldNames();
   auto& store = const_cast<orbitcc::SeriesStore&>(s);
   auto fields = store.Fields();
-  for (size_t k = 0; k < names.size(); ++k) d[names[k].c_str()] = Matrix(*fields[k], n);
+  for (size_t k = 0; k < names.size(); ++k)
+    d[names[k].c_str()] = Matrix(*fields[k], n);
   return d;
 }
 
@@ -77,7 +78,8 @@ orbitcc::TimeNs DurationNs(double seconds) {
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
-  m.doc() = "orbitcc's packet-level LEO congestion-control simulator (C++ core).";
+  m.doc() =
+      "orbitcc's packet-level LEO congestion-control simulator (C++ core).";
   m.attr("__version__") = kVersion;
   orbitcc::RegisterLeoBindings(m);
   orbitcc::RegisterEnvBindings(m);
@@ -114,12 +116,12 @@ PYBIND11_MODULE(_core, m) {
           "Advances simulated time; returns False once the episode is over.")
       .def("run", &Simulation::Run, py::call_guard<py::gil_scoped_release>(),
            "Runs to the end of the episode.")
-      .def_property_readonly("now_s",
-                             [](const Simulation& s) { return orbitcc::ToSeconds(s.now()); })
-      .def_property_readonly("duration_s",
-                             [](const Simulation& s) {
-                               return orbitcc::ToSeconds(s.duration());
-                             })
+      .def_property_readonly(
+          "now_s",
+          [](const Simulation& s) { return orbitcc::ToSeconds(s.now()); })
+      .def_property_readonly(
+          "duration_s",
+          [](const Simulation& s) { return orbitcc::ToSeconds(s.duration()); })
       .def_property_readonly("done", &Simulation::done)
       .def_property_readonly("num_subflows", &Simulation::num_subflows)
       .def_property_readonly("num_flows", &Simulation::num_flows)
@@ -130,8 +132,12 @@ PYBIND11_MODULE(_core, m) {
              CheckSubflow(s, subflow);
              return s.flow_of_subflow(subflow);
            })
-      .def("summary", [](const Simulation& s) { return orbitcc::SummaryToDict(s.Summarize()); },
-           "The episode's metrics so far, as a dict.")
+      .def(
+          "summary",
+          [](const Simulation& s) {
+            return orbitcc::SummaryToDict(s.Summarize());
+          },
+          "The episode's metrics so far, as a dict.")
       .def("series", &SeriesToDict,
            "Sampled time series: t_s and (n_subflows, T) arrays.")
       .def("probe",
@@ -151,32 +157,35 @@ PYBIND11_MODULE(_core, m) {
            [](Simulation& s, int subflow, double bytes) {
              CheckSubflow(s, subflow);
              if (!(bytes >= 0.0) || bytes > 1e15) {
-               throw py::value_error("window must be a finite number of bytes >= 0");
+               throw py::value_error(
+                   "window must be a finite number of bytes >= 0");
              }
              s.SetWindow(subflow, static_cast<uint64_t>(bytes));
            })
-      .def("set_pacing_rate",
-           [](Simulation& s, int subflow, double bps) {
-             CheckSubflow(s, subflow);
-             if (!(bps >= 0.0) || bps > 1e15) {
-               throw py::value_error("pacing rate must be a finite number >= 0");
-             }
-             s.SetPacingRate(subflow, bps);
-           })
-      .def("packet_accounting",
-           [](const Simulation& s, int subflow) {
-             CheckSubflow(s, subflow);
-             const auto& st = s.subflow_stats(subflow);
-             py::dict d;
-             d["injected"] = s.data_packets_injected(subflow);
-             d["arrived"] = s.data_packets_arrived(subflow);
-             d["dropped"] = st.total_drops();
-             d["queue_overflow"] = st.drops[0];
-             d["random"] = st.drops[1];
-             d["outage"] = st.drops[2];
-             return d;
-           },
-           "Ground-truth counts of this subflow's data packets.")
+      .def(
+          "set_pacing_rate",
+          [](Simulation& s, int subflow, double bps) {
+            CheckSubflow(s, subflow);
+            if (!(bps >= 0.0) || bps > 1e15) {
+              throw py::value_error("pacing rate must be a finite number >= 0");
+            }
+            s.SetPacingRate(subflow, bps);
+          })
+      .def(
+          "packet_accounting",
+          [](const Simulation& s, int subflow) {
+            CheckSubflow(s, subflow);
+            const auto& st = s.subflow_stats(subflow);
+            py::dict d;
+            d["injected"] = s.data_packets_injected(subflow);
+            d["arrived"] = s.data_packets_arrived(subflow);
+            d["dropped"] = st.total_drops();
+            d["queue_overflow"] = st.drops[0];
+            d["random"] = st.drops[1];
+            d["outage"] = st.drops[2];
+            return d;
+          },
+          "Ground-truth counts of this subflow's data packets.")
       .def("data_packets_in_links", &Simulation::DataPacketsInLinks)
       .def("link_stats", [](Simulation& s, int index) {
         if (index < 0 || index >= s.num_links()) {

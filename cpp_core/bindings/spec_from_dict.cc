@@ -34,7 +34,8 @@ LinkState ScheduleEntry(py::handle item, const std::string& where) {
   }
   py::list row = py::list(py::reinterpret_borrow<py::object>(item));
   if (row.size() < 3 || row.size() > 4) {
-    Fail(where, "must be [t_s, capacity_mbps, delay_ms(, loss_rate)] or a mapping");
+    Fail(where,
+         "must be [t_s, capacity_mbps, delay_ms(, loss_rate)] or a mapping");
   }
   try {
     s.time = static_cast<TimeNs>(std::llround(row[0].cast<double>() * 1e9));
@@ -56,8 +57,8 @@ LinkSpec ParseLink(py::handle obj, const std::string& where) {
   if (delay_ms < 0) Fail(r.Field("delay_ms"), "must be >= 0");
   l.delay = static_cast<TimeNs>(std::llround(delay_ms * 1e6));
   l.loss_rate = r.Float("loss_rate", 0.0);
-  l.buffer_packets = static_cast<uint64_t>(
-      r.Int("buffer_packets", 0, 0, int64_t{1} << 40));
+  l.buffer_packets =
+      static_cast<uint64_t>(r.Int("buffer_packets", 0, 0, int64_t{1} << 40));
   l.buffer_bytes =
       static_cast<uint64_t>(r.Int("buffer_bytes", 0, 0, int64_t{1} << 50));
   l.bottleneck = r.Bool("bottleneck", false);
@@ -88,8 +89,8 @@ LinkSpec ParseLink(py::handle obj, const std::string& where) {
         return std::make_unique<ScheduleProcess>(states, period);
       };
     }
-    l.make_process = ParseLossOverlay(base, r.Get("loss_process"),
-                                      r.Field("loss_process"));
+    l.make_process =
+        ParseLossOverlay(base, r.Get("loss_process"), r.Field("loss_process"));
   }
   if (r.Has("router")) {
     l.make_router_agent =
@@ -114,7 +115,8 @@ void ParseApp(py::handle obj, const std::string& where, FlowSpec* f) {
       "kind", "bulk", {"bulk", "file", "cbr", "poisson", "onoff", "video"});
   AppSpec& a = f->app;
   auto required_rate = [&]() {
-    if (!r.Has("rate_mbps")) Fail(r.Field("rate_mbps"), "is required for '" + kind + "'");
+    if (!r.Has("rate_mbps"))
+      Fail(r.Field("rate_mbps"), "is required for '" + kind + "'");
     return r.FloatIn("rate_mbps", 0.0, 0.0, 1e6, /*lo_open=*/true) * 1e6;
   };
   auto chunk = [&]() {
@@ -125,7 +127,8 @@ void ParseApp(py::handle obj, const std::string& where, FlowSpec* f) {
   } else if (kind == "file") {
     a.kind = AppSpec::Kind::kFile;
     if (!r.Has("bytes")) Fail(r.Field("bytes"), "is required for 'file'");
-    f->file_bytes = static_cast<uint64_t>(r.Int("bytes", 0, 1, int64_t{1} << 50));
+    f->file_bytes =
+        static_cast<uint64_t>(r.Int("bytes", 0, 1, int64_t{1} << 50));
   } else if (kind == "cbr" || kind == "poisson") {
     a.kind = kind == "cbr" ? AppSpec::Kind::kCbr : AppSpec::Kind::kPoisson;
     a.rate_bps = required_rate();
@@ -159,7 +162,8 @@ FlowSpec ParseFlow(py::handle obj, const std::string& where) {
   f.controller = r.Str("controller", "cubic");
   if (r.Has("controller_params")) {
     DictReader params(r.Get("controller_params"), r.Field("controller_params"));
-    for (auto item : py::reinterpret_borrow<py::dict>(r.Get("controller_params"))) {
+    for (auto item :
+         py::reinterpret_borrow<py::dict>(r.Get("controller_params"))) {
       const std::string key = py::str(item.first);
       py::handle v = item.second;
       if (!(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v))) {
@@ -176,7 +180,8 @@ FlowSpec ParseFlow(py::handle obj, const std::string& where) {
     path.reverse = p.IntList("reverse");
     py::list changes = p.List("changes");
     for (size_t c = 0; c < changes.size(); ++c) {
-      DictReader rc(changes[c], p.Field("changes") + "[" + std::to_string(c) + "]");
+      DictReader rc(changes[c],
+                    p.Field("changes") + "[" + std::to_string(c) + "]");
       RouteChange change;
       change.time = SecondsField(rc, "t_s", 0.0);
       change.forward = rc.IntList("forward");
@@ -187,7 +192,8 @@ FlowSpec ParseFlow(py::handle obj, const std::string& where) {
     path.join = SecondsField(p, "join_s", 0.0);
     py::list events = p.List("events");
     for (size_t k = 0; k < events.size(); ++k) {
-      DictReader ev(events[k], p.Field("events") + "[" + std::to_string(k) + "]");
+      DictReader ev(events[k],
+                    p.Field("events") + "[" + std::to_string(k) + "]");
       PathEvent event;
       event.time = SecondsField(ev, "t_s", 0.0);
       const std::string action = ev.Str("action", "");
@@ -196,8 +202,8 @@ FlowSpec ParseFlow(py::handle obj, const std::string& where) {
       } else if (action == "restore") {
         event.action = PathEvent::Action::kRestore;
       } else {
-        Fail(ev.Field("action"), "unknown action '" + action +
-                                     "'; allowed: abandon, restore");
+        Fail(ev.Field("action"),
+             "unknown action '" + action + "'; allowed: abandon, restore");
       }
       ev.RejectUnknown();
       path.events.push_back(event);
@@ -239,13 +245,16 @@ SimulationSpec SpecFromDict(const py::dict& dict) {
       static_cast<uint32_t>(r.Int("initial_window_packets", 10, 1, 1000));
   py::list links = r.List("links");
   for (size_t i = 0; i < links.size(); ++i) {
-    spec.links.push_back(ParseLink(links[i], "links[" + std::to_string(i) + "]"));
+    spec.links.push_back(
+        ParseLink(links[i], "links[" + std::to_string(i) + "]"));
   }
   py::list flows = r.List("flows");
   for (size_t i = 0; i < flows.size(); ++i) {
-    spec.flows.push_back(ParseFlow(flows[i], "flows[" + std::to_string(i) + "]"));
+    spec.flows.push_back(
+        ParseFlow(flows[i], "flows[" + std::to_string(i) + "]"));
   }
-  if (r.Has("oracle")) spec.make_oracle = ParseOracle(r.Get("oracle"), "oracle");
+  if (r.Has("oracle"))
+    spec.make_oracle = ParseOracle(r.Get("oracle"), "oracle");
   r.RejectUnknown();
   return spec;
 }

@@ -5,7 +5,8 @@
 // With x_k = w_k / rtt_k (windows in packets) over the paths in use and
 // alpha_r = max_k x_k / x_r (>= 1):
 //   for each ACK on path r (congestion avoidance) increase w_r by
-//       (x_r / rtt_r) / (sum_k x_k)^2 * ((1 + alpha_r) / 2) * ((4 + alpha_r) / 5)
+//       (x_r / rtt_r) / (sum_k x_k)^2 * ((1 + alpha_r) / 2) * ((4 + alpha_r) /
+//       5)
 //   for each congestion event on path r decrease w_r by
 //       (w_r / 2) * min(alpha_r, 1.5)
 // With a single path alpha = 1 and both rules reduce to TCP Reno (1/w per

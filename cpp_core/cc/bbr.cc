@@ -33,9 +33,9 @@ Bbr::Bbr(const ControllerContext& ctx)
     : mss_(ctx.mss),
       initial_cwnd_(static_cast<uint64_t>(ctx.initial_window_packets) *
                     ctx.mss),
-      collapse_cwnd_(static_cast<uint64_t>(std::max(ctx.min_window_packets,
-                                                    1u)) *
-                     ctx.mss) {
+      collapse_cwnd_(
+          static_cast<uint64_t>(std::max(ctx.min_window_packets, 1u)) *
+          ctx.mss) {
   const ControllerParams& p = ctx.params;
   // 2^53: every integer up to it is exact in a double.
   const uint64_t seed = GetInteger(p, "seed", 0.0, 0.0, 9007199254740992.0);
@@ -85,8 +85,7 @@ double Bbr::btl_bw_bps() const {
 
 uint64_t Bbr::Inflight(double gain) const {
   if (min_rtt_ == kTimeInfinite) return initial_cwnd_;
-  const double bdp_bytes =
-      btl_bw_bps() * static_cast<double>(min_rtt_) / 8e9;
+  const double bdp_bytes = btl_bw_bps() * static_cast<double>(min_rtt_) / 8e9;
   return static_cast<uint64_t>(std::ceil(gain * bdp_bytes));
 }
 
@@ -176,12 +175,12 @@ void Bbr::UpdateBtlBw(const AckEvent& ack) {
   // the estimate.
   if (ack.rate_app_limited && bw < btl_bw_bps()) return;
   const uint64_t round = round_count_;
-  bw_samples_.erase(
-      std::remove_if(bw_samples_.begin(), bw_samples_.end(),
-                     [&](const BwSample& s) {
-                       return round - s.round >= bw_window_rounds_;
-                     }),
-      bw_samples_.end());
+  bw_samples_.erase(std::remove_if(bw_samples_.begin(), bw_samples_.end(),
+                                   [&](const BwSample& s) {
+                                     return round - s.round >=
+                                            bw_window_rounds_;
+                                   }),
+                    bw_samples_.end());
   if (!bw_samples_.empty() && bw_samples_.back().round == round) {
     bw_samples_.back().bps = std::max(bw_samples_.back().bps, bw);
   } else {
@@ -273,10 +272,10 @@ void Bbr::UpdatePacingRate(const AckEvent& ack) {
       ack.rtt->smoothed > 0) {
     // First RTT estimate: re-base the initial rate on it.
     has_seen_rtt_ = true;
-    pacing_rate_bps_ = RateWithMargin(
-        static_cast<double>(cwnd_) * 8e9 /
-            static_cast<double>(ack.rtt->smoothed),
-        high_gain_);
+    pacing_rate_bps_ =
+        RateWithMargin(static_cast<double>(cwnd_) * 8e9 /
+                           static_cast<double>(ack.rtt->smoothed),
+                       high_gain_);
   }
   const double bw = btl_bw_bps();
   if (bw <= 0.0) return;
@@ -333,7 +332,7 @@ void Bbr::OnPacketsLost(const LossEvent& loss) {
     return;
   }
   cwnd_ = (cwnd_ > loss.bytes_lost + collapse_cwnd_) ? cwnd_ - loss.bytes_lost
-                                                      : collapse_cwnd_;
+                                                     : collapse_cwnd_;
 }
 
 void Bbr::OnRetransmissionTimeout(TimeNs now) {

@@ -114,8 +114,8 @@ class Bbr : public CongestionController {
   // Parameters.
   uint32_t mss_;
   uint64_t initial_cwnd_;
-  uint64_t min_cwnd_;        // cwnd floor and ProbeRTT window (4 packets)
-  uint64_t collapse_cwnd_;   // persistent-congestion window
+  uint64_t min_cwnd_;       // cwnd floor and ProbeRTT window (4 packets)
+  uint64_t collapse_cwnd_;  // persistent-congestion window
   double high_gain_;
   double drain_gain_;
   double probe_bw_cwnd_gain_;

@@ -149,7 +149,7 @@ TEST(BbrTest, GrowthOfAQuarterResetsTheCount) {
   h.inflight = 10 * kBdp;
   h.Ack(8e6, true);
   h.Ack(8e6, true);
-  h.Ack(8e6, true);  // two rounds without growth
+  h.Ack(8e6, true);   // two rounds without growth
   h.Ack(10e6, true);  // exactly +25 %: growth, count restarts
   h.Ack(10e6, true);
   h.Ack(10e6, true);
@@ -437,16 +437,26 @@ TEST(BbrTest, PersistentCongestionCollapsesAndRestores) {
 
 TEST(BbrTest, BadParametersAreRejected) {
   const std::map<std::string, double> bad[] = {
-      {{"high_gain", -2.885}},        {{"high_gain", 0.5}},
-      {{"drain_gain", -1}},           {{"drain_gain", 1.5}},
-      {{"cwnd_gain", 0}},             {{"probe_bw_up_gain", 0.9}},
-      {{"probe_bw_down_gain", -0.75}}, {{"bw_window_rounds", 0}},
-      {{"bw_window_rounds", 2.5}},    {{"min_rtt_window_s", -1}},
-      {{"probe_rtt_duration_ms", -200}}, {{"min_cwnd_packets", 0}},
-      {{"full_bw_threshold", 0.8}},   {{"full_bw_rounds", 0}},
-      {{"pacing_margin", -0.01}},     {{"packet_conservation", 2}},
-      {{"cwnd_budget_packets", -1}},  {{"seed", -1}},
-      {{"seed", 0.5}},                {{"high_gain", std::nan("")}},
+      {{"high_gain", -2.885}},
+      {{"high_gain", 0.5}},
+      {{"drain_gain", -1}},
+      {{"drain_gain", 1.5}},
+      {{"cwnd_gain", 0}},
+      {{"probe_bw_up_gain", 0.9}},
+      {{"probe_bw_down_gain", -0.75}},
+      {{"bw_window_rounds", 0}},
+      {{"bw_window_rounds", 2.5}},
+      {{"min_rtt_window_s", -1}},
+      {{"probe_rtt_duration_ms", -200}},
+      {{"min_cwnd_packets", 0}},
+      {{"full_bw_threshold", 0.8}},
+      {{"full_bw_rounds", 0}},
+      {{"pacing_margin", -0.01}},
+      {{"packet_conservation", 2}},
+      {{"cwnd_budget_packets", -1}},
+      {{"seed", -1}},
+      {{"seed", 0.5}},
+      {{"high_gain", std::nan("")}},
   };
   for (const auto& params : bad) {
     EXPECT_THROW(Bbr(Context(params)), std::invalid_argument)

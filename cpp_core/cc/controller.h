@@ -43,8 +43,8 @@ struct AckEvent {
   double delivery_rate_bps = 0.0;
   bool rate_app_limited = false;
   TimeNs rate_interval = 0;
-  uint64_t delivered_bytes = 0;  // total delivered on this subflow so far
-  uint64_t prior_delivered = 0;  // `delivered` when the sampled packet left
+  uint64_t delivered_bytes = 0;   // total delivered on this subflow so far
+  uint64_t prior_delivered = 0;   // `delivered` when the sampled packet left
   uint64_t lost_bytes_total = 0;  // total declared lost so far (BBR uses it)
 };
 
@@ -126,7 +126,7 @@ class ControllerParams {
 };
 
 struct ControllerContext {
-  uint32_t mss = 1200;                  // bytes of payload per full packet
+  uint32_t mss = 1200;                   // bytes of payload per full packet
   uint32_t initial_window_packets = 10;  // RFC 9002 7.2 uses 10
   uint32_t min_window_packets = 2;       // RFC 9002 kMinimumWindow
   int subflow_index = 0;

@@ -5,8 +5,8 @@
 
 namespace orbitcc {
 
-double ControllerParams::Get(const std::string& key, double fallback,
-                             double lo, double hi) const {
+double ControllerParams::Get(const std::string& key, double fallback, double lo,
+                             double hi) const {
   auto it = values_.find(key);
   read_[key] = true;
   const double value = (it == values_.end()) ? fallback : it->second;

@@ -30,8 +30,8 @@ void Cubic::RecordWmax() {
 void Cubic::OnCongestionEvent(const LossEvent&) {
   RecordWmax();
   // RFC 9438 4.6: ssthresh = cwnd * beta_cubic; cwnd = max(ssthresh, 2 MSS).
-  ssthresh_ = std::max<uint64_t>(static_cast<uint64_t>(cwnd_ * beta_),
-                                 min_window_);
+  ssthresh_ =
+      std::max<uint64_t>(static_cast<uint64_t>(cwnd_ * beta_), min_window_);
   cwnd_ = ssthresh_;
   epoch_start_ = -1;
 }

@@ -37,9 +37,9 @@ class Cubic : public WindowController {
   double c_;
   double beta_;
   bool fast_convergence_;
-  double w_max_ = 0.0;      // segments
-  double k_ = 0.0;          // seconds
-  double w_est_ = 0.0;      // Reno-friendly estimate, segments
+  double w_max_ = 0.0;       // segments
+  double k_ = 0.0;           // seconds
+  double w_est_ = 0.0;       // Reno-friendly estimate, segments
   double cwnd_epoch_ = 0.0;  // segments
   TimeNs epoch_start_ = -1;  // -1: begins at the next ACK in CA
   double fractional_ = 0.0;  // sub-byte growth carried between ACKs

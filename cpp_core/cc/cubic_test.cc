@@ -36,8 +36,9 @@ double Segments(const CongestionController& c) {
 
 // Slow start to `w_max` segments, then one loss at t = 2 ms.
 void LoseAt(Cubic* c, double w_max, const RttStats* rtt) {
-  c->OnAck(MakeAck(Millis(1), static_cast<uint64_t>(w_max) * kMss - c->cwnd_bytes(),
-                   0, rtt));
+  c->OnAck(MakeAck(Millis(1),
+                   static_cast<uint64_t>(w_max) * kMss - c->cwnd_bytes(), 0,
+                   rtt));
   ASSERT_EQ(c->cwnd_bytes(), static_cast<uint64_t>(w_max) * kMss);
   c->OnPacketsLost(MakeLoss(Millis(2), kMss, Millis(1)));
 }

@@ -51,8 +51,8 @@ AdaptiveKalmanFilter::AdaptiveKalmanFilter(const AdaptiveKalmanOptions& o)
           "[1, window - 1]");
   Require(o.min_samples >= o.max_lag + 2 && o.min_samples <= o.window,
           "min_samples", o.min_samples, "[max_lag + 2, window]");
-  Require(o.min_variance > 0.0 && std::isfinite(o.min_variance),
-          "min_variance", o.min_variance, "(0, inf)");
+  Require(o.min_variance > 0.0 && std::isfinite(o.min_variance), "min_variance",
+          o.min_variance, "(0, inf)");
   Require(o.relative_initial_std > 0.0 && std::isfinite(o.relative_initial_std),
           "relative_initial_std", o.relative_initial_std, "(0, inf)");
   Require(std::isfinite(o.initial_process_var), "initial_process_var",

@@ -53,9 +53,9 @@ struct AdaptiveKalmanOptions {
   double initial_measurement_var = -1.0;
   double relative_initial_std = 0.1;
   bool adaptive = true;
-  int window = 30;       // innovations in the covariance estimate
-  int max_lag = 2;       // autocovariance lags 0..max_lag
-  int min_samples = 10;  // innovations needed before adapting Q and R
+  int window = 30;             // innovations in the covariance estimate
+  int max_lag = 2;             // autocovariance lags 0..max_lag
+  int min_samples = 10;        // innovations needed before adapting Q and R
   double min_variance = 1e-9;  // floor for Q and R (absolute, squared units)
 };
 

@@ -42,8 +42,8 @@ void Lia::IncreaseWindow(const AckEvent& ack) {
     WindowController::IncreaseWindow(ack);
     return;
   }
-  increase_residual_ += IncreaseBytes(
-      scratch_, self, static_cast<double>(ack.bytes_acked), mss_);
+  increase_residual_ +=
+      IncreaseBytes(scratch_, self, static_cast<double>(ack.bytes_acked), mss_);
   const double whole = WholeBytes(increase_residual_);
   if (whole >= 1.0) {
     cwnd_ += static_cast<uint64_t>(whole);

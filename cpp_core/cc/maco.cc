@@ -52,8 +52,8 @@ Maco::Maco(const ControllerContext& ctx)
         "controller parameter 'akf_max_lag' = " + std::to_string(akf_max_lag) +
         " is out of range; allowed: [1, akf_window - 1]");
   }
-  qs_initial_bytes_ =
-      static_cast<uint64_t>(std::llround(qs_packets)) * static_cast<uint64_t>(mss_);
+  qs_initial_bytes_ = static_cast<uint64_t>(std::llround(qs_packets)) *
+                      static_cast<uint64_t>(mss_);
   terr_rtt_ = Millis(terr_rtt_ms);
   min_sample_interval_ = std::max<TimeNs>(1, Millis(min_interval_ms));
   rtt_errors_.assign(static_cast<std::size_t>(std::llround(delta_r_window)),
@@ -194,15 +194,14 @@ void Maco::QuickStart(TimeNs now) {
   // Choice: the initial window is never below the no-history 4 MSS; the
   // paper's own reason for 4 MSS (fast retransmit needs it) applies equally
   // when gamma * min(B, w_max) happens to be tiny.
-  cwnd_ = InitialWindowBytes(gamma_, bdp, has_history, w_max,
-                             qs_initial_bytes_,
+  cwnd_ = InitialWindowBytes(gamma_, bdp, has_history, w_max, qs_initial_bytes_,
                              std::max(qs_initial_bytes_, min_window_));
   // Sec. 4.2: the slow-start threshold is the (averaged) path BDP.
   ssthresh_ = std::max<uint64_t>(static_cast<uint64_t>(bdp), min_window_);
   ca_acked_bytes_ = 0;
   cwnd_carry_ = 0.0;
-  StartRecoveryClock(now, cwnd_ < ssthresh_ ? Phase::kSlowStart
-                                            : Phase::kCongestionAvoidance);
+  StartRecoveryClock(
+      now, cwnd_ < ssthresh_ ? Phase::kSlowStart : Phase::kCongestionAvoidance);
 }
 
 void Maco::EnsureStarted(TimeNs now) {
@@ -362,8 +361,9 @@ bool Maco::ClassifyLoss(const LossEvent& loss) {
   if (loss.rtt != nullptr && loss.rtt->has_sample && loss.rtt->latest > 0) {
     rtt = loss.rtt->latest;
   }
-  last_con2_ = rtt <= 0 || static_cast<double>(rtt) >
-                               static_cast<double>(prop_rtt_est_) + delta_r_ns();
+  last_con2_ =
+      rtt <= 0 || static_cast<double>(rtt) >
+                      static_cast<double>(prop_rtt_est_) + delta_r_ns();
   return !last_in_guard_ && last_con1_ && last_con2_;
 }
 

@@ -120,9 +120,7 @@ class Maco : public WindowController {
     return judged_mob_events_;
   }
   uint64_t packets_judged_congestion() const { return judged_cong_packets_; }
-  uint64_t packets_judged_not_congestion() const {
-    return judged_mob_packets_;
-  }
+  uint64_t packets_judged_not_congestion() const { return judged_mob_packets_; }
   // Decision on the most recent LossEvent: the transport may read it right
   // after OnPacketsLost to label that batch's packets.
   bool last_loss_judged_congestion() const { return last_judged_congestion_; }

@@ -77,7 +77,8 @@ class FakeConnection : public ConnectionView {
 
 class MacoTest : public ::testing::Test {
  protected:
-  std::unique_ptr<Maco> Make(int index = 0, std::map<std::string, double> p = {},
+  std::unique_ptr<Maco> Make(int index = 0,
+                             std::map<std::string, double> p = {},
                              int path = -1) {
     ControllerContext ctx;
     ctx.mss = kMss;
@@ -176,9 +177,7 @@ TEST_F(MacoTest, AveragedBdpIntegratesOverTheLastRoundTrip) {
   // the network side is far faster, so C = C_A. At t = 1.55 s the last
   // round trip saw half of each: Eq. 14 gives (80 + 40)/2 Mb/s * 40 ms.
   oracle_.prop_rtt = Millis(40);
-  oracle_.capacity_fn = [](TimeNs t) {
-    return t < Millis(1500) ? 80e6 : 40e6;
-  };
+  oracle_.capacity_fn = [](TimeNs t) { return t < Millis(1500) ? 80e6 : 40e6; };
   auto m = Make(0, {{"terr_ewma_gain", 0.0}});
   RttStats& s = conn_.rtts[0];
   s.has_sample = true;
@@ -202,8 +201,8 @@ TEST_F(MacoTest, QuickStartWithoutHistoryUsesFourMssAndBdpThreshold) {
   oracle_.prop_rtt = Millis(50);
   auto m = Make();
   m->OnPacketSent(Seconds(1), kMss, kMss, false);
-  EXPECT_EQ(m->cwnd_bytes(), 4u * kMss);           // Alg. 2 line 14
-  EXPECT_EQ(m->ssthresh_bytes(), 625000u);          // SST = C_A * D
+  EXPECT_EQ(m->cwnd_bytes(), 4u * kMss);    // Alg. 2 line 14
+  EXPECT_EQ(m->ssthresh_bytes(), 625000u);  // SST = C_A * D
   EXPECT_TRUE(m->in_slow_start());
   // Slow start adds one MSS per acknowledged MSS (Alg. 2 line 18).
   Ack(*m, Seconds(1) + Millis(50), Millis(50));
@@ -225,8 +224,8 @@ TEST_F(MacoTest, QuickStartUsesOwnHistoryAfterReconnect) {
   pc.kind = PathChange::Kind::kHandover;
   pc.path_id = 0;
   m->OnPathChange(pc);
-  const double expected = 0.5 * std::min(625000.0,
-                                         static_cast<double>(w_at_congestion));
+  const double expected =
+      0.5 * std::min(625000.0, static_cast<double>(w_at_congestion));
   EXPECT_EQ(m->cwnd_bytes(), static_cast<uint64_t>(expected));
   EXPECT_EQ(m->ssthresh_bytes(), 625000u);
 }
@@ -264,8 +263,8 @@ TEST_F(MacoTest, Eq26IncrementFormula) {
   // Two subflows at 1000 and 500 packets/s, tau_r = 100 ms, T_r = 150 ms.
   const double expected = 3.0 * 1000.0 * 1000.0 * std::sqrt(0.15) /
                           (2.0 * 0.1 * std::pow(1500.0, 2.5));
-  EXPECT_NEAR(Maco::Eq26IncrementPackets({1000.0, 500.0}, 0.1, 0.15),
-              expected, 1e-15);
+  EXPECT_NEAR(Maco::Eq26IncrementPackets({1000.0, 500.0}, 0.1, 0.15), expected,
+              1e-15);
   // Single path: 3/2 * sqrt(T / (tau * w)) per ACK, the Elastic-TCP shape.
   const double w = 100.0, tau = 0.1, t_max = 0.2;
   EXPECT_NEAR(Maco::Eq26IncrementPackets({w / tau}, tau, t_max),
@@ -298,8 +297,7 @@ TEST_F(MacoTest, CongestionAvoidanceGrowsPerEq26WithSiblings) {
   a.rtt = &conn_.rtts[0];
   m->OnAck(a);
   const double x0 = static_cast<double>(before) / kMss / 0.04;
-  const double inc =
-      Maco::Eq26IncrementPackets({x0, 400.0}, 0.04, 0.06) * kMss;
+  const double inc = Maco::Eq26IncrementPackets({x0, 400.0}, 0.04, 0.06) * kMss;
   EXPECT_NEAR(static_cast<double>(m->cwnd_bytes() - before), inc, 1.0);
   EXPECT_GT(m->cwnd_bytes(), before);
 }
@@ -428,8 +426,7 @@ TEST_F(MacoTest, RecordsRecoveryTimeUntilCwndReachesBdp) {
     Ack(*m, now, Millis(20));
   }
   ASSERT_EQ(m->recovery_records().size(), 2u);
-  EXPECT_EQ(m->recovery_records()[1].phase,
-            Maco::Phase::kCongestionAvoidance);
+  EXPECT_EQ(m->recovery_records()[1].phase, Maco::Phase::kCongestionAvoidance);
   EXPECT_GT(m->recovery_records()[1].duration, 0);
 }
 
@@ -471,11 +468,16 @@ TEST_F(MacoTest, ReadsEveryParameter) {
   ControllerContext ctx;
   ctx.connection = &conn_;
   ctx.oracle = &oracle_;
-  ctx.params = ControllerParams(
-      {{"gamma", 0.5}, {"qs_initial_packets", 4}, {"ca_gain", 1},
-       {"akf_window", 30}, {"akf_max_lag", 2}, {"terr_rtt_ms", 0},
-       {"terr_ewma_gain", 0.1}, {"delta_r_window", 64},
-       {"handover_guard_rtts", 1}, {"min_sample_interval_ms", 10}});
+  ctx.params = ControllerParams({{"gamma", 0.5},
+                                 {"qs_initial_packets", 4},
+                                 {"ca_gain", 1},
+                                 {"akf_window", 30},
+                                 {"akf_max_lag", 2},
+                                 {"terr_rtt_ms", 0},
+                                 {"terr_ewma_gain", 0.1},
+                                 {"delta_r_window", 64},
+                                 {"handover_guard_rtts", 1},
+                                 {"min_sample_interval_ms", 10}});
   Maco m(ctx);
   EXPECT_EQ(ctx.params.UnreadKeys(), "");
   EXPECT_EQ(m.name(), "maco");

@@ -91,7 +91,7 @@ TEST(NewRenoTest, NeverBelowTheMinimumWindow) {
 TEST(NewRenoTest, RetransmissionTimeoutGoesToOneMss) {
   const RttStats rtt = Rtt();
   NewReno c(Context());
-  c.OnAck(MakeAck(Millis(1), 20 * kMss, 0, &rtt));  // 30 MSS
+  c.OnAck(MakeAck(Millis(1), 20 * kMss, 0, &rtt));    // 30 MSS
   c.OnPacketSent(Millis(2), kMss, 24 * kMss, false);  // flight 24 MSS
   c.OnRetransmissionTimeout(Millis(300));
   EXPECT_EQ(c.cwnd_bytes(), 1u * kMss);

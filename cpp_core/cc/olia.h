@@ -77,9 +77,9 @@ class Olia : public WindowController {
 
   int subflow_index_;
   const ConnectionView* connection_;
-  uint64_t acked_total_ = 0;     // bytes acknowledged on this subflow so far
-  uint64_t loss_mark_prev_ = 0;  // acked_total_ at the second-to-last loss
-  uint64_t loss_mark_last_ = 0;  // acked_total_ at the last loss
+  uint64_t acked_total_ = 0;        // bytes acknowledged on this subflow so far
+  uint64_t loss_mark_prev_ = 0;     // acked_total_ at the second-to-last loss
+  uint64_t loss_mark_last_ = 0;     // acked_total_ at the last loss
   double increase_residual_ = 0.0;  // fractional bytes not yet applied
   std::vector<SubflowSnapshot> subflows_;
   std::vector<OliaPath> paths_;

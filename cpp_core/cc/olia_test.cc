@@ -72,8 +72,7 @@ TEST(OliaTest, AlphaMovesWindowFromMaxPathToBestPath) {
 TEST(OliaTest, TiedBestPathsShareThePositiveAlpha) {
   // Paths 0 and 1 have equal l/rtt^2 (best) and small windows; path 2 has
   // the max window but is worse.
-  const auto a =
-      Alphas({{5, 0.1, 40000}, {8, 0.1, 40000}, {30, 0.1, 1000}});
+  const auto a = Alphas({{5, 0.1, 40000}, {8, 0.1, 40000}, {30, 0.1, 1000}});
   EXPECT_DOUBLE_EQ(a[0], 1.0 / (3 * 2));
   EXPECT_DOUBLE_EQ(a[1], 1.0 / (3 * 2));
   EXPECT_DOUBLE_EQ(a[2], -1.0 / (3 * 1));

@@ -28,8 +28,8 @@ void RefwaParams::Validate() const {
   Require(alpha >= 0.0 && alpha <= 4.0, "alpha", alpha, "[0, 4]");
   Require(isl_delay > 0 && isl_delay <= Seconds(10), "isl_delay_ms",
           ToMillis(isl_delay), "(0, 10000]");
-  Require(buffer_bytes >= 1 && buffer_bytes <= 1000000000000ULL,
-          "buffer_bytes", static_cast<double>(buffer_bytes), "[1, 1e12]");
+  Require(buffer_bytes >= 1 && buffer_bytes <= 1000000000000ULL, "buffer_bytes",
+          static_cast<double>(buffer_bytes), "[1, 1e12]");
   Require(min_feedback_bytes <= 1000000000ULL, "min_feedback_bytes",
           static_cast<double>(min_feedback_bytes), "[0, 1e9]");
   Require(rtt_avg_gain > 0.0 && rtt_avg_gain <= 1.0, "rtt_avg_gain",
@@ -42,8 +42,7 @@ RefwaParams RefwaParams::FromParams(const ControllerParams& p) {
   r.psi = p.Get("psi", 0.5, 0.0, 10.0);
   r.alpha = p.Get("alpha", 1.0, 0.0, 4.0);
   r.isl_delay = Millis(p.Get("isl_delay_ms", 20.0, 1e-6, 10000.0));
-  r.buffer_bytes =
-      static_cast<uint64_t>(p.Get("buffer_bytes", 0.0, 1.0, 1e12));
+  r.buffer_bytes = static_cast<uint64_t>(p.Get("buffer_bytes", 0.0, 1.0, 1e12));
   r.rtt_source = p.Get("rtt_source", 0.0, 0.0, 1.0) < 0.5
                      ? RttSource::kHopCount
                      : RttSource::kSenderSrtt;
@@ -79,8 +78,8 @@ std::string RefwaStabilityWarning(const RefwaParams& params) {
   // The exact discrete-time test (Jury) for the poles of
   // z^2 + Omega1 z + Omega2 tells whether the linearised recursion still
   // converges (the paper's region additionally requires Omega1 >= 0).
-  const bool poles_inside = std::fabs(o2) < 1.0 && 1.0 + o1 + o2 > 0.0 &&
-                            1.0 - o1 + o2 > 0.0;
+  const bool poles_inside =
+      std::fabs(o2) < 1.0 && 1.0 + o1 + o2 > 0.0 && 1.0 - o1 + o2 > 0.0;
   if (poles_inside) {
     msg << ". The linearised recursion still has both poles inside the unit "
            "circle (it converges), but this is outside the region the paper "
@@ -163,8 +162,8 @@ void RefwaRouter::ComputeFeedback() {
   }
   for (auto& [hop, g] : groups_) {
     (void)hop;
-    g.feedback =
-        denom_ > 0.0 ? std::pow(g.rtt_s, params_.alpha) / denom_ * upsilon_
+    g.feedback = denom_ > 0.0
+                     ? std::pow(g.rtt_s, params_.alpha) / denom_ * upsilon_
                      : upsilon_;
   }
 }
@@ -200,8 +199,9 @@ void RefwaRouter::OnPacketArrival(TimeNs now, const RouterPacketInfo& packet,
   // Eq. 2, second line. Bw in bytes per second; Q(n-1) is the queue sampled
   // at the previous update, as in the paper's notation and Appendix I.
   const double pipe = capacity_bps_ * ToSeconds(rtt_avg_) / 8.0;
-  upsilon_ = upsilon_ + params_.phi * (pipe - upsilon_) +
-             params_.psi * (static_cast<double>(params_.buffer_bytes) - q_prev_);
+  upsilon_ =
+      upsilon_ + params_.phi * (pipe - upsilon_) +
+      params_.psi * (static_cast<double>(params_.buffer_bytes) - q_prev_);
   // Choice: an aggregate window cannot be negative (the linear model can
   // undershoot when phi > 1 after a large overshoot).
   upsilon_ = std::max(upsilon_, 0.0);
@@ -228,7 +228,8 @@ uint64_t RefwaRouter::WindowCap(TimeNs /*now*/,
     const double w = std::pow(FlowRttSeconds(f), params_.alpha);
     feedback = denom_ > 0.0 ? w / denom_ * upsilon_ : upsilon_;
   }
-  feedback = std::max(feedback, static_cast<double>(params_.min_feedback_bytes));
+  feedback =
+      std::max(feedback, static_cast<double>(params_.min_feedback_bytes));
   return static_cast<uint64_t>(feedback);
 }
 

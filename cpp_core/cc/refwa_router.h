@@ -110,7 +110,7 @@ class RefwaRouter : public RouterAgent {
   std::map<int, Group> groups_;  // by hop count
   double denom_ = 0.0;           // sum_j n_j RTT_j^alpha (seconds^alpha)
   double upsilon_ = 0.0;
-  double q_prev_ = 0.0;          // Q(n-1): queue sampled at the last update
+  double q_prev_ = 0.0;  // Q(n-1): queue sampled at the last update
   double capacity_bps_ = 0.0;
   TimeNs rtt_avg_ = 0;
   TimeNs next_update_ = 0;

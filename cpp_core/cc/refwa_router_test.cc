@@ -197,8 +197,8 @@ TEST(RefwaParamsTest, ValidationNamesTheParameter) {
   p.phi = -1.0;
   EXPECT_THROW(RefwaRouter r(p), std::invalid_argument);
   try {
-    RefwaParams::FromParams(ControllerParams({{"buffer_bytes", 5000.0},
-                                              {"psi", -0.1}}));
+    RefwaParams::FromParams(
+        ControllerParams({{"buffer_bytes", 5000.0}, {"psi", -0.1}}));
     FAIL() << "expected invalid_argument";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("psi"), std::string::npos);
@@ -206,9 +206,13 @@ TEST(RefwaParamsTest, ValidationNamesTheParameter) {
 }
 
 TEST(RefwaParamsTest, FromParamsReadsEveryKey) {
-  ControllerParams cp({{"phi", 1.2}, {"psi", 0.4}, {"alpha", 1.0},
-                       {"isl_delay_ms", 10.0}, {"buffer_bytes", 64000.0},
-                       {"rtt_source", 1.0}, {"min_feedback_bytes", 1200.0},
+  ControllerParams cp({{"phi", 1.2},
+                       {"psi", 0.4},
+                       {"alpha", 1.0},
+                       {"isl_delay_ms", 10.0},
+                       {"buffer_bytes", 64000.0},
+                       {"rtt_source", 1.0},
+                       {"min_feedback_bytes", 1200.0},
                        {"rtt_avg_gain", 0.5}});
   const RefwaParams p = RefwaParams::FromParams(cp);
   EXPECT_EQ(cp.UnreadKeys(), "");

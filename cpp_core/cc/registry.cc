@@ -87,9 +87,8 @@ std::unique_ptr<CongestionController> MakeController(
     const std::string& name, const ControllerContext& ctx) {
   const std::string base = ResidualBase(name);
   if (!base.empty() && base != "external") {
-    return std::make_unique<ResidualController>(MakeController(base, ctx),
-                                                ctx.mss,
-                                                ctx.min_window_packets);
+    return std::make_unique<ResidualController>(
+        MakeController(base, ctx), ctx.mss, ctx.min_window_packets);
   }
   for (const Entry& e : Registry()) {
     if (name != e.name) continue;
@@ -106,9 +105,9 @@ std::unique_ptr<CongestionController> MakeController(
     }
     return controller;
   }
-  throw std::invalid_argument("unknown controller '" + name +
-                              "'; known controllers: " +
-                              KnownControllerNames());
+  throw std::invalid_argument(
+      "unknown controller '" + name +
+      "'; known controllers: " + KnownControllerNames());
 }
 
 }  // namespace orbitcc

@@ -73,8 +73,8 @@ void WindowController::OnRetransmissionTimeout(TimeNs now) {
   // FlightSize is capped at cwnd: during NewReno fast recovery the flight is
   // inflated by one segment per duplicate ACK and can be many windows large
   // (Linux likewise derives ssthresh from cwnd).
-  ssthresh_ = std::max<uint64_t>(std::min(bytes_in_flight_, cwnd_) / 2,
-                                 2ULL * mss_);
+  ssthresh_ =
+      std::max<uint64_t>(std::min(bytes_in_flight_, cwnd_) / 2, 2ULL * mss_);
   cwnd_ = mss_;
   ca_acked_bytes_ = 0;
   recovery_start_time_ = now;

@@ -60,8 +60,8 @@ class WindowController : public CongestionController {
   TimeNs recovery_start_time_ = -1;
   TimeNs smoothed_rtt_ = 0;
   uint64_t ca_acked_bytes_ = 0;  // bytes acked since the last +1 MSS in CA
-  double slow_start_pacing_gain_ = 2.0;   // Linux sk_pacing_ss_ratio = 200 %
-  double avoidance_pacing_gain_ = 1.25;   // RFC 9002 7.7 suggests N = 1.25
+  double slow_start_pacing_gain_ = 2.0;  // Linux sk_pacing_ss_ratio = 200 %
+  double avoidance_pacing_gain_ = 1.25;  // RFC 9002 7.7 suggests N = 1.25
 };
 
 }  // namespace orbitcc

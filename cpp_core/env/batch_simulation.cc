@@ -57,7 +57,8 @@ BatchSimulation::BatchSimulation(std::shared_ptr<const SimulationSpec> spec,
 EnvOutput BatchSimulation::Output(int i) {
   EnvOutput out;
   out.obs = obs_.data() + static_cast<size_t>(i) * obs_spec_.size();
-  out.metrics = metrics_.data() + static_cast<size_t>(i) * StepMetricNames().size();
+  out.metrics =
+      metrics_.data() + static_cast<size_t>(i) * StepMetricNames().size();
   out.subflow = subflow_.data() + static_cast<size_t>(i) * num_subflows_ *
                                       SubflowMetricNames().size();
   out.reward = &rewards_[i];
@@ -106,12 +107,13 @@ void BatchSimulation::Step(const float* box, const int64_t* discrete) {
     }
     if (skip) continue;
     try {
-      envs_[i]->ValidateAction(box != nullptr ? box + i * s : nullptr,
-                               discrete != nullptr ? discrete + i * s : nullptr);
+      envs_[i]->ValidateAction(
+          box != nullptr ? box + i * s : nullptr,
+          discrete != nullptr ? discrete + i * s : nullptr);
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(
-          num_envs() == 1 ? std::string(e.what())
-                          : "env " + std::to_string(i) + ": " + e.what());
+      throw std::invalid_argument(num_envs() == 1 ? std::string(e.what())
+                                                  : "env " + std::to_string(i) +
+                                                        ": " + e.what());
     }
   }
   pool_.ParallelFor(num_envs(), [&](int i) {
@@ -132,7 +134,8 @@ void BatchSimulation::Step(const float* box, const int64_t* discrete) {
       needs_reset_[i] = 1;
     } else if (autoreset_ == AutoresetMode::kSameStep) {
       const size_t o = static_cast<size_t>(i) * obs_spec_.size();
-      std::memcpy(final_obs_.data() + o, out.obs, sizeof(float) * obs_spec_.size());
+      std::memcpy(final_obs_.data() + o, out.obs,
+                  sizeof(float) * obs_spec_.size());
       const size_t m = static_cast<size_t>(i) * StepMetricNames().size();
       std::memcpy(final_metrics_.data() + m, out.metrics,
                   sizeof(double) * StepMetricNames().size());

@@ -60,7 +60,7 @@ class BatchSimulation {
   uint8_t* terminated() { return terminated_.data(); }
   uint8_t* truncated() { return truncated_.data(); }
   uint8_t* reset_happened() { return reset_happened_.data(); }  // (N,)
-  double* metrics() { return metrics_.data(); }  // (N, StepMetricNames)
+  double* metrics() { return metrics_.data(); }          // (N, StepMetricNames)
   double* subflow_metrics() { return subflow_.data(); }  // (N, S, names)
   // Same-step autoreset: the metrics of the step that ended the episode.
   double* final_metrics() { return final_metrics_.data(); }

@@ -44,8 +44,9 @@ EnvInstance::EnvInstance(std::shared_ptr<const SimulationSpec> spec,
   }
   num_subflows_ = CountTestSubflows(*spec_);
   if (num_subflows_ == 0) {
-    throw std::invalid_argument("scenario has no flow under test (all flows "
-                                "are background flows)");
+    throw std::invalid_argument(
+        "scenario has no flow under test (all flows "
+        "are background flows)");
   }
   for (int pass = 0; pass < 2; ++pass) {
     for (size_t fi = 0; fi < spec_->flows.size(); ++fi) {
@@ -53,8 +54,8 @@ EnvInstance::EnvInstance(std::shared_ptr<const SimulationSpec> spec,
       if (f.background != (pass == 1)) continue;
       const size_t n = f.transport == "tcp" ? 1 : f.paths.size();
       for (size_t p = 0; p < n; ++p) {
-        all_subflows_.push_back(
-            SubflowInfo{static_cast<int>(fi), static_cast<int>(p), &f.paths[p]});
+        all_subflows_.push_back(SubflowInfo{static_cast<int>(fi),
+                                            static_cast<int>(p), &f.paths[p]});
       }
     }
   }
@@ -65,12 +66,14 @@ EnvInstance::EnvInstance(std::shared_ptr<const SimulationSpec> spec,
     if (config_.control == ControlMode::kAgent && !external) {
       throw std::invalid_argument(
           "env: agent control needs controller 'external' on every flow "
-          "under test; flow '" + f.name + "' uses '" + f.controller + "'");
+          "under test; flow '" +
+          f.name + "' uses '" + f.controller + "'");
     }
     if (config_.control == ControlMode::kResidual && !residual) {
       throw std::invalid_argument(
           "env: residual control needs controller 'residual:<base>' on every "
-          "flow under test; flow '" + f.name + "' uses '" + f.controller + "'");
+          "flow under test; flow '" +
+          f.name + "' uses '" + f.controller + "'");
     }
   }
   if (config_.control == ControlMode::kAgent &&
@@ -118,7 +121,8 @@ void EnvInstance::Reset(uint64_t seed, const EnvOutput& out) {
   *out.truncated = 0;
 }
 
-void EnvInstance::ValidateAction(const float* box, const int64_t* discrete) const {
+void EnvInstance::ValidateAction(const float* box,
+                                 const int64_t* discrete) const {
   if (config_.control == ControlMode::kBaseline) return;
   for (int i = 0; i < num_subflows_; ++i) {
     if (action_spec_.discrete) {
@@ -130,10 +134,10 @@ void EnvInstance::ValidateAction(const float* box, const int64_t* discrete) cons
             std::to_string(action_spec_.num_choices - 1));
       }
     } else if (!std::isfinite(box[i])) {
-      throw std::invalid_argument(
-          "action for subflow " + std::to_string(i) + " is " +
-          (std::isnan(box[i]) ? "NaN" : "infinite") +
-          "; actions must be finite numbers");
+      throw std::invalid_argument("action for subflow " + std::to_string(i) +
+                                  " is " +
+                                  (std::isnan(box[i]) ? "NaN" : "infinite") +
+                                  "; actions must be finite numbers");
     }
   }
 }
@@ -144,17 +148,19 @@ void EnvInstance::ApplyAction(const float* box, const int64_t* discrete) {
   const double max_window = static_cast<double>(config_.max_window_bytes);
   const double log_factor = std::log2(config_.window_max_factor);
   for (int i = 0; i < num_subflows_; ++i) {
-    const double a =
-        box != nullptr ? std::clamp(static_cast<double>(box[i]), -1.0, 1.0) : 0.0;
+    const double a = box != nullptr
+                         ? std::clamp(static_cast<double>(box[i]), -1.0, 1.0)
+                         : 0.0;
     switch (config_.action) {
       case ActionMode::kWindow:
       case ActionMode::kDiscrete: {
         const double factor = config_.action == ActionMode::kWindow
                                   ? std::exp2(a * log_factor)
                                   : config_.discrete_factors[discrete[i]];
-        const double w = static_cast<double>(sim_->Probe(i).cwnd_bytes) * factor;
-        sim_->SetWindow(i, static_cast<uint64_t>(
-                               std::clamp(w, min_window, max_window)));
+        const double w =
+            static_cast<double>(sim_->Probe(i).cwnd_bytes) * factor;
+        sim_->SetWindow(
+            i, static_cast<uint64_t>(std::clamp(w, min_window, max_window)));
         break;
       }
       case ActionMode::kRate: {
@@ -168,8 +174,8 @@ void EnvInstance::ApplyAction(const float* box, const int64_t* discrete) {
         const double rtt_s = p.srtt_ms > 0 ? p.srtt_ms * 1e-3 : 0.1;
         const double w = 2.0 * rate * 1e6 / 8.0 * rtt_s;
         sim_->SetPacingRate(i, rate * 1e6);
-        sim_->SetWindow(i, static_cast<uint64_t>(
-                               std::clamp(w, 4.0 * mss, max_window)));
+        sim_->SetWindow(
+            i, static_cast<uint64_t>(std::clamp(w, 4.0 * mss, max_window)));
         break;
       }
       case ActionMode::kResidual: {
@@ -210,7 +216,8 @@ void EnvInstance::Step(const float* box, const int64_t* discrete,
   }
 }
 
-const std::vector<int>& EnvInstance::ForwardRouteAt(int subflow, TimeNs t) const {
+const std::vector<int>& EnvInstance::ForwardRouteAt(int subflow,
+                                                    TimeNs t) const {
   const PathSpec& path = *all_subflows_[subflow].path;
   const std::vector<int>* route = &path.forward;
   for (const RouteChange& c : path.changes) {
@@ -227,7 +234,8 @@ bool EnvInstance::SharesFirstLink(int subflow, TimeNs t) const {
   for (size_t j = 0; j < all_subflows_.size(); ++j) {
     if (static_cast<int>(j) == subflow) continue;
     const std::vector<int>& other = ForwardRouteAt(static_cast<int>(j), t);
-    if (std::find(other.begin(), other.end(), first) != other.end()) return true;
+    if (std::find(other.begin(), other.end(), first) != other.end())
+      return true;
   }
   return false;
 }
@@ -255,13 +263,17 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
     const SubflowProbe p = sim_->Probe(i);
     const SubflowStats& s = sim_->subflow_stats(i);
     Counters& last = last_[i];
-    const double d_recv = static_cast<double>(s.bytes_received - last.bytes_received);
-    const double d_acked = static_cast<double>(s.bytes_acked - last.bytes_acked);
-    const double d_sent = static_cast<double>(s.packets_sent - last.packets_sent);
+    const double d_recv =
+        static_cast<double>(s.bytes_received - last.bytes_received);
+    const double d_acked =
+        static_cast<double>(s.bytes_acked - last.bytes_acked);
+    const double d_sent =
+        static_cast<double>(s.packets_sent - last.packets_sent);
     const double d_declared =
         static_cast<double>(s.packets_declared_lost - last.declared_lost);
     const uint64_t count = s.one_way_delay_us.count();
-    const double sum_us = s.one_way_delay_us.mean() * static_cast<double>(count);
+    const double sum_us =
+        s.one_way_delay_us.mean() * static_cast<double>(count);
     double d_drops[kNumLossCauses];
     for (int c = 0; c < kNumLossCauses; ++c) {
       d_drops[c] = static_cast<double>(s.drops[c] - last.drops[c]);
@@ -286,34 +298,57 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
       const FeatureInfo& f = FeatureCatalogue()[features_[k]];
       double v = 0.0;
       switch (features_[k]) {
-        case 0: v = Log2p1(p.cwnd_bytes / mss) / 16.0; break;
-        case 1: v = Log2p1(p.inflight_bytes / mss) / 16.0; break;
-        case 2: v = Log2p1(p.delivery_rate_mbps) / 14.0; break;
-        case 3: v = min_rtt > 0 ? p.srtt_ms / min_rtt - 1.0 : 0.0; break;
+        case 0:
+          v = Log2p1(p.cwnd_bytes / mss) / 16.0;
+          break;
+        case 1:
+          v = Log2p1(p.inflight_bytes / mss) / 16.0;
+          break;
+        case 2:
+          v = Log2p1(p.delivery_rate_mbps) / 14.0;
+          break;
+        case 3:
+          v = min_rtt > 0 ? p.srtt_ms / min_rtt - 1.0 : 0.0;
+          break;
         case 4:
           v = (min_rtt > 0 && last.srtt_ms > 0)
                   ? (p.srtt_ms - last.srtt_ms) / min_rtt
                   : 0.0;
           break;
-        case 5: v = d_sent > 0 ? d_declared / d_sent : (d_declared > 0 ? 1 : 0); break;
-        case 6: v = Log2p1(ack_mbps) / 14.0; break;
-        case 7: v = Log2p1(thr_mbps) / 14.0; break;
-        case 8: v = Log2p1(p.srtt_ms) / 12.0; break;
+        case 5:
+          v = d_sent > 0 ? d_declared / d_sent : (d_declared > 0 ? 1 : 0);
+          break;
+        case 6:
+          v = Log2p1(ack_mbps) / 14.0;
+          break;
+        case 7:
+          v = Log2p1(thr_mbps) / 14.0;
+          break;
+        case 8:
+          v = Log2p1(p.srtt_ms) / 12.0;
+          break;
         case 9:
-          v = Log2p1(oracle_->PredictedAccessCapacityBps(all_subflows_[i].local, now) *
-                     1e-6) / 14.0;
+          v = Log2p1(oracle_->PredictedAccessCapacityBps(all_subflows_[i].local,
+                                                         now) *
+                     1e-6) /
+              14.0;
           break;
         case 10:
           v = Log2p1(ToMillis(oracle_->PredictedPropagationRtt(
-                  all_subflows_[i].local, now))) / 12.0;
+                  all_subflows_[i].local, now))) /
+              12.0;
           break;
         case 11: {
-          const TimeNs next = oracle_->NextHandoverTime(all_subflows_[i].local, now);
+          const TimeNs next =
+              oracle_->NextHandoverTime(all_subflows_[i].local, now);
           v = next == kTimeInfinite ? 1.0 : ToSeconds(next - now) / 60.0;
           break;
         }
-        case 12: v = SharesFirstLink(i, now) ? 1.0 : 0.0; break;
-        default: break;
+        case 12:
+          v = SharesFirstLink(i, now) ? 1.0 : 0.0;
+          break;
+        default:
+          break;
       }
       feat[k] = Clip(v, f.low, f.high);
     }

@@ -22,9 +22,9 @@ namespace orbitcc {
 
 // Where one env writes its results for a step or reset.
 struct EnvOutput {
-  float* obs = nullptr;         // ObservationSpec::size() floats
-  double* metrics = nullptr;    // StepMetricNames().size()
-  double* subflow = nullptr;    // num_subflows * SubflowMetricNames().size()
+  float* obs = nullptr;       // ObservationSpec::size() floats
+  double* metrics = nullptr;  // StepMetricNames().size()
+  double* subflow = nullptr;  // num_subflows * SubflowMetricNames().size()
   double* reward = nullptr;
   uint8_t* terminated = nullptr;
   uint8_t* truncated = nullptr;
@@ -63,7 +63,9 @@ class EnvInstance {
   const ActionSpec& action_spec() const { return action_spec_; }
   const EnvConfig& config() const { return config_; }
   // Handover instants (s) that fell into the last step.
-  const std::vector<double>& step_handovers_s() const { return step_handovers_; }
+  const std::vector<double>& step_handovers_s() const {
+    return step_handovers_;
+  }
 
  private:
   struct Counters {
@@ -102,7 +104,7 @@ class EnvInstance {
   size_t handovers_seen_ = 0;
   std::vector<double> step_handovers_;
   std::vector<Counters> last_;
-  std::vector<float> history_;  // num_subflows * history * F
+  std::vector<float> history_;     // num_subflows * history * F
   std::vector<double> rate_mbps_;  // rate mode: current sending rate
   std::vector<double> residual_scale_;
 };

@@ -66,7 +66,8 @@ std::vector<int> SelectFeatures(const EnvConfig& config) {
     for (const std::string& name : config.features) {
       int found = -1;
       for (size_t i = 0; i < cat.size(); ++i) {
-        if (cat[i].name == name && !cat[i].mobility) found = static_cast<int>(i);
+        if (cat[i].name == name && !cat[i].mobility)
+          found = static_cast<int>(i);
       }
       if (found < 0) {
         std::string allowed;
@@ -79,7 +80,8 @@ std::vector<int> SelectFeatures(const EnvConfig& config) {
                              " (mobility features: set env.mobility_features)");
       }
       for (int prev : out) {
-        if (prev == found) Fail("features", "feature '" + name + "' listed twice");
+        if (prev == found)
+          Fail("features", "feature '" + name + "' listed twice");
       }
       out.push_back(found);
     }
@@ -110,9 +112,10 @@ void ValidateEnvConfig(const EnvConfig& c) {
   }
   if (c.max_window_bytes < 4096) Fail("max_window_bytes", "must be >= 4096");
   if ((c.action == ActionMode::kResidual) !=
-      (c.control == ControlMode::kResidual) &&
+          (c.control == ControlMode::kResidual) &&
       c.control != ControlMode::kBaseline) {
-    Fail("action", "residual actions need a residual controller and vice versa");
+    Fail("action",
+         "residual actions need a residual controller and vice versa");
   }
   const RewardConfig& r = c.reward;
   CheckRange("reward.throughput_weight", r.throughput_weight, 0.0, 1e9);
@@ -151,19 +154,26 @@ ControlMode ParseControlMode(const std::string& name) {
 
 const char* ActionModeName(ActionMode mode) {
   switch (mode) {
-    case ActionMode::kWindow: return "window";
-    case ActionMode::kRate: return "rate";
-    case ActionMode::kDiscrete: return "discrete";
-    case ActionMode::kResidual: return "residual";
+    case ActionMode::kWindow:
+      return "window";
+    case ActionMode::kRate:
+      return "rate";
+    case ActionMode::kDiscrete:
+      return "discrete";
+    case ActionMode::kResidual:
+      return "residual";
   }
   return "?";
 }
 
 const char* RewardPresetName(RewardPreset preset) {
   switch (preset) {
-    case RewardPreset::kLinear: return "linear";
-    case RewardPreset::kAurora: return "aurora";
-    case RewardPreset::kPower: return "power";
+    case RewardPreset::kLinear:
+      return "linear";
+    case RewardPreset::kAurora:
+      return "aurora";
+    case RewardPreset::kPower:
+      return "power";
   }
   return "?";
 }
@@ -216,9 +226,9 @@ ActionSpec MakeActionSpec(const EnvConfig& config, int num_subflows) {
 
 const std::vector<std::string>& StepMetricNames() {
   static const std::vector<std::string> kNames = {
-      "t_s",           "throughput_mbps",   "delay_ms",
-      "loss_rate",     "packets_sent",      "congestion_losses",
-      "random_losses", "handover_losses",   "declared_losses",
+      "t_s",           "throughput_mbps", "delay_ms",
+      "loss_rate",     "packets_sent",    "congestion_losses",
+      "random_losses", "handover_losses", "declared_losses",
       "handovers",     "reward",
   };
   return kNames;
@@ -226,10 +236,10 @@ const std::vector<std::string>& StepMetricNames() {
 
 const std::vector<std::string>& SubflowMetricNames() {
   static const std::vector<std::string> kNames = {
-      "cwnd_bytes",      "inflight_bytes",     "srtt_ms",
-      "min_rtt_ms",      "throughput_mbps",    "delivery_rate_mbps",
-      "capacity_mbps",   "pacing_rate_mbps",   "congestion_losses",
-      "random_losses",   "handover_losses",
+      "cwnd_bytes",    "inflight_bytes",   "srtt_ms",
+      "min_rtt_ms",    "throughput_mbps",  "delivery_rate_mbps",
+      "capacity_mbps", "pacing_rate_mbps", "congestion_losses",
+      "random_losses", "handover_losses",
   };
   return kNames;
 }

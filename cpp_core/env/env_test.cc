@@ -60,8 +60,8 @@ struct Buffers {
         metrics(StepMetricNames().size()),
         subflow(env.num_subflows() * SubflowMetricNames().size()) {}
   EnvOutput Out() {
-    return EnvOutput{obs.data(), metrics.data(), subflow.data(), &reward,
-                     &terminated, &truncated};
+    return EnvOutput{obs.data(), metrics.data(), subflow.data(),
+                     &reward,    &terminated,    &truncated};
   }
   std::vector<float> obs;
   std::vector<double> metrics;
@@ -221,8 +221,8 @@ TEST(BatchSimulationTest, IndependentOfBatchSizeAndThreads) {
 
 TEST(BatchSimulationTest, SameStepAutoresetKeepsTheFinalObservation) {
   BatchSimulation batch(TestSpec("external", 0.2),
-                        Config(ControlMode::kAgent, ActionMode::kWindow), 2,
-                        2, AutoresetMode::kSameStep);
+                        Config(ControlMode::kAgent, ActionMode::kWindow), 2, 2,
+                        AutoresetMode::kSameStep);
   const uint64_t seeds[2] = {1, 2};
   batch.Reset(seeds, nullptr, nullptr);
   const float act[4] = {0, 0, 0, 0};
@@ -239,8 +239,8 @@ TEST(BatchSimulationTest, SameStepAutoresetKeepsTheFinalObservation) {
 
 TEST(BatchSimulationTest, BadActionLeavesTheBatchUntouched) {
   BatchSimulation batch(TestSpec("external"),
-                        Config(ControlMode::kAgent, ActionMode::kWindow), 2,
-                        1, AutoresetMode::kNextStep);
+                        Config(ControlMode::kAgent, ActionMode::kWindow), 2, 1,
+                        AutoresetMode::kNextStep);
   batch.Reset(nullptr, nullptr, nullptr);
   const float act[4] = {0, 0, 0, std::numeric_limits<float>::infinity()};
   try {

@@ -27,7 +27,8 @@ double SlantRangeKm(double elevation_rad, double altitude_km) {
 
 double CentralAngleRad(double elevation_rad, double altitude_km) {
   const double r = kEarthRadiusKm + altitude_km;
-  return std::acos(kEarthRadiusKm * std::cos(elevation_rad) / r) - elevation_rad;
+  return std::acos(kEarthRadiusKm * std::cos(elevation_rad) / r) -
+         elevation_rad;
 }
 
 double CoverageRadiusKm(double min_elevation_rad, double altitude_km) {
@@ -38,7 +39,8 @@ double SlantRangeFromCentralAngleKm(double central_angle_rad,
                                     double altitude_km) {
   const double r = kEarthRadiusKm + altitude_km;
   const double re = kEarthRadiusKm;
-  return std::sqrt(re * re + r * r - 2.0 * re * r * std::cos(central_angle_rad));
+  return std::sqrt(re * re + r * r -
+                   2.0 * re * r * std::cos(central_angle_rad));
 }
 
 double ElevationFromCentralAngleRad(double central_angle_rad,
@@ -107,8 +109,8 @@ Vec3 GroundPoint::Up() const {
 void GroundPoint::Validate() const {
   LeoRequire(lat_deg >= -90.0 && lat_deg <= 90.0, "lat_deg", "in [-90, 90]",
              lat_deg);
-  LeoRequire(lon_deg >= -360.0 && lon_deg <= 360.0, "lon_deg",
-             "in [-360, 360]", lon_deg);
+  LeoRequire(lon_deg >= -360.0 && lon_deg <= 360.0, "lon_deg", "in [-360, 360]",
+             lon_deg);
 }
 
 LookAngle Look(const GroundPoint& ground, const Vec3& sat_ecef) {
@@ -116,7 +118,8 @@ LookAngle Look(const GroundPoint& ground, const Vec3& sat_ecef) {
   const Vec3 d = sat_ecef - up * kEarthRadiusKm;
   LookAngle look;
   look.slant_km = d.Norm();
-  look.elevation_rad = std::asin(std::clamp(d.Dot(up) / look.slant_km, -1.0, 1.0));
+  look.elevation_rad =
+      std::asin(std::clamp(d.Dot(up) / look.slant_km, -1.0, 1.0));
   return look;
 }
 
@@ -124,7 +127,8 @@ Constellation::Constellation(const WalkerShell& shell, bool earth_rotation)
     : shell_(shell), earth_rotation_(earth_rotation) {
   shell_.Validate();
   radius_km_ = kEarthRadiusKm + shell_.altitude_km;
-  mean_motion_ = std::sqrt(kEarthMuKm3PerS2 / (radius_km_ * radius_km_ * radius_km_));
+  mean_motion_ =
+      std::sqrt(kEarthMuKm3PerS2 / (radius_km_ * radius_km_ * radius_km_));
   const int n = size();
   p_.resize(n);
   q_.resize(n);
@@ -132,11 +136,12 @@ Constellation::Constellation(const WalkerShell& shell, bool earth_rotation)
   sin_u0_.resize(n);
   const double inc = DegToRad(shell_.inclination_deg);
   for (int plane = 0; plane < shell_.num_planes; ++plane) {
-    const double raan = DegToRad(shell_.raan_offset_deg +
-                                 plane * shell_.raan_spread_deg / shell_.num_planes);
+    const double raan =
+        DegToRad(shell_.raan_offset_deg +
+                 plane * shell_.raan_spread_deg / shell_.num_planes);
     const Vec3 p{std::cos(raan), std::sin(raan), 0.0};
-    const Vec3 q{-std::sin(raan) * std::cos(inc), std::cos(raan) * std::cos(inc),
-                 std::sin(inc)};
+    const Vec3 q{-std::sin(raan) * std::cos(inc),
+                 std::cos(raan) * std::cos(inc), std::sin(inc)};
     for (int slot = 0; slot < shell_.sats_per_plane; ++slot) {
       const int id = SatId(plane, slot);
       const double u0 = DegToRad(shell_.phase_offset_deg +
@@ -287,7 +292,8 @@ void AlongTrackConfig::Validate() const {
   LeoRequire(std::isfinite(speed_km_s) && speed_km_s > 0.0,
              "along_track.speed_km_s (v)", "> 0", speed_km_s);
   LeoRequire(std::isfinite(footprint_radius_km) && footprint_radius_km > 0.0,
-             "along_track.footprint_radius_km (R2)", "> 0", footprint_radius_km);
+             "along_track.footprint_radius_km (R2)", "> 0",
+             footprint_radius_km);
   LeoRequire(handover_radius_km >= 0.0, "along_track.handover_radius_km",
              ">= 0 (0 = 0.75 * spacing_km)", handover_radius_km);
   const double a = EffectiveHandoverRadiusKm();
@@ -295,16 +301,18 @@ void AlongTrackConfig::Validate() const {
   LeoRequire(a >= 0.5 * spacing_km - 1e-9 && a < spacing_km,
              "along_track.handover_radius_km", "in [spacing_km/2, spacing_km)",
              a);
-  LeoRequire(std::isfinite(cross_track_km) && std::fabs(cross_track_km) < footprint_radius_km,
-             "along_track.cross_track_km", "in (-footprint_radius_km, footprint_radius_km)",
-             cross_track_km);
+  LeoRequire(std::isfinite(cross_track_km) &&
+                 std::fabs(cross_track_km) < footprint_radius_km,
+             "along_track.cross_track_km",
+             "in (-footprint_radius_km, footprint_radius_km)", cross_track_km);
   // The serving satellite must stay inside the footprint until handover.
   const double reach = std::sqrt(a * a + cross_track_km * cross_track_km);
   LeoRequire(reach <= footprint_radius_km + 1e-9,
              "along_track.footprint_radius_km (R2)",
              ">= the handover ground distance sqrt(a^2 + cross_track^2)",
              footprint_radius_km);
-  LeoRequire(std::isfinite(phase_km), "along_track.phase_km", "finite", phase_km);
+  LeoRequire(std::isfinite(phase_km), "along_track.phase_km", "finite",
+             phase_km);
 }
 
 AlongTrackModel::AlongTrackModel(const AlongTrackConfig& config)
@@ -323,8 +331,8 @@ double AlongTrackModel::GroundDistanceKm(long sat, double t_s) const {
 }
 
 double AlongTrackModel::SlantRangeKm(long sat, double t_s) const {
-  return SlantRangeFromCentralAngleKm(GroundDistanceKm(sat, t_s) / kEarthRadiusKm,
-                                      config_.altitude_km);
+  return SlantRangeFromCentralAngleKm(
+      GroundDistanceKm(sat, t_s) / kEarthRadiusKm, config_.altitude_km);
 }
 
 bool AlongTrackModel::InFootprint(long sat, double t_s) const {
@@ -337,14 +345,16 @@ double AlongTrackModel::LeaderTime(long k) const {
 }
 
 double AlongTrackModel::TrailerTime(long k) const {
-  return (k * config_.spacing_km + config_.phase_km + a_km_) / config_.speed_km_s;
+  return (k * config_.spacing_km + config_.phase_km + a_km_) /
+         config_.speed_km_s;
 }
 
 long AlongTrackModel::ServingSat(int subflow, double t_s) const {
   // Cycle k with L_k <= t < L_{k+1}; guard against rounding at the edges.
   long k = static_cast<long>(std::floor(
                (config_.speed_km_s * t_s - config_.phase_km + a_km_) /
-               config_.spacing_km)) - 1;
+               config_.spacing_km)) -
+           1;
   while (LeaderTime(k) > t_s) --k;
   while (LeaderTime(k + 1) <= t_s) ++k;
   if (t_s >= TrailerTime(k)) return k + 1;  // shared
@@ -355,7 +365,8 @@ AlongTrackModel::Handover AlongTrackModel::NextHandover(int subflow,
                                                         double t_s) const {
   long k = static_cast<long>(std::floor(
                (config_.speed_km_s * t_s - config_.phase_km + a_km_) /
-               config_.spacing_km)) - 2;
+               config_.spacing_km)) -
+           2;
   Handover best;
   best.time_s = std::numeric_limits<double>::infinity();
   for (long j = k; j < k + 5; ++j) {

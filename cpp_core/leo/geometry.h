@@ -22,8 +22,8 @@
 namespace orbitcc {
 
 constexpr double kPi = 3.14159265358979323846;
-constexpr double kEarthRadiusKm = 6371.0;          // spherical (mean) Earth
-constexpr double kEarthMuKm3PerS2 = 398600.4418;   // GM of the Earth
+constexpr double kEarthRadiusKm = 6371.0;         // spherical (mean) Earth
+constexpr double kEarthMuKm3PerS2 = 398600.4418;  // GM of the Earth
 constexpr double kEarthRotationRadPerS = 7.2921159e-5;  // sidereal rate
 constexpr double kSpeedOfLightKmPerS = 299792.458;
 
@@ -147,7 +147,9 @@ class Constellation {
   }
   double orbit_radius_km() const { return radius_km_; }
   double mean_motion_rad_per_s() const { return mean_motion_; }
-  double min_elevation_rad() const { return DegToRad(shell_.min_elevation_deg); }
+  double min_elevation_rad() const {
+    return DegToRad(shell_.min_elevation_deg);
+  }
 
   Vec3 PositionEci(int sat, double t_s) const;
   Vec3 PositionEcef(int sat, double t_s) const;
@@ -161,7 +163,8 @@ class Constellation {
   // Satellites above `min_elevation_rad` (the shell's mask if negative),
   // appended to *out (cleared first). One pass over the shell with no
   // per-satellite trigonometry: ~10 us for 1584 satellites.
-  void Visible(const GroundPoint& ground, double t_s, std::vector<VisibleSat>* out,
+  void Visible(const GroundPoint& ground, double t_s,
+               std::vector<VisibleSat>* out,
                double min_elevation_rad = -1.0) const;
   // Highest satellite above the mask, or sat = -1 if none.
   VisibleSat Highest(const GroundPoint& ground, double t_s,
@@ -231,7 +234,9 @@ struct AlongTrackConfig {
 
   double EffectiveHandoverRadiusKm() const;
   // Mean time between handovers of the pair: R1 / (2 v).
-  double MeanHandoverIntervalS() const { return spacing_km / (2.0 * speed_km_s); }
+  double MeanHandoverIntervalS() const {
+    return spacing_km / (2.0 * speed_km_s);
+  }
   double DisjointDurationS() const;  // (2a - R1) / v
   double SharedDurationS() const;    // (2 R1 - 2a) / v
   void Validate() const;
@@ -251,7 +256,9 @@ class AlongTrackModel {
   // handover at time T takes effect at T).
   long ServingSat(int subflow, double t_s) const;
   // Whether both subflows use the same satellite at t.
-  bool Shared(double t_s) const { return ServingSat(0, t_s) == ServingSat(1, t_s); }
+  bool Shared(double t_s) const {
+    return ServingSat(0, t_s) == ServingSat(1, t_s);
+  }
 
   struct Handover {
     double time_s = 0.0;

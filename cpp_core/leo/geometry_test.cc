@@ -40,7 +40,8 @@ TEST(ClosedForm, SlantRangeMatchesVectorGeometryAtSeveralElevations) {
       EXPECT_NEAR(SlantRangeKm(e, h), expected, 1e-9);
       EXPECT_NEAR(look.slant_km, expected, 1e-6) << "h=" << h << " e=" << e_deg;
       EXPECT_NEAR(RadToDeg(look.elevation_rad), e_deg, 1e-6);
-      EXPECT_NEAR(RadToDeg(ElevationFromCentralAngleRad(gamma, h)), e_deg, 1e-9);
+      EXPECT_NEAR(RadToDeg(ElevationFromCentralAngleRad(gamma, h)), e_deg,
+                  1e-9);
       EXPECT_NEAR(SlantRangeFromCentralAngleKm(gamma, h), expected, 1e-6);
     }
   }
@@ -74,7 +75,8 @@ TEST(Walker, StarlinkStructure) {
     EXPECT_NEAR(c.PositionEcef(sat, 123.4).Norm(), r, 1e-6);
   }
   // Adjacent satellites in a plane are 360/22 deg apart.
-  const Vec3 a = c.PositionEci(c.SatId(3, 4), 0.0), b = c.PositionEci(c.SatId(3, 5), 0.0);
+  const Vec3 a = c.PositionEci(c.SatId(3, 4), 0.0),
+             b = c.PositionEci(c.SatId(3, 5), 0.0);
   EXPECT_NEAR(RadToDeg(std::acos(a.Dot(b) / (r * r))), 360.0 / 22, 1e-9);
   // Inclination: the highest latitude reached equals 53 deg.
   double max_lat = 0.0;
@@ -95,7 +97,8 @@ TEST(Walker, IridiumSeamAndPhasing) {
   auto raan_deg = [&](int plane) {
     const Vec3 p = c.PositionEci(c.SatId(plane, 0), 0.0);
     const Vec3 q = c.PositionEci(c.SatId(plane, 0), 60.0);
-    const Vec3 n{p.y * q.z - p.z * q.y, p.z * q.x - p.x * q.z, p.x * q.y - p.y * q.x};
+    const Vec3 n{p.y * q.z - p.z * q.y, p.z * q.x - p.x * q.z,
+                 p.x * q.y - p.y * q.x};
     return RadToDeg(std::atan2(n.x, -n.y));
   };
   EXPECT_NEAR(raan_deg(1) - raan_deg(0), 31.6, 1e-6);
@@ -177,7 +180,8 @@ TEST(AlongTrack, SlantRangeGeometry) {
   // 10 s later it is 70 km down-track.
   EXPECT_NEAR(m.AlongTrackOffsetKm(0, 10.0), -70.0, 1e-9);
   const double gamma = 70.0 / kEarthRadiusKm;
-  EXPECT_NEAR(m.SlantRangeKm(0, 10.0), SlantRangeFromCentralAngleKm(gamma, 550.0), 1e-9);
+  EXPECT_NEAR(m.SlantRangeKm(0, 10.0),
+              SlantRangeFromCentralAngleKm(gamma, 550.0), 1e-9);
   EXPECT_NEAR(m.SlantRangeKm(0, 10.0), std::hypot(550.0, 70.0), 1.0);  // ~flat
   EXPECT_TRUE(m.InFootprint(0, 30.0));   // 210 km away
   EXPECT_FALSE(m.InFootprint(0, 35.0));  // 245 km > 230 km
@@ -233,7 +237,8 @@ TEST(AlongTrack, SubflowsAlternateDisjointAndShared) {
     // the state flips between shared and disjoint at each one.
     EXPECT_NEAR(events[i].first - events[i - 1].first, 150.0 / 14.0, 1e-9);
     EXPECT_NE(events[i].second, events[i - 1].second);
-    const double before = events[i].first - 1e-3, after = events[i].first + 1e-3;
+    const double before = events[i].first - 1e-3,
+                 after = events[i].first + 1e-3;
     EXPECT_NE(m.Shared(before), m.Shared(after));
     // Shared right after F0's hard migration, disjoint after F1's attach.
     EXPECT_EQ(m.Shared(after), events[i].second == 0);
@@ -273,7 +278,8 @@ void ExpectInvalid(const std::function<void()>& f, const std::string& field) {
     FAIL() << "expected std::invalid_argument naming " << field;
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("must be"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("must be"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -285,16 +291,24 @@ TEST(BadInput, WalkerShellFields) {
       Constellation c(s);
     };
   };
-  ExpectInvalid(with([](WalkerShell& s) { s.altitude_km = 0.0; }), "altitude_km");
-  ExpectInvalid(with([](WalkerShell& s) { s.altitude_km = -5.0; }), "altitude_km");
-  ExpectInvalid(with([](WalkerShell& s) { s.inclination_deg = 181.0; }), "inclination_deg");
-  ExpectInvalid(with([](WalkerShell& s) { s.inclination_deg = -1.0; }), "inclination_deg");
+  ExpectInvalid(with([](WalkerShell& s) { s.altitude_km = 0.0; }),
+                "altitude_km");
+  ExpectInvalid(with([](WalkerShell& s) { s.altitude_km = -5.0; }),
+                "altitude_km");
+  ExpectInvalid(with([](WalkerShell& s) { s.inclination_deg = 181.0; }),
+                "inclination_deg");
+  ExpectInvalid(with([](WalkerShell& s) { s.inclination_deg = -1.0; }),
+                "inclination_deg");
   ExpectInvalid(with([](WalkerShell& s) { s.num_planes = 0; }), "num_planes");
-  ExpectInvalid(with([](WalkerShell& s) { s.sats_per_plane = 0; }), "sats_per_plane");
+  ExpectInvalid(with([](WalkerShell& s) { s.sats_per_plane = 0; }),
+                "sats_per_plane");
   ExpectInvalid(with([](WalkerShell& s) { s.phasing = 72; }), "phasing");
-  ExpectInvalid(with([](WalkerShell& s) { s.min_elevation_deg = 91.0; }), "min_elevation_deg");
-  ExpectInvalid(with([](WalkerShell& s) { s.min_elevation_deg = -1.0; }), "min_elevation_deg");
-  ExpectInvalid(with([](WalkerShell& s) { s.raan_spread_deg = 0.0; }), "raan_spread_deg");
+  ExpectInvalid(with([](WalkerShell& s) { s.min_elevation_deg = 91.0; }),
+                "min_elevation_deg");
+  ExpectInvalid(with([](WalkerShell& s) { s.min_elevation_deg = -1.0; }),
+                "min_elevation_deg");
+  ExpectInvalid(with([](WalkerShell& s) { s.raan_spread_deg = 0.0; }),
+                "raan_spread_deg");
   ExpectInvalid([] { GroundPoint{91.0, 0.0}.Validate(); }, "lat_deg");
 }
 
@@ -306,10 +320,14 @@ TEST(BadInput, AlongTrackFields) {
       AlongTrackModel m(c);
     };
   };
-  ExpectInvalid(with([](AlongTrackConfig& c) { c.spacing_km = 0.0; }), "spacing_km");
-  ExpectInvalid(with([](AlongTrackConfig& c) { c.spacing_km = -150.0; }), "spacing_km");
-  ExpectInvalid(with([](AlongTrackConfig& c) { c.speed_km_s = 0.0; }), "speed_km_s");
-  ExpectInvalid(with([](AlongTrackConfig& c) { c.altitude_km = 0.0; }), "altitude_km");
+  ExpectInvalid(with([](AlongTrackConfig& c) { c.spacing_km = 0.0; }),
+                "spacing_km");
+  ExpectInvalid(with([](AlongTrackConfig& c) { c.spacing_km = -150.0; }),
+                "spacing_km");
+  ExpectInvalid(with([](AlongTrackConfig& c) { c.speed_km_s = 0.0; }),
+                "speed_km_s");
+  ExpectInvalid(with([](AlongTrackConfig& c) { c.altitude_km = 0.0; }),
+                "altitude_km");
   ExpectInvalid(with([](AlongTrackConfig& c) { c.footprint_radius_km = -1.0; }),
                 "footprint_radius_km");
   ExpectInvalid(with([](AlongTrackConfig& c) { c.handover_radius_km = 50.0; }),

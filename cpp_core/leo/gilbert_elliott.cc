@@ -11,8 +11,8 @@ namespace orbitcc {
 void ValidateGilbertElliottParams(const GilbertElliottParams& params) {
   const std::string where = "GilbertElliottParams(" + params.name + ")";
   if (!IsProbability(params.p_good)) {
-    ThrowInvalid(where, "p_good must be in [0, 1], got " +
-                            FormatDouble(params.p_good));
+    ThrowInvalid(
+        where, "p_good must be in [0, 1], got " + FormatDouble(params.p_good));
   }
   if (!IsProbability(params.p_bad)) {
     ThrowInvalid(where,
@@ -46,8 +46,8 @@ double GilbertElliottMeanLoss(const GilbertElliottParams& params) {
 
 GilbertElliottLoss::GilbertElliottLoss(const GilbertElliottParams& params,
                                        uint64_t seed, uint64_t link_id)
-    : GilbertElliottLoss(params, Rng(seed, StreamId::kChannel,
-                                     LossStateSubstream(link_id))) {}
+    : GilbertElliottLoss(
+          params, Rng(seed, StreamId::kChannel, LossStateSubstream(link_id))) {}
 
 GilbertElliottLoss::GilbertElliottLoss(const GilbertElliottParams& params,
                                        Rng rng)

@@ -114,8 +114,8 @@ class MergedLinkProcess : public LinkProcess {
  private:
   struct Source {
     std::unique_ptr<LinkProcess> process;
-    LinkState current;    // state in effect
-    LinkState pending;    // next change, valid if has_pending
+    LinkState current;  // state in effect
+    LinkState pending;  // next change, valid if has_pending
     bool has_pending = false;
     void Advance() { has_pending = process->Next(&pending); }
   };

@@ -2,12 +2,12 @@
 // MergedLinkProcess combinator.
 #include "leo/gilbert_elliott.h"
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "leo/lms_channel.h"
 
@@ -72,7 +72,7 @@ TEST(GilbertElliottTest, PerPacketLossWithCounterDrawsMatchesAnalytic) {
   LinkState cur = ge.Initial();
   LinkState next;
   ge.Next(&next);
-  const TimeNs kGap = kNsPerMs;  // 1000 packets/s
+  const TimeNs kGap = kNsPerMs;             // 1000 packets/s
   constexpr int64_t kPackets = 20'000'000;  // 20000 s, ~9000 bad periods
   int64_t lost = 0;
   for (int64_t k = 0; k < kPackets; ++k) {
@@ -250,11 +250,11 @@ TEST(MergedLinkProcessTest, MaskedOutChangesAreSkippedButNeverStall) {
 }
 
 TEST(MergedLinkProcessTest, RejectsNullSources) {
-  EXPECT_THROW(MergedLinkProcess(nullptr,
-                                 std::make_unique<GilbertElliottLoss>(
-                                     TestParams(), 1, 1),
-                                 kLinkFieldLoss),
-               std::invalid_argument);
+  EXPECT_THROW(
+      MergedLinkProcess(
+          nullptr, std::make_unique<GilbertElliottLoss>(TestParams(), 1, 1),
+          kLinkFieldLoss),
+      std::invalid_argument);
 }
 
 }  // namespace

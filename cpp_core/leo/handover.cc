@@ -44,9 +44,10 @@ void HandoverConfig::Validate() const {
 
 void BentPipe::Validate() const {
   gateway.Validate();
-  LeoRequire(gateway_min_elevation_deg >= 0.0 && gateway_min_elevation_deg <= 90.0,
-             "bent_pipe.gateway_min_elevation_deg", "in [0, 90]",
-             gateway_min_elevation_deg);
+  LeoRequire(
+      gateway_min_elevation_deg >= 0.0 && gateway_min_elevation_deg <= 90.0,
+      "bent_pipe.gateway_min_elevation_deg", "in [0, 90]",
+      gateway_min_elevation_deg);
   LeoRequire(terrestrial_delay >= 0, "bent_pipe.terrestrial_delay_ns", ">= 0",
              static_cast<double>(terrestrial_delay));
 }
@@ -63,10 +64,10 @@ TimeNs BentPipeOneWayDelay(const Constellation& constellation,
 // ---------------------------------------------------------------------------
 // AccessTimeline
 
-AccessTimeline::AccessTimeline(std::shared_ptr<const Constellation> constellation,
-                               const GroundPoint& terminal,
-                               const HandoverConfig& config,
-                               const BentPipe* gateway)
+AccessTimeline::AccessTimeline(
+    std::shared_ptr<const Constellation> constellation,
+    const GroundPoint& terminal, const HandoverConfig& config,
+    const BentPipe* gateway)
     : constellation_(std::move(constellation)),
       terminal_(terminal),
       config_(config) {
@@ -80,7 +81,8 @@ AccessTimeline::AccessTimeline(std::shared_ptr<const Constellation> constellatio
 }
 
 TimeNs AccessTimeline::SetTime(int sat, TimeNs t) const {
-  const double horizon = 2.0 * OrbitalPeriodS(constellation_->shell().altitude_km);
+  const double horizon =
+      2.0 * OrbitalPeriodS(constellation_->shell().altitude_km);
   double set = constellation_->SetTimeS(terminal_, sat, ToSeconds(t), horizon);
   if (has_gateway_) {
     set = std::min(set, constellation_->SetTimeS(
@@ -98,9 +100,9 @@ AccessTimeline::Choice AccessTimeline::Select(TimeNs t, SatelliteSelection how,
   double best_elevation = -1.0;
   for (const VisibleSat& v : scratch_) {
     if (v.sat == exclude) continue;
-    if (has_gateway_ &&
-        !constellation_->IsVisible(gateway_.gateway, v.sat, t_s,
-                                   DegToRad(gateway_.gateway_min_elevation_deg))) {
+    if (has_gateway_ && !constellation_->IsVisible(
+                            gateway_.gateway, v.sat, t_s,
+                            DegToRad(gateway_.gateway_min_elevation_deg))) {
       continue;
     }
     if (how == SatelliteSelection::kHighestElevation) {
@@ -179,10 +181,13 @@ bool AccessTimeline::GenerateNext() {
       }
       continue;
     }
-    if (config_.policy == HandoverPolicy::kHighestElevation && best.sat != cur) {
+    if (config_.policy == HandoverPolicy::kHighestElevation &&
+        best.sat != cur) {
       const double t_s = ToSeconds(t);
-      const double cur_elev = constellation_->LookFrom(terminal_, cur, t_s).elevation_rad;
-      const double best_elev = constellation_->LookFrom(terminal_, best.sat, t_s).elevation_rad;
+      const double cur_elev =
+          constellation_->LookFrom(terminal_, cur, t_s).elevation_rad;
+      const double best_elev =
+          constellation_->LookFrom(terminal_, best.sat, t_s).elevation_rad;
       if (best_elev > cur_elev + DegToRad(config_.hysteresis_deg)) {
         Push(t, best, true, false);
         return true;
@@ -276,8 +281,8 @@ bool SampledAccessProcess::Next(LinkState* next) {
   next_sample_ = (t / sample_interval_ + 1) * sample_interval_;
   // No samples inside a blackout: the blackout's end is its own change point.
   if (t < outage_end_) {
-    next_sample_ = std::max(next_sample_,
-                            (outage_end_ / sample_interval_ + 1) * sample_interval_);
+    next_sample_ = std::max(
+        next_sample_, (outage_end_ / sample_interval_ + 1) * sample_interval_);
   }
   *next = Build(t, handover);
   return true;
@@ -296,9 +301,9 @@ void AccessLinkConfig::Validate() const {
              "in [0, 1]", loss_rate);
 }
 
-AccessLinkProcess::AccessLinkProcess(std::shared_ptr<const Constellation> constellation,
-                                     const GroundPoint& terminal,
-                                     const AccessLinkConfig& config)
+AccessLinkProcess::AccessLinkProcess(
+    std::shared_ptr<const Constellation> constellation,
+    const GroundPoint& terminal, const AccessLinkConfig& config)
     : SampledAccessProcess(config.handover.sample_interval, config.loss_rate),
       config_((config.Validate(), config)),
       timeline_(std::move(constellation), terminal, config.handover,
@@ -309,7 +314,8 @@ AccessLinkProcess::AccessLinkProcess(std::shared_ptr<const Constellation> conste
 bool AccessLinkProcess::Evaluate(const Constellation& c,
                                  const GroundPoint& terminal,
                                  const AccessLinkConfig& config, int sat,
-                                 TimeNs t, double* capacity_bps, TimeNs* delay) {
+                                 TimeNs t, double* capacity_bps,
+                                 TimeNs* delay) {
   if (sat < 0) return false;
   const double t_s = ToSeconds(t);
   const double slant = c.LookFrom(terminal, sat, t_s).slant_km;
@@ -334,8 +340,8 @@ void AccessLinkProcess::TakeSwitch(bool* handover, TimeNs* outage) {
 }
 
 bool AccessLinkProcess::Sample(TimeNs t, double* capacity_bps, TimeNs* delay) {
-  return Evaluate(timeline_.constellation(), timeline_.terminal(), config_, sat_,
-                  t, capacity_bps, delay);
+  return Evaluate(timeline_.constellation(), timeline_.terminal(), config_,
+                  sat_, t, capacity_bps, delay);
 }
 
 // ---------------------------------------------------------------------------
@@ -368,7 +374,8 @@ AlongTrackLinkProcess::AlongTrackLinkProcess(const AlongTrackLinkConfig& config)
 
 void AlongTrackLinkProcess::LoadPending(double after_s) {
   pending_ = model_.NextHandover(config_.subflow, after_s);
-  pending_time_ = std::max(SecondsToNs(after_s) + 1, SecondsToNs(pending_.time_s));
+  pending_time_ =
+      std::max(SecondsToNs(after_s) + 1, SecondsToNs(pending_.time_s));
 }
 
 TimeNs AlongTrackLinkProcess::PeekSwitchTime() { return pending_time_; }
@@ -380,7 +387,8 @@ void AlongTrackLinkProcess::TakeSwitch(bool* handover, TimeNs* outage) {
   LoadPending(pending_.time_s);
 }
 
-bool AlongTrackLinkProcess::Sample(TimeNs t, double* capacity_bps, TimeNs* delay) {
+bool AlongTrackLinkProcess::Sample(TimeNs t, double* capacity_bps,
+                                   TimeNs* delay) {
   const double slant = model_.SlantRangeKm(sat_, ToSeconds(t));
   *capacity_bps = config_.budget.CapacityBps(slant);
   *delay = PropagationDelay(slant) + config_.extra_one_way_delay;

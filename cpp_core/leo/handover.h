@@ -39,7 +39,10 @@ enum class HandoverPolicy {
   kLongestRemainingVisibility,
 };
 
-enum class SatelliteSelection { kHighestElevation, kLongestRemainingVisibility };
+enum class SatelliteSelection {
+  kHighestElevation,
+  kLongestRemainingVisibility
+};
 
 struct HandoverConfig {
   HandoverPolicy policy = HandoverPolicy::kGlobalReconfiguration;
@@ -125,7 +128,7 @@ class AccessTimeline {
   bool has_gateway_ = false;
   BentPipe gateway_;
   std::vector<ServingSegment> segments_;
-  TimeNs cursor_ = 0;                 // decided up to here
+  TimeNs cursor_ = 0;  // decided up to here
   TimeNs current_set_time_ = kTimeInfinite;
   bool exhausted_ = false;
   mutable std::vector<VisibleSat> scratch_;
@@ -177,7 +180,8 @@ struct AccessLinkConfig {
 class AccessLinkProcess : public SampledAccessProcess {
  public:
   AccessLinkProcess(std::shared_ptr<const Constellation> constellation,
-                    const GroundPoint& terminal, const AccessLinkConfig& config);
+                    const GroundPoint& terminal,
+                    const AccessLinkConfig& config);
   AccessTimeline& timeline() { return timeline_; }
   // The one-way delay and capacity the process would report at t (exact
   // geometry, no sampling, no blackout). Used by the oracle and tests.
@@ -200,9 +204,9 @@ class AccessLinkProcess : public SampledAccessProcess {
 struct AlongTrackLinkConfig {
   AlongTrackConfig geometry;
   LinkBudget budget;
-  int subflow = 0;              // 0 or 1
-  TimeNs hard_outage = 0;       // blackout at an RSS-forced migration
-  TimeNs soft_outage = 0;       // blackout at a make-before-break attach
+  int subflow = 0;         // 0 or 1
+  TimeNs hard_outage = 0;  // blackout at an RSS-forced migration
+  TimeNs soft_outage = 0;  // blackout at a make-before-break attach
   TimeNs sample_interval = 100 * kNsPerMs;
   TimeNs extra_one_way_delay = 0;  // satellite -> gateway -> server part
   double loss_rate = 0.0;
@@ -233,8 +237,12 @@ class AlongTrackLinkProcess : public SampledAccessProcess {
 };
 
 // Rounds seconds to the nearest nanosecond.
-inline TimeNs SecondsToNs(double s) { return static_cast<TimeNs>(std::llround(s * 1e9)); }
+inline TimeNs SecondsToNs(double s) {
+  return static_cast<TimeNs>(std::llround(s * 1e9));
+}
 // Propagation delay over `km` at the speed of light.
-inline TimeNs PropagationDelay(double km) { return SecondsToNs(km / kSpeedOfLightKmPerS); }
+inline TimeNs PropagationDelay(double km) {
+  return SecondsToNs(km / kSpeedOfLightKmPerS);
+}
 
 }  // namespace orbitcc

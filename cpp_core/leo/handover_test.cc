@@ -16,7 +16,8 @@ namespace {
 const GroundPoint kSeattle{47.6, -122.3};
 
 std::shared_ptr<const Constellation> Starlink() {
-  static const auto c = std::make_shared<const Constellation>(WalkerShell::StarlinkLike());
+  static const auto c =
+      std::make_shared<const Constellation>(WalkerShell::StarlinkLike());
   return c;
 }
 
@@ -71,7 +72,8 @@ TEST(GlobalReconfiguration, ConfigurablePeriodAndOffset) {
   const std::vector<TimeNs> times = tl.HandoverTimes(60 * kNsPerSec);
   const std::vector<TimeNs> expected = {3, 13, 23, 33, 43, 53};
   ASSERT_EQ(times.size(), expected.size());
-  for (size_t i = 0; i < times.size(); ++i) EXPECT_EQ(times[i], expected[i] * kNsPerSec);
+  for (size_t i = 0; i < times.size(); ++i)
+    EXPECT_EQ(times[i], expected[i] * kNsPerSec);
 }
 
 TEST(AccessLink, CapacityAndDelayFollowSlantRange) {
@@ -84,7 +86,8 @@ TEST(AccessLink, CapacityAndDelayFollowSlantRange) {
     const bool on_grid = s.time % (100 * kNsPerMs) == 0;
     EXPECT_TRUE(on_grid || s.handover) << s.time;
     const int sat = tl.ServingAt(s.time);
-    const double slant = Starlink()->LookFrom(kSeattle, sat, ToSeconds(s.time)).slant_km;
+    const double slant =
+        Starlink()->LookFrom(kSeattle, sat, ToSeconds(s.time)).slant_km;
     ASSERT_LE(slant, max_slant + 1e-6);
     EXPECT_NEAR(s.capacity_bps, cfg.budget.CapacityBps(slant), 1.0);
     EXPECT_EQ(s.propagation_delay, PropagationDelay(slant));
@@ -125,7 +128,8 @@ TEST(AccessLink, DelayJumpsAtEverySatelliteChange) {
     EXPECT_LT(s.propagation_delay, old_delay);
   }
   EXPECT_GT(handovers, 10);
-  EXPECT_EQ(static_cast<size_t>(handovers), p.timeline().HandoverTimes(1800 * kNsPerSec).size());
+  EXPECT_EQ(static_cast<size_t>(handovers),
+            p.timeline().HandoverTimes(1800 * kNsPerSec).size());
 }
 
 TEST(AccessLink, HandoverOutageBlacksOutTheLink) {
@@ -157,7 +161,8 @@ TEST(HighestElevation, AlwaysOnTheHighestSatelliteAtChecks) {
   cfg.policy = HandoverPolicy::kHighestElevation;
   AccessTimeline tl(Starlink(), kSeattle, cfg);
   for (TimeNs t = 0; t <= 600 * kNsPerSec; t += kNsPerSec) {
-    EXPECT_EQ(tl.ServingAt(t), Starlink()->Highest(kSeattle, ToSeconds(t)).sat) << t;
+    EXPECT_EQ(tl.ServingAt(t), Starlink()->Highest(kSeattle, ToSeconds(t)).sat)
+        << t;
   }
   HandoverConfig sticky = cfg;
   sticky.hysteresis_deg = 10.0;
@@ -185,7 +190,8 @@ TEST(LongestRemaining, HoldsUntilSetThenTakesTheLongestLived) {
     const int old_sat = tl.Segment(i - 1)->sat;
     const double t = ToSeconds(s->start);
     // The old satellite just set (within the 1 us bisection).
-    EXPECT_NEAR(Starlink()->LookFrom(kSeattle, old_sat, t).elevation_rad, mask, 1e-6);
+    EXPECT_NEAR(Starlink()->LookFrom(kSeattle, old_sat, t).elevation_rad, mask,
+                1e-6);
     // The new one outlives every other candidate.
     const double mine = Starlink()->SetTimeS(kSeattle, s->sat, t, 7200.0);
     Starlink()->Visible(kSeattle, t, &vis);
@@ -219,7 +225,8 @@ TEST(BentPipe, DelayIsUplinkPlusDownlinkPlusTerrestrial) {
     const double up = Starlink()->LookFrom(kSeattle, sat, t).slant_km;
     const double down = Starlink()->LookFrom(bp.gateway, sat, t).slant_km;
     EXPECT_EQ(s.propagation_delay, PropagationDelay(up + down) + 5 * kNsPerMs);
-    EXPECT_EQ(s.propagation_delay, BentPipeOneWayDelay(*Starlink(), kSeattle, sat, bp, t));
+    EXPECT_EQ(s.propagation_delay,
+              BentPipeOneWayDelay(*Starlink(), kSeattle, sat, bp, t));
   }
 }
 
@@ -261,52 +268,71 @@ TEST(AlongTrackLink, FollowsTheModel) {
 }
 
 TEST(BadInput, HandoverAndLinkConfigs) {
-  auto expect_field = [](const std::function<void()>& f, const std::string& field) {
+  auto expect_field = [](const std::function<void()>& f,
+                         const std::string& field) {
     try {
       f();
       FAIL() << field;
     } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos)
+          << e.what();
     }
   };
-  expect_field([] {
-    HandoverConfig c;
-    c.reconfig_period = 0;
-    c.Validate();
-  }, "reconfig_period");
-  expect_field([] {
-    HandoverConfig c;
-    c.reconfig_offset = 15 * kNsPerSec;
-    c.Validate();
-  }, "reconfig_offset");
-  expect_field([] {
-    HandoverConfig c;
-    c.outage = -1;
-    AccessTimeline tl(Starlink(), kSeattle, c);
-  }, "outage");
-  expect_field([] {
-    HandoverConfig c;
-    c.sample_interval = 0;
-    c.Validate();
-  }, "sample_interval");
-  expect_field([] {
-    AccessTimeline tl(Starlink(), GroundPoint{100.0, 0.0}, HandoverConfig{});
-  }, "lat_deg");
-  expect_field([] {
-    AccessLinkConfig c;
-    c.loss_rate = 2.0;
-    AccessLinkProcess p(Starlink(), kSeattle, c);
-  }, "loss_rate");
-  expect_field([] {
-    AlongTrackLinkConfig c;
-    c.subflow = 2;
-    AlongTrackLinkProcess p(c);
-  }, "subflow");
-  expect_field([] {
-    AlongTrackLinkConfig c;
-    c.geometry.spacing_km = 0.0;
-    AlongTrackLinkProcess p(c);
-  }, "spacing_km");
+  expect_field(
+      [] {
+        HandoverConfig c;
+        c.reconfig_period = 0;
+        c.Validate();
+      },
+      "reconfig_period");
+  expect_field(
+      [] {
+        HandoverConfig c;
+        c.reconfig_offset = 15 * kNsPerSec;
+        c.Validate();
+      },
+      "reconfig_offset");
+  expect_field(
+      [] {
+        HandoverConfig c;
+        c.outage = -1;
+        AccessTimeline tl(Starlink(), kSeattle, c);
+      },
+      "outage");
+  expect_field(
+      [] {
+        HandoverConfig c;
+        c.sample_interval = 0;
+        c.Validate();
+      },
+      "sample_interval");
+  expect_field(
+      [] {
+        AccessTimeline tl(Starlink(), GroundPoint{100.0, 0.0},
+                          HandoverConfig{});
+      },
+      "lat_deg");
+  expect_field(
+      [] {
+        AccessLinkConfig c;
+        c.loss_rate = 2.0;
+        AccessLinkProcess p(Starlink(), kSeattle, c);
+      },
+      "loss_rate");
+  expect_field(
+      [] {
+        AlongTrackLinkConfig c;
+        c.subflow = 2;
+        AlongTrackLinkProcess p(c);
+      },
+      "subflow");
+  expect_field(
+      [] {
+        AlongTrackLinkConfig c;
+        c.geometry.spacing_km = 0.0;
+        AlongTrackLinkProcess p(c);
+      },
+      "spacing_km");
 }
 
 }  // namespace

@@ -92,7 +92,8 @@ std::vector<int> IslRouter::ShortestPath(int from, int to, double t_s,
     if (d > dist_[u]) continue;
     if (u == to) break;
     for (int v : neighbours_[u]) {
-      if (cutoff && !SameplaneLink(u, v) && !(inter_ok[u] && inter_ok[v])) continue;
+      if (cutoff && !SameplaneLink(u, v) && !(inter_ok[u] && inter_ok[v]))
+        continue;
       const double nd = d + (pos_[u] - pos_[v]).Norm();
       if (nd < dist_[v]) {
         dist_[v] = nd;
@@ -145,18 +146,19 @@ void IslLinkConfig::Validate() const {
              static_cast<double>(route_interval));
   LeoRequire(sample_interval > 0, "isl_link.sample_interval_ns", "> 0",
              static_cast<double>(sample_interval));
-  LeoRequire(outage >= 0, "isl_link.outage_ns", ">= 0", static_cast<double>(outage));
+  LeoRequire(outage >= 0, "isl_link.outage_ns", ">= 0",
+             static_cast<double>(outage));
   LeoRequire(std::isfinite(capacity_bps) && capacity_bps > 0.0,
              "isl_link.capacity_bps", "> 0", capacity_bps);
-  LeoRequire(extra_one_way_delay >= 0, "isl_link.extra_one_way_delay_ns", ">= 0",
-             static_cast<double>(extra_one_way_delay));
+  LeoRequire(extra_one_way_delay >= 0, "isl_link.extra_one_way_delay_ns",
+             ">= 0", static_cast<double>(extra_one_way_delay));
   LeoRequire(loss_rate >= 0.0 && loss_rate <= 1.0, "isl_link.loss_rate",
              "in [0, 1]", loss_rate);
 }
 
-IslLinkProcess::IslLinkProcess(std::shared_ptr<const Constellation> constellation,
-                               const GroundPoint& a, const GroundPoint& b,
-                               const IslLinkConfig& config)
+IslLinkProcess::IslLinkProcess(
+    std::shared_ptr<const Constellation> constellation, const GroundPoint& a,
+    const GroundPoint& b, const IslLinkConfig& config)
     : SampledAccessProcess(config.sample_interval, config.loss_rate),
       config_((config.Validate(), config)),
       router_(std::move(constellation), config.isl),

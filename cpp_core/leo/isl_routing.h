@@ -38,11 +38,11 @@ struct IslConfig {
 
 // A route between two ground points at one instant.
 struct IslRoute {
-  bool valid = false;         // both ends served and connected
-  std::vector<int> sats;      // serving sat of A, ..., serving sat of B
+  bool valid = false;     // both ends served and connected
+  std::vector<int> sats;  // serving sat of A, ..., serving sat of B
   // One-way delays: uplink, one per ISL hop, downlink (sats.size() + 1).
   std::vector<TimeNs> hop_delays;
-  TimeNs one_way_delay = 0;   // sum of hop_delays
+  TimeNs one_way_delay = 0;  // sum of hop_delays
 };
 
 class IslRouter {
@@ -52,7 +52,9 @@ class IslRouter {
 
   const Constellation& constellation() const { return *constellation_; }
   // Static +Grid neighbours of each satellite (before the polar cutoff).
-  const std::vector<std::vector<int>>& neighbours() const { return neighbours_; }
+  const std::vector<std::vector<int>>& neighbours() const {
+    return neighbours_;
+  }
   bool SameplaneLink(int a, int b) const {
     return constellation_->PlaneOf(a) == constellation_->PlaneOf(b);
   }

@@ -18,12 +18,14 @@ const GroundPoint kSource{15.51, -1.0};
 const GroundPoint kDest{17.4, 127.55};
 
 std::shared_ptr<const Constellation> Iridium() {
-  static const auto c = std::make_shared<const Constellation>(WalkerShell::IridiumLike());
+  static const auto c =
+      std::make_shared<const Constellation>(WalkerShell::IridiumLike());
   return c;
 }
 
 std::shared_ptr<const Constellation> Starlink() {
-  static const auto c = std::make_shared<const Constellation>(WalkerShell::StarlinkLike());
+  static const auto c =
+      std::make_shared<const Constellation>(WalkerShell::StarlinkLike());
   return c;
 }
 
@@ -60,7 +62,8 @@ TEST(IslTopology, DeltaWrapsAcrossTheSeamWithPhaseShift) {
       if (c.PlaneOf(v) == c.PlaneOf(s)) continue;
       const double d = (pos[s] - pos[v]).Norm();
       const bool wrap = std::abs(c.PlaneOf(v) - c.PlaneOf(s)) > 1;
-      (wrap ? max_wrap : max_regular) = std::max(wrap ? max_wrap : max_regular, d);
+      (wrap ? max_wrap : max_regular) =
+          std::max(wrap ? max_wrap : max_regular, d);
     }
   }
   // Thanks to the F-slot shift, wrap links are as short as the others.
@@ -146,7 +149,8 @@ TEST(IslLink, RouteChangesFlaggedAndDelayFollowsHops) {
     if (s.handover) {
       ++changes;
       EXPECT_EQ(s.time % kNsPerSec, 0);  // on the route grid
-      const IslRoute before = ref.Route(kSource, kDest, ToSeconds(s.time - kNsPerSec));
+      const IslRoute before =
+          ref.Route(kSource, kDest, ToSeconds(s.time - kNsPerSec));
       const IslRoute after = ref.Route(kSource, kDest, ToSeconds(s.time));
       EXPECT_NE(before.sats, after.sats);
       EXPECT_EQ(p.current_route().sats, after.sats);
@@ -176,10 +180,12 @@ TEST(IslLink, BadInput) {
   }
   cfg = IslLinkConfig{};
   cfg.isl.polar_cutoff_lat_deg = 120.0;
-  EXPECT_THROW(IslLinkProcess(Iridium(), kSource, kDest, cfg), std::invalid_argument);
+  EXPECT_THROW(IslLinkProcess(Iridium(), kSource, kDest, cfg),
+               std::invalid_argument);
   cfg = IslLinkConfig{};
   cfg.capacity_bps = 0.0;
-  EXPECT_THROW(IslLinkProcess(Iridium(), kSource, kDest, cfg), std::invalid_argument);
+  EXPECT_THROW(IslLinkProcess(Iridium(), kSource, kDest, cfg),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -31,8 +31,10 @@ double LinkBudget::CapacityBps(double distance_km) const {
   return efficiency * bandwidth_hz * std::log2(1.0 + Snr(distance_km));
 }
 
-double LinkBudget::TxPowerDbmFor(double capacity_bps, double distance_km) const {
-  const double snr = std::exp2(capacity_bps / (efficiency * bandwidth_hz)) - 1.0;
+double LinkBudget::TxPowerDbmFor(double capacity_bps,
+                                 double distance_km) const {
+  const double snr =
+      std::exp2(capacity_bps / (efficiency * bandwidth_hz)) - 1.0;
   // SNR is proportional to Pt, so shift the current Pt by the SNR ratio.
   return tx_power_dbm + 10.0 * std::log10(snr / Snr(distance_km));
 }

@@ -14,13 +14,13 @@
 namespace orbitcc {
 
 struct LinkBudget {
-  double tx_power_dbm = 35.12;         // Pt (MACO Sec. 6.2)
-  double tx_gain_dbi = 37.7;           // g1 (Table 3)
-  double rx_gain_dbi = 37.1;           // g2 (Table 3)
-  double wavelength_m = 0.086;         // lambda (Table 3, ~3.5 GHz)
-  double noise_psd_w_per_hz = 1.6e-20; // N (Table 3)
-  double efficiency = 0.98;            // eta (Table 3)
-  double bandwidth_hz = 12.5e6;        // W (Table 3)
+  double tx_power_dbm = 35.12;          // Pt (MACO Sec. 6.2)
+  double tx_gain_dbi = 37.7;            // g1 (Table 3)
+  double rx_gain_dbi = 37.1;            // g2 (Table 3)
+  double wavelength_m = 0.086;          // lambda (Table 3, ~3.5 GHz)
+  double noise_psd_w_per_hz = 1.6e-20;  // N (Table 3)
+  double efficiency = 0.98;             // eta (Table 3)
+  double bandwidth_hz = 12.5e6;         // W (Table 3)
 
   // Free-space path loss (4 pi d / lambda)^2 in dB.
   double FreeSpacePathLossDb(double distance_km) const;

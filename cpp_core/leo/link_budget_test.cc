@@ -50,7 +50,8 @@ TEST(LinkBudget, BadInput) {
       b.Validate();
       FAIL() << field;
     } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos)
+          << e.what();
     }
   };
   LinkBudget b;

@@ -86,14 +86,15 @@ void ValidateLmsParams(const LmsChannelParams& params) {
   for (int i = 0; i < kLmsNumStates; ++i) {
     const double c = params.capacity_bps[i];
     if (!std::isfinite(c) || c <= 0.0) {
-      ThrowInvalid(where, "capacity_bps[" + std::to_string(i) + "] (" +
-                              LmsStateName(i) + ") must be finite and > 0, got " +
-                              FormatDouble(c));
+      ThrowInvalid(
+          where, "capacity_bps[" + std::to_string(i) + "] (" + LmsStateName(i) +
+                     ") must be finite and > 0, got " + FormatDouble(c));
     }
     const double s = params.mean_sojourn_s[i];
     if (!std::isfinite(s) || s <= 0.0) {
       ThrowInvalid(where, "mean_sojourn_s[" + std::to_string(i) + "] (" +
-                              LmsStateName(i) + ") must be finite and > 0, got " +
+                              LmsStateName(i) +
+                              ") must be finite and > 0, got " +
                               FormatDouble(s));
     }
   }
@@ -102,10 +103,9 @@ void ValidateLmsParams(const LmsChannelParams& params) {
     for (int j = 0; j < kLmsNumStates; ++j) {
       const double v = params.jump[i][j];
       if (!std::isfinite(v) || v < 0.0) {
-        ThrowInvalid(where, "jump " + RowLabel(i) + " entry " +
-                                std::to_string(j) +
-                                " must be finite and >= 0, got " +
-                                FormatDouble(v));
+        ThrowInvalid(where,
+                     "jump " + RowLabel(i) + " entry " + std::to_string(j) +
+                         " must be finite and >= 0, got " + FormatDouble(v));
       }
       sum += v;
     }
@@ -118,8 +118,7 @@ void ValidateLmsParams(const LmsChannelParams& params) {
     }
     if (std::fabs(sum - 1.0) > kRowSumTolerance) {
       ThrowInvalid(where, "jump " + RowLabel(i) + " sums to " +
-                              FormatDouble(sum) +
-                              ", expected 1 within 1e-09");
+                              FormatDouble(sum) + ", expected 1 within 1e-09");
     }
   }
   if (params.propagation_delay < 0) {
@@ -170,8 +169,8 @@ LmsChannelParams LmsParamsFromSlotChain(
     const std::string& name) {
   const std::string where = "LmsParamsFromSlotChain(" + name + ")";
   if (!std::isfinite(delta_s) || delta_s <= 0.0) {
-    ThrowInvalid(where, "delta_s must be finite and > 0, got " +
-                            FormatDouble(delta_s));
+    ThrowInvalid(
+        where, "delta_s must be finite and > 0, got " + FormatDouble(delta_s));
   }
   LmsChannelParams p;
   p.name = name;
@@ -181,10 +180,9 @@ LmsChannelParams LmsParamsFromSlotChain(
     for (int j = 0; j < kLmsNumStates; ++j) {
       const double v = slot[i][j];
       if (!std::isfinite(v) || v < 0.0) {
-        ThrowInvalid(where, "slot " + RowLabel(i) + " entry " +
-                                std::to_string(j) +
-                                " must be finite and >= 0, got " +
-                                FormatDouble(v));
+        ThrowInvalid(where,
+                     "slot " + RowLabel(i) + " entry " + std::to_string(j) +
+                         " must be finite and >= 0, got " + FormatDouble(v));
       }
       sum += v;
     }
@@ -264,8 +262,7 @@ LmsChannel::LmsChannel(const LmsChannelParams& params, Rng rng)
       }
     }
   }
-  state_end_ =
-      SojournToNs(rng_.Exponential(params_.mean_sojourn_s[state_]));
+  state_end_ = SojournToNs(rng_.Exponential(params_.mean_sojourn_s[state_]));
 }
 
 LinkState LmsChannel::MakeState(TimeNs time) const {

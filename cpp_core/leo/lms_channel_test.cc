@@ -3,22 +3,22 @@
 // communications", Eq. 1-2, Table 1).
 #include "leo/lms_channel.h"
 
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 namespace orbitcc {
 namespace {
 
 struct ChainStats {
-  std::array<double, 3> time_s{};       // total time in each state
-  std::array<int64_t, 3> visits{};      // completed sojourns per state
+  std::array<double, 3> time_s{};   // total time in each state
+  std::array<int64_t, 3> visits{};  // completed sojourns per state
   std::array<std::array<int64_t, 3>, 3> jumps{};
-  double capacity_integral = 0.0;       // bits
+  double capacity_integral = 0.0;  // bits
   double total_s = 0.0;
 };
 
@@ -126,8 +126,12 @@ void CheckLongRun(const LmsChannelParams& p, uint64_t seed) {
   EXPECT_NEAR(mean_capacity / LmsMeanCapacityBps(p), 1.0, 0.02);
 }
 
-TEST(LmsChannelTest, KaLongRunMatchesChain) { CheckLongRun(LmsKaBandParams(), 1); }
-TEST(LmsChannelTest, SLongRunMatchesChain) { CheckLongRun(LmsSBandParams(), 2); }
+TEST(LmsChannelTest, KaLongRunMatchesChain) {
+  CheckLongRun(LmsKaBandParams(), 1);
+}
+TEST(LmsChannelTest, SLongRunMatchesChain) {
+  CheckLongRun(LmsSBandParams(), 2);
+}
 
 TEST(LmsChannelTest, StationaryStartFollowsOccupancy) {
   const LmsChannelParams p = LmsKaBandParams();

@@ -20,9 +20,9 @@ WalkerAccessPredictor::WalkerAccessPredictor(
 double WalkerAccessPredictor::AccessCapacityBps(TimeNs t) {
   double capacity = 0.0;
   TimeNs delay = 0;
-  if (!AccessLinkProcess::Evaluate(timeline_.constellation(), timeline_.terminal(),
-                                   config_, timeline_.ServingAt(t), t, &capacity,
-                                   &delay)) {
+  if (!AccessLinkProcess::Evaluate(
+          timeline_.constellation(), timeline_.terminal(), config_,
+          timeline_.ServingAt(t), t, &capacity, &delay)) {
     return 0.0;
   }
   return capacity;
@@ -31,9 +31,9 @@ double WalkerAccessPredictor::AccessCapacityBps(TimeNs t) {
 TimeNs WalkerAccessPredictor::PropagationRtt(TimeNs t) {
   double capacity = 0.0;
   TimeNs delay = 0;
-  if (!AccessLinkProcess::Evaluate(timeline_.constellation(), timeline_.terminal(),
-                                   config_, timeline_.ServingAt(t), t, &capacity,
-                                   &delay)) {
+  if (!AccessLinkProcess::Evaluate(
+          timeline_.constellation(), timeline_.terminal(), config_,
+          timeline_.ServingAt(t), t, &capacity, &delay)) {
     return 0;
   }
   return 2 * delay;
@@ -60,7 +60,8 @@ long AlongTrackPredictor::ServingSat(TimeNs t) const {
 }
 
 double AlongTrackPredictor::AccessCapacityBps(TimeNs t) {
-  return config_.budget.CapacityBps(model_.SlantRangeKm(ServingSat(t), ToSeconds(t)));
+  return config_.budget.CapacityBps(
+      model_.SlantRangeKm(ServingSat(t), ToSeconds(t)));
 }
 
 TimeNs AlongTrackPredictor::PropagationRtt(TimeNs t) {
@@ -72,16 +73,17 @@ TimeNs AlongTrackPredictor::NextHandover(TimeNs t) {
   // Event times are rounded to ns exactly as the LinkProcess does.
   double after = ToSeconds(t);
   while (true) {
-    const AlongTrackModel::Handover h = model_.NextHandover(config_.subflow, after);
+    const AlongTrackModel::Handover h =
+        model_.NextHandover(config_.subflow, after);
     const TimeNs ht = SecondsToNs(h.time_s);
     if (ht > t) return ht;
     after = h.time_s;
   }
 }
 
-IslPathPredictor::IslPathPredictor(std::shared_ptr<const Constellation> constellation,
-                                   const GroundPoint& a, const GroundPoint& b,
-                                   const IslLinkConfig& config)
+IslPathPredictor::IslPathPredictor(
+    std::shared_ptr<const Constellation> constellation, const GroundPoint& a,
+    const GroundPoint& b, const IslLinkConfig& config)
     : config_((config.Validate(), config)),
       router_(std::move(constellation), config.isl),
       a_(a),
@@ -120,7 +122,8 @@ TimeNs IslPathPredictor::NextHandover(TimeNs t) {
     const IslRoute& next = RouteAt(grid);
     if (next.valid != current.valid || next.sats != current.sats) {
       // Matches IslLinkProcess: only valid -> valid changes are handovers.
-      const TimeNs found = (current.valid && next.valid) ? grid : NextHandover(grid);
+      const TimeNs found =
+          (current.valid && next.valid) ? grid : NextHandover(grid);
       next_from_ = from;
       next_ = found;
       return found;
@@ -129,7 +132,8 @@ TimeNs IslPathPredictor::NextHandover(TimeNs t) {
   return kTimeInfinite;
 }
 
-void OrbitalMobilityOracle::SetPath(int path, std::unique_ptr<PathPredictor> predictor) {
+void OrbitalMobilityOracle::SetPath(int path,
+                                    std::unique_ptr<PathPredictor> predictor) {
   paths_[path] = std::move(predictor);
 }
 
@@ -138,12 +142,14 @@ PathPredictor* OrbitalMobilityOracle::Find(int path) const {
   return it == paths_.end() ? nullptr : it->second.get();
 }
 
-double OrbitalMobilityOracle::PredictedAccessCapacityBps(int path, TimeNs t) const {
+double OrbitalMobilityOracle::PredictedAccessCapacityBps(int path,
+                                                         TimeNs t) const {
   PathPredictor* p = Find(path);
   return p == nullptr ? 0.0 : p->AccessCapacityBps(t);
 }
 
-TimeNs OrbitalMobilityOracle::PredictedPropagationRtt(int path, TimeNs t) const {
+TimeNs OrbitalMobilityOracle::PredictedPropagationRtt(int path,
+                                                      TimeNs t) const {
   PathPredictor* p = Find(path);
   return p == nullptr ? 0 : p->PropagationRtt(t);
 }

@@ -43,7 +43,8 @@ class PathPredictor {
 class WalkerAccessPredictor : public PathPredictor {
  public:
   WalkerAccessPredictor(std::shared_ptr<const Constellation> constellation,
-                        const GroundPoint& terminal, const AccessLinkConfig& config);
+                        const GroundPoint& terminal,
+                        const AccessLinkConfig& config);
   double AccessCapacityBps(TimeNs t) override;
   TimeNs PropagationRtt(TimeNs t) override;
   TimeNs NextHandover(TimeNs t) override;

@@ -31,11 +31,14 @@ void ExpectAgreement(const MobilityOracle& oracle, int path,
   for (const LinkState& s : states) {
     while (next < handovers.size() && handovers[next] <= s.time) ++next;
     if (next < handovers.size()) {
-      EXPECT_EQ(oracle.NextHandoverTime(path, s.time), handovers[next]) << s.time;
+      EXPECT_EQ(oracle.NextHandoverTime(path, s.time), handovers[next])
+          << s.time;
     }
     if (s.capacity_bps > 0.0) {
-      EXPECT_DOUBLE_EQ(oracle.PredictedAccessCapacityBps(path, s.time), s.capacity_bps);
-      EXPECT_EQ(oracle.PredictedPropagationRtt(path, s.time), 2 * s.propagation_delay);
+      EXPECT_DOUBLE_EQ(oracle.PredictedAccessCapacityBps(path, s.time),
+                       s.capacity_bps);
+      EXPECT_EQ(oracle.PredictedPropagationRtt(path, s.time),
+                2 * s.propagation_delay);
     } else {
       // Blackouts are not predicted: the geometry still gives a capacity.
       EXPECT_GT(oracle.PredictedAccessCapacityBps(path, s.time), 0.0);
@@ -61,7 +64,8 @@ TEST(Oracle, AgreesWithStarlinkAccessLink) {
     if (s.time == 33 * kNsPerSec) sampled = s.capacity_bps;
   }
   ASSERT_GT(sampled, 0.0);
-  EXPECT_NEAR(oracle.PredictedAccessCapacityBps(0, t), sampled, 0.002 * sampled);
+  EXPECT_NEAR(oracle.PredictedAccessCapacityBps(0, t), sampled,
+              0.002 * sampled);
   EXPECT_EQ(oracle.NextHandoverTime(0, 27 * kNsPerSec), 42 * kNsPerSec);
   EXPECT_EQ(oracle.NextHandoverTime(0, 27 * kNsPerSec - 1), 27 * kNsPerSec);
 }
@@ -104,7 +108,8 @@ TEST(Oracle, AgreesWithIridiumIslPath) {
 TEST(Oracle, AnyQueryOrderAndUnknownPaths) {
   auto c = std::make_shared<const Constellation>(WalkerShell::StarlinkLike());
   OrbitalMobilityOracle oracle;
-  oracle.SetPath(0, std::make_unique<WalkerAccessPredictor>(c, kSeattle, AccessLinkConfig{}));
+  oracle.SetPath(0, std::make_unique<WalkerAccessPredictor>(
+                        c, kSeattle, AccessLinkConfig{}));
   const TimeNs late = 500 * kNsPerSec, early = 20 * kNsPerSec;
   const double a = oracle.PredictedAccessCapacityBps(0, late);
   const double b = oracle.PredictedAccessCapacityBps(0, early);

@@ -90,9 +90,9 @@ bool OnOffChannel::Next(LinkState* next) {
   if (state_end_ == kTimeInfinite) return false;
   const TimeNs now = state_end_;
   up_ = !up_;
-  state_end_ = SaturatingAdd(
-      now, SojournToNs(rng_.Exponential(up_ ? params_.mean_up_s
-                                            : params_.mean_down_s)));
+  state_end_ =
+      SaturatingAdd(now, SojournToNs(rng_.Exponential(
+                             up_ ? params_.mean_up_s : params_.mean_down_s)));
   *next = MakeState(now);
   return true;
 }

@@ -3,11 +3,11 @@
 // Section 6.3).
 #include "leo/onoff_channel.h"
 
+#include <gtest/gtest.h>
+
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace orbitcc {
 namespace {

@@ -108,8 +108,8 @@ class PeriodicHandoverMarker : public LinkProcess {
 std::unique_ptr<LinkProcess> MakeMahimahiProcess(
     const MahimahiTrace& trace, const MahimahiLinkOptions& options) {
   return std::make_unique<TimelineProcess>(
-      MahimahiCapacitySegments(trace, options),
-      trace.period_ms * kNsPerMs, options.start_offset);
+      MahimahiCapacitySegments(trace, options), trace.period_ms * kNsPerMs,
+      options.start_offset);
 }
 
 }  // namespace
@@ -136,9 +136,11 @@ MahimahiTrace ReadMahimahiTrace(const std::string& path) {
     }
     if (t < previous) {
       FailAt(path, line,
-             "timestamp " + std::to_string(t) + " is smaller than the "
-             "previous one (" + std::to_string(previous) +
-             "); mahimahi timestamps must not decrease");
+             "timestamp " + std::to_string(t) +
+                 " is smaller than the "
+                 "previous one (" +
+                 std::to_string(previous) +
+                 "); mahimahi timestamps must not decrease");
     }
     previous = t;
     trace.timestamps_ms.push_back(t);
@@ -219,9 +221,9 @@ std::vector<TraceCsvRow> ReadTraceCsv(const std::string& path) {
       FailAt(path, line, "the first row must be at time_s 0, got " + fields[0]);
     }
     if (!rows.empty() && !(row.time_s > rows.back().time_s)) {
-      FailAt(path, line, "time_s must strictly increase (" + fields[0] +
-                             " after " + FormatDouble(rows.back().time_s) +
-                             ")");
+      FailAt(path, line,
+             "time_s must strictly increase (" + fields[0] + " after " +
+                 FormatDouble(rows.back().time_s) + ")");
     }
     if (row.capacity_mbps < 0.0) {
       FailAt(path, line, "capacity_mbps must be >= 0, got " + fields[1]);
@@ -242,8 +244,8 @@ std::vector<TraceCsvRow> ReadTraceCsv(const std::string& path) {
 // ---------------------------------------------------------------------------
 // TimelineProcess
 
-TimelineProcess::TimelineProcess(std::vector<LinkState> segments,
-                                 TimeNs period, TimeNs start_offset)
+TimelineProcess::TimelineProcess(std::vector<LinkState> segments, TimeNs period,
+                                 TimeNs start_offset)
     : segments_(std::move(segments)), period_(period) {
   if (segments_.empty()) {
     throw std::invalid_argument("TimelineProcess: no segments");
@@ -417,8 +419,8 @@ std::unique_ptr<LinkProcess> MakeStarlinkTraceLink(
       period;
   if (first == 0) first = period;  // a reconfiguration at t = 0 is no event
   return std::make_unique<MergedLinkProcess>(
-      std::move(merged), std::make_unique<PeriodicHandoverMarker>(first, period),
-      kLinkFieldNone);
+      std::move(merged),
+      std::make_unique<PeriodicHandoverMarker>(first, period), kLinkFieldNone);
 }
 
 // ---------------------------------------------------------------------------

@@ -1,14 +1,14 @@
 // Tests for trace-driven links: mahimahi, mahimahi + delay file, CSV.
 #include "leo/trace.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace orbitcc {
 namespace {
@@ -17,8 +17,8 @@ namespace {
 std::string WriteFile(const std::string& name, const std::string& content) {
   const ::testing::TestInfo* info =
       ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string path = ::testing::TempDir() + "orbitcc_trace_" +
-                           info->name() + "_" + name;
+  const std::string path =
+      ::testing::TempDir() + "orbitcc_trace_" + info->name() + "_" + name;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << content;
   return path;
@@ -132,8 +132,8 @@ TEST(MahimahiTraceTest, ChangesAreStrictlyIncreasingAndMerged) {
     states.push_back(s);
   }
   const std::vector<TimeNs> want_times = {0, 20, 30, 40, 50, 80, 90, 100, 110};
-  const std::vector<double> want_mbps = {24, 13.2, 12, 22.8, 24,
-                                         13.2, 12, 22.8, 24};
+  const std::vector<double> want_mbps = {24,   13.2, 12,   22.8, 24,
+                                         13.2, 12,   22.8, 24};
   ASSERT_EQ(states.size(), want_times.size());
   for (size_t i = 0; i < states.size(); ++i) {
     EXPECT_EQ(states[i].time, want_times[i] * kNsPerMs) << i;
@@ -145,7 +145,8 @@ TEST(MahimahiTraceTest, StartOffsetShiftsIntoTheTrace) {
   // 0-50 ms: 1 per ms (12 Mb/s); 51-100: 3 per ms (36 Mb/s).
   std::string text;
   for (int m = 1; m <= 100; ++m) {
-    for (int i = 0; i < (m <= 50 ? 1 : 3); ++i) text += std::to_string(m) + "\n";
+    for (int i = 0; i < (m <= 50 ? 1 : 3); ++i)
+      text += std::to_string(m) + "\n";
   }
   const std::string path = WriteFile("offset.bw", text);
   MahimahiLinkOptions options;
@@ -284,8 +285,7 @@ TEST(StarlinkTraceTest, ShippedSyntheticTraceLoads) {
   const std::vector<double> delays = ReadDelayFile(delay);
   EXPECT_EQ(static_cast<int64_t>(delays.size()) * 10, trace.period_ms);
   auto link = MakeStarlinkTraceLink(bw, delay);
-  const double bits =
-      IntegrateBits(*link, 0, trace.period_ms * kNsPerMs);
+  const double bits = IntegrateBits(*link, 0, trace.period_ms * kNsPerMs);
   EXPECT_NEAR(bits / 12000.0, static_cast<double>(trace.timestamps_ms.size()),
               1e-3);
 }
@@ -294,14 +294,13 @@ TEST(StarlinkTraceTest, ShippedSyntheticTraceLoads) {
 // CSV
 
 TEST(CsvTraceTest, ParsesAndReplays) {
-  const std::string path = WriteFile(
-      "ok.csv",
-      "# a comment\n"
-      "time_s,capacity_mbps,rtt_ms,loss\n"
-      "0,100,40,0\n"
-      "\n"
-      "1.5, 50 ,60,0.01\n"
-      "2,0,60,0\n");
+  const std::string path = WriteFile("ok.csv",
+                                     "# a comment\n"
+                                     "time_s,capacity_mbps,rtt_ms,loss\n"
+                                     "0,100,40,0\n"
+                                     "\n"
+                                     "1.5, 50 ,60,0.01\n"
+                                     "2,0,60,0\n");
   const auto rows = ReadTraceCsv(path);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[1].time_s, 1.5);

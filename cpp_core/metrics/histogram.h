@@ -22,7 +22,9 @@ class LogHistogram {
     if (value > max_) max_ = value;
   }
   uint64_t count() const { return total_; }
-  double mean() const { return total_ ? sum_ / static_cast<double>(total_) : 0; }
+  double mean() const {
+    return total_ ? sum_ / static_cast<double>(total_) : 0;
+  }
   uint64_t max() const { return max_; }
 
   // Smallest recorded bucket's representative value v such that at least a

@@ -31,8 +31,8 @@ void CheckQuantiles(const std::vector<uint64_t>& values) {
   for (uint64_t v : values) h.Add(v);
   std::vector<uint64_t> sorted = values;
   std::sort(sorted.begin(), sorted.end());
-  for (double q : {0.0, 0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99,
-                   0.999, 1.0}) {
+  for (double q :
+       {0.0, 0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 1.0}) {
     const double exact = static_cast<double>(ExactQuantile(sorted, q));
     const double approx = h.Quantile(q);
     if (exact < LogHistogram::kSub) {
@@ -49,7 +49,8 @@ TEST(LogHistogramTest, QuantilesWithinDocumentedErrorOnLogNormalDelays) {
   // One-way delays in microseconds: median ~20 ms, heavy right tail.
   std::lognormal_distribution<double> dist(std::log(20000.0), 0.8);
   std::vector<uint64_t> v;
-  for (int i = 0; i < 100000; ++i) v.push_back(static_cast<uint64_t>(dist(gen)));
+  for (int i = 0; i < 100000; ++i)
+    v.push_back(static_cast<uint64_t>(dist(gen)));
   CheckQuantiles(v);
 }
 

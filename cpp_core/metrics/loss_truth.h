@@ -74,7 +74,8 @@ class LossTruth {
       drops_.erase(it);
       return;
     }
-    if (!arrived_.empty() && arrived_[number & (kCapacity - 1)] == Tag(number)) {
+    if (!arrived_.empty() &&
+        arrived_[number & (kCapacity - 1)] == Tag(number)) {
       Count(v, kSpurious);
       return;
     }

@@ -40,15 +40,15 @@ struct SeriesStore {
     for (auto* field : Fields()) field->resize(subflows);
   }
   std::vector<std::vector<std::vector<double>>*> Fields() {
-    return {&cwnd_bytes,      &inflight_bytes,  &srtt_ms,
-            &min_rtt_ms,      &throughput_mbps, &delivery_rate_mbps,
-            &capacity_mbps,   &congestion_losses, &random_losses,
+    return {&cwnd_bytes,     &inflight_bytes,    &srtt_ms,
+            &min_rtt_ms,     &throughput_mbps,   &delivery_rate_mbps,
+            &capacity_mbps,  &congestion_losses, &random_losses,
             &handover_losses};
   }
   static std::vector<std::string> FieldNames() {
-    return {"cwnd_bytes",      "inflight_bytes",  "srtt_ms",
-            "min_rtt_ms",      "throughput_mbps", "delivery_rate_mbps",
-            "capacity_mbps",   "congestion_losses", "random_losses",
+    return {"cwnd_bytes",     "inflight_bytes",    "srtt_ms",
+            "min_rtt_ms",     "throughput_mbps",   "delivery_rate_mbps",
+            "capacity_mbps",  "congestion_losses", "random_losses",
             "handover_losses"};
   }
 };

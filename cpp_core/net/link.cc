@@ -53,7 +53,8 @@ void Link::Enqueue(TimeNs now, Packet packet) {
   }
   if (BufferFull(packet.bytes)) {
     // A full buffer during an outage overflowed because of the outage.
-    const LossCause cause = down ? LossCause::kOutage : LossCause::kQueueOverflow;
+    const LossCause cause =
+        down ? LossCause::kOutage : LossCause::kQueueOverflow;
     ++stats_.drops[static_cast<int>(cause)];
     host_->OnLinkDrop(now, packet, cause);
     return;
@@ -118,7 +119,8 @@ void Link::OnArrival(TimeNs now) {
 
 void Link::AccountCapacity(TimeNs now) {
   stats_.capacity_bit_ns +=
-      state_.capacity_bps * static_cast<double>(now - capacity_accounted_until_);
+      state_.capacity_bps *
+      static_cast<double>(now - capacity_accounted_until_);
   capacity_accounted_until_ = now;
 }
 

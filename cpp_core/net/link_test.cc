@@ -164,8 +164,8 @@ TEST(LinkTest, DelayDecreaseDoesNotReorder) {
   FakeHost host;
   // Delay drops from 20 ms to 1 ms at t = 1.5 ms (a handover to a closer
   // satellite): packet 1 would otherwise overtake packet 0.
-  auto link = MakeLink(&host, {State(0, 12e6, Millis(20)),
-                               State(Millis(1.5), 12e6, Millis(1))});
+  auto link = MakeLink(
+      &host, {State(0, 12e6, Millis(20)), State(Millis(1.5), 12e6, Millis(1))});
   host.EnqueueAt(*link, 0, 0, 1500);
   host.EnqueueAt(*link, 0, 1, 1500);
   host.RunUntil(*link, Seconds(1));
@@ -223,13 +223,14 @@ TEST(LinkTest, QueueingDelayNeverExceedsBufferOverCapacity) {
     const double capacity = 10e6;
     const uint64_t buffer_bytes = 30000;
     const uint64_t buffer_packets = 20;
-    auto link = MakeLink(&host, {State(0, capacity, 0)},
-                         in_bytes ? 0 : buffer_packets,
-                         in_bytes ? buffer_bytes : 0);
+    auto link =
+        MakeLink(&host, {State(0, capacity, 0)}, in_bytes ? 0 : buffer_packets,
+                 in_bytes ? buffer_bytes : 0);
     std::mt19937 gen(in_bytes ? 1 : 2);
     std::vector<TimeNs> enqueued;
     TimeNs t = 0;
-    // Offered load ~2x the capacity so that the buffer is full most of the time.
+    // Offered load ~2x the capacity so that the buffer is full most of the
+    // time.
     for (int i = 0; i < 3000; ++i) {
       t += static_cast<TimeNs>(gen() % 1200) * kNsPerUs / 1;
       t -= t % 1000;
@@ -238,10 +239,9 @@ TEST(LinkTest, QueueingDelayNeverExceedsBufferOverCapacity) {
     }
     host.RunUntil(*link, Seconds(100));
     ASSERT_GT(host.drops.size(), 100u) << "the buffer was never full";
-    const TimeNs bound =
-        in_bytes ? link->MaxQueueingDelay()
-                 : static_cast<TimeNs>(buffer_packets) *
-                       TransmissionTime(1500, capacity);
+    const TimeNs bound = in_bytes ? link->MaxQueueingDelay()
+                                  : static_cast<TimeNs>(buffer_packets) *
+                                        TransmissionTime(1500, capacity);
     if (in_bytes) {
       EXPECT_EQ(bound, TransmissionTime(buffer_bytes, capacity));
     }
@@ -261,9 +261,9 @@ TEST(LinkTest, QueueingDelayNeverExceedsBufferOverCapacity) {
 TEST(LinkTest, OutagePausesAndResumesWithRemainingBits) {
   FakeHost host;
   // 12 Mb/s: 1500 B take 1 ms. Down from 0.4 ms to 2.4 ms, then 6 Mb/s.
-  auto link = MakeLink(&host, {State(0, 12e6, kDelay),
-                               State(Millis(0.4), 0.0, kDelay),
-                               State(Millis(2.4), 6e6, kDelay)});
+  auto link =
+      MakeLink(&host, {State(0, 12e6, kDelay), State(Millis(0.4), 0.0, kDelay),
+                       State(Millis(2.4), 6e6, kDelay)});
   host.EnqueueAt(*link, 0, 0, 1500);
   host.EnqueueAt(*link, 0, 1, 1500);
   host.EnqueueAt(*link, Millis(1), 2, 1500);  // during the outage: queued
@@ -283,8 +283,8 @@ TEST(LinkTest, CapacityChangeMidPacketUsesBothRates) {
   FakeHost host;
   // 12 Mb/s until 0.5 ms (6000 bits sent), then 24 Mb/s: 6000 bits take
   // 0.25 ms, so the packet completes at 0.75 ms rather than 1 ms.
-  auto link = MakeLink(&host, {State(0, 12e6, kDelay),
-                               State(Millis(0.5), 24e6, kDelay)});
+  auto link = MakeLink(
+      &host, {State(0, 12e6, kDelay), State(Millis(0.5), 24e6, kDelay)});
   host.EnqueueAt(*link, 0, 0, 1500);
   host.RunUntil(*link, Seconds(1));
   ASSERT_EQ(host.exits.size(), 1u);
@@ -293,9 +293,9 @@ TEST(LinkTest, CapacityChangeMidPacketUsesBothRates) {
 
 TEST(LinkTest, OutageWithDropArrivalsDropsWithOutageCause) {
   FakeHost host;
-  auto link = MakeLink(&host, {State(0, 12e6, kDelay),
-                               State(Millis(10), 0.0, kDelay, 0.0, true),
-                               State(Millis(20), 12e6, kDelay)});
+  auto link = MakeLink(
+      &host, {State(0, 12e6, kDelay), State(Millis(10), 0.0, kDelay, 0.0, true),
+              State(Millis(20), 12e6, kDelay)});
   host.EnqueueAt(*link, Millis(9.5), 0, 1500);  // paused half-way
   host.EnqueueAt(*link, Millis(15), 1, 1500);   // radio gone: dropped
   host.EnqueueAt(*link, Millis(25), 2, 1500);
@@ -312,9 +312,9 @@ TEST(LinkTest, OutageWithDropArrivalsDropsWithOutageCause) {
 
 TEST(LinkTest, BufferOverflowDuringOutageIsAnOutageLoss) {
   FakeHost host;
-  auto link = MakeLink(&host, {State(0, 0.0, kDelay),
-                               State(Millis(10), 12e6, kDelay)},
-                       /*buffer_packets=*/2);
+  auto link =
+      MakeLink(&host, {State(0, 0.0, kDelay), State(Millis(10), 12e6, kDelay)},
+               /*buffer_packets=*/2);
   for (int i = 0; i < 3; ++i) host.EnqueueAt(*link, Millis(1), i, 1500);
   ASSERT_EQ(host.drops.size(), 1u);
   EXPECT_EQ(host.drops[0].cause, LossCause::kOutage);
@@ -327,8 +327,8 @@ TEST(LinkTest, BufferOverflowDuringOutageIsAnOutageLoss) {
 std::set<uint64_t> RandomlyDropped(uint64_t seed, double loss, int n,
                                    TimeNs spacing, int link_id = 0) {
   FakeHost host;
-  auto link = MakeLink(&host, {State(0, 100e6, kDelay, loss)}, 0, 0, seed,
-                       link_id);
+  auto link =
+      MakeLink(&host, {State(0, 100e6, kDelay, loss)}, 0, 0, seed, link_id);
   for (int i = 0; i < n; ++i) host.EnqueueAt(*link, i * spacing, i, 1500);
   host.RunUntil(*link, Seconds(1000));
   std::set<uint64_t> dropped;
@@ -366,9 +366,9 @@ TEST(LinkTest, RandomLossIsKeyedByPacketIndexNotTiming) {
 
 TEST(LinkTest, CapacityIntegralCoversEveryInterval) {
   FakeHost host;
-  auto link = MakeLink(&host, {State(0, 10e6, kDelay),
-                               State(Seconds(1), 0.0, kDelay),
-                               State(Seconds(1.5), 20e6, kDelay)});
+  auto link =
+      MakeLink(&host, {State(0, 10e6, kDelay), State(Seconds(1), 0.0, kDelay),
+                       State(Seconds(1.5), 20e6, kDelay)});
   host.RunUntil(*link, Seconds(0.5));
   EXPECT_DOUBLE_EQ(link->CapacityIntegralBitNs(Seconds(0.5)) * 1e-9, 5e6);
   host.RunUntil(*link, Seconds(2));

@@ -14,7 +14,7 @@
 namespace orbitcc {
 
 struct RouterPacketInfo {
-  int flow_id = 0;         // global flow (subflow) index
+  int flow_id = 0;  // global flow (subflow) index
   uint32_t bytes = 0;
   int hop_count = 1;       // hops of the flow's path (REFWA groups by it)
   TimeNs sender_srtt = 0;  // the sender's smoothed RTT, carried in the header

@@ -22,7 +22,7 @@ enum class EventKind : uint8_t {
   kTimer,            // a transport or application timer
   kSample,           // periodic metrics sampling
   kRouteChange,      // a subflow switches to another route
-  kPathEvent,        // multipath path management (join/validate/abandon/restore)
+  kPathEvent,  // multipath path management (join/validate/abandon/restore)
 };
 
 struct Event {

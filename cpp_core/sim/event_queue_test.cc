@@ -98,8 +98,9 @@ TEST(EventQueueTest, BulkInsertEqualsStdSort) {
     ref.emplace_back(t, i);  // i is the insertion order
   }
   // stable_sort by time keeps insertion order among ties: the contract.
-  std::stable_sort(ref.begin(), ref.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(ref.begin(), ref.end(), [](const auto& a, const auto& b) {
+    return a.first < b.first;
+  });
   for (const auto& [t, target] : ref) {
     const Event e = q.Pop();
     ASSERT_EQ(e.time, t);

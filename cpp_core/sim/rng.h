@@ -21,7 +21,9 @@ constexpr uint64_t Mix64(uint64_t x) {
 }
 
 // Combines keys into one well-mixed 64-bit value (order matters).
-constexpr uint64_t HashKeys(uint64_t a, uint64_t b) { return Mix64(a ^ Mix64(b)); }
+constexpr uint64_t HashKeys(uint64_t a, uint64_t b) {
+  return Mix64(a ^ Mix64(b));
+}
 constexpr uint64_t HashKeys(uint64_t a, uint64_t b, uint64_t c) {
   return Mix64(HashKeys(a, b) ^ Mix64(c + 0x632be59bd9b4e019ULL));
 }
@@ -34,11 +36,11 @@ constexpr double ToUnitInterval(uint64_t bits) {
 // Identifiers of the exogenous streams. New processes append new values; the
 // numbers never change, so recorded trajectories stay reproducible.
 enum class StreamId : uint64_t {
-  kChannel = 1,       // channel-state processes (Markov, on/off)
-  kRandomLoss = 2,    // counter-based per-packet loss draws
-  kOrbit = 3,         // orbital / handover timeline randomness
-  kBackground = 4,    // background traffic arrivals and sizes
-  kApplication = 5,   // application-level randomness (e.g. video frames)
+  kChannel = 1,      // channel-state processes (Markov, on/off)
+  kRandomLoss = 2,   // counter-based per-packet loss draws
+  kOrbit = 3,        // orbital / handover timeline randomness
+  kBackground = 4,   // background traffic arrivals and sizes
+  kApplication = 5,  // application-level randomness (e.g. video frames)
 };
 
 // xoshiro256** generator: small, fast, and statistically strong.
@@ -72,7 +74,9 @@ class Rng {
   // Uniform in (0, 1]: safe to take the logarithm of.
   double UniformOpenZero() { return 1.0 - Uniform(); }
   // Exponential with the given mean.
-  double Exponential(double mean) { return -mean * std::log(UniformOpenZero()); }
+  double Exponential(double mean) {
+    return -mean * std::log(UniformOpenZero());
+  }
   // Pareto with shape `alpha` and scale (minimum) `xm`.
   double Pareto(double alpha, double xm) {
     return xm / std::pow(UniformOpenZero(), 1.0 / alpha);

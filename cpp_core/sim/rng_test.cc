@@ -50,8 +50,8 @@ TEST(RngTest, StreamsAreUncorrelated) {
     sbb += y * y;
   }
   const double cov = sab / n - (sa / n) * (sb / n);
-  const double corr =
-      cov / std::sqrt((saa / n - sa * sa / n / n) * (sbb / n - sb * sb / n / n));
+  const double corr = cov / std::sqrt((saa / n - sa * sa / n / n) *
+                                      (sbb / n - sb * sb / n / n));
   // Under independence corr ~ N(0, 1/n): 5 sigma = 0.016.
   EXPECT_LT(std::abs(corr), 5.0 / std::sqrt(n));
 }
@@ -102,7 +102,8 @@ TEST(CounterUniformTest, ConsecutiveIndicesAreUniformAndUncorrelated) {
   }
   const double mean = sum / n;
   EXPECT_NEAR(mean, 0.5, 5 * std::sqrt(1.0 / 12 / n));
-  EXPECT_NEAR(sum_sq / n - mean * mean, 1.0 / 12.0, 5 * std::sqrt(1.0 / 180 / n));
+  EXPECT_NEAR(sum_sq / n - mean * mean, 1.0 / 12.0,
+              5 * std::sqrt(1.0 / 180 / n));
   // Lag-1 autocorrelation ~ N(0, 1/n).
   EXPECT_LT(std::abs(lag / (n - 1) * 12.0), 5.0 / std::sqrt(n));
   // Chi-square over 10 bins, 9 dof: 99.99th percentile is ~33.7.

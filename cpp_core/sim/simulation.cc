@@ -53,8 +53,8 @@ void Simulation::Build() {
     if (ls.make_process) {
       process = ls.make_process(spec_.seed, static_cast<int>(i));
     } else if (!ls.schedule.empty()) {
-      process = std::make_unique<ScheduleProcess>(ls.schedule,
-                                                  ls.schedule_period);
+      process =
+          std::make_unique<ScheduleProcess>(ls.schedule, ls.schedule_period);
     } else {
       LinkState s;
       s.capacity_bps = ls.capacity_bps;
@@ -63,9 +63,8 @@ void Simulation::Build() {
       process = std::make_unique<ScheduleProcess>(std::vector<LinkState>{s});
     }
     LinkConfig config{ls.name, ls.buffer_packets, ls.buffer_bytes};
-    links_.push_back(std::make_unique<Link>(static_cast<int>(i), config,
-                                            std::move(process), spec_.seed,
-                                            this));
+    links_.push_back(std::make_unique<Link>(
+        static_cast<int>(i), config, std::move(process), spec_.seed, this));
     if (ls.make_router_agent) {
       links_.back()->set_router_agent(ls.make_router_agent());
     }
@@ -126,8 +125,8 @@ void Simulation::Build() {
       slot.subflows.push_back(id);
       tcp_flows_.push_back(std::move(tcp));
     } else {
-      auto conn = std::make_unique<QuicConnection>(this, total,
-                                                   ParseScheduler(fs.scheduler));
+      auto conn = std::make_unique<QuicConnection>(
+          this, total, ParseScheduler(fs.scheduler));
       const bool multipath = fs.paths.size() > 1;
       for (size_t p = 0; p < fs.paths.size(); ++p) {
         const int id = static_cast<int>(subflows_.size());
@@ -379,7 +378,8 @@ void Simulation::OnPacketDeclaredLost(int subflow, uint64_t number,
 }
 
 void Simulation::OnLinkDrop(TimeNs, const Packet& packet, LossCause cause) {
-  SubflowStats& stats = const_cast<SubflowStats&>(subflow_stats(packet.subflow));
+  SubflowStats& stats =
+      const_cast<SubflowStats&>(subflow_stats(packet.subflow));
   if (packet.is_ack) {
     ++stats.ack_drops;
   } else {
@@ -423,8 +423,10 @@ void Simulation::NotifyPathChange(int subflow, PathChange::Kind kind,
 TimeNs Simulation::PathPropagationRtt(int subflow) const {
   const SubflowSlot& sub = subflows_[subflow];
   TimeNs rtt = 0;
-  for (int l : sub.forward_routes[sub.route]) rtt += links_[l]->propagation_delay();
-  for (int l : sub.reverse_routes[sub.route]) rtt += links_[l]->propagation_delay();
+  for (int l : sub.forward_routes[sub.route])
+    rtt += links_[l]->propagation_delay();
+  for (int l : sub.reverse_routes[sub.route])
+    rtt += links_[l]->propagation_delay();
   return rtt;
 }
 
@@ -463,8 +465,7 @@ RouterPacketInfo Simulation::DescribeForRouter(const Packet& packet) {
   RouterPacketInfo info;
   info.flow_id = packet.subflow;
   info.bytes = packet.bytes;
-  info.hop_count =
-      static_cast<int>(sub.forward_routes[packet.route].size());
+  info.hop_count = static_cast<int>(sub.forward_routes[packet.route].size());
   info.sender_srtt = sub.quic != nullptr ? sub.quic->rtt().smoothed()
                                          : sub.tcp->rtt().smoothed();
   return info;
@@ -487,16 +488,17 @@ SubflowProbe Simulation::Probe(int subflow) const {
   SubflowProbe p;
   const CongestionController& cc =
       sub.quic != nullptr ? sub.quic->controller() : sub.tcp->controller();
-  const RttEstimator& rtt = sub.quic != nullptr ? sub.quic->rtt() : sub.tcp->rtt();
+  const RttEstimator& rtt =
+      sub.quic != nullptr ? sub.quic->rtt() : sub.tcp->rtt();
   p.cwnd_bytes = cc.cwnd_bytes();
   p.inflight_bytes = sub.quic != nullptr ? sub.quic->bytes_in_flight()
                                          : sub.tcp->bytes_in_flight();
   p.srtt_ms = rtt.has_sample() ? ToMillis(rtt.smoothed()) : 0.0;
   p.min_rtt_ms = rtt.has_sample() ? ToMillis(rtt.min()) : 0.0;
-  p.delivery_rate_mbps = (sub.quic != nullptr
-                              ? sub.quic->last_delivery_rate_bps()
-                              : sub.tcp->last_delivery_rate_bps()) *
-                         1e-6;
+  p.delivery_rate_mbps =
+      (sub.quic != nullptr ? sub.quic->last_delivery_rate_bps()
+                           : sub.tcp->last_delivery_rate_bps()) *
+      1e-6;
   double capacity = -1.0;
   for (int l : sub.forward()) {
     const double c = links_[l]->capacity_bps();
@@ -667,17 +669,18 @@ Summary Simulation::Summarize() const {
       f.declared_losses += s.packets_declared_lost;
       f.timeouts += s.timeouts;
       const SubflowSlot& sub = subflows_[sf];
-      f.congestion_signals += (sub.quic != nullptr ? sub.quic->controller()
-                                                   : sub.tcp->controller())
-                                  .congestion_signals();
+      f.congestion_signals +=
+          (sub.quic != nullptr ? sub.quic->controller() : sub.tcp->controller())
+              .congestion_signals();
     }
     const TimeNs start = FlowStart(static_cast<int>(fi));
     const TimeNs completion = FlowCompletion(static_cast<int>(fi));
     const TimeNs end = completion >= 0 ? completion : now_;
     const double active_s = ToSeconds(std::max<TimeNs>(end - start, 1));
     f.throughput_mbps = static_cast<double>(received) * 8e-6 / active_s;
-    f.goodput_mbps = static_cast<double>(FlowGoodputBytes(static_cast<int>(fi))) *
-                     8e-6 / active_s;
+    f.goodput_mbps =
+        static_cast<double>(FlowGoodputBytes(static_cast<int>(fi))) * 8e-6 /
+        active_s;
     f.mean_delay_ms = delay.mean() * 1e-3;
     f.p50_delay_ms = delay.Quantile(0.50) * 1e-3;
     f.p95_delay_ms = delay.Quantile(0.95) * 1e-3;
@@ -685,14 +688,15 @@ Summary Simulation::Summarize() const {
     f.max_delay_ms = static_cast<double>(delay.max()) * 1e-3;
     const uint64_t drops =
         f.congestion_losses + f.random_losses + f.handover_losses;
-    f.loss_rate = f.packets_sent ? static_cast<double>(drops) / f.packets_sent : 0;
+    f.loss_rate =
+        f.packets_sent ? static_cast<double>(drops) / f.packets_sent : 0;
     if (fs.file_bytes > 0 && completion >= 0) {
       f.completion_time_s = ToSeconds(completion - start);
     }
     if (slot.quic != nullptr && slot.quic->receive_stream().hol_bytes() > 0) {
-      f.hol_delay_ms = slot.quic->receive_stream().hol_wait_byte_ns() /
-                       static_cast<double>(FlowGoodputBytes(static_cast<int>(fi))) *
-                       1e-6;
+      f.hol_delay_ms =
+          slot.quic->receive_stream().hol_wait_byte_ns() /
+          static_cast<double>(FlowGoodputBytes(static_cast<int>(fi))) * 1e-6;
     }
     throughputs.push_back(f.throughput_mbps);
     if (!fs.background) {
@@ -728,8 +732,8 @@ Summary Simulation::Summarize() const {
   const Link& b = *links_[bottleneck_];
   const double capacity_bits = b.CapacityIntegralBitNs(now_) * 1e-9;
   out.utilization = capacity_bits > 0.0
-                        ? static_cast<double>(b.stats().bytes_transmitted) * 8.0 /
-                              capacity_bits
+                        ? static_cast<double>(b.stats().bytes_transmitted) *
+                              8.0 / capacity_bits
                         : 0.0;
   for (TimeNs t : handovers_) out.handover_times_s.push_back(ToSeconds(t));
   return out;

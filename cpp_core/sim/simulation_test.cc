@@ -63,7 +63,8 @@ void ExpectConserved(const Simulation& sim) {
   uint64_t injected = 0, accounted = 0;
   for (int s = 0; s < sim.num_subflows(); ++s) {
     injected += sim.data_packets_injected(s);
-    accounted += sim.data_packets_arrived(s) + sim.subflow_stats(s).total_drops();
+    accounted +=
+        sim.data_packets_arrived(s) + sim.subflow_stats(s).total_drops();
   }
   ASSERT_EQ(injected, accounted + sim.DataPacketsInLinks())
       << "at t = " << sim.now();
@@ -166,22 +167,30 @@ TEST(ValidateSpecTest, ErrorsNameTheField) {
       {"links[1].capacity_mbps",
        [](SimulationSpec& s) { s.links[1].capacity_bps = -1.0; }},
       {"links[1].delay_ms", [](SimulationSpec& s) { s.links[1].delay = -1; }},
-      {"links[1].loss_rate", [](SimulationSpec& s) { s.links[1].loss_rate = 1.0; }},
+      {"links[1].loss_rate",
+       [](SimulationSpec& s) { s.links[1].loss_rate = 1.0; }},
       {"links[1].buffer_bytes",
        [](SimulationSpec& s) { s.links[1].buffer_bytes = 1000; }},
       {"links[0].schedule[0]",
        [](SimulationSpec& s) { s.links[0].schedule[0].time = Millis(1); }},
       {"links[0].schedule[1]",
        [](SimulationSpec& s) { s.links[0].schedule[1].capacity_bps = -5.0; }},
-      {"flows[0].transport", [](SimulationSpec& s) { s.flows[0].transport = "sctp"; }},
+      {"flows[0].transport",
+       [](SimulationSpec& s) { s.flows[0].transport = "sctp"; }},
       {"flows[1].paths",
-       [](SimulationSpec& s) { s.flows[1].paths.push_back(s.flows[1].paths[0]); }},
+       [](SimulationSpec& s) {
+         s.flows[1].paths.push_back(s.flows[1].paths[0]);
+       }},
       {"flows[0].paths[0].forward",
-       [](SimulationSpec& s) { s.flows[0].paths[0].forward = {0, 7}; }},
+       [](SimulationSpec& s) {
+         s.flows[0].paths[0].forward = {0, 7};
+       }},
       {"flows[0].paths[0].reverse",
        [](SimulationSpec& s) { s.flows[0].paths[0].reverse = {}; }},
-      {"flows[0].scheduler", [](SimulationSpec& s) { s.flows[0].scheduler = "random"; }},
-      {"flows[1].controller", [](SimulationSpec& s) { s.flows[1].controller = "lia"; }},
+      {"flows[0].scheduler",
+       [](SimulationSpec& s) { s.flows[0].scheduler = "random"; }},
+      {"flows[1].controller",
+       [](SimulationSpec& s) { s.flows[1].controller = "lia"; }},
       {"flows[0].start_s", [](SimulationSpec& s) { s.flows[0].start = -1; }},
       {"flows", [](SimulationSpec& s) { s.flows.clear(); }},
       {"links", [](SimulationSpec& s) { s.links.clear(); }},

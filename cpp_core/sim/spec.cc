@@ -120,7 +120,8 @@ void ValidateSpec(const SimulationSpec& spec) {
       if (!(app.fps > 0.0 && app.fps <= 1000.0)) {
         Fail(at + ".app.fps", "must be in (0, 1000]");
       }
-      if (app.startup_delay < 0) Fail(at + ".app.startup_delay_s", "must be >= 0");
+      if (app.startup_delay < 0)
+        Fail(at + ".app.startup_delay_s", "must be >= 0");
     }
     for (size_t p = 0; p < f.paths.size(); ++p) {
       const std::string pat = at + ".paths[" + std::to_string(p) + "]";
@@ -130,7 +131,8 @@ void ValidateSpec(const SimulationSpec& spec) {
       for (size_t c = 0; c < f.paths[p].changes.size(); ++c) {
         const RouteChange& rc = f.paths[p].changes[c];
         const std::string cat = pat + ".changes[" + std::to_string(c) + "]";
-        if (rc.time <= prev) Fail(cat + ".t_s", "times must be > 0 and increase");
+        if (rc.time <= prev)
+          Fail(cat + ".t_s", "times must be > 0 and increase");
         prev = rc.time;
         CheckPath(cat + ".forward", rc.forward, spec.links.size());
         CheckPath(cat + ".reverse", rc.reverse, spec.links.size());
@@ -155,8 +157,9 @@ void ValidateSpec(const SimulationSpec& spec) {
         last = ev.time;
         const bool abandon = ev.action == PathEvent::Action::kAbandon;
         if (abandon != active) {
-          Fail(eat + ".action", active ? "the path is active: only 'abandon' is allowed"
-                                       : "the path is abandoned: only 'restore' is allowed");
+          Fail(eat + ".action",
+               active ? "the path is active: only 'abandon' is allowed"
+                      : "the path is abandoned: only 'restore' is allowed");
         }
         active = !abandon;
       }

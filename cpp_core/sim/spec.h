@@ -57,8 +57,8 @@ struct PathEvent {
 };
 
 struct PathSpec {
-  std::vector<int> forward;  // link indices, sender to receiver
-  std::vector<int> reverse;  // link indices, receiver to sender (ACKs)
+  std::vector<int> forward;          // link indices, sender to receiver
+  std::vector<int> reverse;          // link indices, receiver to sender (ACKs)
   std::vector<RouteChange> changes;  // strictly increasing times > 0
   // 0: usable from the flow's start. Otherwise the path is opened at `join`
   // and carries data one round trip (propagation) later. QUIC only.
@@ -75,7 +75,7 @@ struct FlowSpec {
   std::string scheduler = "minrtt";
   uint64_t file_bytes = 0;  // 0: bulk transfer without end
   TimeNs start = 0;
-  int pacing = -1;  // -1: transport default (QUIC paces, TCP does not)
+  int pacing = -1;          // -1: transport default (QUIC paces, TCP does not)
   bool background = false;  // not one of the flows under test
   // What the sender's application writes (app/application.h). kBulk and
   // kFile use file_bytes as before; the other kinds need file_bytes == 0.

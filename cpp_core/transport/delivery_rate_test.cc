@@ -27,7 +27,8 @@ struct SteadyFlow {
   // Processes sends and ACKs in time order up to `end`.
   void Run(TimeNs end) {
     while (true) {
-      const TimeNs ack_t = flight.empty() ? kTimeInfinite : flight.front().acked_at;
+      const TimeNs ack_t =
+          flight.empty() ? kTimeInfinite : flight.front().acked_at;
       const TimeNs t = std::min(ack_t, next_send);
       if (t > end) break;
       if (ack_t <= next_send) {

@@ -76,8 +76,7 @@ void QuicConnection::OnStreamData(TimeNs now, uint64_t offset,
                                   uint32_t length) {
   receive_.OnChunk(now, offset, length);
   if (completion_time_ < 0 && send_.total_bytes() != kUnlimitedBytes &&
-      !send_.growing() &&
-      receive_.delivered() >= send_.total_bytes()) {
+      !send_.growing() && receive_.delivered() >= send_.total_bytes()) {
     completion_time_ = now;
   }
 }

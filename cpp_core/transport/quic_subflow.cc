@@ -67,7 +67,9 @@ bool QuicSubflow::SendPacket(TimeNs now, bool probe) {
   return true;
 }
 
-void QuicSubflow::ArmPacingTimer() { net_->SetTimer(pacing_timer_, next_send_time_); }
+void QuicSubflow::ArmPacingTimer() {
+  net_->SetTimer(pacing_timer_, next_send_time_);
+}
 
 // ------------------------------------------------------------- receiving --
 
@@ -300,8 +302,8 @@ void QuicSubflow::DetectLostPackets(TimeNs now) {
   uint64_t run_prev = kNone;
   TimeNs run_start = 0;
   lost_scratch_.clear();
-  for (uint64_t p = FindOutstanding(base_pn_); p < largest_acked_ && p < next_pn_;
-       p = FindOutstanding(p + 1)) {
+  for (uint64_t p = FindOutstanding(base_pn_);
+       p < largest_acked_ && p < next_pn_; p = FindOutstanding(p + 1)) {
     SentRecord& rec = Record(p);
     const bool lost = rec.sent_time <= lost_send_time ||
                       largest_acked_ >= p + config_.packet_threshold;

@@ -41,7 +41,8 @@ class QuicSubflow : public SubflowEndpoint, public TimerOwner {
 
   // Window and pacing permit a full packet now.
   bool CanSend(TimeNs now) const {
-    return active_ && WindowAllows() && (!config_.pacing || now >= next_send_time_);
+    return active_ && WindowAllows() &&
+           (!config_.pacing || now >= next_send_time_);
   }
   bool WindowAllows() const {
     return bytes_in_flight_ + config_.packet_bytes <= SendWindow();
@@ -92,7 +93,8 @@ class QuicSubflow : public SubflowEndpoint, public TimerOwner {
   struct SentRecord {
     TimeNs sent_time;
     uint64_t offset;
-    uint64_t skip;  // a packet number >= pn+1 to look at next when not outstanding
+    uint64_t
+        skip;  // a packet number >= pn+1 to look at next when not outstanding
     uint32_t payload;
     uint32_t bytes;
     State state;

@@ -274,7 +274,7 @@ TEST_F(QuicSubflowTest, NoPersistentCongestionWithoutAPriorRttSample) {
   ASSERT_EQ(sf_->pto_count(), 4);
   const FakeNetwork::Sent last = net_.Data().back();
   Data(last.time + Millis(25), last.packet.number);  // the first arrival
-  net_.AdvanceTo(last.time + Millis(50));  // ... is acked after 25 ms
+  net_.AdvanceTo(last.time + Millis(50));            // ... is acked after 25 ms
   ASSERT_EQ(net_.AckCount(), 1u);
   Ack(last.time + Millis(75), LastAck());  // this is the first RTT sample
   ASSERT_EQ(spy_->losses.size(), 1u);

@@ -30,7 +30,7 @@ TEST(RttEstimatorTest, EwmaValues) {
   RttEstimator rtt;
   rtt.Update(Millis(100), 0);
   rtt.Update(Millis(180), 0);
-  EXPECT_EQ(rtt.smoothed(), Millis(110));  // (700 + 180) / 8
+  EXPECT_EQ(rtt.smoothed(), Millis(110));   // (700 + 180) / 8
   EXPECT_EQ(rtt.variance(), Millis(57.5));  // (150 + 80) / 4
   rtt.Update(Millis(110), 0);
   EXPECT_EQ(rtt.smoothed(), Millis(110));

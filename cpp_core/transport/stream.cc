@@ -4,8 +4,7 @@
 
 namespace orbitcc {
 
-uint64_t ReceiveStream::OnChunk(TimeNs now, uint64_t offset,
-                                uint32_t length) {
+uint64_t ReceiveStream::OnChunk(TimeNs now, uint64_t offset, uint32_t length) {
   uint64_t end = offset + length;
   if (end <= delivered_) return 0;  // duplicate
   if (offset > delivered_) {
@@ -23,8 +22,8 @@ uint64_t ReceiveStream::OnChunk(TimeNs now, uint64_t offset,
     if (it->first > delivered_) break;
     if (it->second.end > delivered_) {
       const uint64_t gained = it->second.end - delivered_;
-      hol_wait_byte_ns_ +=
-          static_cast<double>(gained) * static_cast<double>(now - it->second.arrival);
+      hol_wait_byte_ns_ += static_cast<double>(gained) *
+                           static_cast<double>(now - it->second.arrival);
       hol_bytes_ += gained;
       delivered_ = it->second.end;
     }

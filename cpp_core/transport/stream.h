@@ -40,7 +40,8 @@ class SendStream {
     }
     if (next_offset_ >= total_bytes_) return 0;
     const uint64_t left = total_bytes_ - next_offset_;
-    const uint32_t len = left < max_bytes ? static_cast<uint32_t>(left) : max_bytes;
+    const uint32_t len =
+        left < max_bytes ? static_cast<uint32_t>(left) : max_bytes;
     *offset = next_offset_;
     *is_resend = false;
     next_offset_ += len;

@@ -56,8 +56,8 @@ TEST(ReceiveStreamTest, InOrderChunksAreDeliveredAtOnce) {
 TEST(ReceiveStreamTest, DuplicatesAndOverlapsCountOnce) {
   ReceiveStream r;
   r.OnChunk(0, 0, 1000);
-  EXPECT_EQ(r.OnChunk(1, 0, 1000), 0u);    // exact duplicate
-  EXPECT_EQ(r.OnChunk(2, 200, 300), 0u);   // inside delivered data
+  EXPECT_EQ(r.OnChunk(1, 0, 1000), 0u);      // exact duplicate
+  EXPECT_EQ(r.OnChunk(2, 200, 300), 0u);     // inside delivered data
   EXPECT_EQ(r.OnChunk(3, 500, 1000), 500u);  // overlaps: only the new part
   EXPECT_EQ(r.delivered(), 1500u);
   r.OnChunk(4, 3000, 500);

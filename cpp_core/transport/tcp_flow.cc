@@ -48,8 +48,8 @@ TimeNs TcpFlow::CurrentRto() const {
   TimeNs rto = config_.initial_rto;
   if (rtt_.has_sample()) {
     // RFC 6298 (2.3): RTO = SRTT + max(G, 4 * RTTVAR), then (2.4) the minimum.
-    rto = rtt_.smoothed() + std::max(RttEstimator::kGranularity,
-                                     4 * rtt_.variance());
+    rto = rtt_.smoothed() +
+          std::max(RttEstimator::kGranularity, 4 * rtt_.variance());
   }
   rto = std::max(rto, config_.min_rto);
   return std::min(rto * backoff_, config_.max_rto);
