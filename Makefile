@@ -16,10 +16,11 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 
-# The package and its runtime dependencies (the C++ core is compiled here).
+# The package, its runtime dependencies and the train/test extras (the C++ core
+# is compiled here). constraints.txt pins torch to the CPU build.
 $(VENV)/.installed: $(VENV)/bin/python pyproject.toml setup.py constraints.txt
 	$(PIP) install -q -c constraints.txt "setuptools>=77" wheel pybind11 cmake ninja
-	$(PIP) install -q -c constraints.txt --no-build-isolation -e ".[test]"
+	$(PIP) install -q -c constraints.txt --no-build-isolation -e ".[test,train]"
 	touch $@
 
 install: $(VENV)/.installed
