@@ -8,7 +8,8 @@ from orbitcc.baselines import reproduce_maco
 def test_reproduce_maco_writes_tables_and_keeps_the_discussion(tmp_path):
     out = tmp_path / "docs" / "reproduction.md"
     out.parent.mkdir()
-    out.write_text(f"# intro\n\n{reproduce_maco.BEGIN}\nold\n{reproduce_maco.END}\n\nhand-written\n")
+    out.write_text(
+        f"# intro\n\n{reproduce_maco.BEGIN}\nold\n{reproduce_maco.END}\n\nhand-written\n")
     reproduce_maco.main(["--seeds", "1", "--duration", "3", "--out", str(out)])
     text = out.read_text()
     assert text.startswith("# intro") and text.rstrip().endswith("hand-written")

@@ -76,7 +76,7 @@ def build(duration_s, seed, min_mbps, max_mbps, min_rtt_ms, max_rtt_ms):
     rate_bps = np.zeros(duration_ms)           # per ms
     delay_ms = np.zeros(duration_ms // DELAY_INTERVAL_MS)  # per 10 ms
 
-    for start, end in zip(bounds[:-1], bounds[1:]):
+    for start, end in zip(bounds[:-1], bounds[1:], strict=True):
         level_bps = rng.uniform(min_mbps, max_mbps) * 1e6
         base_owd = rng.uniform(min_rtt_ms, max_rtt_ms) / 2.0
         drift = rng.uniform(-3.0, 3.0)
@@ -143,13 +143,11 @@ def main():
     with open(bw_path, "w", newline="\n") as f:
         f.write("\n".join(str(v) for v in lines) + "\n")
     with open(delay_path, "w", newline="\n") as f:
-        f.write("\n".join("%.2f" % v for v in delay_ms) + "\n")
+        f.write("\n".join(f"{v:.2f}" for v in delay_ms) + "\n")
     mean_mbps = len(lines) * MTU_BYTES * 8 / args.duration_s / 1e6
-    print("wrote %s (%d opportunities, mean %.2f Mb/s)" %
-          (bw_path, len(lines), mean_mbps))
-    print("wrote %s (%d intervals, one-way %.1f-%.1f ms, median %.1f ms)" %
-          (delay_path, len(delay_ms), delay_ms.min(), delay_ms.max(),
-           float(np.median(delay_ms))))
+    print(f"wrote {bw_path} ({len(lines)} opportunities, mean {mean_mbps:.2f} Mb/s)")
+    print(f"wrote {delay_path} ({len(delay_ms)} intervals, one-way "
+          f"{delay_ms.min():.1f}-{delay_ms.max():.1f} ms, median {np.median(delay_ms):.1f} ms)")
     print("reconfigurations at s:", [t / 1000 for t in reconfigs])
 
 
