@@ -150,7 +150,11 @@ class Maco : public WindowController {
   // Alg. 2 for a new / reconnected / timed-out subflow at `now`.
   void QuickStart(TimeNs now);
   // Refreshes C_A and D (Alg. 1 lines 4-5) for time `now`.
-  void UpdatePredictions(TimeNs now);
+  // Refreshes the oracle's predictions if `prediction_refresh_` has passed
+  // since the last refresh (always when `force`).
+  void UpdatePredictions(TimeNs now, bool force = false);
+  TimeNs prediction_refresh_ = 0;
+  TimeNs predictions_time_ = -1;
   // Eq. 17 plus the handover guard; sets last_con*_.
   bool ClassifyLoss(const LossEvent& loss);
   void RecordBdpSample(TimeNs now);

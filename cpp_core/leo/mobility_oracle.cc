@@ -135,6 +135,7 @@ TimeNs IslPathPredictor::NextHandover(TimeNs t) {
 void OrbitalMobilityOracle::SetPath(int path,
                                     std::unique_ptr<PathPredictor> predictor) {
   paths_[path] = std::move(predictor);
+  cache_.erase(path);
 }
 
 PathPredictor* OrbitalMobilityOracle::Find(int path) const {
@@ -142,21 +143,38 @@ PathPredictor* OrbitalMobilityOracle::Find(int path) const {
   return it == paths_.end() ? nullptr : it->second.get();
 }
 
+OrbitalMobilityOracle::Cached& OrbitalMobilityOracle::AtInstant(
+    PathPredictor* p, int path, TimeNs t) const {
+  Cached& c = cache_[path];
+  if (c.t != t) {
+    c.t = t;
+    c.capacity_bps = p->AccessCapacityBps(t);
+    c.rtt = p->PropagationRtt(t);
+  }
+  return c;
+}
+
 double OrbitalMobilityOracle::PredictedAccessCapacityBps(int path,
                                                          TimeNs t) const {
   PathPredictor* p = Find(path);
-  return p == nullptr ? 0.0 : p->AccessCapacityBps(t);
+  return p == nullptr ? 0.0 : AtInstant(p, path, t).capacity_bps;
 }
 
 TimeNs OrbitalMobilityOracle::PredictedPropagationRtt(int path,
                                                       TimeNs t) const {
   PathPredictor* p = Find(path);
-  return p == nullptr ? 0 : p->PropagationRtt(t);
+  return p == nullptr ? 0 : AtInstant(p, path, t).rtt;
 }
 
 TimeNs OrbitalMobilityOracle::NextHandoverTime(int path, TimeNs t) const {
   PathPredictor* p = Find(path);
-  return p == nullptr ? kTimeInfinite : p->NextHandover(t);
+  if (p == nullptr) return kTimeInfinite;
+  Cached& c = cache_[path];
+  if (!(t >= c.next_from && t < c.next_handover)) {
+    c.next_from = t;
+    c.next_handover = p->NextHandover(t);
+  }
+  return c.next_handover;
 }
 
 }  // namespace orbitcc

@@ -105,9 +105,25 @@ class OrbitalMobilityOracle : public MobilityOracle {
   TimeNs PredictedPropagationRtt(int path, TimeNs t) const override;
   TimeNs NextHandoverTime(int path, TimeNs t) const override;
 
+  // Exact memoisation: MACO asks for capacity and RTT at the same instant
+  // several times per ACK, and each answer costs a geometry and link-budget
+  // evaluation. The last instant's answers are kept per path, and a
+  // next-handover answer stays valid until that handover (none can fall in
+  // between). Values are identical to uncached ones. Not thread-safe: one
+  // oracle per simulation.
+
  private:
+  struct Cached {
+    TimeNs t = -1;  // instant of capacity_bps / rtt
+    double capacity_bps = 0.0;
+    TimeNs rtt = 0;
+    TimeNs next_from = 0;  // next_handover holds for next_from <= t < it
+    TimeNs next_handover = -1;
+  };
   PathPredictor* Find(int path) const;
+  Cached& AtInstant(PathPredictor* p, int path, TimeNs t) const;
   std::map<int, std::unique_ptr<PathPredictor>> paths_;
+  mutable std::map<int, Cached> cache_;
 };
 
 }  // namespace orbitcc
