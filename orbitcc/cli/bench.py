@@ -264,7 +264,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
                      f"{n} envs {v:.0f}" for n, v in report["vec_env_steps_per_s"].items()))
     leo = report["leo"]
     lines.append(f"orbit/channel share of {report['env_scenario']} run time: "
-                 f"{leo['channel_and_orbit_share']:.1%}")
+                 f"{leo['channel_and_orbit_share']:.3%}")
     le = report["long_episode"]
     lines.append(f"long episode {le['simulated_s']:.0f} s: RSS {le['rss_after_first_tenth_mb']:.1f}"
                  f" -> {le['rss_end_mb']:.1f} MB; peak RSS {report['peak_rss_mb']:.1f} MB")
