@@ -48,7 +48,7 @@ cpp-test: install
 py-test: install
 	WANDB_MODE=disabled $(VENV)/bin/pytest -q
 
-# Long validations (minutes): analytic models over many seeds, paper reproduction.
+# Long validations (marked slow): wider grids, more seeds, longer episodes.
 validate: install
 	WANDB_MODE=disabled $(VENV)/bin/pytest -q -m slow
 
