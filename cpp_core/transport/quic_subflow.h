@@ -73,9 +73,6 @@ class QuicSubflow : public SubflowEndpoint, public TimerOwner {
   int id() const { return id_; }
   CongestionController& controller() { return *controller_; }
   const CongestionController& controller() const { return *controller_; }
-  void set_controller(std::unique_ptr<CongestionController> c) {
-    controller_ = std::move(c);
-  }
   const RttEstimator& rtt() const { return rtt_; }
   uint64_t bytes_in_flight() const { return bytes_in_flight_; }
   uint64_t delivered_bytes() const { return rate_.delivered(); }
