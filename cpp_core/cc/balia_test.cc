@@ -9,22 +9,6 @@ namespace {
 
 constexpr uint32_t kMss = 1200;
 
-ControllerContext Context(int index, const ConnectionView* conn) {
-  ControllerContext ctx;
-  ctx.mss = kMss;
-  ctx.initial_window_packets = 10;
-  ctx.subflow_index = index;
-  ctx.connection = conn;
-  return ctx;
-}
-
-void PutInAvoidance(CongestionController* c, uint64_t target,
-                    const RttStats* rtt) {
-  c->OnAck(MakeAck(Millis(1), 2 * target - 10 * kMss, 0, rtt));
-  c->OnPacketsLost(MakeLoss(Millis(2), kMss, Millis(1)));
-  ASSERT_EQ(c->cwnd_bytes(), target);
-}
-
 // Windows 10 and 20 packets, RTTs 0.1 and 0.05 s: x = (100, 400) pkt/s.
 std::vector<SubflowSnapshot> TwoPaths() {
   return {{0, 10.0 * kMss, 0.1, nullptr}, {1, 20.0 * kMss, 0.05, nullptr}};
@@ -58,14 +42,14 @@ TEST(BaliaTest, DecreaseIsCappedAtAlphaOnePointFive) {
 
 TEST(BaliaTest, EventsApplyTheRulesThroughTheView) {
   FakeConnection conn(2);
-  Balia a(Context(0, &conn));
-  Balia b(Context(1, &conn));
+  Balia a(CoupledContext(0, &conn, kMss));
+  Balia b(CoupledContext(1, &conn, kMss));
   conn.SetController(0, &a);
   conn.SetController(1, &b);
   conn.SetSmoothedRtt(0, Millis(100));
   conn.SetSmoothedRtt(1, Millis(50));
-  PutInAvoidance(&a, 12000, &conn.rtt(0));
-  PutInAvoidance(&b, 24000, &conn.rtt(1));
+  PutInAvoidance(&a, 12000, &conn.rtt(0), kMss);
+  PutInAvoidance(&b, 24000, &conn.rtt(1), kMss);
 
   a.OnAck(MakeAck(Millis(10), kMss, Millis(5), &conn.rtt(0)));
   EXPECT_EQ(a.cwnd_bytes(), 12000u + 19u);  // 0.016 * 1200 = 19.2 bytes

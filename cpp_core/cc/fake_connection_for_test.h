@@ -3,6 +3,8 @@
 // Header-only and used only by *_test.cc files.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -82,6 +84,31 @@ inline LossEvent MakeLoss(TimeNs now, uint64_t bytes, TimeNs sent_time) {
   loss.packets_lost = 1;
   loss.largest_lost_sent_time = sent_time;
   return loss;
+}
+
+// Context of subflow `index` of a coupled controller under test: `mss`-byte
+// packets and an initial window of 10 packets.
+inline ControllerContext CoupledContext(int index, const ConnectionView* conn,
+                                        uint32_t mss) {
+  ControllerContext ctx;
+  ctx.mss = mss;
+  ctx.initial_window_packets = 10;
+  ctx.subflow_index = index;
+  ctx.connection = conn;
+  return ctx;
+}
+
+// Drives a fresh controller (initial window 10 packets) into congestion
+// avoidance with exactly `target` bytes of window: slow start up to
+// 2 * target, then one loss halves it. Recovery starts at t = 2 ms, so later
+// ACKs must carry a send time after that.
+inline void PutInAvoidance(CongestionController* c, uint64_t target,
+                           const RttStats* rtt, uint32_t mss) {
+  c->OnAck(MakeAck(Millis(1), 2 * target - 10 * mss, 0, rtt));
+  ASSERT_EQ(c->cwnd_bytes(), 2 * target);
+  c->OnPacketsLost(MakeLoss(Millis(2), mss, Millis(1)));
+  ASSERT_EQ(c->cwnd_bytes(), target);
+  ASSERT_FALSE(c->in_slow_start());
 }
 
 }  // namespace orbitcc

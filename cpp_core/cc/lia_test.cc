@@ -11,28 +11,6 @@ namespace {
 
 constexpr uint32_t kMss = 1200;
 
-ControllerContext Context(int index, const ConnectionView* conn) {
-  ControllerContext ctx;
-  ctx.mss = kMss;
-  ctx.initial_window_packets = 10;
-  ctx.subflow_index = index;
-  ctx.connection = conn;
-  return ctx;
-}
-
-// Drives a fresh controller (initial window 10 packets) into congestion
-// avoidance with exactly `target` bytes of window: slow start up to
-// 2 * target, then one loss halves it. Recovery starts at t = 2 ms, so later
-// ACKs must carry a send time after that.
-void PutInAvoidance(CongestionController* c, uint64_t target,
-                    const RttStats* rtt) {
-  c->OnAck(MakeAck(Millis(1), 2 * target - 10 * kMss, 0, rtt));
-  ASSERT_EQ(c->cwnd_bytes(), 2 * target);
-  c->OnPacketsLost(MakeLoss(Millis(2), kMss, Millis(1)));
-  ASSERT_EQ(c->cwnd_bytes(), target);
-  ASSERT_FALSE(c->in_slow_start());
-}
-
 std::vector<SubflowSnapshot> Snapshot(
     std::initializer_list<std::pair<double, double>> windows_rtts) {
   std::vector<SubflowSnapshot> out;
@@ -74,14 +52,14 @@ TEST(LiaTest, IncreaseIsTheSmallerOfCoupledAndUncoupledTerms) {
 
 TEST(LiaTest, AckInAvoidanceAppliesTheRfcIncreaseThroughTheView) {
   FakeConnection conn(2);
-  Lia a(Context(0, &conn));
-  Lia b(Context(1, &conn));
+  Lia a(CoupledContext(0, &conn, kMss));
+  Lia b(CoupledContext(1, &conn, kMss));
   conn.SetController(0, &a);
   conn.SetController(1, &b);
   conn.SetSmoothedRtt(0, Millis(100));
   conn.SetSmoothedRtt(1, Millis(50));
-  PutInAvoidance(&a, 12000, &conn.rtt(0));
-  PutInAvoidance(&b, 24000, &conn.rtt(1));
+  PutInAvoidance(&a, 12000, &conn.rtt(0), kMss);
+  PutInAvoidance(&b, 24000, &conn.rtt(1), kMss);
 
   // One full-packet ACK on subflow 0: +38.4 bytes -> 38 applied, 0.4 kept.
   a.OnAck(MakeAck(Millis(10), kMss, Millis(5), &conn.rtt(0)));
@@ -95,14 +73,14 @@ TEST(LiaTest, AckInAvoidanceAppliesTheRfcIncreaseThroughTheView) {
 
 TEST(LiaTest, InactiveSiblingIsSkipped) {
   FakeConnection conn(2);
-  Lia a(Context(0, &conn));
+  Lia a(CoupledContext(0, &conn, kMss));
   FixedWindowController sibling(240000);
   conn.SetController(0, &a);
   conn.SetController(1, &sibling);
   conn.SetSmoothedRtt(0, Millis(100));
   conn.SetSmoothedRtt(1, Millis(10));
   conn.SetActive(1, false);
-  PutInAvoidance(&a, 12000, &conn.rtt(0));
+  PutInAvoidance(&a, 12000, &conn.rtt(0), kMss);
   // Alone, LIA is NewReno: 1200 * 1200 / 12000 = 120 bytes per packet.
   a.OnAck(MakeAck(Millis(10), kMss, Millis(5), &conn.rtt(0)));
   EXPECT_EQ(a.cwnd_bytes(), 12120u);
@@ -116,26 +94,26 @@ TEST(LiaTest, InactiveSiblingIsSkipped) {
 
 TEST(LiaTest, SubflowWithoutRttIsSkipped) {
   FakeConnection conn(2);
-  Lia a(Context(0, &conn));
+  Lia a(CoupledContext(0, &conn, kMss));
   FixedWindowController sibling(240000);
   conn.SetController(0, &a);
   conn.SetController(1, &sibling);
   conn.SetSmoothedRtt(0, Millis(100));  // subflow 1 has no RTT sample
-  PutInAvoidance(&a, 12000, &conn.rtt(0));
+  PutInAvoidance(&a, 12000, &conn.rtt(0), kMss);
   a.OnAck(MakeAck(Millis(10), kMss, Millis(5), &conn.rtt(0)));
   EXPECT_EQ(a.cwnd_bytes(), 12120u);
 }
 
 TEST(LiaTest, LossHalvesOnlyTheLosingSubflow) {
   FakeConnection conn(2);
-  Lia a(Context(0, &conn));
-  Lia b(Context(1, &conn));
+  Lia a(CoupledContext(0, &conn, kMss));
+  Lia b(CoupledContext(1, &conn, kMss));
   conn.SetController(0, &a);
   conn.SetController(1, &b);
   conn.SetSmoothedRtt(0, Millis(100));
   conn.SetSmoothedRtt(1, Millis(100));
-  PutInAvoidance(&a, 24000, &conn.rtt(0));
-  PutInAvoidance(&b, 24000, &conn.rtt(1));
+  PutInAvoidance(&a, 24000, &conn.rtt(0), kMss);
+  PutInAvoidance(&b, 24000, &conn.rtt(1), kMss);
   a.OnPacketsLost(MakeLoss(Millis(20), kMss, Millis(15)));
   EXPECT_EQ(a.cwnd_bytes(), 12000u);
   EXPECT_EQ(b.cwnd_bytes(), 24000u);
@@ -144,7 +122,7 @@ TEST(LiaTest, LossHalvesOnlyTheLosingSubflow) {
 
 TEST(LiaTest, SlowStartIsUncoupled) {
   FakeConnection conn(2);
-  Lia a(Context(0, &conn));
+  Lia a(CoupledContext(0, &conn, kMss));
   FixedWindowController sibling(1000000);
   conn.SetController(0, &a);
   conn.SetController(1, &sibling);
@@ -156,7 +134,7 @@ TEST(LiaTest, SlowStartIsUncoupled) {
 
 TEST(LiaTest, RejectsUnknownParameters) {
   FakeConnection conn(1);
-  ControllerContext ctx = Context(0, &conn);
+  ControllerContext ctx = CoupledContext(0, &conn, kMss);
   ctx.params = ControllerParams({{"gain", 2.0}});
   Lia lia(ctx);
   EXPECT_EQ(ctx.params.UnreadKeys(), "gain");

@@ -11,25 +11,8 @@ namespace {
 
 constexpr uint32_t kMss = 1200;
 
-ControllerContext Context(int index, const ConnectionView* conn) {
-  ControllerContext ctx;
-  ctx.mss = kMss;
-  ctx.initial_window_packets = 10;
-  ctx.subflow_index = index;
-  ctx.connection = conn;
-  return ctx;
-}
-
-// Slow start from 10 packets to 2 * target, then one loss: the window is
-// `target`, and l_r = 2 * target - 12000 (bytes acked before the first loss,
-// the connection start being the previous epoch boundary).
-void PutInAvoidance(CongestionController* c, uint64_t target,
-                    const RttStats* rtt) {
-  c->OnAck(MakeAck(Millis(1), 2 * target - 10 * kMss, 0, rtt));
-  c->OnPacketsLost(MakeLoss(Millis(2), kMss, Millis(1)));
-  ASSERT_EQ(c->cwnd_bytes(), target);
-  ASSERT_FALSE(c->in_slow_start());
-}
+// PutInAvoidance leaves l_r = 2 * target - 12000 (bytes acked before the
+// first loss, the connection start being the previous epoch boundary).
 
 std::vector<double> Alphas(const std::vector<OliaPath>& paths) {
   std::vector<double> a;
@@ -101,7 +84,7 @@ TEST(OliaTest, BestPathWithMaxWindowAmongOtherBestPaths) {
 }
 
 TEST(OliaTest, LossIntervalIsTheLargerOfLastTwoIntervals) {
-  Olia o(Context(0, nullptr));
+  Olia o(CoupledContext(0, nullptr, kMss));
   RttStats rtt;
   rtt.has_sample = true;
   rtt.smoothed = rtt.latest = Millis(50);
@@ -125,16 +108,16 @@ TEST(OliaTest, LossIntervalIsTheLargerOfLastTwoIntervals) {
 
 struct TwoPathFixture {
   FakeConnection conn{2};
-  Olia a{Context(0, &conn)};
-  Olia b{Context(1, &conn)};
+  Olia a{CoupledContext(0, &conn, kMss)};
+  Olia b{CoupledContext(1, &conn, kMss)};
   TwoPathFixture(TimeNs rtt_a, TimeNs rtt_b) {
     conn.SetController(0, &a);
     conn.SetController(1, &b);
     conn.SetSmoothedRtt(0, rtt_a);
     conn.SetSmoothedRtt(1, rtt_b);
     // a: w = 10 packets, l = 12000; b: w = 20 packets, l = 36000.
-    PutInAvoidance(&a, 12000, &conn.rtt(0));
-    PutInAvoidance(&b, 24000, &conn.rtt(1));
+    PutInAvoidance(&a, 12000, &conn.rtt(0), kMss);
+    PutInAvoidance(&b, 24000, &conn.rtt(1), kMss);
   }
 };
 
