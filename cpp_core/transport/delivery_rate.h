@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "cc/controller.h"
 #include "sim/time.h"
 
 namespace orbitcc {
@@ -28,6 +29,17 @@ struct RateSample {
   uint64_t prior_delivered = 0;
   bool app_limited = false;
 };
+
+// Copies an ACK's rate sample into the event the controller receives;
+// `delivered` is the sampler's running total.
+inline void FillRateSample(const RateSample& s, uint64_t delivered,
+                           AckEvent* ack) {
+  ack->delivery_rate_bps = s.rate_bps;
+  ack->rate_app_limited = s.app_limited;
+  ack->rate_interval = s.interval;
+  ack->delivered_bytes = delivered;
+  ack->prior_delivered = s.prior_delivered;
+}
 
 class DeliveryRateSampler {
  public:

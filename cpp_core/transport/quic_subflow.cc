@@ -244,11 +244,7 @@ void QuicSubflow::ProcessAck(TimeNs now, const AckFrame& frame) {
   ack.rtt_sample = largest_newly_acked ? rtt_.stats().latest : 0;
   ack.largest_acked_sent_time = newest_acked_sent_time;
   ack.rtt = &rtt_.stats();
-  ack.delivery_rate_bps = sample.rate_bps;
-  ack.rate_app_limited = sample.app_limited;
-  ack.rate_interval = sample.interval;
-  ack.delivered_bytes = rate_.delivered();
-  ack.prior_delivered = sample.prior_delivered;
+  FillRateSample(sample, rate_.delivered(), &ack);
   ack.lost_bytes_total = lost_bytes_total_;
   controller_->OnAck(ack);
 

@@ -177,11 +177,7 @@ void TcpFlow::OnAckArrival(TimeNs now, const Packet& packet) {
     ev.rtt_sample = rtt_sample;
     ev.largest_acked_sent_time = acked_sent_time;
     ev.rtt = &rtt_.stats();
-    ev.delivery_rate_bps = sample.rate_bps;
-    ev.rate_app_limited = sample.app_limited;
-    ev.rate_interval = sample.interval;
-    ev.delivered_bytes = rate_.delivered();
-    ev.prior_delivered = sample.prior_delivered;
+    FillRateSample(sample, rate_.delivered(), &ev);
     ev.lost_bytes_total = lost_bytes_total_;
     controller_->OnAck(ev);
     if (!in_recovery_ || ack > recover_) RestartRto(now);
