@@ -22,31 +22,51 @@ class CMakeExtension(Extension):
         self.source_dir = source_dir
 
 
+def _tool(name: str) -> str:
+    """The interpreter environment's own build tool (pip's cmake / ninja), so a
+    build directory shared with `make cpp-test` sees one cmake and one ninja."""
+    local = Path(sys.executable).parent / name
+    return str(local) if local.exists() else name
+
+
 class CMakeBuild(build_ext):
+    """Configures cpp_core with CMake and builds the `_core` target.
+
+    ORBITCC_CMAKE_BUILD_DIR (optional) names a persistent build directory and
+    ORBITCC_BUILD_TESTING=1 configures the C++ tests there too, so `make test`
+    compiles the library once for both the module and ctest.
+    """
+
     def build_extension(self, ext: CMakeExtension) -> None:
         import pybind11
 
         out_dir = Path(self.get_ext_fullpath(ext.name)).resolve().parent
-        build_dir = Path(self.build_temp).resolve() / "cmake"
+        shared = os.environ.get("ORBITCC_CMAKE_BUILD_DIR")
+        build_dir = Path(shared).resolve() if shared else Path(self.build_temp).resolve() / "cmake"
         build_dir.mkdir(parents=True, exist_ok=True)
+        testing = "ON" if os.environ.get("ORBITCC_BUILD_TESTING") == "1" else "OFF"
+        cmake = _tool("cmake")
         configure = [
-            "cmake",
+            cmake,
             str(ext.source_dir),
             f"-DORBITCC_MODULE_OUTPUT_DIR={out_dir}",
             f"-DPython_EXECUTABLE={sys.executable}",
             f"-Dpybind11_DIR={pybind11.get_cmake_dir()}",
             "-DCMAKE_BUILD_TYPE=Release",
-            "-DBUILD_TESTING=OFF",
+            f"-DBUILD_TESTING={testing}",
         ]
+        ninja = _tool("ninja")
+        fresh = not (build_dir / "CMakeCache.txt").exists()  # generator is fixed later
         try:
-            subprocess.run(["ninja", "--version"], check=True, capture_output=True)
-            configure += ["-G", "Ninja"]
+            subprocess.run([ninja, "--version"], check=True, capture_output=True)
+            if fresh:
+                configure += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"]
         except (OSError, subprocess.CalledProcessError):
             pass
         subprocess.run(configure, cwd=build_dir, check=True)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
         subprocess.run(
-            ["cmake", "--build", ".", "--target", "_core", "--parallel", jobs],
+            [cmake, "--build", ".", "--target", "_core", "--parallel", jobs],
             cwd=build_dir,
             check=True,
         )
