@@ -12,6 +12,13 @@ export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
 # The module and the C++ tests share one CMake build: the library compiles once.
 export ORBITCC_CMAKE_BUILD_DIR := $(abspath $(BUILD_DIR))
 export ORBITCC_BUILD_TESTING := 1
+# ccache, when installed, makes rebuilds (and builds of a second checkout) cheap.
+# Paths are hashed relative to the checkout, so two worktrees share cache hits.
+ifneq ($(shell command -v ccache 2>/dev/null),)
+export CMAKE_CXX_COMPILER_LAUNCHER ?= ccache
+export CCACHE_BASEDIR ?= $(abspath .)
+export CCACHE_NOHASHDIR ?= 1
+endif
 
 .PHONY: run test install install-test cpp-test py-test validate bench reproduce lint clean
 
