@@ -20,7 +20,8 @@ export CCACHE_BASEDIR ?= $(abspath .)
 export CCACHE_NOHASHDIR ?= 1
 endif
 
-.PHONY: run test install install-test cpp-test py-test validate bench reproduce lint clean
+.PHONY: run test install install-test cpp-test py-test validate bench reproduce lint clean \
+	ns3-deps validate-ns3
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,8 +57,27 @@ cpp-test: install
 	$(VENV)/bin/cmake --build $(BUILD_DIR) --target orbitcc_cpp_tests
 	$(VENV)/bin/ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
-py-test: install
+py-test: install ns3-deps
 	WANDB_MODE=disabled $(VENV)/bin/pytest -q
+
+# ns-3.37 (Debian's libns3-dev) for the ns-3 comparison tests; installed here
+# when we can, otherwise those tests are skipped with the reason.
+ns3-deps:
+	@if ! pkg-config --exists ns3-core 2>/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing libns3-dev (ns-3.37) ..."; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      pkg-config libns3-dev libgsl-dev) >/dev/null \
+	      || echo "could not install ns-3: the ns-3 comparison tests will be skipped"; \
+	  else \
+	    echo "ns-3 is missing: the ns-3 comparison tests are skipped" \
+	         "(install: sudo apt-get install libns3-dev libgsl-dev)"; \
+	  fi; \
+	fi
+
+# The ns-3 cross-validation matrix (docs/validation.md), ~15 CPU-minutes.
+validate-ns3: install ns3-deps
+	$(VENV)/bin/orbitcc-validate --doc docs/validation.md --jobs 2
 
 # Long validations (marked slow): wider grids, more seeds, longer episodes.
 validate: install
@@ -71,7 +91,7 @@ reproduce: install
 	$(PY) -m orbitcc.baselines.reproduce_maco
 
 lint: install
-	$(VENV)/bin/ruff check orbitcc env baselines agents configs tests
+	$(VENV)/bin/ruff check orbitcc env baselines agents configs tests validation
 
 clean:
 	rm -rf build $(VENV) *.egg-info

@@ -81,6 +81,7 @@ PACKAGE_DIRS = {
     "orbitcc.baselines": "baselines",
     "orbitcc.agents": "agents",
     "orbitcc.configs": "configs",
+    "orbitcc.ns3": "validation/ns3",  # ns-3 reference programs (orbitcc-validate)
 }
 PACKAGE_DIRS = {pkg: d for pkg, d in PACKAGE_DIRS.items() if (ROOT / d / "__init__.py").exists()}
 for pkg, d in list(PACKAGE_DIRS.items()):  # sub-packages, e.g. orbitcc.env.wrappers
@@ -93,6 +94,7 @@ setup(
     package_data={
         "orbitcc": ["py.typed", "_core.pyi"],
         "orbitcc.configs": ["*.yaml", "*/*.yaml", "traces/*"],
+        "orbitcc.ns3": ["*.cc", "*.h", "*.proto", "CMakeLists.txt", "README.md"],
     },
     ext_modules=[CMakeExtension("orbitcc._core", ROOT / "cpp_core")],
     cmdclass={"build_ext": CMakeBuild},

@@ -6,22 +6,96 @@ Public API:
   orbitcc.controllers()     the controllers the C++ core implements
   orbitcc.make_vec(...)     N envs stepped together in C++ (Gymnasium VectorEnv)
   gymnasium.make("orbitcc/OrbitCC-v0", scenario=..., controller=None, overrides=[...])
+
+``import orbitcc`` is light: Hydra, Gymnasium, the C++ core (and everything
+heavier: torch, SB3, matplotlib) load on first use of what needs them
+(PEP 562 module ``__getattr__``). The Gymnasium ids (``orbitcc/OrbitCC-v0``,
+...) are registered by ``orbitcc.env``, which is imported as soon as Gymnasium
+is: now, if it already is, or else right after ``import gymnasium`` (a
+one-shot import hook), so ``import orbitcc`` then ``gymnasium.make(...)`` works
+in either import order.
 """
 
-from orbitcc import _core
-from orbitcc.config import available
-from orbitcc.env import make_vec  # also registers orbitcc/OrbitCC-v0 with Gymnasium
-from orbitcc.runner import run
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
 from orbitcc.version import __version__
 
+if TYPE_CHECKING:  # for type checkers and IDEs only
+    from orbitcc import _core
+    from orbitcc.env import make_vec
+    from orbitcc.runner import run
+
 __all__ = ["__version__", "controllers", "make_vec", "run", "scenarios"]
+
+_LAZY = {
+    "_core": ("orbitcc._core", None),
+    "run": ("orbitcc.runner", "run"),
+    "make_vec": ("orbitcc.env", "make_vec"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module_name, attr = _LAZY[name]
+        module = importlib.import_module(module_name)
+        value = module if attr is None else getattr(module, attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'orbitcc' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def scenarios() -> list[str]:
     """Names of the scenario presets (files in configs/scenario/)."""
+    from orbitcc.config import available
+
     return available("scenario")
 
 
 def controllers() -> list[str]:
     """Names of the congestion controllers implemented in the C++ core."""
+    from orbitcc import _core
+
     return list(_core.controller_names())
+
+
+def _register_envs_with_gymnasium() -> None:
+    if "gymnasium" in sys.modules:
+        import orbitcc.env  # noqa: F401  (registers the ids)
+
+        return
+    import importlib.abc
+    import importlib.util
+
+    class _AfterGymnasium(importlib.abc.MetaPathFinder):
+        """Finds nothing itself; wraps Gymnasium's loader so orbitcc's ids are
+        registered once Gymnasium has finished importing. Removes itself."""
+
+        def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+            if name != "gymnasium":
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(name)
+            if spec is None or spec.loader is None:
+                return spec
+            exec_module = spec.loader.exec_module
+
+            def exec_then_register(module: Any) -> None:
+                exec_module(module)
+                import orbitcc.env  # noqa: F401
+
+            spec.loader.exec_module = exec_then_register  # type: ignore[method-assign]
+            return spec
+
+    sys.meta_path.insert(0, _AfterGymnasium())
+
+
+_register_envs_with_gymnasium()

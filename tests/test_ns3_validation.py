@@ -1,0 +1,202 @@
+"""Cross-validation against ns-3 (orbitcc.ns3, orbitcc-validate).
+
+The topology and metric definitions are checked analytically; one short row
+runs in real ns-3 when it is installed (``make test`` installs Debian's
+ns-3.37 with apt when it can) and is skipped with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from orbitcc import ns3
+from orbitcc.cli import validate
+
+
+def _path_delay_ms(spec: dict, links: list[int]) -> float:
+    return sum(spec["links"][i]["delay_ms"] for i in links)
+
+
+@pytest.mark.parametrize("rtts", [(50.0,), (50.0, 100.0), (20.0, 35.0, 80.0)])
+def test_spec_reproduces_each_flows_base_rtt(rtts: tuple[float, ...]) -> None:
+    row = ns3.Row("t", "t", "newreno", flows=len(rtts), rtts_ms=rtts)
+    spec = ns3.orbitcc_spec(row)
+    for i, flow in enumerate(spec["flows"]):
+        path = flow["paths"][0]
+        # Every flow crosses the one bottleneck (link 0) forward, link 1 back.
+        assert 0 in path["forward"] and 1 in path["reverse"]
+        rtt = _path_delay_ms(spec, path["forward"]) + _path_delay_ms(spec, path["reverse"])
+        assert rtt == pytest.approx(rtts[i])
+    neck = spec["links"][0]
+    assert neck["bottleneck"] and neck["buffer_packets"] == row.buffer_packets
+
+
+def test_buffer_is_the_bdp_in_wire_packets() -> None:
+    # 100 Mb/s x 50 ms = 625 000 B = 416.1 packets of 1502 B; BDP/4 = 104.
+    assert ns3.Row("a", "a", "cubic").buffer_packets == 416
+    assert ns3.Row("b", "b", "cubic", buffer_bdp=0.25).buffer_packets == 104
+    assert ns3.WIRE_DATA_BYTES == 1502
+
+
+def test_schedule_keeps_delay_and_loss_in_every_state() -> None:
+    row = ns3.Row("s", "s", "cubic", loss=0.01, schedule=ns3.STEP_SCHEDULE)
+    sched = ns3.orbitcc_spec(row)["links"][0]["schedule"]
+    assert [e["t_s"] for e in sched] == [0.0] + [t for t, _ in ns3.STEP_SCHEDULE]
+    assert all(e["delay_ms"] == 25.0 and e["loss_rate"] == 0.01 for e in sched)
+    assert [e["capacity_mbps"] for e in sched] == [100.0, 50.0, 0.0, 100.0, 150.0]
+
+
+def test_row_json_round_trip() -> None:
+    row = ns3.matrix("standard")[-1]
+    assert ns3.Row.from_json(json.loads(json.dumps(row.to_json()))) == row
+
+
+def test_matrix_covers_the_issue() -> None:
+    rows = ns3.matrix("standard")
+    assert {r.cc for r in rows} == {"newreno", "cubic", "bbr"}
+    assert {r.loss for r in rows} == {0.0, 0.001, 0.01}
+    assert {r.buffer_bdp for r in rows} == {1.0, 0.25}
+    assert {(r.flows, r.rtts_ms) for r in rows} >= {(1, (50.0,)), (2, (50.0,)),
+                                                   (2, (50.0, 100.0))}
+    assert any(0.0 in [c for _, c in r.schedule] for r in rows)  # an outage
+    full = ns3.matrix("full")
+    assert len(full) == 3 * (3 * 2 * 3 + 1)
+    assert len({r.name for r in full}) == len(full)
+    with pytest.raises(ValueError, match="allowed: standard, full, ci"):
+        ns3.matrix("huge")
+
+
+def test_orbitcc_side_conserves_bytes() -> None:
+    # Goodput cannot exceed the payload share of the bottleneck (headers of at
+    # least 40 B), and a bulk flow over a BDP buffer keeps the link busy (QUIC:
+    # the transport that already matches ns-3's TCP on clean rows).
+    row = ns3.Row("c", "c", "newreno", duration_s=5.0)
+    out = ns3.run_orbitcc(row, transport="quic")
+    payload_rate = 100.0 * (ns3.WIRE_DATA_BYTES - 40) / ns3.WIRE_DATA_BYTES
+    assert 0.8 * payload_rate < out["goodput_mbps"] <= payload_rate
+    f = out["flows"][0]
+    # RTT never below the base RTT; p95 >= mean for a queue that fills.
+    assert f["mean_rtt_ms"] >= 50.0 and f["p95_rtt_ms"] >= 50.0
+    assert len(out["cwnd"]["t_s"]) == len(out["cwnd"]["cwnd_bytes"][0]) > 400
+
+
+def test_compare_grades_newreno_not_bbr() -> None:
+    def side(g: float) -> dict:
+        return {"goodput_mbps": g, "jain_fairness": 1.0,
+                "flows": [{"goodput_mbps": g, "mean_rtt_ms": 60.0, "p95_rtt_ms": 70.0,
+                           "retransmissions": 1, "timeouts": 0}]}
+    m = ns3.compare(ns3.Row("x", "x", "newreno"), side(90.0), side(80.0))
+    assert m[0].rel == pytest.approx(-1 / 9) and m[0].within is False
+    m = ns3.compare(ns3.Row("x", "x", "newreno"), side(90.0), side(85.0))
+    assert m[0].within is True
+    m = ns3.compare(ns3.Row("x", "x", "bbr"), side(20.0), side(90.0))
+    assert all(x.within is None for x in m)
+
+
+def test_missing_ns3_gives_the_install_command(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.setattr(validate, "ns3_version", lambda: None)
+    assert validate.main(["--matrix", "ci", "--no-progress"]) == validate.EXIT_NO_NS3
+    err = capsys.readouterr().err
+    assert "ns-3 is not installed" in err and "apt-get install -y libns3-dev" in err
+
+
+def test_unknown_row_is_named(capsys: pytest.CaptureFixture) -> None:
+    assert validate.main(["--rows", "newreno-1-bdp,nope"]) == 2
+    err = capsys.readouterr().err
+    assert "nope" in err and "newreno-1-bdp" in err
+
+
+needs_ns3 = pytest.mark.skipif(
+    ns3.ns3_version() is None,
+    reason="ns-3 is not installed (apt-get install libns3-dev libgsl-dev; make test does it "
+           "when it runs as root with apt)")
+
+
+@pytest.fixture(scope="module")
+def ci_run(tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    """The CI row (NewReno, 1 flow, BDP buffer, 10 s) run once in real ns-3."""
+    workdir = tmp_path_factory.mktemp("ns3")
+    (row,) = ns3.matrix("ci")
+    result = ns3.ns3_result(row, ns3.build_programs(), workdir)
+    return row, result, workdir
+
+
+@needs_ns3
+def test_ns3_program_uses_the_stated_attributes(ci_run: tuple) -> None:
+    row, result, _ = ci_run
+    attrs = result["attributes"]
+    assert attrs["TcpSocketBase::Sack"] == "true"
+    assert attrs["TcpSocketBase::DelAckCount"] == "2"
+    assert attrs["TcpSocketBase::InitialCwnd"] == "10"
+    assert attrs["TcpSocketBase::SegmentSize"] == "1448"
+    assert attrs["TcpL4Protocol::RecoveryType"] == "ns3::TcpPrrRecovery"
+    assert result["buffer_packets"] == row.buffer_packets == 416
+    # ns-3 conserves bytes too: goodput below the payload share of the link,
+    # and NewReno over a BDP buffer keeps the link nearly busy after slow start.
+    payload_rate = 100.0 * ns3.MSS / ns3.WIRE_DATA_BYTES
+    assert 0.85 * payload_rate < result["goodput_mbps"] <= payload_rate
+    # The first slow start overflows the buffer, and SACK recovers without an RTO.
+    (flow,) = result["flows"]
+    assert flow["retransmissions"] > 0 and flow["timeouts"] == 0
+
+
+@needs_ns3
+def test_quic_matches_ns3_goodput(ci_run: tuple) -> None:
+    """orbitcc's QUIC (ACK ranges, like SACK) on the same topology: the
+    harness and topology are equivalent (goodput within 10 %)."""
+    row, result, _ = ci_run
+    orb = ns3.run_orbitcc(row, transport="quic")
+    assert orb["goodput_mbps"] == pytest.approx(result["goodput_mbps"], rel=0.10)
+
+
+@needs_ns3
+@pytest.mark.xfail(strict=False, reason="issue #10 items 1-2 (SACK, delayed ACK for the tcp "
+                   "transport) not landed yet; docs/validation.md shows the gap")
+def test_tcp_matches_ns3_loosely(ci_run: tuple) -> None:
+    row, result, _ = ci_run
+    orb = ns3.run_orbitcc(row, transport="tcp")
+    assert orb["goodput_mbps"] == pytest.approx(result["goodput_mbps"], rel=0.25)
+    assert orb["flows"][0]["mean_rtt_ms"] == pytest.approx(
+        result["flows"][0]["mean_rtt_ms"], rel=0.25)
+
+
+@needs_ns3
+def test_validate_cli_writes_the_report(ci_run: tuple, tmp_path) -> None:
+    _, _, workdir = ci_run
+    doc = tmp_path / "validation.md"
+    code = validate.main(["--matrix", "ci", "--workdir", str(workdir), "--reuse-ns3",
+                          "--doc", str(doc), "--json", str(tmp_path / "r.json"),
+                          "--no-progress"])
+    assert code == 0
+    (result,) = json.loads((tmp_path / "r.json").read_text())
+    assert result["ns3"]["from_cache"] is True
+    names = [m["name"] for m in result["metrics"]]
+    assert names[:2] == ["goodput Mb/s (total)", "mean RTT ms"]
+    text = doc.read_text()
+    assert "| newreno-1-bdp-ci | goodput Mb/s (total) |" in text
+    assert (tmp_path / "validation_cwnd.png").stat().st_size > 10_000
+
+
+def test_import_orbitcc_is_light_and_still_registers_envs() -> None:
+    """``import orbitcc`` loads neither Gymnasium, Hydra, numpy, torch nor
+    matplotlib (the whole-process speed of a run depends on it), and the env ids
+    are registered in either import order."""
+    import subprocess
+    import sys
+
+    heavy = ("gymnasium", "hydra", "numpy", "torch", "stable_baselines3", "matplotlib",
+             "orbitcc._core")
+    code = ("import sys, orbitcc; "
+            f"print([m for m in {heavy!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
+    for first, second in (("orbitcc", "gymnasium"), ("gymnasium", "orbitcc")):
+        code = (f"import {first}, {second}; import gymnasium as g; "
+                "print('orbitcc/OrbitCC-v0' in g.registry)")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        assert out == "True", (first, second)

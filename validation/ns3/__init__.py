@@ -1,0 +1,440 @@
+"""Cross-validation against ns-3 (``orbitcc.ns3``; sources in ``validation/ns3/``).
+
+The C++ programs in this folder are our own ns-3 programs (ns-3.37, Debian's
+``libns3-dev``); this module builds them, describes the validation matrix, runs
+one matrix row in both simulators on exactly the same topology, and reduces both
+outputs to the same metrics. ``orbitcc-validate`` (``orbitcc/cli/validate.py``)
+drives it and writes docs/validation.md.
+
+Definitions shared by both sides (so a difference is a model difference):
+
+- goodput: application bytes delivered in order during the run / duration.
+- RTT: ns-3: the sender socket's per-ACK RTT samples (timestamps on);
+  orbitcc: each delivered data packet's one-way delay plus the reverse path's
+  propagation delay (the ACK path is never queued here). Mean and p95.
+- retransmissions: data packets sent again; timeouts: RTO episodes.
+- Jain's index over the flows' goodput.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+SOURCE_DIR = Path(__file__).resolve().parent
+INSTALL_HINT = "sudo apt-get install -y libns3-dev libgsl-dev   (Debian 12 / Ubuntu: ns-3.37)"
+PKG_MODULES = ("ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point",
+               "ns3-applications", "ns3-traffic-control")
+PROGRAM = "orbitcc-ns3-dumbbell"
+
+MSS = 1448
+WIRE_DATA_BYTES = MSS + 32 + 20 + 2  # TCP with timestamps, IPv4, PPP (README.md)
+ACCESS_MBPS = 10_000.0  # access and egress links of the dumbbell
+
+
+class Ns3UnavailableError(RuntimeError):
+    """ns-3 (or a tool to build against it) is not installed."""
+
+
+# ---------------------------------------------------------------------------
+# Finding and building ns-3 programs
+
+
+def ns3_version() -> str | None:
+    """The installed ns-3 version (pkg-config), or None when ns-3 is missing."""
+    pkg = shutil.which("pkg-config")
+    if pkg is None:
+        return None
+    out = subprocess.run([pkg, "--modversion", *PKG_MODULES], capture_output=True, text=True)
+    if out.returncode != 0:
+        return None
+    return out.stdout.split()[0]
+
+
+def _cmake() -> str:
+    venv_cmake = Path(sys.executable).parent / "cmake"
+    exe = str(venv_cmake) if venv_cmake.exists() else shutil.which("cmake")
+    if exe is None:
+        raise Ns3UnavailableError("cmake is needed to build the ns-3 programs: pip install cmake")
+    return exe
+
+
+def _source_hash() -> str:
+    h = hashlib.sha256()
+    for p in sorted(SOURCE_DIR.glob("*")):
+        if p.suffix in (".cc", ".h", ".proto") or p.name == "CMakeLists.txt":
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def default_build_dir() -> Path:
+    base = os.environ.get("ORBITCC_NS3_BUILD_DIR")
+    if base:
+        return Path(base)
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return cache / "orbitcc" / "ns3-build"
+
+
+def build_programs(build_dir: Path | None = None, quiet: bool = True) -> Path:
+    """Builds the ns-3 programs (once per source version); returns the binary.
+
+    Raises Ns3UnavailableError (with the install command) when ns-3 is missing.
+    """
+    version = ns3_version()
+    if version is None:
+        raise Ns3UnavailableError(
+            "ns-3 was not found (pkg-config knows no " + ", ".join(PKG_MODULES) + ").\n"
+            "Install it with:\n  " + INSTALL_HINT)
+    root = (build_dir or default_build_dir()) / f"{version}-{_source_hash()}"
+    binary = root / PROGRAM
+    if binary.exists():
+        return binary
+    root.mkdir(parents=True, exist_ok=True)
+    cmake = _cmake()
+    configure = [cmake, "-S", str(SOURCE_DIR), "-B", str(root), "-DCMAKE_BUILD_TYPE=Release"]
+    ninja = str(Path(sys.executable).parent / "ninja")
+    if not Path(ninja).exists():
+        ninja = shutil.which("ninja") or ""
+    if ninja:
+        configure += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"]
+    for cmd in (configure, [cmake, "--build", str(root)]):
+        out = subprocess.run(cmd, capture_output=quiet, text=True)
+        if out.returncode != 0:
+            detail = (out.stdout or "") + (out.stderr or "") if quiet else ""
+            raise Ns3UnavailableError(f"building the ns-3 programs failed ({' '.join(cmd)}):\n"
+                                 + detail[-3000:])
+    return binary
+
+
+# ---------------------------------------------------------------------------
+# The matrix
+
+
+@dataclass(frozen=True)
+class Row:
+    """One scenario both simulators express exactly."""
+
+    name: str  # short id, e.g. "newreno-1-bdp"
+    label: str  # human title
+    cc: str  # newreno | cubic | bbr (every flow)
+    flows: int = 1
+    rtts_ms: tuple[float, ...] = (50.0,)
+    buffer_bdp: float = 1.0
+    loss: float = 0.0
+    schedule: tuple[tuple[float, float], ...] = ()  # (t_s, Mb/s); 0 = outage
+    duration_s: float = 30.0
+    capacity_mbps: float = 100.0
+
+    def rtt(self, i: int) -> float:
+        return self.rtts_ms[min(i, len(self.rtts_ms) - 1)]
+
+    @property
+    def buffer_packets(self) -> int:
+        bdp = self.capacity_mbps * 1e6 / 8 * min(self.rtts_ms) * 1e-3
+        return max(3, round(self.buffer_bdp * bdp / WIRE_DATA_BYTES))
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> Row:
+        d = dict(d)
+        d["rtts_ms"] = tuple(d["rtts_ms"])
+        d["schedule"] = tuple(tuple(x) for x in d["schedule"])
+        return Row(**d)
+
+
+CCS = ("newreno", "cubic", "bbr")
+CC_TITLE = {"newreno": "NewReno", "cubic": "CUBIC", "bbr": "BBR"}
+# 100 -> 50 Mb/s at 10 s, a 2 s outage at 15 s, back to 100 Mb/s at 17 s,
+# 150 % at 24 s.
+STEP_SCHEDULE = ((10.0, 50.0), (15.0, 0.0), (17.0, 100.0), (24.0, 150.0))
+
+
+def matrix(kind: str = "standard", duration_s: float = 30.0) -> list[Row]:
+    """The validation matrix: ``standard`` (docs/validation.md), ``full``
+    (every combination) or ``ci`` (one short row)."""
+    if kind == "ci":
+        return [Row("newreno-1-bdp-ci", "NewReno, 1 flow, BDP buffer (10 s)", "newreno",
+                    duration_s=10.0)]
+    rows: list[Row] = []
+    d = duration_s
+    if kind == "full":
+        for cc in CCS:
+            for flows, rtts in ((1, (50.0,)), (2, (50.0,)), (2, (50.0, 100.0))):
+                for buf, btitle in ((1.0, "BDP"), (0.25, "BDP/4")):
+                    for loss in (0.0, 0.001, 0.01):
+                        topo = (f"{flows} flow" + ("s" if flows > 1 else "")
+                                + (", RTT 50/100 ms" if len(rtts) > 1 else ""))
+                        rows.append(Row(
+                            f"{cc}-{flows}{'-rtt' if len(rtts) > 1 else ''}-"
+                            f"{'bdp' if buf == 1 else 'bdp4'}-loss{loss:g}",
+                            f"{CC_TITLE[cc]}, {topo}, {btitle} buffer, loss {loss:.1%}",
+                            cc, flows, rtts, buf, loss, duration_s=d))
+            rows.append(Row(f"{cc}-1-schedule", f"{CC_TITLE[cc]}, 1 flow, capacity steps + "
+                            "2 s outage", cc, schedule=STEP_SCHEDULE, duration_s=d))
+        return rows
+    if kind != "standard":
+        raise ValueError(f"matrix kind {kind!r} is unknown; allowed: standard, full, ci")
+    for cc in CCS:
+        t = CC_TITLE[cc]
+        rows += [
+            Row(f"{cc}-1-bdp", f"{t}, 1 flow, BDP buffer", cc, duration_s=d),
+            Row(f"{cc}-1-bdp4", f"{t}, 1 flow, BDP/4 buffer", cc, buffer_bdp=0.25,
+                duration_s=d),
+            Row(f"{cc}-1-loss0.1", f"{t}, 1 flow, BDP, random loss 0.1 %", cc, loss=0.001,
+                duration_s=d),
+            Row(f"{cc}-1-loss1", f"{t}, 1 flow, BDP, random loss 1 %", cc, loss=0.01,
+                duration_s=d),
+            Row(f"{cc}-2-bdp", f"{t}, 2 equal flows, BDP buffer", cc, flows=2, duration_s=d),
+            Row(f"{cc}-2-rtt", f"{t}, 2 flows, RTT 50 vs 100 ms, BDP (of 50 ms)", cc,
+                flows=2, rtts_ms=(50.0, 100.0), duration_s=d),
+            Row(f"{cc}-1-schedule", f"{t}, 1 flow, capacity 100/50/outage/100/150 Mb/s", cc,
+                schedule=STEP_SCHEDULE, duration_s=d),
+        ]
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# ns-3 side
+
+
+def ns3_args(row: Row, seed: int = 1) -> list[str]:
+    args = [
+        f"--cc={row.cc}", f"--flows={row.flows}",
+        "--rttMs=" + ",".join(f"{r:g}" for r in row.rtts_ms),
+        f"--capacityMbps={row.capacity_mbps:g}", f"--bufferPackets={row.buffer_packets}",
+        f"--loss={row.loss:g}", f"--duration={row.duration_s:g}", f"--mss={MSS}",
+        f"--seed={seed}",
+    ]
+    if row.schedule:
+        args.append("--schedule=" + ",".join(f"{t:g}:{c:g}" for t, c in row.schedule))
+    return args
+
+
+def run_ns3(row: Row, binary: Path, workdir: Path, seed: int = 1,
+            timeout_s: float = 1800.0) -> dict[str, Any]:
+    """Runs one row in ns-3; returns its JSON summary plus the process wall time
+    (``process_wall_s``) and the cwnd trace (``cwnd``: t_s and per-flow lists)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    out = workdir / f"{row.name}.ns3.json"
+    cwnd = workdir / f"{row.name}.ns3.cwnd.csv"
+    cmd = [str(binary), *ns3_args(row, seed), f"--out={out}", f"--cwnd={cwnd}"]
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+    wall = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise RuntimeError(f"ns-3 failed on row {row.name} (exit {proc.returncode}):\n"
+                           + (proc.stderr or proc.stdout)[-3000:])
+    result = json.loads(out.read_text())
+    result["process_wall_s"] = wall
+    result["command"] = " ".join([PROGRAM, *ns3_args(row, seed)])
+    result["cwnd"] = read_cwnd_csv(cwnd)
+    return result
+
+
+def ns3_result(row: Row, binary: Path, workdir: Path, seed: int = 1,
+               reuse: bool = False) -> dict[str, Any]:
+    """run_ns3, or (reuse=True) the result of an earlier run with identical
+    arguments in ``workdir`` (marked ``from_cache``: its timing is not fresh)."""
+    path = workdir / f"{row.name}.ns3.result.json"
+    args = ns3_args(row, seed)
+    if reuse and path.exists():
+        data = json.loads(path.read_text())
+        if data.get("args") == args:
+            data["from_cache"] = True
+            return data
+    result = run_ns3(row, binary, workdir, seed)
+    result["args"] = args
+    path.write_text(json.dumps(result))
+    return result
+
+
+def read_cwnd_csv(path: Path) -> dict[str, list]:
+    lines = path.read_text().splitlines()
+    t: list[float] = []
+    cols: list[list[float]] = [[] for _ in lines[0].split(",")[1:]]
+    for line in lines[1:]:
+        parts = line.split(",")
+        t.append(float(parts[0]))
+        for i, v in enumerate(parts[1:]):
+            cols[i].append(float(v))
+    return {"t_s": t, "cwnd_bytes": cols}
+
+
+# ---------------------------------------------------------------------------
+# orbitcc side
+
+# Transport and controller settings that reproduce ns-3.37's (README.md). Only
+# options the core offers are set; the rest of the difference is documented.
+NS3_FLOW_OPTIONS: dict[str, Any] = {}
+NS3_CONTROLLER_PARAMS: dict[str, dict[str, float]] = {}
+ORBITCC_PACKET_BYTES = WIRE_DATA_BYTES
+
+
+def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = 0.01,
+                 transport: str = "tcp") -> dict[str, Any]:
+    """The core spec of a row: the same links, delays and buffer as the ns-3
+    program (the bottleneck in both directions, 10 Gb/s access and egress links
+    per flow)."""
+    rtt_min = min(row.rtts_ms)
+    half = rtt_min / 2
+    neck: dict[str, Any] = {
+        "name": "bottleneck", "capacity_mbps": row.capacity_mbps, "delay_ms": half,
+        "buffer_packets": row.buffer_packets, "loss_rate": row.loss, "bottleneck": True,
+    }
+    if row.schedule:
+        neck["schedule"] = [{"t_s": 0.0, "capacity_mbps": row.capacity_mbps,
+                             "delay_ms": half, "loss_rate": row.loss}]
+        neck["schedule"] += [{"t_s": t, "capacity_mbps": c, "delay_ms": half,
+                              "loss_rate": row.loss} for t, c in row.schedule]
+    links: list[dict[str, Any]] = [
+        neck,
+        {"name": "bottleneck_rev", "capacity_mbps": row.capacity_mbps, "delay_ms": half},
+    ]
+    flows = []
+    for i in range(row.flows):
+        access = (row.rtt(i) - rtt_min) / 2
+        base = len(links)
+        links += [
+            {"name": f"access{i}", "capacity_mbps": ACCESS_MBPS, "delay_ms": access},
+            {"name": f"access{i}_rev", "capacity_mbps": ACCESS_MBPS, "delay_ms": access},
+            {"name": f"egress{i}", "capacity_mbps": ACCESS_MBPS, "delay_ms": 0.0},
+            {"name": f"egress{i}_rev", "capacity_mbps": ACCESS_MBPS, "delay_ms": 0.0},
+        ]
+        flow: dict[str, Any] = {
+            "name": f"flow{i}", "transport": transport, "controller": row.cc,
+            "paths": [{"forward": [base, 0, base + 2], "reverse": [base + 3, 1, base + 1]}],
+        }
+        if row.cc in NS3_CONTROLLER_PARAMS:
+            flow["controller_params"] = dict(NS3_CONTROLLER_PARAMS[row.cc])
+        flow.update(NS3_FLOW_OPTIONS)
+        flows.append(flow)
+    return {
+        "seed": seed, "duration_s": row.duration_s, "sample_interval_s": sample_interval_s,
+        "record_series": True, "packet_bytes": ORBITCC_PACKET_BYTES,
+        "initial_window_packets": 10, "links": links, "flows": flows,
+    }
+
+
+def run_orbitcc(row: Row, seed: int = 1, transport: str = "tcp",
+                sample_interval_s: float = 0.01) -> dict[str, Any]:
+    """Runs one row in orbitcc (in this process); same keys as the ns-3 JSON.
+
+    The cwnd trace is sampled by stepping the core every ``sample_interval_s``
+    and reading each subflow's window (as ns-3's program samples its sockets),
+    so the run needs neither numpy nor the series store; ``wall_s``/``cpu_s``
+    time that whole loop.
+    """
+    from orbitcc import _core
+
+    spec = orbitcc_spec(row, seed, sample_interval_s=sample_interval_s, transport=transport)
+    spec["record_series"] = False
+    sim = _core.Simulation(spec)
+    n = sim.num_subflows
+    t_s: list[float] = []
+    cwnd: list[list[float]] = [[] for _ in range(n)]
+    started = time.perf_counter()
+    cpu = time.process_time()
+    while sim.step(sample_interval_s):
+        t_s.append(sim.now_s)
+        for i in range(n):
+            cwnd[i].append(float(sim.probe(i)["cwnd_bytes"]))
+    cpu = time.process_time() - cpu
+    wall = time.perf_counter() - started
+    s = sim.summary()
+    flows = []
+    for i, f in enumerate(s["flows"]):
+        reverse_ms = row.rtt(i) / 2  # the ACK path's propagation delay
+        flows.append({
+            "cc": row.cc, "base_rtt_ms": row.rtt(i), "goodput_mbps": f["goodput_mbps"],
+            "mean_rtt_ms": f["mean_delay_ms"] + reverse_ms,
+            "p95_rtt_ms": f["p95_delay_ms"] + reverse_ms,
+            "data_segments": f["packets_sent"], "retransmissions": f["packets_retransmitted"],
+            "timeouts": f["timeouts"], "spurious_losses": f["loss_truth"]["spurious"],
+        })
+    return {
+        "simulator": "orbitcc", "transport": transport, "wall_s": wall, "cpu_s": cpu,
+        "duration_s": row.duration_s,
+        "goodput_mbps": sum(f["goodput_mbps"] for f in flows),
+        "jain_fairness": jain([f["goodput_mbps"] for f in flows]),
+        "buffer_packets": row.buffer_packets, "flows": flows,
+        "cwnd": {"t_s": t_s, "cwnd_bytes": cwnd},
+    }
+
+
+def jain(xs: list[float]) -> float:
+    sq = sum(x * x for x in xs)
+    return sum(xs) ** 2 / (len(xs) * sq) if sq > 0 else 1.0
+
+
+# ---------------------------------------------------------------------------
+# Comparison
+
+
+@dataclass
+class Metric:
+    name: str
+    ns3: float
+    orbitcc: float
+    target: float | None = None  # allowed |relative difference|, None: reported only
+
+    @property
+    def rel(self) -> float | None:
+        if self.ns3 == 0:
+            return None if self.orbitcc == 0 else float("inf")
+        return (self.orbitcc - self.ns3) / abs(self.ns3)
+
+    @property
+    def within(self) -> bool | None:
+        if self.target is None:
+            return None
+        r = self.rel
+        return r is not None and abs(r) <= self.target
+
+
+@dataclass
+class RowResult:
+    row: Row
+    ns3: dict[str, Any]
+    orbitcc: dict[str, Any]
+    metrics: list[Metric] = field(default_factory=list)
+
+
+def compare(row: Row, ns3: dict[str, Any], orb: dict[str, Any]) -> list[Metric]:
+    """The metrics of one row; targets from the validation issue (goodput 10 %,
+    mean RTT 10 % on one-flow rows, RTT-unfairness ratio 15 %) for NewReno and
+    CUBIC; BBR rows are reported only (ns-3.37's BBR is not a reference)."""
+    graded = row.cc != "bbr"
+    g = 0.10 if graded else None
+    out = [Metric("goodput Mb/s (total)", ns3["goodput_mbps"], orb["goodput_mbps"], g)]
+    n_f, o_f = ns3["flows"], orb["flows"]
+    if row.flows > 1:
+        for i in range(row.flows):
+            out.append(Metric(f"goodput Mb/s flow {i}", n_f[i]["goodput_mbps"],
+                              o_f[i]["goodput_mbps"], g))
+        if len(set(row.rtts_ms)) > 1:
+            def ratio(f: list[dict[str, Any]]) -> float:
+                return f[0]["goodput_mbps"] / max(f[1]["goodput_mbps"], 1e-9)
+            out.append(Metric("goodput ratio flow0/flow1", ratio(n_f), ratio(o_f),
+                              0.15 if graded else None))
+        out.append(Metric("Jain index", ns3["jain_fairness"], orb["jain_fairness"]))
+    for i in range(row.flows):
+        sfx = f" flow {i}" if row.flows > 1 else ""
+        out.append(Metric(f"mean RTT ms{sfx}", n_f[i]["mean_rtt_ms"], o_f[i]["mean_rtt_ms"],
+                          0.10 if graded and row.flows == 1 else None))
+        out.append(Metric(f"p95 RTT ms{sfx}", n_f[i]["p95_rtt_ms"], o_f[i]["p95_rtt_ms"]))
+    out.append(Metric("retransmissions", sum(f["retransmissions"] for f in n_f),
+                      sum(f["retransmissions"] for f in o_f)))
+    out.append(Metric("timeouts", sum(f["timeouts"] for f in n_f),
+                      sum(f["timeouts"] for f in o_f)))
+    return out

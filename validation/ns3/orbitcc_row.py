@@ -1,0 +1,30 @@
+"""One validation row in orbitcc as a whole process (the side-by-side timing of
+``orbitcc-validate``): ``python -m orbitcc.ns3.orbitcc_row ROW.json OUT.json``.
+
+Imports only what a run needs (the core, no Hydra, Gymnasium or plotting), as
+a user's script that runs one scenario would.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from orbitcc.ns3 import Row, run_orbitcc
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) not in (2, 3):
+        print("usage: python -m orbitcc.ns3.orbitcc_row ROW.json OUT.json [SEED]",
+              file=sys.stderr)
+        return 2
+    row = Row.from_json(json.loads(Path(args[0]).read_text()))
+    seed = int(args[2]) if len(args) == 3 else 1
+    Path(args[1]).write_text(json.dumps(run_orbitcc(row, seed)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
