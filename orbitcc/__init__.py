@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 from orbitcc.version import __version__
 
 if TYPE_CHECKING:  # for type checkers and IDEs only
-    from orbitcc import _core
     from orbitcc.env import make_vec
     from orbitcc.runner import run
 
