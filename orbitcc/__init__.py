@@ -34,6 +34,9 @@ _LAZY = {
     "run": ("orbitcc.runner", "run"),
     "make_vec": ("orbitcc.env", "make_vec"),
 }
+# Sub-packages reachable as attributes after a bare ``import orbitcc``.
+_LAZY.update({name: (f"orbitcc.{name}", None) for name in (
+    "env", "baselines", "agents", "runner", "config", "scenario", "ns3", "plotting")})
 
 
 def __getattr__(name: str) -> Any:

@@ -200,3 +200,13 @@ def test_import_orbitcc_is_light_and_still_registers_envs() -> None:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              check=True).stdout.strip()
         assert out == "True", (first, second)
+
+
+def test_subpackages_are_attributes_after_a_bare_import() -> None:
+    import subprocess
+    import sys
+
+    code = "import orbitcc; print(callable(orbitcc.env.make), orbitcc.ns3.MSS)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "True 1448"
