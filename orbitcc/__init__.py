@@ -74,18 +74,18 @@ def _register_envs_with_gymnasium() -> None:
         import orbitcc.env  # noqa: F401  (registers the ids)
 
         return
-    import importlib.abc
-    import importlib.util
+    from importlib.machinery import PathFinder  # loaded at start-up already
 
-    class _AfterGymnasium(importlib.abc.MetaPathFinder):
-        """Finds nothing itself; wraps Gymnasium's loader so orbitcc's ids are
-        registered once Gymnasium has finished importing. Removes itself."""
+    class _AfterGymnasium:
+        """A meta path finder (duck-typed, to keep importlib.abc unloaded) that
+        finds nothing itself: it wraps Gymnasium's loader so orbitcc's ids are
+        registered once Gymnasium has finished importing, and removes itself."""
 
         def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
             if name != "gymnasium":
                 return None
             sys.meta_path.remove(self)
-            spec = importlib.util.find_spec(name)
+            spec = PathFinder.find_spec(name)
             if spec is None or spec.loader is None:
                 return spec
             exec_module = spec.loader.exec_module

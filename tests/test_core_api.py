@@ -152,7 +152,7 @@ def test_orbitcc_bench_writes_the_contract_keys(tmp_path):
     out = run_cli(["orbitcc.cli.bench", "--json", str(path), "repeats=1",
                    "core_seconds_100mbps=2", "core_seconds_1gbps=0.5", "long_episode_s=5",
                    "env_steps=50", "vec_num_envs=[1,2]", "leo_seconds=2",
-                   "leo_controllers=[olia,cubic]"], tmp_path)
+                   "leo_controllers=[olia,cubic]", "whole_process_seconds=2"], tmp_path)
     assert out.returncode == 0, out.stderr
     report = json.loads(path.read_text())
     for key in ("core_packets_per_s", "env_steps_per_s", "vec_env_steps_per_s",
@@ -164,3 +164,8 @@ def test_orbitcc_bench_writes_the_contract_keys(tmp_path):
     assert 0 < report["leo"]["channel_and_orbit_share"] < 1
     assert all(v > 0 for v in report["core_packets_per_s"].values())
     assert report["machine"]["commit"]
+    imports = report["import_time_s"]
+    assert set(imports) == {"python_startup_s", "orbitcc", "orbitcc._core", "orbitcc.runner",
+                            "orbitcc.env"}
+    assert report["whole_process"]["whole_process_s"]["mean"] > (
+        report["whole_process"]["in_process_s"]["mean"])

@@ -46,6 +46,7 @@ class BenchConfig:
     vec_num_envs: list[int] = field(default_factory=lambda: [1, 2, 4, 8])
     leo_scenario: str = "starlink_dual"
     leo_seconds: float = 60.0
+    whole_process_seconds: float = 30.0  # the validation row timed as a whole process
     leo_controllers: list[str] = field(
         default_factory=lambda: ["maco", "olia", "lia", "balia", "bbr", "cubic", "newreno"])
 
@@ -56,6 +57,7 @@ class BenchConfig:
         check_range("bench", "long_episode_s", self.long_episode_s, 0, 1e6, True)
         check_range("bench", "env_steps", self.env_steps, 1, 10**8)
         check_range("bench", "leo_seconds", self.leo_seconds, 0, 1e5, True)
+        check_range("bench", "whole_process_seconds", self.whole_process_seconds, 0, 1e5, True)
         for n in self.vec_num_envs:
             check_range("bench", "vec_num_envs[]", n, 1, 4096)
 
@@ -219,6 +221,54 @@ def env_figures(cfg: BenchConfig) -> dict[str, Any]:
     }
 
 
+IMPORT_STATEMENTS = {
+    "orbitcc": "import orbitcc",
+    "orbitcc._core": "import orbitcc._core",
+    "orbitcc.runner": "import orbitcc.runner",  # orbitcc.run: + Hydra, numpy
+    "orbitcc.env": "import orbitcc.env",  # + Gymnasium
+}
+
+
+def time_imports(repeats: int) -> dict[str, Any]:
+    """Wall time of a fresh interpreter importing each module, minus that of a
+    bare interpreter (min over ``repeats`` runs: the least disturbed one)."""
+    def best(code: str) -> float:
+        times = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            times.append(time.perf_counter() - t)
+        return min(times)
+
+    bare = best("pass")
+    out: dict[str, Any] = {"python_startup_s": bare}
+    for name, code in IMPORT_STATEMENTS.items():
+        out[name] = max(best(code) - bare, 0.0)
+    return out
+
+
+def time_whole_process(repeats: int, duration_s: float = 30.0) -> dict[str, Any]:
+    """One validation row (NewReno over TCP, 100 Mb/s, 30 s, docs/validation.md)
+    as a whole process (``python -m orbitcc.ns3.orbitcc_row``) and in process."""
+    import tempfile
+
+    from orbitcc.ns3 import matrix, run_orbitcc
+
+    row = next(r for r in matrix("standard", duration_s) if r.name == "newreno-1-bdp")
+    inproc = [run_orbitcc(row)["wall_s"] for _ in range(repeats)]
+    whole = []
+    with tempfile.TemporaryDirectory() as tmp:
+        row_file = Path(tmp) / "row.json"
+        row_file.write_text(json.dumps(row.to_json()))
+        for _ in range(repeats):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "orbitcc.ns3.orbitcc_row", str(row_file),
+                            str(Path(tmp) / "out.json")], check=True)
+            whole.append(time.perf_counter() - t)
+    return {"row": row.name, "simulated_s": duration_s, "in_process_s": mean_std(inproc),
+            "whole_process_s": mean_std(whole)}
+
+
 def say(msg: str) -> None:
     print(f"[orbitcc-bench] {msg}", flush=True)
 
@@ -234,6 +284,10 @@ def run_bench(cfg: BenchConfig) -> dict[str, Any]:
         report["core"][name] = time_core(make, cfg.repeats)
     report["core_packets_per_s"] = {
         name: fig["packets_per_s"]["mean"] for name, fig in report["core"].items()}
+    say("import time")
+    report["import_time_s"] = time_imports(cfg.repeats)
+    say("one validation row as a whole process")
+    report["whole_process"] = time_whole_process(cfg.repeats, cfg.whole_process_seconds)
     say("binding overhead per step")
     overhead = time_step_overhead(cfg.repeats)
     report["step_binding_overhead_us"] = overhead
@@ -257,6 +311,14 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         lines.append(f"core {name}: {pps['mean'] / 1e6:.2f} +- {pps['std'] / 1e6:.2f} M "
                      f"delivered packets/s; {fig['simulated_s_per_wall_s']:.0f} simulated s "
                      "per wall s")
+    imp = report["import_time_s"]
+    lines.append(f"import time (beyond a {imp['python_startup_s'] * 1e3:.0f} ms interpreter "
+                 "start): " + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in imp.items()
+                                        if k != "python_startup_s"))
+    wp = report["whole_process"]
+    lines.append(f"validation row {wp['row']} ({wp['simulated_s']:g} s, 100 Mb/s): "
+                 f"{wp['in_process_s']['mean']:.3f} s in process, "
+                 f"{wp['whole_process_s']['mean']:.3f} s as a whole process")
     lines.append(f"python overhead per env step: {report['python_overhead_us_per_step']:.2f} us"
                  f" (raw binding call {report['step_binding_overhead_us']['mean']:.2f} us)")
     lines.append(f"{report['env_scenario']} env steps/s: {report['env_steps_per_s']:.0f}; "

@@ -321,7 +321,7 @@ def write_doc(results: list[RowResult], path: Path, plot_path: Path | None, comm
     if plot_path is not None:
         rel = os.path.relpath(plot_path, path.parent)
         lines += ["## Congestion windows", "",
-                  "Solid: ns-3; dashed: orbitcc (cwnd in MSS, sampled every 10 ms).", "",
+                  "Solid: ns-3; dashed: orbitcc (cwnd in MSS, sampled every 50 ms).", "",
                   f"![cwnd overlays]({rel})", ""]
     lines += ["## Rows that differ by more than 10 %", ""]
     any_diff = False

@@ -18,11 +18,8 @@ Definitions shared by both sides (so a difference is a model difference):
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -38,6 +35,7 @@ PROGRAM = "orbitcc-ns3-dumbbell"
 MSS = 1448
 WIRE_DATA_BYTES = MSS + 32 + 20 + 2  # TCP with timestamps, IPv4, PPP (README.md)
 ACCESS_MBPS = 10_000.0  # access and egress links of the dumbbell
+SAMPLE_S = 0.05  # cwnd trace interval, both simulators
 
 
 class Ns3UnavailableError(RuntimeError):
@@ -50,6 +48,9 @@ class Ns3UnavailableError(RuntimeError):
 
 def ns3_version() -> str | None:
     """The installed ns-3 version (pkg-config), or None when ns-3 is missing."""
+    import shutil
+    import subprocess
+
     pkg = shutil.which("pkg-config")
     if pkg is None:
         return None
@@ -60,6 +61,8 @@ def ns3_version() -> str | None:
 
 
 def _cmake() -> str:
+    import shutil
+
     venv_cmake = Path(sys.executable).parent / "cmake"
     exe = str(venv_cmake) if venv_cmake.exists() else shutil.which("cmake")
     if exe is None:
@@ -68,6 +71,8 @@ def _cmake() -> str:
 
 
 def _source_hash() -> str:
+    import hashlib
+
     h = hashlib.sha256()
     for p in sorted(SOURCE_DIR.glob("*")):
         if p.suffix in (".cc", ".h", ".proto") or p.name == "CMakeLists.txt":
@@ -89,6 +94,9 @@ def build_programs(build_dir: Path | None = None, quiet: bool = True) -> Path:
 
     Raises Ns3UnavailableError (with the install command) when ns-3 is missing.
     """
+    import shutil
+    import subprocess
+
     version = ns3_version()
     if version is None:
         raise Ns3UnavailableError(
@@ -214,7 +222,7 @@ def ns3_args(row: Row, seed: int = 1) -> list[str]:
         "--rttMs=" + ",".join(f"{r:g}" for r in row.rtts_ms),
         f"--capacityMbps={row.capacity_mbps:g}", f"--bufferPackets={row.buffer_packets}",
         f"--loss={row.loss:g}", f"--duration={row.duration_s:g}", f"--mss={MSS}",
-        f"--seed={seed}",
+        f"--seed={seed}", f"--sampleMs={SAMPLE_S * 1e3:g}",
     ]
     if row.schedule:
         args.append("--schedule=" + ",".join(f"{t:g}:{c:g}" for t, c in row.schedule))
@@ -225,6 +233,8 @@ def run_ns3(row: Row, binary: Path, workdir: Path, seed: int = 1,
             timeout_s: float = 1800.0) -> dict[str, Any]:
     """Runs one row in ns-3; returns its JSON summary plus the process wall time
     (``process_wall_s``) and the cwnd trace (``cwnd``: t_s and per-flow lists)."""
+    import subprocess
+
     workdir.mkdir(parents=True, exist_ok=True)
     out = workdir / f"{row.name}.ns3.json"
     cwnd = workdir / f"{row.name}.ns3.cwnd.csv"
@@ -281,7 +291,7 @@ NS3_CONTROLLER_PARAMS: dict[str, dict[str, float]] = {}
 ORBITCC_PACKET_BYTES = WIRE_DATA_BYTES
 
 
-def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = 0.01,
+def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = SAMPLE_S,
                  transport: str = "tcp") -> dict[str, Any]:
     """The core spec of a row: the same links, delays and buffer as the ns-3
     program (the bottleneck in both directions, 10 Gb/s access and egress links
@@ -327,7 +337,7 @@ def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = 0.01,
 
 
 def run_orbitcc(row: Row, seed: int = 1, transport: str = "tcp",
-                sample_interval_s: float = 0.01) -> dict[str, Any]:
+                sample_interval_s: float = SAMPLE_S) -> dict[str, Any]:
     """Runs one row in orbitcc (in this process); same keys as the ns-3 JSON.
 
     The cwnd trace is sampled by stepping the core every ``sample_interval_s``
