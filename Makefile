@@ -67,7 +67,7 @@ ns3-deps:
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing libns3-dev (ns-3.37) ..."; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	      pkg-config libns3-dev libgsl-dev) >/dev/null \
+	      pkg-config libns3-dev libgsl-dev protobuf-compiler) >/dev/null \
 	      || echo "could not install ns-3: the ns-3 comparison tests will be skipped"; \
 	  else \
 	    echo "ns-3 is missing: the ns-3 comparison tests are skipped" \

@@ -1,0 +1,319 @@
+"""``Ns3GymEnv``: any ns3-gym simulation as a Gymnasium 1.x environment.
+
+The env binds a ZeroMQ REP socket, starts the ns-3 program (any ns3-gym
+scenario: it gets ``--openGymPort=PORT --simSeed=SEED`` like ns3-gym's own
+launcher gives it), answers its init handshake and then alternates: it
+receives a state (observation, reward, game over, info) and replies with an
+action. ``reset()`` starts a fresh simulation, as ns3-gym does.
+
+Failure is never a hang: every wait polls the socket in short slices, checks
+that the ns-3 process is alive, and raises ``Ns3GymError`` (process exited,
+with its exit code and the tail of its output) or ``Ns3GymTimeoutError``
+(no message within ``timeout_s``). The ns-3 process runs in its own process
+group and is stopped (SIGTERM, then SIGKILL) on ``close()``, on an exception
+inside the env, on garbage collection and at interpreter exit, so no ns-3
+process outlives the env, including after Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+from orbitcc.env.ns3gym import protocol as pb
+from orbitcc.env.ns3gym.protocol import ProtocolError
+
+
+class Ns3GymError(RuntimeError):
+    """The ns-3 side failed (exited, crashed) or the exchange broke down."""
+
+
+class Ns3GymTimeoutError(Ns3GymError, TimeoutError):
+    """The ns-3 side sent nothing within the timeout."""
+
+
+def _stop_process(proc: subprocess.Popen | None, grace_s: float = 2.0) -> None:
+    """Terminates the process group of ``proc`` (TERM, then KILL)."""
+    if proc is None or proc.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _cleanup(state: dict[str, Any]) -> None:
+    """Finalizer shared by close(), errors, GC and interpreter exit."""
+    _stop_process(state.get("proc"))
+    sock = state.get("socket")
+    if sock is not None:
+        sock.close(linger=0)
+    ctx = state.get("context")
+    if ctx is not None:
+        ctx.term()
+    log = state.get("log")
+    if log is not None:
+        log.close()
+    state.clear()
+
+
+class Ns3GymEnv(gym.Env):
+    """A Gymnasium env over the ns3-gym protocol.
+
+    Args:
+      command: the ns-3 program and its fixed arguments, e.g.
+        ``["./build/orbitcc-ns3-dumbbell", "--duration=30"]``. None: do not
+        start anything; wait for a simulation started by hand on ``port``.
+      port: TCP port to bind (0: a free one; required when ``command`` is None).
+      sim_args: extra ``--key=value`` arguments for every start.
+      sim_seed: seed for the first simulation (``reset(seed=...)`` overrides;
+        each later reset without a seed adds 1), passed as ``--simSeed``.
+      timeout_s: longest wait for any message (start-up included).
+      cwd: working directory of the ns-3 program.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, command: Sequence[str] | None = None, port: int = 0,
+                 sim_args: Mapping[str, Any] | None = None, sim_seed: int = 0,
+                 timeout_s: float = 60.0, cwd: str | None = None) -> None:
+        import zmq  # pyzmq: pip install 'orbitcc[ns3gym]'
+
+        if command is not None and (isinstance(command, str) or not command):
+            raise ValueError("command must be a non-empty list such as ['./sim', '--x=1']")
+        if not 0 <= int(port) <= 65535:
+            raise ValueError(f"port = {port}; allowed: 0 (any free port) to 65535")
+        if command is None and int(port) == 0:
+            raise ValueError("port = 0 needs a command to start (the simulation must be told "
+                             "the port); give port=N to wait for a simulation started by hand")
+        if not timeout_s > 0:
+            raise ValueError(f"timeout_s = {timeout_s}; it must be > 0")
+        self._zmq = zmq
+        self.command = list(command) if command is not None else None
+        self.sim_args = dict(sim_args or {})
+        self.timeout_s = float(timeout_s)
+        self.cwd = cwd
+        self._seed = int(sim_seed)
+        self._state: dict[str, Any] = {}
+        self._finalizer = weakref.finalize(self, _cleanup, self._state)
+        ctx = zmq.Context()
+        sock = ctx.socket(zmq.REP)
+        sock.setsockopt(zmq.LINGER, 0)
+        self._state.update(context=ctx, socket=sock)
+        try:
+            if int(port) == 0:
+                self.port = sock.bind_to_random_port("tcp://127.0.0.1", min_port=20000,
+                                                     max_port=60000, max_tries=200)
+            else:
+                sock.bind(f"tcp://127.0.0.1:{int(port)}")
+                self.port = int(port)
+        except zmq.ZMQError as e:
+            self._finalizer()
+            raise ValueError(f"cannot listen on port {port}: {e}; give another port or 0 for "
+                             "a free one") from None
+        self._owe_reply = False  # REP: a received request awaits our reply
+        self._done = True
+        self._fresh = False  # a started simulation whose first state is unread
+        self._first_obs: Any = None
+        self._first_info: dict[str, Any] = {}
+        self.sim_pid: int | None = None
+        try:
+            self._start_simulation()
+        except BaseException:
+            self._finalizer()
+            raise
+
+    # -- process and socket -----------------------------------------------
+
+    def _start_simulation(self) -> None:
+        if self.command is not None:
+            args = [*self.command, f"--openGymPort={self.port}", f"--simSeed={self._seed}"]
+            args += [f"--{k}={v}" for k, v in self.sim_args.items()]
+            log = tempfile.TemporaryFile(mode="w+b")
+            try:
+                proc = subprocess.Popen(args, cwd=self.cwd, stdout=log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+            except OSError as e:
+                log.close()
+                raise Ns3GymError(f"cannot start the ns-3 program {args[0]!r}: {e}") from None
+            self._state.update(proc=proc, log=log)
+        init = pb.parse(pb.SimInitMsg, self._recv("the init message (SimInitMsg)"),
+                        "init message (SimInitMsg)")
+        if not init.HasField("obsSpace") or not init.HasField("actSpace"):
+            self._fail_reply()
+            raise ProtocolError(
+                "the init message has no observation or action space description; received "
+                f"{init!r:.200}; is the peer speaking ns3-gym's protocol (ns3opengym.SimInitMsg)?")
+        try:
+            obs_space = pb.space_from_pb(init.obsSpace, "observation space")
+            act_space = pb.space_from_pb(init.actSpace, "action space")
+        except ProtocolError:
+            self._fail_reply()
+            raise
+        if getattr(self, "observation_space", None) is not None and (
+                obs_space != self.observation_space or act_space != self.action_space):
+            self._fail_reply()
+            raise ProtocolError(f"the restarted simulation changed its spaces: {obs_space} / "
+                                f"{act_space}, before {self.observation_space} / "
+                                f"{self.action_space}")
+        self.observation_space, self.action_space = obs_space, act_space
+        self.sim_pid = int(init.simProcessId) or None
+        self._send(pb.SimInitAck(done=True, stopSimReq=False))
+        self._last_obs = None
+        obs, _, over, info = self._recv_state()
+        self._first_obs, self._first_info = obs, info
+        self._fresh = True
+        self._done = over
+
+    def _proc(self) -> subprocess.Popen | None:
+        return self._state.get("proc")
+
+    def _output_tail(self) -> str:
+        log = self._state.get("log")
+        if log is None:
+            return ""
+        log.flush()
+        log.seek(0, os.SEEK_END)
+        size = log.tell()
+        log.seek(max(0, size - 2000))
+        text = log.read().decode(errors="replace").strip()
+        return f"\n--- last output of the ns-3 program ---\n{text}" if text else ""
+
+    def _recv(self, what: str) -> bytes:
+        zmq = self._zmq
+        sock = self._state["socket"]
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            if sock.poll(100, zmq.POLLIN):
+                payload = sock.recv()
+                self._owe_reply = True
+                return payload
+            proc = self._proc()
+            if proc is not None and proc.poll() is not None:
+                code = proc.returncode
+                raise Ns3GymError(f"the ns-3 program exited (code {code}) while orbitcc waited "
+                                  f"for {what}" + self._output_tail())
+            if time.monotonic() > deadline:
+                raise Ns3GymTimeoutError(f"no {what} from the ns-3 side within "
+                                         f"{self.timeout_s:g} s (port {self.port})"
+                                         + self._output_tail())
+
+    def _send(self, msg: Any) -> None:
+        self._state["socket"].send(msg.SerializeToString())
+        self._owe_reply = False
+
+    def _fail_reply(self) -> None:
+        """Answers a pending request with a stop (so the peer can exit)."""
+        if self._owe_reply:
+            try:
+                self._send(pb.EnvActMsg(stopSimReq=True))
+            except Exception:
+                self._owe_reply = False
+
+    def _recv_state(self) -> tuple[Any, float, bool, dict[str, Any]]:
+        msg = pb.parse(pb.EnvStateMsg, self._recv("a state message (EnvStateMsg)"),
+                       "state message (EnvStateMsg)")
+        info: dict[str, Any] = {"ns3_info": msg.info}
+        if msg.HasField("obsData"):
+            obs = pb.value_from_pb(msg.obsData, self.observation_space)
+            self._last_obs = obs
+        elif getattr(self, "_last_obs", None) is not None:
+            obs = self._last_obs  # ns3-gym may omit it in the final state
+            info["ns3_no_observation"] = True
+        else:
+            raise ProtocolError("the first state message carries no observation")
+        if msg.isGameOver:
+            info["ns3_reason"] = ("simulation_end" if msg.reason == pb.SIMULATION_END
+                                  else "game_over")
+        return obs, float(msg.reward), bool(msg.isGameOver), info
+
+    def _finish_simulation(self) -> None:
+        """Ends the current simulation: a stop request if it waits for us,
+        then the process is given a moment to exit and is stopped."""
+        self._fail_reply()
+        proc = self._proc()
+        if proc is not None:
+            try:
+                proc.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                _stop_process(proc)
+            log = self._state.pop("log", None)
+            if log is not None:
+                log.close()
+            self._state.pop("proc", None)
+
+    # -- Gymnasium API --------------------------------------------------
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """The first state of a simulation: the one started at construction
+        if it is unused and has this seed, else a new one (seed: the given
+        one, or the previous one + 1)."""
+        super().reset(seed=seed)
+        if "socket" not in self._state:
+            raise Ns3GymError("the env is closed")
+        want = int(seed) if seed is not None else self._seed + (0 if self._fresh else 1)
+        if not self._fresh or want != self._seed:
+            try:
+                self._finish_simulation()
+                self._seed = want
+                self._start_simulation()
+            except BaseException:
+                self._finalizer()
+                raise
+        self._fresh = False
+        return self._first_obs, dict(self._first_info)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if "socket" not in self._state:
+            raise Ns3GymError("the env is closed")
+        if self._done:
+            raise Ns3GymError("step() after the episode ended: call reset() first")
+        if not self.action_space.contains(action):
+            try:
+                action = self._coerce(action)
+            except Exception:
+                raise ValueError(f"action {action!r} is not in the action space "
+                                 f"{self.action_space}") from None
+        self._fresh = False
+        try:
+            self._send(pb.EnvActMsg(actData=pb.value_to_pb(action, self.action_space),
+                                    stopSimReq=False))
+            obs, reward, over, info = self._recv_state()
+        except BaseException:
+            self._finalizer()
+            raise
+        self._done = over
+        terminated = over and info.get("ns3_reason") == "game_over"
+        truncated = over and not terminated
+        if over:
+            self._finish_simulation()
+        return obs, reward, terminated, truncated, info
+
+    def _coerce(self, action: Any) -> Any:
+        import numpy as np
+
+        if isinstance(self.action_space, gym.spaces.Box):
+            a = np.asarray(action, dtype=self.action_space.dtype).reshape(self.action_space.shape)
+            if self.action_space.contains(a):
+                return a
+        raise ValueError
+
+    def close(self) -> None:
+        if self._state:
+            self._fail_reply()
+            self._finalizer()
+        super().close()

@@ -1,0 +1,310 @@
+"""The ns3-gym wire protocol: messages, spaces and values (no sockets here).
+
+The message classes are built at import time from the table below (the same
+schema as ``messages.proto`` beside this file), so no generated code and no
+``protoc`` are needed: only the ``protobuf`` runtime.
+
+Spaces map to Gymnasium's: ``Discrete(n)``; ``Box(low, high, shape, dtype)``
+with dtype INT -> int64, UINT -> uint64, FLOAT -> float32, DOUBLE -> float64;
+``Tuple``; ``Dict`` (keys from the element names). Anything else is refused
+with a ``ProtocolError`` naming what was received and what is supported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory
+from gymnasium import spaces
+
+PACKAGE = "ns3opengym"
+SUPPORTED = "Discrete, Box (dtype INT, UINT, FLOAT or DOUBLE), Tuple and Dict"
+
+
+class ProtocolError(RuntimeError):
+    """The peer sent something that is not ns3-gym's protocol (or a space
+    orbitcc cannot map)."""
+
+
+# ---------------------------------------------------------------------------
+# Schema (mirrors messages.proto)
+
+_F = descriptor_pb2.FieldDescriptorProto
+_SCALARS = {"int32": _F.TYPE_INT32, "uint32": _F.TYPE_UINT32, "uint64": _F.TYPE_UINT64,
+            "float": _F.TYPE_FLOAT, "double": _F.TYPE_DOUBLE, "bool": _F.TYPE_BOOL,
+            "string": _F.TYPE_STRING}
+_ENUMS = {
+    "MsgType": ["Unknown", "Init", "ActionSpace", "ObservationSpace", "IsGameOver",
+                "Observation", "Reward", "ExtraInfo", "Action", "StopEnv"],
+    "SpaceType": ["NoSpaceType", "Discrete", "Box", "Tuple", "Dict"],
+    "Dtype": ["NoDType", "INT", "UINT", "FLOAT", "DOUBLE"],
+}
+# message -> [(field, number, type, repeated)]; a type that is not a scalar
+# is an enum or message name ("Any" is google.protobuf.Any).
+_MESSAGES: dict[str, list[tuple[str, int, str, bool]]] = {
+    "SpaceDescription": [("type", 1, "SpaceType", False), ("space", 2, "Any", False),
+                         ("name", 3, "string", False)],
+    "DiscreteSpace": [("n", 1, "int32", False)],
+    "BoxSpace": [("low", 1, "float", False), ("high", 2, "float", False),
+                 ("dtype", 3, "Dtype", False), ("shape", 4, "uint32", True)],
+    "TupleSpace": [("element", 1, "SpaceDescription", True)],
+    "DictSpace": [("element", 1, "SpaceDescription", True)],
+    "DataContainer": [("type", 1, "SpaceType", False), ("data", 2, "Any", False),
+                      ("name", 3, "string", False)],
+    "DiscreteDataContainer": [("data", 1, "int32", False)],
+    "BoxDataContainer": [("dtype", 1, "Dtype", False), ("shape", 2, "uint32", True),
+                         ("intData", 3, "int32", True), ("uintData", 4, "uint32", True),
+                         ("floatData", 5, "float", True), ("doubleData", 6, "double", True)],
+    "TupleDataContainer": [("element", 1, "DataContainer", True)],
+    "DictDataContainer": [("element", 1, "DataContainer", True)],
+    "SimInitMsg": [("simProcessId", 1, "uint64", False), ("wafShellProcessId", 2, "uint64", False),
+                   ("obsSpace", 3, "SpaceDescription", False),
+                   ("actSpace", 4, "SpaceDescription", False)],
+    "SimInitAck": [("done", 1, "bool", False), ("stopSimReq", 2, "bool", False)],
+    "EnvStateMsg": [("obsData", 1, "DataContainer", False), ("reward", 2, "float", False),
+                    ("isGameOver", 3, "bool", False), ("reason", 4, "EnvStateMsg.Reason", False),
+                    ("info", 5, "string", False)],
+    "EnvActMsg": [("actData", 1, "DataContainer", False), ("stopSimReq", 2, "bool", False)],
+}
+_NESTED_ENUMS = {"EnvStateMsg": {"Reason": ["SimulationEnd", "GameOver"]}}
+
+
+def file_descriptor_proto() -> descriptor_pb2.FileDescriptorProto:
+    """The protocol's schema as a FileDescriptorProto (also used by the test
+    that compares it with messages.proto compiled by protoc)."""
+    f = descriptor_pb2.FileDescriptorProto(
+        name="orbitcc_ns3gym_messages.proto", package=PACKAGE, syntax="proto3",
+        dependency=["google/protobuf/any.proto"])
+    for name, values in _ENUMS.items():
+        e = f.enum_type.add(name=name)
+        for i, v in enumerate(values):
+            e.value.add(name=v, number=i)
+    for name, fields in _MESSAGES.items():
+        m = f.message_type.add(name=name)
+        for enum_name, values in _NESTED_ENUMS.get(name, {}).items():
+            e = m.enum_type.add(name=enum_name)
+            for i, v in enumerate(values):
+                e.value.add(name=v, number=i)
+        for field_name, number, type_name, repeated in fields:
+            fd = m.field.add(name=field_name, number=number,
+                             label=_F.LABEL_REPEATED if repeated else _F.LABEL_OPTIONAL,
+                             json_name=field_name)
+            if type_name in _SCALARS:
+                fd.type = _SCALARS[type_name]
+            elif type_name == "Any":
+                fd.type = _F.TYPE_MESSAGE
+                fd.type_name = ".google.protobuf.Any"
+            elif type_name.split(".")[-1] in _ENUMS or "." in type_name:
+                fd.type = _F.TYPE_ENUM
+                fd.type_name = f".{PACKAGE}.{type_name}"
+            else:
+                fd.type = _F.TYPE_MESSAGE
+                fd.type_name = f".{PACKAGE}.{type_name}"
+    return f
+
+
+_POOL = descriptor_pool.DescriptorPool()
+_POOL.AddSerializedFile(any_pb2.DESCRIPTOR.serialized_pb)
+_POOL.Add(file_descriptor_proto())
+
+
+def _cls(name: str) -> Any:
+    return message_factory.GetMessageClass(_POOL.FindMessageTypeByName(f"{PACKAGE}.{name}"))
+
+
+SpaceDescription = _cls("SpaceDescription")
+DiscreteSpace = _cls("DiscreteSpace")
+BoxSpace = _cls("BoxSpace")
+TupleSpace = _cls("TupleSpace")
+DictSpace = _cls("DictSpace")
+DataContainer = _cls("DataContainer")
+DiscreteDataContainer = _cls("DiscreteDataContainer")
+BoxDataContainer = _cls("BoxDataContainer")
+TupleDataContainer = _cls("TupleDataContainer")
+DictDataContainer = _cls("DictDataContainer")
+SimInitMsg = _cls("SimInitMsg")
+SimInitAck = _cls("SimInitAck")
+EnvStateMsg = _cls("EnvStateMsg")
+EnvActMsg = _cls("EnvActMsg")
+
+# Enum values
+NO_SPACE, DISCRETE, BOX, TUPLE, DICT = range(5)
+NO_DTYPE, INT, UINT, FLOAT, DOUBLE = range(5)
+SIMULATION_END, GAME_OVER = 0, 1
+_SPACE_NAMES = dict(enumerate(_ENUMS["SpaceType"]))
+_DTYPES = {INT: np.int64, UINT: np.uint64, FLOAT: np.float32, DOUBLE: np.float64}
+_DATA_FIELD = {INT: "intData", UINT: "uintData", FLOAT: "floatData", DOUBLE: "doubleData"}
+
+
+def parse(cls: Any, payload: bytes, what: str) -> Any:
+    """Parses ``payload`` as ``cls``; a ProtocolError names what arrived."""
+    msg = cls()
+    try:
+        msg.ParseFromString(payload)
+    except Exception as e:  # DecodeError and friends
+        head = payload[:16].hex()
+        raise ProtocolError(
+            f"expected an ns3-gym {what} ({cls.DESCRIPTOR.full_name}), received {len(payload)} "
+            f"bytes that do not parse as one (first bytes: {head}): {e}. Is the peer an "
+            "ns3-gym (ns3opengym protobuf over ZeroMQ) simulation?") from None
+    return msg
+
+
+def _unpack(any_msg: Any, cls: Any, where: str) -> Any:
+    out = cls()
+    if not any_msg.Unpack(out):
+        raise ProtocolError(f"{where}: expected a packed {cls.DESCRIPTOR.full_name}, received "
+                            f"type {any_msg.type_url or '(none)'!r}")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Spaces
+
+
+def space_from_pb(desc: Any, where: str = "space") -> spaces.Space:
+    """A Gymnasium space from a SpaceDescription."""
+    t = desc.type
+    if t == DISCRETE:
+        d = _unpack(desc.space, DiscreteSpace, where)
+        if d.n < 1:
+            raise ProtocolError(f"{where}: Discrete space with n = {d.n}; n must be >= 1")
+        return spaces.Discrete(d.n)
+    if t == BOX:
+        b = _unpack(desc.space, BoxSpace, where)
+        if b.dtype not in _DTYPES:
+            raise ProtocolError(f"{where}: Box dtype {b.dtype} is not supported; supported: "
+                                "INT (1), UINT (2), FLOAT (3), DOUBLE (4)")
+        dtype = _DTYPES[b.dtype]
+        shape = tuple(int(x) for x in b.shape)
+        low, high = float(b.low), float(b.high)
+        if np.issubdtype(dtype, np.integer):
+            info = np.iinfo(dtype)
+            low = max(low, float(info.min)) if np.isfinite(low) else float(info.min)
+            high = min(high, float(info.max)) if np.isfinite(high) else float(info.max)
+            return spaces.Box(low=dtype(low), high=dtype(high), shape=shape, dtype=dtype)
+        return spaces.Box(low=low, high=high, shape=shape, dtype=dtype)
+    if t == TUPLE:
+        tup = _unpack(desc.space, TupleSpace, where)
+        return spaces.Tuple(tuple(space_from_pb(e, f"{where}[{i}]")
+                                  for i, e in enumerate(tup.element)))
+    if t == DICT:
+        d = _unpack(desc.space, DictSpace, where)
+        out = {}
+        for e in d.element:
+            if not e.name or e.name in out:
+                raise ProtocolError(f"{where}: Dict element names must be unique and non-empty, "
+                                    f"got {e.name!r}")
+            out[e.name] = space_from_pb(e, f"{where}[{e.name!r}]")
+        return spaces.Dict(out)
+    raise ProtocolError(f"{where}: space type {t} ({_SPACE_NAMES.get(t, 'unknown')}) cannot be "
+                        f"mapped to Gymnasium; supported: {SUPPORTED}")
+
+
+def space_to_pb(space: spaces.Space, name: str = "") -> Any:
+    """A SpaceDescription from a Gymnasium space (the fake peer and the C++
+    side use the same layout)."""
+    desc = SpaceDescription(name=name)
+    if isinstance(space, spaces.Discrete):
+        if int(space.start) != 0:
+            raise ProtocolError("Discrete spaces with start != 0 have no ns3-gym form")
+        desc.type = DISCRETE
+        desc.space.Pack(DiscreteSpace(n=int(space.n)))
+    elif isinstance(space, spaces.Box):
+        low, high = np.unique(space.low), np.unique(space.high)
+        if low.size != 1 or high.size != 1:
+            raise ProtocolError("ns3-gym Box spaces have one scalar low and high")
+        dtype = _dtype_code(space.dtype)
+        desc.type = BOX
+        desc.space.Pack(BoxSpace(low=float(low[0]), high=float(high[0]), dtype=dtype,
+                                 shape=list(space.shape)))
+    elif isinstance(space, spaces.Tuple):
+        desc.type = TUPLE
+        desc.space.Pack(TupleSpace(element=[space_to_pb(s) for s in space.spaces]))
+    elif isinstance(space, spaces.Dict):
+        desc.type = DICT
+        desc.space.Pack(DictSpace(element=[space_to_pb(s, k) for k, s in space.spaces.items()]))
+    else:
+        raise ProtocolError(f"{type(space).__name__} has no ns3-gym form; supported: {SUPPORTED}")
+    return desc
+
+
+def _dtype_code(dtype: Any) -> int:
+    dt = np.dtype(dtype)
+    if dt == np.float64:
+        return DOUBLE
+    if np.issubdtype(dt, np.floating):
+        return FLOAT
+    if np.issubdtype(dt, np.unsignedinteger):
+        return UINT
+    if np.issubdtype(dt, np.integer):
+        return INT
+    raise ProtocolError(f"Box dtype {dt} has no ns3-gym form; supported: int, uint, float, double")
+
+
+# ---------------------------------------------------------------------------
+# Values
+
+
+def value_from_pb(container: Any, space: spaces.Space, where: str = "observation") -> Any:
+    """A value of ``space`` from a DataContainer."""
+    if isinstance(space, spaces.Discrete):
+        if container.type != DISCRETE:
+            raise ProtocolError(f"{where}: expected Discrete data, received type {container.type}")
+        return np.int64(_unpack(container.data, DiscreteDataContainer, where).data)
+    if isinstance(space, spaces.Box):
+        if container.type != BOX:
+            raise ProtocolError(f"{where}: expected Box data, received type {container.type}")
+        b = _unpack(container.data, BoxDataContainer, where)
+        field = _DATA_FIELD.get(b.dtype)
+        if field is None:
+            raise ProtocolError(f"{where}: Box data dtype {b.dtype} is not supported")
+        values = np.asarray(getattr(b, field), dtype=np.float64 if b.dtype in (FLOAT, DOUBLE)
+                            else np.int64)
+        if values.size != int(np.prod(space.shape)):
+            raise ProtocolError(f"{where}: Box data has {values.size} values; the space's shape "
+                                f"{space.shape} needs {int(np.prod(space.shape))}")
+        return values.reshape(space.shape).astype(space.dtype)
+    if isinstance(space, spaces.Tuple):
+        t = _unpack(container.data, TupleDataContainer, where)
+        if len(t.element) != len(space.spaces):
+            raise ProtocolError(f"{where}: Tuple data has {len(t.element)} elements, the space "
+                                f"{len(space.spaces)}")
+        return tuple(value_from_pb(e, s, f"{where}[{i}]")
+                     for i, (e, s) in enumerate(zip(t.element, space.spaces, strict=True)))
+    if isinstance(space, spaces.Dict):
+        d = _unpack(container.data, DictDataContainer, where)
+        by_name = {e.name: e for e in d.element}
+        missing = set(space.spaces) - set(by_name)
+        if missing:
+            raise ProtocolError(f"{where}: Dict data lacks {sorted(missing)}")
+        return {k: value_from_pb(by_name[k], s, f"{where}[{k!r}]")
+                for k, s in space.spaces.items()}
+    raise ProtocolError(f"{where}: unsupported space {space}")
+
+
+def value_to_pb(value: Any, space: spaces.Space, name: str = "") -> Any:
+    """A DataContainer holding ``value`` of ``space``."""
+    c = DataContainer(name=name)
+    if isinstance(space, spaces.Discrete):
+        c.type = DISCRETE
+        c.data.Pack(DiscreteDataContainer(data=int(value)))
+    elif isinstance(space, spaces.Box):
+        arr = np.asarray(value, dtype=space.dtype).reshape(space.shape)
+        code = _dtype_code(space.dtype)
+        b = BoxDataContainer(dtype=code, shape=list(space.shape))
+        getattr(b, _DATA_FIELD[code]).extend(arr.ravel().tolist())
+        c.type = BOX
+        c.data.Pack(b)
+    elif isinstance(space, spaces.Tuple):
+        c.type = TUPLE
+        c.data.Pack(TupleDataContainer(element=[value_to_pb(v, s)
+                                                for v, s in zip(value, space.spaces, strict=True)]))
+    elif isinstance(space, spaces.Dict):
+        c.type = DICT
+        c.data.Pack(DictDataContainer(element=[value_to_pb(value[k], s, k)
+                                               for k, s in space.spaces.items()]))
+    else:
+        raise ProtocolError(f"unsupported space {space}")
+    return c

@@ -1,0 +1,242 @@
+"""The ns3-gym protocol client (orbitcc.env.ns3gym) against a fake ns-3 peer.
+
+The fake peer (orbitcc.env.ns3gym.fake_peer) echoes the last action as the
+reward and in the observation, so every test checks real round trips.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+pytest.importorskip("zmq", reason="pyzmq is not installed (pip install 'orbitcc[ns3gym]')")
+
+from orbitcc.env.ns3gym import Ns3GymEnv, Ns3GymError, Ns3GymTimeoutError, ProtocolError  # noqa: E402
+from orbitcc.env.ns3gym import protocol as pb  # noqa: E402
+
+PEER = [sys.executable, "-m", "orbitcc.env.ns3gym.fake_peer"]
+
+
+def peer(mode: str = "normal", steps: int = 5) -> list[str]:
+    return [*PEER, f"--mode={mode}", f"--steps={steps}"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purposes.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def test_handshake_step_and_simulation_end() -> None:
+    env = Ns3GymEnv(peer("normal", steps=4), sim_seed=7, timeout_s=30)
+    try:
+        assert env.observation_space == spaces.Box(0, 1e6, (3,), np.float64)
+        assert env.action_space == spaces.Discrete(10)
+        obs, info = env.reset()
+        assert obs.tolist() == [0.0, 0.0, 7.0] and info["ns3_info"] == "step=0"
+        rewards = []
+        for k, action in enumerate([3, 1, 4, 1]):
+            obs, reward, terminated, truncated, info = env.step(action)
+            rewards.append(reward)
+            assert obs[0] == k + 1 and obs[1] == action
+        assert rewards == [3.0, 1.0, 4.0, 1.0]
+        # The fourth state is the end of the simulation: truncated, not terminated.
+        assert truncated and not terminated and info["ns3_reason"] == "simulation_end"
+        with pytest.raises(Ns3GymError, match="reset"):
+            env.step(0)
+        # reset() starts a new simulation with the next seed.
+        obs, _ = env.reset()
+        assert obs[2] == 8.0
+        obs, _ = env.reset(seed=42)
+        assert obs[2] == 42.0
+    finally:
+        env.close()
+
+
+def test_game_over_terminates() -> None:
+    with Ns3GymEnv(peer("gameover", steps=2), timeout_s=30) as env:
+        env.reset()
+        env.step(1)
+        _, _, terminated, truncated, info = env.step(2)
+        assert terminated and not truncated and info["ns3_reason"] == "game_over"
+
+
+def test_nested_spaces_round_trip() -> None:
+    with Ns3GymEnv(peer("nested", steps=3), sim_seed=1, timeout_s=30) as env:
+        assert isinstance(env.observation_space, spaces.Dict)
+        assert isinstance(env.action_space, spaces.Tuple)
+        obs, _ = env.reset()
+        assert env.observation_space.contains(obs)
+        obs, reward, *_ = env.step((6, np.array([1, 2], dtype=np.uint64)))
+        assert reward == 6.0 and obs["state"][1] == 6.0 and obs["phase"] == 1
+
+
+def test_gymnasium_env_checker_passes() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    with Ns3GymEnv(peer("normal", steps=50), timeout_s=30) as env:
+        check_env(env, skip_render_check=True)
+
+
+def test_peer_crash_is_a_clear_error_with_its_output() -> None:
+    env = Ns3GymEnv(peer("crash"), timeout_s=30)
+    env.reset()
+    env.step(1)
+    with pytest.raises(Ns3GymError, match=r"exited \(code 3\)") as e:
+        env.step(2)
+    assert "crashing on purpose" in str(e.value)
+    env.close()
+
+
+def test_hanging_peer_times_out_and_is_killed() -> None:
+    started = time.monotonic()
+    with pytest.raises(Ns3GymTimeoutError, match="within 1.5 s"):
+        Ns3GymEnv(peer("hang"), timeout_s=1.5)
+    assert time.monotonic() - started < 10
+    # The hung process was stopped: no orphan left behind.
+    out = subprocess.run(["pgrep", "-f", "fake_peer --mode=hang"], capture_output=True,
+                         text=True)
+    assert out.stdout.strip() == ""
+
+
+def test_slow_start_times_out() -> None:
+    with pytest.raises(Ns3GymTimeoutError, match="init message"):
+        Ns3GymEnv(peer("slow"), timeout_s=1.0)
+
+
+def test_malformed_init_is_named() -> None:
+    with pytest.raises(ProtocolError, match="do not parse as one"):
+        Ns3GymEnv(peer("garbage"), timeout_s=30)
+
+
+def test_other_protocol_is_named() -> None:
+    with pytest.raises(ProtocolError, match="no observation or action space description"):
+        Ns3GymEnv(peer("other"), timeout_s=30)
+
+
+def test_unmappable_space_names_what_is_supported() -> None:
+    with pytest.raises(ProtocolError, match=r"space type 7 \(unknown\).*supported: Discrete, Box"):
+        Ns3GymEnv(peer("badspace"), timeout_s=30)
+
+
+def test_close_leaves_no_process() -> None:
+    env = Ns3GymEnv(peer("normal", steps=1000), timeout_s=30)
+    env.reset()
+    env.step(1)
+    pid = env._proc().pid
+    assert _alive(pid)
+    env.close()
+    assert not _alive(pid)
+    env.close()  # idempotent
+
+
+def test_garbage_collection_stops_the_process() -> None:
+    env = Ns3GymEnv(peer("normal", steps=1000), timeout_s=30)
+    pid = env._proc().pid
+    del env
+    import gc
+
+    gc.collect()
+    assert not _alive(pid)
+
+
+def test_interrupt_in_a_child_process_leaves_no_orphan(tmp_path) -> None:
+    """Ctrl-C (SIGINT) while the env waits: the interpreter exits and the
+    ns-3 process goes with it."""
+    script = tmp_path / "user.py"
+    pidfile = tmp_path / "pid"
+    script.write_text(
+        "import sys\n"
+        "from orbitcc.env.ns3gym import Ns3GymEnv\n"
+        f"env = Ns3GymEnv({peer('hang')!r}, timeout_s=600)\n")
+    # 'hang' never sends the first state, so the constructor waits; we need
+    # the peer's pid: read it from the process table after start-up.
+    proc = subprocess.Popen([sys.executable, str(script)])
+    deadline = time.monotonic() + 60
+    pid = None
+    while time.monotonic() < deadline and pid is None:
+        out = subprocess.run(["pgrep", "-f", "fake_peer --mode=hang"], capture_output=True,
+                             text=True).stdout.split()
+        pid = int(out[0]) if out else None
+        time.sleep(0.2)
+    assert pid is not None
+    pidfile.write_text(str(pid))
+    time.sleep(0.5)
+    proc.send_signal(2)  # SIGINT
+    proc.wait(timeout=30)
+    time.sleep(0.5)
+    assert not _alive(pid)
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="port = 0 needs a command"):
+        Ns3GymEnv(None, port=0)
+    with pytest.raises(ValueError, match="allowed: 0"):
+        Ns3GymEnv(peer(), port=70000)
+    with pytest.raises(ValueError, match="non-empty list"):
+        Ns3GymEnv("./sim")
+    with pytest.raises(Ns3GymError, match="cannot start the ns-3 program"):
+        Ns3GymEnv(["/nonexistent/ns3-program"], timeout_s=5)
+
+
+def test_port_in_use_is_named() -> None:
+    with Ns3GymEnv(peer(), timeout_s=30) as env:
+        with pytest.raises(ValueError, match=f"cannot listen on port {env.port}"):
+            Ns3GymEnv(peer(), port=env.port, timeout_s=5)
+
+
+def test_space_mapping_rules() -> None:
+    box = pb.BoxSpace(low=-1.0, high=1.0, dtype=pb.INT, shape=[2, 2])
+    desc = pb.SpaceDescription(type=pb.BOX)
+    desc.space.Pack(box)
+    s = pb.space_from_pb(desc)
+    assert s == spaces.Box(-1, 1, (2, 2), np.int64)
+    box.dtype = 9
+    desc.space.Pack(box)
+    with pytest.raises(ProtocolError, match="dtype 9 is not supported"):
+        pb.space_from_pb(desc)
+    # A packed message of the wrong kind is refused with its type name.
+    desc = pb.SpaceDescription(type=pb.DISCRETE)
+    desc.space.Pack(pb.BoxSpace())
+    with pytest.raises(ProtocolError, match="ns3opengym.BoxSpace"):
+        pb.space_from_pb(desc)
+
+
+@pytest.mark.skipif(shutil.which("protoc") is None, reason="protoc is not installed")
+def test_python_schema_matches_messages_proto(tmp_path) -> None:
+    """The descriptors built in Python equal messages.proto compiled by protoc."""
+    from pathlib import Path
+
+    from google.protobuf import descriptor_pb2
+
+    proto_dir = Path(pb.__file__).parent
+    out = tmp_path / "set.pb"
+    subprocess.run(["protoc", f"-I{proto_dir}", f"--descriptor_set_out={out}",
+                    "messages.proto"], check=True)
+    fds = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+    compiled = fds.file[0]
+    ours = pb.file_descriptor_proto()
+
+    def shape(f: descriptor_pb2.FileDescriptorProto) -> dict:
+        msgs = {m.name: sorted((x.name, x.number, x.type, x.label, x.type_name)
+                               for x in m.field) for m in f.message_type}
+        enums = {e.name: [(v.name, v.number) for v in e.value] for e in f.enum_type}
+        nested = {m.name: {e.name: [(v.name, v.number) for v in e.value] for e in m.enum_type}
+                  for m in f.message_type}
+        return {"package": f.package, "messages": msgs, "enums": enums, "nested": nested}
+
+    assert shape(ours) == shape(compiled)
