@@ -13,7 +13,7 @@
 #include "bindings/spec_from_dict.h"
 #include "bindings/summary_dict.h"
 #include "cc/controller.h"
-#include "sim/simulation.h"
+#include "engine/simulation.h"
 
 namespace py = pybind11;
 using orbitcc::Simulation;

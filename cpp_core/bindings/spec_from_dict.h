@@ -4,7 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "sim/spec.h"
+#include "engine/spec.h"
 
 namespace orbitcc {
 

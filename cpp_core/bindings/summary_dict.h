@@ -4,7 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "metrics/summary.h"
+#include "engine/summary.h"
 
 namespace orbitcc {
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/time.h"
 
@@ -70,6 +71,15 @@ struct PathChange {
 };
 
 class CongestionController;
+
+// What an outside agent sets on the controller it drives (the RL agent of
+// orbitcc.env through the "external" controller).
+class AgentControl {
+ public:
+  virtual ~AgentControl() = default;
+  virtual void SetWindow(uint64_t bytes) = 0;
+  virtual void SetPacingRate(double bps) = 0;
+};
 
 // How a controller judged its most recent LossEvent. Controllers that tell
 // congestion from other losses (MACO) say so; the metrics pair the verdict
@@ -168,6 +178,18 @@ class CongestionController {
   // The algorithm behind a wrapper (ResidualController); itself otherwise.
   // Coupled controllers look at siblings through it.
   virtual const CongestionController& base() const { return *this; }
+
+  // Optional capabilities, queried rather than cast to a concrete class, so
+  // the engine never names an algorithm.
+  // The agent's handle when an outside agent drives this controller; null
+  // otherwise.
+  virtual AgentControl* agent_control() { return nullptr; }
+  // Recovery-time measurements (MACO Sec. 6.3.4) in ms, appended by the
+  // phase each started in. Returns false if the controller measures none.
+  virtual bool AppendRecoveryTimesMs(std::vector<double>* /*slow_start*/,
+                                     std::vector<double>* /*avoidance*/) const {
+    return false;
+  }
 
  protected:
   uint64_t congestion_signals_ = 0;

@@ -10,7 +10,7 @@
 
 namespace orbitcc {
 
-class External : public CongestionController {
+class External : public CongestionController, public AgentControl {
  public:
   explicit External(const ControllerContext& ctx)
       : mss_(ctx.mss),
@@ -29,8 +29,11 @@ class External : public CongestionController {
 
   // The window never drops below the minimum window (RFC 9002 7.2), so an
   // agent cannot stall the flow for ever.
-  void SetWindow(uint64_t bytes) { cwnd_ = std::max(bytes, min_window_); }
-  void SetPacingRate(double bps) { pacing_bps_ = std::max(bps, 0.0); }
+  void SetWindow(uint64_t bytes) override {
+    cwnd_ = std::max(bytes, min_window_);
+  }
+  void SetPacingRate(double bps) override { pacing_bps_ = std::max(bps, 0.0); }
+  AgentControl* agent_control() override { return this; }
   uint64_t losses_seen() const { return losses_seen_; }
 
  private:

@@ -455,6 +455,15 @@ void Maco::OnPathChange(const PathChange& change) {
 // ---------------------------------------------------------------------------
 // Recovery time (Sec. 6.3.4).
 
+bool Maco::AppendRecoveryTimesMs(std::vector<double>* slow_start,
+                                 std::vector<double>* avoidance) const {
+  for (const RecoveryRecord& r : recovery_records_) {
+    (r.phase == Phase::kSlowStart ? slow_start : avoidance)
+        ->push_back(ToMillis(r.duration));
+  }
+  return true;
+}
+
 void Maco::StartRecoveryClock(TimeNs now, Phase phase) {
   // Choice: a new SS/CA entry before the window reached the BDP supersedes
   // the running measurement (the earlier episode never completed).

@@ -136,6 +136,8 @@ class Maco : public WindowController {
   const std::vector<RecoveryRecord>& recovery_records() const {
     return recovery_records_;
   }
+  bool AppendRecoveryTimesMs(std::vector<double>* slow_start,
+                             std::vector<double>* avoidance) const override;
 
  protected:
   void IncreaseWindow(const AckEvent& ack) override;

@@ -1,7 +1,7 @@
 // Applications and loss ground truth inside a whole simulation.
 #include <gtest/gtest.h>
 
-#include "sim/simulation.h"
+#include "engine/simulation.h"
 
 namespace orbitcc {
 namespace {

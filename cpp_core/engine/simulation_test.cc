@@ -1,4 +1,4 @@
-#include "sim/simulation.h"
+#include "engine/simulation.h"
 
 #include <gtest/gtest.h>
 
@@ -182,9 +182,7 @@ TEST(ValidateSpecTest, ErrorsNameTheField) {
          s.flows[1].paths.push_back(s.flows[1].paths[0]);
        }},
       {"flows[0].paths[0].forward",
-       [](SimulationSpec& s) {
-         s.flows[0].paths[0].forward = {0, 7};
-       }},
+       [](SimulationSpec& s) { s.flows[0].paths[0].forward = {0, 7}; }},
       {"flows[0].paths[0].reverse",
        [](SimulationSpec& s) { s.flows[0].paths[0].reverse = {}; }},
       {"flows[0].scheduler",

@@ -1,4 +1,4 @@
-#include "sim/spec.h"
+#include "engine/spec.h"
 
 #include <cmath>
 #include <sstream>

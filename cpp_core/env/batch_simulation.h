@@ -13,10 +13,10 @@
 #include <memory>
 #include <vector>
 
+#include "engine/summary.h"
 #include "env/env_instance.h"
 #include "env/env_spec.h"
 #include "env/thread_pool.h"
-#include "metrics/summary.h"
 
 namespace orbitcc {
 

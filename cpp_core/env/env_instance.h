@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "cc/controller.h"
+#include "engine/simulation.h"
+#include "engine/spec.h"
+#include "engine/summary.h"
 #include "env/env_spec.h"
-#include "metrics/summary.h"
-#include "sim/simulation.h"
-#include "sim/spec.h"
 
 namespace orbitcc {
 

@@ -5,11 +5,11 @@
 #include <memory>
 #include <vector>
 
+#include "engine/simulation.h"
 #include "env/batch_simulation.h"
 #include "env/env_instance.h"
 #include "env/env_spec.h"
 #include "env/thread_pool.h"
-#include "sim/simulation.h"
 
 namespace orbitcc {
 namespace {

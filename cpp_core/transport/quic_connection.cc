@@ -81,4 +81,21 @@ void QuicConnection::OnStreamData(TimeNs now, uint64_t offset,
   }
 }
 
+double QuicConnection::mean_hol_delay_ms() const {
+  if (receive_.hol_bytes() == 0) return 0.0;
+  return receive_.hol_wait_byte_ns() /
+         static_cast<double>(receive_.delivered()) * 1e-6;
+}
+
+void QuicConnection::ActivatePath(int i, const PathChange& change) {
+  subflows_[i]->set_active(true);
+  subflows_[i]->NotifyPathChange(change);
+  TrySend(change.now);
+}
+
+void QuicConnection::AbandonPath(int i, TimeNs now) {
+  subflows_[i]->set_active(false);
+  subflows_[i]->RetireOutstanding(now);
+}
+
 }  // namespace orbitcc

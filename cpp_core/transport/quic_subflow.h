@@ -25,13 +25,14 @@
 #include "transport/delivery_rate.h"
 #include "transport/network.h"
 #include "transport/rtt_estimator.h"
+#include "transport/sender.h"
 #include "transport/transport_config.h"
 
 namespace orbitcc {
 
 class QuicConnection;
 
-class QuicSubflow : public SubflowEndpoint, public TimerOwner {
+class QuicSubflow final : public SubflowSender {
  public:
   enum Timer { kLossTimer = 0, kPacingTimer = 1, kAckTimer = 2 };
 
@@ -64,21 +65,23 @@ class QuicSubflow : public SubflowEndpoint, public TimerOwner {
 
   void set_active(bool active) { active_ = active; }
   bool active() const { return active_; }
-  void NotifyPathChange(const PathChange& change);
+  void NotifyPathChange(const PathChange& change) override;
   void MarkAppLimited() { rate_.MarkAppLimited(bytes_in_flight_); }
   // Abandoning the path: its unacknowledged data goes back to the stream to
   // be sent on other paths. Not a loss signal: the controller is not told.
   void RetireOutstanding(TimeNs now);
 
   int id() const { return id_; }
-  CongestionController& controller() { return *controller_; }
-  const CongestionController& controller() const { return *controller_; }
-  const RttEstimator& rtt() const { return rtt_; }
-  uint64_t bytes_in_flight() const { return bytes_in_flight_; }
+  CongestionController& controller() override { return *controller_; }
+  const CongestionController& controller() const override {
+    return *controller_;
+  }
+  const RttEstimator& rtt() const override { return rtt_; }
+  uint64_t bytes_in_flight() const override { return bytes_in_flight_; }
   uint64_t delivered_bytes() const { return rate_.delivered(); }
-  double last_delivery_rate_bps() const { return last_rate_bps_; }
-  const SubflowStats& stats() const { return stats_; }
-  SubflowStats& mutable_stats() { return stats_; }
+  double last_delivery_rate_bps() const override { return last_rate_bps_; }
+  const SubflowStats& stats() const override { return stats_; }
+  SubflowStats& mutable_stats() override { return stats_; }
   int pto_count() const { return pto_count_; }
   TimeNs loss_timer_deadline() const { return loss_timer_deadline_; }
   // Exposed for unit tests of RFC 9002 behaviour.

@@ -18,12 +18,15 @@
 #include "transport/delivery_rate.h"
 #include "transport/network.h"
 #include "transport/rtt_estimator.h"
+#include "transport/sender.h"
 #include "transport/stream.h"
 #include "transport/transport_config.h"
 
 namespace orbitcc {
 
-class TcpFlow : public SubflowEndpoint, public TimerOwner {
+// A TCP flow is its own single path: both a FlowTransport and its one
+// SubflowSender.
+class TcpFlow final : public SubflowSender, public FlowTransport {
  public:
   enum Timer { kRtoTimer = 0, kDelayedAckTimer = 1, kPacingTimer = 2 };
 
@@ -31,7 +34,7 @@ class TcpFlow : public SubflowEndpoint, public TimerOwner {
           uint64_t total_bytes,
           std::unique_ptr<CongestionController> controller);
 
-  void Start(TimeNs now);
+  void Start(TimeNs now) override;
   // Application data that grows over time (the flow never completes): a
   // write of `bytes` occupies ceil(bytes / payload) whole segments, the last
   // one sent full size as for a file's tail (like a write pushed with
@@ -44,24 +47,37 @@ class TcpFlow : public SubflowEndpoint, public TimerOwner {
   void OnTimer(TimeNs now, int which) override;
 
   int id() const { return id_; }
-  CongestionController& controller() { return *controller_; }
-  const CongestionController& controller() const { return *controller_; }
-  const RttEstimator& rtt() const { return rtt_; }
-  uint64_t bytes_in_flight() const {
+  CongestionController& controller() override { return *controller_; }
+  const CongestionController& controller() const override {
+    return *controller_;
+  }
+  const RttEstimator& rtt() const override { return rtt_; }
+  uint64_t bytes_in_flight() const override {
     return (snd_nxt_ - snd_una_) * config_.packet_bytes;
   }
   uint64_t delivered_bytes() const { return rate_.delivered(); }
-  double last_delivery_rate_bps() const { return last_rate_bps_; }
-  const SubflowStats& stats() const { return stats_; }
-  SubflowStats& mutable_stats() { return stats_; }
-  uint64_t goodput_bytes() const;
-  TimeNs completion_time() const { return completion_time_; }
+  double last_delivery_rate_bps() const override { return last_rate_bps_; }
+  const SubflowStats& stats() const override { return stats_; }
+  SubflowStats& mutable_stats() override { return stats_; }
+  uint64_t goodput_bytes() const override;
+  TimeNs completion_time() const override { return completion_time_; }
   TimeNs start_time() const { return start_time_; }
   bool in_recovery() const { return in_recovery_; }
   TimeNs CurrentRto() const;
-  void NotifyPathChange(const PathChange& change) {
+  void NotifyPathChange(const PathChange& change) override {
     controller_->OnPathChange(change);
   }
+
+  // FlowTransport.
+  int num_paths() const override { return 1; }
+  SubflowSender& path(int) override { return *this; }
+  const SubflowSender& path(int) const override { return *this; }
+  void BeginAppLimited() override { AppendBytes(0, 0); }
+  uint64_t AppendData(TimeNs now, uint64_t bytes) override {
+    return AppendBytes(now, bytes);
+  }
+  // ACK-clocked: the new window is used when the next ACK arrives.
+  void OnWindowSetExternally(TimeNs) override {}
 
  private:
   struct Segment {

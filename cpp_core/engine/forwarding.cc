@@ -1,0 +1,70 @@
+// Forwarding: packets enter their subflow's current route, hop link by link,
+// and are delivered to the transport at the end; drops and the senders' loss
+// declarations feed the ground truth (design decision 6).
+#include "engine/simulation.h"
+
+namespace orbitcc {
+
+void Simulation::Send(const Packet& packet) {
+  SubflowSlot& sub = subflows_[packet.subflow];
+  const std::vector<int>& route = packet.is_ack ? sub.reverse_routes[sub.route]
+                                                : sub.forward_routes[sub.route];
+  if (!packet.is_ack) ++sub.injected;
+  Packet p = packet;
+  p.hop = 0;
+  p.route = sub.route;
+  links_[route[0]]->Enqueue(now_, p);
+}
+
+void Simulation::OnLinkExit(TimeNs now, const Packet& packet) {
+  SubflowSlot& sub = subflows_[packet.subflow];
+  const std::vector<int>& route = packet.is_ack
+                                      ? sub.reverse_routes[packet.route]
+                                      : sub.forward_routes[packet.route];
+  const size_t next = static_cast<size_t>(packet.hop) + 1;
+  if (next < route.size()) {
+    Packet p = packet;
+    p.hop = static_cast<uint16_t>(next);
+    links_[route[next]]->Enqueue(now, p);
+    return;
+  }
+  if (packet.is_ack) {
+    sub.sender->OnAckArrival(now, packet);
+  } else {
+    ++sub.arrived;
+    loss_truth_[packet.subflow].OnArrival(packet.number, packet.sent_time);
+    sub.sender->OnDataArrival(now, packet);
+    if (Application* app = apps_[sub.flow].get()) {
+      const uint64_t delivered = flows_[sub.flow].transport->goodput_bytes();
+      if (delivered >= app->watch_offset()) app->OnDelivered(now, delivered);
+    }
+  }
+}
+
+void Simulation::OnPacketDeclaredLost(int subflow, uint64_t number,
+                                      TimeNs sent_time) {
+  loss_truth_[subflow].OnDeclared(
+      number, sent_time, controller(subflow).base().last_loss_verdict());
+}
+
+void Simulation::OnLinkDrop(TimeNs, const Packet& packet, LossCause cause) {
+  SubflowStats& stats = subflows_[packet.subflow].sender->mutable_stats();
+  if (packet.is_ack) {
+    ++stats.ack_drops;
+  } else {
+    ++stats.drops[static_cast<int>(cause)];
+    loss_truth_[packet.subflow].OnDrop(packet.number, packet.sent_time, cause);
+  }
+}
+
+RouterPacketInfo Simulation::DescribeForRouter(const Packet& packet) {
+  const SubflowSlot& sub = subflows_[packet.subflow];
+  RouterPacketInfo info;
+  info.flow_id = packet.subflow;
+  info.bytes = packet.bytes;
+  info.hop_count = static_cast<int>(sub.forward_routes[packet.route].size());
+  info.sender_srtt = sub.sender->rtt().smoothed();
+  return info;
+}
+
+}  // namespace orbitcc

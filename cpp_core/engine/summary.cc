@@ -1,0 +1,189 @@
+// Measurements: the sampled series (record_series) and the episode summary
+// per flow and over the flows under test.
+#include <algorithm>
+#include <cmath>
+
+#include "engine/simulation.h"
+
+namespace orbitcc {
+
+void Simulation::TakeSample(TimeNs now) {
+  if (!spec_.record_series) return;
+  const double interval_s = ToSeconds(spec_.sample_interval);
+  series_.t_s.push_back(ToSeconds(now));
+  for (size_t i = 0; i < subflows_.size(); ++i) {
+    const SubflowProbe p = Probe(static_cast<int>(i));
+    const SubflowStats& s = subflow_stats(static_cast<int>(i));
+    SubflowStats& last = last_sample_stats_[i];
+    series_.cwnd_bytes[i].push_back(static_cast<double>(p.cwnd_bytes));
+    series_.inflight_bytes[i].push_back(static_cast<double>(p.inflight_bytes));
+    series_.srtt_ms[i].push_back(p.srtt_ms);
+    series_.min_rtt_ms[i].push_back(p.min_rtt_ms);
+    series_.throughput_mbps[i].push_back(
+        static_cast<double>(s.bytes_received - last.bytes_received) * 8e-6 /
+        interval_s);
+    series_.delivery_rate_mbps[i].push_back(p.delivery_rate_mbps);
+    series_.capacity_mbps[i].push_back(p.path_capacity_mbps);
+    series_.congestion_losses[i].push_back(
+        static_cast<double>(s.drops[0] - last.drops[0]));
+    series_.random_losses[i].push_back(
+        static_cast<double>(s.drops[1] - last.drops[1]));
+    series_.handover_losses[i].push_back(
+        static_cast<double>(s.drops[2] - last.drops[2]));
+    last.bytes_received = s.bytes_received;
+    for (int c = 0; c < kNumLossCauses; ++c) last.drops[c] = s.drops[c];
+  }
+}
+
+bool Simulation::AllTestFlowsComplete() const {
+  bool any = false;
+  for (size_t fi = 0; fi < flows_.size(); ++fi) {
+    if (spec_.flows[fi].background) continue;
+    if (spec_.flows[fi].file_bytes == 0) return false;
+    if (flows_[fi].transport->completion_time() < 0) return false;
+    any = true;
+  }
+  return any;
+}
+
+FlowSummary Simulation::SummarizeFlow(size_t fi, LogHistogram* delay) const {
+  const FlowSpec& fs = spec_.flows[fi];
+  const FlowSlot& slot = flows_[fi];
+  const FlowTransport& transport = *slot.transport;
+  FlowSummary f;
+  f.name = fs.name;
+  f.controller = fs.controller;
+  f.background = fs.background;
+  f.num_subflows = static_cast<int>(slot.subflows.size());
+  uint64_t received = 0;
+  f.loss_matrix.assign(LossTruth::kVerdicts,
+                       std::vector<uint64_t>(LossTruth::kOutcomes, 0));
+  std::vector<double> recovery_ms[2];
+  for (int sf : slot.subflows) {
+    const auto m = loss_truth_[sf].Matrix();
+    for (int v = 0; v < LossTruth::kVerdicts; ++v) {
+      for (int o = 0; o < LossTruth::kOutcomes; ++o) {
+        f.loss_matrix[v][o] += m[v][o];
+      }
+    }
+    const CongestionController& cc = subflows_[sf].sender->controller().base();
+    if (cc.last_loss_verdict() != LossVerdict::kNotClassified) {
+      f.classifies_losses = true;
+    }
+    if (cc.AppendRecoveryTimesMs(&recovery_ms[0], &recovery_ms[1])) {
+      f.has_recovery_times = true;
+    }
+  }
+  for (int phase = 0; phase < 2; ++phase) {
+    std::vector<double>& v = recovery_ms[phase];
+    f.recovery_count[phase] = v.size();
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    // Nearest-rank percentiles.
+    auto rank = [&](double q) {
+      const size_t k = static_cast<size_t>(std::ceil(q * v.size()));
+      return v[std::min(v.size() - 1, k > 0 ? k - 1 : 0)];
+    };
+    f.recovery_p50_ms[phase] = rank(0.50);
+    f.recovery_p99_ms[phase] = rank(0.99);
+  }
+  if (apps_[fi] != nullptr) {
+    f.app = apps_[fi]->Summarize(now_);
+  } else {
+    f.app.kind = AppKindName(fs.file_bytes > 0 ? AppSpec::Kind::kFile
+                                               : AppSpec::Kind::kBulk);
+  }
+  for (int sf : slot.subflows) {
+    const SubflowStats& s = subflow_stats(sf);
+    delay->Merge(s.one_way_delay_us);
+    received += s.bytes_received;
+    f.packets_sent += s.packets_sent;
+    f.packets_retransmitted += s.packets_retransmitted;
+    f.congestion_losses += s.drops[0];
+    f.random_losses += s.drops[1];
+    f.handover_losses += s.drops[2];
+    f.declared_losses += s.packets_declared_lost;
+    f.timeouts += s.timeouts;
+    f.congestion_signals +=
+        subflows_[sf].sender->controller().congestion_signals();
+  }
+  const TimeNs start = fs.start;
+  const TimeNs completion = transport.completion_time();
+  const TimeNs end = completion >= 0 ? completion : now_;
+  const double active_s = ToSeconds(std::max<TimeNs>(end - start, 1));
+  f.throughput_mbps = static_cast<double>(received) * 8e-6 / active_s;
+  f.goodput_mbps =
+      static_cast<double>(transport.goodput_bytes()) * 8e-6 / active_s;
+  f.mean_delay_ms = delay->mean() * 1e-3;
+  f.p50_delay_ms = delay->Quantile(0.50) * 1e-3;
+  f.p95_delay_ms = delay->Quantile(0.95) * 1e-3;
+  f.p99_delay_ms = delay->Quantile(0.99) * 1e-3;
+  f.max_delay_ms = static_cast<double>(delay->max()) * 1e-3;
+  const uint64_t drops =
+      f.congestion_losses + f.random_losses + f.handover_losses;
+  f.loss_rate =
+      f.packets_sent ? static_cast<double>(drops) / f.packets_sent : 0;
+  if (fs.file_bytes > 0 && completion >= 0) {
+    f.completion_time_s = ToSeconds(completion - start);
+  }
+  f.hol_delay_ms = transport.mean_hol_delay_ms();
+  return f;
+}
+
+Summary Simulation::Summarize() const {
+  Summary out;
+  out.duration_s = ToSeconds(now_);
+  out.events = events_processed_;
+  LogHistogram test_delay;
+  uint64_t test_sent = 0;
+  uint64_t test_drops = 0;
+  double max_completion = -1.0;
+  bool all_complete = true;
+  bool any_file = false;
+  std::vector<double> throughputs;
+  for (size_t fi = 0; fi < flows_.size(); ++fi) {
+    const FlowSpec& fs = spec_.flows[fi];
+    LogHistogram delay;
+    FlowSummary f = SummarizeFlow(fi, &delay);
+    throughputs.push_back(f.throughput_mbps);
+    if (!fs.background) {
+      test_delay.Merge(delay);
+      test_sent += f.packets_sent;
+      test_drops += f.congestion_losses + f.random_losses + f.handover_losses;
+      out.throughput_mbps += f.throughput_mbps;
+      out.goodput_mbps += f.goodput_mbps;
+      out.congestion_losses += f.congestion_losses;
+      out.random_losses += f.random_losses;
+      out.handover_losses += f.handover_losses;
+      out.congestion_signals += f.congestion_signals;
+      if (fs.file_bytes > 0) {
+        any_file = true;
+        if (f.completion_time_s < 0) all_complete = false;
+        max_completion = std::max(max_completion, f.completion_time_s);
+      }
+    }
+    out.flows.push_back(std::move(f));
+  }
+  out.p95_delay_ms = test_delay.Quantile(0.95) * 1e-3;
+  out.mean_delay_ms = test_delay.mean() * 1e-3;
+  out.loss_rate = test_sent ? static_cast<double>(test_drops) / test_sent : 0.0;
+  out.completion_time_s = any_file && all_complete ? max_completion : -1.0;
+  // Jain's index (sum x)^2 / (n sum x^2) over every flow.
+  double sum = 0.0, sum_sq = 0.0;
+  for (double x : throughputs) {
+    sum += x;
+    sum_sq += x * x;
+  }
+  out.jain_fairness =
+      sum_sq > 0.0 ? sum * sum / (throughputs.size() * sum_sq) : 1.0;
+  const Link& b = *links_[bottleneck_];
+  const double capacity_bits = b.CapacityIntegralBitNs(now_) * 1e-9;
+  out.utilization = capacity_bits > 0.0
+                        ? static_cast<double>(b.stats().bytes_transmitted) *
+                              8.0 / capacity_bits
+                        : 0.0;
+  for (TimeNs t : handovers_) out.handover_times_s.push_back(ToSeconds(t));
+  return out;
+}
+
+}  // namespace orbitcc
