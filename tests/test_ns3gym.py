@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 
 import numpy as np
 import pytest
@@ -24,8 +25,15 @@ from orbitcc.env.ns3gym import protocol as pb  # noqa: E402
 PEER = [sys.executable, "-m", "orbitcc.env.ns3gym.fake_peer"]
 
 
-def peer(mode: str = "normal", steps: int = 5) -> list[str]:
-    return [*PEER, f"--mode={mode}", f"--steps={steps}"]
+def peer(mode: str = "normal", steps: int = 5, tag: str = "") -> list[str]:
+    # The tag makes this test's peer findable with pgrep without seeing the
+    # peers of another test run on the same machine.
+    return [*PEER, f"--mode={mode}", f"--steps={steps}", f"--tag={tag or 'x'}"]
+
+
+def _pids(tag: str) -> list[int]:
+    out = subprocess.run(["pgrep", "-f", "--", f"--tag={tag}"], capture_output=True, text=True)
+    return [int(p) for p in out.stdout.split() if _alive(int(p))]
 
 
 def _alive(pid: int) -> bool:
@@ -103,14 +111,13 @@ def test_peer_crash_is_a_clear_error_with_its_output() -> None:
 
 
 def test_hanging_peer_times_out_and_is_killed() -> None:
+    tag = uuid.uuid4().hex
     started = time.monotonic()
     with pytest.raises(Ns3GymTimeoutError, match="within 1.5 s"):
-        Ns3GymEnv(peer("hang"), timeout_s=1.5)
+        Ns3GymEnv(peer("hang", tag=tag), timeout_s=1.5)
     assert time.monotonic() - started < 10
     # The hung process was stopped: no orphan left behind.
-    out = subprocess.run(["pgrep", "-f", "fake_peer --mode=hang"], capture_output=True,
-                         text=True)
-    assert out.stdout.strip() == ""
+    assert _pids(tag) == []
 
 
 def test_slow_start_times_out() -> None:
@@ -157,24 +164,21 @@ def test_garbage_collection_stops_the_process() -> None:
 def test_interrupt_in_a_child_process_leaves_no_orphan(tmp_path) -> None:
     """Ctrl-C (SIGINT) while the env waits: the interpreter exits and the
     ns-3 process goes with it."""
+    tag = uuid.uuid4().hex
     script = tmp_path / "user.py"
-    pidfile = tmp_path / "pid"
     script.write_text(
-        "import sys\n"
         "from orbitcc.env.ns3gym import Ns3GymEnv\n"
-        f"env = Ns3GymEnv({peer('hang')!r}, timeout_s=600)\n")
+        f"env = Ns3GymEnv({peer('hang', tag=tag)!r}, timeout_s=600)\n")
     # 'hang' never sends the first state, so the constructor waits; we need
     # the peer's pid: read it from the process table after start-up.
     proc = subprocess.Popen([sys.executable, str(script)])
     deadline = time.monotonic() + 60
     pid = None
     while time.monotonic() < deadline and pid is None:
-        out = subprocess.run(["pgrep", "-f", "fake_peer --mode=hang"], capture_output=True,
-                             text=True).stdout.split()
-        pid = int(out[0]) if out else None
+        found = _pids(tag)
+        pid = found[0] if found else None
         time.sleep(0.2)
     assert pid is not None
-    pidfile.write_text(str(pid))
     time.sleep(0.5)
     proc.send_signal(2)  # SIGINT
     proc.wait(timeout=30)
