@@ -60,14 +60,17 @@ cpp-test: install
 py-test: install ns3-deps
 	WANDB_MODE=disabled $(VENV)/bin/pytest -q
 
-# ns-3.37 (Debian's libns3-dev) for the ns-3 comparison tests; installed here
-# when we can, otherwise those tests are skipped with the reason.
+# ns-3.37 (Debian's libns3-dev) for the ns-3 comparison tests, and libzmq +
+# protobuf for its ns3-gym mode; installed here when we can, otherwise those
+# tests are skipped with the reason.
 ns3-deps:
-	@if ! pkg-config --exists ns3-core 2>/dev/null; then \
+	@if ! { pkg-config --exists ns3-core libzmq protobuf && command -v protoc; } \
+	     >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing libns3-dev (ns-3.37) ..."; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	      pkg-config libns3-dev libgsl-dev protobuf-compiler) >/dev/null \
+	      pkg-config libns3-dev libgsl-dev protobuf-compiler libprotobuf-dev \
+	      libzmq3-dev) >/dev/null \
 	      || echo "could not install ns-3: the ns-3 comparison tests will be skipped"; \
 	  else \
 	    echo "ns-3 is missing: the ns-3 comparison tests are skipped" \

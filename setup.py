@@ -95,6 +95,7 @@ setup(
         "orbitcc": ["py.typed", "_core.pyi"],
         "orbitcc.configs": ["*.yaml", "*/*.yaml", "traces/*"],
         "orbitcc.ns3": ["*.cc", "*.h", "*.proto", "CMakeLists.txt", "README.md"],
+        "orbitcc.env.ns3gym": ["*.proto"],
     },
     ext_modules=[CMakeExtension("orbitcc._core", ROOT / "cpp_core")],
     cmdclass={"build_ext": CMakeBuild},

@@ -79,7 +79,8 @@ def test_orbitcc_side_conserves_bytes() -> None:
     f = out["flows"][0]
     # RTT never below the base RTT; p95 >= mean for a queue that fills.
     assert f["mean_rtt_ms"] >= 50.0 and f["p95_rtt_ms"] >= 50.0
-    assert len(out["cwnd"]["t_s"]) == len(out["cwnd"]["cwnd_bytes"][0]) > 400
+    # One cwnd sample per 50 ms step (as the ns-3 program samples).
+    assert len(out["cwnd"]["t_s"]) == len(out["cwnd"]["cwnd_bytes"][0]) >= 99
 
 
 def test_compare_grades_newreno_not_bbr() -> None:

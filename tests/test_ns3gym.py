@@ -244,3 +244,47 @@ def test_python_schema_matches_messages_proto(tmp_path) -> None:
         return {"package": f.package, "messages": msgs, "enums": enums, "nested": nested}
 
     assert shape(ours) == shape(compiled)
+
+
+def _ns3_gym_binary():
+    from orbitcc import ns3
+
+    if ns3.ns3_version() is None:
+        pytest.skip("ns-3 is not installed (apt-get install libns3-dev libgsl-dev)")
+    binary = ns3.build_programs()
+    if not ns3.has_gym_mode(binary):
+        pytest.skip("the ns-3 programs were built without ns3-gym mode (apt-get install "
+                    "libzmq3-dev libprotobuf-dev protobuf-compiler)")
+    return binary
+
+
+def test_round_trip_against_our_ns3_program(tmp_path) -> None:
+    """The client against real ns-3 (our dumbbell in ns3-gym mode, its C++
+    side compiled from messages.proto): spaces, window actions applied inside
+    ns-3, the simulation end, and a second episode after reset."""
+    binary = _ns3_gym_binary()
+    cmd = [str(binary), "--duration=2", "--flows=1", f"--out={tmp_path / 's.json'}"]
+    with Ns3GymEnv(cmd, timeout_s=300) as env:
+        assert env.observation_space.shape == (1, 5)
+        assert env.action_space == spaces.Box(-1.0, 1.0, (1,), np.float32)
+        env.reset()
+        windows, steps, truncated = [], 0, False
+        while not truncated:
+            # Double the window each 100 ms step, then hold it. The action
+            # sent with the first step applies at t = 0, before the
+            # connection exists, and is ignored.
+            a = np.array([1.0 if steps < 5 else 0.0], dtype=np.float32)
+            obs, reward, terminated, truncated, info = env.step(a)
+            assert not terminated
+            windows.append(obs[0, 0])
+            steps += 1
+        assert steps == 20 and info["ns3_reason"] == "simulation_end"
+        # ns-3 applied the agent's windows: 10 segments (IW) doubled per step
+        # (no loss: 160 segments < the BDP of 416), then held.
+        iw = 10 * 1448
+        assert windows[:5] == [iw, 2 * iw, 4 * iw, 8 * iw, 16 * iw]
+        assert all(w == 16 * iw for w in windows[5:])
+        # Goodput follows the window: 160 segments per ~50 ms RTT, 36.8 Mb/s.
+        assert obs[0, 4] == pytest.approx(16 * iw * 8 / 0.0503 / 1e6, rel=0.05)
+        obs, _ = env.reset()  # a new simulation
+        assert obs.shape == (1, 5)

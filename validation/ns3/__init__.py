@@ -70,10 +70,27 @@ def _cmake() -> str:
     return exe
 
 
+def gym_proto() -> Path | None:
+    """messages.proto of orbitcc.env.ns3gym (repository or installed layout)."""
+    for p in (SOURCE_DIR.parent.parent / "env" / "ns3gym" / "messages.proto",
+              SOURCE_DIR.parent / "env" / "ns3gym" / "messages.proto"):
+        if p.exists():
+            return p
+    return None
+
+
+def has_gym_mode(binary: Path) -> bool:
+    """Whether a built program speaks the ns3-gym protocol (--openGymPort)."""
+    return (binary.parent / "messages.pb.h").exists()
+
+
 def _source_hash() -> str:
     import hashlib
 
     h = hashlib.sha256()
+    proto = gym_proto()
+    if proto is not None:
+        h.update(proto.read_bytes())
     for p in sorted(SOURCE_DIR.glob("*")):
         if p.suffix in (".cc", ".h", ".proto") or p.name == "CMakeLists.txt":
             h.update(p.name.encode())
@@ -109,6 +126,9 @@ def build_programs(build_dir: Path | None = None, quiet: bool = True) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     cmake = _cmake()
     configure = [cmake, "-S", str(SOURCE_DIR), "-B", str(root), "-DCMAKE_BUILD_TYPE=Release"]
+    proto = gym_proto()
+    if proto is not None:
+        configure.append(f"-DORBITCC_PROTO={proto}")
     ninja = str(Path(sys.executable).parent / "ninja")
     if not Path(ninja).exists():
         ninja = shutil.which("ninja") or ""

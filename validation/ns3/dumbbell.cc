@@ -128,11 +128,14 @@ struct FlowStats {
   uint64_t timeouts = 0;  // entries into CA_LOSS (RTO episodes)
   uint64_t fast_recoveries = 0;  // entries into CA_RECOVERY
   uint64_t highest_end = 0;  // highest sequence end sent (relative)
+  uint32_t bytes_in_flight = 0;
   bool have_isn = false;
   uint32_t isn = 0;
 };
 
 static void OnCwnd(FlowStats* f, uint32_t, uint32_t now) { f->cwnd = now; }
+
+static void OnInflight(FlowStats* f, uint32_t, uint32_t now) { f->bytes_in_flight = now; }
 
 static void OnRtt(FlowStats* f, Time, Time now) {
   if (now.IsStrictlyPositive()) f->rtt_samples_ms.push_back(now.GetSeconds() * 1e3);
@@ -266,6 +269,7 @@ int main(int argc, char* argv[]) {
   std::string out_json = "ns3_summary.json";
   std::string out_cwnd;
   uint32_t gym_port = 0;
+  uint32_t sim_seed = 0;
   double gym_step_ms = 100.0;
 
   CommandLine cmd(__FILE__);
@@ -294,11 +298,13 @@ int main(int argc, char* argv[]) {
   cmd.AddValue("sampleMs", "cwnd trace sampling interval", sample_ms);
   cmd.AddValue("out", "JSON summary path", out_json);
   cmd.AddValue("cwnd", "cwnd trace CSV path (empty: none)", out_cwnd);
-  cmd.AddValue("gymPort", "ns3-gym protocol port (0: off)", gym_port);
+  cmd.AddValue("openGymPort", "ns3-gym protocol port (0: off); see gym_bridge.h", gym_port);
+  cmd.AddValue("simSeed", "ns3-gym's seed argument: the RNG run number (--run)", sim_seed);
   cmd.AddValue("gymStepMs", "ns3-gym step interval", gym_step_ms);
   cmd.Parse(argc, argv);
 
   if (flows < 1) NS_FATAL_ERROR("--flows must be >= 1");
+  if (sim_seed != 0) run = sim_seed;
   RngSeedManager::SetSeed(seed);
   RngSeedManager::SetRun(run);
 
@@ -455,6 +461,7 @@ int main(int argc, char* argv[]) {
     FlowStats* f = &stats[i];
     tcp->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, f));
     tcp->TraceConnectWithoutContext("RTT", MakeBoundCallback(&OnRtt, f));
+    tcp->TraceConnectWithoutContext("BytesInFlight", MakeBoundCallback(&OnInflight, f));
     tcp->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, f));
     tcp->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, f));
     Ptr<BulkSender> app = CreateObject<BulkSender>();
@@ -482,10 +489,24 @@ int main(int argc, char* argv[]) {
   }
 
 #ifdef ORBITCC_NS3_GYM
-  std::unique_ptr<GymBridge> gym;
+  std::unique_ptr<orbitcc_gym::GymBridge> gym;
   if (gym_port != 0) {
-    gym.reset(new GymBridge(gym_port, MilliSeconds(gym_step_ms), Seconds(duration)));
-    for (uint32_t i = 0; i < flows; ++i) gym->AddFlow(stats[i].socket, stats[i].sink);
+    gym.reset(new orbitcc_gym::GymBridge(static_cast<uint16_t>(gym_port),
+                                         MilliSeconds(gym_step_ms), Seconds(duration)));
+    for (uint32_t i = 0; i < flows; ++i) {
+      orbitcc_gym::GymFlow g;
+      g.socket = stats[i].socket;
+      g.sink = stats[i].sink;
+      g.cc = CreateObject<orbitcc_gym::TcpExternalCc>();
+      g.socket->SetCongestionControlAlgorithm(g.cc);
+      g.mss = mss;
+      g.rtt_samples_ms = &stats[i].rtt_samples_ms;
+      g.data_segments = &stats[i].data_segments;
+      g.retransmissions = &stats[i].retransmissions;
+      g.bytes_in_flight = &stats[i].bytes_in_flight;
+      stats[i].cc = "external";
+      gym->AddFlow(g);
+    }
     gym->Start();
   }
 #else
@@ -498,6 +519,9 @@ int main(int argc, char* argv[]) {
   const std::clock_t cpu_start = std::clock();
   Simulator::Stop(Seconds(duration));
   Simulator::Run();
+#ifdef ORBITCC_NS3_GYM
+  if (gym) gym->Finish();
+#endif
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
