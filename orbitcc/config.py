@@ -49,6 +49,69 @@ class ControllerConfig:
     params: dict[str, float] = field(default_factory=dict)  # validated by the core
 
 
+SPLITS = ("none", "train", "test")
+RANDOMIZED_PARAMS = ("capacity_scale", "extra_rtt_ms", "buffer_scale", "handover_outage_s",
+                     "background_flows", "background_start_s")
+# Allowed interval of each range's ends (as cpp_core/sim/domain_randomization.cc).
+_RANDOMIZE_LIMITS = {
+    "capacity_scale": (0.01, 100.0), "extra_rtt_ms": (0.0, 10000.0),
+    "buffer_scale": (0.01, 100.0), "handover_outage_s": (0.0, 60.0),
+    "background_flows": (0.0, 16.0), "background_start_s": (0.0, 1e6),
+}
+
+
+@dataclass
+class RandomizeConfig:
+    """Domain randomisation and the train/test seed split (group ``randomize/``).
+
+    Each episode draws every parameter uniformly from its ``[lo, hi]`` range
+    (lo == hi: fixed) from a stream keyed by the episode seed; see
+    docs/env.md ("The task") and cpp_core/sim/domain_randomization.h.
+    ``split``: train/test map the seed so that no training episode can replay
+    a test episode; ``holdout_fraction`` of ``holdout_param``'s range is seen
+    only by test episodes.
+    """
+
+    enabled: bool = False  # draw the parameters below per episode
+    split: str = "none"  # none | train | test
+    capacity_scale: list[float] = field(default_factory=lambda: [1.0, 1.0])
+    extra_rtt_ms: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    buffer_scale: list[float] = field(default_factory=lambda: [1.0, 1.0])
+    handover_outage_s: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    background_flows: list[int] = field(default_factory=lambda: [1, 1])
+    background_start_s: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    holdout_param: str = ""  # "" or one of RANDOMIZED_PARAMS
+    holdout_fraction: float = 0.0  # [0, 1): top fraction of holdout_param's range
+
+    def __post_init__(self) -> None:
+        o = "randomize"
+        _check_choice(o, "split", self.split, SPLITS)
+        for name, (lo, hi) in _RANDOMIZE_LIMITS.items():
+            value = list(getattr(self, name))
+            if len(value) != 2:
+                raise ValueError(f"randomize.{name} = {value} must be a [lo, hi] pair")
+            for end in value:
+                check_range(o, name, end, lo, hi)
+            if value[0] > value[1]:
+                raise ValueError(f"randomize.{name} = {value}: the lower end exceeds the upper")
+        if self.holdout_param:
+            _check_choice(o, "holdout_param", self.holdout_param, RANDOMIZED_PARAMS)
+        check_range(o, "holdout_fraction", self.holdout_fraction, 0.0, 0.999999)
+        if self.holdout_fraction > 0 and not self.holdout_param:
+            raise ValueError("randomize.holdout_fraction > 0 needs randomize.holdout_param")
+
+    def active(self) -> bool:
+        return self.enabled or self.split != "none"
+
+    def to_core(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"enabled": bool(self.enabled), "split": self.split,
+                               "holdout_param": self.holdout_param,
+                               "holdout_fraction": float(self.holdout_fraction)}
+        for name in RANDOMIZED_PARAMS:
+            out[name] = [float(x) for x in getattr(self, name)]
+        return out
+
+
 @dataclass
 class SimConfig:
     """Primary config of ``orbitcc-sim`` and ``orbitcc.run``."""
@@ -60,6 +123,7 @@ class SimConfig:
     sample_interval_s: float = 0.1  # time-series resolution
     plot: bool = True  # orbitcc-sim: write a PNG of cwnd / throughput / RTT
     print_table: bool = True  # orbitcc-sim: print the metrics table
+    randomize: RandomizeConfig = field(default_factory=RandomizeConfig)  # per-episode draws
 
     def __post_init__(self) -> None:
         check_range("sim", "seed", self.seed, 0, 2**63 - 1)
@@ -70,11 +134,15 @@ class SimConfig:
 
 
 ACTION_MODES = ("window", "rate", "discrete", "residual")
-REWARD_PRESETS = ("linear", "aurora", "power")
+REWARD_PRESETS = ("linear", "aurora", "power", "normalized", "orca", "fair")
+FAIRNESS_METRICS = ("friendliness", "jain")
 OBSERVATION_FEATURES = (
     "cwnd", "inflight", "delivery_rate", "rtt_ratio", "rtt_gradient",
     "loss_rate", "ack_rate", "throughput", "srtt",
 )
+# Path-normalised and ground-truth features (opt-in; docs/env.md).
+EXTRA_FEATURES = ("cwnd_bdp", "inflight_bdp", "delivery_norm", "throughput_norm",
+                  "capacity_bdp", "handover")
 
 
 def _check_choice(owner: str, name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -86,9 +154,12 @@ def _check_choice(owner: str, name: str, value: str, allowed: tuple[str, ...]) -
 class RewardConfig:
     """Per-step reward from the leaderboard's metrics over the step (docs/env.md).
 
-    linear: w_t * thr / thr_ref - w_d * delay / delay_ref - w_l * loss_rate
-    aurora: 10 * packets/s - 1000 * delay_s - 2000 * loss_rate  (Aurora, ICML'19)
-    power:  (thr / thr_ref) / (delay / delay_ref)               (Kleinrock's power)
+    linear:     w_t * thr / thr_ref - w_d * delay / delay_ref - w_l * loss_rate
+    aurora:     10 * packets/s - 1000 * delay_s - 2000 * loss_rate  (Aurora, ICML'19)
+    power:      (thr / thr_ref) / (delay / delay_ref)               (Kleinrock's power)
+    normalized: w_t * thr / capacity - w_d * (srtt - base_rtt) / base_rtt - w_l * loss_rate
+    fair:       normalized - w_f * unfairness (friendliness or 1 - Jain vs background)
+    orca:       ((thr - zeta * lost) / d') / (capacity / base_rtt)  (Orca, SIGCOMM'20)
     Every preset is multiplied by ``scale``.
     """
 
@@ -98,6 +169,10 @@ class RewardConfig:
     loss_weight: float = 10.0  # linear: w_l
     throughput_ref_mbps: float = 100.0  # linear/power: throughput normaliser
     delay_ref_ms: float = 100.0  # linear/power: delay normaliser
+    fairness_weight: float = 1.0  # fair: w_f
+    fairness: str = "friendliness"  # fair: friendliness | jain
+    orca_zeta: float = 5.0  # orca: loss penalty factor
+    orca_beta: float = 1.25  # orca: delay slack (multiples of the base RTT)
     scale: float = 1.0  # multiplies the reward
 
     def __post_init__(self) -> None:
@@ -108,6 +183,10 @@ class RewardConfig:
         check_range(o, "loss_weight", self.loss_weight, 0.0, 1e9)
         check_range(o, "throughput_ref_mbps", self.throughput_ref_mbps, 0.0, 1e9, lo_open=True)
         check_range(o, "delay_ref_ms", self.delay_ref_ms, 0.0, 1e9, lo_open=True)
+        check_range(o, "fairness_weight", self.fairness_weight, 0.0, 1e9)
+        _check_choice(o, "fairness", self.fairness, FAIRNESS_METRICS)
+        check_range(o, "orca_zeta", self.orca_zeta, 0.0, 1e9)
+        check_range(o, "orca_beta", self.orca_beta, 1.0, 1e9)
         check_range(o, "scale", self.scale, -1e9, 1e9)
 
     def to_core(self) -> dict[str, Any]:
@@ -123,7 +202,7 @@ class EnvConfig:
     features: list[str] = field(default_factory=lambda: list(OBSERVATION_FEATURES))
     mobility_features: bool = False  # + oracle capacity/RTT, time to handover, shared flag
     action: str = "window"  # window | rate | discrete | residual
-    window_max_factor: float = 2.0  # window/residual: action 1 multiplies by this
+    window_max_factor: float = 1.25  # window/residual: action 1 multiplies by this
     rate_step: float = 0.05  # rate: Aurora's alpha
     rate_initial_mbps: float = 1.0  # rate: sending rate at reset
     rate_min_mbps: float = 0.01
@@ -131,13 +210,15 @@ class EnvConfig:
     discrete_factors: list[float] = field(default_factory=lambda: [0.5, 0.8, 1.0, 1.25, 2.0])
     residual_controller: str = "cubic"  # residual: base controller if none is given
     max_window_bytes: int = 2**30
+    window_cap_bdp: float = 3.0  # > 0: agent windows <= this many path BDPs (>= 10 packets)
+    step_rtts: float = 0.0  # > 0: a step lasts this many srtts (step_interval_s unused)
 
     def __post_init__(self) -> None:
         o = "env"
         check_range(o, "step_interval_s", self.step_interval_s, 0.0, 3600.0, lo_open=True)
         check_range(o, "history", self.history, 1, 1000)
         for i, name in enumerate(self.features):
-            _check_choice(o, f"features[{i}]", name, OBSERVATION_FEATURES)
+            _check_choice(o, f"features[{i}]", name, OBSERVATION_FEATURES + EXTRA_FEATURES)
         if len(set(self.features)) != len(self.features):
             raise ValueError(f"env.features = {list(self.features)} lists a feature twice")
         _check_choice(o, "action", self.action, ACTION_MODES)
@@ -152,6 +233,8 @@ class EnvConfig:
         for i, f in enumerate(self.discrete_factors):
             check_range(o, f"discrete_factors[{i}]", f, 1e-3, 1e3)
         check_range(o, "max_window_bytes", self.max_window_bytes, 4096, 2**40)
+        check_range(o, "window_cap_bdp", self.window_cap_bdp, 0.0, 1e6)
+        check_range(o, "step_rtts", self.step_rtts, 0.0, 1e4)
 
     def to_core(self, control: str, reward: RewardConfig) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -184,6 +267,7 @@ def register_configs() -> None:
     cs.store(name="gym_schema", node=GymConfig)
     cs.store(group="env", name="env_schema", node=EnvConfig)
     cs.store(group="reward", name="reward_schema", node=RewardConfig)
+    cs.store(group="randomize", name="randomize_schema", node=RandomizeConfig)
     register_agent_configs()
 
 

@@ -41,7 +41,7 @@ EnvConfig EnvConfigFromDict(const py::dict& dict) {
       r.Choice("control", "agent", {"agent", "baseline", "residual"}));
   c.action = ParseActionMode(
       r.Choice("action", "window", {"window", "rate", "discrete", "residual"}));
-  c.window_max_factor = r.FloatIn("window_max_factor", 2.0, 1.0 + 1e-9, 1024.0);
+  c.window_max_factor = r.FloatIn("window_max_factor", 1.25, 1.0 + 1e-9, 1024.0);
   c.rate_step = r.FloatIn("rate_step", 0.05, 1e-6, 10.0);
   c.rate_initial_mbps = r.FloatIn("rate_initial_mbps", 1.0, 1e-6, 1e7);
   c.rate_min_mbps = r.FloatIn("rate_min_mbps", 0.01, 1e-6, 1e7);
@@ -50,16 +50,24 @@ EnvConfig EnvConfigFromDict(const py::dict& dict) {
     c.discrete_factors = r.FloatList("discrete_factors", 0);
   c.max_window_bytes = static_cast<uint64_t>(
       r.Int("max_window_bytes", int64_t{1} << 30, 4096, int64_t{1} << 40));
+  c.window_cap_bdp = r.FloatIn("window_cap_bdp", 3.0, 0.0, 1e6);
+  c.step_rtts = r.FloatIn("step_rtts", 0.0, 0.0, 1e4);
   if (r.Has("reward")) {
     DictReader w(r.Get("reward"), "env.reward");
     RewardConfig& rc = c.reward;
     rc.preset = ParseRewardPreset(
-        w.Choice("preset", "linear", {"linear", "aurora", "power"}));
+        w.Choice("preset", "linear",
+                 {"linear", "aurora", "power", "normalized", "orca", "fair"}));
     rc.throughput_weight = w.FloatIn("throughput_weight", 1.0, 0.0, 1e9);
     rc.delay_weight = w.FloatIn("delay_weight", 1.0, 0.0, 1e9);
     rc.loss_weight = w.FloatIn("loss_weight", 10.0, 0.0, 1e9);
     rc.throughput_ref_mbps = w.FloatIn("throughput_ref_mbps", 100.0, 1e-9, 1e9);
     rc.delay_ref_ms = w.FloatIn("delay_ref_ms", 100.0, 1e-9, 1e9);
+    rc.fairness_weight = w.FloatIn("fairness_weight", 1.0, 0.0, 1e9);
+    rc.fairness = ParseFairnessMetric(
+        w.Choice("fairness", "friendliness", {"friendliness", "jain"}));
+    rc.orca_zeta = w.FloatIn("orca_zeta", 5.0, 0.0, 1e9);
+    rc.orca_beta = w.FloatIn("orca_beta", 1.25, 1.0, 1e9);
     rc.scale = w.FloatIn("scale", 1.0, -1e9, 1e9);
     w.RejectUnknown();
   }

@@ -228,6 +228,34 @@ FlowSpec ParseFlow(py::handle obj, const std::string& where) {
   return f;
 }
 
+Range RangeField(DictReader& r, const char* key, Range fallback) {
+  if (!r.Has(key)) return fallback;
+  const std::vector<double> v = r.FloatList(key, 2);
+  return Range{v[0], v[1]};
+}
+
+// `randomize`: sim/domain_randomization.h. Ranges are [lo, hi] pairs.
+DomainRandomization ParseRandomization(py::handle obj,
+                                       const std::string& where) {
+  DictReader r(obj, where);
+  DomainRandomization dr;
+  dr.enabled = r.Bool("enabled", true);
+  dr.split = ParseSplit(r.Choice("split", "none", {"none", "train", "test"}));
+  dr.capacity_scale = RangeField(r, "capacity_scale", dr.capacity_scale);
+  dr.extra_rtt_ms = RangeField(r, "extra_rtt_ms", dr.extra_rtt_ms);
+  dr.buffer_scale = RangeField(r, "buffer_scale", dr.buffer_scale);
+  dr.handover_outage_s =
+      RangeField(r, "handover_outage_s", dr.handover_outage_s);
+  dr.background_flows = RangeField(r, "background_flows", dr.background_flows);
+  dr.background_start_s =
+      RangeField(r, "background_start_s", dr.background_start_s);
+  dr.holdout_param = r.Str("holdout_param", "");
+  dr.holdout_fraction = r.Float("holdout_fraction", 0.0);
+  r.RejectUnknown();
+  ValidateRandomization(dr);
+  return dr;
+}
+
 }  // namespace
 
 SimulationSpec SpecFromDict(const py::dict& dict) {
@@ -255,6 +283,9 @@ SimulationSpec SpecFromDict(const py::dict& dict) {
   }
   if (r.Has("oracle"))
     spec.make_oracle = ParseOracle(r.Get("oracle"), "oracle");
+  if (r.Has("randomize")) {
+    spec.randomization = ParseRandomization(r.Get("randomize"), "randomize");
+  }
   r.RejectUnknown();
   return spec;
 }

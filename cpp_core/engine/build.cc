@@ -12,6 +12,7 @@ namespace orbitcc {
 Simulation::Simulation(SimulationSpec spec, const MobilityOracle* oracle)
     : spec_(std::move(spec)), oracle_(oracle) {
   ValidateSpec(spec_);
+  randomization_ = ApplyDomainRandomization(&spec_);
   if (oracle_ == nullptr && spec_.make_oracle) {
     owned_oracle_ = spec_.make_oracle();
     oracle_ = owned_oracle_.get();

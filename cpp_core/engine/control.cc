@@ -24,6 +24,8 @@ SubflowProbe Simulation::Probe(int subflow) const {
     if (capacity < 0.0 || c < capacity) capacity = c;
   }
   p.path_capacity_mbps = capacity * 1e-6;
+  p.path_rtt_ms = ToMillis(PathPropagationRtt(subflow));
+  p.first_link = sub.forward().empty() ? -1 : sub.forward().front();
   p.in_slow_start = cc.in_slow_start();
   p.congestion_signals = cc.congestion_signals();
   return p;

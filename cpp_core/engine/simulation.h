@@ -51,6 +51,10 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
   bool done() const { return done_; }
   TimeNs now() const override { return now_; }
   TimeNs duration() const { return spec_.duration; }
+  // The spec as built: after domain randomisation (seed split-mapped,
+  // parameters applied); randomization() holds the episode's draw.
+  const SimulationSpec& spec() const { return spec_; }
+  const DrawnRandomization& randomization() const { return randomization_; }
 
   // Results.
   Summary Summarize() const;
@@ -166,6 +170,7 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
   FlowSummary SummarizeFlow(size_t fi, LogHistogram* delay) const;
 
   SimulationSpec spec_;
+  DrawnRandomization randomization_;
   std::unique_ptr<MobilityOracle> owned_oracle_;  // from spec_.make_oracle
   const MobilityOracle* oracle_;
   EventQueue events_;

@@ -29,6 +29,7 @@ void CheckPath(const std::string& where, const std::vector<int>& path,
 }  // namespace
 
 void ValidateSpec(const SimulationSpec& spec) {
+  ValidateRandomization(spec.randomization);
   if (spec.duration <= 0) Fail("duration_s", "must be > 0");
   if (spec.sample_interval <= 0) Fail("sample_interval_s", "must be > 0");
   if (spec.packet_bytes < 100 || spec.packet_bytes > 65535) {

@@ -13,6 +13,7 @@
 #include "cc/controller.h"
 #include "net/link_process.h"
 #include "net/router_agent.h"
+#include "engine/domain_randomization.h"
 #include "sim/time.h"
 
 namespace orbitcc {
@@ -95,6 +96,9 @@ struct SimulationSpec {
   // Optional: builds the MobilityOracle (MACO's cross-layer database) that
   // the Simulation owns, used when no oracle is passed to its constructor.
   std::function<std::unique_ptr<MobilityOracle>()> make_oracle;
+  // Per-episode parameter draws and the train/test seed split, applied when
+  // the Simulation is built (engine/domain_randomization.h).
+  DomainRandomization randomization;
 };
 
 // Throws std::invalid_argument naming the first invalid field.

@@ -48,17 +48,7 @@ EnvInstance::EnvInstance(std::shared_ptr<const SimulationSpec> spec,
         "scenario has no flow under test (all flows "
         "are background flows)");
   }
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t fi = 0; fi < spec_->flows.size(); ++fi) {
-      const FlowSpec& f = spec_->flows[fi];
-      if (f.background != (pass == 1)) continue;
-      const size_t n = f.transport == "tcp" ? 1 : f.paths.size();
-      for (size_t p = 0; p < n; ++p) {
-        all_subflows_.push_back(SubflowInfo{static_cast<int>(fi),
-                                            static_cast<int>(p), &f.paths[p]});
-      }
-    }
-  }
+  ListSubflows(*spec_);
   for (const FlowSpec& f : spec_->flows) {
     if (f.background) continue;
     const bool external = f.controller == "external";
@@ -95,14 +85,36 @@ EnvInstance::EnvInstance(std::shared_ptr<const SimulationSpec> spec,
   residual_scale_.assign(num_subflows_, 1.0);
 }
 
+// Test subflows first, then background ones (Simulation::Build's order).
+void EnvInstance::ListSubflows(const SimulationSpec& spec) {
+  all_subflows_.clear();
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t fi = 0; fi < spec.flows.size(); ++fi) {
+      const FlowSpec& f = spec.flows[fi];
+      if (f.background != (pass == 1)) continue;
+      const size_t n = f.transport == "tcp" ? 1 : f.paths.size();
+      for (size_t p = 0; p < n; ++p) {
+        all_subflows_.push_back(SubflowInfo{static_cast<int>(fi),
+                                            static_cast<int>(p), &f.paths[p]});
+      }
+    }
+  }
+}
+
 void EnvInstance::Reset(uint64_t seed, const EnvOutput& out) {
   SimulationSpec spec = *spec_;
   spec.seed = seed;
   spec.record_series = false;  // the env reports its own per-step metrics
   sim_.reset();
   sim_ = std::make_unique<Simulation>(std::move(spec));
+  // Domain randomisation may have changed the flows (background copies)
+  // and the oracle: read them from the spec as built.
+  ListSubflows(sim_->spec());
   oracle_.reset();
-  if (config_.mobility_features) oracle_ = spec_->make_oracle();
+  if (config_.mobility_features) oracle_ = sim_->spec().make_oracle();
+  rate_max_mbps_.assign(num_subflows_, 0.0);
+  capacity_bps_.assign(num_subflows_, 0.0);
+  background_last_.assign(sim_->num_subflows() - num_subflows_, Counters{});
   episode_seed_ = seed;
   last_time_ = 0;
   handovers_seen_ = 0;
@@ -142,12 +154,41 @@ void EnvInstance::ValidateAction(const float* box,
   }
 }
 
+double EnvInstance::WindowCap(int subflow, const SubflowProbe& p) {
+  double cap = static_cast<double>(config_.max_window_bytes);
+  if (config_.window_cap_bdp > 0) {
+    if (p.path_capacity_mbps > 0) {
+      capacity_bps_[subflow] = p.path_capacity_mbps * 1e6;
+    }
+    // Unknown before the links' first state (t = 0): no cap yet.
+    const double bdp = capacity_bps_[subflow] / 8.0 * p.path_rtt_ms * 1e-3;
+    const double floor = 10.0 * spec_->packet_bytes;
+    if (bdp > 0) {
+      cap = std::min(cap, std::max(config_.window_cap_bdp * bdp, floor));
+    }
+  }
+  return cap;
+}
+
+TimeNs EnvInstance::NextStepInterval() const {
+  if (config_.step_rtts <= 0) return config_.step_interval;
+  double rtt_ms = 0.0;
+  for (int i = 0; i < num_subflows_; ++i) {
+    const SubflowProbe p = sim_->Probe(i);
+    rtt_ms = std::max(rtt_ms, p.srtt_ms > 0 ? p.srtt_ms : p.path_rtt_ms);
+  }
+  if (rtt_ms <= 0) return config_.step_interval;  // nothing known yet
+  const double ms = std::clamp(config_.step_rtts * rtt_ms, 1.0, 10000.0);
+  return static_cast<TimeNs>(std::llround(ms * 1e6));
+}
+
 void EnvInstance::ApplyAction(const float* box, const int64_t* discrete) {
   const double mss = spec_->packet_bytes;
   const double min_window = 2.0 * mss;
-  const double max_window = static_cast<double>(config_.max_window_bytes);
   const double log_factor = std::log2(config_.window_max_factor);
   for (int i = 0; i < num_subflows_; ++i) {
+    const SubflowProbe probe = sim_->Probe(i);
+    const double max_window = std::max(WindowCap(i, probe), 4.0 * mss);
     const double a = box != nullptr
                          ? std::clamp(static_cast<double>(box[i]), -1.0, 1.0)
                          : 0.0;
@@ -157,8 +198,7 @@ void EnvInstance::ApplyAction(const float* box, const int64_t* discrete) {
         const double factor = config_.action == ActionMode::kWindow
                                   ? std::exp2(a * log_factor)
                                   : config_.discrete_factors[discrete[i]];
-        const double w =
-            static_cast<double>(sim_->Probe(i).cwnd_bytes) * factor;
+        const double w = static_cast<double>(probe.cwnd_bytes) * factor;
         sim_->SetWindow(
             i, static_cast<uint64_t>(std::clamp(w, min_window, max_window)));
         break;
@@ -170,7 +210,7 @@ void EnvInstance::ApplyAction(const float* box, const int64_t* discrete) {
           rate = a >= 0 ? rate * (1.0 + step) : rate / (1.0 - step);
           rate = std::clamp(rate, config_.rate_min_mbps, config_.rate_max_mbps);
         }
-        const SubflowProbe p = sim_->Probe(i);
+        const SubflowProbe& p = probe;
         const double rtt_s = p.srtt_ms > 0 ? p.srtt_ms * 1e-3 : 0.1;
         const double w = 2.0 * rate * 1e6 / 8.0 * rtt_s;
         sim_->SetPacingRate(i, rate * 1e6);
@@ -202,7 +242,7 @@ void EnvInstance::Step(const float* box, const int64_t* discrete,
   }
   if (config_.control != ControlMode::kBaseline) ApplyAction(box, discrete);
   const TimeNs before = sim_->now();
-  sim_->Step(config_.step_interval);
+  sim_->Step(NextStepInterval());
   const double dt_s = ToSeconds(sim_->now() - before);
   Observe(dt_s, out);
   *out.terminated = 0;
@@ -259,6 +299,13 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   double srtt_sum = 0;
   int srtt_n = 0;
   float feat[32];
+  // Reward inputs beyond the step metrics.
+  StepMeasures sm_in;
+  std::vector<int> links_used;
+  std::vector<double> link_test_mbps;  // parallel to links_used
+  double queueing_sum = 0, base_rtt_sum = 0;
+  int queueing_n = 0, base_n = 0;
+  const double handover_flag = step_handovers_.empty() ? 0.0 : 1.0;
   for (int i = 0; i < num_subflows_; ++i) {
     const SubflowProbe p = sim_->Probe(i);
     const SubflowStats& s = sim_->subflow_stats(i);
@@ -292,6 +339,31 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
     const double ack_mbps = d_acked * 8e-6 * inv_dt;
     const double min_rtt = p.min_rtt_ms;
     const double pacing_mbps = sim_->controller(i).pacing_rate_bps() * 1e-6;
+    // Path scale as the sender sees it: a running maximum of the delivery
+    // rate (decaying 2 % per step so it follows a capacity that falls) and
+    // the estimated BDP in bytes.
+    double& rate_max = rate_max_mbps_[i];
+    rate_max = std::max({rate_max * 0.98, p.delivery_rate_mbps, thr_mbps});
+    const double bdp_est = rate_max * 1e6 / 8.0 * min_rtt * 1e-3;
+    // Reward inputs: capacity of the distinct links in use, queueing.
+    if (p.first_link >= 0) {
+      auto it = std::find(links_used.begin(), links_used.end(), p.first_link);
+      if (it == links_used.end()) {
+        links_used.push_back(p.first_link);
+        link_test_mbps.push_back(thr_mbps);
+        sm_in.capacity_mbps += p.path_capacity_mbps;
+      } else {
+        link_test_mbps[it - links_used.begin()] += thr_mbps;
+      }
+    }
+    if (p.path_rtt_ms > 0) {
+      base_rtt_sum += p.path_rtt_ms;
+      ++base_n;
+      if (p.srtt_ms > 0) {
+        queueing_sum += std::max(0.0, p.srtt_ms - p.path_rtt_ms) / p.path_rtt_ms;
+        ++queueing_n;
+      }
+    }
 
     // Features.
     for (int k = 0; k < nf; ++k) {
@@ -347,6 +419,32 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
         case 12:
           v = SharesFirstLink(i, now) ? 1.0 : 0.0;
           break;
+        case 13:
+          v = bdp_est > 0 ? std::log2(std::max(p.cwnd_bytes, uint64_t{1}) /
+                                      bdp_est) /
+                                4.0
+                          : 0.0;
+          break;
+        case 14:
+          v = bdp_est > 0 ? Log2p1(p.inflight_bytes / bdp_est) / 2.0 : 0.0;
+          break;
+        case 15:
+          v = rate_max > 0 ? p.delivery_rate_mbps / rate_max : 0.0;
+          break;
+        case 16:
+          v = rate_max > 0 ? thr_mbps / rate_max : 0.0;
+          break;
+        case 17: {
+          const double bdp =
+              p.path_capacity_mbps * 1e6 / 8.0 * p.path_rtt_ms * 1e-3;
+          v = bdp > 0 ? std::log2(bdp / std::max<double>(p.cwnd_bytes, 1.0)) /
+                            4.0
+                      : 0.0;
+          break;
+        }
+        case 18:
+          v = handover_flag;
+          break;
         default:
           break;
       }
@@ -391,28 +489,35 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   const double total_drops = drops[0] + drops[1] + drops[2];
   const double loss = sent > 0 ? std::min(1.0, total_drops / sent)
                                : (total_drops > 0 ? 1.0 : 0.0);
-  const RewardConfig& rc = config_.reward;
-  double reward = 0.0;
-  if (dt_s > 0) {
-    switch (rc.preset) {
-      case RewardPreset::kLinear:
-        reward = rc.throughput_weight * thr_mbps / rc.throughput_ref_mbps -
-                 rc.delay_weight * delay_ms / rc.delay_ref_ms -
-                 rc.loss_weight * loss;
-        break;
-      case RewardPreset::kAurora: {
-        const double pps = received / mss * inv_dt;
-        reward = 10.0 * pps - 1000.0 * delay_ms * 1e-3 - 2000.0 * loss;
-        break;
-      }
-      case RewardPreset::kPower:
-        reward = delay_ms > 0 ? (thr_mbps / rc.throughput_ref_mbps) /
-                                    (delay_ms / rc.delay_ref_ms)
-                              : 0.0;
-        break;
-    }
-    reward *= rc.scale;
+  // Background flows on the links the test subflows use (fair reward).
+  sm_in.shared.resize(links_used.size());
+  for (size_t k = 0; k < links_used.size(); ++k) {
+    sm_in.shared[k].test_mbps = link_test_mbps[k];
   }
+  for (size_t b = 0; b < background_last_.size(); ++b) {
+    const int g = num_subflows_ + static_cast<int>(b);
+    const SubflowStats& s = sim_->subflow_stats(g);
+    Counters& last = background_last_[b];
+    const double mbps =
+        static_cast<double>(s.bytes_received - last.bytes_received) * 8e-6 *
+        inv_dt;
+    last.bytes_received = s.bytes_received;
+    const int link = sim_->Probe(g).first_link;
+    auto it = std::find(links_used.begin(), links_used.end(), link);
+    if (it != links_used.end()) {
+      sm_in.shared[it - links_used.begin()].background_mbps.push_back(mbps);
+    }
+  }
+  sm_in.dt_s = dt_s;
+  sm_in.throughput_mbps = thr_mbps;
+  sm_in.delay_ms = delay_ms;
+  sm_in.loss = loss;
+  sm_in.lost_mbps = total_drops * mss * 8e-6 * inv_dt;
+  sm_in.packet_bytes = mss;
+  sm_in.queueing = queueing_n > 0 ? queueing_sum / queueing_n : 0.0;
+  sm_in.rtt_ms = srtt_n > 0 ? srtt_sum / srtt_n : 0.0;
+  sm_in.base_rtt_ms = base_n > 0 ? base_rtt_sum / base_n : 0.0;
+  const double reward = StepReward(config_.reward, sm_in);
   double* m = out.metrics;
   m[0] = ToSeconds(now);
   m[1] = thr_mbps;

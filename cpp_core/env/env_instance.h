@@ -84,7 +84,10 @@ class EnvInstance {
     const PathSpec* path = nullptr;
   };
 
+  void ListSubflows(const SimulationSpec& spec);
   void ApplyAction(const float* box, const int64_t* discrete);
+  TimeNs NextStepInterval() const;
+  double WindowCap(int subflow, const SubflowProbe& p);
   void Observe(double dt_s, const EnvOutput& out);
   const std::vector<int>& ForwardRouteAt(int subflow, TimeNs t) const;
   bool SharesFirstLink(int subflow, TimeNs t) const;
@@ -107,6 +110,9 @@ class EnvInstance {
   std::vector<float> history_;     // num_subflows * history * F
   std::vector<double> rate_mbps_;  // rate mode: current sending rate
   std::vector<double> residual_scale_;
+  std::vector<double> rate_max_mbps_;   // decaying max of delivery rates
+  std::vector<double> capacity_bps_;    // last non-zero path capacity
+  std::vector<Counters> background_last_;  // background subflows
 };
 
 }  // namespace orbitcc

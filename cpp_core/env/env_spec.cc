@@ -1,5 +1,6 @@
 #include "env/env_spec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -18,6 +19,9 @@ void CheckRange(const std::string& field, double value, double lo, double hi) {
                     std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
 }
+
+// The first nine catalogue entries: the default selection.
+constexpr int kNumClassicFeatures = 9;
 
 }  // namespace
 
@@ -51,6 +55,26 @@ const std::vector<FeatureInfo>& FeatureCatalogue() {
       {"shared_bottleneck",
        "1 if another subflow currently shares this subflow's first link", 0.0f,
        1.0f, true},
+      // Path-normalised features (scale-free across capacities and RTTs):
+      // rate_max is the subflow's largest recent delivery-rate sample (a
+      // running maximum decaying by 2 % per step), bdp_est = rate_max x
+      // min_rtt; both are what a sender can measure.
+      {"cwnd_bdp", "log2(cwnd / bdp_est) / 4 (0 before estimates exist)", -2.0f,
+       2.0f, false},
+      {"inflight_bdp", "log2(1 + bytes in flight / bdp_est) / 2", 0.0f, 2.0f,
+       false},
+      {"delivery_norm", "latest delivery-rate sample / rate_max", 0.0f, 2.0f,
+       false},
+      {"throughput_norm", "Mb/s received in the step / rate_max", 0.0f, 2.0f,
+       false},
+      // Ground truth of the simulator (not measurable by a real sender):
+      // opt-in features for "what if the sender knew the path" studies.
+      {"capacity_bdp",
+       "log2(path capacity x propagation RTT / cwnd) / 4 (truth; 0 in an "
+       "outage)",
+       -2.0f, 2.0f, false},
+      {"handover", "1 if a handover happened during the step (truth)", 0.0f,
+       1.0f, false},
   };
   return kFeatures;
 }
@@ -59,9 +83,7 @@ std::vector<int> SelectFeatures(const EnvConfig& config) {
   const auto& cat = FeatureCatalogue();
   std::vector<int> out;
   if (config.features.empty()) {
-    for (size_t i = 0; i < cat.size(); ++i) {
-      if (!cat[i].mobility) out.push_back(static_cast<int>(i));
-    }
+    for (int i = 0; i < kNumClassicFeatures; ++i) out.push_back(i);
   } else {
     for (const std::string& name : config.features) {
       int found = -1;
@@ -111,6 +133,8 @@ void ValidateEnvConfig(const EnvConfig& c) {
                c.discrete_factors[i], 1e-3, 1e3);
   }
   if (c.max_window_bytes < 4096) Fail("max_window_bytes", "must be >= 4096");
+  CheckRange("window_cap_bdp", c.window_cap_bdp, 0.0, 1e6);
+  CheckRange("step_rtts", c.step_rtts, 0.0, 1e4);
   if ((c.action == ActionMode::kResidual) !=
           (c.control == ControlMode::kResidual) &&
       c.control != ControlMode::kBaseline) {
@@ -123,6 +147,9 @@ void ValidateEnvConfig(const EnvConfig& c) {
   CheckRange("reward.loss_weight", r.loss_weight, 0.0, 1e9);
   CheckRange("reward.throughput_ref_mbps", r.throughput_ref_mbps, 1e-9, 1e9);
   CheckRange("reward.delay_ref_ms", r.delay_ref_ms, 1e-9, 1e9);
+  CheckRange("reward.fairness_weight", r.fairness_weight, 0.0, 1e9);
+  CheckRange("reward.orca_zeta", r.orca_zeta, 0.0, 1e9);
+  CheckRange("reward.orca_beta", r.orca_beta, 1.0, 1e9);
   CheckRange("reward.scale", r.scale, -1e9, 1e9);
   SelectFeatures(c);
 }
@@ -140,8 +167,105 @@ RewardPreset ParseRewardPreset(const std::string& name) {
   if (name == "linear") return RewardPreset::kLinear;
   if (name == "aurora") return RewardPreset::kAurora;
   if (name == "power") return RewardPreset::kPower;
-  Fail("reward.preset",
-       "unknown reward preset '" + name + "'; allowed: linear, aurora, power");
+  if (name == "normalized") return RewardPreset::kNormalized;
+  if (name == "orca") return RewardPreset::kOrca;
+  if (name == "fair") return RewardPreset::kFair;
+  Fail("reward.preset", "unknown reward preset '" + name +
+                            "'; allowed: linear, aurora, power, normalized, "
+                            "orca, fair");
+}
+
+FairnessMetric ParseFairnessMetric(const std::string& name) {
+  if (name == "friendliness") return FairnessMetric::kFriendliness;
+  if (name == "jain") return FairnessMetric::kJain;
+  Fail("reward.fairness", "unknown fairness metric '" + name +
+                              "'; allowed: friendliness, jain");
+}
+
+double Unfairness(FairnessMetric metric, const StepMeasures& m) {
+  double sum = 0.0;
+  int links = 0;
+  for (const StepMeasures::SharedLink& l : m.shared) {
+    const double n = static_cast<double>(l.background_mbps.size());
+    double bg = 0.0, squares = l.test_mbps * l.test_mbps;
+    for (double y : l.background_mbps) {
+      bg += y;
+      squares += y * y;
+    }
+    const double total = l.test_mbps + bg;
+    if (n == 0 || !(total > 0)) continue;  // nothing shared this step
+    ++links;
+    if (metric == FairnessMetric::kFriendliness) {
+      // The background flows' fair share with the test connection counted
+      // as one flow (a coupled multipath connection should take no more
+      // than one TCP flow on a shared bottleneck: RFC 6356, goal 2).
+      const double fair_bg = n / (n + 1.0);
+      sum += std::max(0.0, fair_bg - bg / total) / fair_bg;
+    } else {
+      // 1 - Jain's index over {test connection, background flows} (Jain,
+      // Chiu and Hawes, DEC-TR-301, 1984).
+      sum += 1.0 - total * total / ((n + 1.0) * squares);
+    }
+  }
+  return links > 0 ? sum / links : 0.0;
+}
+
+double StepReward(const RewardConfig& rc, const StepMeasures& m) {
+  if (!(m.dt_s > 0)) return 0.0;
+  double reward = 0.0;
+  switch (rc.preset) {
+    case RewardPreset::kLinear:
+      reward = rc.throughput_weight * m.throughput_mbps / rc.throughput_ref_mbps -
+               rc.delay_weight * m.delay_ms / rc.delay_ref_ms -
+               rc.loss_weight * m.loss;
+      break;
+    case RewardPreset::kAurora: {
+      // Aurora (Jay et al., "A Deep Reinforcement Learning Perspective on
+      // Internet Congestion Control", ICML 2019, Sec. 4.2):
+      // 10 x throughput (packets/s) - 1000 x latency (s) - 2000 x loss.
+      const double pps = m.throughput_mbps * 1e6 / 8.0 / m.packet_bytes;
+      reward = 10.0 * pps - 1000.0 * m.delay_ms * 1e-3 - 2000.0 * m.loss;
+      break;
+    }
+    case RewardPreset::kPower:
+      // Kleinrock's power, throughput / delay (Kleinrock, "Power and
+      // deterministic rules of thumb for probabilistic problems in computer
+      // communications", ICC 1979), each against its reference.
+      reward = m.delay_ms > 0 ? (m.throughput_mbps / rc.throughput_ref_mbps) /
+                                    (m.delay_ms / rc.delay_ref_ms)
+                              : 0.0;
+      break;
+    case RewardPreset::kNormalized:
+    case RewardPreset::kFair: {
+      // Scale-free: the same policy scores the same on a 20 or a 400 Mb/s
+      // path, on a 30 or a 300 ms one.
+      const double util =
+          m.capacity_mbps > 0 ? m.throughput_mbps / m.capacity_mbps : 0.0;
+      reward = rc.throughput_weight * util - rc.delay_weight * m.queueing -
+               rc.loss_weight * m.loss;
+      if (rc.preset == RewardPreset::kFair) {
+        reward -= rc.fairness_weight * Unfairness(rc.fairness, m);
+      }
+      break;
+    }
+    case RewardPreset::kOrca: {
+      // Orca (Abbasloo et al., "Classic Meets Modern: a Pragmatic
+      // Learning-Based Congestion Control for the Internet", SIGCOMM 2020,
+      // Sec. 4): ((r - zeta l) / d') / (r_max / d_min), d' = d_min while
+      // d <= beta d_min, else d. r: delivery rate, l: loss rate (same
+      // units), d: RTT. Our r_max is the capacity of the links in use (Orca
+      // estimates it as the largest delivery rate seen), d_min the
+      // propagation RTT.
+      if (m.capacity_mbps > 0 && m.base_rtt_ms > 0) {
+        const double d = m.rtt_ms > 0 ? m.rtt_ms : m.base_rtt_ms;
+        const double d_eff = d <= rc.orca_beta * m.base_rtt_ms ? m.base_rtt_ms : d;
+        reward = (m.throughput_mbps - rc.orca_zeta * m.lost_mbps) / d_eff /
+                 (m.capacity_mbps / m.base_rtt_ms);
+      }
+      break;
+    }
+  }
+  return reward * rc.scale;
 }
 
 ControlMode ParseControlMode(const std::string& name) {
@@ -174,6 +298,12 @@ const char* RewardPresetName(RewardPreset preset) {
       return "aurora";
     case RewardPreset::kPower:
       return "power";
+    case RewardPreset::kNormalized:
+      return "normalized";
+    case RewardPreset::kOrca:
+      return "orca";
+    case RewardPreset::kFair:
+      return "fair";
   }
   return "?";
 }

@@ -21,18 +21,57 @@ enum class ControlMode {
 
 enum class ActionMode { kWindow, kRate, kDiscrete, kResidual };
 
-enum class RewardPreset { kLinear, kAurora, kPower };
+// Per-step rewards; formulas and sources in docs/env.md and StepReward().
+enum class RewardPreset { kLinear, kAurora, kPower, kNormalized, kOrca, kFair };
+
+// How the fair reward measures what the flows under test take from the
+// background flows sharing their links.
+enum class FairnessMetric { kFriendliness, kJain };
 
 struct RewardConfig {
   RewardPreset preset = RewardPreset::kLinear;
   // linear: w_t * thr / thr_ref - w_d * delay / delay_ref - w_l * loss
+  // normalized / fair: w_t * utilisation - w_d * queueing / base RTT
+  //                    - w_l * loss (- w_f * unfairness)
   double throughput_weight = 1.0;
   double delay_weight = 1.0;
   double loss_weight = 10.0;
   double throughput_ref_mbps = 100.0;
   double delay_ref_ms = 100.0;
-  double scale = 1.0;  // multiplies every preset's value
+  double fairness_weight = 1.0;  // fair: w_f
+  FairnessMetric fairness = FairnessMetric::kFriendliness;
+  double orca_zeta = 5.0;   // orca: loss penalty factor
+  double orca_beta = 1.25;  // orca: delay slack (multiples of the base RTT)
+  double scale = 1.0;       // multiplies every preset's value
 };
+
+// What one step measured, the inputs of every reward preset.
+struct StepMeasures {
+  double dt_s = 0.0;
+  double throughput_mbps = 0.0;  // flows under test, received
+  double delay_ms = 0.0;         // mean one-way delay of their packets
+  double loss = 0.0;             // dropped / sent in the step
+  double lost_mbps = 0.0;        // dropped bytes per second, in Mb/s
+  double packet_bytes = 1500.0;
+  double capacity_mbps = 0.0;  // sum over the distinct links they use
+  double queueing = 0.0;       // mean (srtt - base RTT) / base RTT
+  double rtt_ms = 0.0;         // mean srtt
+  double base_rtt_ms = 0.0;    // mean propagation RTT
+  // Per link shared with background flows: the test flows' and each
+  // background flow's throughput on it (Mb/s).
+  struct SharedLink {
+    double test_mbps = 0.0;
+    std::vector<double> background_mbps;
+  };
+  std::vector<SharedLink> shared;
+};
+
+// The preset's value (times config.scale) for one step's measures. 0 for a
+// step of zero length.
+double StepReward(const RewardConfig& config, const StepMeasures& m);
+// The unfairness term of the fair reward in [0, 1] (0: fair or nothing
+// shared).
+double Unfairness(FairnessMetric metric, const StepMeasures& m);
 
 struct EnvConfig {
   TimeNs step_interval = 100 * kNsPerMs;
@@ -43,13 +82,22 @@ struct EnvConfig {
   bool mobility_features = false;  // append the oracle features
   ControlMode control = ControlMode::kAgent;
   ActionMode action = ActionMode::kWindow;
-  double window_max_factor = 2.0;  // window/residual: factor per unit action
+  double window_max_factor = 1.25;  // window/residual: factor per unit action
   double rate_step = 0.05;         // rate: Aurora's alpha
   double rate_initial_mbps = 1.0;
   double rate_min_mbps = 0.01;
   double rate_max_mbps = 100000.0;
   std::vector<double> discrete_factors = {0.5, 0.8, 1.0, 1.25, 2.0};
   uint64_t max_window_bytes = uint64_t{1} << 30;
+  // > 0: the agent's window never exceeds this many path BDPs (current
+  // capacity x propagation RTT of the subflow's route; the last non-zero
+  // capacity during an outage), nor falls below 10 packets because of it.
+  // No cap before the path is known (the reset step).
+  double window_cap_bdp = 3.0;
+  // > 0: a step lasts this many smoothed RTTs (the largest over the
+  // subflows; the propagation RTT before the first sample), clamped to
+  // [1 ms, 10 s]; step_interval only while no RTT is known (t = 0).
+  double step_rtts = 0.0;
   RewardConfig reward;
 };
 
@@ -58,6 +106,7 @@ void ValidateEnvConfig(const EnvConfig& config);
 
 ActionMode ParseActionMode(const std::string& name);
 RewardPreset ParseRewardPreset(const std::string& name);
+FairnessMetric ParseFairnessMetric(const std::string& name);
 ControlMode ParseControlMode(const std::string& name);
 const char* ActionModeName(ActionMode mode);
 const char* RewardPresetName(RewardPreset preset);

@@ -166,8 +166,9 @@ TEST(EnvInstanceTest, NonFiniteActionNamesTheSubflow) {
 }
 
 TEST(EnvInstanceTest, WindowActionScalesTheWindow) {
-  EnvInstance env(TestSpec("external"),
-                  Config(ControlMode::kAgent, ActionMode::kWindow));
+  EnvConfig config = Config(ControlMode::kAgent, ActionMode::kWindow);
+  config.window_max_factor = 2.0;
+  EnvInstance env(TestSpec("external"), config);
   Buffers buf(env);
   env.Reset(1, buf.Out());
   const float up[2] = {1.0f, 5.0f};  // 5 is clipped to 1

@@ -67,4 +67,7 @@ def build_spec(sim: Any) -> dict:
     if sim.duration_s is not None:
         spec["duration_s"] = float(sim.duration_s)
     spec["sample_interval_s"] = float(sim.sample_interval_s)
+    randomize = getattr(sim, "randomize", None)
+    if randomize is not None and randomize.active():
+        spec["randomize"] = randomize.to_core()
     return spec

@@ -1,0 +1,344 @@
+#include "engine/domain_randomization.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "engine/spec.h"
+#include "sim/rng.h"
+
+namespace orbitcc {
+namespace {
+
+// Stream of the parameter draw ("domain"); the exogenous processes use the
+// StreamId values of sim/rng.h, so this one never overlaps them.
+constexpr uint64_t kDomainStream = 0x646f6d61696eULL;
+// Salt of the split seed mapping ("split").
+constexpr uint64_t kSplitSalt = 0x73706c6974ULL;
+constexpr uint64_t kTestBit = uint64_t{1} << 62;
+
+[[noreturn]] void Fail(const std::string& field, const std::string& problem) {
+  throw std::invalid_argument("randomize." + field + ": " + problem);
+}
+
+std::string Num(double x) {
+  std::string s = std::to_string(x);
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+void CheckRange(const std::string& field, const Range& r, double lo,
+                double hi) {
+  if (!(r.lo >= lo && r.lo <= hi && r.hi >= lo && r.hi <= hi)) {
+    Fail(field, "= [" + Num(r.lo) + ", " + Num(r.hi) +
+                    "] is out of range; each end must lie in [" + Num(lo) +
+                    ", " + Num(hi) + "]");
+  }
+  if (r.lo > r.hi) {
+    Fail(field, "= [" + Num(r.lo) + ", " + Num(r.hi) +
+                    "]: the lower end exceeds the upper end");
+  }
+}
+
+// Capacity scaled, delay lengthened and a blackout inserted after each
+// handover the base process marks.
+class PerturbedProcess : public LinkProcess {
+ public:
+  PerturbedProcess(std::unique_ptr<LinkProcess> base, double scale,
+                   TimeNs extra_delay, TimeNs outage)
+      : base_(std::move(base)),
+        scale_(scale),
+        extra_delay_(extra_delay),
+        outage_(outage) {}
+
+  LinkState Initial() override { return Transform(base_->Initial()); }
+
+  bool Next(LinkState* next) override {
+    if (restoring_) {
+      // Changes of the base during the blackout update what comes back; a
+      // handover during it lengthens it.
+      LinkState b;
+      while (Peek(&b) && b.time <= restore_time_) {
+        Consume();
+        const bool again = b.handover;
+        b.handover = false;
+        restore_ = b;
+        if (again) restore_time_ = b.time + outage_;
+      }
+      restore_.time = restore_time_;
+      restore_.drop_arrivals = false;
+      restoring_ = false;
+      *next = restore_;
+      return true;
+    }
+    LinkState n;
+    if (!Peek(&n)) return false;
+    Consume();
+    if (outage_ > 0 && n.handover) {
+      restore_ = n;
+      restore_.handover = false;
+      restore_time_ = n.time + outage_;
+      restoring_ = true;
+      n.capacity_bps = 0.0;
+      n.drop_arrivals = true;
+    }
+    *next = n;
+    return true;
+  }
+
+ private:
+  LinkState Transform(LinkState s) const {
+    s.capacity_bps *= scale_;
+    s.propagation_delay += extra_delay_;
+    return s;
+  }
+  bool Peek(LinkState* out) {
+    if (!have_ahead_) {
+      if (exhausted_) return false;
+      LinkState s;
+      if (!base_->Next(&s)) {
+        exhausted_ = true;
+        return false;
+      }
+      ahead_ = Transform(s);
+      have_ahead_ = true;
+    }
+    *out = ahead_;
+    return true;
+  }
+  void Consume() { have_ahead_ = false; }
+
+  std::unique_ptr<LinkProcess> base_;
+  double scale_;
+  TimeNs extra_delay_;
+  TimeNs outage_;
+  bool have_ahead_ = false;
+  bool exhausted_ = false;
+  LinkState ahead_;
+  bool restoring_ = false;
+  LinkState restore_;
+  TimeNs restore_time_ = 0;
+};
+
+// The oracle's view of the perturbed network: capacity scaled, the
+// propagation round trip lengthened, handover times unchanged.
+class PerturbedOracle : public MobilityOracle {
+ public:
+  PerturbedOracle(std::unique_ptr<MobilityOracle> base, double scale,
+                  TimeNs extra_rtt)
+      : base_(std::move(base)), scale_(scale), extra_rtt_(extra_rtt) {}
+  double PredictedAccessCapacityBps(int path, TimeNs t) const override {
+    return base_->PredictedAccessCapacityBps(path, t) * scale_;
+  }
+  TimeNs PredictedPropagationRtt(int path, TimeNs t) const override {
+    return base_->PredictedPropagationRtt(path, t) + extra_rtt_;
+  }
+  TimeNs NextHandoverTime(int path, TimeNs t) const override {
+    return base_->NextHandoverTime(path, t);
+  }
+
+ private:
+  std::unique_ptr<MobilityOracle> base_;
+  double scale_;
+  TimeNs extra_rtt_;
+};
+
+double DrawIn(Rng& rng, const Range& r, double u_lo, double u_hi) {
+  const double u = u_lo + (u_hi - u_lo) * rng.Uniform();
+  return r.lo + (r.hi - r.lo) * u;
+}
+
+uint64_t ScaleBuffer(uint64_t size, double scale) {
+  if (size == 0) return 0;  // unlimited stays unlimited
+  const double v = std::round(static_cast<double>(size) * scale);
+  return std::max<uint64_t>(1, static_cast<uint64_t>(v));
+}
+
+}  // namespace
+
+const std::vector<std::string>& RandomizedParamNames() {
+  static const std::vector<std::string> kNames = {
+      "capacity_scale",    "extra_rtt_ms",     "buffer_scale",
+      "handover_outage_s", "background_flows", "background_start_s"};
+  return kNames;
+}
+
+void ValidateRandomization(const DomainRandomization& dr) {
+  CheckRange("capacity_scale", dr.capacity_scale, 0.01, 100.0);
+  CheckRange("extra_rtt_ms", dr.extra_rtt_ms, 0.0, 10000.0);
+  CheckRange("buffer_scale", dr.buffer_scale, 0.01, 100.0);
+  CheckRange("handover_outage_s", dr.handover_outage_s, 0.0, 60.0);
+  CheckRange("background_flows", dr.background_flows, 0.0, 16.0);
+  if (dr.background_flows.lo != std::floor(dr.background_flows.lo) ||
+      dr.background_flows.hi != std::floor(dr.background_flows.hi)) {
+    Fail("background_flows", "ends must be whole numbers");
+  }
+  CheckRange("background_start_s", dr.background_start_s, 0.0, 1e6);
+  if (!(dr.holdout_fraction >= 0.0 && dr.holdout_fraction < 1.0)) {
+    Fail("holdout_fraction",
+         "= " + Num(dr.holdout_fraction) + " is out of range; allowed: [0, 1)");
+  }
+  if (!dr.holdout_param.empty()) {
+    const auto& names = RandomizedParamNames();
+    if (std::find(names.begin(), names.end(), dr.holdout_param) ==
+        names.end()) {
+      std::string allowed;
+      for (const auto& n : names) allowed += (allowed.empty() ? "" : ", ") + n;
+      Fail("holdout_param", "unknown parameter '" + dr.holdout_param +
+                                "'; allowed: " + allowed + " (or empty)");
+    }
+  }
+  if (dr.holdout_fraction > 0.0 && dr.holdout_param.empty()) {
+    Fail("holdout_param", "holdout_fraction > 0 needs a parameter to hold out");
+  }
+  if (dr.holdout_fraction > 0.0 && dr.split == Split::kNone) {
+    Fail("split", "holdout_fraction > 0 needs split 'train' or 'test'");
+  }
+}
+
+Split ParseSplit(const std::string& name) {
+  if (name == "none") return Split::kNone;
+  if (name == "train") return Split::kTrain;
+  if (name == "test") return Split::kTest;
+  Fail("split", "unknown split '" + name + "'; allowed: none, train, test");
+}
+
+const char* SplitName(Split split) {
+  switch (split) {
+    case Split::kNone:
+      return "none";
+    case Split::kTrain:
+      return "train";
+    case Split::kTest:
+      return "test";
+  }
+  return "?";
+}
+
+uint64_t SplitSeed(uint64_t seed, Split split) {
+  if (split == Split::kNone) return seed;
+  // 62 hashed bits; bit 62 names the split, bit 63 stays 0 (a valid seed
+  // everywhere, < 2**63).
+  const uint64_t low = HashKeys(seed, kSplitSalt) >> 2;
+  return split == Split::kTest ? (low | kTestBit) : low;
+}
+
+DrawnRandomization DrawRandomization(const DomainRandomization& dr,
+                                     uint64_t seed) {
+  DrawnRandomization d;
+  d.simulation_seed = seed;
+  if (!dr.enabled) return d;
+  Rng rng(seed, kDomainStream);
+  const auto& names = RandomizedParamNames();
+  // One uniform per parameter, in a fixed order, so adding a range to the
+  // config never shifts the others' draws.
+  auto draw = [&](int index, const Range& r) {
+    double u_lo = 0.0, u_hi = 1.0;
+    if (dr.holdout_fraction > 0.0 && dr.holdout_param == names[index]) {
+      if (dr.split == Split::kTest) {
+        u_lo = 1.0 - dr.holdout_fraction;
+      } else {
+        u_hi = 1.0 - dr.holdout_fraction;
+      }
+    }
+    return DrawIn(rng, r, u_lo, u_hi);
+  };
+  d.capacity_scale = draw(0, dr.capacity_scale);
+  d.extra_rtt_ms = draw(1, dr.extra_rtt_ms);
+  d.buffer_scale = draw(2, dr.buffer_scale);
+  d.handover_outage_s = draw(3, dr.handover_outage_s);
+  // Integers: uniform over {lo, ..., hi} (the held-out band rounds with it).
+  const double flows =
+      draw(4, Range{dr.background_flows.lo, dr.background_flows.hi + 1.0});
+  d.background_flows = std::min(static_cast<int>(std::floor(flows)),
+                                static_cast<int>(dr.background_flows.hi));
+  return d;
+}
+
+DrawnRandomization ApplyDomainRandomization(SimulationSpec* spec) {
+  const DomainRandomization& dr = spec->randomization;
+  spec->seed = SplitSeed(spec->seed, dr.split);
+  DrawnRandomization d = DrawRandomization(dr, spec->seed);
+  if (!dr.enabled) return d;
+
+  // Links: extra delay on the links that start a route.
+  std::set<int> route_heads;
+  for (const FlowSpec& f : spec->flows) {
+    for (const PathSpec& p : f.paths) {
+      if (!p.forward.empty()) route_heads.insert(p.forward.front());
+      if (!p.reverse.empty()) route_heads.insert(p.reverse.front());
+      for (const RouteChange& c : p.changes) {
+        if (!c.forward.empty()) route_heads.insert(c.forward.front());
+        if (!c.reverse.empty()) route_heads.insert(c.reverse.front());
+      }
+    }
+  }
+  const TimeNs half_rtt =
+      static_cast<TimeNs>(std::llround(d.extra_rtt_ms * 0.5e6));
+  const TimeNs outage =
+      static_cast<TimeNs>(std::llround(d.handover_outage_s * 1e9));
+  for (size_t i = 0; i < spec->links.size(); ++i) {
+    LinkSpec& ls = spec->links[i];
+    ls.buffer_packets = ScaleBuffer(ls.buffer_packets, d.buffer_scale);
+    ls.buffer_bytes = ScaleBuffer(ls.buffer_bytes, d.buffer_scale);
+    const TimeNs extra = route_heads.count(static_cast<int>(i)) ? half_rtt : 0;
+    if (d.capacity_scale == 1.0 && extra == 0 && outage == 0) continue;
+    // The link's own process (as Simulation::Build would make it), wrapped.
+    auto base = ls.make_process;
+    const std::vector<LinkState> schedule =
+        ls.schedule.empty()
+            ? std::vector<LinkState>{LinkState{0, ls.capacity_bps, ls.delay,
+                                               ls.loss_rate, false, false}}
+            : ls.schedule;
+    const TimeNs period = ls.schedule_period;
+    const double scale = d.capacity_scale;
+    ls.make_process = [base, schedule, period, scale, extra, outage](
+                          uint64_t seed,
+                          int link) -> std::unique_ptr<LinkProcess> {
+      std::unique_ptr<LinkProcess> inner =
+          base ? base(seed, link)
+               : std::make_unique<ScheduleProcess>(schedule, period);
+      return std::make_unique<PerturbedProcess>(std::move(inner), scale, extra,
+                                                outage);
+    };
+  }
+  if (spec->make_oracle && (d.capacity_scale != 1.0 || d.extra_rtt_ms != 0.0)) {
+    auto base = spec->make_oracle;
+    const double scale = d.capacity_scale;
+    const TimeNs extra_rtt = 2 * half_rtt;
+    spec->make_oracle = [base, scale,
+                         extra_rtt]() -> std::unique_ptr<MobilityOracle> {
+      return std::make_unique<PerturbedOracle>(base(), scale, extra_rtt);
+    };
+  }
+
+  // Background flows: k copies of each (0 removes it), each with a start
+  // time from a substream of its own (one draw per kept flow, in order).
+  const bool draw_starts = dr.background_start_s.hi > 0.0;
+  Rng starts(spec->seed, kDomainStream, 1);
+  std::vector<FlowSpec> flows;
+  for (const FlowSpec& f : spec->flows) {
+    if (!f.background) {
+      flows.push_back(f);
+      continue;
+    }
+    for (int k = 0; k < d.background_flows; ++k) {
+      FlowSpec copy = f;
+      if (k > 0) copy.name = f.name + "_" + std::to_string(k);
+      if (draw_starts) {
+        const double s = DrawIn(starts, dr.background_start_s, 0.0, 1.0);
+        copy.start = static_cast<TimeNs>(std::llround(s * 1e9));
+      }
+      d.background_start_s.push_back(ToSeconds(copy.start));
+      flows.push_back(std::move(copy));
+    }
+  }
+  spec->flows = std::move(flows);
+  return d;
+}
+
+}  // namespace orbitcc

@@ -1,0 +1,201 @@
+// Every reward preset on a hand-computed step, and the window cap.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "env/env_instance.h"
+#include "env/env_spec.h"
+
+namespace orbitcc {
+namespace {
+
+// 60 Mb/s received of 100 Mb/s capacity, 30 ms one-way delay, 2 % loss
+// (1.5 Mb/s dropped), srtt 60 ms over a 40 ms base RTT (queueing 0.5),
+// one shared link where the test flows get 40 and one background flow 20.
+StepMeasures Known() {
+  StepMeasures m;
+  m.dt_s = 0.1;
+  m.throughput_mbps = 60.0;
+  m.delay_ms = 30.0;
+  m.loss = 0.02;
+  m.lost_mbps = 1.5;
+  m.packet_bytes = 1500.0;
+  m.capacity_mbps = 100.0;
+  m.queueing = 0.5;
+  m.rtt_ms = 60.0;
+  m.base_rtt_ms = 40.0;
+  StepMeasures::SharedLink l;
+  l.test_mbps = 40.0;
+  l.background_mbps = {20.0};
+  m.shared = {l};
+  return m;
+}
+
+RewardConfig Preset(RewardPreset p) {
+  RewardConfig c;
+  c.preset = p;
+  return c;
+}
+
+TEST(RewardTest, LinearIsTheWeightedSum) {
+  // 60/100 - 30/100 - 10 x 0.02 = 0.1
+  EXPECT_NEAR(StepReward(Preset(RewardPreset::kLinear), Known()), 0.1, 1e-12);
+}
+
+TEST(RewardTest, AuroraCountsPacketsPerSecond) {
+  // 60 Mb/s = 5000 packets/s of 1500 B: 10 x 5000 - 1000 x 0.03 - 2000 x 0.02
+  EXPECT_NEAR(StepReward(Preset(RewardPreset::kAurora), Known()),
+              50000.0 - 30.0 - 40.0, 1e-9);
+}
+
+TEST(RewardTest, PowerIsThroughputOverDelay) {
+  // (60/100) / (30/100) = 2
+  EXPECT_NEAR(StepReward(Preset(RewardPreset::kPower), Known()), 2.0, 1e-12);
+}
+
+TEST(RewardTest, NormalizedUsesCapacityAndBaseRtt) {
+  // 60/100 - 0.5 - 10 x 0.02 = -0.1
+  EXPECT_NEAR(StepReward(Preset(RewardPreset::kNormalized), Known()), -0.1,
+              1e-12);
+}
+
+TEST(RewardTest, FairSubtractsTheFriendlinessPenalty) {
+  // One background flow: fair share 1/2, it got 20/60 = 1/3:
+  // penalty (1/2 - 1/3) / (1/2) = 1/3.
+  EXPECT_NEAR(Unfairness(FairnessMetric::kFriendliness, Known()), 1.0 / 3.0,
+              1e-12);
+  EXPECT_NEAR(StepReward(Preset(RewardPreset::kFair), Known()),
+              -0.1 - 1.0 / 3.0, 1e-12);
+  RewardConfig jain = Preset(RewardPreset::kFair);
+  jain.fairness = FairnessMetric::kJain;
+  jain.fairness_weight = 2.0;
+  // Jain over {40, 20}: 60^2 / (2 x 2000) = 0.9 -> penalty 0.1, x 2.
+  EXPECT_NEAR(Unfairness(FairnessMetric::kJain, Known()), 0.1, 1e-12);
+  EXPECT_NEAR(StepReward(jain, Known()), -0.1 - 0.2, 1e-12);
+}
+
+TEST(RewardTest, FairnessIsZeroWhenTheBackgroundGetsItsShare) {
+  StepMeasures m = Known();
+  m.shared[0].test_mbps = 20.0;  // background 20 of 40 = its half
+  EXPECT_EQ(Unfairness(FairnessMetric::kFriendliness, m), 0.0);
+  m.shared[0].test_mbps = 10.0;  // the agent takes less: still no penalty
+  EXPECT_EQ(Unfairness(FairnessMetric::kFriendliness, m), 0.0);
+  // Jain penalises any imbalance: {10, 20} -> 900 / (2 x 500) = 0.9.
+  EXPECT_NEAR(Unfairness(FairnessMetric::kJain, m), 0.1, 1e-12);
+  // Two background flows (fair share 2/3) getting 10 + 10 of 60: share 1/3,
+  // penalty (2/3 - 1/3) / (2/3) = 1/2.
+  m.shared[0].test_mbps = 40.0;
+  m.shared[0].background_mbps = {10.0, 10.0};
+  EXPECT_NEAR(Unfairness(FairnessMetric::kFriendliness, m), 0.5, 1e-12);
+  // Nothing shared: no penalty.
+  m.shared.clear();
+  EXPECT_EQ(Unfairness(FairnessMetric::kFriendliness, m), 0.0);
+}
+
+TEST(RewardTest, OrcaFollowsItsDelaySlack) {
+  RewardConfig c = Preset(RewardPreset::kOrca);
+  StepMeasures m = Known();
+  // srtt 60 > 1.25 x 40: d' = 60; ((60 - 5 x 1.5) / 60) / (100 / 40)
+  EXPECT_NEAR(StepReward(c, m), (52.5 / 60.0) / 2.5, 1e-12);
+  // Within the slack the delay counts as the base RTT.
+  m.rtt_ms = 45.0;
+  EXPECT_NEAR(StepReward(c, m), (52.5 / 40.0) / 2.5, 1e-12);
+}
+
+TEST(RewardTest, ScaleMultipliesAndEmptyStepsScoreZero) {
+  RewardConfig c = Preset(RewardPreset::kLinear);
+  c.scale = -3.0;
+  EXPECT_NEAR(StepReward(c, Known()), -0.3, 1e-12);
+  StepMeasures m = Known();
+  m.dt_s = 0.0;
+  EXPECT_EQ(StepReward(c, m), 0.0);
+}
+
+TEST(RewardTest, ParsersNameTheAllowedValues) {
+  EXPECT_EQ(ParseRewardPreset("fair"), RewardPreset::kFair);
+  EXPECT_EQ(ParseFairnessMetric("jain"), FairnessMetric::kJain);
+  try {
+    ParseRewardPreset("bogus");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("normalized, orca, fair"),
+              std::string::npos);
+  }
+  EnvConfig c;
+  c.window_cap_bdp = -1;
+  EXPECT_THROW(ValidateEnvConfig(c), std::invalid_argument);
+}
+
+// One 20 Mb/s link, 10 ms each way (path BDP 50,000 bytes).
+std::shared_ptr<SimulationSpec> OneLink() {
+  auto spec = std::make_shared<SimulationSpec>();
+  spec->duration = 5 * kNsPerSec;
+  LinkSpec a;
+  a.name = "a";
+  a.capacity_bps = 20e6;
+  a.delay = 10 * kNsPerMs;
+  a.buffer_packets = 100;
+  LinkSpec rev;
+  rev.name = "rev";
+  rev.capacity_bps = 1e9;
+  rev.delay = 10 * kNsPerMs;
+  spec->links = {a, rev};
+  FlowSpec f;
+  f.name = "f";
+  f.controller = "external";
+  f.paths = {PathSpec{{0}, {1}, {}}};
+  spec->flows = {f};
+  return spec;
+}
+
+TEST(WindowCapTest, AgentWindowStaysUnderTheBdpMultiple) {
+  for (double cap : {1.0, 3.0}) {
+    EnvConfig config;
+    config.window_max_factor = 2.0;
+    config.window_cap_bdp = cap;
+    EnvInstance env(OneLink(), config);
+    std::vector<float> obs(env.observation_spec().size());
+    std::vector<double> metrics(StepMetricNames().size());
+    std::vector<double> subflow(SubflowMetricNames().size());
+    double reward = 0;
+    uint8_t term = 0, trunc = 0;
+    EnvOutput out{obs.data(), metrics.data(), subflow.data(),
+                  &reward,    &term,          &trunc};
+    env.Reset(0, out);
+    const float up[1] = {1.0f};
+    for (int i = 0; i < 20; ++i) env.Step(up, nullptr, out);
+    // 20e6 / 8 x 0.02 s = 50,000 bytes per BDP.
+    EXPECT_EQ(subflow[0], std::floor(cap * 50000.0)) << cap;
+  }
+}
+
+TEST(WindowCapTest, StepIntervalFollowsTheRtt) {
+  EnvConfig config;
+  config.step_rtts = 2.0;
+  EnvInstance env(OneLink(), config);
+  std::vector<float> obs(env.observation_spec().size());
+  std::vector<double> metrics(StepMetricNames().size());
+  std::vector<double> subflow(SubflowMetricNames().size());
+  double reward = 0;
+  uint8_t term = 0, trunc = 0;
+  EnvOutput out{obs.data(), metrics.data(), subflow.data(),
+                &reward,    &term,          &trunc};
+  env.Reset(0, out);
+  const float zero[1] = {0.0f};
+  env.Step(zero, nullptr, out);
+  // Nothing known at reset: the fixed interval (0.1 s) first.
+  EXPECT_NEAR(metrics[0], 0.1, 1e-9);
+  for (int i = 0; i < 5; ++i) env.Step(zero, nullptr, out);
+  const double before = metrics[0];
+  const double srtt_ms = subflow[2];  // srtt at the end of that step
+  EXPECT_GT(srtt_ms, 20.0);
+  EXPECT_LT(srtt_ms, 25.0);
+  env.Step(zero, nullptr, out);
+  // The next step lasts 2 srtts (rounded to the nanosecond).
+  EXPECT_NEAR(metrics[0] - before, 2.0 * srtt_ms * 1e-3, 1e-8);
+}
+
+}  // namespace
+}  // namespace orbitcc
