@@ -41,7 +41,8 @@ EnvConfig EnvConfigFromDict(const py::dict& dict) {
       r.Choice("control", "agent", {"agent", "baseline", "residual"}));
   c.action = ParseActionMode(
       r.Choice("action", "window", {"window", "rate", "discrete", "residual"}));
-  c.window_max_factor = r.FloatIn("window_max_factor", 1.25, 1.0 + 1e-9, 1024.0);
+  c.window_max_factor =
+      r.FloatIn("window_max_factor", 1.25, 1.0 + 1e-9, 1024.0);
   c.rate_step = r.FloatIn("rate_step", 0.05, 1e-6, 10.0);
   c.rate_initial_mbps = r.FloatIn("rate_initial_mbps", 1.0, 1e-6, 1e7);
   c.rate_min_mbps = r.FloatIn("rate_min_mbps", 0.01, 1e-6, 1e7);

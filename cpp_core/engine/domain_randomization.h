@@ -89,7 +89,7 @@ uint64_t SplitSeed(uint64_t seed, Split split);
 
 // Draws the parameters for the episode seed `seed` (already split-mapped).
 DrawnRandomization DrawRandomization(const DomainRandomization& dr,
-                                      uint64_t seed);
+                                     uint64_t seed);
 
 // Applies spec->randomization (if enabled or split) to the spec in place:
 // maps the seed, draws and applies the parameters. Returns the draw.

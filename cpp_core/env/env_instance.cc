@@ -360,7 +360,8 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
       base_rtt_sum += p.path_rtt_ms;
       ++base_n;
       if (p.srtt_ms > 0) {
-        queueing_sum += std::max(0.0, p.srtt_ms - p.path_rtt_ms) / p.path_rtt_ms;
+        queueing_sum +=
+            std::max(0.0, p.srtt_ms - p.path_rtt_ms) / p.path_rtt_ms;
         ++queueing_n;
       }
     }
@@ -420,10 +421,10 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
           v = SharesFirstLink(i, now) ? 1.0 : 0.0;
           break;
         case 13:
-          v = bdp_est > 0 ? std::log2(std::max(p.cwnd_bytes, uint64_t{1}) /
-                                      bdp_est) /
-                                4.0
-                          : 0.0;
+          v = bdp_est > 0
+                  ? std::log2(std::max(p.cwnd_bytes, uint64_t{1}) / bdp_est) /
+                        4.0
+                  : 0.0;
           break;
         case 14:
           v = bdp_est > 0 ? Log2p1(p.inflight_bytes / bdp_est) / 2.0 : 0.0;
@@ -437,9 +438,9 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
         case 17: {
           const double bdp =
               p.path_capacity_mbps * 1e6 / 8.0 * p.path_rtt_ms * 1e-3;
-          v = bdp > 0 ? std::log2(bdp / std::max<double>(p.cwnd_bytes, 1.0)) /
-                            4.0
-                      : 0.0;
+          v = bdp > 0
+                  ? std::log2(bdp / std::max<double>(p.cwnd_bytes, 1.0)) / 4.0
+                  : 0.0;
           break;
         }
         case 18:

@@ -110,8 +110,8 @@ class EnvInstance {
   std::vector<float> history_;     // num_subflows * history * F
   std::vector<double> rate_mbps_;  // rate mode: current sending rate
   std::vector<double> residual_scale_;
-  std::vector<double> rate_max_mbps_;   // decaying max of delivery rates
-  std::vector<double> capacity_bps_;    // last non-zero path capacity
+  std::vector<double> rate_max_mbps_;      // decaying max of delivery rates
+  std::vector<double> capacity_bps_;       // last non-zero path capacity
   std::vector<Counters> background_last_;  // background subflows
 };
 

@@ -178,8 +178,8 @@ RewardPreset ParseRewardPreset(const std::string& name) {
 FairnessMetric ParseFairnessMetric(const std::string& name) {
   if (name == "friendliness") return FairnessMetric::kFriendliness;
   if (name == "jain") return FairnessMetric::kJain;
-  Fail("reward.fairness", "unknown fairness metric '" + name +
-                              "'; allowed: friendliness, jain");
+  Fail("reward.fairness",
+       "unknown fairness metric '" + name + "'; allowed: friendliness, jain");
 }
 
 double Unfairness(FairnessMetric metric, const StepMeasures& m) {
@@ -215,9 +215,10 @@ double StepReward(const RewardConfig& rc, const StepMeasures& m) {
   double reward = 0.0;
   switch (rc.preset) {
     case RewardPreset::kLinear:
-      reward = rc.throughput_weight * m.throughput_mbps / rc.throughput_ref_mbps -
-               rc.delay_weight * m.delay_ms / rc.delay_ref_ms -
-               rc.loss_weight * m.loss;
+      reward =
+          rc.throughput_weight * m.throughput_mbps / rc.throughput_ref_mbps -
+          rc.delay_weight * m.delay_ms / rc.delay_ref_ms -
+          rc.loss_weight * m.loss;
       break;
     case RewardPreset::kAurora: {
       // Aurora (Jay et al., "A Deep Reinforcement Learning Perspective on
@@ -258,7 +259,8 @@ double StepReward(const RewardConfig& rc, const StepMeasures& m) {
       // propagation RTT.
       if (m.capacity_mbps > 0 && m.base_rtt_ms > 0) {
         const double d = m.rtt_ms > 0 ? m.rtt_ms : m.base_rtt_ms;
-        const double d_eff = d <= rc.orca_beta * m.base_rtt_ms ? m.base_rtt_ms : d;
+        const double d_eff =
+            d <= rc.orca_beta * m.base_rtt_ms ? m.base_rtt_ms : d;
         reward = (m.throughput_mbps - rc.orca_zeta * m.lost_mbps) / d_eff /
                  (m.capacity_mbps / m.base_rtt_ms);
       }

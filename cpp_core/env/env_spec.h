@@ -83,7 +83,7 @@ struct EnvConfig {
   ControlMode control = ControlMode::kAgent;
   ActionMode action = ActionMode::kWindow;
   double window_max_factor = 1.25;  // window/residual: factor per unit action
-  double rate_step = 0.05;         // rate: Aurora's alpha
+  double rate_step = 0.05;          // rate: Aurora's alpha
   double rate_initial_mbps = 1.0;
   double rate_min_mbps = 0.01;
   double rate_max_mbps = 100000.0;
