@@ -24,6 +24,12 @@ def env_feature_catalogue() -> list[dict[str, Any]]:
 def leo_along_track_schedule(params: dict[str, Any], duration_s: float) -> dict[str, Any]:
     """MACO along-track model: serving satellites, handovers and shared phases."""
 
+def leo_model_kinds() -> dict[str, dict[str, Any]]:
+    """Link-process and oracle model kinds: help, where usable, accepted keys."""
+
+def leo_trace_means(bw_file: str, delay_file: str) -> tuple[float, float]:
+    """(mean capacity Mb/s, mean one-way delay ms) of a bandwidth + delay trace pair."""
+
 def leo_process_states(
     process: dict[str, Any], duration_s: float, seed: int = 0, link: int = 0
 ) -> dict[str, Any]:

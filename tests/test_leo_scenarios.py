@@ -123,8 +123,8 @@ def test_trace_replay_reproduces_capacity() -> None:
     assert np.std(cap) > 1.0  # it really varies
     # The helper shows every bin of the first period, exactly.
     states = _core.leo_process_states(
-        {"type": "starlink_trace", "bw_file": "traces/starlink_synthetic.bw",
-         "delay_file": "traces/starlink_synthetic.delay"}, 59.99)
+        {"type": "starlink_trace", "bw_file": str(CONFIG_DIR / "traces/starlink_synthetic.bw"),
+         "delay_file": str(CONFIG_DIR / "traces/starlink_synthetic.delay")}, 59.99)
     idx = np.rint(states["t_s"] * 100).astype(np.int64)
     np.testing.assert_allclose(states["capacity_mbps"], bins[idx])
     np.testing.assert_allclose(states["t_s"][states["handover"]], [12, 27, 42, 57])
@@ -246,3 +246,30 @@ def test_bad_scenario_choices() -> None:
     with pytest.raises(ValueError, match=r"scenario\.link_type.*allowed: T1, T2, T3, OC3"):
         orbitcc.run("refwa_bottleneck", None, overrides=["scenario.link_type=T9"],
                     duration_s=1.0)
+
+
+def test_model_registry_lists_what_each_parser_accepts() -> None:
+    kinds = _core.leo_model_kinds()
+    assert {k for k, v in kinds.items() if v["link_process"]} >= {
+        "starlink_access", "along_track", "isl_path", "lms", "onoff", "mahimahi",
+        "starlink_trace", "csv_trace"}
+    assert {k for k, v in kinds.items() if v["oracle_path"]} == {
+        "starlink_access", "along_track", "isl_path", "static"}
+    for kind in ("starlink_access", "along_track", "isl_path", "lms", "onoff"):
+        with pytest.raises(ValueError, match="unknown key") as err:
+            _core.leo_process_states({"type": kind, "no_such_key": 1}, 1.0)
+        allowed = str(err.value).split("allowed: ")[1].split(", ")
+        assert set(allowed) == set(kinds[kind]["keys"]) | {"type"}, kind
+
+
+def test_trace_means_come_from_the_core_parser() -> None:
+    # An independent reading of the two files (the mahimahi format: one
+    # 1500-byte opportunity per line, looping at the last timestamp).
+    bw = (CONFIG_DIR / "traces/starlink_synthetic.bw").read_text().split()
+    delays = [float(x) for x in (CONFIG_DIR / "traces/starlink_synthetic.delay").read_text().split()]
+    capacity = len(bw) * 1500 * 8 / (int(bw[-1]) * 1e-3) / 1e6
+    got = _core.leo_trace_means(str(CONFIG_DIR / "traces/starlink_synthetic.bw"),
+                                str(CONFIG_DIR / "traces/starlink_synthetic.delay"))
+    assert got == (capacity, sum(delays) / len(delays))
+    with pytest.raises(ValueError, match="no_such.delay"):
+        _core.leo_trace_means(str(CONFIG_DIR / "traces/starlink_synthetic.bw"), "no_such.delay")

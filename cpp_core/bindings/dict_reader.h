@@ -168,6 +168,9 @@ class DictReader {
     }
     return out;
   }
+  // Every key looked at so far (present or not): the keys this reader
+  // accepts.
+  const std::set<std::string>& read_keys() const { return allowed_; }
   void RejectUnknown() {
     for (auto item : dict_) {
       const std::string key = pybind11::str(item.first);

@@ -11,6 +11,7 @@
 #include "bindings/leo_from_dict.h"
 #include "leo/geometry.h"
 #include "leo/handover.h"
+#include "leo/trace.h"
 
 namespace py = pybind11;
 
@@ -118,9 +119,23 @@ py::dict ProcessStates(const py::dict& process, double duration_s,
   return out;
 }
 
+py::tuple TraceMeansTuple(const std::string& bw_file,
+                          const std::string& delay_file) {
+  const TraceMeans means =
+      StarlinkTraceMeans(ReadMahimahiTrace(bw_file), ReadDelayFile(delay_file));
+  return py::make_tuple(means.capacity_mbps, means.one_way_delay_ms);
+}
+
 }  // namespace
 
 void RegisterLeoBindings(py::module_& m) {
+  m.def("leo_model_kinds", &LeoModelKinds,
+        "The link-process and oracle model kinds: {type: {'help', "
+        "'link_process', 'oracle_path', 'keys'}}.");
+  m.def("leo_trace_means", &TraceMeansTuple, py::arg("bw_file"),
+        py::arg("delay_file"),
+        "(mean capacity Mb/s, mean one-way delay ms) of a mahimahi bandwidth "
+        "+ delay trace pair, from the core's trace parser; paths as given.");
   m.def("leo_along_track_schedule", &AlongTrackSchedule, py::arg("params"),
         py::arg("duration_s"),
         "MACO along-track timeline of two subflows: {'handovers': [{t_s, "

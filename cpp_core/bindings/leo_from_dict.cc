@@ -1,6 +1,7 @@
 #include "bindings/leo_from_dict.h"
 
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -24,12 +25,6 @@ namespace {
 
 using PredictorFactory = std::function<std::unique_ptr<PathPredictor>()>;
 
-const std::vector<std::string> kProcessTypes = {
-    "starlink_access", "along_track", "isl_path",       "lms",
-    "onoff",           "mahimahi",    "starlink_trace", "csv_trace"};
-const std::vector<std::string> kOracleTypes = {"starlink_access", "along_track",
-                                               "isl_path", "static"};
-
 // Runs `fn`, prefixing any std::invalid_argument with the field path.
 template <typename Fn>
 auto Prefixed(const std::string& where, Fn fn) -> decltype(fn()) {
@@ -37,18 +32,6 @@ auto Prefixed(const std::string& where, Fn fn) -> decltype(fn()) {
     return fn();
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(where + ": " + e.what());
-  }
-}
-
-// Trace paths: absolute, or relative to the package's configs directory
-// (orbitcc.config.CONFIG_DIR, i.e. the repository's configs/).
-std::string ResolvePath(const std::string& path) {
-  if (!path.empty() && path[0] == '/') return path;
-  try {
-    py::object dir = py::module_::import("orbitcc.config").attr("CONFIG_DIR");
-    return py::str(dir.attr("joinpath")(path)).cast<std::string>();
-  } catch (const py::error_already_set&) {
-    return path;  // no orbitcc package: relative to the working directory
   }
 }
 
@@ -192,216 +175,370 @@ class StaticPredictor : public PathPredictor {
 };
 
 struct ParsedModel {
-  ProcessFactory make_process;      // null for "static"
+  ProcessFactory make_process;      // null for oracle-only kinds ("static")
   PredictorFactory make_predictor;  // null for stochastic channels / traces
 };
 
-// Reads the keys of one model (everything except "type"), then rejects
-// unknown keys.
-ParsedModel ParseModel(DictReader& r, const std::string& type) {
-  ParsedModel m;
-  if (type == "starlink_access") {
-    auto shell = ParseShell(r, "shell", "starlink");
-    const bool rotation = r.Bool("earth_rotation", true);
-    const GroundPoint terminal =
-        r.Has("terminal") ? ParseGround(r.Get("terminal"), r.Field("terminal"))
-                          : GroundPoint{47.6, -122.3};
-    AccessLinkConfig c;
-    c.handover = ParseHandover(r);
-    c.budget = ParseBudget(r);
-    if (r.Has("bent_pipe")) {
-      DictReader b(r.Get("bent_pipe"), r.Field("bent_pipe"));
-      c.use_bent_pipe = true;
-      c.bent_pipe.gateway =
-          b.Has("gateway") ? ParseGround(b.Get("gateway"), b.Field("gateway"))
-                           : terminal;
-      c.bent_pipe.gateway_min_elevation_deg =
-          b.Float("gateway_min_elevation_deg", 25.0);
-      c.bent_pipe.terrestrial_delay = b.Millis("terrestrial_delay_ms", 0.0);
-      b.RejectUnknown();
-    }
-    c.extra_one_way_delay = r.Millis("extra_delay_ms", 0.0);
-    c.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
-    r.RejectUnknown();
-    Prefixed(r.where(), [&] {
-      terminal.Validate();
-      c.Validate();
-    });
-    auto constellation = std::make_shared<const Constellation>(shell, rotation);
-    m.make_process = [constellation, terminal, c](uint64_t, int) {
-      return std::make_unique<AccessLinkProcess>(constellation, terminal, c);
-    };
-    m.make_predictor = [constellation, terminal, c]() {
-      return std::make_unique<WalkerAccessPredictor>(constellation, terminal,
-                                                     c);
-    };
-  } else if (type == "along_track") {
-    AlongTrackLinkConfig c = ReadAlongTrack(r);
-    r.RejectUnknown();
-    m.make_process = [c](uint64_t, int) {
-      return std::make_unique<AlongTrackLinkProcess>(c);
-    };
-    m.make_predictor = [c]() {
-      return std::make_unique<AlongTrackPredictor>(c);
-    };
-  } else if (type == "isl_path") {
-    auto shell = ParseShell(r, "shell", "iridium");
-    const bool rotation = r.Bool("earth_rotation", true);
-    const GroundPoint a = r.Has("a") ? ParseGround(r.Get("a"), r.Field("a"))
-                                     : GroundPoint{15.51, -1.0};
-    const GroundPoint b = r.Has("b") ? ParseGround(r.Get("b"), r.Field("b"))
-                                     : GroundPoint{17.4, 127.55};
-    IslLinkConfig c;
-    if (r.Has("isl")) {
-      DictReader i(r.Get("isl"), r.Field("isl"));
-      const std::string preset =
-          i.Choice("preset", shell.is_star() ? "iridium" : "default",
-                   {"default", "iridium"});
-      c.isl = preset == "iridium" ? IslConfig::IridiumLike() : IslConfig();
-      const std::string seam = i.Choice("seam", "auto", {"auto", "on", "off"});
-      c.isl.seam = seam == "auto" ? IslConfig::Seam::kAuto
-                   : seam == "on" ? IslConfig::Seam::kOn
-                                  : IslConfig::Seam::kOff;
-      c.isl.polar_cutoff_lat_deg =
-          i.Float("polar_cutoff_lat_deg", c.isl.polar_cutoff_lat_deg);
-      i.RejectUnknown();
-    } else if (shell.is_star()) {
-      c.isl = IslConfig::IridiumLike();
-    }
-    c.route_interval = r.Seconds("route_interval_s", 1.0);
-    c.sample_interval = r.Seconds("sample_interval_s", 0.1);
-    c.outage = r.Seconds("outage_s", 0.0);
-    c.capacity_bps = r.FloatIn("capacity_mbps", 2.0, 0.0, 1e6, true) * 1e6;
-    c.extra_one_way_delay = r.Millis("extra_delay_ms", 0.0);
-    c.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
-    r.RejectUnknown();
-    Prefixed(r.where(), [&] {
-      a.Validate();
-      b.Validate();
-      c.Validate();
-    });
-    auto constellation = std::make_shared<const Constellation>(shell, rotation);
-    m.make_process = [constellation, a, b, c](uint64_t, int) {
-      return std::make_unique<IslLinkProcess>(constellation, a, b, c);
-    };
-    m.make_predictor = [constellation, a, b, c]() {
-      return std::make_unique<IslPathPredictor>(constellation, a, b, c);
-    };
-  } else if (type == "lms") {
-    const std::string preset = r.Choice("preset", "ka", {"ka", "s", "custom"});
-    LmsChannelParams p = preset == "s" ? LmsSBandParams() : LmsKaBandParams();
-    if (preset == "custom") p.name = "custom";
-    if (r.Has("capacity_mbps")) {
-      auto v = r.FloatList("capacity_mbps", kLmsNumStates);
-      for (int i = 0; i < kLmsNumStates; ++i) p.capacity_bps[i] = v[i] * 1e6;
-    }
-    if (r.Has("mean_sojourn_s")) {
-      auto v = r.FloatList("mean_sojourn_s", kLmsNumStates);
-      for (int i = 0; i < kLmsNumStates; ++i) p.mean_sojourn_s[i] = v[i];
-    }
-    if (r.Has("jump")) {
-      py::list rows = r.List("jump");
-      if (rows.size() != kLmsNumStates) {
-        Fail(r.Field("jump"),
-             "must have 3 rows, got " + std::to_string(rows.size()));
-      }
-      for (int i = 0; i < kLmsNumStates; ++i) {
-        py::dict holder;
-        holder["row"] = rows[i];
-        DictReader row(holder, r.Field("jump"));
-        auto v = row.FloatList("row", kLmsNumStates);
-        for (int j = 0; j < kLmsNumStates; ++j) p.jump[i][j] = v[j];
-      }
-    }
-    p.propagation_delay = r.Millis("delay_ms", 0.0);
-    p.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
-    p.start = ParseStart(r);
-    p.initial_state = static_cast<int>(r.Int("initial_state", 0, 0, 2));
-    r.RejectUnknown();
-    Prefixed(r.where(), [&] { ValidateLmsParams(p); });
-    m.make_process = [p](uint64_t seed, int link) {
-      return std::make_unique<LmsChannel>(p, seed, static_cast<uint64_t>(link));
-    };
-  } else if (type == "onoff") {
-    OnOffChannelParams p;
-    p.capacity_bps = r.FloatIn("capacity_mbps", 80.0, 0.0, 1e6, true) * 1e6;
-    p.mean_up_s = r.Float("mean_up_s", 5.0);
-    p.mean_down_s = r.Float("mean_down_s", 0.1);
-    p.propagation_delay = r.Millis("delay_ms", 0.0);
-    p.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
-    p.drop_arrivals_when_down = r.Bool("drop_arrivals_when_down", false);
-    p.start = ParseStart(r);
-    p.start_up = r.Bool("start_up", true);
-    r.RejectUnknown();
-    Prefixed(r.where(), [&] { ValidateOnOffParams(p); });
-    m.make_process = [p](uint64_t seed, int link) {
-      return std::make_unique<OnOffChannel>(p, seed,
-                                            static_cast<uint64_t>(link));
-    };
-  } else if (type == "mahimahi") {
-    if (!r.Has("file")) Fail(r.Field("file"), "is required");
-    const std::string file = ResolvePath(r.Str("file", ""));
-    MahimahiLinkOptions o;
-    o.bin = static_cast<TimeNs>(r.Int("bin_ms", 10, 1, 60000)) * kNsPerMs;
-    o.packet_bytes = static_cast<int>(r.Int("packet_bytes", 1500, 1, 65535));
-    o.propagation_delay = r.Millis("delay_ms", 0.0);
-    o.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
-    o.start_offset = r.Seconds("start_offset_s", 0.0);
-    r.RejectUnknown();
-    m.make_process = [file, o](uint64_t, int) {
-      return MakeMahimahiLink(file, o);
-    };
-  } else if (type == "starlink_trace") {
-    if (!r.Has("bw_file")) Fail(r.Field("bw_file"), "is required");
-    if (!r.Has("delay_file")) Fail(r.Field("delay_file"), "is required");
-    const std::string bw = ResolvePath(r.Str("bw_file", ""));
-    const std::string delay = ResolvePath(r.Str("delay_file", ""));
-    StarlinkTraceOptions o;
-    o.bin = static_cast<TimeNs>(r.Int("bin_ms", 10, 1, 60000)) * kNsPerMs;
-    o.packet_bytes = static_cast<int>(r.Int("packet_bytes", 1500, 1, 65535));
-    o.delay_interval =
-        static_cast<TimeNs>(r.Int("delay_interval_ms", 10, 1, 60000)) *
-        kNsPerMs;
-    o.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
-    o.start_offset = r.Seconds("start_offset_s", 0.0);
-    o.mark_reconfigurations = r.Bool("mark_reconfigurations", true);
-    o.reconfiguration_period = r.Seconds("reconfiguration_period_s", 15.0);
-    o.reconfiguration_offset = r.Seconds("reconfiguration_offset_s", 12.0);
-    r.RejectUnknown();
-    m.make_process = [bw, delay, o](uint64_t, int) {
-      return MakeStarlinkTraceLink(bw, delay, o);
-    };
-  } else if (type == "csv_trace") {
-    if (!r.Has("file")) Fail(r.Field("file"), "is required");
-    const std::string file = ResolvePath(r.Str("file", ""));
-    CsvTraceOptions o;
-    o.period = r.Seconds("period_s", 0.0);
-    o.one_way_fraction = r.FloatIn("one_way_fraction", 0.5, 0.0, 1.0);
-    o.start_offset = r.Seconds("start_offset_s", 0.0);
-    r.RejectUnknown();
-    m.make_process = [file, o](uint64_t, int) {
-      return MakeCsvTraceLink(file, o);
-    };
-  } else if (type == "static") {
-    const double capacity = r.FloatIn("capacity_mbps", 0.0, 0.0, 1e6) * 1e6;
-    const TimeNs rtt = r.Millis("rtt_ms", 0.0);
-    const TimeNs period = r.Seconds("handover_period_s", 0.0);
-    const TimeNs offset = r.Seconds("handover_offset_s", 0.0);
-    r.RejectUnknown();
-    m.make_predictor = [capacity, rtt, period, offset]() {
-      return std::make_unique<StaticPredictor>(capacity, rtt, period, offset);
-    };
+// Each parser reads every key of its kind (everything except "type") and
+// leaves unknown keys to the caller's RejectUnknown.
+
+ParsedModel ParseStarlinkAccess(DictReader& r) {
+  auto shell = ParseShell(r, "shell", "starlink");
+  const bool rotation = r.Bool("earth_rotation", true);
+  const GroundPoint terminal =
+      r.Has("terminal") ? ParseGround(r.Get("terminal"), r.Field("terminal"))
+                        : GroundPoint{47.6, -122.3};
+  AccessLinkConfig c;
+  c.handover = ParseHandover(r);
+  c.budget = ParseBudget(r);
+  if (r.Has("bent_pipe")) {
+    DictReader b(r.Get("bent_pipe"), r.Field("bent_pipe"));
+    c.use_bent_pipe = true;
+    c.bent_pipe.gateway =
+        b.Has("gateway") ? ParseGround(b.Get("gateway"), b.Field("gateway"))
+                         : terminal;
+    c.bent_pipe.gateway_min_elevation_deg =
+        b.Float("gateway_min_elevation_deg", 25.0);
+    c.bent_pipe.terrestrial_delay = b.Millis("terrestrial_delay_ms", 0.0);
+    b.RejectUnknown();
   }
+  c.extra_one_way_delay = r.Millis("extra_delay_ms", 0.0);
+  c.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+  r.RejectUnknown();
+  Prefixed(r.where(), [&] {
+    terminal.Validate();
+    c.Validate();
+  });
+  auto constellation = std::make_shared<const Constellation>(shell, rotation);
+  ParsedModel m;
+  m.make_process = [constellation, terminal, c](uint64_t, int) {
+    return std::make_unique<AccessLinkProcess>(constellation, terminal, c);
+  };
+  m.make_predictor = [constellation, terminal, c]() {
+    return std::make_unique<WalkerAccessPredictor>(constellation, terminal, c);
+  };
   return m;
+}
+
+ParsedModel ParseAlongTrack(DictReader& r) {
+  AlongTrackLinkConfig c = ReadAlongTrack(r);
+  r.RejectUnknown();
+  ParsedModel m;
+  m.make_process = [c](uint64_t, int) {
+    return std::make_unique<AlongTrackLinkProcess>(c);
+  };
+  m.make_predictor = [c]() { return std::make_unique<AlongTrackPredictor>(c); };
+  return m;
+}
+
+ParsedModel ParseIslPath(DictReader& r) {
+  auto shell = ParseShell(r, "shell", "iridium");
+  const bool rotation = r.Bool("earth_rotation", true);
+  const GroundPoint a = r.Has("a") ? ParseGround(r.Get("a"), r.Field("a"))
+                                   : GroundPoint{15.51, -1.0};
+  const GroundPoint b = r.Has("b") ? ParseGround(r.Get("b"), r.Field("b"))
+                                   : GroundPoint{17.4, 127.55};
+  IslLinkConfig c;
+  if (r.Has("isl")) {
+    DictReader i(r.Get("isl"), r.Field("isl"));
+    const std::string preset =
+        i.Choice("preset", shell.is_star() ? "iridium" : "default",
+                 {"default", "iridium"});
+    c.isl = preset == "iridium" ? IslConfig::IridiumLike() : IslConfig();
+    const std::string seam = i.Choice("seam", "auto", {"auto", "on", "off"});
+    c.isl.seam = seam == "auto" ? IslConfig::Seam::kAuto
+                 : seam == "on" ? IslConfig::Seam::kOn
+                                : IslConfig::Seam::kOff;
+    c.isl.polar_cutoff_lat_deg =
+        i.Float("polar_cutoff_lat_deg", c.isl.polar_cutoff_lat_deg);
+    i.RejectUnknown();
+  } else if (shell.is_star()) {
+    c.isl = IslConfig::IridiumLike();
+  }
+  c.route_interval = r.Seconds("route_interval_s", 1.0);
+  c.sample_interval = r.Seconds("sample_interval_s", 0.1);
+  c.outage = r.Seconds("outage_s", 0.0);
+  c.capacity_bps = r.FloatIn("capacity_mbps", 2.0, 0.0, 1e6, true) * 1e6;
+  c.extra_one_way_delay = r.Millis("extra_delay_ms", 0.0);
+  c.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+  r.RejectUnknown();
+  Prefixed(r.where(), [&] {
+    a.Validate();
+    b.Validate();
+    c.Validate();
+  });
+  auto constellation = std::make_shared<const Constellation>(shell, rotation);
+  ParsedModel m;
+  m.make_process = [constellation, a, b, c](uint64_t, int) {
+    return std::make_unique<IslLinkProcess>(constellation, a, b, c);
+  };
+  m.make_predictor = [constellation, a, b, c]() {
+    return std::make_unique<IslPathPredictor>(constellation, a, b, c);
+  };
+  return m;
+}
+
+ParsedModel ParseLms(DictReader& r) {
+  const std::string preset = r.Choice("preset", "ka", {"ka", "s", "custom"});
+  LmsChannelParams p = preset == "s" ? LmsSBandParams() : LmsKaBandParams();
+  if (preset == "custom") p.name = "custom";
+  if (r.Has("capacity_mbps")) {
+    auto v = r.FloatList("capacity_mbps", kLmsNumStates);
+    for (int i = 0; i < kLmsNumStates; ++i) p.capacity_bps[i] = v[i] * 1e6;
+  }
+  if (r.Has("mean_sojourn_s")) {
+    auto v = r.FloatList("mean_sojourn_s", kLmsNumStates);
+    for (int i = 0; i < kLmsNumStates; ++i) p.mean_sojourn_s[i] = v[i];
+  }
+  if (r.Has("jump")) {
+    py::list rows = r.List("jump");
+    if (rows.size() != kLmsNumStates) {
+      Fail(r.Field("jump"),
+           "must have 3 rows, got " + std::to_string(rows.size()));
+    }
+    for (int i = 0; i < kLmsNumStates; ++i) {
+      py::dict holder;
+      holder["row"] = rows[i];
+      DictReader row(holder, r.Field("jump"));
+      auto v = row.FloatList("row", kLmsNumStates);
+      for (int j = 0; j < kLmsNumStates; ++j) p.jump[i][j] = v[j];
+    }
+  }
+  p.propagation_delay = r.Millis("delay_ms", 0.0);
+  p.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+  p.start = ParseStart(r);
+  p.initial_state = static_cast<int>(r.Int("initial_state", 0, 0, 2));
+  r.RejectUnknown();
+  Prefixed(r.where(), [&] { ValidateLmsParams(p); });
+  ParsedModel m;
+  m.make_process = [p](uint64_t seed, int link) {
+    return std::make_unique<LmsChannel>(p, seed, static_cast<uint64_t>(link));
+  };
+  return m;
+}
+
+ParsedModel ParseOnOff(DictReader& r) {
+  OnOffChannelParams p;
+  p.capacity_bps = r.FloatIn("capacity_mbps", 80.0, 0.0, 1e6, true) * 1e6;
+  p.mean_up_s = r.Float("mean_up_s", 5.0);
+  p.mean_down_s = r.Float("mean_down_s", 0.1);
+  p.propagation_delay = r.Millis("delay_ms", 0.0);
+  p.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+  p.drop_arrivals_when_down = r.Bool("drop_arrivals_when_down", false);
+  p.start = ParseStart(r);
+  p.start_up = r.Bool("start_up", true);
+  r.RejectUnknown();
+  Prefixed(r.where(), [&] { ValidateOnOffParams(p); });
+  ParsedModel m;
+  m.make_process = [p](uint64_t seed, int link) {
+    return std::make_unique<OnOffChannel>(p, seed, static_cast<uint64_t>(link));
+  };
+  return m;
+}
+
+// Trace files are read here, once per spec; every episode builds its process
+// from the parsed contents. Paths are used as given: Python resolves a
+// scenario's relative paths (to the configs directory) before the spec
+// crosses into C++, so relative paths here are relative to the working
+// directory.
+std::string RequiredPath(DictReader& r, const char* key) {
+  if (!r.Has(key)) Fail(r.Field(key), "is required");
+  return r.Str(key, "");
+}
+
+ParsedModel ParseMahimahi(DictReader& r) {
+  const std::string file = RequiredPath(r, "file");
+  MahimahiLinkOptions o;
+  o.bin = static_cast<TimeNs>(r.Int("bin_ms", 10, 1, 60000)) * kNsPerMs;
+  o.packet_bytes = static_cast<int>(r.Int("packet_bytes", 1500, 1, 65535));
+  o.propagation_delay = r.Millis("delay_ms", 0.0);
+  o.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+  o.start_offset = r.Seconds("start_offset_s", 0.0);
+  r.RejectUnknown();
+  auto trace = std::make_shared<const MahimahiTrace>(ReadMahimahiTrace(file));
+  ParsedModel m;
+  m.make_process = [trace, o](uint64_t, int) {
+    return MakeMahimahiLink(*trace, o);
+  };
+  return m;
+}
+
+ParsedModel ParseStarlinkTrace(DictReader& r) {
+  const std::string bw = RequiredPath(r, "bw_file");
+  const std::string delay = RequiredPath(r, "delay_file");
+  StarlinkTraceOptions o;
+  o.bin = static_cast<TimeNs>(r.Int("bin_ms", 10, 1, 60000)) * kNsPerMs;
+  o.packet_bytes = static_cast<int>(r.Int("packet_bytes", 1500, 1, 65535));
+  o.delay_interval =
+      static_cast<TimeNs>(r.Int("delay_interval_ms", 10, 1, 60000)) * kNsPerMs;
+  o.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+  o.start_offset = r.Seconds("start_offset_s", 0.0);
+  o.mark_reconfigurations = r.Bool("mark_reconfigurations", true);
+  o.reconfiguration_period = r.Seconds("reconfiguration_period_s", 15.0);
+  o.reconfiguration_offset = r.Seconds("reconfiguration_offset_s", 12.0);
+  r.RejectUnknown();
+  auto trace = std::make_shared<const MahimahiTrace>(ReadMahimahiTrace(bw));
+  auto delays =
+      std::make_shared<const std::vector<double>>(ReadDelayFile(delay));
+  ParsedModel m;
+  m.make_process = [trace, delay, delays, o](uint64_t, int) {
+    return MakeStarlinkTraceLink(*trace, delay, *delays, o);
+  };
+  return m;
+}
+
+ParsedModel ParseCsvTrace(DictReader& r) {
+  const std::string file = RequiredPath(r, "file");
+  CsvTraceOptions o;
+  o.period = r.Seconds("period_s", 0.0);
+  o.one_way_fraction = r.FloatIn("one_way_fraction", 0.5, 0.0, 1.0);
+  o.start_offset = r.Seconds("start_offset_s", 0.0);
+  r.RejectUnknown();
+  auto rows =
+      std::make_shared<const std::vector<TraceCsvRow>>(ReadTraceCsv(file));
+  ParsedModel m;
+  m.make_process = [file, rows, o](uint64_t, int) {
+    return MakeCsvTraceLink(file, *rows, o);
+  };
+  return m;
+}
+
+ParsedModel ParseStatic(DictReader& r) {
+  const double capacity = r.FloatIn("capacity_mbps", 0.0, 0.0, 1e6) * 1e6;
+  const TimeNs rtt = r.Millis("rtt_ms", 0.0);
+  const TimeNs period = r.Seconds("handover_period_s", 0.0);
+  const TimeNs offset = r.Seconds("handover_offset_s", 0.0);
+  r.RejectUnknown();
+  ParsedModel m;
+  m.make_predictor = [capacity, rtt, period, offset]() {
+    return std::make_unique<StaticPredictor>(capacity, rtt, period, offset);
+  };
+  return m;
+}
+
+// The registry of model kinds: what each is, where it may be used (a link's
+// "process", an oracle path) and the keys it accepts besides "type". Adding a
+// model is one parser above and one row here.
+struct ModelKind {
+  const char* type;
+  bool link_process;
+  bool oracle_path;
+  const char* help;
+  std::vector<const char*> keys;
+  ParsedModel (*parse)(DictReader&);
+};
+
+const std::vector<ModelKind>& ModelKinds() {
+  static const std::vector<ModelKind> kinds = {
+      {"starlink_access",
+       true,
+       true,
+       "Walker-shell access link: satellite selection and handovers, Shannon "
+       "link budget, optional bent pipe to a gateway",
+       {"shell", "earth_rotation", "terminal", "handover", "budget",
+        "bent_pipe", "extra_delay_ms", "loss_rate"},
+       ParseStarlinkAccess},
+      {"along_track",
+       true,
+       true,
+       "MACO's along-track geometry: satellites passing a terminal at a fixed "
+       "spacing, two subflows alternating between disjoint and shared "
+       "satellites",
+       {"altitude_km", "spacing_km", "speed_km_s", "footprint_radius_km",
+        "handover_radius_km", "cross_track_km", "phase_km", "alternate_leader",
+        "budget", "subflow", "hard_outage_s", "soft_outage_s",
+        "sample_interval_s", "extra_delay_ms", "loss_rate"},
+       ParseAlongTrack},
+      {"isl_path",
+       true,
+       true,
+       "two ground points joined through a constellation's inter-satellite "
+       "links (shortest path, rerouted periodically)",
+       {"shell", "earth_rotation", "a", "b", "isl", "route_interval_s",
+        "sample_interval_s", "outage_s", "capacity_mbps", "extra_delay_ms",
+        "loss_rate"},
+       ParseIslPath},
+      {"lms",
+       true,
+       false,
+       "3-state Markov land-mobile-satellite channel (Ka or S band presets)",
+       {"preset", "capacity_mbps", "mean_sojourn_s", "jump", "delay_ms",
+        "loss_rate", "start", "initial_state"},
+       ParseLms},
+      {"onoff",
+       true,
+       false,
+       "on/off channel with exponential up and down times",
+       {"capacity_mbps", "mean_up_s", "mean_down_s", "delay_ms", "loss_rate",
+        "drop_arrivals_when_down", "start", "start_up"},
+       ParseOnOff},
+      {"mahimahi",
+       true,
+       false,
+       "mahimahi delivery-opportunity trace replayed as capacity bins",
+       {"file", "bin_ms", "packet_bytes", "delay_ms", "loss_rate",
+        "start_offset_s"},
+       ParseMahimahi},
+      {"starlink_trace",
+       true,
+       false,
+       "mahimahi bandwidth trace plus a per-interval one-way delay file, with "
+       "Starlink's 15 s reconfigurations marked as handovers",
+       {"bw_file", "delay_file", "bin_ms", "packet_bytes", "delay_interval_ms",
+        "loss_rate", "start_offset_s", "mark_reconfigurations",
+        "reconfiguration_period_s", "reconfiguration_offset_s"},
+       ParseStarlinkTrace},
+      {"csv_trace",
+       true,
+       false,
+       "CSV table time_s,capacity_mbps,rtt_ms,loss replayed piecewise",
+       {"file", "period_s", "one_way_fraction", "start_offset_s"},
+       ParseCsvTrace},
+      {"static",
+       false,
+       true,
+       "oracle only: a nominal capacity and RTT with an optional periodic "
+       "handover grid",
+       {"capacity_mbps", "rtt_ms", "handover_period_s", "handover_offset_s"},
+       ParseStatic},
+  };
+  return kinds;
+}
+
+std::vector<std::string> KindNames(bool link_process) {
+  std::vector<std::string> names;
+  for (const ModelKind& k : ModelKinds()) {
+    if (link_process ? k.link_process : k.oracle_path) names.push_back(k.type);
+  }
+  return names;
+}
+
+// Reads "type" and parses the model with its kind's parser. The keys the
+// parser read must be the registry's (a programming error otherwise).
+ParsedModel ParseModel(DictReader& r, bool link_process) {
+  std::set<std::string> keys = r.read_keys();  // the caller's (path_id)
+  if (!r.Has("type")) Fail(r.Field("type"), "is required");
+  const std::string type = r.Choice("type", "", KindNames(link_process));
+  for (const ModelKind& k : ModelKinds()) {
+    if (type != k.type) continue;
+    ParsedModel m = k.parse(r);
+    keys.insert(k.keys.begin(), k.keys.end());
+    keys.insert("type");
+    if (r.read_keys() != keys) {
+      throw std::logic_error(std::string("model registry out of sync with "
+                                         "the parser of '") +
+                             k.type + "'");
+    }
+    return m;
+  }
+  throw std::logic_error("unregistered model kind " + type);
 }
 
 }  // namespace
 
 ProcessFactory ParseLinkProcess(py::handle obj, const std::string& where) {
   DictReader r(obj, where);
-  if (!r.Has("type")) Fail(r.Field("type"), "is required");
-  const std::string type = r.Choice("type", "", kProcessTypes);
-  ParsedModel m = ParseModel(r, type);
+  ParsedModel m = ParseModel(r, /*link_process=*/true);
   // Build once so files are read and every model validated now.
   Prefixed(where, [&] { m.make_process(0, 0)->Initial(); });
   return m.make_process;
@@ -490,9 +627,7 @@ std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
              "path " + std::to_string(id) + " is listed twice");
       }
     }
-    if (!p.Has("type")) Fail(p.Field("type"), "is required");
-    const std::string type = p.Choice("type", "", kOracleTypes);
-    ParsedModel m = ParseModel(p, type);
+    ParsedModel m = ParseModel(p, /*link_process=*/false);
     Prefixed(p.where(), [&] { m.make_predictor()->NextHandover(0); });
     predictors.emplace_back(id, m.make_predictor);
   }
@@ -501,6 +636,21 @@ std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
     for (const auto& [id, make] : predictors) oracle->SetPath(id, make());
     return oracle;
   };
+}
+
+py::dict LeoModelKinds() {
+  py::dict out;
+  for (const ModelKind& k : ModelKinds()) {
+    py::dict d;
+    d["help"] = k.help;
+    d["link_process"] = k.link_process;
+    d["oracle_path"] = k.oracle_path;
+    py::list keys;
+    for (const char* key : k.keys) keys.append(key);
+    d["keys"] = keys;
+    out[k.type] = d;
+  }
+  return out;
 }
 
 AlongTrackLinkConfig ParseAlongTrackConfig(py::handle obj,

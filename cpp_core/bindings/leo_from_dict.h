@@ -1,9 +1,13 @@
 // Parses the LEO parts of a spec dictionary: a link's time-varying "process"
 // (orbital access, MACO along-track, ISL path, LMS / on-off channels, traces),
 // its "loss_process" overlay, its "router" agent, and the spec's "oracle"
-// section. Every error is a std::invalid_argument naming the field and, for
-// enumerations, the allowed values. Files are read (and every model built
-// once) while parsing, so a bad config fails before the simulation starts.
+// section. Each model kind registers its parser and the keys it accepts in
+// one table (leo_from_dict.cc, ModelKinds). Every error is a
+// std::invalid_argument naming the field and, for enumerations, the allowed
+// values. Files are read (and every model built once) while parsing, so a bad
+// config fails before the simulation starts; trace files are read once per
+// spec, and their paths are used as given (Python resolves a scenario's
+// relative paths before the spec crosses).
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -35,6 +39,9 @@ std::function<std::unique_ptr<RouterAgent>()> ParseRouter(
 // oracle: {"paths": [{"path_id": k, "type": ..., params...}, ...]}.
 std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
     pybind11::handle obj, const std::string& where);
+// The registry of model kinds: {type: {"help", "link_process",
+// "oracle_path", "keys"}} (orbitcc._core.leo_model_kinds).
+pybind11::dict LeoModelKinds();
 // The along-track model's parameters (the "along_track" process keys).
 AlongTrackLinkConfig ParseAlongTrackConfig(pybind11::handle obj,
                                            const std::string& where);

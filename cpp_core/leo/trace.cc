@@ -370,12 +370,42 @@ std::unique_ptr<LinkProcess> MakeMahimahiLink(
   return MakeMahimahiProcess(ReadMahimahiTrace(path), options);
 }
 
+std::unique_ptr<LinkProcess> MakeMahimahiLink(
+    const MahimahiTrace& trace, const MahimahiLinkOptions& options) {
+  return MakeMahimahiProcess(trace, options);
+}
+
 // ---------------------------------------------------------------------------
 // (b) bandwidth + delay
 
 std::unique_ptr<LinkProcess> MakeStarlinkTraceLink(
     const std::string& bandwidth_path, const std::string& delay_path,
     const StarlinkTraceOptions& options) {
+  const MahimahiTrace bandwidth = ReadMahimahiTrace(bandwidth_path);
+  return MakeStarlinkTraceLink(bandwidth, delay_path, ReadDelayFile(delay_path),
+                               options);
+}
+
+TraceMeans StarlinkTraceMeans(const MahimahiTrace& bandwidth,
+                              const std::vector<double>& delays_ms,
+                              int packet_bytes) {
+  TraceMeans m;
+  const int64_t period_ms = std::max<int64_t>(bandwidth.period_ms, 1);
+  m.capacity_mbps =
+      static_cast<double>(static_cast<int64_t>(bandwidth.timestamps_ms.size()) *
+                          packet_bytes * 8) /
+      (static_cast<double>(period_ms) * 1e-3) / 1e6;
+  double sum = 0.0;
+  for (double d : delays_ms) sum += d;
+  m.one_way_delay_ms =
+      delays_ms.empty() ? 0.0 : sum / static_cast<double>(delays_ms.size());
+  return m;
+}
+
+std::unique_ptr<LinkProcess> MakeStarlinkTraceLink(
+    const MahimahiTrace& bandwidth, const std::string& delay_path,
+    const std::vector<double>& delays_ms, const StarlinkTraceOptions& options) {
+  const std::string& bandwidth_path = bandwidth.path;
   if (options.delay_interval <= 0) {
     FailFile(delay_path, "delay_interval must be > 0");
   }
@@ -390,10 +420,8 @@ std::unique_ptr<LinkProcess> MakeStarlinkTraceLink(
   bw_options.packet_bytes = options.packet_bytes;
   bw_options.loss_rate = options.loss_rate;
   bw_options.start_offset = options.start_offset;
-  auto bandwidth =
-      MakeMahimahiProcess(ReadMahimahiTrace(bandwidth_path), bw_options);
+  auto bandwidth_process = MakeMahimahiProcess(bandwidth, bw_options);
 
-  const std::vector<double> delays_ms = ReadDelayFile(delay_path);
   std::vector<LinkState> delay_segments;
   delay_segments.reserve(delays_ms.size());
   for (size_t i = 0; i < delays_ms.size(); ++i) {
@@ -409,7 +437,7 @@ std::unique_ptr<LinkProcess> MakeStarlinkTraceLink(
       std::move(delay_segments), delay_period, options.start_offset);
 
   std::unique_ptr<LinkProcess> merged = std::make_unique<MergedLinkProcess>(
-      std::move(bandwidth), std::move(delay), kLinkFieldDelay);
+      std::move(bandwidth_process), std::move(delay), kLinkFieldDelay);
   if (!options.mark_reconfigurations) return merged;
 
   const TimeNs period = options.reconfiguration_period;
@@ -428,13 +456,18 @@ std::unique_ptr<LinkProcess> MakeStarlinkTraceLink(
 
 std::unique_ptr<LinkProcess> MakeCsvTraceLink(const std::string& path,
                                               const CsvTraceOptions& options) {
+  return MakeCsvTraceLink(path, ReadTraceCsv(path), options);
+}
+
+std::unique_ptr<LinkProcess> MakeCsvTraceLink(
+    const std::string& path, const std::vector<TraceCsvRow>& rows,
+    const CsvTraceOptions& options) {
   if (!std::isfinite(options.one_way_fraction) ||
       options.one_way_fraction < 0.0) {
     FailFile(path, "one_way_fraction must be finite and >= 0");
   }
   if (options.period < 0) FailFile(path, "period must be >= 0");
   if (options.start_offset < 0) FailFile(path, "start_offset must be >= 0");
-  const std::vector<TraceCsvRow> rows = ReadTraceCsv(path);
   std::vector<LinkState> segments;
   segments.reserve(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {

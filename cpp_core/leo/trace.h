@@ -121,6 +121,10 @@ std::vector<LinkState> MahimahiCapacitySegments(
     const MahimahiTrace& trace, const MahimahiLinkOptions& options);
 std::unique_ptr<LinkProcess> MakeMahimahiLink(
     const std::string& path, const MahimahiLinkOptions& options = {});
+// The same from a trace already read (a spec parses its files once and
+// builds every episode's process from the parsed contents).
+std::unique_ptr<LinkProcess> MakeMahimahiLink(
+    const MahimahiTrace& trace, const MahimahiLinkOptions& options = {});
 
 // ---- (b) mahimahi bandwidth + per-interval delay ----
 
@@ -137,6 +141,24 @@ struct StarlinkTraceOptions {
 std::unique_ptr<LinkProcess> MakeStarlinkTraceLink(
     const std::string& bandwidth_path, const std::string& delay_path,
     const StarlinkTraceOptions& options = {});
+// The same from files already read (`delay_path` names the delay file in
+// errors).
+std::unique_ptr<LinkProcess> MakeStarlinkTraceLink(
+    const MahimahiTrace& bandwidth, const std::string& delay_path,
+    const std::vector<double>& delays_ms,
+    const StarlinkTraceOptions& options = {});
+
+// Means over one period of a bandwidth + delay pair: the capacity of
+// `packet_bytes` per delivery opportunity over the loop period, and the mean
+// one-way delay. What a static oracle or a constant return link built from
+// the trace needs (orbitcc.scenario.starlink_trace).
+struct TraceMeans {
+  double capacity_mbps = 0.0;
+  double one_way_delay_ms = 0.0;
+};
+TraceMeans StarlinkTraceMeans(const MahimahiTrace& bandwidth,
+                              const std::vector<double>& delays_ms,
+                              int packet_bytes = 1500);
 
 // ---- (c) CSV ----
 
@@ -147,5 +169,9 @@ struct CsvTraceOptions {
 };
 std::unique_ptr<LinkProcess> MakeCsvTraceLink(
     const std::string& path, const CsvTraceOptions& options = {});
+// The same from rows already read (`path` names the file in errors).
+std::unique_ptr<LinkProcess> MakeCsvTraceLink(
+    const std::string& path, const std::vector<TraceCsvRow>& rows,
+    const CsvTraceOptions& options = {});
 
 }  // namespace orbitcc

@@ -39,12 +39,11 @@ def resolve(path: str) -> Path:
 
 @lru_cache(maxsize=16)
 def trace_means(bw_file: str, delay_file: str) -> tuple[float, float]:
-    """(mean capacity Mb/s, mean one-way delay ms) of a trace pair."""
-    bw = resolve(bw_file).read_text().split()
-    period_ms = int(bw[-1]) if bw else 1
-    capacity = len(bw) * 1500 * 8 / (max(period_ms, 1) * 1e-3) / 1e6
-    delays = [float(x) for x in resolve(delay_file).read_text().split()]
-    return capacity, (sum(delays) / len(delays) if delays else 0.0)
+    """(mean capacity Mb/s, mean one-way delay ms) of a trace pair, from the
+    core's trace parser (the files' format lives in C++ only)."""
+    from orbitcc import _core
+
+    return _core.leo_trace_means(str(resolve(bw_file)), str(resolve(delay_file)))
 
 
 @dataclass
