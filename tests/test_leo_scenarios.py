@@ -266,7 +266,8 @@ def test_trace_means_come_from_the_core_parser() -> None:
     # An independent reading of the two files (the mahimahi format: one
     # 1500-byte opportunity per line, looping at the last timestamp).
     bw = (CONFIG_DIR / "traces/starlink_synthetic.bw").read_text().split()
-    delays = [float(x) for x in (CONFIG_DIR / "traces/starlink_synthetic.delay").read_text().split()]
+    delay_text = (CONFIG_DIR / "traces/starlink_synthetic.delay").read_text()
+    delays = [float(x) for x in delay_text.split()]
     capacity = len(bw) * 1500 * 8 / (int(bw[-1]) * 1e-3) / 1e6
     got = _core.leo_trace_means(str(CONFIG_DIR / "traces/starlink_synthetic.bw"),
                                 str(CONFIG_DIR / "traces/starlink_synthetic.delay"))
