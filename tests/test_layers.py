@@ -32,3 +32,12 @@ def test_layers_include_only_layers_below() -> None:
                 bad.append(f"{path.relative_to(CPP)} includes {used}/")
     assert bad == []
 
+
+
+def test_the_core_does_not_import_orbitcc() -> None:
+    # Python configures and steps; the C++ side never calls back into the
+    # package (e.g. to resolve paths: Python resolves them before the spec
+    # crosses).
+    offenders = [str(p.relative_to(CPP)) for p in sorted(CPP.glob("*/*"))
+                 if p.suffix in (".h", ".cc") and 'import("orbitcc' in p.read_text()]
+    assert offenders == []
