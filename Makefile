@@ -80,7 +80,7 @@ ns3-deps:
 
 # The ns-3 cross-validation matrix (docs/validation.md), ~15 CPU-minutes.
 validate-ns3: install ns3-deps
-	$(VENV)/bin/orbitcc-validate --doc docs/validation.md --jobs 2
+	$(VENV)/bin/orbitcc-validate --doc docs/validation.md --jobs 2 --json outputs/validate/results.json
 
 # Long validations (marked slow): wider grids, more seeds, longer episodes.
 validate: install

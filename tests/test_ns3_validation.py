@@ -178,7 +178,8 @@ def test_validate_cli_writes_the_report(ci_run: tuple, tmp_path) -> None:
     assert names[:2] == ["goodput Mb/s (total)", "mean RTT ms"]
     text = doc.read_text()
     assert "| newreno-1-bdp-ci | goodput Mb/s (total) |" in text
-    assert (tmp_path / "validation_cwnd.png").stat().st_size > 10_000
+    assert (tmp_path / "img" / "validation_cwnd.png").stat().st_size > 10_000
+    assert "![cwnd overlays](img/validation_cwnd.png)" in text
 
 
 def test_import_orbitcc_is_light_and_still_registers_envs() -> None:

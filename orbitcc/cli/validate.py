@@ -326,6 +326,13 @@ def plot_cwnd(results: list[RowResult], path: Path) -> None:
     plt.close(fig)
 
 
+def _graded_summary(results: list[RowResult]) -> str:
+    graded = [r for r in results if any(m.target is not None for m in r.metrics)]
+    ok = [r.row.name for r in graded if all(m.within is not False for m in r.metrics)]
+    return (f"**Graded rows (NewReno, CUBIC) within every target: {len(ok)} of {len(graded)}**"
+            + (f" ({', '.join(ok)})." if ok else "."))
+
+
 def write_doc(results: list[RowResult], path: Path, plot_path: Path | None, command: str,
               header: str, tcp_options: bool = False) -> None:
     lines = [
@@ -342,7 +349,9 @@ def write_doc(results: list[RowResult], path: Path, plot_path: Path | None, comm
         "",
         header,
         "",
-        "Definitions (identical on both sides): goodput = application bytes delivered in "
+        _graded_summary(results),
+        "",
+        "Definitions: goodput = application bytes delivered in "
         "order / duration; RTT = ns-3's per-ACK RTT samples (timestamps; during loss "
         "recovery they echo the last in-order segment's timestamp, RFC 7323, and so include "
         "the recovery time) and orbitcc's per-packet one-way delay plus the reverse path's "
@@ -382,7 +391,8 @@ def write_doc(results: list[RowResult], path: Path, plot_path: Path | None, comm
             continue
         any_diff = True
         why = explain(r, tcp_options)
-        worst = max((m for m in r.metrics if m.rel is not None and m.rel != float("inf")),
+        worst = max((m for m in r.metrics if m.rel is not None and m.rel != float("inf")
+                     and (m.name.startswith(("goodput", "mean RTT")))),
                     key=lambda m: abs(m.rel or 0), default=None)
         detail = f" Largest difference: {worst.name} {_rel(worst)}." if worst else ""
         lines += [f"**{r.row.name}** ({r.row.label}).{detail} {why}", ""]
@@ -410,7 +420,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--reuse-ns3", action="store_true",
                    help="reuse ns-3 results in --workdir with identical arguments (no timing)")
     p.add_argument("--doc", default="", help="write the report here (e.g. docs/validation.md)")
-    p.add_argument("--plot", default="", help="cwnd overlay PNG (default: next to --doc)")
+    p.add_argument("--plot", default="",
+                   help="cwnd overlay PNG (default: img/<doc name>_cwnd.png beside --doc)")
     p.add_argument("--json", default="", help="write every result as JSON here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--list", action="store_true", help="list the rows and exit")
@@ -472,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
             for r in results], indent=1))
     if args.doc:
         doc = Path(args.doc)
-        plot = Path(args.plot) if args.plot else doc.with_name(doc.stem + "_cwnd.png")
+        plot = Path(args.plot) if args.plot else doc.parent / "img" / (doc.stem + "_cwnd.png")
         plot_cwnd(results, plot)
         write_doc(results, doc, plot, command, header, core_accepts_transport_params())
         print(f"wrote {doc} and {plot}")
