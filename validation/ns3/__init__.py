@@ -285,6 +285,7 @@ def ns3_result(row: Row, binary: Path, workdir: Path, seed: int = 1,
             return data
     result = run_ns3(row, binary, workdir, seed)
     result["args"] = args
+    result["timed_at"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     path.write_text(json.dumps(result))
     return result
 
