@@ -212,3 +212,19 @@ def test_subpackages_are_attributes_after_a_bare_import() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "True 1448"
+
+
+def test_seeds_are_averaged_and_times_summed() -> None:
+    def run(g: float, t: float) -> dict:
+        return {"goodput_mbps": g, "wall_s": t, "cpu_s": t, "cc": "cubic",
+                "flows": [{"goodput_mbps": g, "timeouts": 1, "cc": "cubic"}]}
+    out = ns3.average([run(4.0, 1.0), run(8.0, 2.0)])
+    assert out["goodput_mbps"] == 6.0 and out["flows"][0]["goodput_mbps"] == 6.0
+    assert out["wall_s"] == 3.0 and out["cpu_s"] == 3.0 and out["seeds"] == 2
+    # The graded loss rows average 5 seeds; both sides get the same seeds.
+    row = next(r for r in ns3.matrix() if r.name == "cubic-1-loss0.1")
+    assert row.seeds == 5 and "mean of 5 seeds" in row.label
+    row5 = ns3.Row("q", "q", "newreno", loss=0.001, duration_s=2.0, seeds=3)
+    runs = [ns3.run_orbitcc(row5, seed=s) for s in (1, 2, 3)]
+    assert ns3.average(runs)["goodput_mbps"] == pytest.approx(
+        sum(r["goodput_mbps"] for r in runs) / 3)

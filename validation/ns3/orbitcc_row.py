@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from orbitcc.ns3 import Row, run_orbitcc
+from orbitcc.ns3 import Row, average, run_orbitcc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,7 +22,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     row = Row.from_json(json.loads(Path(args[0]).read_text()))
     seed = int(args[2]) if len(args) == 3 else 1
-    Path(args[1]).write_text(json.dumps(run_orbitcc(row, seed)))
+    runs = [run_orbitcc(row, seed + k) for k in range(row.seeds)]
+    Path(args[1]).write_text(json.dumps(average(runs)))
     return 0
 
 
