@@ -71,6 +71,22 @@ NOTE_AFTER_TCP = (
     "Not yet diagnosed on this commit (the TCP options of issue #10 are in): treat as a "
     "possible bug until explained.")
 
+_PHASE = (
+    "**Model-equivalent, realisation-dependent.** The total agrees; how two flows split "
+    "the link depends on which one loses more packets in the shared slow-start overshoot "
+    "and in later synchronised drop-tail losses (phase effects; Floyd and Jacobson 1992), "
+    "which the two simulators' different event orders decide differently.")
+ROW_NOTES_AFTER_TCP = {
+    "cubic-1-bdp4": (
+        "**Model difference: HyStart.** ns-3.37's `TcpCubic` runs HyStart by default and "
+        "leaves slow start early on the BDP/4 buffer's delay rise, so it starts its cubic "
+        "growth from a low W_max and under-uses the link for the first ~10 s (cwnd "
+        "overlay); orbitcc's CUBIC has no HyStart (RFC 9438 makes HyStart++ optional; "
+        "docs/tcp.md)."),
+    "newreno-2-bdp": _PHASE,
+    "cubic-2-bdp": _PHASE,
+}
+
 BBR_CAVEAT = (
     "ns-3.37's `TcpBbr` (pacing on, as its documentation asks) is not a trustworthy "
     "reference beyond clean single-bottleneck rows: in this run it collapses under 1 % "
@@ -95,7 +111,7 @@ def explain(r: RowResult, tcp_options: bool) -> str:
         single_clean = r.row.loss == 0 and not r.row.schedule and len(set(r.row.rtts_ms)) == 1
         note = NOTE_BBR if single_clean and not tcp_options else BBR_CAVEAT
     elif tcp_options:
-        note = NOTE_AFTER_TCP
+        note = ROW_NOTES_AFTER_TCP.get(r.row.name, NOTE_AFTER_TCP)
     elif r.row.loss >= 0.01:
         note = NOTE_LOSS
     else:
