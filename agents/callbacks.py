@@ -3,15 +3,20 @@
 - ``EpisodeMetricsCallback``: when an episode ends, records its metrics
   (throughput, p95 delay, losses by cause, ...) in SB3's logger under
   ``episode/``; SB3 averages them until the next dump.
-- ``ProgressCallback``: a progress line every 10 % of the budget (tqdm/rich,
-  which SB3's progress bar needs, are not dependencies of orbitcc).
+- ``ProgressCallback``: a progress bar with rate and ETA (redrawn in place on
+  a terminal, a line per 10 % otherwise; tqdm/rich are not dependencies).
+- ``BudgetCallback``: stops at the wall-clock budget.
+- ``HeldOutEvalCallback``: periodic evaluation on held-out seeds, best
+  checkpoint, early stop.
 - ``WandbOutput``: an SB3 logger output that forwards every dump (SB3's own
   train/rollout values and ours) to a W&B run.
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -54,41 +59,175 @@ class EpisodeMetricsCallback(BaseCallback):
         return True
 
 
+def _clock(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    h, rem = divmod(seconds, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"
+
+
 class ProgressCallback(BaseCallback):
-    """Prints ``steps / total, steps/s, episodes, last episode`` every 10 %."""
+    """A progress bar with rate and ETA.
+
+    On a terminal one line is redrawn in place (at most 4 times a second);
+    otherwise (logs, CI) a line is printed every 10 % of the budget. The ETA
+    is the sooner of the step budget and the wall-clock budget. The final
+    line is printed once, by ``finish()`` (SB3 collects whole rollouts, so
+    the step count overshoots the budget: no line repeats "100 %").
+    """
 
     def __init__(self, total_timesteps: int, episodes: EpisodeMetricsCallback,
-                 prefix: str = "orbitcc-train") -> None:
+                 prefix: str = "orbitcc-train", budget_s: float | None = None,
+                 stream: Any = None) -> None:
         super().__init__()
         self.total = int(total_timesteps)
         self.episodes = episodes
         self.prefix = prefix
-        self._next = 0.1
+        self.budget_s = budget_s
+        self.stream = stream if stream is not None else sys.stdout
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._tenths = 1  # next 10 % mark to print (non-terminal mode)
         self._started = 0.0
+        self._last_draw = 0.0
+        self.extra = ""  # e.g. the latest evaluation, set by EvalCallback
+
+    def _on_training_start(self) -> None:
+        self._started = time.perf_counter()
+
+    def fraction(self) -> float:
+        wall = time.perf_counter() - self._started
+        f = self.num_timesteps / max(self.total, 1)
+        if self.budget_s:
+            f = max(f, wall / self.budget_s)
+        return min(f, 1.0)
+
+    def _on_step(self) -> bool:
+        now = time.perf_counter()
+        done = self.fraction()
+        if self.tty:
+            if now - self._last_draw >= 0.25 and done < 1.0:
+                self._last_draw = now
+                self.stream.write("\r" + self.line() + "\x1b[K")
+                self.stream.flush()
+        elif self._tenths < 10 and 10 * done >= self._tenths:
+            while self._tenths <= 10 * done:
+                self._tenths += 1
+            print(self.line(), file=self.stream, flush=True)
+        return True
+
+    def line(self) -> str:
+        wall = max(time.perf_counter() - self._started, 1e-9)
+        done = self.fraction()
+        width = 24
+        filled = int(round(width * done))
+        bar = "#" * filled + "-" * (width - filled)
+        rate = self.num_timesteps / wall
+        eta = wall * (1.0 - done) / done if done > 0 else float("nan")
+        last = self.episodes.last
+        tail = ""
+        if last:
+            tail = (f" | last ep: return {last.get('return', float('nan')):.3g}, "
+                    f"{last.get('throughput_mbps', float('nan')):.1f} Mb/s")
+        eta_text = _clock(eta) if eta == eta else "--:--"
+        return (f"{self.prefix} [{bar}] {100 * done:3.0f}% {self.num_timesteps}/{self.total} "
+                f"steps, {rate:.0f} steps/s, {_clock(wall)} elapsed, ETA {eta_text}, "
+                f"{self.episodes.episodes} episodes{tail}{self.extra}")
+
+    def report(self) -> None:
+        print(self.line(), file=self.stream, flush=True)
+
+    def finish(self) -> None:
+        if self.tty:
+            self.stream.write("\r" + self.line() + "\x1b[K\n")
+            self.stream.flush()
+        else:
+            self.report()
+
+
+class BudgetCallback(BaseCallback):
+    """Stops training once the wall-clock budget is spent."""
+
+    def __init__(self, budget_s: float) -> None:
+        super().__init__()
+        self.budget_s = float(budget_s)
+        self._started = 0.0
+        self.exhausted = False
 
     def _on_training_start(self) -> None:
         self._started = time.perf_counter()
 
     def _on_step(self) -> bool:
-        done = self.num_timesteps / max(self.total, 1)
-        if done >= self._next or self.num_timesteps >= self.total:
-            while self._next <= done:
-                self._next += 0.1
-            self.report()
+        if time.perf_counter() - self._started >= self.budget_s:
+            self.exhausted = True
+            return False
         return True
 
-    def report(self) -> None:
-        wall = max(time.perf_counter() - self._started, 1e-9)
-        last = self.episodes.last
-        tail = ""
-        if last:
-            tail = (f", last episode: return {last.get('return', float('nan')):.3g}, "
-                    f"{last.get('throughput_mbps', float('nan')):.2f} Mb/s, "
-                    f"p95 {last.get('p95_delay_ms', float('nan')):.1f} ms")
-        pct = 100.0 * min(self.num_timesteps / max(self.total, 1), 1.0)
-        print(f"{self.prefix}: {self.num_timesteps}/{self.total} steps ({pct:.0f}%), "
-              f"{self.num_timesteps / wall:.0f} steps/s, "
-              f"{self.episodes.episodes} episodes{tail}", flush=True)
+
+class HeldOutEvalCallback(BaseCallback):
+    """Every ``every`` steps: deterministic episodes on held-out validation
+    seeds (test split), logged as ``eval/*``; keeps the best model; stops
+    early after ``patience`` evaluations without improvement (0: never).
+
+    ``evaluate(policy) -> dict`` plays the episodes (orbitcc.agents.heldout);
+    ``save_best(model)`` writes the best checkpoint. ``reference`` is a
+    return to beat (NewReno's on the same seeds): the wall time and step
+    count at which the agent first reaches it are recorded.
+    """
+
+    def __init__(self, every: int, evaluate: Callable[[Callable], dict[str, float]],
+                 act: Callable[[Any, Any], Any], save_best: Callable[[Any], None],
+                 patience: int = 0, reference: float | None = None,
+                 progress: ProgressCallback | None = None) -> None:
+        super().__init__()
+        self.every = int(every)
+        self.evaluate = evaluate
+        self.act = act
+        self.save_best = save_best
+        self.patience = int(patience)
+        self.reference = reference
+        self.progress = progress
+        self.best = -float("inf")
+        self.best_step = 0
+        self.since_best = 0
+        self.curve: list[dict[str, float]] = []
+        self.reached_reference: dict[str, float] | None = None
+        self.stopped_early = False
+        self._next = self.every
+        self._started = 0.0
+
+    def _on_training_start(self) -> None:
+        self._started = time.perf_counter()
+
+    def run_eval(self) -> None:
+        wall = time.perf_counter() - self._started
+        model = self.model
+        result = self.evaluate(lambda obs: self.act(model, obs))
+        point = {"step": float(self.num_timesteps), "wall_s": wall, **result}
+        self.curve.append(point)
+        for key, value in result.items():
+            self.logger.record(f"eval/{key}", value)
+        ret = result["return"]
+        if ret > self.best:
+            self.best, self.best_step, self.since_best = ret, self.num_timesteps, 0
+            self.save_best(model)
+        else:
+            self.since_best += 1
+        if (self.reference is not None and self.reached_reference is None
+                and ret >= self.reference):
+            self.reached_reference = {"step": float(self.num_timesteps), "wall_s": wall}
+        if self.progress is not None:
+            self.progress.extra = f" | eval {ret:.3g} (best {self.best:.3g})"
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps < self._next:
+            return True
+        while self._next <= self.num_timesteps:
+            self._next += self.every
+        self.run_eval()
+        if self.patience and self.since_best >= self.patience:
+            self.stopped_early = True
+            return False
+        return True
 
 
 class WandbOutput(KVWriter):

@@ -58,6 +58,22 @@ class Checkpoint:
     path: Path  # model.zip
     model: BaseAlgorithm
     config: dict[str, Any]  # the training run's config.yaml (resolved)
+    # VecNormalize's observation statistics (obs_norm.json beside model.zip),
+    # when the agent was trained with agent.normalize_obs.
+    obs_norm: dict[str, Any] | None = None
+
+    def act(self, obs: Any) -> Any:
+        """The deterministic action for one observation (normalised as in training)."""
+        import numpy as np
+
+        if self.obs_norm is not None:
+            mean = np.asarray(self.obs_norm["mean"], dtype=np.float64)
+            var = np.asarray(self.obs_norm["var"], dtype=np.float64)
+            clip = float(self.obs_norm["clip_obs"])
+            eps = float(self.obs_norm["epsilon"])
+            obs = np.clip((np.asarray(obs, dtype=np.float64) - mean) / np.sqrt(var + eps),
+                          -clip, clip).astype(np.float32)
+        return self.model.predict(obs, deterministic=True)[0]
 
     @property
     def label(self) -> str:
@@ -98,7 +114,13 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
     if algo not in ALGO_CLASSES:
         raise ValueError(f"{model_path.parent / CONFIG_FILE}: agent.algo = {algo!r} is unknown")
     model = ALGO_CLASSES[algo].load(str(model_path), device="cpu")
-    return Checkpoint(model_path.resolve(), model, config)
+    obs_norm = None
+    norm_path = model_path.parent / "obs_norm.json"
+    if norm_path.is_file():
+        import json
+
+        obs_norm = json.loads(norm_path.read_text())
+    return Checkpoint(model_path.resolve(), model, config, obs_norm)
 
 
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-.:/]*$")

@@ -5,17 +5,24 @@
   orbitcc-train agent.total_timesteps=256 agent.num_envs=2 duration_s=2    # smoke
   orbitcc-train -m seed=0,1,2                            # three runs (Hydra multirun)
 
+  orbitcc-train agent=ppo_starlink                       # the shipped recipe (docs/agents.md)
+
 Top to bottom: compose the config (configs/train.yaml) -> build the vector env
-(one C++ BatchSimulation behind SB3's VecEnv API) -> SB3 model -> W&B run
-(logger.mode) -> train -> write model.zip, config.yaml, command.txt and
-train_summary.json into the run dir outputs/train/<scenario>-<algo>-s<seed>-<time>.
-Seeds: env i of the batch meets the channel realisation of seed + i; the
-model's initialisation and exploration use agent.seed (None: seed).
+(one C++ BatchSimulation behind SB3's VecEnv API, optionally VecNormalize) ->
+SB3 model -> W&B run (logger.mode) -> train (progress bar with ETA, wall-clock
+budget, periodic evaluation on held-out seeds, early stop) -> write model.zip,
+config.yaml, command.txt, train_summary.json (and curve.csv / curve.png with
+evaluation) into the run dir outputs/train/<scenario>-<algo>-s<seed>-<time>.
+Seeds: training episodes run on the train split (randomize.split=train), env
+i of the batch on seed + i; evaluations on the test split, so no evaluation
+episode can be a training episode (cpp_core/engine/domain_randomization.h).
+The model's initialisation and exploration use agent.seed (None: seed).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 from dataclasses import asdict
@@ -25,23 +32,37 @@ from typing import Any
 import hydra
 import torch
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, OmegaConf
-from orbitcc.agents.callbacks import EpisodeMetricsCallback, ProgressCallback, WandbOutput
+from omegaconf import DictConfig, OmegaConf, open_dict
+from orbitcc.agents.callbacks import (
+    BudgetCallback,
+    EpisodeMetricsCallback,
+    HeldOutEvalCallback,
+    ProgressCallback,
+    WandbOutput,
+)
 from orbitcc.agents.checkpoint import MODEL_FILE, build_model
 from orbitcc.env.sb3 import OrbitCCSB3VecEnv
 from stable_baselines3.common.logger import Logger, make_output_format
-from stable_baselines3.common.vec_env import VecMonitor
+from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
 
 from orbitcc.config import LoggerConfig, TrainConfig, register_configs, to_object
 
 # Top-level keys of train.yaml that belong to the env (configs/gym.yaml).
-GYM_KEYS = ("scenario", "env", "reward", "seed", "duration_s", "sample_interval_s")
+GYM_KEYS = ("scenario", "env", "reward", "randomize", "seed", "duration_s",
+            "sample_interval_s")
+# Held-out validation seeds of the periodic evaluation (test split): disjoint
+# from the final report's seeds 0..N-1 (orbitcc.agents.heldout), so choosing
+# the best checkpoint does not peek at the numbers it is reported with.
+VALIDATION_SEED_BASE = 10_000
+OBS_NORM_FILE = "obs_norm.json"
 
 
 def gym_overrides(choices: dict[str, Any], task_overrides: list[str]) -> list[str]:
     """Overrides on configs/gym.yaml that give the env of this training config:
-    the env/reward presets chosen here plus the command line's gym keys."""
+    the env/reward/randomize presets chosen here plus the command line's gym keys."""
     out = [f"env={choices['env']}", f"reward={choices['reward']}"]
+    if choices.get("randomize"):
+        out.append(f"randomize={choices['randomize']}")
     for override in task_overrides:
         key = override.split("=", 1)[0].lstrip("+~")
         if key == "scenario":
@@ -77,10 +98,47 @@ def start_wandb(log: LoggerConfig, run_dir: Path, name: str, config: dict[str, A
                       job_type="train")
 
 
+def save_obs_norm(env: Any, path: Path) -> None:
+    """VecNormalize's observation statistics as JSON (no pickle)."""
+    rms = env.obs_rms
+    path.write_text(json.dumps({"mean": rms.mean.tolist(), "var": rms.var.tolist(),
+                                "clip_obs": float(env.clip_obs),
+                                "epsilon": float(env.epsilon)}) + "\n")
+
+
+def plot_curve(curve: list[dict[str, float]], reference: float | None, path: Path,
+               title: str) -> None:
+    """Held-out return against training steps (and NewReno's, dashed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=110)
+    steps = [p["step"] for p in curve]
+    ax.plot(steps, [p["return"] for p in curve], marker="o", ms=3, label="agent (held-out)")
+    if reference is not None:
+        ax.axhline(reference, ls="--", color="gray", label="NewReno (same seeds)")
+    ax.set_xlabel("training steps")
+    ax.set_ylabel("episode return")
+    ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
 def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
           overrides: list[str]) -> dict[str, Any]:
     """Trains as ``cfg_node`` says, writing every output into ``run_dir``."""
+    from orbitcc.agents.heldout import play, task_overrides
+
     cfg: TrainConfig = to_object(cfg_node)
+    # Training episodes come from the train split (evaluations: the test split).
+    with open_dict(cfg_node):
+        cfg_node.randomize.split = "train"
+    overrides = [*overrides, "randomize.split=train"]
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg_node, resolve=True))
     (run_dir / "command.txt").write_text(" ".join(sys.argv) + "\n")
@@ -88,13 +146,22 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
     seed = cfg.seed if agent.seed is None else agent.seed
     torch.set_num_threads(agent.torch_threads)
 
-    # 1. The env: one C++ BatchSimulation; VecMonitor adds episode return/length.
-    env = VecMonitor(make_env(cfg, scenario, overrides))
+    # 1. The env: one C++ BatchSimulation; VecMonitor adds episode return/length
+    #    (raw rewards, before any normalisation).
+    env: Any = VecMonitor(make_env(cfg, scenario, overrides))
+    if agent.normalize_obs or agent.normalize_reward:
+        env = VecNormalize(env, norm_obs=agent.normalize_obs,
+                           norm_reward=agent.normalize_reward, gamma=agent.gamma)
 
     # 2. The model; then pin the env seeds back to seed + i (SB3 reseeds the env
     #    with the model seed, which agent.seed may have changed).
     model = build_model(agent, env, seed=seed)
     env.seed(cfg.seed)
+
+    def act(m: Any, obs: Any) -> Any:
+        if agent.normalize_obs:
+            obs = env.normalize_obs(obs)
+        return m.predict(obs, deterministic=True)[0]
 
     # 3. Logging: SB3's logger writes progress.csv and, with W&B on, the same to W&B.
     config_dict = OmegaConf.to_container(cfg_node, resolve=True)
@@ -105,23 +172,87 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
         outputs.append(WandbOutput(run))
     model.set_logger(Logger(str(run_dir), outputs))
     episodes = EpisodeMetricsCallback()
-    callbacks = [episodes]
+    callbacks: list[Any] = [episodes]
+    budget_s = agent.budget_minutes * 60.0 if agent.budget_minutes else None
+    progress = None
     if cfg.logger.progress:
-        callbacks.append(ProgressCallback(agent.total_timesteps, episodes))
+        progress = ProgressCallback(agent.total_timesteps, episodes, budget_s=budget_s)
+        callbacks.append(progress)
+    budget = None
+    if budget_s is not None:
+        budget = BudgetCallback(budget_s)
+        callbacks.append(budget)
+    evaluator = None
+    reference = None
+    if agent.eval_every_steps > 0:
+        task = task_overrides(config_dict)
+        seeds = [VALIDATION_SEED_BASE + k for k in range(agent.eval_episodes)]
+
+        def evaluate(policy: Any) -> dict[str, float]:
+            rows = [play(scenario, task, s, policy=policy) for s in seeds]
+            return {k: float(sum(r[k] for r in rows) / len(rows)) for k in rows[0]}
+
+        def save_best(m: Any) -> None:
+            m.save(str(run_dir / "best_model.zip"))
+            if agent.normalize_obs:
+                save_obs_norm(env, run_dir / ("best_" + OBS_NORM_FILE))
+
+        # NewReno on the same validation episodes: the return to beat.
+        reference = sum(play(scenario, task, s, controller="newreno")["return"]
+                        for s in seeds) / len(seeds)
+        evaluator = HeldOutEvalCallback(agent.eval_every_steps, evaluate, act, save_best,
+                                        patience=agent.early_stop_evals, reference=reference,
+                                        progress=progress)
+        callbacks.append(evaluator)
 
     # 4. Train and save.
+    limits = f"{agent.total_timesteps} steps"
+    if budget_s is not None:
+        limits += f" or {agent.budget_minutes:g} min"
     print(f"orbitcc-train: {agent.algo} on {cfg.scenario.name}, {agent.num_envs} envs, "
-          f"seed {seed}, {agent.total_timesteps} steps -> {run_dir}", flush=True)
+          f"seed {seed}, {limits} -> {run_dir}", flush=True)
     started = time.perf_counter()
     try:
         model.learn(total_timesteps=agent.total_timesteps, callback=callbacks,
                     log_interval=cfg.logger.log_interval)
+        if evaluator is not None and (not evaluator.curve
+                                      or evaluator.curve[-1]["step"] < model.num_timesteps):
+            evaluator.run_eval()  # the final policy, too
         wall = time.perf_counter() - started
-        model.save(str(run_dir / MODEL_FILE))
+        if progress is not None:
+            progress.finish()
+        model.save(str(run_dir / "final_model.zip"))
+        if agent.normalize_obs:
+            save_obs_norm(env, run_dir / ("final_" + OBS_NORM_FILE))
+        # model.zip (what entrants load): the best evaluated policy, else the final one.
+        chosen = "final"
+        if evaluator is not None and (run_dir / "best_model.zip").is_file():
+            chosen = "best"
+        shutil.copyfile(run_dir / f"{chosen}_model.zip", run_dir / MODEL_FILE)
+        if agent.normalize_obs:
+            shutil.copyfile(run_dir / f"{chosen}_{OBS_NORM_FILE}", run_dir / OBS_NORM_FILE)
+        stop = "steps"
+        if budget is not None and budget.exhausted:
+            stop = "budget"
+        if evaluator is not None and evaluator.stopped_early:
+            stop = "early_stop"
         summary = {"scenario": cfg.scenario.name, "algo": agent.algo, "seed": seed,
                    "timesteps": int(model.num_timesteps), "episodes": episodes.episodes,
                    "wall_s": wall, "steps_per_s": model.num_timesteps / max(wall, 1e-9),
-                   "last_episode": episodes.last, "agent": asdict(agent)}
+                   "stopped_by": stop, "checkpoint": chosen,
+                   "last_episode": episodes.last, "agent": asdict(agent),
+                   "commit": git_commit()}
+        if evaluator is not None:
+            summary.update({"eval_seeds": [VALIDATION_SEED_BASE + k
+                                           for k in range(agent.eval_episodes)],
+                            "newreno_eval_return": reference,
+                            "best_eval_return": evaluator.best,
+                            "best_eval_step": evaluator.best_step,
+                            "reached_newreno": evaluator.reached_reference,
+                            "curve": evaluator.curve})
+            write_curve(evaluator.curve, run_dir / "curve.csv")
+            plot_curve(evaluator.curve, reference, run_dir / "curve.png",
+                       f"{agent.algo} on {cfg.scenario.name} (held-out validation seeds)")
         (run_dir / "train_summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if run is not None:
             run.summary.update({"timesteps": summary["timesteps"], "wall_s": wall})
@@ -130,16 +261,44 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
             run.finish()
         env.close()
     print(f"orbitcc-train: {model.num_timesteps} steps, {episodes.episodes} episodes in "
-          f"{wall:.1f} s; checkpoint {run_dir / MODEL_FILE}", flush=True)
+          f"{wall:.1f} s (stopped by {stop}); checkpoint {run_dir / MODEL_FILE} ({chosen})",
+          flush=True)
     return summary
+
+
+def write_curve(curve: list[dict[str, float]], path: Path) -> None:
+    if not curve:
+        return
+    keys = list(curve[0])
+    lines = [",".join(keys)] + [",".join(f"{p[k]:.6g}" for k in keys) for p in curve]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def git_commit() -> str | None:
+    """The checkout's commit (None outside a git checkout)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                             cwd=Path(__file__).resolve().parent, timeout=10, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
 
 
 @hydra.main(version_base="1.3", config_path="pkg://orbitcc.configs", config_name="train")
 def _app(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
     overrides = gym_overrides(dict(hydra_cfg.runtime.choices), list(hydra_cfg.overrides.task))
-    train(cfg, Path(hydra_cfg.runtime.output_dir), hydra_cfg.runtime.choices["scenario"],
-          overrides)
+    scenario = hydra_cfg.runtime.choices["scenario"]
+    # Bad input fails here, before anything runs: one message, no traceback.
+    try:
+        parsed: TrainConfig = to_object(cfg)
+        make_env(parsed, scenario, [*overrides, "randomize.split=train"]).close()
+    except ValueError as err:
+        print(f"orbitcc-train: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+    train(cfg, Path(hydra_cfg.runtime.output_dir), scenario, overrides)
 
 
 def main() -> None:

@@ -387,6 +387,13 @@ class AgentConfig:
     torch_threads: int = 1  # torch intra-op threads (1: reproducible, no oversubscription)
     device: str = "cpu"  # cpu | auto (auto falls back to cpu; nothing needs a GPU)
     seed: int | None = None  # SB3/torch seed; None: the run's top-level seed
+    # Training loop (orbitcc-train; docs/agents.md "Training loop").
+    normalize_obs: bool = False  # SB3 VecNormalize on observations (stats saved as JSON)
+    normalize_reward: bool = False  # VecNormalize on rewards (training only)
+    budget_minutes: float | None = None  # wall-clock budget; None: total_timesteps only
+    eval_every_steps: int = 0  # > 0: evaluate on held-out validation seeds this often
+    eval_episodes: int = 3  # validation episodes per evaluation (test split, seeds 10000+)
+    early_stop_evals: int = 0  # > 0: stop after this many evaluations without improvement
 
     def __post_init__(self) -> None:
         o = "agent"
@@ -419,6 +426,12 @@ class AgentConfig:
         check_range(o, "torch_threads", self.torch_threads, 1, 1024)
         _check_choice(o, "device", self.device, DEVICES)
         _check_optional(o, "seed", self.seed, 0, 2**32 - 1)  # torch/numpy seed range
+        _check_optional(o, "budget_minutes", self.budget_minutes, 0.0, 1e6, lo_open=True)
+        check_range(o, "eval_every_steps", self.eval_every_steps, 0, 10**12)
+        check_range(o, "eval_episodes", self.eval_episodes, 1, 10**4)
+        check_range(o, "early_stop_evals", self.early_stop_evals, 0, 10**6)
+        if self.early_stop_evals > 0 and self.eval_every_steps == 0:
+            raise ValueError("agent.early_stop_evals > 0 needs agent.eval_every_steps > 0")
         if self.algo == "ppo" and self.n_steps * self.num_envs < 2:
             raise ValueError("agent.n_steps * agent.num_envs must be >= 2 for ppo "
                              f"(got {self.n_steps} * {self.num_envs})")

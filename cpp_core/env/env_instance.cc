@@ -503,6 +503,10 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
         static_cast<double>(s.bytes_received - last.bytes_received) * 8e-6 *
         inv_dt;
     last.bytes_received = s.bytes_received;
+    // A background flow competes from its start on (one that has not
+    // started yet takes nothing and is owed nothing).
+    const FlowSpec& flow = sim_->spec().flows[all_subflows_[g].flow];
+    if (now < flow.start) continue;
     const int link = sim_->Probe(g).first_link;
     auto it = std::find(links_used.begin(), links_used.end(), link);
     if (it != links_used.end()) {

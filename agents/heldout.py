@@ -1,0 +1,131 @@
+"""Held-out evaluation: agents and baselines on the same test-split episodes.
+
+Every entrant plays the env of the task (scenario, env, reward, domain
+randomisation) with ``randomize.split=test``, so the exogenous randomness and
+the parameter draws of these episodes are disjoint from every training
+episode by construction (cpp_core/engine/domain_randomization.h). A baseline
+plays the same env with ``controller=<name>`` (the action is ignored), so its
+return is computed by the same reward code as the agent's.
+
+  python -m orbitcc.agents.heldout <run dir or model.zip> --seeds 5 \
+      --baselines newreno,olia,maco
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+# Per-episode numbers in the evaluation table.
+TABLE_KEYS = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps", "loss_rate")
+
+
+def background_mbps(summary: dict[str, Any]) -> float:
+    """Sum of the background flows' throughput (0 when the draw has none)."""
+    return float(sum(f["throughput_mbps"] for f in summary.get("flows", [])
+                     if f.get("background")))
+
+
+def play(scenario: str, overrides: Sequence[str], seed: int,
+         controller: str | None = None,
+         policy: Callable[[np.ndarray], np.ndarray] | None = None) -> dict[str, float]:
+    """One test-split episode; returns the table's numbers for it."""
+    from orbitcc.env.orbitcc_env import OrbitCCEnv
+
+    env = OrbitCCEnv(scenario=scenario, controller=controller,
+                     overrides=[*overrides, "randomize.split=test"], info_level=0)
+    obs, _ = env.reset(seed=seed)
+    total, done = 0.0, False
+    while not done:
+        action = policy(obs) if policy is not None else None
+        obs, reward, terminated, truncated, _ = env.step(action)
+        total += reward
+        done = terminated or truncated
+    s = env.summary()
+    env.close()
+    return {"return": total, "throughput_mbps": float(s["throughput_mbps"]),
+            "p95_delay_ms": float(s["p95_delay_ms"]), "background_mbps": background_mbps(s),
+            "loss_rate": float(s["loss_rate"])}
+
+
+def aggregate(rows: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
+    """mean and (sample) std per key."""
+    out = {}
+    for key in TABLE_KEYS:
+        values = np.array([r[key] for r in rows], dtype=float)
+        std = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+        out[key] = (float(values.mean()), std)
+    return out
+
+
+def table(results: dict[str, dict[str, tuple[float, float]]], n: int) -> str:
+    """A Markdown table: entrant x (mean +- std) of TABLE_KEYS."""
+    head = ("| entrant | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
+            "| loss rate |")
+    lines = [f"{n} held-out seeds (randomize.split=test), mean +- std", "", head,
+             "|---|---|---|---|---|---|"]
+    for name, agg in results.items():
+        cells = []
+        for key in TABLE_KEYS:
+            m, s = agg[key]
+            cells.append(f"{m:.4f} +- {s:.4f}" if key == "loss_rate" else f"{m:.1f} +- {s:.1f}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def task_overrides(config: dict[str, Any]) -> list[str]:
+    """Overrides that rebuild a training run's env (env, reward, randomize,
+    duration) from its resolved config."""
+    from orbitcc.agents.checkpoint import override_value
+
+    out = []
+    for group in ("env", "reward", "randomize"):
+        for key, value in config.get(group, {}).items():
+            if group == "randomize" and key == "split":
+                continue
+            out.append(f"{group}.{key}={override_value(value)}")
+    if config.get("duration_s") is not None:
+        out.append(f"duration_s={float(config['duration_s'])}")
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("checkpoint", help="orbitcc-train run dir or its model.zip")
+    parser.add_argument("--seeds", type=int, default=5, help="held-out seeds 0..N-1")
+    parser.add_argument("--baselines", default="newreno,olia,cubic,bbr,maco")
+    parser.add_argument("--json", default=None, help="write the results here")
+    args = parser.parse_args(argv)
+    if args.seeds < 1:
+        parser.error("--seeds must be >= 1")
+    from orbitcc.agents.checkpoint import load_checkpoint
+
+    ckpt = load_checkpoint(args.checkpoint)
+    scenario = ckpt.config["scenario"]["name"]
+    overrides = task_overrides(ckpt.config)
+    results: dict[str, dict[str, tuple[float, float]]] = {}
+    raw: dict[str, list[dict[str, float]]] = {}
+    rows = [play(scenario, overrides, s, policy=ckpt.act) for s in range(args.seeds)]
+    raw[ckpt.label] = rows
+    results[ckpt.label] = aggregate(rows)
+    for name in [b for b in args.baselines.split(",") if b]:
+        rows = [play(scenario, overrides, s, controller=name) for s in range(args.seeds)]
+        raw[name] = rows
+        results[name] = aggregate(rows)
+    print(table(results, args.seeds))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"seeds": list(range(args.seeds)), "overrides": overrides,
+                       "per_seed": raw,
+                       "mean_std": {k: {m: list(v) for m, v in agg.items()}
+                                    for k, agg in results.items()}}, f, indent=1,
+                      default=lambda x: None if isinstance(x, float) and math.isnan(x) else x)
+
+
+if __name__ == "__main__":
+    main()
