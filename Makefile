@@ -98,3 +98,12 @@ lint: install
 
 clean:
 	rm -rf build $(VENV) *.egg-info
+
+# The shipped reference agent (docs/agents.md): train with the recipe, copy the
+# run into agents/reference/ppo_starlink (+ docs/figures/ppo_starlink_curve.png),
+# then the held-out table against every baseline (5 test-split seeds).
+.PHONY: train-reference
+train-reference: install
+	WANDB_MODE=disabled $(VENV)/bin/orbitcc-train agent=ppo_starlink seed=0 hydra.run.dir=outputs/train/reference
+	$(PY) -m orbitcc.agents.reference ship outputs/train/reference --docs docs/figures
+	$(PY) -m orbitcc.agents.reference evaluate --seeds 5 --json outputs/train/reference/heldout.json

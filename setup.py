@@ -96,6 +96,7 @@ setup(
         "orbitcc.configs": ["*.yaml", "*/*.yaml", "traces/*"],
         "orbitcc.ns3": ["*.cc", "*.h", "*.proto", "CMakeLists.txt", "README.md"],
         "orbitcc.env.ns3gym": ["*.proto"],
+        "orbitcc.agents": ["reference/*/*"],  # the shipped reference agent
     },
     ext_modules=[CMakeExtension("orbitcc._core", ROOT / "cpp_core")],
     cmdclass={"build_ext": CMakeBuild},

@@ -70,7 +70,8 @@ class ProgressCallback(BaseCallback):
     """A progress bar with rate and ETA.
 
     On a terminal one line is redrawn in place (at most 4 times a second);
-    otherwise (logs, CI) a line is printed every 10 % of the budget. The ETA
+    otherwise (logs, CI) a line is printed every 10 % of the budget and at
+    least every ``log_every_s`` seconds. The ETA
     is the sooner of the step budget and the wall-clock budget. The final
     line is printed once, by ``finish()`` (SB3 collects whole rollouts, so
     the step count overshoots the budget: no line repeats "100 %").
@@ -78,8 +79,9 @@ class ProgressCallback(BaseCallback):
 
     def __init__(self, total_timesteps: int, episodes: EpisodeMetricsCallback,
                  prefix: str = "orbitcc-train", budget_s: float | None = None,
-                 stream: Any = None) -> None:
+                 stream: Any = None, log_every_s: float = 60.0) -> None:
         super().__init__()
+        self.log_every_s = log_every_s
         self.total = int(total_timesteps)
         self.episodes = episodes
         self.prefix = prefix
@@ -93,6 +95,7 @@ class ProgressCallback(BaseCallback):
 
     def _on_training_start(self) -> None:
         self._started = time.perf_counter()
+        self._last_draw = self._started
 
     def fraction(self) -> float:
         wall = time.perf_counter() - self._started
@@ -109,9 +112,11 @@ class ProgressCallback(BaseCallback):
                 self._last_draw = now
                 self.stream.write("\r" + self.line() + "\x1b[K")
                 self.stream.flush()
-        elif self._tenths < 10 and 10 * done >= self._tenths:
+        elif done < 1.0 and (10 * done >= self._tenths
+                             or now - self._last_draw >= self.log_every_s):
             while self._tenths <= 10 * done:
                 self._tenths += 1
+            self._last_draw = now
             print(self.line(), file=self.stream, flush=True)
         return True
 

@@ -37,8 +37,13 @@ def play(scenario: str, overrides: Sequence[str], seed: int,
     """One test-split episode; returns the table's numbers for it."""
     from orbitcc.env.orbitcc_env import OrbitCCEnv
 
-    env = OrbitCCEnv(scenario=scenario, controller=controller,
-                     overrides=[*overrides, "randomize.split=test"], info_level=0)
+    overrides = [*overrides, "randomize.split=test"]
+    if controller is not None:
+        # A baseline drives (the action is ignored); a residual task's action
+        # mode would wrap it instead.
+        overrides.append("env.action=window")
+    env = OrbitCCEnv(scenario=scenario, controller=controller, overrides=overrides,
+                     info_level=0)
     obs, _ = env.reset(seed=seed)
     total, done = 0.0, False
     while not done:

@@ -74,3 +74,23 @@ def python_overhead_us_per_step(steps: int = 20000) -> dict[str, float]:
     core_us = (time.perf_counter() - t0) / steps * 1e6
     return {"env_step_us": env_us, "binding_step_us": binding_us,
             "core_step_us": core_us, "python_overhead_us": env_us - core_us}
+
+
+def policy_steps_per_s(scenario: str = "starlink_dual", policy: str = "random",
+                       steps: int = 2000, overrides: Sequence[str] = ()) -> float:
+    """OrbitCCEnv.step calls per wall second under a policy users will run:
+    ``"random"`` (uniform actions in [-1, 1], the first rollouts of every
+    training run) or a controller name (baseline-driven, action ignored)."""
+    controller = None if policy == "random" else policy
+    env = OrbitCCEnv(scenario=scenario, controller=controller, overrides=overrides,
+                     info_level=0)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    shape = env.action_space.shape
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        action = rng.uniform(-1.0, 1.0, shape).astype(np.float32) if controller is None else None
+        _, _, term, trunc, _ = env.step(action)
+        if term or trunc:
+            env.reset()
+    return steps / (time.perf_counter() - t0)

@@ -1,0 +1,118 @@
+"""The shipped reference agent (``agent=ppo_starlink``) and its training figures.
+
+``agents/reference/ppo_starlink/`` holds the checkpoint that ``make
+train-reference`` retrains: ``model.zip``, the run's resolved ``config.yaml``,
+``train_summary.json`` (steps, wall time, commit, held-out curve) and
+``curve.csv``. It enters the leaderboard as ``agent:<that dir>``
+(``reference_dir()`` gives the installed path).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+RECIPE = "ppo_starlink"
+
+
+def reference_dir() -> Path:
+    """Directory of the shipped checkpoint (inside the installed package)."""
+    return Path(__file__).resolve().parent / "reference" / RECIPE
+
+
+def summary() -> dict[str, Any]:
+    """The reference run's train_summary.json ({} when none is shipped)."""
+    path = reference_dir() / "train_summary.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def train_throughput(steps: int, trained: bool, seed: int = 0) -> float:
+    """PPO training steps per wall second of the recipe for ``steps`` steps,
+    starting from a fresh (random) policy or from the shipped checkpoint."""
+    import torch
+    from orbitcc.agents.checkpoint import ALGO_CLASSES, build_model
+    from orbitcc.agents.train import make_env
+    from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
+
+    from orbitcc.config import compose_config, to_object
+
+    node = compose_config("train", [f"agent={RECIPE}", f"seed={seed}"])
+    cfg = to_object(node)
+    agent = cfg.agent
+    torch.set_num_threads(agent.torch_threads)
+    # The recipe's env (its defaults list picks these presets).
+    overrides = ["env=normalized", "reward=fair", "randomize=starlink",
+                 f"duration_s={cfg.duration_s}", "randomize.split=train"]
+    env: Any = VecMonitor(make_env(cfg, cfg.scenario.name, overrides))
+    if agent.normalize_obs or agent.normalize_reward:
+        env = VecNormalize(env, norm_obs=agent.normalize_obs,
+                           norm_reward=agent.normalize_reward, gamma=agent.gamma)
+    if trained:
+        path = reference_dir() / "model.zip"
+        if not path.is_file():
+            raise FileNotFoundError(f"no shipped reference checkpoint at {path}")
+        model = ALGO_CLASSES[agent.algo].load(str(path), env=env, device="cpu")
+    else:
+        model = build_model(agent, env, seed=seed)
+    started = time.perf_counter()
+    model.learn(total_timesteps=steps)
+    wall = time.perf_counter() - started
+    env.close()
+    return model.num_timesteps / wall
+
+
+SHIPPED_FILES = ("model.zip", "config.yaml", "train_summary.json", "curve.csv",
+                 "obs_norm.json", "command.txt")
+
+
+def ship(run_dir: Path, docs_dir: Path | None = None) -> Path:
+    """Copies a finished orbitcc-train run into the shipped reference dir (and
+    its learning curve into docs/figures)."""
+    import shutil
+
+    dest = reference_dir()
+    dest.mkdir(parents=True, exist_ok=True)
+    for old in dest.iterdir():
+        old.unlink()
+    for name in SHIPPED_FILES:
+        src = run_dir / name
+        if src.is_file():
+            shutil.copyfile(src, dest / name)
+    if not (dest / "model.zip").is_file():
+        raise FileNotFoundError(f"{run_dir} holds no model.zip")
+    if docs_dir is not None and (run_dir / "curve.png").is_file():
+        docs_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(run_dir / "curve.png", docs_dir / f"{RECIPE}_curve.png")
+    return dest
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m orbitcc.agents.reference",
+        description="Ship or evaluate the reference agent (agent=ppo_starlink).")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p_ship = sub.add_parser("ship", help="copy a training run into the shipped reference")
+    p_ship.add_argument("run_dir")
+    p_ship.add_argument("--docs", default="docs/figures", help="where the curve PNG goes")
+    p_eval = sub.add_parser("evaluate", help="held-out table: reference vs baselines")
+    p_eval.add_argument("--seeds", type=int, default=5)
+    p_eval.add_argument("--baselines", default="newreno,olia,cubic,bbr,maco")
+    p_eval.add_argument("--json", default=None)
+    args = parser.parse_args(argv)
+    if args.cmd == "ship":
+        dest = ship(Path(args.run_dir), Path(args.docs) if args.docs else None)
+        print(f"shipped {args.run_dir} -> {dest}")
+    else:
+        from orbitcc.agents import heldout
+
+        heldout.main([str(reference_dir()), "--seeds", str(args.seeds),
+                      "--baselines", args.baselines,
+                      *(["--json", args.json] if args.json else [])])
+
+
+if __name__ == "__main__":
+    main()
