@@ -72,6 +72,18 @@ def gym_overrides(choices: dict[str, Any], task_overrides: list[str]) -> list[st
     return out
 
 
+def field_overrides(cfg: DictConfig) -> list[str]:
+    """``group.key=value`` for every field of the env, reward and randomize groups."""
+    from orbitcc.agents.checkpoint import override_value
+
+    out = []
+    for group in ("env", "reward", "randomize"):
+        node = OmegaConf.to_container(cfg[group], resolve=True)
+        assert isinstance(node, dict)
+        out += [f"{group}.{key}={override_value(value)}" for key, value in node.items()]
+    return out
+
+
 def make_env(cfg: TrainConfig, scenario: str, overrides: list[str]) -> OrbitCCSB3VecEnv:
     """agent.num_envs envs in one C++ batch; checks it is the env of ``cfg``."""
     env = OrbitCCSB3VecEnv(scenario=scenario, num_envs=cfg.agent.num_envs,
@@ -291,6 +303,9 @@ def _app(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
     overrides = gym_overrides(dict(hydra_cfg.runtime.choices), list(hydra_cfg.overrides.task))
     scenario = hydra_cfg.runtime.choices["scenario"]
+    # Field by field too: a recipe (e.g. agent=ppo_starlink) may set env keys
+    # beside choosing presets, and the env must be exactly the config's.
+    overrides += field_overrides(cfg)
     # Bad input fails here, before anything runs: one message, no traceback.
     try:
         parsed: TrainConfig = to_object(cfg)
