@@ -164,7 +164,9 @@ class OrbitCCEnv(gym.Env):
         if self.info_level >= 1:
             sub = self._subflow.copy()
             info["subflows"] = {name: sub[:, k] for k, name in enumerate(SUBFLOW_METRICS)}
-            info["loss_causes"] = {"congestion": m[5], "random": m[6], "handover": m[7]}
+            info["loss_causes"] = {"congestion": info["congestion_losses"],
+                                   "random": info["random_losses"],
+                                   "handover": info["handover_losses"]}
             info["handover_times_s"] = list(self._batch.step_handovers_s(0))
             info["episode_seed"] = int(self._batch.episode_seed(0))
         return info

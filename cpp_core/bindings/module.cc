@@ -180,9 +180,9 @@ PYBIND11_MODULE(_core, m) {
             d["injected"] = s.data_packets_injected(subflow);
             d["arrived"] = s.data_packets_arrived(subflow);
             d["dropped"] = st.total_drops();
-            d["queue_overflow"] = st.drops[0];
-            d["random"] = st.drops[1];
-            d["outage"] = st.drops[2];
+            d["queue_overflow"] = st.drops.queue_overflow;
+            d["random"] = st.drops.random;
+            d["outage"] = st.drops.outage;
             return d;
           },
           "Ground-truth counts of this subflow's data packets.")

@@ -64,39 +64,35 @@ py::dict FlowSummaryToDict(const FlowSummary& f) {
   d["app"] = AppSummaryToDict(f.app);
   // Ground truth of declared losses; the confusion matrix only for
   // controllers that classify losses (MACO).
-  static const char* kOutcomes[] = {"queue_overflow", "random", "outage",
-                                    "spurious", "unresolved"};
-  auto row = [&](int verdict) {
+  auto outcomes = [](const LossOutcomes& o) {
     py::dict r;
-    for (int o = 0; o < 5; ++o) r[kOutcomes[o]] = f.loss_matrix[verdict][o];
+    r["queue_overflow"] = o.dropped.queue_overflow;
+    r["random"] = o.dropped.random;
+    r["outage"] = o.dropped.outage;
+    r["spurious"] = o.spurious;
+    r["unresolved"] = o.unresolved;
     return r;
   };
-  py::dict truth;
-  for (int o = 0; o < 5; ++o) {
-    truth[kOutcomes[o]] =
-        f.loss_matrix[0][o] + f.loss_matrix[1][o] + f.loss_matrix[2][o];
-  }
-  d["loss_truth"] = truth;
+  d["loss_truth"] = outcomes(f.loss_matrix.total());
   if (f.classifies_losses) {
     py::dict m;
-    m["congestion"] = row(1);
-    m["not_congestion"] = row(2);
+    m["congestion"] = outcomes(f.loss_matrix.congestion);
+    m["not_congestion"] = outcomes(f.loss_matrix.not_congestion);
     d["loss_classification"] = m;
   } else {
     d["loss_classification"] = py::none();
   }
   if (f.has_recovery_times) {
-    py::dict rt;
-    const char* phases[] = {"slow_start", "congestion_avoidance"};
-    for (int p = 0; p < 2; ++p) {
+    auto phase = [](const FlowSummary::RecoveryTimes& r) {
       py::dict ph;
-      ph["count"] = f.recovery_count[p];
-      ph["p50_ms"] =
-          f.recovery_count[p] ? py::cast(f.recovery_p50_ms[p]) : py::none();
-      ph["p99_ms"] =
-          f.recovery_count[p] ? py::cast(f.recovery_p99_ms[p]) : py::none();
-      rt[phases[p]] = ph;
-    }
+      ph["count"] = r.count;
+      ph["p50_ms"] = r.count ? py::cast(r.p50_ms) : py::none();
+      ph["p99_ms"] = r.count ? py::cast(r.p99_ms) : py::none();
+      return ph;
+    };
+    py::dict rt;
+    rt["slow_start"] = phase(f.recovery_slow_start);
+    rt["congestion_avoidance"] = phase(f.recovery_congestion_avoidance);
     d["recovery_time"] = rt;
   } else {
     d["recovery_time"] = py::none();

@@ -79,16 +79,18 @@ TEST(AppSimulationTest, EveryDeclaredLossHasOneGroundTruthCell) {
     Simulation sim(OneLink(10e6, transport, bulk, 0.01, 20));
     sim.Run();
     const FlowSummary f = sim.Summarize().flows[0];
-    uint64_t sum = 0, drops = 0;
-    for (const auto& row : f.loss_matrix) {
-      for (uint64_t n : row) sum += n;
-      for (int c = 0; c < kNumLossCauses; ++c) drops += row[c];
-    }
+    const LossOutcomes all = f.loss_matrix.total();
+    const uint64_t sum = all.total();
+    const uint64_t drops = all.dropped.total();
     EXPECT_GT(f.declared_losses, 10u) << transport;
     EXPECT_EQ(sum, f.declared_losses) << transport;
     // NewReno does not classify: everything is in the first row.
     EXPECT_FALSE(f.classifies_losses);
-    EXPECT_GT(f.loss_matrix[0][0] + f.loss_matrix[0][1], 0u) << transport;
+    EXPECT_EQ(f.loss_matrix.not_classified.total(), sum) << transport;
+    EXPECT_GT(f.loss_matrix.not_classified.dropped.queue_overflow +
+                  f.loss_matrix.not_classified.dropped.random,
+              0u)
+        << transport;
     EXPECT_LE(drops, f.congestion_losses + f.random_losses + f.handover_losses);
   }
 }

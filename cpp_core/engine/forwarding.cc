@@ -52,7 +52,7 @@ void Simulation::OnLinkDrop(TimeNs, const Packet& packet, LossCause cause) {
   if (packet.is_ack) {
     ++stats.ack_drops;
   } else {
-    ++stats.drops[static_cast<int>(cause)];
+    ++stats.drops[cause];
     loss_truth_[packet.subflow].OnDrop(packet.number, packet.sent_time, cause);
   }
 }

@@ -81,17 +81,15 @@ TEST(SimulationTest, PacketConservationAtEveryStep) {
   ExpectConserved(sim);
   EXPECT_GT(steps, 400);
   // The scenario really exercised every loss cause.
-  uint64_t drops[kNumLossCauses] = {0, 0, 0};
+  LossCounts drops;
   uint64_t arrived = 0;
   for (int s = 0; s < sim.num_subflows(); ++s) {
-    for (int c = 0; c < kNumLossCauses; ++c) {
-      drops[c] += sim.subflow_stats(s).drops[c];
-    }
+    drops += sim.subflow_stats(s).drops;
     arrived += sim.data_packets_arrived(s);
   }
-  EXPECT_GT(drops[static_cast<int>(LossCause::kQueueOverflow)], 0u);
-  EXPECT_GT(drops[static_cast<int>(LossCause::kRandom)], 0u);
-  EXPECT_GT(drops[static_cast<int>(LossCause::kOutage)], 0u);
+  EXPECT_GT(drops.queue_overflow, 0u);
+  EXPECT_GT(drops.random, 0u);
+  EXPECT_GT(drops.outage, 0u);
   EXPECT_GT(arrived, 1000u);
   EXPECT_GT(sim.DataPacketsInLinks(), 0u);
 }

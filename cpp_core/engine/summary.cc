@@ -6,6 +6,25 @@
 #include "engine/simulation.h"
 
 namespace orbitcc {
+namespace {
+
+// Count and nearest-rank percentiles; sorts `ms`.
+FlowSummary::RecoveryTimes SummarizeRecoveryTimes(std::vector<double>* ms) {
+  FlowSummary::RecoveryTimes r;
+  std::vector<double>& v = *ms;
+  r.count = v.size();
+  if (v.empty()) return r;
+  std::sort(v.begin(), v.end());
+  auto rank = [&](double q) {
+    const size_t k = static_cast<size_t>(std::ceil(q * v.size()));
+    return v[std::min(v.size() - 1, k > 0 ? k - 1 : 0)];
+  };
+  r.p50_ms = rank(0.50);
+  r.p99_ms = rank(0.99);
+  return r;
+}
+
+}  // namespace
 
 void Simulation::TakeSample(TimeNs now) {
   if (!spec_.record_series) return;
@@ -24,14 +43,13 @@ void Simulation::TakeSample(TimeNs now) {
         interval_s);
     series_.delivery_rate_mbps[i].push_back(p.delivery_rate_mbps);
     series_.capacity_mbps[i].push_back(p.path_capacity_mbps);
+    const LossCounts drops = s.drops.Since(last.drops);
     series_.congestion_losses[i].push_back(
-        static_cast<double>(s.drops[0] - last.drops[0]));
-    series_.random_losses[i].push_back(
-        static_cast<double>(s.drops[1] - last.drops[1]));
-    series_.handover_losses[i].push_back(
-        static_cast<double>(s.drops[2] - last.drops[2]));
+        static_cast<double>(drops.queue_overflow));
+    series_.random_losses[i].push_back(static_cast<double>(drops.random));
+    series_.handover_losses[i].push_back(static_cast<double>(drops.outage));
     last.bytes_received = s.bytes_received;
-    for (int c = 0; c < kNumLossCauses; ++c) last.drops[c] = s.drops[c];
+    last.drops = s.drops;
   }
 }
 
@@ -56,37 +74,19 @@ FlowSummary Simulation::SummarizeFlow(size_t fi, LogHistogram* delay) const {
   f.background = fs.background;
   f.num_subflows = static_cast<int>(slot.subflows.size());
   uint64_t received = 0;
-  f.loss_matrix.assign(LossTruth::kVerdicts,
-                       std::vector<uint64_t>(LossTruth::kOutcomes, 0));
-  std::vector<double> recovery_ms[2];
+  std::vector<double> slow_start_ms, avoidance_ms;
   for (int sf : slot.subflows) {
-    const auto m = loss_truth_[sf].Matrix();
-    for (int v = 0; v < LossTruth::kVerdicts; ++v) {
-      for (int o = 0; o < LossTruth::kOutcomes; ++o) {
-        f.loss_matrix[v][o] += m[v][o];
-      }
-    }
+    f.loss_matrix += loss_truth_[sf].Matrix();
     const CongestionController& cc = subflows_[sf].sender->controller().base();
     if (cc.last_loss_verdict() != LossVerdict::kNotClassified) {
       f.classifies_losses = true;
     }
-    if (cc.AppendRecoveryTimesMs(&recovery_ms[0], &recovery_ms[1])) {
+    if (cc.AppendRecoveryTimesMs(&slow_start_ms, &avoidance_ms)) {
       f.has_recovery_times = true;
     }
   }
-  for (int phase = 0; phase < 2; ++phase) {
-    std::vector<double>& v = recovery_ms[phase];
-    f.recovery_count[phase] = v.size();
-    if (v.empty()) continue;
-    std::sort(v.begin(), v.end());
-    // Nearest-rank percentiles.
-    auto rank = [&](double q) {
-      const size_t k = static_cast<size_t>(std::ceil(q * v.size()));
-      return v[std::min(v.size() - 1, k > 0 ? k - 1 : 0)];
-    };
-    f.recovery_p50_ms[phase] = rank(0.50);
-    f.recovery_p99_ms[phase] = rank(0.99);
-  }
+  f.recovery_slow_start = SummarizeRecoveryTimes(&slow_start_ms);
+  f.recovery_congestion_avoidance = SummarizeRecoveryTimes(&avoidance_ms);
   if (apps_[fi] != nullptr) {
     f.app = apps_[fi]->Summarize(now_);
   } else {
@@ -99,9 +99,9 @@ FlowSummary Simulation::SummarizeFlow(size_t fi, LogHistogram* delay) const {
     received += s.bytes_received;
     f.packets_sent += s.packets_sent;
     f.packets_retransmitted += s.packets_retransmitted;
-    f.congestion_losses += s.drops[0];
-    f.random_losses += s.drops[1];
-    f.handover_losses += s.drops[2];
+    f.congestion_losses += s.drops.queue_overflow;
+    f.random_losses += s.drops.random;
+    f.handover_losses += s.drops.outage;
     f.declared_losses += s.packets_declared_lost;
     f.timeouts += s.timeouts;
     f.congestion_signals +=

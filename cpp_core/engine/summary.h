@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/app_spec.h"
+#include "metrics/loss_truth.h"
 #include "sim/time.h"
 
 namespace orbitcc {
@@ -35,17 +36,20 @@ struct FlowSummary {
   double completion_time_s = -1.0;  // -1: no finite file, or not finished
   double hol_delay_ms = 0.0;        // mean head-of-line wait per byte
   AppSummary app;
-  // Declared losses by [verdict][outcome] (metrics/loss_truth.h): verdict
-  // 0 not classified, 1 congestion, 2 not congestion; outcome 0-2 the drop
-  // cause (LossCause), 3 spurious, 4 unresolved.
-  std::vector<std::vector<uint64_t>> loss_matrix;
+  // Declared losses by the controller's verdict and what really happened
+  // (metrics/loss_truth.h).
+  LossMatrix loss_matrix;
   bool classifies_losses = false;  // the controller gives loss verdicts
-  // MACO's recovery time (Sec. 6.3.4), per phase: slow start, congestion
-  // avoidance. count 0: none measured (or not MACO).
+  // MACO's recovery time (Sec. 6.3.4), by the phase a measurement started
+  // in. count 0: none measured (or not MACO).
+  struct RecoveryTimes {
+    uint64_t count = 0;
+    double p50_ms = 0.0;
+    double p99_ms = 0.0;
+  };
   bool has_recovery_times = false;
-  uint64_t recovery_count[2] = {0, 0};
-  double recovery_p50_ms[2] = {0.0, 0.0};
-  double recovery_p99_ms[2] = {0.0, 0.0};
+  RecoveryTimes recovery_slow_start;
+  RecoveryTimes recovery_congestion_avoidance;
 };
 
 struct Summary {

@@ -19,9 +19,6 @@ float Clip(double x, float lo, float hi) {
 
 double Log2p1(double x) { return std::log2(1.0 + std::max(x, 0.0)); }
 
-constexpr int kNumMetrics = 11;
-constexpr int kNumSubflowMetrics = 11;
-
 }  // namespace
 
 int EnvInstance::CountTestSubflows(const SimulationSpec& spec) {
@@ -38,10 +35,6 @@ EnvInstance::EnvInstance(std::shared_ptr<const SimulationSpec> spec,
     : spec_(std::move(spec)), config_(std::move(config)) {
   ValidateEnvConfig(config_);
   ValidateSpec(*spec_);
-  if (static_cast<int>(StepMetricNames().size()) != kNumMetrics ||
-      static_cast<int>(SubflowMetricNames().size()) != kNumSubflowMetrics) {
-    throw std::logic_error("env metric tables out of sync");
-  }
   num_subflows_ = CountTestSubflows(*spec_);
   if (num_subflows_ == 0) {
     throw std::invalid_argument(
@@ -294,7 +287,8 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
     step_handovers_.push_back(ToSeconds(hos[handovers_seen_]));
   }
 
-  double received = 0, sent = 0, drops[kNumLossCauses] = {0, 0, 0};
+  double received = 0, sent = 0;
+  LossCounts drops;  // this step, over the flows under test
   double declared = 0, delay_count = 0, delay_sum_us = 0;
   double srtt_sum = 0;
   int srtt_n = 0;
@@ -321,11 +315,8 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
     const uint64_t count = s.one_way_delay_us.count();
     const double sum_us =
         s.one_way_delay_us.mean() * static_cast<double>(count);
-    double d_drops[kNumLossCauses];
-    for (int c = 0; c < kNumLossCauses; ++c) {
-      d_drops[c] = static_cast<double>(s.drops[c] - last.drops[c]);
-      drops[c] += d_drops[c];
-    }
+    const LossCounts d_drops = s.drops.Since(last.drops);
+    drops += d_drops;
     received += d_recv;
     sent += d_sent;
     declared += d_declared;
@@ -455,24 +446,27 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
     std::memmove(h, h + nf, sizeof(float) * (row - nf));
     std::memcpy(h + row - nf, feat, sizeof(float) * nf);
 
-    double* sm = out.subflow + static_cast<size_t>(i) * kNumSubflowMetrics;
-    sm[0] = static_cast<double>(p.cwnd_bytes);
-    sm[1] = static_cast<double>(p.inflight_bytes);
-    sm[2] = p.srtt_ms;
-    sm[3] = p.min_rtt_ms;
-    sm[4] = thr_mbps;
-    sm[5] = p.delivery_rate_mbps;
-    sm[6] = p.path_capacity_mbps;
-    sm[7] = pacing_mbps;
-    sm[8] = d_drops[0];
-    sm[9] = d_drops[1];
-    sm[10] = d_drops[2];
+    SubflowMetrics sm;
+    sm.cwnd_bytes = static_cast<double>(p.cwnd_bytes);
+    sm.inflight_bytes = static_cast<double>(p.inflight_bytes);
+    sm.srtt_ms = p.srtt_ms;
+    sm.min_rtt_ms = p.min_rtt_ms;
+    sm.throughput_mbps = thr_mbps;
+    sm.delivery_rate_mbps = p.delivery_rate_mbps;
+    sm.capacity_mbps = p.path_capacity_mbps;
+    sm.pacing_rate_mbps = pacing_mbps;
+    sm.congestion_losses = static_cast<double>(d_drops.queue_overflow);
+    sm.random_losses = static_cast<double>(d_drops.random);
+    sm.handover_losses = static_cast<double>(d_drops.outage);
+    const auto& columns = SubflowMetricColumns();
+    WriteMetricRow(sm, columns,
+                   out.subflow + static_cast<size_t>(i) * columns.size());
 
     last.bytes_received = s.bytes_received;
     last.bytes_acked = s.bytes_acked;
     last.packets_sent = s.packets_sent;
     last.declared_lost = s.packets_declared_lost;
-    for (int c = 0; c < kNumLossCauses; ++c) last.drops[c] = s.drops[c];
+    last.drops = s.drops;
     last.delay_count = count;
     last.delay_sum_us = sum_us;
     last.srtt_ms = p.srtt_ms;
@@ -487,7 +481,7 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   } else if (srtt_n > 0) {
     delay_ms = srtt_sum / srtt_n / 2.0;  // nothing arrived: half the RTT
   }
-  const double total_drops = drops[0] + drops[1] + drops[2];
+  const double total_drops = static_cast<double>(drops.total());
   const double loss = sent > 0 ? std::min(1.0, total_drops / sent)
                                : (total_drops > 0 ? 1.0 : 0.0);
   // Background flows on the links the test subflows use (fair reward).
@@ -523,18 +517,19 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   sm_in.rtt_ms = srtt_n > 0 ? srtt_sum / srtt_n : 0.0;
   sm_in.base_rtt_ms = base_n > 0 ? base_rtt_sum / base_n : 0.0;
   const double reward = StepReward(config_.reward, sm_in);
-  double* m = out.metrics;
-  m[0] = ToSeconds(now);
-  m[1] = thr_mbps;
-  m[2] = delay_ms;
-  m[3] = loss;
-  m[4] = sent;
-  m[5] = drops[0];
-  m[6] = drops[1];
-  m[7] = drops[2];
-  m[8] = declared;
-  m[9] = static_cast<double>(step_handovers_.size());
-  m[10] = reward;
+  StepMetrics m;
+  m.t_s = ToSeconds(now);
+  m.throughput_mbps = thr_mbps;
+  m.delay_ms = delay_ms;
+  m.loss_rate = loss;
+  m.packets_sent = sent;
+  m.congestion_losses = static_cast<double>(drops.queue_overflow);
+  m.random_losses = static_cast<double>(drops.random);
+  m.handover_losses = static_cast<double>(drops.outage);
+  m.declared_losses = declared;
+  m.handovers = static_cast<double>(step_handovers_.size());
+  m.reward = reward;
+  WriteMetricRow(m, StepMetricColumns(), out.metrics);
   *out.reward = reward;
   last_time_ = now;
 }

@@ -73,7 +73,7 @@ class EnvInstance {
     uint64_t bytes_acked = 0;
     uint64_t packets_sent = 0;
     uint64_t declared_lost = 0;
-    uint64_t drops[kNumLossCauses] = {0, 0, 0};
+    LossCounts drops;
     uint64_t delay_count = 0;
     double delay_sum_us = 0.0;
     double srtt_ms = 0.0;

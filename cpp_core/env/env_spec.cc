@@ -356,23 +356,61 @@ ActionSpec MakeActionSpec(const EnvConfig& config, int num_subflows) {
   return spec;
 }
 
-const std::vector<std::string>& StepMetricNames() {
-  static const std::vector<std::string> kNames = {
-      "t_s",           "throughput_mbps", "delay_ms",
-      "loss_rate",     "packets_sent",    "congestion_losses",
-      "random_losses", "handover_losses", "declared_losses",
-      "handovers",     "reward",
+const std::vector<MetricColumn<StepMetrics>>& StepMetricColumns() {
+  using M = StepMetrics;
+  static const std::vector<MetricColumn<M>> kColumns = {
+      {"t_s", &M::t_s},
+      {"throughput_mbps", &M::throughput_mbps},
+      {"delay_ms", &M::delay_ms},
+      {"loss_rate", &M::loss_rate},
+      {"packets_sent", &M::packets_sent},
+      {"congestion_losses", &M::congestion_losses},
+      {"random_losses", &M::random_losses},
+      {"handover_losses", &M::handover_losses},
+      {"declared_losses", &M::declared_losses},
+      {"handovers", &M::handovers},
+      {"reward", &M::reward},
   };
+  return kColumns;
+}
+
+const std::vector<MetricColumn<SubflowMetrics>>& SubflowMetricColumns() {
+  using M = SubflowMetrics;
+  static const std::vector<MetricColumn<M>> kColumns = {
+      {"cwnd_bytes", &M::cwnd_bytes},
+      {"inflight_bytes", &M::inflight_bytes},
+      {"srtt_ms", &M::srtt_ms},
+      {"min_rtt_ms", &M::min_rtt_ms},
+      {"throughput_mbps", &M::throughput_mbps},
+      {"delivery_rate_mbps", &M::delivery_rate_mbps},
+      {"capacity_mbps", &M::capacity_mbps},
+      {"pacing_rate_mbps", &M::pacing_rate_mbps},
+      {"congestion_losses", &M::congestion_losses},
+      {"random_losses", &M::random_losses},
+      {"handover_losses", &M::handover_losses},
+  };
+  return kColumns;
+}
+
+namespace {
+template <typename Metrics>
+std::vector<std::string> ColumnNames(
+    const std::vector<MetricColumn<Metrics>>& columns) {
+  std::vector<std::string> names;
+  for (const auto& c : columns) names.push_back(c.name);
+  return names;
+}
+}  // namespace
+
+const std::vector<std::string>& StepMetricNames() {
+  static const std::vector<std::string> kNames =
+      ColumnNames(StepMetricColumns());
   return kNames;
 }
 
 const std::vector<std::string>& SubflowMetricNames() {
-  static const std::vector<std::string> kNames = {
-      "cwnd_bytes",    "inflight_bytes",   "srtt_ms",
-      "min_rtt_ms",    "throughput_mbps",  "delivery_rate_mbps",
-      "capacity_mbps", "pacing_rate_mbps", "congestion_losses",
-      "random_losses", "handover_losses",
-  };
+  static const std::vector<std::string> kNames =
+      ColumnNames(SubflowMetricColumns());
   return kNames;
 }
 

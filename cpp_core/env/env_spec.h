@@ -158,10 +158,52 @@ struct ActionSpec {
 ObservationSpec MakeObservationSpec(const EnvConfig& config, int num_subflows);
 ActionSpec MakeActionSpec(const EnvConfig& config, int num_subflows);
 
-// Names of the per-step metrics every env reports (the info dict), in the
-// column order of BatchSimulation's metrics buffer.
+// What every env reports per step (the info dict), by name.
+struct StepMetrics {
+  double t_s = 0.0;
+  double throughput_mbps = 0.0;  // flows under test, received
+  double delay_ms = 0.0;         // mean one-way delay of this step's arrivals
+  double loss_rate = 0.0;        // ground-truth drops / packets sent
+  double packets_sent = 0.0;
+  double congestion_losses = 0.0;  // ground truth: LossCause::kQueueOverflow
+  double random_losses = 0.0;      // LossCause::kRandom
+  double handover_losses = 0.0;    // LossCause::kOutage
+  double declared_losses = 0.0;    // by the senders' loss detection
+  double handovers = 0.0;
+  double reward = 0.0;
+};
+// Per subflow per step (info / render), by name.
+struct SubflowMetrics {
+  double cwnd_bytes = 0.0;
+  double inflight_bytes = 0.0;
+  double srtt_ms = 0.0;
+  double min_rtt_ms = 0.0;
+  double throughput_mbps = 0.0;
+  double delivery_rate_mbps = 0.0;
+  double capacity_mbps = 0.0;
+  double pacing_rate_mbps = 0.0;
+  double congestion_losses = 0.0;
+  double random_losses = 0.0;
+  double handover_losses = 0.0;
+};
+// One column of a metrics buffer: its name and the field it holds.
+template <typename Metrics>
+struct MetricColumn {
+  const char* name;
+  double Metrics::*field;
+};
+// The column order of BatchSimulation's metrics / subflow buffers.
+const std::vector<MetricColumn<StepMetrics>>& StepMetricColumns();
+const std::vector<MetricColumn<SubflowMetrics>>& SubflowMetricColumns();
+// Writes `m` into one row of a buffer in column order.
+template <typename Metrics>
+void WriteMetricRow(const Metrics& m,
+                    const std::vector<MetricColumn<Metrics>>& columns,
+                    double* row) {
+  for (size_t k = 0; k < columns.size(); ++k) row[k] = m.*(columns[k].field);
+}
+// The columns' names (ENV_STEP_METRICS, ENV_SUBFLOW_METRICS).
 const std::vector<std::string>& StepMetricNames();
-// Names of the per-subflow per-step metrics (info / render), column order.
 const std::vector<std::string>& SubflowMetricNames();
 
 // Episode seed of the `episode`-th automatic reset after a reset with

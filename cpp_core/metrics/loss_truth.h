@@ -30,13 +30,44 @@
 
 namespace orbitcc {
 
+// Declared losses of one verdict, by what really happened to the packet.
+struct LossOutcomes {
+  LossCounts dropped;       // really dropped, by cause
+  uint64_t spurious = 0;    // it arrived after all
+  uint64_t unresolved = 0;  // neither seen (forgotten, or still in flight)
+
+  uint64_t total() const { return dropped.total() + spurious + unresolved; }
+  LossOutcomes& operator+=(const LossOutcomes& o) {
+    dropped += o.dropped;
+    spurious += o.spurious;
+    unresolved += o.unresolved;
+    return *this;
+  }
+};
+
+// Declared losses by the controller's verdict (LossVerdict) and outcome: the
+// confusion matrix of a loss classifier.
+struct LossMatrix {
+  LossOutcomes not_classified;  // LossVerdict::kNotClassified
+  LossOutcomes congestion;      // LossVerdict::kCongestion
+  LossOutcomes not_congestion;  // LossVerdict::kNotCongestion
+
+  LossOutcomes total() const {
+    LossOutcomes t = not_classified;
+    t += congestion;
+    t += not_congestion;
+    return t;
+  }
+  LossMatrix& operator+=(const LossMatrix& o) {
+    not_classified += o.not_classified;
+    congestion += o.congestion;
+    not_congestion += o.not_congestion;
+    return *this;
+  }
+};
+
 class LossTruth {
  public:
-  // Columns of the matrix: the three drop causes, then these two.
-  static constexpr int kSpurious = kNumLossCauses;
-  static constexpr int kUnresolved = kNumLossCauses + 1;
-  static constexpr int kOutcomes = kNumLossCauses + 2;
-  static constexpr int kVerdicts = 3;  // LossVerdict values
   static constexpr size_t kCapacity = 1 << 15;
 
   // A data packet of this subflow reached the receiver.
@@ -83,19 +114,47 @@ class LossTruth {
     Remember(&pending_order_, &pending_, number, sent_time);
   }
 
-  // counts[verdict][outcome], with declarations still pending added to the
-  // unresolved column.
-  std::vector<std::vector<uint64_t>> Matrix() const {
-    std::vector<std::vector<uint64_t>> m(kVerdicts,
-                                         std::vector<uint64_t>(kOutcomes, 0));
-    for (int v = 0; v < kVerdicts; ++v) {
-      for (int o = 0; o < kOutcomes; ++o) m[v][o] = counts_[v][o];
+  // The counts, with declarations still pending added to `unresolved`.
+  LossMatrix Matrix() const {
+    auto row = [&](int v) {
+      LossOutcomes o;
+      o.dropped.queue_overflow = counts_[v][Cause(LossCause::kQueueOverflow)];
+      o.dropped.random = counts_[v][Cause(LossCause::kRandom)];
+      o.dropped.outage = counts_[v][Cause(LossCause::kOutage)];
+      o.spurious = counts_[v][kSpurious];
+      o.unresolved = counts_[v][kUnresolved];
+      return o;
+    };
+    LossMatrix m;
+    m.not_classified = row(Verdict(LossVerdict::kNotClassified));
+    m.congestion = row(Verdict(LossVerdict::kCongestion));
+    m.not_congestion = row(Verdict(LossVerdict::kNotCongestion));
+    for (const auto& [number, rec] : pending_) {
+      switch (static_cast<LossVerdict>(rec.value)) {
+        case LossVerdict::kNotClassified:
+          ++m.not_classified.unresolved;
+          break;
+        case LossVerdict::kCongestion:
+          ++m.congestion.unresolved;
+          break;
+        case LossVerdict::kNotCongestion:
+          ++m.not_congestion.unresolved;
+          break;
+      }
     }
-    for (const auto& [number, rec] : pending_) ++m[rec.value][kUnresolved];
     return m;
   }
 
  private:
+  // The counting table: rows are LossVerdict values, columns the drop
+  // causes (LossCause values) followed by these two.
+  static constexpr int kSpurious = kNumLossCauses;
+  static constexpr int kUnresolved = kNumLossCauses + 1;
+  static constexpr int kOutcomes = kNumLossCauses + 2;
+  static constexpr int kVerdicts = 3;
+  static constexpr int Cause(LossCause c) { return static_cast<int>(c); }
+  static constexpr int Verdict(LossVerdict v) { return static_cast<int>(v); }
+
   struct Record {
     TimeNs sent_time;
     uint8_t value;  // drops: LossCause; pending: LossVerdict

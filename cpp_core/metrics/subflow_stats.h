@@ -19,14 +19,14 @@ struct SubflowStats {
   uint64_t packets_declared_lost = 0;  // by the sender's loss detection
   uint64_t timeouts = 0;               // PTO / RTO expirations
   // Network ground truth for this subflow's data packets.
-  uint64_t drops[kNumLossCauses] = {0, 0, 0};
+  LossCounts drops;
   uint64_t ack_drops = 0;
   // Receiver.
   uint64_t packets_received = 0;
   uint64_t bytes_received = 0;
   LogHistogram one_way_delay_us;  // data packets, sender to receiver
 
-  uint64_t total_drops() const { return drops[0] + drops[1] + drops[2]; }
+  uint64_t total_drops() const { return drops.total(); }
 };
 
 }  // namespace orbitcc

@@ -47,7 +47,7 @@ void Link::Enqueue(TimeNs now, Packet packet) {
   }
   const bool down = state_.capacity_bps <= 0.0;
   if (down && state_.drop_arrivals) {
-    ++stats_.drops[static_cast<int>(LossCause::kOutage)];
+    ++stats_.drops.outage;
     host_->OnLinkDrop(now, packet, LossCause::kOutage);
     return;
   }
@@ -55,7 +55,7 @@ void Link::Enqueue(TimeNs now, Packet packet) {
     // A full buffer during an outage overflowed because of the outage.
     const LossCause cause =
         down ? LossCause::kOutage : LossCause::kQueueOverflow;
-    ++stats_.drops[static_cast<int>(cause)];
+    ++stats_.drops[cause];
     host_->OnLinkDrop(now, packet, cause);
     return;
   }
@@ -95,7 +95,7 @@ void Link::OnTransmitted(TimeNs now, int64_t generation) {
   if (state_.loss_rate > 0.0 &&
       CounterUniform(seed_, static_cast<uint64_t>(id_), index) <
           state_.loss_rate) {
-    ++stats_.drops[static_cast<int>(LossCause::kRandom)];
+    ++stats_.drops.random;
     host_->OnLinkDrop(now, packet, LossCause::kRandom);
   } else {
     const TimeNs arrival =

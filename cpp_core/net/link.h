@@ -50,7 +50,7 @@ struct LinkConfig {
 struct LinkStats {
   uint64_t packets_transmitted = 0;
   uint64_t bytes_transmitted = 0;  // serialised (including later-corrupted)
-  uint64_t drops[kNumLossCauses] = {0, 0, 0};
+  LossCounts drops;
   double capacity_bit_ns = 0.0;  // integral of capacity over time (bits*1e9)
   uint64_t max_queue_bytes = 0;
 };

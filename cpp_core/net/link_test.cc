@@ -195,8 +195,7 @@ TEST(LinkTest, DropTailInPacketsCountsThePacketInService) {
   EXPECT_EQ(host.drops[3].packet.number, 7u);
   host.RunUntil(*link, Seconds(1));
   ASSERT_EQ(host.exits.size(), 4u);
-  EXPECT_EQ(link->stats().drops[static_cast<int>(LossCause::kQueueOverflow)],
-            4u);
+  EXPECT_EQ(link->stats().drops.queue_overflow, 4u);
 }
 
 TEST(LinkTest, DropTailInBytes) {
@@ -303,7 +302,7 @@ TEST(LinkTest, OutageWithDropArrivalsDropsWithOutageCause) {
   ASSERT_EQ(host.drops.size(), 1u);
   EXPECT_EQ(host.drops[0].packet.number, 1u);
   EXPECT_EQ(host.drops[0].cause, LossCause::kOutage);
-  EXPECT_EQ(link->stats().drops[static_cast<int>(LossCause::kOutage)], 1u);
+  EXPECT_EQ(link->stats().drops.outage, 1u);
   ASSERT_EQ(host.exits.size(), 2u);
   // The packet in service was held, not dropped: 0.5 ms left after 20 ms.
   EXPECT_EQ(host.exits[0].time, Millis(20.5) + kDelay);

@@ -19,6 +19,49 @@ enum class LossCause : uint8_t {
 };
 constexpr int kNumLossCauses = 3;
 
+// Packets lost, by ground-truth cause. Read the fields by name; index by a
+// LossCause where the cause is a variable.
+struct LossCounts {
+  uint64_t queue_overflow = 0;  // LossCause::kQueueOverflow (congestion)
+  uint64_t random = 0;          // LossCause::kRandom
+  uint64_t outage = 0;          // LossCause::kOutage (handover / outage)
+
+  uint64_t& operator[](LossCause cause) {
+    switch (cause) {
+      case LossCause::kQueueOverflow:
+        return queue_overflow;
+      case LossCause::kRandom:
+        return random;
+      case LossCause::kOutage:
+        break;
+    }
+    return outage;
+  }
+  uint64_t operator[](LossCause cause) const {
+    switch (cause) {
+      case LossCause::kQueueOverflow:
+        return queue_overflow;
+      case LossCause::kRandom:
+        return random;
+      case LossCause::kOutage:
+        break;
+    }
+    return outage;
+  }
+  uint64_t total() const { return queue_overflow + random + outage; }
+  // Counts since `earlier` (a snapshot of the same counters).
+  LossCounts Since(const LossCounts& earlier) const {
+    return LossCounts{queue_overflow - earlier.queue_overflow,
+                      random - earlier.random, outage - earlier.outage};
+  }
+  LossCounts& operator+=(const LossCounts& o) {
+    queue_overflow += o.queue_overflow;
+    random += o.random;
+    outage += o.outage;
+    return *this;
+  }
+};
+
 struct Packet {
   uint64_t number = 0;   // packet number / segment number / ACK frame id
   TimeNs sent_time = 0;  // when the sender put it on the wire
