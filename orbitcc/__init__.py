@@ -4,6 +4,8 @@ Public API:
   orbitcc.run(...)          one episode of a hand-coded controller at core speed
   orbitcc.scenarios()       the scenario presets shipped in configs/scenario/
   orbitcc.controllers()     the controllers the C++ core implements
+  orbitcc.describe("maco")  a controller's (or "env", "reward", "features") settings:
+                            default, range and help of each, from the C++ tables
   orbitcc.make_vec(...)     N envs stepped together in C++ (Gymnasium VectorEnv)
   gymnasium.make("orbitcc/OrbitCC-v0", scenario=..., controller=None, overrides=[...])
 
@@ -25,18 +27,21 @@ from orbitcc.version import __version__
 
 if TYPE_CHECKING:  # for type checkers and IDEs only
     from orbitcc.env import make_vec
+    from orbitcc.params import describe
     from orbitcc.runner import run
 
-__all__ = ["__version__", "controllers", "make_vec", "run", "scenarios"]
+__all__ = ["__version__", "controllers", "describe", "make_vec", "run", "scenarios"]
 
 _LAZY = {
     "_core": ("orbitcc._core", None),
     "run": ("orbitcc.runner", "run"),
     "make_vec": ("orbitcc.env", "make_vec"),
+    "describe": ("orbitcc.params", "describe"),
 }
 # Sub-packages reachable as attributes after a bare ``import orbitcc``.
 _LAZY.update({name: (f"orbitcc.{name}", None) for name in (
-    "env", "baselines", "agents", "runner", "config", "scenario", "ns3", "plotting")})
+    "env", "baselines", "agents", "runner", "config", "scenario", "ns3", "plotting",
+    "params", "paths")})
 
 
 def __getattr__(name: str) -> Any:

@@ -19,7 +19,37 @@ def env_episode_seed(base_seed: int, episode: int) -> int:
     """Seed of episode `episode` of an env reset with `base_seed`."""
 
 def env_feature_catalogue() -> list[dict[str, Any]]:
-    """The observation features the env layer can emit, with their bounds."""
+    """Every observation feature: name, unit, normaliser, help, low, high, mobility."""
+
+# Parameter tables (cpp_core/sim/param_spec.h): one dict per setting with
+# name, kind, default (None when derived), default_text, range_text, low,
+# high, low_open, choices, unit, help.
+def controller_catalogue() -> list[dict[str, Any]]:
+    """Every controller: name, coupled and params (its parameter table)."""
+
+def controller_params(name: str) -> list[dict[str, Any]]:
+    """The parameter table of one controller."""
+
+def is_coupled_controller(name: str) -> bool:
+    """Whether a controller needs a multipath QUIC connection (False if unknown)."""
+
+def env_params() -> list[dict[str, Any]]:
+    """The env settings (configs/env/)."""
+
+def reward_params() -> list[dict[str, Any]]:
+    """The reward settings (configs/reward/)."""
+
+def refwa_router_params() -> list[dict[str, Any]]:
+    """The REFWA router's settings."""
+
+def simulation_params() -> list[dict[str, Any]]:
+    """The simulation spec's scalar settings (packet_bytes, initial_window_packets)."""
+
+def check_env_config(env: dict[str, Any]) -> None:
+    """Validates an env dict against the tables; raises ValueError naming the field."""
+
+def check_reward_config(reward: dict[str, Any]) -> None:
+    """Validates a reward dict against its table; raises ValueError naming the field."""
 
 def leo_along_track_schedule(params: dict[str, Any], duration_s: float) -> dict[str, Any]:
     """MACO along-track model: serving satellites, handovers and shared phases."""

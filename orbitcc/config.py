@@ -11,8 +11,6 @@ composition serves the console scripts (Hydra apps) and the Python API
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from hydra import compose, initialize_config_dir
@@ -21,24 +19,12 @@ from hydra.errors import HydraException
 from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from orbitcc import _core
+from orbitcc.paths import CONFIG_DIR
 from orbitcc.scenario import SCENARIO_SCHEMAS
 from orbitcc.validation import check_range
 
 
-def _config_dir() -> Path:
-    """The configs/ tree that belongs to this copy of the package.
-
-    In a source checkout (``orbitcc/`` next to ``configs/``) that is the
-    checkout's own tree, even when another checkout holds the editable
-    install; otherwise the installed ``orbitcc.configs`` package data.
-    """
-    here = Path(__file__).resolve().parent.parent / "configs"
-    if (here / "sim.yaml").is_file() and (here / "__init__.py").is_file():
-        return here
-    return Path(str(resources.files("orbitcc.configs")))
-
-
-CONFIG_DIR = _config_dir()
 
 
 @dataclass
@@ -133,16 +119,22 @@ class SimConfig:
                     lo_open=True)
 
 
-ACTION_MODES = ("window", "rate", "discrete", "residual")
-REWARD_PRESETS = ("linear", "aurora", "power", "normalized", "orca", "fair")
-FAIRNESS_METRICS = ("friendliness", "jain")
-OBSERVATION_FEATURES = (
-    "cwnd", "inflight", "delivery_rate", "rtt_ratio", "rtt_gradient",
-    "loss_rate", "ack_rate", "throughput", "srtt",
-)
-# Path-normalised and ground-truth features (opt-in; docs/env.md).
-EXTRA_FEATURES = ("cwnd_bdp", "inflight_bdp", "delivery_norm", "throughput_norm",
-                  "capacity_bdp", "handover")
+def _row(table: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    return next(r for r in table if r["name"] == name)
+
+
+# The env's and reward's settings are declared once, in C++ (EnvParams(),
+# RewardParams() in cpp_core/env/env_spec.cc, with default, range and help);
+# the dataclasses below give Hydra their types and defaults (a test checks
+# they equal the C++ defaults) and validate through the C++ reader itself.
+ACTION_MODES = tuple(_row(_core.env_params(), "action")["choices"])
+REWARD_PRESETS = tuple(_row(_core.reward_params(), "preset")["choices"])
+FAIRNESS_METRICS = tuple(_row(_core.reward_params(), "fairness")["choices"])
+# The default selection, then the opt-in path-normalised and ground-truth
+# features (docs/env.md); the mobility features come with env.mobility_features.
+OBSERVATION_FEATURES = tuple(_row(_core.env_params(), "features")["default"])
+EXTRA_FEATURES = tuple(f for f in _row(_core.env_params(), "features")["choices"]
+                       if f not in OBSERVATION_FEATURES)
 
 
 def _check_choice(owner: str, name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -160,7 +152,7 @@ class RewardConfig:
     normalized: w_t * thr / capacity - w_d * (srtt - base_rtt) / base_rtt - w_l * loss_rate
     fair:       normalized - w_f * unfairness (friendliness or 1 - Jain vs background)
     orca:       ((thr - zeta * lost) / d') / (capacity / base_rtt)  (Orca, SIGCOMM'20)
-    Every preset is multiplied by ``scale``.
+    Every preset is multiplied by ``scale``. Ranges: ``orbitcc.describe("reward")``.
     """
 
     preset: str = "linear"  # linear | aurora | power
@@ -176,18 +168,7 @@ class RewardConfig:
     scale: float = 1.0  # multiplies the reward
 
     def __post_init__(self) -> None:
-        o = "reward"
-        _check_choice(o, "preset", self.preset, REWARD_PRESETS)
-        check_range(o, "throughput_weight", self.throughput_weight, 0.0, 1e9)
-        check_range(o, "delay_weight", self.delay_weight, 0.0, 1e9)
-        check_range(o, "loss_weight", self.loss_weight, 0.0, 1e9)
-        check_range(o, "throughput_ref_mbps", self.throughput_ref_mbps, 0.0, 1e9, lo_open=True)
-        check_range(o, "delay_ref_ms", self.delay_ref_ms, 0.0, 1e9, lo_open=True)
-        check_range(o, "fairness_weight", self.fairness_weight, 0.0, 1e9)
-        _check_choice(o, "fairness", self.fairness, FAIRNESS_METRICS)
-        check_range(o, "orca_zeta", self.orca_zeta, 0.0, 1e9)
-        check_range(o, "orca_beta", self.orca_beta, 1.0, 1e9)
-        check_range(o, "scale", self.scale, -1e9, 1e9)
+        _core.check_reward_config(self.to_core())
 
     def to_core(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -195,7 +176,10 @@ class RewardConfig:
 
 @dataclass
 class EnvConfig:
-    """The Gymnasium env's step, observation and action (docs/env.md)."""
+    """The Gymnasium env's step, observation and action (docs/env.md).
+
+    Ranges and help of every field: ``orbitcc.describe("env")``.
+    """
 
     step_interval_s: float = 0.1  # simulated time per env.step
     history: int = 4  # steps of features per subflow in one observation
@@ -214,35 +198,17 @@ class EnvConfig:
     step_rtts: float = 0.0  # > 0: a step lasts this many srtts (step_interval_s unused)
 
     def __post_init__(self) -> None:
-        o = "env"
-        check_range(o, "step_interval_s", self.step_interval_s, 0.0, 3600.0, lo_open=True)
-        check_range(o, "history", self.history, 1, 1000)
-        for i, name in enumerate(self.features):
-            _check_choice(o, f"features[{i}]", name, OBSERVATION_FEATURES + EXTRA_FEATURES)
-        if len(set(self.features)) != len(self.features):
-            raise ValueError(f"env.features = {list(self.features)} lists a feature twice")
-        _check_choice(o, "action", self.action, ACTION_MODES)
-        check_range(o, "window_max_factor", self.window_max_factor, 1.0, 1024.0, lo_open=True)
-        check_range(o, "rate_step", self.rate_step, 0.0, 10.0, lo_open=True)
-        check_range(o, "rate_min_mbps", self.rate_min_mbps, 0.0, 1e7, lo_open=True)
-        check_range(o, "rate_max_mbps", self.rate_max_mbps, self.rate_min_mbps, 1e7)
-        check_range(o, "rate_initial_mbps", self.rate_initial_mbps, self.rate_min_mbps,
-                    self.rate_max_mbps)
-        if not self.discrete_factors:
-            raise ValueError("env.discrete_factors must not be empty")
-        for i, f in enumerate(self.discrete_factors):
-            check_range(o, f"discrete_factors[{i}]", f, 1e-3, 1e3)
-        check_range(o, "max_window_bytes", self.max_window_bytes, 4096, 2**40)
-        check_range(o, "window_cap_bdp", self.window_cap_bdp, 0.0, 1e6)
-        check_range(o, "step_rtts", self.step_rtts, 0.0, 1e4)
+        # The C++ reader itself, so Python accepts exactly what the core does.
+        control = "residual" if self.action == "residual" else "agent"
+        _core.check_env_config(self.to_core(control, None))
 
-    def to_core(self, control: str, reward: RewardConfig) -> dict[str, Any]:
+    def to_core(self, control: str, reward: RewardConfig | None) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        del out["residual_controller"]
         out["features"] = list(self.features)
         out["discrete_factors"] = [float(x) for x in self.discrete_factors]
         out["control"] = control
-        out["reward"] = reward.to_core()
+        if reward is not None:
+            out["reward"] = reward.to_core()
         return out
 
 
@@ -471,8 +437,6 @@ def _entrant_problem(entrant: str, controllers: list[str]) -> str | None:
 
 def entrant_controllers() -> list[str]:
     """Controllers that can enter a suite (``external`` is the agent's own)."""
-    from orbitcc import _core
-
     return [c for c in _core.controller_names() if c != "external"]
 
 

@@ -8,12 +8,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "sim/param_spec.h"
 #include "sim/time.h"
 
 namespace orbitcc {
@@ -115,6 +117,44 @@ class DictReader {
     for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
     Fail(Field(key), "unknown value '" + x + "'; allowed: " + list);
   }
+  // A number declared by a table row (sim/param_spec.h): its default when
+  // absent, else checked against the row (range; integer and flag kinds take
+  // Python ints / bools). Errors read "<where>.<name> = <v> is out of range;
+  // allowed: <range>".
+  double Param(const ParamSpec& spec) {
+    const char* key = spec.name.c_str();
+    if (spec.kind == ParamKind::kFlag) {
+      return Bool(key, spec.default_value != 0) ? 1.0 : 0.0;
+    }
+    if (spec.kind == ParamKind::kInteger) {
+      if (!Has(key)) return spec.default_value;
+      const double x = static_cast<double>(
+          Int(key, 0, std::numeric_limits<int64_t>::min(),
+              std::numeric_limits<int64_t>::max()));
+      return spec.Check(Prefix(), x);
+    }
+    if (!Has(key)) return spec.default_value;
+    return spec.Check(Prefix(), Float(key, spec.default_value));
+  }
+  // A string declared by a kChoice row.
+  std::string ChoiceParam(const ParamSpec& spec) {
+    const std::string x = Str(spec.name.c_str(), spec.default_text);
+    return spec.CheckChoice(Prefix(), x);
+  }
+  // A list of names declared by a kNames row (each one of its choices).
+  std::vector<std::string> NamesParam(const ParamSpec& spec) {
+    std::vector<std::string> out;
+    pybind11::list items = List(spec.name.c_str());
+    for (size_t i = 0; i < items.size(); ++i) {
+      const std::string field =
+          Field(spec.name) + "[" + std::to_string(i) + "]";
+      if (!pybind11::isinstance<pybind11::str>(items[i])) {
+        Fail(field, "must be a string");
+      }
+      out.push_back(items[i].cast<std::string>());
+    }
+    return out;
+  }
   // Seconds in [0, 1e6] as nanoseconds.
   TimeNs Seconds(const char* key, double fallback_s) {
     const double s = FloatIn(key, fallback_s, 0.0, 1e6);
@@ -186,6 +226,7 @@ class DictReader {
   }
 
  private:
+  std::string Prefix() const { return where_.empty() ? "" : where_ + "."; }
   static std::string Num(double x) {
     std::ostringstream out;
     out.precision(12);

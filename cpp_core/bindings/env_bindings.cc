@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bindings/dict_reader.h"
+#include "bindings/param_bindings.h"
 #include "bindings/spec_from_dict.h"
 #include "bindings/summary_dict.h"
 #include "env/batch_simulation.h"
@@ -22,56 +23,56 @@ namespace py = pybind11;
 namespace orbitcc {
 namespace {
 
+RewardConfig RewardConfigFromDict(py::handle obj) {
+  DictReader w(obj, "reward");
+  const ParamTable& t = RewardParams();
+  RewardConfig rc;
+  rc.preset = ParseRewardPreset(w.ChoiceParam(FindParam(t, "preset")));
+  rc.throughput_weight = w.Param(FindParam(t, "throughput_weight"));
+  rc.delay_weight = w.Param(FindParam(t, "delay_weight"));
+  rc.loss_weight = w.Param(FindParam(t, "loss_weight"));
+  rc.throughput_ref_mbps = w.Param(FindParam(t, "throughput_ref_mbps"));
+  rc.delay_ref_ms = w.Param(FindParam(t, "delay_ref_ms"));
+  rc.fairness_weight = w.Param(FindParam(t, "fairness_weight"));
+  rc.fairness = ParseFairnessMetric(w.ChoiceParam(FindParam(t, "fairness")));
+  rc.orca_zeta = w.Param(FindParam(t, "orca_zeta"));
+  rc.orca_beta = w.Param(FindParam(t, "orca_beta"));
+  rc.scale = w.Param(FindParam(t, "scale"));
+  w.RejectUnknown();
+  return rc;
+}
+
+// Every field is read against its row of EnvParams() (default, range,
+// kind); `control` is the env's own (set by orbitcc.env, not a user setting).
 EnvConfig EnvConfigFromDict(const py::dict& dict) {
   DictReader r(dict, "env");
+  const ParamTable& t = EnvParams();
   EnvConfig c;
   c.step_interval = static_cast<TimeNs>(
-      std::llround(r.FloatIn("step_interval_s", 0.1, 1e-6, 3600.0) * 1e9));
-  c.history = static_cast<int>(r.Int("history", 4, 1, 1000));
-  py::list features = r.List("features");
-  for (size_t i = 0; i < features.size(); ++i) {
-    if (!py::isinstance<py::str>(features[i])) {
-      Fail(r.Field("features") + "[" + std::to_string(i) + "]",
-           "must be a string");
-    }
-    c.features.push_back(features[i].cast<std::string>());
+      std::llround(r.Param(FindParam(t, "step_interval_s")) * 1e9));
+  c.history = static_cast<int>(r.Param(FindParam(t, "history")));
+  if (r.Has("features")) {
+    c.features = r.NamesParam(FindParam(t, "features"));
   }
-  c.mobility_features = r.Bool("mobility_features", false);
+  c.mobility_features = r.Param(FindParam(t, "mobility_features")) != 0;
   c.control = ParseControlMode(
       r.Choice("control", "agent", {"agent", "baseline", "residual"}));
-  c.action = ParseActionMode(
-      r.Choice("action", "window", {"window", "rate", "discrete", "residual"}));
-  c.window_max_factor =
-      r.FloatIn("window_max_factor", 1.25, 1.0 + 1e-9, 1024.0);
-  c.rate_step = r.FloatIn("rate_step", 0.05, 1e-6, 10.0);
-  c.rate_initial_mbps = r.FloatIn("rate_initial_mbps", 1.0, 1e-6, 1e7);
-  c.rate_min_mbps = r.FloatIn("rate_min_mbps", 0.01, 1e-6, 1e7);
-  c.rate_max_mbps = r.FloatIn("rate_max_mbps", 1e5, 1e-6, 1e7);
-  if (r.Has("discrete_factors"))
+  c.action = ParseActionMode(r.ChoiceParam(FindParam(t, "action")));
+  c.window_max_factor = r.Param(FindParam(t, "window_max_factor"));
+  c.rate_step = r.Param(FindParam(t, "rate_step"));
+  c.rate_initial_mbps = r.Param(FindParam(t, "rate_initial_mbps"));
+  c.rate_min_mbps = r.Param(FindParam(t, "rate_min_mbps"));
+  c.rate_max_mbps = r.Param(FindParam(t, "rate_max_mbps"));
+  if (r.Has("discrete_factors")) {
     c.discrete_factors = r.FloatList("discrete_factors", 0);
-  c.max_window_bytes = static_cast<uint64_t>(
-      r.Int("max_window_bytes", int64_t{1} << 30, 4096, int64_t{1} << 40));
-  c.window_cap_bdp = r.FloatIn("window_cap_bdp", 3.0, 0.0, 1e6);
-  c.step_rtts = r.FloatIn("step_rtts", 0.0, 0.0, 1e4);
-  if (r.Has("reward")) {
-    DictReader w(r.Get("reward"), "env.reward");
-    RewardConfig& rc = c.reward;
-    rc.preset = ParseRewardPreset(
-        w.Choice("preset", "linear",
-                 {"linear", "aurora", "power", "normalized", "orca", "fair"}));
-    rc.throughput_weight = w.FloatIn("throughput_weight", 1.0, 0.0, 1e9);
-    rc.delay_weight = w.FloatIn("delay_weight", 1.0, 0.0, 1e9);
-    rc.loss_weight = w.FloatIn("loss_weight", 10.0, 0.0, 1e9);
-    rc.throughput_ref_mbps = w.FloatIn("throughput_ref_mbps", 100.0, 1e-9, 1e9);
-    rc.delay_ref_ms = w.FloatIn("delay_ref_ms", 100.0, 1e-9, 1e9);
-    rc.fairness_weight = w.FloatIn("fairness_weight", 1.0, 0.0, 1e9);
-    rc.fairness = ParseFairnessMetric(
-        w.Choice("fairness", "friendliness", {"friendliness", "jain"}));
-    rc.orca_zeta = w.FloatIn("orca_zeta", 5.0, 0.0, 1e9);
-    rc.orca_beta = w.FloatIn("orca_beta", 1.25, 1.0, 1e9);
-    rc.scale = w.FloatIn("scale", 1.0, -1e9, 1e9);
-    w.RejectUnknown();
   }
+  c.max_window_bytes =
+      static_cast<uint64_t>(r.Param(FindParam(t, "max_window_bytes")));
+  c.window_cap_bdp = r.Param(FindParam(t, "window_cap_bdp"));
+  c.step_rtts = r.Param(FindParam(t, "step_rtts"));
+  c.residual_controller =
+      r.ChoiceParam(FindParam(t, "residual_controller"));
+  if (r.Has("reward")) c.reward = RewardConfigFromDict(r.Get("reward"));
   r.RejectUnknown();
   ValidateEnvConfig(c);
   return c;
@@ -96,7 +97,7 @@ py::dict ObservationSpecToDict(const ObservationSpec& s) {
   std::vector<std::string> desc;
   for (const std::string& name : s.feature_names) {
     for (const FeatureInfo& f : FeatureCatalogue()) {
-      if (f.name == name) desc.push_back(f.description);
+      if (f.name == name) desc.push_back(f.help + " (" + f.normaliser + ")");
     }
   }
   d["feature_descriptions"] = desc;
@@ -147,7 +148,9 @@ void RegisterEnvBindings(py::module_& m) {
         for (const FeatureInfo& f : FeatureCatalogue()) {
           py::dict d;
           d["name"] = f.name;
-          d["description"] = f.description;
+          d["unit"] = f.unit;
+          d["normaliser"] = f.normaliser;
+          d["help"] = f.help;
           d["low"] = f.low;
           d["high"] = f.high;
           d["mobility"] = f.mobility;
@@ -155,7 +158,25 @@ void RegisterEnvBindings(py::module_& m) {
         }
         return out;
       },
-      "Every observation feature the env can compute, with its bounds.");
+      "Every observation feature the env can compute: name, unit, "
+      "normaliser, help, bounds, mobility (needs an oracle).");
+  m.def(
+      "env_params", []() { return ParamTableToPy(EnvParams()); },
+      "The env settings (configs/env/): name, default, range, help.");
+  m.def(
+      "reward_params", []() { return ParamTableToPy(RewardParams()); },
+      "The reward settings (configs/reward/): name, default, range, help.");
+  m.def(
+      "check_env_config",
+      [](const py::dict& env) { EnvConfigFromDict(env); },
+      py::arg("env"),
+      "Validates an env dict (as BatchSimulation reads it) against the "
+      "tables; raises ValueError naming the field.");
+  m.def(
+      "check_reward_config",
+      [](const py::dict& reward) { RewardConfigFromDict(reward); },
+      py::arg("reward"),
+      "Validates a reward dict against its table; raises ValueError.");
   m.attr("ENV_STEP_METRICS") = StepMetricNames();
   m.attr("ENV_SUBFLOW_METRICS") = SubflowMetricNames();
   m.def("env_episode_seed", &EpisodeSeed, py::arg("base_seed"),

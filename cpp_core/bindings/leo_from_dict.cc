@@ -596,8 +596,7 @@ std::function<std::unique_ptr<RouterAgent>()> ParseRouter(
   const std::string unread = params.UnreadKeys();
   if (!unread.empty()) {
     Fail(where, "unknown REFWA parameter(s): " + unread +
-                    "; allowed: phi, psi, alpha, isl_delay_ms, buffer_bytes, "
-                    "rtt_source, min_feedback_bytes, rtt_avg_gain");
+                    "; allowed: " + ParamNames(RefwaParams::Params()));
   }
   // Outside the stability region of the REFWA paper's Appendix I the
   // feedback loop may oscillate. Researchers may want exactly that, so it is

@@ -10,6 +10,7 @@
 
 #include "bindings/env_bindings.h"
 #include "bindings/leo_bindings.h"
+#include "bindings/param_bindings.h"
 #include "bindings/spec_from_dict.h"
 #include "bindings/summary_dict.h"
 #include "cc/controller.h"
@@ -83,6 +84,7 @@ PYBIND11_MODULE(_core, m) {
   m.attr("__version__") = kVersion;
   orbitcc::RegisterLeoBindings(m);
   orbitcc::RegisterEnvBindings(m);
+  orbitcc::RegisterParamBindings(m);
   m.def(
       "controller_names",
       []() {

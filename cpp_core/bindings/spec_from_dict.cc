@@ -267,10 +267,10 @@ SimulationSpec SpecFromDict(const py::dict& dict) {
   spec.sample_interval = SecondsField(r, "sample_interval_s", 0.1);
   spec.record_series = r.Bool("record_series", true);
   spec.stop_when_complete = r.Bool("stop_when_complete", false);
-  spec.packet_bytes =
-      static_cast<uint32_t>(r.Int("packet_bytes", 1500, 100, 65535));
-  spec.initial_window_packets =
-      static_cast<uint32_t>(r.Int("initial_window_packets", 10, 1, 1000));
+  spec.packet_bytes = static_cast<uint32_t>(
+      r.Param(FindParam(SimulationParams(), "packet_bytes")));
+  spec.initial_window_packets = static_cast<uint32_t>(
+      r.Param(FindParam(SimulationParams(), "initial_window_packets")));
   py::list links = r.List("links");
   for (size_t i = 0; i < links.size(); ++i) {
     spec.links.push_back(

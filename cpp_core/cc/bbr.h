@@ -59,6 +59,8 @@ class Bbr : public CongestionController {
   enum class Mode { kStartup, kDrain, kProbeBw, kProbeRtt };
   static constexpr int kCycleLength = 8;
 
+  // Name, default, range and help of each parameter.
+  static const ParamTable& Params();
   explicit Bbr(const ControllerContext& ctx);
   std::string_view name() const override { return "bbr"; }
 

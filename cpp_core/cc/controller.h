@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/param_spec.h"
 #include "sim/time.h"
 
 namespace orbitcc {
@@ -115,17 +116,26 @@ class MobilityOracle {
   virtual TimeNs NextHandoverTime(int path, TimeNs t) const = 0;
 };
 
-// Named numeric parameters with validation. The factory rejects keys that the
-// controller never read, so a typo is an error rather than a silent default.
+// The parameter values a run supplies, read against the controller's
+// ParamTable (its static Params(), the one declaration of each name, default,
+// range and help). MakeController rejects names the table does not declare,
+// so a typo is an error rather than a silent default.
 class ControllerParams {
  public:
   ControllerParams() = default;
   explicit ControllerParams(std::map<std::string, double> values)
       : values_(std::move(values)) {}
-  // Returns the value of `key` (or `fallback`) after checking it lies in
-  // [lo, hi]; throws std::invalid_argument naming the key and range if not.
-  double Get(const std::string& key, double fallback, double lo,
-             double hi) const;
+  // The value of `key` (a row of `table`), or the row's default, after
+  // checking it against the row; throws std::invalid_argument naming the key
+  // and what is allowed.
+  double Get(const ParamTable& table, const std::string& key) const;
+  // As above for rows whose default depends on another setting (their
+  // default_text says how): `fallback` replaces the row's default.
+  double Get(const ParamTable& table, const std::string& key,
+             double fallback) const;
+  // Throws std::invalid_argument naming `owner` and listing the declared
+  // names unless every supplied key is a row of `table`.
+  void CheckKnown(const std::string& owner, const ParamTable& table) const;
   // Keys that were supplied but never read by Get().
   std::string UnreadKeys() const;
   const std::map<std::string, double>& values() const { return values_; }
@@ -199,6 +209,10 @@ class CongestionController {
 // name (listing the known ones) or a bad parameter.
 std::unique_ptr<CongestionController> MakeController(
     const std::string& name, const ControllerContext& ctx);
+
+// The parameter table of a controller (residual:<base> has its base's);
+// throws std::invalid_argument for an unknown name.
+const ParamTable& ControllerParamTable(const std::string& name);
 
 // Names accepted by MakeController, comma separated, for error messages.
 std::string KnownControllerNames();

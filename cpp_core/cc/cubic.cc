@@ -5,12 +5,22 @@
 
 namespace orbitcc {
 
+const ParamTable& Cubic::Params() {
+  static const ParamTable kParams = {
+      RealParam("c", 0.4, 1e-3, 100.0, "", "cubic scaling constant C"),
+      RealParam("beta", 0.7, 0.05, 0.99, "",
+                "multiplicative decrease beta_cubic"),
+      FlagParam("fast_convergence", true,
+                "fast convergence (RFC 9438 section 4.7)"),
+  };
+  return kParams;
+}
+
 Cubic::Cubic(const ControllerContext& ctx)
     : WindowController(ctx),
-      c_(ctx.params.Get("c", 0.4, 1e-3, 100.0)),
-      beta_(ctx.params.Get("beta", 0.7, 0.05, 0.99)),
-      fast_convergence_(ctx.params.Get("fast_convergence", 1.0, 0.0, 1.0) >=
-                        0.5) {}
+      c_(ctx.params.Get(Params(), "c")),
+      beta_(ctx.params.Get(Params(), "beta")),
+      fast_convergence_(ctx.params.Get(Params(), "fast_convergence") != 0) {}
 
 double Cubic::WCubic(double t) const {
   const double d = t - k_;

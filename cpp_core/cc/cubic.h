@@ -16,6 +16,8 @@ namespace orbitcc {
 
 class Cubic : public WindowController {
  public:
+  // Name, default, range and help of each parameter.
+  static const ParamTable& Params();
   explicit Cubic(const ControllerContext& ctx);
   std::string_view name() const override { return "cubic"; }
   void OnRetransmissionTimeout(TimeNs now) override;

@@ -14,6 +14,36 @@ constexpr int kBdpSamplesPerWindow = 32;
 
 }  // namespace
 
+const ParamTable& Maco::Params() {
+  static const ParamTable kParams = {
+      PositiveParam("gamma", 0.5, 0.0, 1.0, "",
+                    "Alg. 2 safety factor on the predicted BDP"),
+      IntParam("qs_initial_packets", 4, 1, 1000, "packets",
+               "quick-start window with no history (Alg. 2 line 14)"),
+      PositiveParam("ca_gain", 1.0, 0.0, 100.0, "",
+                    "multiplier on the Eq. 26 increase (1 = the paper)"),
+      IntParam("akf_window", 30, 4, 10000, "samples",
+               "innovations the adaptive Kalman filter uses to estimate Q, R"),
+      IntParam("akf_max_lag", 2, 1, 10, "lags",
+               "autocovariance lags in the Q/R fit (< akf_window)"),
+      RealParam("terr_rtt_ms", 0.0, 0.0, 10000.0, "ms",
+                "initial terrestrial round trip 2 D_terr of Eq. 11"),
+      RealParam("terr_ewma_gain", 0.125, 0.0, 1.0, "",
+                "EWMA gain updating D_terr"),
+      IntParam("delta_r_window", 64, 2, 100000, "samples",
+               "RTT prediction errors kept for Delta_R (Eq. 17)"),
+      RealParam("handover_guard_rtts", 1.0, 0.0, 100.0, "RTTs",
+                "losses this soon after a handover are mobility losses "
+                "(0 = pure Eq. 17)"),
+      RealParam("prediction_refresh_ms", 1.0, 0.0, 1000.0, "ms",
+                "how often the mobility database is consulted (0 = every "
+                "ACK)"),
+      RealParam("min_sample_interval_ms", 10.0, 0.01, 10000.0, "ms",
+                "floor of the Eq. 4 BDP sampling interval"),
+  };
+  return kParams;
+}
+
 Maco::Maco(const ControllerContext& ctx)
     : WindowController(ctx),
       connection_(ctx.connection),
@@ -22,24 +52,23 @@ Maco::Maco(const ControllerContext& ctx)
       path_id_(ctx.path_id),
       round_min_residual_(kTimeInfinite) {
   const ControllerParams& p = ctx.params;
+  const ParamTable& table = Params();
   // Read every key first so the factory's unread-key check is meaningful
   // even if a later check throws.
-  gamma_ = p.Get("gamma", 0.5, 1e-6, 1.0);
-  const double qs_packets = p.Get("qs_initial_packets", 4.0, 1.0, 1000.0);
-  ca_gain_ = p.Get("ca_gain", 1.0, 1e-6, 100.0);
-  const double akf_window = p.Get("akf_window", 30.0, 4.0, 10000.0);
-  const double akf_max_lag = p.Get("akf_max_lag", 2.0, 1.0, 10.0);
-  const double terr_rtt_ms = p.Get("terr_rtt_ms", 0.0, 0.0, 10000.0);
-  terr_ewma_gain_ = p.Get("terr_ewma_gain", 0.125, 0.0, 1.0);
-  const double delta_r_window = p.Get("delta_r_window", 64.0, 2.0, 100000.0);
-  handover_guard_rtts_ = p.Get("handover_guard_rtts", 1.0, 0.0, 100.0);
+  gamma_ = p.Get(table, "gamma");
+  const double qs_packets = p.Get(table, "qs_initial_packets");
+  ca_gain_ = p.Get(table, "ca_gain");
+  const double akf_window = p.Get(table, "akf_window");
+  const double akf_max_lag = p.Get(table, "akf_max_lag");
+  const double terr_rtt_ms = p.Get(table, "terr_rtt_ms");
+  terr_ewma_gain_ = p.Get(table, "terr_ewma_gain");
+  const double delta_r_window = p.Get(table, "delta_r_window");
+  handover_guard_rtts_ = p.Get(table, "handover_guard_rtts");
   // How often the database is consulted: the paper's cross-layer database is
   // updated by link-layer events, not per packet, and the orbit moves ~7 m
   // per ms. 0 consults it on every ACK (20 % of a MACO run's time).
-  prediction_refresh_ =
-      Millis(p.Get("prediction_refresh_ms", 1.0, 0.0, 1000.0));
-  const double min_interval_ms =
-      p.Get("min_sample_interval_ms", 10.0, 0.01, 10000.0);
+  prediction_refresh_ = Millis(p.Get(table, "prediction_refresh_ms"));
+  const double min_interval_ms = p.Get(table, "min_sample_interval_ms");
 
   if (oracle_ == nullptr) {
     throw std::invalid_argument(

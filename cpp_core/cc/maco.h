@@ -46,19 +46,9 @@ class Maco : public WindowController {
     TimeNs duration = 0;
   };
 
-  // Parameters (all optional; ranges enforced, std::invalid_argument names
-  // the key and its range):
-  //   gamma                 0.5   (0, 1]   Alg. 2 safety factor
-  //   qs_initial_packets    4     [1, 1000] window with no history (Alg. 2)
-  //   ca_gain               1     (0, 100] multiplier on Eq. 26 (1 = paper)
-  //   akf_window            30    [4, 10000] innovations for Q/R estimation
-  //   akf_max_lag           2     [1, 10]  autocovariance lags in the fit
-  //   terr_rtt_ms           0     [0, 10000] initial 2*D_terr of Eq. 11
-  //   terr_ewma_gain        0.125 [0, 1]   EWMA gain updating D_terr
-  //   delta_r_window        64    [2, 100000] RTT prediction errors in
-  //                                          Delta_R (Eq. 17)
-  //   handover_guard_rtts   1     [0, 100] see ClassifyLoss (0 = pure Eq. 17)
-  //   min_sample_interval_ms 10   [0.01, 10000] floor of the Eq. 4 interval
+  // Parameters: Params() (name, default, range and help of each; all
+  // optional, checked by ControllerParams).
+  static const ParamTable& Params();
   // Throws std::invalid_argument if ctx.oracle or ctx.connection is null:
   // MACO without mobility knowledge is not MACO, and silently degrading
   // would put a different algorithm on the leaderboard under its name.

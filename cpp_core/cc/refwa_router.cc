@@ -8,47 +8,58 @@
 #include <vector>
 
 namespace orbitcc {
-namespace {
-
-void Require(bool ok, const char* name, double value, const char* range) {
-  if (ok) return;
-  std::ostringstream msg;
-  msg << "REFWA parameter '" << name << "' = " << value
-      << " is out of range; allowed: " << range;
-  throw std::invalid_argument(msg.str());
-}
-
-}  // namespace
-
 void RefwaParams::Validate() const {
   // Wide ranges on purpose: stability is only warned about (see
   // RefwaStabilityWarning), values beyond these are meaningless.
-  Require(phi > 0.0 && phi <= 10.0, "phi", phi, "(0, 10]");
-  Require(psi >= 0.0 && psi <= 10.0, "psi", psi, "[0, 10]");
-  Require(alpha >= 0.0 && alpha <= 4.0, "alpha", alpha, "[0, 4]");
-  Require(isl_delay > 0 && isl_delay <= Seconds(10), "isl_delay_ms",
-          ToMillis(isl_delay), "(0, 10000]");
-  Require(buffer_bytes >= 1 && buffer_bytes <= 1000000000000ULL, "buffer_bytes",
-          static_cast<double>(buffer_bytes), "[1, 1e12]");
-  Require(min_feedback_bytes <= 1000000000ULL, "min_feedback_bytes",
-          static_cast<double>(min_feedback_bytes), "[0, 1e9]");
-  Require(rtt_avg_gain > 0.0 && rtt_avg_gain <= 1.0, "rtt_avg_gain",
-          rtt_avg_gain, "(0, 1]");
+  const ParamTable& table = Params();
+  const std::string owner = "REFWA parameter ";
+  const auto check = [&](const char* name, double value) {
+    FindParam(table, name).Check(owner, value);
+  };
+  check("phi", phi);
+  check("psi", psi);
+  check("alpha", alpha);
+  check("isl_delay_ms", ToMillis(isl_delay));
+  check("buffer_bytes", static_cast<double>(buffer_bytes));
+  check("min_feedback_bytes", static_cast<double>(min_feedback_bytes));
+  check("rtt_avg_gain", rtt_avg_gain);
+}
+
+const ParamTable& RefwaParams::Params() {
+  static const ParamTable kParams = {
+      PositiveParam("phi", 1.5, 0.0, 10.0, "",
+                    "spare-bandwidth gain of Eq. 2"),
+      RealParam("psi", 0.5, 0.0, 10.0, "", "free-buffer gain of Eq. 2"),
+      RealParam("alpha", 1.0, 0.0, 4.0, "",
+                "skew factor: a flow's share grows as RTT^alpha"),
+      PositiveParam("isl_delay_ms", 20.0, 0.0, 10000.0, "ms",
+                    "ISL_delay of Eq. 1"),
+      DerivedDefault(RealParam("buffer_bytes", 0.0, 1.0, 1e12, "bytes",
+                               "B of Eq. 2: the REFWA link's buffer"),
+                     "the link's buffer"),
+      IntParam("rtt_source", 0, 0, 1, "",
+               "0: RTT from the hop count (the paper), 1: the sender's srtt"),
+      RealParam("min_feedback_bytes", 2400.0, 0.0, 1e9, "bytes",
+                "never advertise a smaller window"),
+      PositiveParam("rtt_avg_gain", 1.0, 0.0, 1.0, "",
+                    "EWMA gain of RTT_avg across slots (1: each slot's mean)"),
+  };
+  return kParams;
 }
 
 RefwaParams RefwaParams::FromParams(const ControllerParams& p) {
+  const ParamTable& table = Params();
   RefwaParams r;
-  r.phi = p.Get("phi", 1.5, 1e-9, 10.0);
-  r.psi = p.Get("psi", 0.5, 0.0, 10.0);
-  r.alpha = p.Get("alpha", 1.0, 0.0, 4.0);
-  r.isl_delay = Millis(p.Get("isl_delay_ms", 20.0, 1e-6, 10000.0));
-  r.buffer_bytes = static_cast<uint64_t>(p.Get("buffer_bytes", 0.0, 1.0, 1e12));
-  r.rtt_source = p.Get("rtt_source", 0.0, 0.0, 1.0) < 0.5
-                     ? RttSource::kHopCount
-                     : RttSource::kSenderSrtt;
+  r.phi = p.Get(table, "phi");
+  r.psi = p.Get(table, "psi");
+  r.alpha = p.Get(table, "alpha");
+  r.isl_delay = Millis(p.Get(table, "isl_delay_ms"));
+  r.buffer_bytes = static_cast<uint64_t>(p.Get(table, "buffer_bytes"));
+  r.rtt_source = p.Get(table, "rtt_source") == 0 ? RttSource::kHopCount
+                                                 : RttSource::kSenderSrtt;
   r.min_feedback_bytes =
-      static_cast<uint64_t>(p.Get("min_feedback_bytes", 2400.0, 0.0, 1e9));
-  r.rtt_avg_gain = p.Get("rtt_avg_gain", 1.0, 1e-6, 1.0);
+      static_cast<uint64_t>(p.Get(table, "min_feedback_bytes"));
+  r.rtt_avg_gain = p.Get(table, "rtt_avg_gain");
   r.Validate();
   return r;
 }

@@ -48,10 +48,11 @@ struct RefwaParams {
 
   // Throws std::invalid_argument naming the field and its range.
   void Validate() const;
-  // Reads the keys phi, psi, alpha, isl_delay_ms, buffer_bytes, rtt_source
-  // (0 = hop count, 1 = sender srtt), min_feedback_bytes, rtt_avg_gain from
-  // `p` with range checks (ControllerParams::Get), so callers can reject
-  // unread keys with p.UnreadKeys().
+  // Name, default, range and help of each router parameter.
+  static const ParamTable& Params();
+  // Reads the rows of Params() from `p` with range checks
+  // (ControllerParams::Get), so callers can reject unread keys with
+  // p.UnreadKeys().
   static RefwaParams FromParams(const ControllerParams& p);
 };
 

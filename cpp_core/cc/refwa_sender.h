@@ -31,6 +31,8 @@ namespace orbitcc {
 
 class RefwaSender : public WindowController {
  public:
+  // Name, default, range and help of each parameter.
+  static const ParamTable& Params();
   explicit RefwaSender(const ControllerContext& ctx);
   std::string_view name() const override { return "refwa"; }
   bool cwnd_validation() const { return cwnd_validation_; }

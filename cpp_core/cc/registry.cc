@@ -24,7 +24,14 @@ struct Entry {
   bool coupled;  // needs a ConnectionView (multipath-coupled)
   std::function<std::unique_ptr<CongestionController>(const ControllerContext&)>
       make;
+  const ParamTable& (*params)();  // the controller's parameter table
 };
+
+// For controllers without tunable parameters.
+const ParamTable& NoParams() {
+  static const ParamTable kNone;
+  return kNone;
+}
 
 template <typename T>
 std::unique_ptr<CongestionController> Make(const ControllerContext& ctx) {
@@ -33,15 +40,15 @@ std::unique_ptr<CongestionController> Make(const ControllerContext& ctx) {
 
 const std::vector<Entry>& Registry() {
   static const std::vector<Entry> kEntries = {
-      {"newreno", false, Make<NewReno>},
-      {"cubic", false, Make<Cubic>},
-      {"external", false, Make<External>},
-      {"bbr", false, Make<Bbr>},
-      {"lia", true, Make<Lia>},
-      {"olia", true, Make<Olia>},
-      {"balia", true, Make<Balia>},
-      {"maco", true, Make<Maco>},
-      {"refwa", false, Make<RefwaSender>},
+      {"newreno", false, Make<NewReno>, NoParams},
+      {"cubic", false, Make<Cubic>, Cubic::Params},
+      {"external", false, Make<External>, NoParams},
+      {"bbr", false, Make<Bbr>, Bbr::Params},
+      {"lia", true, Make<Lia>, NoParams},
+      {"olia", true, Make<Olia>, NoParams},
+      {"balia", true, Make<Balia>, NoParams},
+      {"maco", true, Make<Maco>, Maco::Params},
+      {"refwa", false, Make<RefwaSender>, RefwaSender::Params},
   };
   return kEntries;
 }
@@ -83,6 +90,17 @@ bool IsCoupledController(const std::string& name) {
   return false;
 }
 
+const ParamTable& ControllerParamTable(const std::string& name) {
+  const std::string base = ResidualBase(name);
+  if (!base.empty() && base != "external") return ControllerParamTable(base);
+  for (const Entry& e : Registry()) {
+    if (name == e.name) return e.params();
+  }
+  throw std::invalid_argument(
+      "unknown controller '" + name +
+      "'; known controllers: " + KnownControllerNames());
+}
+
 std::unique_ptr<CongestionController> MakeController(
     const std::string& name, const ControllerContext& ctx) {
   const std::string base = ResidualBase(name);
@@ -97,11 +115,14 @@ std::unique_ptr<CongestionController> MakeController(
                                   "' is a coupled multipath controller and "
                                   "needs a multipath connection");
     }
+    ctx.params.CheckKnown("controller '" + name + "'", e.params());
     std::unique_ptr<CongestionController> controller = e.make(ctx);
+    // Every declared row must be read: a row no code reads would be a
+    // setting that silently does nothing.
     const std::string unread = ctx.params.UnreadKeys();
     if (!unread.empty()) {
-      throw std::invalid_argument("unknown parameter(s) for controller '" +
-                                  name + "': " + unread);
+      throw std::logic_error("controller '" + name +
+                             "' did not read its parameter(s): " + unread);
     }
     return controller;
   }

@@ -28,16 +28,23 @@ void CheckPath(const std::string& where, const std::vector<int>& path,
 
 }  // namespace
 
+const ParamTable& SimulationParams() {
+  static const ParamTable kParams = {
+      IntParam("packet_bytes", 1500, 100, 65535, "bytes",
+               "full data packet on the wire (the window unit, MSS)"),
+      IntParam("initial_window_packets", 10, 1, 1000, "packets",
+               "initial congestion window (RFC 9002: 10)"),
+  };
+  return kParams;
+}
+
 void ValidateSpec(const SimulationSpec& spec) {
   ValidateRandomization(spec.randomization);
   if (spec.duration <= 0) Fail("duration_s", "must be > 0");
   if (spec.sample_interval <= 0) Fail("sample_interval_s", "must be > 0");
-  if (spec.packet_bytes < 100 || spec.packet_bytes > 65535) {
-    Fail("packet_bytes", "must be in [100, 65535]");
-  }
-  if (spec.initial_window_packets < 1 || spec.initial_window_packets > 1000) {
-    Fail("initial_window_packets", "must be in [1, 1000]");
-  }
+  FindParam(SimulationParams(), "packet_bytes").Check("", spec.packet_bytes);
+  FindParam(SimulationParams(), "initial_window_packets")
+      .Check("", spec.initial_window_packets);
   if (spec.links.empty()) Fail("links", "at least one link is required");
   if (spec.flows.empty()) Fail("flows", "at least one flow is required");
   for (size_t i = 0; i < spec.links.size(); ++i) {

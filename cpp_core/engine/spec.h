@@ -14,6 +14,7 @@
 #include "net/link_process.h"
 #include "net/router_agent.h"
 #include "engine/domain_randomization.h"
+#include "sim/param_spec.h"
 #include "sim/time.h"
 
 namespace orbitcc {
@@ -100,6 +101,10 @@ struct SimulationSpec {
   // the Simulation is built (engine/domain_randomization.h).
   DomainRandomization randomization;
 };
+
+// The spec's own scalar settings (packet_bytes, initial_window_packets):
+// name, default, range, help. Links, flows and models have their own.
+const ParamTable& SimulationParams();
 
 // Throws std::invalid_argument naming the first invalid field.
 void ValidateSpec(const SimulationSpec& spec);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -16,8 +17,6 @@ float Clip(double x, float lo, float hi) {
   if (x > hi) return hi;
   return static_cast<float>(x);
 }
-
-double Log2p1(double x) { return std::log2(1.0 + std::max(x, 0.0)); }
 
 }  // namespace
 
@@ -72,6 +71,9 @@ EnvInstance::EnvInstance(std::shared_ptr<const SimulationSpec> spec,
   obs_spec_ = MakeObservationSpec(config_, num_subflows_);
   action_spec_ = MakeActionSpec(config_, num_subflows_);
   features_ = SelectFeatures(config_);
+  for (int f : features_) {
+    has_mobility_features_ = has_mobility_features_ || FeatureCatalogue()[f].mobility;
+  }
   last_.resize(num_subflows_);
   history_.assign(static_cast<size_t>(obs_spec_.size()), 0.0f);
   rate_mbps_.assign(num_subflows_, config_.rate_initial_mbps);
@@ -357,90 +359,38 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
       }
     }
 
-    // Features.
+    // Features: one row of FeatureCatalogue() each.
+    FeatureInputs in;
+    in.mss = mss;
+    in.cwnd_bytes = static_cast<double>(p.cwnd_bytes);
+    in.inflight_bytes = static_cast<double>(p.inflight_bytes);
+    in.delivery_rate_mbps = p.delivery_rate_mbps;
+    in.srtt_ms = p.srtt_ms;
+    in.min_rtt_ms = p.min_rtt_ms;
+    in.prev_srtt_ms = last.srtt_ms;
+    in.packets_sent = d_sent;
+    in.declared_lost = d_declared;
+    in.ack_mbps = ack_mbps;
+    in.throughput_mbps = thr_mbps;
+    in.rate_max_mbps = rate_max;
+    in.bdp_est_bytes = bdp_est;
+    in.path_capacity_mbps = p.path_capacity_mbps;
+    in.path_rtt_ms = p.path_rtt_ms;
+    in.handover = handover_flag != 0.0;
+    if (has_mobility_features_) {
+      const int local = all_subflows_[i].local;
+      in.oracle_capacity_mbps =
+          oracle_->PredictedAccessCapacityBps(local, now) * 1e-6;
+      in.oracle_rtt_ms = ToMillis(oracle_->PredictedPropagationRtt(local, now));
+      const TimeNs next = oracle_->NextHandoverTime(local, now);
+      in.time_to_handover_s = next == kTimeInfinite
+                                  ? std::numeric_limits<double>::infinity()
+                                  : ToSeconds(next - now);
+      in.shared_bottleneck = SharesFirstLink(i, now);
+    }
     for (int k = 0; k < nf; ++k) {
       const FeatureInfo& f = FeatureCatalogue()[features_[k]];
-      double v = 0.0;
-      switch (features_[k]) {
-        case 0:
-          v = Log2p1(p.cwnd_bytes / mss) / 16.0;
-          break;
-        case 1:
-          v = Log2p1(p.inflight_bytes / mss) / 16.0;
-          break;
-        case 2:
-          v = Log2p1(p.delivery_rate_mbps) / 14.0;
-          break;
-        case 3:
-          v = min_rtt > 0 ? p.srtt_ms / min_rtt - 1.0 : 0.0;
-          break;
-        case 4:
-          v = (min_rtt > 0 && last.srtt_ms > 0)
-                  ? (p.srtt_ms - last.srtt_ms) / min_rtt
-                  : 0.0;
-          break;
-        case 5:
-          v = d_sent > 0 ? d_declared / d_sent : (d_declared > 0 ? 1 : 0);
-          break;
-        case 6:
-          v = Log2p1(ack_mbps) / 14.0;
-          break;
-        case 7:
-          v = Log2p1(thr_mbps) / 14.0;
-          break;
-        case 8:
-          v = Log2p1(p.srtt_ms) / 12.0;
-          break;
-        case 9:
-          v = Log2p1(oracle_->PredictedAccessCapacityBps(all_subflows_[i].local,
-                                                         now) *
-                     1e-6) /
-              14.0;
-          break;
-        case 10:
-          v = Log2p1(ToMillis(oracle_->PredictedPropagationRtt(
-                  all_subflows_[i].local, now))) /
-              12.0;
-          break;
-        case 11: {
-          const TimeNs next =
-              oracle_->NextHandoverTime(all_subflows_[i].local, now);
-          v = next == kTimeInfinite ? 1.0 : ToSeconds(next - now) / 60.0;
-          break;
-        }
-        case 12:
-          v = SharesFirstLink(i, now) ? 1.0 : 0.0;
-          break;
-        case 13:
-          v = bdp_est > 0
-                  ? std::log2(std::max(p.cwnd_bytes, uint64_t{1}) / bdp_est) /
-                        4.0
-                  : 0.0;
-          break;
-        case 14:
-          v = bdp_est > 0 ? Log2p1(p.inflight_bytes / bdp_est) / 2.0 : 0.0;
-          break;
-        case 15:
-          v = rate_max > 0 ? p.delivery_rate_mbps / rate_max : 0.0;
-          break;
-        case 16:
-          v = rate_max > 0 ? thr_mbps / rate_max : 0.0;
-          break;
-        case 17: {
-          const double bdp =
-              p.path_capacity_mbps * 1e6 / 8.0 * p.path_rtt_ms * 1e-3;
-          v = bdp > 0
-                  ? std::log2(bdp / std::max<double>(p.cwnd_bytes, 1.0)) / 4.0
-                  : 0.0;
-          break;
-        }
-        case 18:
-          v = handover_flag;
-          break;
-        default:
-          break;
-      }
-      feat[k] = Clip(v, f.low, f.high);
+      feat[k] = Clip(f.value(in), f.low, f.high);
     }
     float* h = history_.data() + static_cast<size_t>(i) * row;
     std::memmove(h, h + nf, sizeof(float) * (row - nf));

@@ -97,6 +97,7 @@ class EnvInstance {
   ObservationSpec obs_spec_;
   ActionSpec action_spec_;
   std::vector<int> features_;  // catalogue indices
+  bool has_mobility_features_ = false;  // some feature needs the oracle
   int num_subflows_ = 0;
   std::vector<SubflowInfo> all_subflows_;  // Build order: test first
 

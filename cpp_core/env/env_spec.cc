@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "cc/controller.h"
 #include "sim/rng.h"
 
 namespace orbitcc {
@@ -13,11 +14,38 @@ namespace {
   throw std::invalid_argument("env." + field + ": " + problem);
 }
 
-void CheckRange(const std::string& field, double value, double lo, double hi) {
-  if (!(value >= lo && value <= hi)) {
-    Fail(field, "= " + std::to_string(value) + " is out of range; allowed: [" +
-                    std::to_string(lo) + ", " + std::to_string(hi) + "]");
+// Log scales keep rates and windows spanning many decades in [0, 2].
+double Log2p1(double x) { return std::log2(1.0 + std::max(x, 0.0)); }
+
+std::vector<std::string> BaseFeatureNames() {
+  std::vector<std::string> out;
+  for (const FeatureInfo& f : FeatureCatalogue()) {
+    if (!f.mobility) out.push_back(f.name);
   }
+  return out;
+}
+
+// Controllers a residual env may wrap (every one but the agent's own).
+std::vector<std::string> ResidualBases() {
+  std::vector<std::string> out;
+  const std::string all = KnownControllerNames();
+  size_t start = 0;
+  while (start < all.size()) {
+    size_t comma = all.find(", ", start);
+    if (comma == std::string::npos) comma = all.size();
+    const std::string name = all.substr(start, comma - start);
+    if (name != "external") out.push_back(name);
+    start = comma + 2;
+  }
+  return out;
+}
+
+ParamSpec ListParam(std::string name, ParamKind kind, std::string help) {
+  ParamSpec p;
+  p.name = std::move(name);
+  p.kind = kind;
+  p.help = std::move(help);
+  return p;
 }
 
 // The first nine catalogue entries: the default selection.
@@ -26,57 +54,189 @@ constexpr int kNumClassicFeatures = 9;
 }  // namespace
 
 const std::vector<FeatureInfo>& FeatureCatalogue() {
-  // Log scales keep rates and windows spanning many decades in [0, 2].
+  using In = FeatureInputs;
   static const std::vector<FeatureInfo> kFeatures = {
-      {"cwnd", "log2(1 + cwnd / MSS) / 16", 0.0f, 4.0f, false},
-      {"inflight", "log2(1 + bytes in flight / MSS) / 16", 0.0f, 4.0f, false},
-      {"delivery_rate", "log2(1 + latest delivery-rate sample in Mb/s) / 14",
-       0.0f, 4.0f, false},
-      {"rtt_ratio", "srtt / min_rtt - 1 (0 before the first RTT sample)", 0.0f,
-       10.0f, false},
-      {"rtt_gradient", "(srtt - srtt one step earlier) / min_rtt", -10.0f,
-       10.0f, false},
-      {"loss_rate",
-       "packets the sender declared lost / packets sent in the step", 0.0f,
-       1.0f, false},
-      {"ack_rate", "log2(1 + newly acknowledged Mb/s in the step) / 14", 0.0f,
-       4.0f, false},
-      {"throughput", "log2(1 + Mb/s received in the step) / 14", 0.0f, 4.0f,
-       false},
-      {"srtt", "log2(1 + srtt in ms) / 12", 0.0f, 4.0f, false},
-      {"oracle_capacity",
-       "log2(1 + oracle-predicted access capacity in Mb/s) / 14", 0.0f, 4.0f,
-       true},
-      {"oracle_rtt", "log2(1 + oracle-predicted propagation RTT in ms) / 12",
-       0.0f, 4.0f, true},
-      {"time_to_handover",
-       "seconds to the oracle's next handover / 60 (1 if none within 60 s)",
-       0.0f, 1.0f, true},
-      {"shared_bottleneck",
-       "1 if another subflow currently shares this subflow's first link", 0.0f,
-       1.0f, true},
+      {"cwnd", "bytes", "log2(1 + x / MSS) / 16", "congestion window", 0.0f,
+       4.0f, false,
+       [](const In& in) { return Log2p1(in.cwnd_bytes / in.mss) / 16.0; }},
+      {"inflight", "bytes", "log2(1 + x / MSS) / 16", "bytes in flight", 0.0f,
+       4.0f, false,
+       [](const In& in) { return Log2p1(in.inflight_bytes / in.mss) / 16.0; }},
+      {"delivery_rate", "Mb/s", "log2(1 + x) / 14",
+       "latest delivery-rate sample", 0.0f, 4.0f, false,
+       [](const In& in) { return Log2p1(in.delivery_rate_mbps) / 14.0; }},
+      {"rtt_ratio", "", "srtt / min_rtt - 1",
+       "queueing delay relative to the base RTT (0 before the first sample)",
+       0.0f, 10.0f, false,
+       [](const In& in) {
+         return in.min_rtt_ms > 0 ? in.srtt_ms / in.min_rtt_ms - 1.0 : 0.0;
+       }},
+      {"rtt_gradient", "", "(srtt - srtt one step earlier) / min_rtt",
+       "change of srtt over the step (0 before two samples)", -10.0f, 10.0f,
+       false,
+       [](const In& in) {
+         return (in.min_rtt_ms > 0 && in.prev_srtt_ms > 0)
+                    ? (in.srtt_ms - in.prev_srtt_ms) / in.min_rtt_ms
+                    : 0.0;
+       }},
+      {"loss_rate", "", "declared lost / sent",
+       "packets the sender declared lost / packets sent, in the step", 0.0f,
+       1.0f, false,
+       [](const In& in) {
+         return in.packets_sent > 0 ? in.declared_lost / in.packets_sent
+                                    : (in.declared_lost > 0 ? 1.0 : 0.0);
+       }},
+      {"ack_rate", "Mb/s", "log2(1 + x) / 14",
+       "newly acknowledged bytes over the step", 0.0f, 4.0f, false,
+       [](const In& in) { return Log2p1(in.ack_mbps) / 14.0; }},
+      {"throughput", "Mb/s", "log2(1 + x) / 14", "bytes received over the step",
+       0.0f, 4.0f, false,
+       [](const In& in) { return Log2p1(in.throughput_mbps) / 14.0; }},
+      {"srtt", "ms", "log2(1 + x) / 12", "smoothed RTT", 0.0f, 4.0f, false,
+       [](const In& in) { return Log2p1(in.srtt_ms) / 12.0; }},
+      {"oracle_capacity", "Mb/s", "log2(1 + x) / 14",
+       "oracle-predicted access capacity", 0.0f, 4.0f, true,
+       [](const In& in) { return Log2p1(in.oracle_capacity_mbps) / 14.0; }},
+      {"oracle_rtt", "ms", "log2(1 + x) / 12",
+       "oracle-predicted propagation RTT", 0.0f, 4.0f, true,
+       [](const In& in) { return Log2p1(in.oracle_rtt_ms) / 12.0; }},
+      {"time_to_handover", "s", "x / 60 (1 if none)",
+       "time to the oracle's next handover", 0.0f, 1.0f, true,
+       [](const In& in) {
+         return std::isinf(in.time_to_handover_s)
+                    ? 1.0
+                    : in.time_to_handover_s / 60.0;
+       }},
+      {"shared_bottleneck", "", "0 | 1",
+       "1 if another subflow's current route uses this subflow's first link",
+       0.0f, 1.0f, true,
+       [](const In& in) { return in.shared_bottleneck ? 1.0 : 0.0; }},
       // Path-normalised features (scale-free across capacities and RTTs):
       // rate_max is the subflow's largest recent delivery-rate sample (a
       // running maximum decaying by 2 % per step), bdp_est = rate_max x
       // min_rtt; both are what a sender can measure.
-      {"cwnd_bdp", "log2(cwnd / bdp_est) / 4 (0 before estimates exist)", -2.0f,
-       2.0f, false},
-      {"inflight_bdp", "log2(1 + bytes in flight / bdp_est) / 2", 0.0f, 2.0f,
-       false},
-      {"delivery_norm", "latest delivery-rate sample / rate_max", 0.0f, 2.0f,
-       false},
-      {"throughput_norm", "Mb/s received in the step / rate_max", 0.0f, 2.0f,
-       false},
+      {"cwnd_bdp", "", "log2(cwnd / bdp_est) / 4",
+       "congestion window in estimated BDPs (0 before estimates exist)",
+       -2.0f, 2.0f, false,
+       [](const In& in) {
+         return in.bdp_est_bytes > 0
+                    ? std::log2(std::max(in.cwnd_bytes, 1.0) / in.bdp_est_bytes) /
+                          4.0
+                    : 0.0;
+       }},
+      {"inflight_bdp", "", "log2(1 + inflight / bdp_est) / 2",
+       "bytes in flight in estimated BDPs", 0.0f, 2.0f, false,
+       [](const In& in) {
+         return in.bdp_est_bytes > 0
+                    ? Log2p1(in.inflight_bytes / in.bdp_est_bytes) / 2.0
+                    : 0.0;
+       }},
+      {"delivery_norm", "", "delivery rate / rate_max",
+       "latest delivery-rate sample relative to rate_max", 0.0f, 2.0f, false,
+       [](const In& in) {
+         return in.rate_max_mbps > 0
+                    ? in.delivery_rate_mbps / in.rate_max_mbps
+                    : 0.0;
+       }},
+      {"throughput_norm", "", "throughput / rate_max",
+       "Mb/s received in the step relative to rate_max", 0.0f, 2.0f, false,
+       [](const In& in) {
+         return in.rate_max_mbps > 0 ? in.throughput_mbps / in.rate_max_mbps
+                                     : 0.0;
+       }},
       // Ground truth of the simulator (not measurable by a real sender):
       // opt-in features for "what if the sender knew the path" studies.
-      {"capacity_bdp",
-       "log2(path capacity x propagation RTT / cwnd) / 4 (truth; 0 in an "
-       "outage)",
-       -2.0f, 2.0f, false},
-      {"handover", "1 if a handover happened during the step (truth)", 0.0f,
-       1.0f, false},
+      {"capacity_bdp", "", "log2(capacity x propagation RTT / cwnd) / 4",
+       "true path BDP relative to cwnd (truth; 0 in an outage)", -2.0f, 2.0f,
+       false,
+       [](const In& in) {
+         const double bdp =
+             in.path_capacity_mbps * 1e6 / 8.0 * in.path_rtt_ms * 1e-3;
+         return bdp > 0 ? std::log2(bdp / std::max(in.cwnd_bytes, 1.0)) / 4.0
+                        : 0.0;
+       }},
+      {"handover", "", "0 | 1", "1 if a handover happened during the step "
+       "(truth)", 0.0f, 1.0f, false,
+       [](const In& in) { return in.handover ? 1.0 : 0.0; }},
   };
   return kFeatures;
+}
+
+const ParamTable& EnvParams() {
+  static const ParamTable kParams = [] {
+    ParamSpec features = ListParam(
+        "features", ParamKind::kNames,
+        "observation features, in order (default: the first nine)");
+    features.choices = BaseFeatureNames();
+    features.names_default.assign(
+        features.choices.begin(),
+        features.choices.begin() + kNumClassicFeatures);
+    ParamSpec factors = ListParam("discrete_factors", ParamKind::kList,
+                                  "discrete: window factor of each action");
+    factors.lo = 1e-3;
+    factors.hi = 1e3;
+    factors.list_default = {0.5, 0.8, 1.0, 1.25, 2.0};
+    return ParamTable{
+        PositiveParam("step_interval_s", 0.1, 0.0, 3600.0, "s",
+                      "simulated time per env.step"),
+        IntParam("history", 4, 1, 1000, "steps",
+                 "steps of features per subflow in one observation"),
+        features,
+        FlagParam("mobility_features", false,
+                  "append the oracle features (capacity, RTT, time to "
+                  "handover, shared bottleneck)"),
+        ChoiceParam("action", "window",
+                    {"window", "rate", "discrete", "residual"},
+                    "what the action sets (docs/env.md, Actions)"),
+        PositiveParam("window_max_factor", 1.25, 1.0, 1024.0, "",
+                      "window/residual: action 1 multiplies the window by "
+                      "this"),
+        PositiveParam("rate_step", 0.05, 0.0, 10.0, "",
+                      "rate: Aurora's alpha"),
+        PositiveParam("rate_initial_mbps", 1.0, 0.0, 1e7, "Mb/s",
+                      "rate: sending rate at reset (in [rate_min_mbps, "
+                      "rate_max_mbps])"),
+        PositiveParam("rate_min_mbps", 0.01, 0.0, 1e6, "Mb/s",
+                      "rate: lowest sending rate"),
+        PositiveParam("rate_max_mbps", 1e5, 0.0, 1e7, "Mb/s",
+                      "rate: highest sending rate (>= rate_min_mbps)"),
+        factors,
+        ChoiceParam("residual_controller", "cubic", ResidualBases(),
+                    "residual: base controller when none is named"),
+        IntParam("max_window_bytes", 1073741824.0, 4096, 1099511627776.0,
+                 "bytes", "largest window an action may set"),
+        RealParam("window_cap_bdp", 3.0, 0.0, 1e6, "path BDPs",
+                  "agent windows stay below this many path BDPs (capacity x "
+                  "propagation RTT; 0: no cap)"),
+        RealParam("step_rtts", 0.0, 0.0, 1e4, "srtts",
+                  "> 0: a step lasts this many smoothed RTTs, clamped to "
+                  "[1 ms, 10 s] (0: step_interval_s)"),
+    };
+  }();
+  return kParams;
+}
+
+const ParamTable& RewardParams() {
+  static const ParamTable kParams = {
+      ChoiceParam("preset", "linear",
+                  {"linear", "aurora", "power", "normalized", "orca", "fair"},
+                  "reward formula (docs/env.md, Reward)"),
+      RealParam("throughput_weight", 1.0, 0.0, 1e9, "", "linear: w_t"),
+      RealParam("delay_weight", 1.0, 0.0, 1e9, "", "linear: w_d"),
+      RealParam("loss_weight", 10.0, 0.0, 1e9, "", "linear: w_l"),
+      PositiveParam("throughput_ref_mbps", 100.0, 0.0, 1e9, "Mb/s",
+                    "linear/power: throughput normaliser thr_ref"),
+      PositiveParam("delay_ref_ms", 100.0, 0.0, 1e9, "ms",
+                    "linear/power: delay normaliser delay_ref"),
+      RealParam("fairness_weight", 1.0, 0.0, 1e9, "", "fair: w_f"),
+      ChoiceParam("fairness", "friendliness", {"friendliness", "jain"},
+                  "fair: how unfairness to background flows is measured"),
+      RealParam("orca_zeta", 5.0, 0.0, 1e9, "", "orca: loss penalty factor"),
+      RealParam("orca_beta", 1.25, 1.0, 1e9, "base RTTs",
+                "orca: delay slack"),
+      RealParam("scale", 1.0, -1e9, 1e9, "", "multiplies the reward"),
+  };
+  return kParams;
 }
 
 std::vector<int> SelectFeatures(const EnvConfig& config) {
@@ -117,24 +277,41 @@ std::vector<int> SelectFeatures(const EnvConfig& config) {
 }
 
 void ValidateEnvConfig(const EnvConfig& c) {
-  if (c.step_interval <= 0 || c.step_interval > 3600 * kNsPerSec) {
-    Fail("step_interval_s", "must be in (0, 3600] seconds");
+  const ParamTable& env = EnvParams();
+  const auto check = [&](const char* name, double value) {
+    FindParam(env, name).Check("env.", value);
+  };
+  check("step_interval_s", ToSeconds(c.step_interval));
+  check("history", c.history);
+  check("window_max_factor", c.window_max_factor);
+  check("rate_step", c.rate_step);
+  check("rate_min_mbps", c.rate_min_mbps);
+  check("rate_max_mbps", c.rate_max_mbps);
+  check("rate_initial_mbps", c.rate_initial_mbps);
+  if (c.rate_max_mbps < c.rate_min_mbps) {
+    Fail("rate_max_mbps",
+         "must be >= rate_min_mbps = " + FormatNumber(c.rate_min_mbps));
   }
-  CheckRange("history", c.history, 1, 1000);
-  CheckRange("window_max_factor", c.window_max_factor, 1.0 + 1e-9, 1024.0);
-  CheckRange("rate_step", c.rate_step, 1e-6, 10.0);
-  CheckRange("rate_min_mbps", c.rate_min_mbps, 1e-6, 1e6);
-  CheckRange("rate_max_mbps", c.rate_max_mbps, c.rate_min_mbps, 1e7);
-  CheckRange("rate_initial_mbps", c.rate_initial_mbps, c.rate_min_mbps,
-             c.rate_max_mbps);
+  if (c.rate_initial_mbps < c.rate_min_mbps ||
+      c.rate_initial_mbps > c.rate_max_mbps) {
+    Fail("rate_initial_mbps",
+         "= " + FormatNumber(c.rate_initial_mbps) +
+             " must lie in [rate_min_mbps, rate_max_mbps] = [" +
+             FormatNumber(c.rate_min_mbps) + ", " +
+             FormatNumber(c.rate_max_mbps) + "]");
+  }
   if (c.discrete_factors.empty()) Fail("discrete_factors", "must not be empty");
+  const ParamSpec& factors = FindParam(env, "discrete_factors");
   for (size_t i = 0; i < c.discrete_factors.size(); ++i) {
-    CheckRange("discrete_factors[" + std::to_string(i) + "]",
-               c.discrete_factors[i], 1e-3, 1e3);
+    ParamSpec item = factors;
+    item.name += "[" + std::to_string(i) + "]";
+    item.Check("env.", c.discrete_factors[i]);
   }
-  if (c.max_window_bytes < 4096) Fail("max_window_bytes", "must be >= 4096");
-  CheckRange("window_cap_bdp", c.window_cap_bdp, 0.0, 1e6);
-  CheckRange("step_rtts", c.step_rtts, 0.0, 1e4);
+  check("max_window_bytes", static_cast<double>(c.max_window_bytes));
+  check("window_cap_bdp", c.window_cap_bdp);
+  check("step_rtts", c.step_rtts);
+  FindParam(env, "residual_controller")
+      .CheckChoice("env.", c.residual_controller);
   if ((c.action == ActionMode::kResidual) !=
           (c.control == ControlMode::kResidual) &&
       c.control != ControlMode::kBaseline) {
@@ -142,15 +319,19 @@ void ValidateEnvConfig(const EnvConfig& c) {
          "residual actions need a residual controller and vice versa");
   }
   const RewardConfig& r = c.reward;
-  CheckRange("reward.throughput_weight", r.throughput_weight, 0.0, 1e9);
-  CheckRange("reward.delay_weight", r.delay_weight, 0.0, 1e9);
-  CheckRange("reward.loss_weight", r.loss_weight, 0.0, 1e9);
-  CheckRange("reward.throughput_ref_mbps", r.throughput_ref_mbps, 1e-9, 1e9);
-  CheckRange("reward.delay_ref_ms", r.delay_ref_ms, 1e-9, 1e9);
-  CheckRange("reward.fairness_weight", r.fairness_weight, 0.0, 1e9);
-  CheckRange("reward.orca_zeta", r.orca_zeta, 0.0, 1e9);
-  CheckRange("reward.orca_beta", r.orca_beta, 1.0, 1e9);
-  CheckRange("reward.scale", r.scale, -1e9, 1e9);
+  const ParamTable& reward = RewardParams();
+  const auto check_reward = [&](const char* name, double value) {
+    FindParam(reward, name).Check("reward.", value);
+  };
+  check_reward("throughput_weight", r.throughput_weight);
+  check_reward("delay_weight", r.delay_weight);
+  check_reward("loss_weight", r.loss_weight);
+  check_reward("throughput_ref_mbps", r.throughput_ref_mbps);
+  check_reward("delay_ref_ms", r.delay_ref_ms);
+  check_reward("fairness_weight", r.fairness_weight);
+  check_reward("orca_zeta", r.orca_zeta);
+  check_reward("orca_beta", r.orca_beta);
+  check_reward("scale", r.scale);
   SelectFeatures(c);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/param_spec.h"
 #include "sim/time.h"
 
 namespace orbitcc {
@@ -28,6 +29,9 @@ enum class RewardPreset { kLinear, kAurora, kPower, kNormalized, kOrca, kFair };
 // background flows sharing their links.
 enum class FairnessMetric { kFriendliness, kJain };
 
+// The defaults below are the tables' defaults (RewardParams(), EnvParams():
+// the one declaration of each setting's name, default, range and help); a
+// test checks that the two agree.
 struct RewardConfig {
   RewardPreset preset = RewardPreset::kLinear;
   // linear: w_t * thr / thr_ref - w_d * delay / delay_ref - w_l * loss
@@ -98,10 +102,21 @@ struct EnvConfig {
   // subflows; the propagation RTT before the first sample), clamped to
   // [1 ms, 10 s]; step_interval only while no RTT is known (t = 0).
   double step_rtts = 0.0;
+  // Residual mode without a named controller: the base controller
+  // (orbitcc.env builds "residual:<name>" from it).
+  std::string residual_controller = "cubic";
   RewardConfig reward;
 };
 
-// Throws std::invalid_argument naming the field.
+// Every env setting (user-facing names, as in configs/env/), and every reward
+// setting (configs/reward/): name, default, range or choices, unit, help.
+const ParamTable& EnvParams();
+const ParamTable& RewardParams();
+
+// Throws std::invalid_argument naming the field ("env.history = 0 is out of
+// range; allowed: [1, 1000]"): each field against its table row, then the
+// rules that join fields (rate_min <= rate_initial <= rate_max, residual
+// actions with residual control).
 void ValidateEnvConfig(const EnvConfig& config);
 
 ActionMode ParseActionMode(const std::string& name);
@@ -111,14 +126,47 @@ ControlMode ParseControlMode(const std::string& name);
 const char* ActionModeName(ActionMode mode);
 const char* RewardPresetName(RewardPreset preset);
 
-// One observation feature: its name, what it measures and its bounds (values
-// are clipped into them).
+// What the observer knows about one subflow at the end of a step; each
+// feature is a function of it (FeatureInfo::raw).
+struct FeatureInputs {
+  double mss = 0;             // bytes
+  double cwnd_bytes = 0;
+  double inflight_bytes = 0;
+  double delivery_rate_mbps = 0;
+  double srtt_ms = 0;
+  double min_rtt_ms = 0;
+  double prev_srtt_ms = 0;    // srtt one step earlier
+  double packets_sent = 0;    // in the step
+  double declared_lost = 0;   // packets the sender declared lost in the step
+  double ack_mbps = 0;        // newly acknowledged, over the step
+  double throughput_mbps = 0; // received, over the step
+  // Oracle features (valid only when the env has an oracle).
+  double oracle_capacity_mbps = 0;
+  double oracle_rtt_ms = 0;
+  double time_to_handover_s = 0;  // kTimeInfinite -> a large number
+  bool shared_bottleneck = false;
+  // Path scale as the sender sees it (running maximum of the delivery rate,
+  // decaying 2 % per step) and the estimated BDP rate_max x min_rtt.
+  double rate_max_mbps = 0;
+  double bdp_est_bytes = 0;
+  // Ground truth of the simulator (the opt-in "truth" features).
+  double path_capacity_mbps = 0;
+  double path_rtt_ms = 0;  // propagation RTT of the current route
+  bool handover = false;   // a handover happened during the step
+};
+
+// One observation feature, one row of FeatureCatalogue(): its name, the unit
+// of the raw quantity, how it is normalised, what it means and its bounds
+// (values are clipped into them). docs/env.md's table is generated from it.
 struct FeatureInfo {
   std::string name;
-  std::string description;
+  std::string unit;        // of the raw quantity
+  std::string normaliser;  // raw -> feature value, as text
+  std::string help;
   float low;
   float high;
   bool mobility;  // needs a MobilityOracle
+  double (*value)(const FeatureInputs& in);  // normalised, before clipping
 };
 
 // Every feature the observer can compute, base features first.

@@ -2,6 +2,8 @@
 
   orbitcc-sim                                   # default single_link scenario
   orbitcc-sim scenario=single_link controller=newreno scenario.loss_rate=0.001 seed=2
+  orbitcc-sim describe=maco                     # maco's parameters: default, range, help
+                                                # (also describe=env, reward, features)
 
 Writes into the run directory (printed at the end): the resolved config
 (config.yaml), the command, metrics.json, series.npz and timeseries.png.
@@ -62,6 +64,15 @@ def _app(cfg: DictConfig) -> None:
 
 
 def main() -> None:
+    describe = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("describe=")]
+    if describe:
+        from orbitcc.params import describe as describe_settings
+
+        try:
+            print("\n\n".join(describe_settings(name) for name in describe))
+        except ValueError as err:
+            sys.exit(f"orbitcc-sim: {err}")
+        return
     register_configs()
     _app()
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from orbitcc.validation import check_range
+from orbitcc import _core
+from orbitcc.validation import check_param, check_range
 
-# Controllers that couple the subflows of one connection (they need a QUIC
-# connection; on one path they degrade to their single-path form).
-COUPLED_CONTROLLERS = frozenset({"lia", "olia", "balia", "maco"})
 TRANSPORTS = ("quic", "tcp")
 SCHEDULERS = ("minrtt", "roundrobin")
 SPEED_OF_LIGHT_KM_S = 299792.458
@@ -31,7 +29,7 @@ def check_shared_fields(s: Any) -> None:
     if hasattr(s, "file_bytes"):
         check_range(o, "file_bytes", s.file_bytes, 0, 2**50)
     check_range(o, "duration_s", s.duration_s, 0.0, 1e6, lo_open=True)
-    check_range(o, "packet_bytes", s.packet_bytes, 100, 65535)
+    check_param(o, "packet_bytes", s.packet_bytes, _core.simulation_params())
     if hasattr(s, "reverse_capacity_mbps"):
         check_range(o, "reverse_capacity_mbps", s.reverse_capacity_mbps, 0.0, 1e6,
                     lo_open=True)
@@ -56,7 +54,7 @@ def single_path_transport(transport: str, controller: str) -> str:
     one-subflow multipath-QUIC connection (it degrades to its single-path
     form), whatever ``scenario.transport`` says; TCP cannot carry it.
     """
-    return "quic" if controller in COUPLED_CONTROLLERS else transport
+    return "quic" if _core.is_coupled_controller(controller) else transport
 
 
 def constant_link(name: str, capacity_mbps: float, delay_ms: float,

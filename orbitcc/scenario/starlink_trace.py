@@ -27,14 +27,12 @@ from orbitcc.scenario._common import (
     single_path_transport,
     static_oracle_path,
 )
+from orbitcc.paths import config_path
 from orbitcc.validation import check_range
 
 
 def resolve(path: str) -> Path:
-    from orbitcc.config import CONFIG_DIR
-
-    p = Path(path)
-    return p if p.is_absolute() else CONFIG_DIR / p
+    return config_path(path)
 
 
 @lru_cache(maxsize=16)
