@@ -29,7 +29,7 @@ from typing import Any
 import hydra
 import numpy as np
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from orbitcc.config import (
     AGENT_ENTRANT_PREFIX,
@@ -37,6 +37,7 @@ from orbitcc.config import (
     SuiteConfig,
     register_configs,
     to_object,
+    write_run_record,
 )
 
 RunKey = tuple[str, str, int]  # (entrant, scenario, seed)
@@ -254,8 +255,7 @@ def summary_table(records: list[dict[str, Any]], metrics: list[str]) -> str:
 def _app(cfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     eval_cfg: EvalConfig = to_object(cfg)
-    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
-    (run_dir / "command.txt").write_text(" ".join(sys.argv) + "\n")
+    write_run_record(run_dir, cfg)
     results = Path(eval_cfg.results) if eval_cfg.results else run_dir / "results.jsonl"
     suite = eval_cfg.suite
     n = len(suite.entrants) * len(suite.scenarios) * len(suite.seeds)

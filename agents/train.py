@@ -45,7 +45,13 @@ from orbitcc.env.sb3 import OrbitCCSB3VecEnv
 from stable_baselines3.common.logger import Logger, make_output_format
 from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
 
-from orbitcc.config import LoggerConfig, TrainConfig, register_configs, to_object
+from orbitcc.config import (
+    LoggerConfig,
+    TrainConfig,
+    register_configs,
+    to_object,
+    write_run_record,
+)
 
 # Top-level keys of train.yaml that belong to the env (configs/gym.yaml).
 GYM_KEYS = ("scenario", "env", "reward", "randomize", "seed", "duration_s",
@@ -152,8 +158,7 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
         cfg_node.randomize.split = "train"
     overrides = [*overrides, "randomize.split=train"]
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg_node, resolve=True))
-    (run_dir / "command.txt").write_text(" ".join(sys.argv) + "\n")
+    write_run_record(run_dir, cfg_node)
     agent = cfg.agent
     seed = cfg.seed if agent.seed is None else agent.seed
     torch.set_num_threads(agent.torch_threads)

@@ -167,13 +167,11 @@ def classification(runs: dict[str, list[Run]]) -> list[str]:
 
 def plot(runs: dict[str, list[Run]], shared: list[tuple[float, float]], path: Path,
          title: str) -> None:
-    import matplotlib
+    from orbitcc.plotting import new_figure, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(2, len(CONTROLLERS), figsize=(13, 6), sharex=True,
-                             constrained_layout=True)
+    fig = new_figure((13, 6))
+    fig.set_layout_engine("constrained")
+    axes = fig.subplots(2, len(CONTROLLERS), sharex=True)
     for col, controller in enumerate(CONTROLLERS):
         m = runs[controller][0].metrics
         s = m["series"]
@@ -201,9 +199,7 @@ def plot(runs: dict[str, list[Run]], shared: list[tuple[float, float]], path: Pa
         ax.legend(fontsize=7, loc="upper right")
         ax2.legend(fontsize=7, loc="upper right")
     fig.suptitle(title + " (grey: both subflows share a satellite with the background flow)")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(fig, path, dpi=100)
 
 
 def shared_phases(duration: float) -> list[tuple[float, float]]:

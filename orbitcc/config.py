@@ -10,7 +10,10 @@ composition serves the console scripts (Hydra apps) and the Python API
 
 from __future__ import annotations
 
+import shlex
+import sys
 from dataclasses import dataclass, field, fields, is_dataclass
+from pathlib import Path
 from typing import Any
 
 from hydra import compose, initialize_config_dir
@@ -235,6 +238,14 @@ def register_configs() -> None:
     cs.store(group="reward", name="reward_schema", node=RewardConfig)
     cs.store(group="randomize", name="randomize_schema", node=RandomizeConfig)
     register_agent_configs()
+
+
+def write_run_record(run_dir: Path, cfg: DictConfig) -> None:
+    """Saves what reproduces a run beside its outputs, for every CLI: the resolved
+    config (``config.yaml``) and the command line (``command.txt``, shell-quoted)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+    (run_dir / "command.txt").write_text(shlex.join(sys.argv) + "\n")
 
 
 def available(group: str) -> list[str]:

@@ -1,59 +1,13 @@
-"""Shared fixtures: build core simulations directly from spec dicts."""
+"""Shared fixtures: build core simulations directly from spec dicts (tests/specs.py)."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+from specs import one_link_spec
 
 os.environ.setdefault("WANDB_MODE", "disabled")
-
-
-def one_link_spec(
-    controller: str = "newreno",
-    transport: str = "quic",
-    capacity_mbps: float = 100.0,
-    rtt_ms: float = 40.0,
-    buffer_packets: int | None = None,
-    loss_rate: float = 0.0,
-    num_flows: int = 1,
-    duration_s: float = 30.0,
-    seed: int = 0,
-    schedule: list | None = None,
-    sample_interval_s: float = 0.1,
-    start_s: list[float] | None = None,
-) -> dict:
-    """A bottleneck (forward) link plus a fast reverse link; buffer defaults to 1 BDP."""
-    if buffer_packets is None:
-        buffer_packets = max(1, round(capacity_mbps * 1e6 / 8 * rtt_ms * 1e-3 / 1500))
-    bottleneck = {
-        "name": "bottleneck",
-        "capacity_mbps": capacity_mbps,
-        "delay_ms": rtt_ms / 2,
-        "buffer_packets": buffer_packets,
-        "loss_rate": loss_rate,
-    }
-    if schedule is not None:
-        bottleneck["schedule"] = schedule
-    return {
-        "seed": seed,
-        "duration_s": duration_s,
-        "sample_interval_s": sample_interval_s,
-        "links": [
-            bottleneck,
-            {"name": "reverse", "capacity_mbps": 10000.0, "delay_ms": rtt_ms / 2},
-        ],
-        "flows": [
-            {
-                "name": f"flow{i}",
-                "transport": transport,
-                "controller": controller,
-                "paths": [{"forward": [0], "reverse": [1]}],
-                "start_s": (start_s[i] if start_s else 0.0),
-            }
-            for i in range(num_flows)
-        ],
-    }
 
 
 @pytest.fixture

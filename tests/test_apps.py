@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from conftest import one_link_spec
+from specs import one_link_spec
 
 import orbitcc
 from orbitcc import _core

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import one_link_spec
+from specs import one_link_spec
 
 import orbitcc
 from orbitcc import _core

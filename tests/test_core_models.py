@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from analytic import cubic_window, jain, mathis_throughput_pps, padhye_throughput_pps
-from conftest import one_link_spec
+from specs import one_link_spec
 
 from orbitcc import _core
 

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 from analytic import cubic_window, padhye_throughput_pps
-from conftest import one_link_spec
+from specs import one_link_spec
 
 import orbitcc
 from orbitcc import _core

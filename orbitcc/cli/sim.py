@@ -19,9 +19,9 @@ from pathlib import Path
 import hydra
 import numpy as np
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from orbitcc.config import register_configs, to_object
+from orbitcc.config import register_configs, to_object, write_run_record
 from orbitcc.runner import build_simulation, collect_series
 
 
@@ -33,8 +33,7 @@ def _jsonable(metrics: dict) -> dict:
 def _app(cfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     sim_cfg = to_object(cfg)
-    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
-    (run_dir / "command.txt").write_text(" ".join(sys.argv) + "\n")
+    write_run_record(run_dir, cfg)
 
     sim, _ = build_simulation(sim_cfg, record_series=True)
     started = time.perf_counter()

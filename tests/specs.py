@@ -1,0 +1,51 @@
+"""Spec dicts for tests that build core simulations directly (imported by tests
+like ``analytic``; conftest.py only holds fixtures)."""
+
+from __future__ import annotations
+
+
+def one_link_spec(
+    controller: str = "newreno",
+    transport: str = "quic",
+    capacity_mbps: float = 100.0,
+    rtt_ms: float = 40.0,
+    buffer_packets: int | None = None,
+    loss_rate: float = 0.0,
+    num_flows: int = 1,
+    duration_s: float = 30.0,
+    seed: int = 0,
+    schedule: list | None = None,
+    sample_interval_s: float = 0.1,
+    start_s: list[float] | None = None,
+) -> dict:
+    """A bottleneck (forward) link plus a fast reverse link; buffer defaults to 1 BDP."""
+    if buffer_packets is None:
+        buffer_packets = max(1, round(capacity_mbps * 1e6 / 8 * rtt_ms * 1e-3 / 1500))
+    bottleneck = {
+        "name": "bottleneck",
+        "capacity_mbps": capacity_mbps,
+        "delay_ms": rtt_ms / 2,
+        "buffer_packets": buffer_packets,
+        "loss_rate": loss_rate,
+    }
+    if schedule is not None:
+        bottleneck["schedule"] = schedule
+    return {
+        "seed": seed,
+        "duration_s": duration_s,
+        "sample_interval_s": sample_interval_s,
+        "links": [
+            bottleneck,
+            {"name": "reverse", "capacity_mbps": 10000.0, "delay_ms": rtt_ms / 2},
+        ],
+        "flows": [
+            {
+                "name": f"flow{i}",
+                "transport": transport,
+                "controller": controller,
+                "paths": [{"forward": [0], "reverse": [1]}],
+                "start_s": (start_s[i] if start_s else 0.0),
+            }
+            for i in range(num_flows)
+        ],
+    }
