@@ -112,7 +112,10 @@ class OrbitCCEnv(gym.Env):
             self._trace.add(float(self._metrics[0]), self._subflow, _SUB_COLS,
                             info.get("handover_times_s", []))
         if self._done:
-            info["episode"] = self.summary()
+            # Not "episode": Gymnasium's RecordEpisodeStatistics and SB3's
+            # Monitor own that key (return and length); the SB3 adapter uses
+            # the same name for the same dict.
+            info["episode_metrics"] = self.summary()
         if self.render_mode == "human":
             self.render()
         return self._obs.copy(), float(self._rewards[0]), terminated, truncated, info

@@ -85,14 +85,29 @@ class OrbitCCSB3VecEnv(VecEnv):
         pass
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        return [getattr(self, attr_name)] * len(self._indices(indices))
+        """An attribute of each env: its view's (``episode_seed``, ``simulation``,
+        ``summary``, ...) or, for shared settings (``render_mode``, ``config``), ours."""
+        out = []
+        for i in self._indices(indices):
+            view = _EnvView(self._batch, i)
+            out.append(getattr(view if hasattr(view, attr_name) else self, attr_name))
+        return out
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
         setattr(self, attr_name, value)
 
     def env_method(self, method_name: str, *args: Any, indices: Any = None,
                    **kwargs: Any) -> list[Any]:
-        raise NotImplementedError("the C++ envs have no Python methods to call")
+        """Calls ``method_name`` of each env's view (see ``_EnvView``)."""
+        out = []
+        for i in self._indices(indices):
+            method = getattr(_EnvView(self._batch, i), method_name, None)
+            if not callable(method):
+                raise AttributeError(
+                    f"orbitcc envs have no method {method_name!r}; available: "
+                    f"{', '.join(_EnvView.METHODS)}")
+            out.append(method(*args, **kwargs))
+        return out
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
         return [False] * len(self._indices(indices))
@@ -100,6 +115,43 @@ class OrbitCCSB3VecEnv(VecEnv):
     def _indices(self, indices: Any) -> list[int]:
         if indices is None:
             return list(range(self.num_envs))
-        if isinstance(indices, int):
-            return [indices]
-        return list(indices)
+        if isinstance(indices, (int, np.integer)):
+            indices = [indices]
+        out = [int(i) for i in indices]
+        for i in out:
+            if not 0 <= i < self.num_envs:
+                raise IndexError(f"env index {i} is out of range; allowed: 0..{self.num_envs - 1}")
+        return out
+
+
+class _EnvView:
+    """What SB3's ``env_method`` / ``get_attr`` can reach of env ``i`` of a batch:
+    the same names ``OrbitCCEnv`` offers for one env."""
+
+    METHODS = ("summary", "last_summary", "render")
+
+    def __init__(self, batch: Any, index: int) -> None:
+        self._batch = batch
+        self._index = index
+
+    @property
+    def episode_seed(self) -> int:
+        return int(self._batch.episode_seed(self._index))
+
+    @property
+    def simulation(self) -> Any:
+        """The running ``orbitcc._core.Simulation`` of this env."""
+        return self._batch.simulation(self._index)
+
+    def summary(self) -> dict[str, Any]:
+        """The running episode's metrics so far (the ``orbitcc.run`` keys)."""
+        return dict(self._batch.simulation(self._index).summary())
+
+    def last_summary(self) -> dict[str, Any] | None:
+        """Metrics of this env's last finished episode, None before the first."""
+        if not self._batch.has_last_summary(self._index):
+            return None
+        return dict(self._batch.last_summary(self._index))
+
+    def render(self, *args: Any, **kwargs: Any) -> None:
+        return None  # the SB3 adapter has no render mode

@@ -89,6 +89,29 @@ def test_sb3_adapter_semantics() -> None:
     assert "throughput_mbps" in infos[0]["episode_metrics"]
 
 
+def test_sb3_env_method_and_get_attr_reach_each_env() -> None:
+    venv = OrbitCCSB3VecEnv("single_link", 2, overrides=OVER)
+    venv.seed(3)
+    venv.reset()
+    assert venv.get_attr("episode_seed") == [3, 4]
+    assert venv.get_attr("episode_seed", indices=1) == [4]
+    assert venv.get_attr("render_mode") == [None, None]
+    assert venv.env_method("last_summary") == [None, None]  # no episode finished yet
+    running = venv.env_method("summary", indices=[0])
+    assert len(running) == 1 and running[0]["duration_s"] >= 0
+    for _ in range(3):
+        venv.step_async(np.zeros((2, 1), np.float32))
+        _, _, dones, infos = venv.step_wait()
+    assert dones.all()
+    last = venv.env_method("last_summary")
+    assert [m["throughput_mbps"] for m in last] == \
+        [i["episode_metrics"]["throughput_mbps"] for i in infos]
+    with pytest.raises(AttributeError, match="no method 'teleport'; available: summary"):
+        venv.env_method("teleport")
+    with pytest.raises(IndexError, match="allowed: 0..1"):
+        venv.env_method("summary", indices=[2])
+
+
 def test_sb3_ppo_learns_for_a_few_steps() -> None:
     from stable_baselines3 import PPO
 

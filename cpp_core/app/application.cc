@@ -67,8 +67,19 @@ TimeNs Application::FrameTime(int64_t k) const {
 }
 
 void Application::CommitWrite(uint64_t end_offset) {
-  pending_.push_back(
-      Write{end_offset, next_bytes_, next_time_, next_tag_, next_last_});
+  if (pending_.size() >= kMaxPendingWrites) {
+    Write& w = pending_.back();  // see kMaxPendingWrites
+    w.end = end_offset;
+    w.bytes += next_bytes_;
+    ++w.count;
+    if (next_last_) {
+      w.last_of_object = true;
+      if (spec_.kind == AppSpec::Kind::kOnOff) w.tag = next_tag_;
+    }
+  } else {
+    pending_.push_back(
+        Write{end_offset, next_bytes_, next_time_, next_tag_, next_last_, 1});
+  }
   offered_ += next_bytes_;
   ++writes_;
   Advance();
@@ -139,12 +150,16 @@ void Application::OnDelivered(TimeNs now, uint64_t delivered) {
     const Write w = pending_.front();
     pending_.pop_front();
     carried_ += w.bytes;
-    ++delivered_writes_;
-    latency_us_.Add(static_cast<uint64_t>((now - w.time) / kNsPerUs));
+    delivered_writes_ += w.count;
+    for (uint32_t j = 0; j < w.count; ++j) {
+      latency_us_.Add(static_cast<uint64_t>((now - w.time) / kNsPerUs));
+    }
     if (spec_.kind == AppSpec::Kind::kOnOff && w.last_of_object) {
       object_us_.Add(static_cast<uint64_t>((now - w.tag) / kNsPerUs));
     }
-    if (spec_.kind == AppSpec::Kind::kVideo) OnFrame(now, w.tag);
+    if (spec_.kind == AppSpec::Kind::kVideo) {
+      for (uint32_t j = 0; j < w.count; ++j) OnFrame(now, w.tag + j);
+    }
   }
 }
 
@@ -195,15 +210,21 @@ AppSummary Application::Summarize(TimeNs now) const {
     bool in_stall = in_stall_;
     TimeNs stall_start = stall_start_;
     // Frames whose deadline passed without them: an underflow in progress.
-    for (size_t i = 0; i < pending_.size(); ++i) {
-      const TimeNs deadline =
-          start_ + spec_.startup_delay + FrameTime(pending_[i].tag);
-      if (deadline >= now) break;
-      ++s.missing_frames;
-      if (!in_stall) {
-        in_stall = true;
-        ++s.stalls;
-        stall_start = deadline;
+    bool past = true;
+    for (size_t i = 0; i < pending_.size() && past; ++i) {
+      for (uint32_t j = 0; j < pending_[i].count; ++j) {
+        const TimeNs deadline =
+            start_ + spec_.startup_delay + FrameTime(pending_[i].tag + j);
+        if (deadline >= now) {
+          past = false;
+          break;
+        }
+        ++s.missing_frames;
+        if (!in_stall) {
+          in_stall = true;
+          ++s.stalls;
+          stall_start = deadline;
+        }
       }
     }
     if (in_stall) rebuffer += now - stall_start;

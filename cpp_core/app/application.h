@@ -79,13 +79,24 @@ class Application {
   AppSummary Summarize(TimeNs now) const;
   const AppSpec& spec() const { return spec_; }
 
+  // Undelivered writes are bounded: Choice: beyond kMaxPendingWrites (a
+  // backlog no real socket buffer holds: 65536 writes of >= 1 packet), each
+  // new write is merged into the newest record, so memory stays bounded
+  // under any overload. Byte and write counts stay exact; a merged record's
+  // writes count as delivered when its last byte is, with the latency of
+  // its first write (an upper bound), and of the on/off objects that end
+  // inside it only the last is timed. Below the bound nothing is merged.
+  static constexpr size_t kMaxPendingWrites = size_t{1} << 16;
+  size_t pending_writes() const { return pending_.size(); }
+
  private:
   struct Write {
     uint64_t end;
     uint64_t bytes;
     TimeNs time;
-    int64_t tag;  // video: frame index; onoff: object start time
+    int64_t tag;  // video: first frame index; onoff: object start time
     bool last_of_object;
+    uint32_t count;  // writes merged into this record (1 below the bound)
   };
   void Advance();
   TimeNs FrameTime(int64_t k) const;

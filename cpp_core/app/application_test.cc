@@ -158,5 +158,57 @@ TEST(ApplicationTest, VideoPlayerCountsLateFramesAndStalls) {
   EXPECT_NEAR(sum.rebuffer_s, expected, 1e-6);
 }
 
+TEST(ApplicationTest, PendingWritesStayBoundedUnderOverloadCountsExact) {
+  // A CBR source whose bytes never reach the receiver (an outage): the
+  // backlog of undelivered writes is capped, every count stays exact.
+  AppSpec s = Spec(AppSpec::Kind::kCbr, 1.2e9);
+  s.chunk_bytes = 1500;  // 10 us per write
+  Application app(s, 0, 7, StreamId::kApplication, 0, 1460);
+  const uint64_t n = 3 * Application::kMaxPendingWrites + 17;
+  uint64_t end = 0;
+  for (uint64_t k = 0; k < n; ++k) {
+    end += app.next_write_bytes();
+    app.CommitWrite(end);
+  }
+  EXPECT_EQ(app.pending_writes(), Application::kMaxPendingWrites);
+  // The first kMaxPendingWrites - 1 writes arrive one by one, on time.
+  const uint64_t first = Application::kMaxPendingWrites - 1;
+  app.OnDelivered(Seconds(1), first * 1500);
+  AppSummary sum = app.Summarize(Seconds(1));
+  EXPECT_EQ(sum.writes, n);
+  EXPECT_EQ(sum.writes_delivered, first);
+  EXPECT_EQ(sum.carried_bytes, first * 1500);
+  // Everything else at once: the merged record delivers all of its writes.
+  app.OnDelivered(Seconds(2), end);
+  sum = app.Summarize(Seconds(2));
+  EXPECT_EQ(app.pending_writes(), 0u);
+  EXPECT_EQ(sum.writes_delivered, n);
+  EXPECT_EQ(sum.carried_bytes, sum.offered_bytes);
+  EXPECT_EQ(sum.offered_bytes, n * 1500);
+}
+
+TEST(ApplicationTest, MergedVideoFramesAreEachJudged) {
+  AppSpec s = Spec(AppSpec::Kind::kVideo, 2.4e6);  // 10 kB per frame
+  s.fps = 30;
+  s.startup_delay = Seconds(1);
+  Application app(s, 0, 1, StreamId::kApplication, 0, 1460);
+  const uint64_t n = Application::kMaxPendingWrites + 99;
+  uint64_t end = 0;
+  for (uint64_t k = 0; k < n; ++k) {
+    end += app.next_write_bytes();
+    app.CommitWrite(end);
+  }
+  EXPECT_EQ(app.pending_writes(), Application::kMaxPendingWrites);
+  // Nothing arrived and every deadline passed: each frame is missing.
+  const TimeNs after = Seconds(1) + Seconds(static_cast<double>(n) / 30.0);
+  AppSummary sum = app.Summarize(after);
+  EXPECT_EQ(sum.missing_frames, n);
+  // All of it arrives late: every frame is discarded, none lost.
+  app.OnDelivered(after, end);
+  sum = app.Summarize(after);
+  EXPECT_EQ(sum.discarded_frames, n);
+  EXPECT_EQ(sum.played_frames + sum.discarded_frames + sum.missing_frames, n);
+}
+
 }  // namespace
 }  // namespace orbitcc

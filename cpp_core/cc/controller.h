@@ -195,9 +195,12 @@ class CongestionController {
   // otherwise.
   virtual AgentControl* agent_control() { return nullptr; }
   // Recovery-time measurements (MACO Sec. 6.3.4) in ms, appended by the
-  // phase each started in. Returns false if the controller measures none.
+  // phase each started in (a bounded sample when there are very many), and
+  // the exact number measured per phase added to counts[0] (slow start) and
+  // counts[1] (avoidance). Returns false if the controller measures none.
   virtual bool AppendRecoveryTimesMs(std::vector<double>* /*slow_start*/,
-                                     std::vector<double>* /*avoidance*/) const {
+                                     std::vector<double>* /*avoidance*/,
+                                     uint64_t /*counts*/[2]) const {
     return false;
   }
 

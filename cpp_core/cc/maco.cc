@@ -485,11 +485,14 @@ void Maco::OnPathChange(const PathChange& change) {
 // Recovery time (Sec. 6.3.4).
 
 bool Maco::AppendRecoveryTimesMs(std::vector<double>* slow_start,
-                                 std::vector<double>* avoidance) const {
+                                 std::vector<double>* avoidance,
+                                 uint64_t counts[2]) const {
   for (const RecoveryRecord& r : recovery_records_) {
     (r.phase == Phase::kSlowStart ? slow_start : avoidance)
         ->push_back(ToMillis(r.duration));
   }
+  counts[0] += recovery_counts_[0];
+  counts[1] += recovery_counts_[1];
   return true;
 }
 
@@ -504,9 +507,20 @@ void Maco::StartRecoveryClock(TimeNs now, Phase phase) {
 void Maco::CheckRecovery(TimeNs now) {
   if (!recovery_clock_running_) return;
   if (static_cast<double>(cwnd_) < AveragedBdpBytes(now)) return;
+  recovery_clock_running_ = false;
+  ++recovery_counts_[recovery_phase_ == Phase::kSlowStart ? 0 : 1];
+  if (recovery_seen_++ % recovery_stride_ != 0) return;
   recovery_records_.push_back(
       {recovery_phase_, recovery_clock_start_, now - recovery_clock_start_});
-  recovery_clock_running_ = false;
+  if (recovery_records_.size() >= kMaxRecoveryRecords) {
+    // Keep records 0, 2, 4, ...: the multiples of the doubled stride.
+    size_t kept = 0;
+    for (size_t i = 0; i < recovery_records_.size(); i += 2) {
+      recovery_records_[kept++] = recovery_records_[i];
+    }
+    recovery_records_.resize(kept);
+    recovery_stride_ *= 2;
+  }
 }
 
 }  // namespace orbitcc

@@ -123,11 +123,22 @@ class Maco : public WindowController {
   bool last_in_handover_guard() const { return last_in_guard_; }
 
   // ---- Recovery time (Sec. 6.3.4) ----
+  // A sample of the completed measurements, in order. Memory is bounded:
+  // Choice: once kMaxRecoveryRecords are held, every other one is dropped and
+  // from then on only every 2nd (4th, ...) new one is kept, a deterministic
+  // systematic sample of the whole episode. Shorter episodes (a 1-hour
+  // starlink_dual run has a few thousand) keep every record.
+  static constexpr size_t kMaxRecoveryRecords = 4096;
   const std::vector<RecoveryRecord>& recovery_records() const {
     return recovery_records_;
   }
   bool AppendRecoveryTimesMs(std::vector<double>* slow_start,
-                             std::vector<double>* avoidance) const override;
+                             std::vector<double>* avoidance,
+                             uint64_t counts[2]) const override;
+  // Exact number of completed measurements that started in `phase`.
+  uint64_t recovery_count(Phase phase) const {
+    return recovery_counts_[phase == Phase::kSlowStart ? 0 : 1];
+  }
 
  protected:
   void IncreaseWindow(const AckEvent& ack) override;
@@ -220,6 +231,9 @@ class Maco : public WindowController {
   Phase recovery_phase_ = Phase::kSlowStart;
   TimeNs recovery_clock_start_ = 0;
   std::vector<RecoveryRecord> recovery_records_;
+  uint64_t recovery_counts_[2] = {0, 0};  // slow start, avoidance
+  uint64_t recovery_seen_ = 0;            // completed, both phases
+  uint64_t recovery_stride_ = 1;          // keep every stride-th record
 };
 
 }  // namespace orbitcc

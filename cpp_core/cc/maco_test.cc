@@ -430,6 +430,47 @@ TEST_F(MacoTest, RecordsRecoveryTimeUntilCwndReachesBdp) {
   EXPECT_GT(m->recovery_records()[1].duration, 0);
 }
 
+TEST_F(MacoTest, RecoveryRecordsStayBoundedAndCountsStayExact) {
+  oracle_.default_capacity_bps = 10e6;
+  oracle_.prop_rtt = Millis(20);  // BDP = 25000 B
+  auto m = Make(0, {{"terr_ewma_gain", 0.0}});
+  TimeNs now = Seconds(1);
+  m->OnPacketSent(now, kMss, kMss, false);
+  uint64_t completed = 0;
+  const uint64_t target = 2 * Maco::kMaxRecoveryRecords + 123;
+  while (completed < target) {
+    const uint64_t before = m->recovery_count(Maco::Phase::kSlowStart) +
+                            m->recovery_count(Maco::Phase::kCongestionAvoidance);
+    for (int i = 0; i < 5000; ++i) {
+      now += Millis(1);
+      Ack(*m, now, Millis(20));
+      if (m->recovery_count(Maco::Phase::kSlowStart) +
+              m->recovery_count(Maco::Phase::kCongestionAvoidance) >
+          before) {
+        break;
+      }
+    }
+    ++completed;
+    ASSERT_EQ(m->recovery_count(Maco::Phase::kSlowStart) +
+                  m->recovery_count(Maco::Phase::kCongestionAvoidance),
+              completed);
+    now += Millis(25);  // past the recovery period of the last loss
+    m->OnPacketsLost(Loss(now, Millis(60), now - Millis(20)));
+    ASSERT_TRUE(m->last_loss_judged_congestion());
+  }
+  EXPECT_EQ(m->recovery_count(Maco::Phase::kSlowStart), 1u);
+  EXPECT_EQ(m->recovery_count(Maco::Phase::kCongestionAvoidance), target - 1);
+  // Bounded, and a systematic sample: after two thinnings every 4th record
+  // (0, 4, 8, ...) is kept, in order.
+  const auto& records = m->recovery_records();
+  EXPECT_LT(records.size(), Maco::kMaxRecoveryRecords);
+  EXPECT_EQ(records.size(), (target + 3) / 4);
+  EXPECT_EQ(records[0].phase, Maco::Phase::kSlowStart);
+  for (size_t i = 1; i < records.size(); ++i) {
+    EXPECT_GT(records[i].start, records[i - 1].start);
+  }
+}
+
 // ---- Construction ----
 
 TEST_F(MacoTest, RejectsBadParameters) {

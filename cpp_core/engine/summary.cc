@@ -75,18 +75,22 @@ FlowSummary Simulation::SummarizeFlow(size_t fi, LogHistogram* delay) const {
   f.num_subflows = static_cast<int>(slot.subflows.size());
   uint64_t received = 0;
   std::vector<double> slow_start_ms, avoidance_ms;
+  uint64_t recovery_counts[2] = {0, 0};  // exact; the times may be a sample
   for (int sf : slot.subflows) {
     f.loss_matrix += loss_truth_[sf].Matrix();
     const CongestionController& cc = subflows_[sf].sender->controller().base();
     if (cc.last_loss_verdict() != LossVerdict::kNotClassified) {
       f.classifies_losses = true;
     }
-    if (cc.AppendRecoveryTimesMs(&slow_start_ms, &avoidance_ms)) {
+    if (cc.AppendRecoveryTimesMs(&slow_start_ms, &avoidance_ms,
+                                 recovery_counts)) {
       f.has_recovery_times = true;
     }
   }
   f.recovery_slow_start = SummarizeRecoveryTimes(&slow_start_ms);
   f.recovery_congestion_avoidance = SummarizeRecoveryTimes(&avoidance_ms);
+  f.recovery_slow_start.count = recovery_counts[0];
+  f.recovery_congestion_avoidance.count = recovery_counts[1];
   if (apps_[fi] != nullptr) {
     f.app = apps_[fi]->Summarize(now_);
   } else {
