@@ -154,7 +154,7 @@ def test_baseline_mode_equals_orbitcc_run(scenario: str, controller: str) -> Non
     while not done:
         _, _, term, trunc, info = env.step(None)
         done = term or trunc
-    ep = info["episode"]
+    ep = info["episode_metrics"]
     for key in ("throughput_mbps", "goodput_mbps", "p95_delay_ms", "loss_rate",
                 "congestion_losses", "handover_losses", "random_losses", "events"):
         assert ep[key] == ref[key], key
@@ -235,21 +235,95 @@ def test_info_carries_metrics_loss_causes_and_handovers() -> None:
     assert set(info["loss_causes"]) == {"congestion", "random", "handover"}
 
 
-def test_reward_presets_differ() -> None:
-    rewards = {}
-    for preset in ("linear", "aurora", "power"):
-        env = make(overrides=(f"reward={preset}",))
-        env.reset(seed=0)
-        rewards[preset] = [env.step(np.zeros(1, np.float32))[1] for _ in range(4)][-1]
-    assert len(set(rewards.values())) == 3
+def _expected_reward(preset: str, info: dict, w: dict, packet_bytes: int) -> float:
+    thr, delay, loss = info["throughput_mbps"], info["delay_ms"], info["loss_rate"]
+    if preset == "linear":
+        value = (w["throughput_weight"] * thr / w["throughput_ref_mbps"]
+                 - w["delay_weight"] * delay / w["delay_ref_ms"] - w["loss_weight"] * loss)
+    elif preset == "aurora":  # Jay et al. 2019: packets/s, seconds, loss fraction
+        pps = thr * 1e6 / 8 / packet_bytes
+        value = 10.0 * pps - 1000.0 * delay * 1e-3 - 2000.0 * loss
+    else:  # Kleinrock's power
+        value = (thr / w["throughput_ref_mbps"]) / (delay / w["delay_ref_ms"]) if delay > 0 else 0
+    return value * w["scale"]
 
 
-def test_rate_mode_runs() -> None:
-    env = make(overrides=("env=rate",))
+@pytest.mark.parametrize("preset", ["linear", "aurora", "power"])
+def test_each_reward_formula_on_the_steps_own_metrics(preset: str) -> None:
+    # Non-default weights so that each term's coefficient is exercised.
+    w = {"throughput_weight": 2.0, "delay_weight": 0.5, "loss_weight": 7.0,
+         "throughput_ref_mbps": 20.0, "delay_ref_ms": 40.0, "scale": 0.25}
+    over = [f"reward={preset}", *(f"reward.{k}={v}" for k, v in w.items()),
+            "scenario.loss_rate=0.02"]
+    env = make(overrides=tuple(over))
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    seen_loss = False
+    for _ in range(10):
+        _, reward, term, trunc, info = env.step(rng.uniform(-1, 1, 1).astype(np.float32))
+        expected = _expected_reward(preset, info, w, env.config.scenario.packet_bytes)
+        assert reward == pytest.approx(expected, rel=1e-12, abs=1e-12)
+        assert info["reward"] == reward
+        seen_loss = seen_loss or info["loss_rate"] > 0
+        if term or trunc:
+            break
+    assert seen_loss  # the loss term was exercised
+
+
+def test_rate_action_follows_aurora_exactly() -> None:
+    # rate <- rate (1 + alpha a) for a >= 0, rate / (1 - alpha a) for a < 0.
+    env = make(overrides=("env=rate", "env.rate_initial_mbps=1.0", "env.rate_step=0.05"))
     env.reset(seed=0)
     for _ in range(5):
         info = env.step(np.ones(1, np.float32))[4]
-    assert info["subflows"]["pacing_rate_mbps"][0] > 1.0
+    assert info["subflows"]["pacing_rate_mbps"][0] == pytest.approx(1.05 ** 5, rel=1e-12)
+    for _ in range(2):
+        info = env.step(-np.ones(1, np.float32))[4]
+    assert info["subflows"]["pacing_rate_mbps"][0] == pytest.approx(1.05 ** 3, rel=1e-12)
+    info = env.step(np.full(1, 0.5, np.float32))[4]
+    assert info["subflows"]["pacing_rate_mbps"][0] == pytest.approx(1.05 ** 3 * 1.025, rel=1e-12)
+
+
+def test_rate_action_is_clamped_to_the_configured_range() -> None:
+    env = make(overrides=("env=rate", "env.rate_initial_mbps=1.0", "env.rate_max_mbps=1.1",
+                          "env.rate_min_mbps=0.95"))
+    env.reset(seed=0)
+    for _ in range(3):
+        info = env.step(np.ones(1, np.float32))[4]
+    assert info["subflows"]["pacing_rate_mbps"][0] == pytest.approx(1.1, rel=1e-12)
+    for _ in range(5):
+        info = env.step(-np.ones(1, np.float32))[4]
+    assert info["subflows"]["pacing_rate_mbps"][0] == pytest.approx(0.95, rel=1e-12)
+
+
+def _run_episode(env: gym.Env) -> tuple[float, int, dict]:
+    env.reset(seed=1)
+    total, steps, done, info = 0.0, 0, False, {}
+    while not done:
+        _, r, term, trunc, info = env.step(env.action_space.sample())
+        total += float(r)
+        steps += 1
+        done = term or trunc
+    return total, steps, info
+
+
+def test_env_under_gymnasium_record_episode_statistics() -> None:
+    env = gym.wrappers.RecordEpisodeStatistics(
+        gym.make("orbitcc/OrbitCC-v0", scenario="single_link", overrides=SHORT))
+    total, steps, info = _run_episode(env)
+    assert info["episode"]["r"] == pytest.approx(total)
+    assert info["episode"]["l"] == steps == 10
+    assert info["episode_metrics"]["duration_s"] == pytest.approx(1.0)
+
+
+def test_env_under_sb3_monitor() -> None:
+    from stable_baselines3.common.monitor import Monitor
+
+    env = Monitor(gym.make("orbitcc/OrbitCC-v0", scenario="single_link", overrides=SHORT))
+    total, steps, info = _run_episode(env)
+    assert info["episode"]["r"] == pytest.approx(total, rel=1e-5)
+    assert info["episode"]["l"] == steps
+    assert "throughput_mbps" in info["episode_metrics"]
 
 
 def test_render_returns_an_image_of_the_stated_shape() -> None:
