@@ -1,4 +1,4 @@
-"""Every setting is declared once, in C++; everything else is generated from or checked against it."""
+"""Every setting is declared once, in C++; the rest is generated from or checked against it."""
 
 from __future__ import annotations
 
@@ -71,7 +71,8 @@ def test_python_schemas_have_the_cxx_defaults() -> None:
 
 @pytest.mark.parametrize("override, message", [
     # The issue's example: the dataclass once accepted this and the core rejected it.
-    ("env.rate_min_mbps=2e6", r"env\.rate_min_mbps = 2000000 is out of range; allowed: \(0, 1000000\]"),
+    ("env.rate_min_mbps=2e6",
+     r"env\.rate_min_mbps = 2000000 is out of range; allowed: \(0, 1000000\]"),
     ("env.history=0", r"env\.history = 0 is out of range; allowed: \[1, 1000\]"),
     ("env.rate_initial_mbps=0.001", r"env\.rate_initial_mbps.*\[rate_min_mbps, rate_max_mbps\]"),
     ("env.features=[cwnd,warp]", r"unknown feature 'warp'; allowed: cwnd, inflight"),
@@ -85,7 +86,8 @@ def test_python_accepts_exactly_what_the_core_accepts(override: str, message: st
 
 
 @pytest.mark.parametrize("override, message", [
-    ("controller.params.gamma=2", r"controller parameter gamma = 2 is out of range; allowed: \(0, 1\]"),
+    ("controller.params.gamma=2",
+     r"controller parameter gamma = 2 is out of range; allowed: \(0, 1\]"),
     ("controller.params.akf_window=30.5", r"akf_window = 30.5 must be an integer"),
     ("+controller.params.gama=0.4", r"unknown parameter\(s\) for controller 'maco': gama; "
                                     r"allowed: gamma, qs_initial_packets"),
@@ -96,7 +98,8 @@ def test_controller_parameters_are_checked_against_the_table(override: str, mess
 
 
 def test_flags_take_only_zero_or_one() -> None:
-    with pytest.raises(ValueError, match=r"fast_convergence = 0.5 is out of range; allowed: 0 \| 1"):
+    with pytest.raises(ValueError,
+                       match=r"fast_convergence = 0.5 is out of range; allowed: 0 \| 1"):
         orbitcc.run("lms_ka", "cubic", duration_s=0.5,
                     overrides=["controller.params.fast_convergence=0.5"])
 
