@@ -8,10 +8,10 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
-from orbitcc.env._build import build_batch
-from orbitcc.env.orbitcc_env import OrbitCCEnv
 
 from orbitcc import _core
+from orbitcc.env._build import build_batch
+from orbitcc.env.orbitcc_env import OrbitCCEnv
 
 # A scenario whose simulation work per step is nearly nil: a 10 kb/s link.
 TRIVIAL = ("scenario=single_link", "scenario.capacity_mbps=0.01", "duration_s=100000")

@@ -12,11 +12,11 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+from orbitcc import _core
 from orbitcc.env._build import build_batch, check_seed
 from orbitcc.env.render import Trace, draw
 from orbitcc.env.spaces import action_space, observation_space
-
-from orbitcc import _core
 
 STEP_METRICS: tuple[str, ...] = tuple(_core.ENV_STEP_METRICS)
 SUBFLOW_METRICS: tuple[str, ...] = tuple(_core.ENV_SUBFLOW_METRICS)

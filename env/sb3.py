@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from orbitcc.env._build import build_batch
-from orbitcc.env.spaces import action_space, observation_space
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from orbitcc import _core
+from orbitcc.env._build import build_batch
+from orbitcc.env.spaces import action_space, observation_space
 
 STEP_METRICS: tuple[str, ...] = tuple(_core.ENV_STEP_METRICS)
 

@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
-from orbitcc.env._build import build_batch, check_seed
-from orbitcc.env.spaces import action_space, observation_space
 
 from orbitcc import _core
+from orbitcc.env._build import build_batch, check_seed
+from orbitcc.env.spaces import action_space, observation_space
 
 STEP_METRICS: tuple[str, ...] = tuple(_core.ENV_STEP_METRICS)
 _MODES = {

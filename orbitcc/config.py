@@ -28,8 +28,6 @@ from orbitcc.scenario import SCENARIO_SCHEMAS
 from orbitcc.validation import check_range
 
 
-
-
 @dataclass
 class ControllerConfig:
     """A hand-coded controller for the flows under test, with its parameters."""

@@ -11,10 +11,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from orbitcc.env.orbitcc_env import OrbitCCEnv
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import orbitcc
+from orbitcc.env.orbitcc_env import OrbitCCEnv
 
 SHORT = ["duration_s=1.0"]
 

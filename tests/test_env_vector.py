@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
-from orbitcc.env.sb3 import OrbitCCSB3VecEnv
 
 import orbitcc
 from orbitcc import _core
+from orbitcc.env.sb3 import OrbitCCSB3VecEnv
 
 # 0.3 s episodes of 0.1 s steps: 3 steps each.
 OVER = ["duration_s=0.3", "scenario.loss_rate=0.01"]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from orbitcc.paths import config_path
 from orbitcc.scenario._common import (
     check_shared_fields,
     constant_link,
@@ -27,7 +28,6 @@ from orbitcc.scenario._common import (
     single_path_transport,
     static_oracle_path,
 )
-from orbitcc.paths import config_path
 from orbitcc.validation import check_range
 
 
