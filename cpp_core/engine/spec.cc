@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "cc/controller.h"
 
@@ -42,9 +43,12 @@ void ValidateSpec(const SimulationSpec& spec) {
   ValidateRandomization(spec.randomization);
   if (spec.duration <= 0) Fail("duration_s", "must be > 0");
   if (spec.sample_interval <= 0) Fail("sample_interval_s", "must be > 0");
-  FindParam(SimulationParams(), "packet_bytes").Check("", spec.packet_bytes);
-  FindParam(SimulationParams(), "initial_window_packets")
-      .Check("", spec.initial_window_packets);
+  for (const auto& [name, value] :
+       {std::pair<const char*, double>{"packet_bytes", spec.packet_bytes},
+        {"initial_window_packets", spec.initial_window_packets}}) {
+    const std::string problem = FindParam(SimulationParams(), name).Problem(value);
+    if (!problem.empty()) Fail(name, problem);
+  }
   if (spec.links.empty()) Fail("links", "at least one link is required");
   if (spec.flows.empty()) Fail("flows", "at least one flow is required");
   for (size_t i = 0; i < spec.links.size(); ++i) {

@@ -72,21 +72,28 @@ std::string ParamSpec::DefaultText() const {
   return FormatNumber(default_value);
 }
 
-double ParamSpec::Check(const std::string& owner, double value) const {
-  const std::string who = owner + name + " = " + FormatNumber(value);
+std::string ParamSpec::Problem(double value) const {
+  const std::string is = "= " + FormatNumber(value);
   if (kind == ParamKind::kFlag) {
     if (value != 0.0 && value != 1.0) {
-      throw std::invalid_argument(who + " is out of range; allowed: 0 | 1");
+      return is + " is out of range; allowed: 0 | 1";
     }
-    return value;
+    return "";
   }
   const bool above = lo_open ? value > lo : value >= lo;
   if (!(above && value <= hi)) {  // also rejects NaN
-    throw std::invalid_argument(who + " is out of range; allowed: " +
-                                RangeText());
+    return is + " is out of range; allowed: " + RangeText();
   }
   if (kind == ParamKind::kInteger && value != std::floor(value)) {
-    throw std::invalid_argument(who + " must be an integer");
+    return is + " must be an integer";
+  }
+  return "";
+}
+
+double ParamSpec::Check(const std::string& owner, double value) const {
+  const std::string problem = Problem(value);
+  if (!problem.empty()) {
+    throw std::invalid_argument(owner + name + " " + problem);
   }
   return value;
 }

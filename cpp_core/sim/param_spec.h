@@ -46,6 +46,10 @@ struct ParamSpec {
   // allowed: <range>" (or "must be an integer" / "must be 0 or 1") unless
   // the value is allowed. Returns the value.
   double Check(const std::string& owner, double value) const;
+  // What is wrong with `value` ("= 50 is out of range; allowed: [100,
+  // 65535]"), or "" if it is allowed: for callers with their own
+  // "field: problem" format.
+  std::string Problem(double value) const;
   // kChoice / kNames: throws "<owner><name> = '<value>' is unknown; allowed:
   // a, b, c" unless `value` is one of the choices.
   const std::string& CheckChoice(const std::string& owner,
