@@ -115,7 +115,8 @@ def feature_markdown_table() -> str:
     out = ["| feature | unit | value (normaliser) | bounds | meaning |", "|---|---|---|---|---|"]
     for r in _core.env_feature_catalogue():
         star = "*" if r["mobility"] else ""
-        out.append(f"| `{r['name']}`{star} | {r['unit']} | {r['normaliser']} | "
+        norm = r["normaliser"].replace("|", "\\|")
+        out.append(f"| `{r['name']}`{star} | {r['unit']} | {norm} | "
                    f"[{_num(r['low'])}, {_num(r['high'])}] | {r['help']} |")
     return "\n".join(out)
 
