@@ -72,6 +72,7 @@ def record_runs() -> dict[str, Any]:
 
 def record_env() -> dict[str, Any]:
     import gymnasium as gym
+
     import orbitcc.env  # noqa: F401 - registers the ids
 
     out: dict[str, Any] = {}

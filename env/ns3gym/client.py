@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
+
 from orbitcc.env.ns3gym import protocol as pb
 from orbitcc.env.ns3gym.protocol import ProtocolError
 

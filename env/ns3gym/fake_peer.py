@@ -23,6 +23,7 @@ import time
 import numpy as np
 import zmq
 from gymnasium import spaces
+
 from orbitcc.env.ns3gym import protocol as pb
 
 MODES = ("normal", "gameover", "nested", "crash", "hang", "garbage", "other", "badspace", "slow")
