@@ -86,7 +86,7 @@ def test_bad_input_is_one_clear_value_error(kwargs, needle):
         (lambda s: s["flows"][0]["paths"][0].update(forward=[7]), "link index 7"),
         (lambda s: s["flows"][0].update(controller="olia", transport="tcp"), "multipath"),
         (lambda s: s["flows"][0].update(controller="cubic", controller_params={"c": -1}),
-         "parameter 'c' = -1"),
+         "parameter c = -1 is out of range"),
         (lambda s: s["flows"][0].update(controller_params={"nope": 1}), "unknown parameter"),
         (lambda s: s["links"][0].update(loss_rate=1.5), "loss_rate"),
         (lambda s: s.update(duration_s="long"), "duration_s"),
