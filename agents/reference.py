@@ -32,10 +32,10 @@ def train_throughput(steps: int, trained: bool, seed: int = 0) -> float:
     """PPO training steps per wall second of the recipe for ``steps`` steps,
     starting from a fresh (random) policy or from the shipped checkpoint."""
     import torch
-    from orbitcc.agents.checkpoint import ALGO_CLASSES, build_model
-    from orbitcc.agents.train import make_env
     from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
 
+    from orbitcc.agents.checkpoint import ALGO_CLASSES, build_model
+    from orbitcc.agents.train import make_env
     from orbitcc.config import compose_config, to_object
 
     node = compose_config("train", [f"agent={RECIPE}", f"seed={seed}"])

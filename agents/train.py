@@ -33,6 +33,9 @@ import hydra
 import torch
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf, open_dict
+from stable_baselines3.common.logger import Logger, make_output_format
+from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
+
 from orbitcc.agents.callbacks import (
     BudgetCallback,
     EpisodeMetricsCallback,
@@ -41,10 +44,6 @@ from orbitcc.agents.callbacks import (
     WandbOutput,
 )
 from orbitcc.agents.checkpoint import MODEL_FILE, build_model
-from orbitcc.env.sb3 import OrbitCCSB3VecEnv
-from stable_baselines3.common.logger import Logger, make_output_format
-from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
-
 from orbitcc.config import (
     LoggerConfig,
     TrainConfig,
@@ -52,6 +51,7 @@ from orbitcc.config import (
     to_object,
     write_run_record,
 )
+from orbitcc.env.sb3 import OrbitCCSB3VecEnv
 
 # Top-level keys of train.yaml that belong to the env (configs/gym.yaml).
 GYM_KEYS = ("scenario", "env", "reward", "randomize", "seed", "duration_s",
