@@ -450,36 +450,86 @@ def entrant_controllers() -> list[str]:
 
 
 @dataclass
+class SuiteCellConfig:
+    """A scenario preset with Hydra overrides: one row of the per-scenario tables."""
+
+    scenario: str = MISSING  # a preset in configs/scenario/
+    overrides: list[str] = field(default_factory=list)  # e.g. [scenario.spacing_km=100]
+    label: str | None = None  # row name; None: scenario[overrides]
+
+
+@dataclass
+class SuiteSweepConfig:
+    """One scenario parameter swept over values: one cell per value."""
+
+    scenario: str = MISSING  # a preset in configs/scenario/
+    param: str = MISSING  # a scenario field, e.g. scenario.spacing_km
+    values: list[Any] = MISSING  # each value gives a cell
+    overrides: list[str] = field(default_factory=list)  # applied to every value
+
+
+SUITE_ALL_BASELINES = "baselines"  # suite entrant: every registered controller
+
+
+@dataclass
 class SuiteConfig:
-    """A set of runs (group ``suite/``): every entrant on every scenario with every seed."""
+    """A set of runs (group ``suite/``): every entrant on every scenario cell with every seed.
+
+    Scenario cells are ``scenarios`` (presets as shipped), then ``cells``
+    (presets with overrides), then one cell per value of each of ``sweeps``.
+    """
 
     name: str = MISSING  # names the suite in results.jsonl and the run dir
     scenarios: list[str] = MISSING  # presets in configs/scenario/ (orbitcc.scenarios())
     seeds: list[int] = MISSING  # >= 1 seeds; the same seeds for every entrant (common randomness)
-    entrants: list[str] = MISSING  # controller names, or agent:<model.zip or train run dir>
+    entrants: list[str] = MISSING  # controller names, `baselines` (all), or agent:<checkpoint>
     duration_s: float | None = None  # episode length for every run; None: each scenario's own
+    cells: list[SuiteCellConfig] = field(default_factory=list)  # presets with overrides
+    sweeps: list[SuiteSweepConfig] = field(default_factory=list)  # parameter sweeps
 
     def __post_init__(self) -> None:
         o = "suite"
         if not self.name:
             raise ValueError("suite.name must not be empty")
         known = available("scenario")
-        for field_name, values in (("scenarios", self.scenarios), ("seeds", self.seeds),
-                                   ("entrants", self.entrants)):
+        for field_name, values in (("seeds", self.seeds), ("entrants", self.entrants)):
             if not values:
                 raise ValueError(f"suite.{field_name} must not be empty")
+        if not (self.scenarios or self.cells or self.sweeps):
+            raise ValueError("suite.scenarios must not be empty (or give suite.cells / "
+                             "suite.sweeps)")
+        for field_name, values in (("scenarios", self.scenarios), ("seeds", self.seeds),
+                                   ("entrants", self.entrants)):
             if len(set(values)) != len(values):
                 raise ValueError(f"suite.{field_name} = {list(values)} lists a value twice")
         for i, name in enumerate(self.scenarios):
             _check_choice(o, f"scenarios[{i}]", name, tuple(known))
         for i, seed in enumerate(self.seeds):
             check_range(o, f"seeds[{i}]", seed, 0, 2**63 - 1)
-        controllers = entrant_controllers()
+        for group, items in (("cells", self.cells), ("sweeps", self.sweeps)):
+            for i, item in enumerate(items):
+                _check_choice(o, f"{group}[{i}].scenario", item.scenario, tuple(known))
+        for i, sweep in enumerate(self.sweeps):
+            if not sweep.values:
+                raise ValueError(f"suite.sweeps[{i}].values must not be empty")
+        controllers = [*entrant_controllers(), SUITE_ALL_BASELINES]
         for i, entrant in enumerate(self.entrants):
             problem = _entrant_problem(entrant, controllers)
             if problem:
                 raise ValueError(f"suite.entrants[{i}] = {entrant!r} {problem}")
         _check_optional(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
+
+    def scenario_cells(self) -> list[tuple[str, tuple[str, ...], str | None]]:
+        """(preset, overrides, label) of every scenario cell, in suite order."""
+        out: list[tuple[str, tuple[str, ...], str | None]] = [
+            (name, (), None) for name in self.scenarios]
+        out += [(c.scenario, tuple(c.overrides), c.label) for c in self.cells]
+        for sweep in self.sweeps:
+            short = sweep.param.removeprefix("scenario.")
+            for value in sweep.values:
+                out.append((sweep.scenario, (*sweep.overrides, f"{sweep.param}={value}"),
+                            f"{sweep.scenario}[{short}={value}]"))
+        return out
 
 
 @dataclass

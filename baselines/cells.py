@@ -1,0 +1,507 @@
+"""The cell runner shared by ``orbitcc-eval`` and ``orbitcc-leaderboard``.
+
+A *cell* is one episode: (entrant, scenario, overrides, seed). Its record is a
+pure function of the composed config, the seed, the checkpoint (for an agent)
+and the code (orbitcc version and git commit), so the resume key hashes
+exactly those: an entrant, a scenario override, a duration, a checkpoint file
+or a commit that changes gives a new key, and a stale record is never reused.
+
+Everything that can be wrong with a suite is found by :func:`plan` before any
+cell runs: an unknown scenario, controller or override key, a missing or
+corrupt checkpoint (one error for the whole suite), and entrants that cannot
+play a scenario (an agent trained on another observation space, a controller
+the scenario rejects) are left out of those cells with the reason.
+
+Entrants:
+  ``<controller>``   a hand-coded controller, the whole episode in C++ (``orbitcc.run``);
+  ``agent:<path>``   an orbitcc-train checkpoint (``model.zip`` or its run dir)
+                     driving ``OrbitCCEnv`` with deterministic actions, on the
+                     env/reward settings it was trained with.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import subprocess
+import time
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from orbitcc.config import AGENT_ENTRANT_PREFIX, compose_config, to_object
+
+RECORD_SCHEMA = 1
+BASELINES = "baselines"  # suite entrant: every registered controller
+VERDICTS = ("congestion", "not_congestion", "not_classified")
+OUTCOMES = ("queue_overflow", "random", "outage", "spurious", "unresolved")
+RECOVERY_FRACTION = 0.9  # handover recovery: back to 90 % of the pre-handover throughput
+RECOVERY_BASELINE_S = 1.0  # ... averaged over this long before the handover
+
+
+class PlanError(ValueError):
+    """A suite that cannot run: one message naming what is wrong."""
+
+
+# ------------------------------------------------------------- code identity --
+
+@lru_cache(maxsize=1)
+def code_identity() -> dict[str, str]:
+    """The orbitcc version and the git commit of this source tree.
+
+    A tree with uncommitted changes to tracked files reads
+    ``<commit>-dirty-<hash of the diff>``, so results of edited code are
+    keyed apart from the commit's own. Outside a checkout: ``unknown``.
+    """
+    from orbitcc.version import __version__
+
+    root = Path(__file__).resolve().parent.parent
+    commit = "unknown"
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode == 0:
+            commit = head.stdout.strip()
+            diff = subprocess.run(["git", "diff", "HEAD", "--", "."], cwd=root,
+                                  capture_output=True, timeout=30)
+            if diff.returncode == 0 and diff.stdout:
+                commit += "-dirty-" + hashlib.sha256(diff.stdout).hexdigest()[:12]
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return {"orbitcc_version": __version__, "git_commit": commit}
+
+
+def _hash(obj: Any) -> str:
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def file_hash(*paths: Path) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(p.name.encode() + b"\0")
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+# ------------------------------------------------------------------ entrants --
+
+def controller_names() -> list[str]:
+    """Controllers that can enter a suite (``external`` is the agent's own)."""
+    from orbitcc.config import entrant_controllers
+
+    return entrant_controllers()
+
+
+def expand_entrants(names: list[str]) -> list[str]:
+    """``baselines`` -> every registered controller; duplicates dropped, order kept."""
+    out: list[str] = []
+    for name in names:
+        for n in (controller_names() if name == BASELINES else [name]):
+            if n not in out:
+                out.append(n)
+    return out
+
+
+@dataclass
+class AgentInfo:
+    """What the parent learns about an agent checkpoint before any cell runs."""
+
+    model_path: str  # absolute path of model.zip
+    label: str
+    checkpoint_hash: str  # sha256 over model.zip and its config.yaml
+    env_overrides: list[str]
+    trained_scenario: str
+    observation_shape: tuple[int, ...]
+    action_space: str
+
+
+def _load_checkpoint(path: str) -> Any:
+    from orbitcc.agents.checkpoint import load_checkpoint
+
+    return load_checkpoint(path)
+
+
+def inspect_agent(entrant: str) -> AgentInfo:
+    """Loads an ``agent:<path>`` checkpoint once; one clear error if it cannot be used."""
+    raw = entrant[len(AGENT_ENTRANT_PREFIX):].strip()
+    try:
+        from orbitcc.agents.checkpoint import CONFIG_FILE, resolve_checkpoint
+    except ImportError as err:
+        raise PlanError(f"entrant {entrant!r}: agents need the train extra "
+                        f"(pip install 'orbitcc[train]'): {err}") from None
+    try:
+        model_path = resolve_checkpoint(raw)
+    except FileNotFoundError as err:
+        raise PlanError(f"entrant {entrant!r}: {err}") from None
+    try:
+        ckpt = _load_checkpoint(str(model_path))
+    except Exception as err:  # noqa: BLE001 - a corrupt zip raises many kinds
+        raise PlanError(f"entrant {entrant!r}: cannot load the checkpoint {model_path}: "
+                        f"{type(err).__name__}: {err}") from None
+    model = ckpt.model
+    return AgentInfo(
+        model_path=str(model_path.resolve()), label=ckpt.label,
+        checkpoint_hash=file_hash(model_path, model_path.parent / CONFIG_FILE),
+        env_overrides=ckpt.env_overrides(),
+        trained_scenario=str(ckpt.config.get("scenario", {}).get("name", "?")),
+        observation_shape=tuple(model.observation_space.shape or ()),
+        action_space=repr(model.action_space))
+
+
+# ---------------------------------------------------------------------- cells --
+
+@dataclass(frozen=True)
+class Cell:
+    """One episode to run; everything a worker needs, as plain data."""
+
+    entrant: str  # controller name or agent:<absolute model.zip>
+    entrant_label: str
+    scenario: str
+    cell: str  # scenario + overrides label (a row of the per-scenario tables)
+    overrides: tuple[str, ...]
+    seed: int
+    duration_s: float | None
+    config_hash: str  # sha256 of the composed config without the seed
+    checkpoint_hash: str | None
+    agent_env_overrides: tuple[str, ...] = ()
+    code: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """The resume key: everything that changes the record."""
+        return _hash({"entrant": self.entrant, "config": self.config_hash,
+                      "seed": self.seed, "checkpoint": self.checkpoint_hash,
+                      "code": self.code.get("git_commit"),
+                      "version": self.code.get("orbitcc_version"),
+                      "schema": RECORD_SCHEMA})
+
+    def describe(self) -> str:
+        return f"{self.entrant_label} {self.cell} seed {self.seed}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> Cell:
+        d = dict(d)
+        d["overrides"] = tuple(d["overrides"])
+        d["agent_env_overrides"] = tuple(d.get("agent_env_overrides", ()))
+        return Cell(**d)
+
+
+def cell_label(scenario: str, overrides: list[str] | tuple[str, ...], label: str | None) -> str:
+    if label:
+        return label
+    if not overrides:
+        return scenario
+    short = ",".join(o.removeprefix("scenario.") for o in overrides)
+    return f"{scenario}[{short}]"
+
+
+def _sim_overrides(scenario: str, controller: str, overrides: tuple[str, ...],
+                   duration_s: float | None) -> list[str]:
+    out = [f"scenario={scenario}", f"controller={controller}", "seed=0"]
+    if duration_s is not None:
+        out.append(f"duration_s={float(duration_s)}")
+    return [*out, *overrides]
+
+
+def _agent_overrides(cell: Cell) -> list[str]:
+    out = [f"scenario={cell.scenario}", "controller=external", "seed=0",
+           *cell.agent_env_overrides]
+    if cell.duration_s is not None:
+        out.append(f"duration_s={float(cell.duration_s)}")
+    return [*out, *cell.overrides]
+
+
+def _config_hash(cfg: Any) -> str:
+    from omegaconf import OmegaConf
+
+    container = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(container, dict)
+    for k in ("seed", "plot", "print_table"):  # not part of a cell's result
+        container.pop(k, None)
+    return _hash(container)
+
+
+@dataclass
+class Plan:
+    """The cells of a suite, and the (entrant, cell) pairs left out with why."""
+
+    cells: list[Cell]
+    skipped: list[tuple[str, str, str]]  # (entrant label, cell label, reason)
+    entrants: list[str]  # labels, in suite order
+    cell_labels: list[str]
+
+
+def _short(err: BaseException) -> str:
+    return str(err).splitlines()[0] if str(err) else type(err).__name__
+
+
+def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | None]],
+         seeds: list[int], duration_s: float | None) -> Plan:
+    """Validates a suite and lists its cells, before anything runs.
+
+    ``scenarios``: (preset, overrides, label) triples. Raises PlanError for
+    what is wrong with the suite itself; leaves out (with a reason) the
+    pairs where an entrant cannot play a scenario.
+    """
+    from orbitcc import _core
+    from orbitcc.config import available
+    from orbitcc.scenario import build_spec
+
+    known_scenarios = available("scenario")
+    controllers = controller_names()
+    names = expand_entrants(entrants)
+    if not names:
+        raise PlanError("the suite has no entrants")
+    agents: dict[str, AgentInfo] = {}
+    for name in names:
+        if name.startswith(AGENT_ENTRANT_PREFIX):
+            agents[name] = inspect_agent(name)
+        elif name not in controllers:
+            raise PlanError(f"entrant {name!r} is unknown; allowed: {BASELINES}, "
+                            f"{', '.join(controllers)} or {AGENT_ENTRANT_PREFIX}<checkpoint>")
+    code = code_identity()
+    labels: list[str] = []
+    seen: set[str] = set()
+    for scenario, overrides, label in scenarios:
+        if scenario not in known_scenarios:
+            raise PlanError(f"scenario {scenario!r} is unknown; allowed: "
+                            f"{', '.join(known_scenarios)}")
+        lab = cell_label(scenario, overrides, label)
+        if lab in seen:
+            raise PlanError(f"scenario cell {lab!r} appears twice in the suite")
+        seen.add(lab)
+        labels.append(lab)
+        try:  # the overrides themselves, before any entrant
+            to_object(compose_config("sim", _sim_overrides(scenario, "newreno", overrides,
+                                                           duration_s)))
+        except ValueError as err:
+            raise PlanError(f"scenario cell {lab!r}: {err}") from None
+
+    cells: list[Cell] = []
+    skipped: list[tuple[str, str, str]] = []
+    entrant_labels: list[str] = []
+    for name in names:
+        info = agents.get(name)
+        entrant_id = f"{AGENT_ENTRANT_PREFIX}{info.model_path}" if info else name
+        label = info.label if info else name
+        entrant_labels.append(label)
+        playable = 0
+        for (scenario, overrides, _), lab in zip(scenarios, labels, strict=True):
+            base = dict(entrant=entrant_id, entrant_label=label, scenario=scenario, cell=lab,
+                        overrides=tuple(overrides), duration_s=duration_s, code=code,
+                        checkpoint_hash=info.checkpoint_hash if info else None,
+                        agent_env_overrides=tuple(info.env_overrides) if info else ())
+            try:
+                if info is None:
+                    cfg = compose_config("sim", _sim_overrides(scenario, name, overrides,
+                                                               duration_s))
+                    sim_cfg = to_object(cfg)
+                    _core.Simulation(build_spec(sim_cfg))  # the core's own checks
+                else:
+                    probe = Cell(seed=0, config_hash="", **base)
+                    cfg = compose_config("gym", _agent_overrides(probe))
+                    _check_agent_fits(info, probe)
+            except (ValueError, RuntimeError) as err:
+                skipped.append((label, lab, _short(err)))
+                continue
+            chash = _config_hash(cfg)
+            playable += 1
+            cells.extend(Cell(seed=int(s), config_hash=chash, **base) for s in seeds)
+        if info is not None and playable == 0:
+            reasons = "; ".join(r for e, _, r in skipped if e == label)
+            raise PlanError(f"entrant {name!r} cannot play any scenario of the suite: {reasons}")
+    return Plan(cells, skipped, entrant_labels, labels)
+
+
+def _check_agent_fits(info: AgentInfo, cell: Cell) -> None:
+    env = _agent_env(cell)
+    try:
+        shape = tuple(env.observation_space.shape or ())
+        if shape != info.observation_shape:
+            raise ValueError(
+                f"its observation space has shape {info.observation_shape}, the scenario's "
+                f"{shape} (trained on {info.trained_scenario!r}; the subflow count and env "
+                "settings must match)")
+        if repr(env.action_space) != info.action_space:
+            raise ValueError(f"its action space {info.action_space} differs from the "
+                             f"scenario's {env.action_space!r}")
+    finally:
+        env.close()
+
+
+def _agent_env(cell: Cell) -> Any:
+    from orbitcc.env.orbitcc_env import OrbitCCEnv
+
+    overrides = [*cell.agent_env_overrides, *cell.overrides]
+    if cell.duration_s is not None:
+        overrides.append(f"duration_s={float(cell.duration_s)}")
+    return OrbitCCEnv(scenario=cell.scenario, controller=None, overrides=overrides,
+                      info_level=1)
+
+
+# ---------------------------------------------------------------- run a cell --
+
+@lru_cache(maxsize=4)
+def _model(model_path: str, checkpoint_hash: str) -> Any:
+    ckpt = _load_checkpoint(model_path)
+    return ckpt.model
+
+
+@lru_cache(maxsize=64)
+def _sim_config(scenario: str, controller: str, overrides: tuple[str, ...],
+                duration_s: float | None) -> Any:
+    """The validated SimConfig of a cell with seed 0 (composing costs more than
+    a short episode, and a worker runs the seeds of a cell one after another)."""
+    return to_object(compose_config("sim", _sim_overrides(scenario, controller, overrides,
+                                                          duration_s)))
+
+
+def _simulate(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What ``orbitcc.run(..., series=True)`` does, with the composed config cached."""
+    from orbitcc.runner import build_simulation, collect_series
+
+    sim_cfg = dataclasses.replace(
+        _sim_config(cell.scenario, cell.entrant, cell.overrides, cell.duration_s),
+        seed=cell.seed)
+    sim, _ = build_simulation(sim_cfg, record_series=True)
+    sim.run()
+    return sim.summary(), collect_series(sim)
+
+
+def _run_controller(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
+    m, series = _simulate(cell)
+    under_test = [i for i, f in enumerate(m["flows"]) if not f["background"]]
+    mask = np.isin(series["subflow_flow"], under_test)
+    thr = np.asarray(series["throughput_mbps"])[mask].sum(axis=0)
+    return m, {"t_s": np.asarray(series["t_s"]), "throughput_mbps": thr}
+
+
+def _run_agent(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
+    assert cell.checkpoint_hash is not None
+    model = _model(cell.entrant[len(AGENT_ENTRANT_PREFIX):], cell.checkpoint_hash)
+    env = _agent_env(cell)
+    obs, _ = env.reset(seed=cell.seed)
+    episode_return, steps, done = 0.0, 0, False
+    ts: list[float] = []
+    thr: list[float] = []
+    while not done:
+        action, _ = model.predict(obs, deterministic=True)
+        obs, reward, terminated, truncated, info = env.step(action)
+        episode_return += float(reward)
+        steps += 1
+        ts.append(float(info["t_s"]))
+        thr.append(float(np.sum(info["subflows"]["throughput_mbps"])))
+        done = terminated or truncated
+    metrics = env.summary()
+    metrics["episode_return"] = episode_return
+    metrics["env_steps"] = steps
+    env.close()
+    return metrics, {"t_s": np.asarray(ts), "throughput_mbps": np.asarray(thr)}
+
+
+def handover_recovery(t_s: np.ndarray, thr: np.ndarray,
+                      handovers: list[float]) -> tuple[list[float], int]:
+    """Seconds from each handover until the flows under test are back to
+    RECOVERY_FRACTION of their mean throughput over the RECOVERY_BASELINE_S
+    before it (time-series resolution). Handovers with no usable baseline
+    (idle or none before) are left out; those not recovered before the next
+    handover or the end are counted as censored."""
+    out: list[float] = []
+    censored = 0
+    hs = sorted(float(h) for h in handovers)
+    for i, h in enumerate(hs):
+        before = (t_s > h - RECOVERY_BASELINE_S) & (t_s <= h)
+        if not before.any():
+            continue
+        base = float(np.mean(thr[before]))
+        if not (base > 0 and math.isfinite(base)):
+            continue
+        end = hs[i + 1] if i + 1 < len(hs) else math.inf
+        after = np.nonzero((t_s > h) & (t_s <= end) & (thr >= RECOVERY_FRACTION * base))[0]
+        if len(after) == 0:
+            censored += 1
+        else:
+            out.append(round(float(t_s[after[0]] - h), 9))
+    return out, censored
+
+
+def loss_confusion(flows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Declared losses of the flows under test by the controller's verdict
+    (rows) and the ground-truth outcome (columns). Controllers without a
+    loss classifier put every loss in ``not_classified``."""
+    matrix = {v: dict.fromkeys(OUTCOMES, 0) for v in VERDICTS}
+    classifies = False
+    for f in flows:
+        if f.get("background"):
+            continue
+        truth = f.get("loss_truth") or {}
+        cls = f.get("loss_classification")
+        for o in OUTCOMES:
+            total = int(truth.get(o, 0))
+            c = n = 0
+            if cls:
+                classifies = True
+                c = int(cls["congestion"].get(o, 0))
+                n = int(cls["not_congestion"].get(o, 0))
+            matrix["congestion"][o] += c
+            matrix["not_congestion"][o] += n
+            matrix["not_classified"][o] += total - c - n
+    return {"classifies": classifies, "matrix": matrix}
+
+
+def run_cell(cell: Cell | dict[str, Any], suite: str = "") -> dict[str, Any]:
+    """Runs one cell and returns its results.jsonl record (no I/O)."""
+    if isinstance(cell, dict):
+        cell = Cell.from_dict(cell)
+    started = time.perf_counter()
+    if cell.entrant.startswith(AGENT_ENTRANT_PREFIX):
+        metrics, series = _run_agent(cell)
+    else:
+        metrics, series = _run_controller(cell)
+    for k in ("scenario", "controller", "seed"):
+        metrics.pop(k, None)
+    recovery, censored = handover_recovery(series["t_s"], series["throughput_mbps"],
+                                           metrics.get("handover_times_s", []))
+    delay_s = metrics.get("mean_delay_ms", math.nan) / 1e3
+    thr = metrics.get("throughput_mbps", math.nan)
+    record: dict[str, Any] = {
+        "schema": RECORD_SCHEMA, "key": cell.key, "suite": suite,
+        "entrant": cell.entrant, "entrant_label": cell.entrant_label,
+        "scenario": cell.scenario, "cell": cell.cell, "overrides": list(cell.overrides),
+        "seed": cell.seed, "duration": cell.duration_s,
+        **metrics,
+        "power": thr / delay_s if delay_s > 0 else math.nan,
+        "loss_confusion": loss_confusion(metrics.get("flows", [])),
+        "handover_recovery_s": recovery, "handover_recovery_censored": censored,
+        **cell.code,
+        "config_hash": cell.config_hash, "checkpoint_hash": cell.checkpoint_hash,
+    }
+    record["wall_s"] = round(time.perf_counter() - started, 4)
+    return record
+
+
+def run_cell_series(cell: Cell) -> dict[str, Any]:
+    """The cell's time series (cwnd, throughput, RTT per subflow; handovers),
+    for the report's timeline plot. Controllers only."""
+    m, s = _simulate(cell)
+    under_test = [i for i, f in enumerate(m["flows"]) if not f["background"]]
+    mask = np.isin(s["subflow_flow"], under_test)
+    return {"t_s": np.asarray(s["t_s"]), "cwnd_bytes": np.asarray(s["cwnd_bytes"])[mask],
+            "throughput_mbps": np.asarray(s["throughput_mbps"])[mask],
+            "srtt_ms": np.asarray(s["srtt_ms"])[mask],
+            "handover_times_s": list(m["handover_times_s"])}
+
+
+def worker_init() -> None:
+    """Pool workers: one thread each (the pool is the parallelism)."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")

@@ -1,0 +1,223 @@
+"""orbitcc-leaderboard: every controller and agent on the same scenarios, ranked.
+
+  orbitcc-leaderboard                          # suite=quick, about a minute on 2 cores
+  orbitcc-leaderboard suite=standard           # every preset, 5 seeds
+  orbitcc-leaderboard suite=quick 'agents=[outputs/train/<run>]'
+  orbitcc-leaderboard suite=full launcher=ray launcher.address=auto
+  orbitcc-leaderboard suite=full launcher=slurm launcher.partition=cpu
+
+Runs every cell (entrant, scenario cell, seed) of the suite that results.jsonl
+does not hold yet, fanned out on a process pool, Ray or Slurm (submitit), then
+writes leaderboard.md, leaderboard.csv and a self-contained report.html into
+the output folder (outputs/leaderboard/<suite>/, printed at the end) and prints
+the ranking. A rerun (or a run restarted after a crash) redoes only the
+missing cells. docs/leaderboard.md explains the score and the statistics.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import hydra
+from hydra.core.config_store import ConfigStore
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import MISSING, DictConfig, OmegaConf
+from orbitcc.baselines.cells import Cell, Plan, PlanError, plan
+from orbitcc.baselines.launchers import LauncherConfig, launch
+from orbitcc.baselines.results import (
+    REQUIRED_FIELDS,
+    ResultsError,
+    append_record,
+    locked,
+    read_records,
+)
+from orbitcc.baselines.stats import Board, ScoreConfig, build_board, ranking_rows, text_table
+
+from orbitcc.cli.common import handle_help, one_line_errors
+from orbitcc.config import AGENT_ENTRANT_PREFIX, SuiteConfig, register_configs, to_object
+
+PROG = "orbitcc-leaderboard"
+
+
+@dataclass
+class LeaderboardConfig:
+    """Primary config of ``orbitcc-leaderboard`` (``configs/leaderboard.yaml``)."""
+
+    suite: SuiteConfig = MISSING
+    launcher: LauncherConfig = field(default_factory=LauncherConfig)
+    score: ScoreConfig = field(default_factory=ScoreConfig)
+    agents: list[str] = field(default_factory=list)  # checkpoints (model.zip or run dir) to add
+    results: str | None = None  # results.jsonl; None: <output dir>/results.jsonl
+    resume: bool = True  # reuse the records already in `results` (same key)
+    report: bool = True  # write report.html (plots); md and csv are always written
+    timeline_cell: str | None = None  # cell of the cwnd/throughput plot; None: first multipath
+    progress: bool = True  # a progress bar on stderr
+
+    def __post_init__(self) -> None:
+        if self.results is not None and not self.results:
+            raise ValueError("results must be a path or null")
+        for i, a in enumerate(self.agents):
+            if not str(a).strip():
+                raise ValueError(f"agents[{i}] is empty; give a model.zip or a train run dir")
+
+
+def register_leaderboard_configs() -> None:
+    register_configs()
+    cs = ConfigStore.instance()
+    cs.store(name="leaderboard_schema", node=LeaderboardConfig)
+    cs.store(group="launcher", name="launcher_schema", node=LauncherConfig)
+
+
+def suite_entrants(cfg: LeaderboardConfig) -> list[str]:
+    extra = [a if a.startswith(AGENT_ENTRANT_PREFIX) else f"{AGENT_ENTRANT_PREFIX}{a}"
+             for a in cfg.agents]
+    return [*cfg.suite.entrants, *extra]
+
+
+def make_plan(suite: SuiteConfig, entrants: list[str]) -> Plan:
+    return plan(entrants, suite.scenario_cells(), list(suite.seeds), suite.duration_s)
+
+
+class Progress:
+    """tqdm bar (cells done, ETA, failures), or nothing."""
+
+    def __init__(self, total: int, done: int, enabled: bool) -> None:
+        self.failures = 0
+        self.bar: Any = None
+        if enabled and total:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=done, unit="cell", desc="cells",
+                            file=sys.stderr, dynamic_ncols=True,
+                            mininterval=0.5 if sys.stderr.isatty() else 15.0,
+                            smoothing=0.1)
+            self.bar.set_postfix(failures=0)
+
+    def update(self, ok: bool, last: str) -> None:
+        if not ok:
+            self.failures += 1
+        if self.bar is not None:
+            self.bar.set_postfix(failures=self.failures, last=last, refresh=False)
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run_cells(the_plan: Plan, results: Path, launcher: LauncherConfig, suite: str,
+              run_dir: Path, resume: bool = True, progress: bool = True,
+              log: Callable[[str], None] | None = None,
+              on_cell: Callable[[Cell, dict[str, Any] | None, bool], None] | None = None,
+              ) -> tuple[list[dict[str, Any]], list[tuple[Cell, str]]]:
+    """Runs the plan's cells missing from ``results``; returns the plan's records
+    (in plan order) and the failures. Holds the results file's lock throughout.
+    ``on_cell(cell, record or None, already_done)`` hears of every cell."""
+    failures: list[tuple[Cell, str]] = []
+    with locked(results) as cut:
+        if cut is not None and log:
+            log(f"{results}: removed an incomplete last line left by a crash: {cut[:60]!r}")
+        if not resume and results.is_file() and results.stat().st_size:
+            old = _set_aside(results)
+            if log:
+                log(f"resume=false: the previous {results.name} is now {old}")
+        existing = read_records(results, REQUIRED_FIELDS)
+        done = {r["key"] for r in existing}
+        todo = [c for c in the_plan.cells if c.key not in done]
+        if on_cell:
+            for c in the_plan.cells:
+                if c.key in done:
+                    on_cell(c, None, True)
+        bar = Progress(len(the_plan.cells), len(the_plan.cells) - len(todo), progress)
+        try:
+            for cell, record, error in launch(todo, launcher, suite, run_dir):
+                if record is not None:
+                    append_record(results, record)
+                else:
+                    failures.append((cell, error or "unknown error"))
+                bar.update(record is not None, cell.describe())
+                if on_cell:
+                    on_cell(cell, record, False)
+        finally:
+            bar.close()
+        by_key: dict[str, dict[str, Any]] = {}
+        for r in read_records(results, REQUIRED_FIELDS):
+            by_key.setdefault(r["key"], r)
+    records = [by_key[c.key] for c in the_plan.cells if c.key in by_key]
+    return records, failures
+
+
+def _set_aside(path: Path) -> Path:
+    n = 1
+    while path.with_name(f"{path.name}.old-{n}").exists():
+        n += 1
+    target = path.with_name(f"{path.name}.old-{n}")
+    path.rename(target)
+    return target
+
+
+def board_from(the_plan: Plan, suite: SuiteConfig, records: list[dict[str, Any]],
+               score: ScoreConfig) -> Board:
+    cells = suite.scenario_cells()
+    labels = the_plan.cell_labels
+    return build_board(
+        records, the_plan.entrants, labels, list(suite.seeds),
+        {lab: c[0] for lab, c in zip(labels, cells, strict=True)},
+        {lab: list(c[1]) for lab, c in zip(labels, cells, strict=True)},
+        score, ranked=labels[:len(suite.scenarios) + len(suite.cells)],
+        skipped=the_plan.skipped,
+        missing=len(the_plan.cells) - len(records))
+
+
+@hydra.main(version_base="1.3", config_path="pkg://orbitcc.configs", config_name="leaderboard")
+@one_line_errors(PROG, (ValueError, PlanError, ResultsError, RuntimeError))
+def _app(cfg: DictConfig) -> None:
+    started = time.perf_counter()
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    lb: LeaderboardConfig = to_object(cfg)
+    suite = lb.suite
+    the_plan = make_plan(suite, suite_entrants(lb))
+    results = Path(lb.results) if lb.results else run_dir / "results.jsonl"
+    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+    (run_dir / "command.txt").write_text(" ".join(sys.argv) + "\n")
+    print(f"{PROG}: suite {suite.name}: {len(the_plan.entrants)} entrants x "
+          f"{len(the_plan.cell_labels)} scenario cells x {len(suite.seeds)} seeds = "
+          f"{len(the_plan.cells)} cells on launcher {lb.launcher.name} -> {results}",
+          flush=True)
+    for entrant, cell, reason in the_plan.skipped:
+        print(f"  {entrant} skips {cell}: {reason}", flush=True)
+    records, failures = run_cells(the_plan, results, lb.launcher, suite.name, run_dir,
+                                  resume=lb.resume, progress=lb.progress,
+                                  log=lambda s: print(s, flush=True))
+    for cell, error in failures:
+        print(f"FAILED {cell.describe()}: {error}", file=sys.stderr, flush=True)
+    board = board_from(the_plan, suite, records, lb.score)
+    from orbitcc.baselines.report import write_reports
+
+    paths = write_reports(board, run_dir, suite_name=suite.name, the_plan=the_plan,
+                          html=lb.report, timeline_cell=lb.timeline_cell, score=lb.score)
+    header, rows = ranking_rows(board)
+    print(f"\nranking ({suite.name}: utility score, mean over {len(suite.seeds)} seeds; "
+          "docs/leaderboard.md)")
+    print(text_table(header, rows))
+    print(f"\n{len(records)}/{len(the_plan.cells)} cells, {len(failures)} failed, "
+          f"{time.perf_counter() - started:.1f} s")
+    for name, path in paths.items():
+        print(f"{name}: {path}")
+    if failures:
+        sys.exit(1)
+
+
+def main() -> None:
+    handle_help(PROG, __doc__ or "", ["suite", "launcher"])
+    register_leaderboard_configs()
+    _app()
+
+
+if __name__ == "__main__":
+    main()
