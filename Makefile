@@ -1,5 +1,7 @@
 # orbitcc: two commands do everything on a fresh machine.
-#   make run    build + install into .venv, run the default scenario, write a plot
+#   make run    build + install into .venv, run the quick leaderboard (every
+#               controller, 3 scenarios, 5 seeds), print the ranking and the
+#               path of the HTML report
 #   make test   build + install, then the C++ unit tests (ctest) and pytest
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -20,24 +22,34 @@ export CCACHE_BASEDIR ?= $(abspath .)
 export CCACHE_NOHASHDIR ?= 1
 endif
 
-.PHONY: run test install install-test cpp-test py-test validate bench reproduce lint clean \
+.PHONY: run test install install-base cpp-test py-test validate bench reproduce lint clean \
 	ns3-deps validate-ns3
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 
-# The package, its runtime dependencies and the train/test extras (the C++ core
-# is compiled here). constraints.txt pins torch to the CPU build.
+# The package, its runtime dependencies and the train/test/cluster extras (the
+# C++ core is compiled here). constraints.txt pins torch to the CPU build.
 $(VENV)/.installed: $(VENV)/bin/python pyproject.toml setup.py constraints.txt
 	$(PIP) install -q -c constraints.txt "setuptools>=77" wheel pybind11 cmake ninja
-	$(PIP) install -q -c constraints.txt --no-build-isolation -e ".[test,train]"
+	$(PIP) install -q -c constraints.txt --no-build-isolation -e ".[test,train,cluster]"
+	touch $@ $(VENV)/.installed-base
+
+# Only what the hand-coded controllers need (make run): no torch, no Ray.
+$(VENV)/.installed-base: $(VENV)/bin/python pyproject.toml setup.py constraints.txt
+	$(PIP) install -q -c constraints.txt "setuptools>=77" wheel pybind11 cmake ninja
+	$(PIP) install -q -c constraints.txt --no-build-isolation -e .
 	touch $@
 
 install: $(VENV)/.installed
 
-run: install
-	$(VENV)/bin/orbitcc-sim
+install-base: $(VENV)/.installed-base
+
+# The Quick start's main job: the quick leaderboard (outputs/leaderboard/quick/;
+# a rerun reuses the cells already there).
+run: install-base
+	$(VENV)/bin/orbitcc-leaderboard suite=quick
 
 test: install cpp-test py-test
 
@@ -89,9 +101,11 @@ validate: install
 bench: install
 	$(VENV)/bin/orbitcc-bench --json bench.json
 
-# The MACO paper's Starlink experiment (docs/reproduction.md), ~2 minutes.
+# The MACO paper's Starlink experiment, ~2 minutes. Writes outputs/reproduce/;
+# `make reproduce REPRODUCE_OUT=docs/reproduction.md` updates the tracked docs.
+REPRODUCE_OUT ?= outputs/reproduce/reproduction.md
 reproduce: install
-	$(PY) -m orbitcc.baselines.reproduce_maco
+	$(PY) -m orbitcc.baselines.reproduce_maco --out $(REPRODUCE_OUT)
 
 lint: install
 	$(VENV)/bin/ruff check orbitcc env baselines agents configs tests validation

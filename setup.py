@@ -87,13 +87,21 @@ PACKAGE_DIRS = {pkg: d for pkg, d in PACKAGE_DIRS.items() if (ROOT / d / "__init
 for pkg, d in list(PACKAGE_DIRS.items()):  # sub-packages, e.g. orbitcc.env.wrappers
     for sub in find_packages(str(ROOT / d)):
         PACKAGE_DIRS.setdefault(f"{pkg}.{sub}", f"{d}/{sub.replace('.', '/')}")
+# The config groups (configs/scenario/, ...) hold only data; declaring them as
+# (namespace) packages ships their files and keeps setuptools from warning
+# that an importable folder is left out of `packages`.
+CONFIG_GROUPS = sorted(p.name for p in (ROOT / "configs").iterdir()
+                       if p.is_dir() and not p.name.startswith((".", "_")))
+for group in CONFIG_GROUPS:
+    PACKAGE_DIRS[f"orbitcc.configs.{group}"] = f"configs/{group}"
 
 setup(
     packages=list(PACKAGE_DIRS),
     package_dir=PACKAGE_DIRS,
     package_data={
         "orbitcc": ["py.typed", "_core.pyi"],
-        "orbitcc.configs": ["*.yaml", "*/*.yaml", "traces/*"],
+        "orbitcc.configs": ["*.yaml"],
+        **{f"orbitcc.configs.{group}": ["*"] for group in CONFIG_GROUPS},
         "orbitcc.ns3": ["*.cc", "*.h", "*.proto", "CMakeLists.txt", "README.md"],
         "orbitcc.env.ns3gym": ["*.proto"],
         "orbitcc.agents": ["reference/*/*"],  # the shipped reference agent

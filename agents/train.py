@@ -44,6 +44,7 @@ from orbitcc.agents.callbacks import (
     WandbOutput,
 )
 from orbitcc.agents.checkpoint import MODEL_FILE, build_model
+from orbitcc.cli.common import handle_help, one_line_errors
 from orbitcc.config import (
     LoggerConfig,
     TrainConfig,
@@ -304,6 +305,7 @@ def git_commit() -> str | None:
 
 
 @hydra.main(version_base="1.3", config_path="pkg://orbitcc.configs", config_name="train")
+@one_line_errors("orbitcc-train")
 def _app(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
     overrides = gym_overrides(dict(hydra_cfg.runtime.choices), list(hydra_cfg.overrides.task))
@@ -322,6 +324,8 @@ def _app(cfg: DictConfig) -> None:
 
 
 def main() -> None:
+    handle_help("orbitcc-train", __doc__ or "",
+                ["scenario", "agent", "env", "reward", "randomize", "logger", "hparams"])
     register_configs()
     _app()
 

@@ -270,6 +270,8 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
             raise PlanError(f"entrant {name!r} is unknown; allowed: {BASELINES}, "
                             f"{', '.join(controllers)} or {AGENT_ENTRANT_PREFIX}<checkpoint>")
     code = code_identity()
+    cell_cfgs: dict[str, Any] = {}
+    controller_nodes: dict[str, Any] = {}
     labels: list[str] = []
     seen: set[str] = set()
     for scenario, overrides, label in scenarios:
@@ -282,10 +284,12 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
         seen.add(lab)
         labels.append(lab)
         try:  # the overrides themselves, before any entrant
-            to_object(compose_config("sim", _sim_overrides(scenario, "newreno", overrides,
-                                                           duration_s)))
+            base_cfg = compose_config("sim", _sim_overrides(scenario, controllers[0],
+                                                            overrides, duration_s))
+            to_object(base_cfg)
         except ValueError as err:
             raise PlanError(f"scenario cell {lab!r}: {err}") from None
+        cell_cfgs[lab] = base_cfg
 
     cells: list[Cell] = []
     skipped: list[tuple[str, str, str]] = []
@@ -303,8 +307,9 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
                         agent_env_overrides=tuple(info.env_overrides) if info else ())
             try:
                 if info is None:
-                    cfg = compose_config("sim", _sim_overrides(scenario, name, overrides,
-                                                               duration_s))
+                    cfg = _with_controller(cell_cfgs[lab], name, overrides, controller_nodes,
+                                           lambda: compose_config("sim", _sim_overrides(
+                                               scenario, name, overrides, duration_s)))
                     sim_cfg = to_object(cfg)
                     _core.Simulation(build_spec(sim_cfg))  # the core's own checks
                 else:
@@ -321,6 +326,21 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
             reasons = "; ".join(r for e, _, r in skipped if e == label)
             raise PlanError(f"entrant {name!r} cannot play any scenario of the suite: {reasons}")
     return Plan(cells, skipped, entrant_labels, labels)
+
+
+def _with_controller(cell_cfg: Any, name: str, overrides: tuple[str, ...],
+                     nodes: dict[str, Any], compose: Any) -> Any:
+    """The cell's composed config with controller ``name``: the same as composing
+    with ``controller=<name>``, without running Hydra again for every entrant
+    (a cell's own overrides that touch the controller take the slow path)."""
+    if any(o.lstrip("+~").startswith("controller") for o in overrides):
+        return compose()
+    if name not in nodes:
+        nodes[name] = compose_config("sim", ["scenario=single_link",
+                                             f"controller={name}"]).controller
+    cfg = cell_cfg.copy()
+    cfg.controller = nodes[name]
+    return cfg
 
 
 def _check_agent_fits(info: AgentInfo, cell: Cell) -> None:

@@ -42,6 +42,7 @@ class LauncherConfig:
     max_tasks_per_child: int | None = None  # pool: 1 = a fresh process per cell
     address: str | None = None  # ray: null starts a local instance; auto / ray://host:10001
     num_cpus: int | None = None  # ray: CPUs of a local instance; None: all
+    object_store_mb: int = 256  # ray: object store of a local instance (records are small)
     cluster: str = "local"  # submitit: local | slurm | debug
     folder: str | None = None  # submitit: job logs; None: <run dir>/submitit
     cells_per_job: int = 8  # submitit: cells in one array task
@@ -61,6 +62,8 @@ class LauncherConfig:
             v = getattr(self, name)
             if v is not None and v < 1:
                 raise ValueError(f"launcher.{name} = {v} must be >= 1 or null")
+        if self.object_store_mb < 80:  # Ray's minimum is 75 MiB
+            raise ValueError(f"launcher.object_store_mb = {self.object_store_mb} must be >= 80")
         if self.cells_per_job < 1 or self.timeout_min < 1 or self.array_parallelism < 1:
             raise ValueError("launcher.cells_per_job, timeout_min and array_parallelism "
                              "must be >= 1")
@@ -134,8 +137,10 @@ def _ray(cells: list[Cell], cfg: LauncherConfig, suite: str) -> Iterator[Outcome
     if started_here:
         kwargs: dict[str, Any] = {"address": cfg.address, "log_to_driver": False,
                                   "include_dashboard": False}
-        if cfg.address is None and cfg.num_cpus is not None:
-            kwargs["num_cpus"] = cfg.num_cpus
+        if cfg.address is None:
+            kwargs["object_store_memory"] = cfg.object_store_mb * 2**20
+            if cfg.num_cpus is not None:
+                kwargs["num_cpus"] = cfg.num_cpus
         ray.init(**kwargs)
     try:
         remote = ray.remote(num_cpus=1, max_retries=0)(_safe_run)

@@ -66,8 +66,8 @@ class LeaderboardConfig:
                 raise ValueError(f"agents[{i}] is empty; give a model.zip or a train run dir")
 
 
-def register_leaderboard_configs() -> None:
-    register_configs()
+def store_leaderboard_schemas() -> None:
+    """The leaderboard's schemas (orbitcc.config.register_configs calls this)."""
     cs = ConfigStore.instance()
     cs.store(name="leaderboard_schema", node=LeaderboardConfig)
     cs.store(group="launcher", name="launcher_schema", node=LauncherConfig)
@@ -215,7 +215,7 @@ def _app(cfg: DictConfig) -> None:
 
 def main() -> None:
     handle_help(PROG, __doc__ or "", ["suite", "launcher"])
-    register_leaderboard_configs()
+    register_configs()
     _app()
 
 

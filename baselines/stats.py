@@ -22,6 +22,7 @@ its rank and the 95 % interval of its bootstrap rank.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,8 +150,8 @@ def _arrays(records: list[dict[str, Any]], entrants: list[str], cells: list[str]
 
 
 def _nanmean(a: np.ndarray, axis: int) -> np.ndarray:
-    with np.errstate(invalid="ignore"), np.testing.suppress_warnings() as sup:
-        sup.filter(RuntimeWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: not played
         return np.nanmean(a, axis=axis)
 
 
@@ -159,9 +160,8 @@ def _scores(a: dict[str, np.ndarray], cfg: ScoreConfig) -> tuple[np.ndarray, np.
 
     Arrays are (E, C, S); normalisers come from the seed-means over S.
     """
-    with np.errstate(invalid="ignore", divide="ignore"), \
-            np.testing.suppress_warnings() as sup:
-        sup.filter(RuntimeWarning)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
         t_best = np.nanmax(np.nanmean(a["T"], axis=2), axis=0)  # (C,)
         d_best = np.nanmin(np.nanmean(a["D"], axis=2), axis=0)
         p_best = np.nanmax(np.nanmean(a["P"], axis=2), axis=0)

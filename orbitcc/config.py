@@ -236,6 +236,9 @@ def register_configs() -> None:
     cs.store(group="reward", name="reward_schema", node=RewardConfig)
     cs.store(group="randomize", name="randomize_schema", node=RandomizeConfig)
     register_agent_configs()
+    from orbitcc.baselines.leaderboard import store_leaderboard_schemas
+
+    store_leaderboard_schemas()
 
 
 def write_run_record(run_dir: Path, cfg: DictConfig) -> None:

@@ -31,6 +31,7 @@ import hydra
 from omegaconf import DictConfig
 
 from orbitcc import _core
+from orbitcc.cli.common import handle_help, one_line_errors
 from orbitcc.validation import check_range
 from orbitcc.version import __version__
 
@@ -385,6 +386,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
 
 
 @hydra.main(version_base="1.3", config_path="pkg://orbitcc.configs", config_name="bench")
+@one_line_errors("orbitcc-bench")
 def _app(cfg: DictConfig) -> None:
     from orbitcc.config import to_object
 
@@ -419,6 +421,7 @@ def _translate_argv(argv: list[str]) -> list[str]:
 
 
 def main() -> None:
+    handle_help("orbitcc-bench", __doc__ or "", [])
     from orbitcc.config import register_configs
 
     register_configs()

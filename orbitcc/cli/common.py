@@ -54,7 +54,8 @@ def one_line_errors(prog: str, errors: tuple[type[BaseException], ...] = (ValueE
             try:
                 return fn(*args, **kwargs)
             except errors as err:
-                print(f"{prog}: error: {err}", file=sys.stderr)
+                message = " ".join(str(err).split())  # one line, however it was built
+                print(f"{prog}: error: {message}", file=sys.stderr)
                 sys.exit(2)
         return wrapper  # type: ignore[return-value]
     return deco

@@ -1,6 +1,6 @@
 """orbitcc-sim: run one episode of a hand-coded controller and report it.
 
-  orbitcc-sim                                   # default single_link scenario
+  orbitcc-sim                                   # starlink_dual with its own controller
   orbitcc-sim scenario=single_link controller=newreno scenario.loss_rate=0.001 seed=2
   orbitcc-sim describe=maco                     # maco's parameters: default, range, help
                                                 # (also describe=env, reward, features)
@@ -21,6 +21,7 @@ import numpy as np
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
+from orbitcc.cli.common import handle_help, one_line_errors
 from orbitcc.config import register_configs, to_object, write_run_record
 from orbitcc.runner import build_simulation, collect_series
 
@@ -30,6 +31,7 @@ def _jsonable(metrics: dict) -> dict:
 
 
 @hydra.main(version_base="1.3", config_path="pkg://orbitcc.configs", config_name="sim")
+@one_line_errors("orbitcc-sim")
 def _app(cfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     sim_cfg = to_object(cfg)
@@ -63,6 +65,7 @@ def _app(cfg: DictConfig) -> None:
 
 
 def main() -> None:
+    handle_help("orbitcc-sim", __doc__ or "", ["scenario", "controller"])
     describe = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("describe=")]
     if describe:
         from orbitcc.params import describe as describe_settings
