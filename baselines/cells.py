@@ -308,8 +308,8 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
             try:
                 if info is None:
                     cfg = _with_controller(cell_cfgs[lab], name, overrides, controller_nodes,
-                                           lambda: compose_config("sim", _sim_overrides(
-                                               scenario, name, overrides, duration_s)))
+                                           _sim_overrides(scenario, name, overrides,
+                                                          duration_s))
                     sim_cfg = to_object(cfg)
                     _core.Simulation(build_spec(sim_cfg))  # the core's own checks
                 else:
@@ -329,12 +329,12 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
 
 
 def _with_controller(cell_cfg: Any, name: str, overrides: tuple[str, ...],
-                     nodes: dict[str, Any], compose: Any) -> Any:
+                     nodes: dict[str, Any], full_overrides: list[str]) -> Any:
     """The cell's composed config with controller ``name``: the same as composing
     with ``controller=<name>``, without running Hydra again for every entrant
     (a cell's own overrides that touch the controller take the slow path)."""
     if any(o.lstrip("+~").startswith("controller") for o in overrides):
-        return compose()
+        return compose_config("sim", full_overrides)
     if name not in nodes:
         nodes[name] = compose_config("sim", ["scenario=single_link",
                                              f"controller={name}"]).controller
