@@ -323,7 +323,7 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
             playable += 1
             cells.extend(Cell(seed=int(s), config_hash=chash, **base) for s in seeds)
         if info is not None and playable == 0:
-            reasons = "; ".join(r for e, _, r in skipped if e == label)
+            reasons = "; ".join(f"{c}: {r}" for e, c, r in skipped if e == label)
             raise PlanError(f"entrant {name!r} cannot play any scenario of the suite: {reasons}")
     return Plan(cells, skipped, entrant_labels, labels)
 

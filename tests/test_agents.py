@@ -22,7 +22,6 @@ pytest.importorskip("stable_baselines3")
 
 from orbitcc.agents.checkpoint import load_checkpoint, override_value  # noqa: E402
 from orbitcc.agents.evaluate import (  # noqa: E402
-    AgentEntrant,
     append_record,
     evaluate_entrant,
     mean_std,
@@ -30,6 +29,7 @@ from orbitcc.agents.evaluate import (  # noqa: E402
     summary_table,
 )
 from orbitcc.agents.train import gym_overrides  # noqa: E402
+from orbitcc.baselines.cells import PlanError, plan  # noqa: E402
 from orbitcc.config import (  # noqa: E402
     AgentConfig,
     LoggerConfig,
@@ -249,7 +249,8 @@ def test_eval_smoke_suite_with_agent_entrant(trained: Path, tmp_path: Path) -> N
     proc = _run("orbitcc-eval", args, tmp_path)
     records = read_records(results)
     suite = to_object(compose_config("eval", ["suite=smoke"])).suite
-    expected = {(e, s, seed) for e in ("cubic", "bbr", f"agent:{trained}")
+    agent = f"agent:{(trained / 'model.zip').resolve()}"  # records name the file itself
+    expected = {(e, s, seed) for e in ("cubic", "bbr", agent)
                 for s in suite.scenarios for seed in suite.seeds}
     assert {(r["entrant"], r["scenario"], r["seed"]) for r in records} == expected
     assert len(records) == len(expected) == 12
@@ -270,12 +271,14 @@ def test_eval_smoke_suite_with_agent_entrant(trained: Path, tmp_path: Path) -> N
 
 
 def test_agent_entrant_rejects_a_scenario_of_other_shape(trained: Path) -> None:
-    entrant = AgentEntrant(f"agent:{trained}/model.zip")
-    entrant.check("lms_ka")  # one subflow, as single_link
-    with pytest.raises(ValueError, match="starlink_dual.*observation space"):
-        entrant.check("starlink_dual")
-    with pytest.raises(FileNotFoundError, match="no checkpoint"):
-        AgentEntrant(f"agent:{trained}/missing.zip")
+    entrant = f"agent:{trained}/model.zip"
+    both = plan([entrant], [("lms_ka", (), None), ("starlink_dual", (), None)], [0], 2.0)
+    assert [c.scenario for c in both.cells] == ["lms_ka"]  # one subflow, as single_link
+    assert both.skipped[0][1] == "starlink_dual" and "observation space" in both.skipped[0][2]
+    with pytest.raises(PlanError, match="starlink_dual: its observation space"):
+        plan([entrant], [("starlink_dual", (), None)], [0], 2.0)
+    with pytest.raises(PlanError, match="no checkpoint"):
+        plan([f"agent:{trained}/missing.zip"], [("lms_ka", (), None)], [0], 2.0)
 
 
 def test_evaluation_is_deterministic(trained: Path) -> None:
