@@ -205,9 +205,13 @@ def cell_label(scenario: str, overrides: list[str] | tuple[str, ...], label: str
     return f"{scenario}[{short}]"
 
 
+SAMPLE_INTERVAL_S = 0.05  # time-series resolution of a cell (handover recovery times)
+
+
 def _sim_overrides(scenario: str, controller: str, overrides: tuple[str, ...],
                    duration_s: float | None) -> list[str]:
-    out = [f"scenario={scenario}", f"controller={controller}", "seed=0"]
+    out = [f"scenario={scenario}", f"controller={controller}", "seed=0",
+           f"sample_interval_s={SAMPLE_INTERVAL_S}"]
     if duration_s is not None:
         out.append(f"duration_s={float(duration_s)}")
     return [*out, *overrides]
@@ -432,10 +436,13 @@ def _run_agent(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
 def handover_recovery(t_s: np.ndarray, thr: np.ndarray,
                       handovers: list[float]) -> tuple[list[float], int]:
     """Seconds from each handover until the flows under test are back to
-    RECOVERY_FRACTION of their mean throughput over the RECOVERY_BASELINE_S
-    before it (time-series resolution). Handovers with no usable baseline
-    (idle or none before) are left out; those not recovered before the next
-    handover or the end are counted as censored."""
+    RECOVERY_FRACTION of their throughput before it, at the time series'
+    resolution. "Before" is the mean over the RECOVERY_BASELINE_S before the
+    handover; when the new path carries less (a shared or weaker satellite),
+    the target is the lower mean over [h + 1 s, h + 2 s], where the flows have
+    settled on the new path. Handovers with no traffic before them are left
+    out; those not recovered before the next handover or the end are counted
+    as censored."""
     out: list[float] = []
     censored = 0
     hs = sorted(float(h) for h in handovers)
@@ -447,7 +454,12 @@ def handover_recovery(t_s: np.ndarray, thr: np.ndarray,
         if not (base > 0 and math.isfinite(base)):
             continue
         end = hs[i + 1] if i + 1 < len(hs) else math.inf
-        after = np.nonzero((t_s > h) & (t_s <= end) & (thr >= RECOVERY_FRACTION * base))[0]
+        settled = (t_s > h + RECOVERY_BASELINE_S) & (t_s <= min(h + 2 * RECOVERY_BASELINE_S,
+                                                                end))
+        target = base
+        if settled.any() and 0 < float(np.mean(thr[settled])) < base:
+            target = float(np.mean(thr[settled]))
+        after = np.nonzero((t_s > h) & (t_s <= end) & (thr >= RECOVERY_FRACTION * target))[0]
         if len(after) == 0:
             censored += 1
         else:

@@ -203,7 +203,7 @@ def plot_delay_cdf(series: dict[str, dict[str, Any]], cell: str, seed: int) -> s
         x = x[np.isfinite(x) & (x > 0)]
         if len(x):
             _ecdf(ax, list(x), label=e, color=colors[e])
-    ax.set_xlabel("smoothed RTT (ms), every 0.1 s, subflows under test")
+    ax.set_xlabel("smoothed RTT (ms), every 0.05 s, subflows under test")
     ax.set_ylabel("CDF")
     ax.set_title(f"delay CDF, {cell}, seed {seed}", fontsize=10)
     ax.grid(alpha=0.3)
@@ -229,7 +229,7 @@ def plot_recovery_cdf(board: Board) -> str | None:
 
         plt2.close(fig)
         return None
-    ax.set_xlabel("handover recovery time (s): back to 90 % of the throughput before")
+    ax.set_xlabel("handover recovery time (s)")
     ax.set_ylabel("CDF")
     ax.set_title("handover recovery, all seeds and ranked cells", fontsize=10)
     ax.grid(alpha=0.3)
@@ -402,12 +402,13 @@ def write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
            f"{cell}, seed {seed}, every controller entrant (rerun with the same config).",
            "no controller entrant")
     figure("Delay CDF", plot_delay_cdf(series, cell or "", seed),
-           "Smoothed RTT sampled every 0.1 s on the subflows under test.",
+           "Smoothed RTT sampled every 0.05 s on the subflows under test.",
            "no controller entrant")
     figure("Handover recovery time CDF", plot_recovery_cdf(board),
            "Seconds from a handover until the flows under test are back to 90 % of their mean "
-           "throughput over the second before it (0.1 s resolution); 'not recovered' before "
-           "the next handover or the end are counted apart.", "no handovers in the ranked cells")
+           "throughput over the second before it, or of what they settle at 1-2 s after it "
+           "when the new path carries less (0.05 s resolution; agents: the env step); 'not "
+           "recovered' before the next handover or the end are counted apart.", "no handovers in the ranked cells")
     figure("Loss discrimination", plot_confusion(board),
            "Declared losses by the controller's verdict and the ground-truth cause "
            "(queue overflow = congestion). Controllers without a loss classifier give no "

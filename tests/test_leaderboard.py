@@ -124,9 +124,14 @@ def test_handover_recovery_on_a_known_series() -> None:
     thr = np.full_like(t, 100.0)
     thr[(t > 3.0) & (t <= 3.5)] = 0.0  # outage after the handover at 3 s
     thr[(t > 3.5) & (t <= 3.8)] = 80.0  # below 90 %
-    thr[(t > 6.0) & (t <= 10.0)] = 10.0  # never recovers after 6 s
+    thr[(t > 6.0) & (t <= 10.0)] = 0.0  # never recovers after 6 s
     rec, censored = handover_recovery(t, thr, [3.0, 6.0])
     assert rec == [pytest.approx(0.9)] and censored == 1  # back to >= 90 at t = 3.9
+    # A handover onto a path that carries half: recovered once at 90 % of that.
+    thr = np.where(t <= 3.0, 100.0, 50.0)
+    thr[(t > 3.0) & (t <= 3.4)] = 20.0
+    rec, censored = handover_recovery(t, thr, [3.0])
+    assert rec == [pytest.approx(0.5)] and censored == 0
 
 
 def test_loss_confusion_puts_every_loss_in_one_cell() -> None:
