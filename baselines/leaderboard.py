@@ -182,6 +182,9 @@ def _app(cfg: DictConfig) -> None:
     lb: LeaderboardConfig = to_object(cfg)
     suite = lb.suite
     the_plan = make_plan(suite, suite_entrants(lb))
+    if lb.timeline_cell and lb.timeline_cell not in the_plan.cell_labels:
+        raise ValueError(f"timeline_cell = {lb.timeline_cell!r} is not a cell of the suite; "
+                         f"allowed: {', '.join(the_plan.cell_labels)}")
     results = Path(lb.results) if lb.results else run_dir / "results.jsonl"
     (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
     (run_dir / "command.txt").write_text(" ".join(sys.argv) + "\n")
