@@ -408,7 +408,8 @@ def write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
            "Seconds from a handover until the flows under test are back to 90 % of their mean "
            "throughput over the second before it, or of what they settle at 1-2 s after it "
            "when the new path carries less (0.05 s resolution; agents: the env step); 'not "
-           "recovered' before the next handover or the end are counted apart.", "no handovers in the ranked cells")
+           "recovered' before the next handover or the end are counted apart.",
+           "no handovers in the ranked cells")
     figure("Loss discrimination", plot_confusion(board),
            "Declared losses by the controller's verdict and the ground-truth cause "
            "(queue overflow = congestion). Controllers without a loss classifier give no "
