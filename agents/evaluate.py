@@ -18,7 +18,6 @@ For a ranking, a report and parallel runs use orbitcc-leaderboard.
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -27,13 +26,12 @@ import hydra
 import numpy as np
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
+
 from orbitcc.baselines.cells import Cell, PlanError, plan, run_cell
 from orbitcc.baselines.launchers import LauncherConfig
 from orbitcc.baselines.results import ResultsError, append_record, read_records
-
 from orbitcc.cli.common import handle_help, one_line_errors
-from orbitcc.config import EvalConfig, SuiteConfig, register_configs, to_object, \
-    write_run_record
+from orbitcc.config import EvalConfig, SuiteConfig, register_configs, to_object, write_run_record
 
 PROG = "orbitcc-eval"
 # Record fields a table can show (scalars of every cell record).

@@ -27,6 +27,7 @@ import hydra
 from hydra.core.config_store import ConfigStore
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import MISSING, DictConfig, OmegaConf
+
 from orbitcc.baselines.cells import Cell, Plan, PlanError, plan
 from orbitcc.baselines.launchers import LauncherConfig, launch
 from orbitcc.baselines.results import (
@@ -37,7 +38,6 @@ from orbitcc.baselines.results import (
     read_records,
 )
 from orbitcc.baselines.stats import Board, ScoreConfig, build_board, ranking_rows, text_table
-
 from orbitcc.cli.common import handle_help, one_line_errors
 from orbitcc.config import AGENT_ENTRANT_PREFIX, SuiteConfig, register_configs, to_object
 

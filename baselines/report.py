@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from orbitcc.baselines.cells import AGENT_ENTRANT_PREFIX, OUTCOMES, VERDICTS, Plan, run_cell_series
 from orbitcc.baselines.stats import (
     Board,

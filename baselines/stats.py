@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from orbitcc.baselines.results import finite
 
 # t_{0.975, df} for df = 1..30 (two-sided 95 %); larger df use the normal 1.96.

@@ -30,7 +30,6 @@ from orbitcc.agents.evaluate import (  # noqa: E402
 )
 from orbitcc.agents.train import gym_overrides  # noqa: E402
 from orbitcc.baselines.cells import PlanError, plan  # noqa: E402
-
 from orbitcc.config import (  # noqa: E402
     AgentConfig,
     LoggerConfig,

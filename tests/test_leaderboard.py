@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from orbitcc.baselines.cells import (
     Cell,
     PlanError,
@@ -35,7 +36,6 @@ from orbitcc.baselines.results import (
     read_records,
 )
 from orbitcc.baselines.stats import ScoreConfig, build_board, stat, t975
-
 from orbitcc.config import compose_config, to_object
 
 ROOT = Path(__file__).resolve().parent.parent
