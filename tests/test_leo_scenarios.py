@@ -52,9 +52,11 @@ def test_starlink_dual_shared_bottleneck_every_30_s(dual_60s: dict) -> None:
     np.testing.assert_allclose(hard, [22.5, 52.5], atol=1e-9)
     # In the simulation both subflows see one capacity exactly while shared
     # (same queue) and different capacities while on disjoint satellites.
+    # Subflow 1 joins the shared queue after the longest random blackout
+    # (outage_max_s = 0.5 s) of subflow 0's hard handover.
     s = dual_60s["series"]
     t, cap = s["t_s"], s["capacity_mbps"]
-    shared = ((t > 22.6) & (t < 37.4)) | (t > 52.6) | (t < 7.4)
+    shared = ((t > 23.1) & (t < 37.4)) | (t > 53.1) | (t < 7.4)
     disjoint = ((t > 7.6) & (t < 22.4)) | ((t > 37.6) & (t < 52.4))
     assert np.array_equal(cap[0][shared], cap[1][shared])
     # (Mid-phase the two satellites are equally far away, so equal values
@@ -88,13 +90,17 @@ def test_starlink_dual_delay_changes_at_each_handover() -> None:
 
 @pytest.mark.parametrize("controller", ["olia", "maco"])
 def test_outage_losses_are_handover_losses(controller: str) -> None:
+    det = "scenario.deterministic=true"
     with_outage = orbitcc.run(
         "starlink_dual", controller, duration_s=25.0,
-        overrides=["scenario.hard_outage_s=0.3", "scenario.soft_outage_s=0.2"])
+        overrides=[det, "scenario.hard_outage_s=0.3", "scenario.soft_outage_s=0.2"])
     assert with_outage["handover_losses"] > 0
-    without = orbitcc.run("starlink_dual", controller, duration_s=25.0)
+    without = orbitcc.run("starlink_dual", controller, duration_s=25.0, overrides=[det])
     assert without["handover_losses"] == 0
     assert without["random_losses"] == 0
+    # The default preset (random blackouts and loss bursts) has both kinds.
+    default = orbitcc.run("starlink_dual", controller, duration_s=25.0, seed=3)
+    assert default["handover_losses"] > 0
 
 
 def test_maco_uses_the_owned_oracle() -> None:
@@ -111,16 +117,32 @@ def trace_bins_mbps(bw_file: Path, bin_ms: int = 10) -> tuple[np.ndarray, int]:
 
 
 def test_trace_replay_reproduces_capacity() -> None:
-    m = orbitcc.run("starlink_trace", "cubic", duration_s=80.0, series=True)
+    # deterministic: the replay starts at the trace's beginning (by default
+    # it starts a random whole number of 15 s periods in, checked below).
+    m = orbitcc.run("starlink_trace", "cubic", duration_s=80.0, series=True,
+                    overrides=["scenario.deterministic=true"])
     bins, period_ms = trace_bins_mbps(CONFIG_DIR / "traces" / "starlink_synthetic.bw")
-    t = m["series"]["t_s"]
-    cap = m["series"]["capacity_mbps"][0]
-    # A sample at t sees the bin holding t (or, at a shared instant, the one
-    # ending there); past 60 s the trace loops.
-    idx = (np.rint(t * 1e3).astype(np.int64) % period_ms) // 10
-    ok = np.isclose(cap, bins[idx]) | np.isclose(cap, bins[idx - 1])
-    assert ok.all(), np.flatnonzero(~ok)[:5]
-    assert np.std(cap) > 1.0  # it really varies
+
+    def replays_from(run: dict, offset_ms: int) -> bool:
+        t = run["series"]["t_s"]
+        cap = run["series"]["capacity_mbps"][0]
+        # A sample at t sees the bin holding t (or, at a shared instant, the
+        # one ending there); past 60 s the trace loops.
+        idx = ((np.rint(t * 1e3).astype(np.int64) + offset_ms) % period_ms) // 10
+        return bool((np.isclose(cap, bins[idx]) | np.isclose(cap, bins[idx - 1])).all())
+
+    assert replays_from(m, 0)
+    assert np.std(m["series"]["capacity_mbps"][0]) > 1.0  # it really varies
+    # Random start: each seed replays from some multiple of 15 s, and not all
+    # seeds from the same one.
+    offsets = []
+    for seed in range(4):
+        r = orbitcc.run("starlink_trace", "cubic", duration_s=20.0, series=True, seed=seed,
+                        overrides=["scenario.ge_p_bad=0"])
+        found = [k for k in range(period_ms // 15000) if replays_from(r, 15000 * k)]
+        assert len(found) == 1, (seed, found)
+        offsets.append(found[0])
+    assert len(set(offsets)) > 1, offsets
     # The helper shows every bin of the first period, exactly.
     states = _core.leo_process_states(
         {"type": "starlink_trace", "bw_file": str(CONFIG_DIR / "traces/starlink_synthetic.bw"),

@@ -9,6 +9,7 @@
 
 #include "bindings/dict_reader.h"
 #include "cc/refwa_router.h"
+#include "leo/exogenous.h"
 #include "leo/geometry.h"
 #include "leo/gilbert_elliott.h"
 #include "leo/isl_routing.h"
@@ -90,6 +91,41 @@ LinkBudget ParseBudget(DictReader& parent) {
   return b;
 }
 
+// A blackout duration key: a number of seconds (fixed), or a mapping
+// {"dist": "fixed" | "uniform" | "lognormal", value_s | min_s, max_s |
+// median_s, sigma, min_s, max_s} (leo/exogenous.h). Returns the fixed value
+// (0 for a random one) and fills `random`.
+TimeNs ReadDuration(DictReader& parent, const char* key, RandomDuration* random) {
+  *random = RandomDuration{};
+  if (!parent.Has(key)) return 0;
+  if (!py::isinstance<py::dict>(parent.Get(key))) {
+    return parent.Seconds(key, 0.0);
+  }
+  DictReader r(parent.Get(key), parent.Field(key));
+  const std::string dist =
+      r.Choice("dist", "fixed", {"fixed", "uniform", "lognormal"});
+  RandomDuration d;
+  if (dist == "fixed") {
+    d.fixed_s = r.Float("value_s", 0.0);
+  } else {
+    d.kind = dist == "uniform" ? RandomDuration::Kind::kUniform
+                               : RandomDuration::Kind::kLogNormal;
+    if (!r.Has("max_s")) Fail(r.Field("max_s"), "is required for '" + dist + "'");
+    d.min_s = r.Float("min_s", 0.0);
+    d.max_s = r.Float("max_s", 0.0);
+    if (dist == "lognormal") {
+      if (!r.Has("median_s")) Fail(r.Field("median_s"), "is required");
+      d.median_s = r.Float("median_s", 0.0);
+      d.sigma = r.Float("sigma", 0.5);
+    }
+  }
+  r.RejectUnknown();
+  d.Validate(r.where());
+  if (!d.random()) return SecondsToNs(d.fixed_s);
+  *random = d;
+  return 0;
+}
+
 HandoverConfig ParseHandover(DictReader& parent) {
   HandoverConfig h;
   if (!parent.Has("handover")) return h;
@@ -112,7 +148,7 @@ HandoverConfig ParseHandover(DictReader& parent) {
   h.flag_every_reconfiguration = r.Bool("flag_every_reconfiguration", true);
   h.hysteresis_deg = r.Float("hysteresis_deg", 0.0);
   h.check_interval = r.Seconds("check_interval_s", 1.0);
-  h.outage = r.Seconds("outage_s", 0.0);
+  h.outage = ReadDuration(r, "outage_s", &h.outage_random);
   h.sample_interval = r.Seconds("sample_interval_s", 0.1);
   r.RejectUnknown();
   Prefixed(r.where(), [&] { h.Validate(); });
@@ -139,8 +175,8 @@ AlongTrackLinkConfig ReadAlongTrack(DictReader& r) {
   g.alternate_leader = r.Bool("alternate_leader", g.alternate_leader);
   c.budget = ParseBudget(r);
   c.subflow = static_cast<int>(r.Int("subflow", 0, 0, 1));
-  c.hard_outage = r.Seconds("hard_outage_s", 0.0);
-  c.soft_outage = r.Seconds("soft_outage_s", 0.0);
+  c.hard_outage = ReadDuration(r, "hard_outage_s", &c.hard_outage_random);
+  c.soft_outage = ReadDuration(r, "soft_outage_s", &c.soft_outage_random);
   c.sample_interval = r.Seconds("sample_interval_s", 0.1);
   c.extra_one_way_delay = r.Millis("extra_delay_ms", 0.0);
   c.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
@@ -211,8 +247,9 @@ ParsedModel ParseStarlinkAccess(DictReader& r) {
   });
   auto constellation = std::make_shared<const Constellation>(shell, rotation);
   ParsedModel m;
-  m.make_process = [constellation, terminal, c](uint64_t, int) {
-    return std::make_unique<AccessLinkProcess>(constellation, terminal, c);
+  m.make_process = [constellation, terminal, c](uint64_t seed, int link) {
+    return std::make_unique<AccessLinkProcess>(constellation, terminal, c, seed,
+                                               static_cast<uint64_t>(link));
   };
   m.make_predictor = [constellation, terminal, c]() {
     return std::make_unique<WalkerAccessPredictor>(constellation, terminal, c);
@@ -224,8 +261,9 @@ ParsedModel ParseAlongTrack(DictReader& r) {
   AlongTrackLinkConfig c = ReadAlongTrack(r);
   r.RejectUnknown();
   ParsedModel m;
-  m.make_process = [c](uint64_t, int) {
-    return std::make_unique<AlongTrackLinkProcess>(c);
+  m.make_process = [c](uint64_t seed, int link) {
+    return std::make_unique<AlongTrackLinkProcess>(c, seed,
+                                                   static_cast<uint64_t>(link));
   };
   m.make_predictor = [c]() { return std::make_unique<AlongTrackPredictor>(c); };
   return m;
@@ -257,7 +295,7 @@ ParsedModel ParseIslPath(DictReader& r) {
   }
   c.route_interval = r.Seconds("route_interval_s", 1.0);
   c.sample_interval = r.Seconds("sample_interval_s", 0.1);
-  c.outage = r.Seconds("outage_s", 0.0);
+  c.outage = ReadDuration(r, "outage_s", &c.outage_random);
   c.capacity_bps = r.FloatIn("capacity_mbps", 2.0, 0.0, 1e6, true) * 1e6;
   c.extra_one_way_delay = r.Millis("extra_delay_ms", 0.0);
   c.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
@@ -269,8 +307,9 @@ ParsedModel ParseIslPath(DictReader& r) {
   });
   auto constellation = std::make_shared<const Constellation>(shell, rotation);
   ParsedModel m;
-  m.make_process = [constellation, a, b, c](uint64_t, int) {
-    return std::make_unique<IslLinkProcess>(constellation, a, b, c);
+  m.make_process = [constellation, a, b, c](uint64_t seed, int link) {
+    return std::make_unique<IslLinkProcess>(constellation, a, b, c, seed,
+                                            static_cast<uint64_t>(link));
   };
   m.make_predictor = [constellation, a, b, c]() {
     return std::make_unique<IslPathPredictor>(constellation, a, b, c);
@@ -376,13 +415,26 @@ ParsedModel ParseStarlinkTrace(DictReader& r) {
   o.mark_reconfigurations = r.Bool("mark_reconfigurations", true);
   o.reconfiguration_period = r.Seconds("reconfiguration_period_s", 15.0);
   o.reconfiguration_offset = r.Seconds("reconfiguration_offset_s", 12.0);
+  // Exogenous randomness: the replay starts a random whole number of
+  // reconfiguration periods into the trace, uniform over
+  // [0, random_start_periods) and drawn from Rng(seed, StreamId::kOrbit,
+  // link), so the 15 s grid and the oracle's handover grid stay aligned.
+  const int64_t periods = r.Int("random_start_periods", 0, 0, 1000000);
   r.RejectUnknown();
   auto trace = std::make_shared<const MahimahiTrace>(ReadMahimahiTrace(bw));
   auto delays =
       std::make_shared<const std::vector<double>>(ReadDelayFile(delay));
   ParsedModel m;
-  m.make_process = [trace, delay, delays, o](uint64_t, int) {
-    return MakeStarlinkTraceLink(*trace, delay, *delays, o);
+  m.make_process = [trace, delay, delays, o, periods](uint64_t seed,
+                                                      int link) {
+    StarlinkTraceOptions opts = o;
+    if (periods > 0) {
+      Rng rng(seed, StreamId::kOrbit, static_cast<uint64_t>(link));
+      const auto k =
+          static_cast<int64_t>(rng.Uniform() * static_cast<double>(periods));
+      opts.start_offset += k * o.reconfiguration_period;
+    }
+    return MakeStarlinkTraceLink(*trace, delay, *delays, opts);
   };
   return m;
 }
@@ -486,7 +538,8 @@ const std::vector<ModelKind>& ModelKinds() {
        "Starlink's 15 s reconfigurations marked as handovers",
        {"bw_file", "delay_file", "bin_ms", "packet_bytes", "delay_interval_ms",
         "loss_rate", "start_offset_s", "mark_reconfigurations",
-        "reconfiguration_period_s", "reconfiguration_offset_s"},
+        "reconfiguration_period_s", "reconfiguration_offset_s",
+        "random_start_periods"},
        ParseStarlinkTrace},
       {"csv_trace",
        true,
@@ -568,6 +621,23 @@ ProcessFactory ParseLossOverlay(ProcessFactory base, py::handle obj,
                        std::make_unique<GilbertElliottLoss>(
                            p, seed, static_cast<uint64_t>(link)),
                        combine);
+  };
+}
+
+ProcessFactory ParseJitterOverlay(ProcessFactory base, py::handle obj,
+                                 const std::string& where) {
+  DictReader r(obj, where);
+  LinkJitterParams p;
+  p.capacity_sigma = r.Float("capacity_sigma", 0.0);
+  p.interval = r.Seconds("interval_s", 1.0);
+  p.correlation = r.Float("correlation", 0.0);
+  p.redraw_at_handover = r.Bool("redraw_at_handover", true);
+  p.handover_delay_max = r.Millis("handover_delay_ms", 0.0);
+  r.RejectUnknown();
+  p.Validate(where);
+  return [base, p](uint64_t seed, int link) {
+    return MakeJitteredLink(base(seed, link), p, seed,
+                            static_cast<uint64_t>(link));
   };
 }
 

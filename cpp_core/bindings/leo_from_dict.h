@@ -32,6 +32,11 @@ ProcessFactory ParseLinkProcess(pybind11::handle obj, const std::string& where);
 // a constant link when the link has no process).
 ProcessFactory ParseLossOverlay(ProcessFactory base, pybind11::handle obj,
                                 const std::string& where);
+// links[i].jitter: capacity / delay jitter on `base` (leo/exogenous.h):
+// {capacity_sigma, interval_s, correlation, redraw_at_handover,
+// handover_delay_ms}.
+ProcessFactory ParseJitterOverlay(ProcessFactory base, pybind11::handle obj,
+                                  const std::string& where);
 // links[i].router: {"type": "refwa", params...}. `link_buffer_bytes` is the
 // default for REFWA's buffer_bytes.
 std::function<std::unique_ptr<RouterAgent>()> ParseRouter(

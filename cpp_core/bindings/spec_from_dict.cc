@@ -73,24 +73,30 @@ LinkSpec ParseLink(py::handle obj, const std::string& where) {
   if (r.Has("process")) {
     l.make_process = ParseLinkProcess(r.Get("process"), r.Field("process"));
   }
-  if (r.Has("loss_process")) {
-    ProcessFactory base = l.make_process;
-    if (!base) {
-      std::vector<LinkState> states = l.schedule;
-      if (states.empty()) {
-        LinkState s;
-        s.capacity_bps = l.capacity_bps;
-        s.propagation_delay = l.delay;
-        s.loss_rate = l.loss_rate;
-        states.push_back(s);
-      }
-      const TimeNs period = l.schedule_period;
-      base = [states, period](uint64_t, int) {
-        return std::make_unique<ScheduleProcess>(states, period);
-      };
+  // Overlays (loss, then jitter) wrap the process, or a constant link when
+  // the link has none.
+  auto base_process = [&l]() -> ProcessFactory {
+    if (l.make_process) return l.make_process;
+    std::vector<LinkState> states = l.schedule;
+    if (states.empty()) {
+      LinkState s;
+      s.capacity_bps = l.capacity_bps;
+      s.propagation_delay = l.delay;
+      s.loss_rate = l.loss_rate;
+      states.push_back(s);
     }
+    const TimeNs period = l.schedule_period;
+    return [states, period](uint64_t, int) {
+      return std::make_unique<ScheduleProcess>(states, period);
+    };
+  };
+  if (r.Has("loss_process")) {
+    l.make_process = ParseLossOverlay(base_process(), r.Get("loss_process"),
+                                      r.Field("loss_process"));
+  }
+  if (r.Has("jitter")) {
     l.make_process =
-        ParseLossOverlay(base, r.Get("loss_process"), r.Field("loss_process"));
+        ParseJitterOverlay(base_process(), r.Get("jitter"), r.Field("jitter"));
   }
   if (r.Has("router")) {
     l.make_router_agent =

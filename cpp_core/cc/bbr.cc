@@ -68,7 +68,10 @@ Bbr::Bbr(const ControllerContext& ctx)
   const auto integer = [&](const char* key) {
     return static_cast<uint64_t>(p.Get(table, key));
   };
-  const uint64_t seed = integer("seed");
+  // An explicit "seed" parameter pins the draws; otherwise they follow the
+  // episode seed (ctx.random_seed).
+  const uint64_t seed =
+      p.values().count("seed") != 0 ? integer("seed") : ctx.random_seed;
   high_gain_ = p.Get(table, "high_gain");
   drain_gain_ = p.Get(table, "drain_gain", 1.0 / high_gain_);
   probe_bw_cwnd_gain_ = p.Get(table, "cwnd_gain");

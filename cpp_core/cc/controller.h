@@ -154,6 +154,10 @@ struct ControllerContext {
   const ConnectionView* connection = nullptr;  // null for single-path flows
   const MobilityOracle* oracle = nullptr;      // null unless provided
   ControllerParams params;
+  // Seed for the controller's own randomness (e.g. BBR's ProbeBW phase),
+  // derived from the episode seed and the flow index (StreamId::kController),
+  // so a new episode seed gives the controller new draws.
+  uint64_t random_seed = 0;
 };
 
 class CongestionController {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/simulation.h"
+#include "sim/rng.h"
 #include "transport/quic_connection.h"
 #include "transport/tcp_flow.h"
 
@@ -87,6 +88,8 @@ void Simulation::BuildFlow(size_t fi) {
     ctx.connection = view;
     ctx.oracle = oracle_;
     ctx.params = ControllerParams(fs.controller_params);
+    ctx.random_seed = HashKeys(
+        spec_.seed, static_cast<uint64_t>(StreamId::kController), fi);
     try {
       return MakeController(fs.controller, ctx);
     } catch (const std::invalid_argument& e) {

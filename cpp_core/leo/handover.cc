@@ -38,6 +38,7 @@ void HandoverConfig::Validate() const {
              static_cast<double>(check_interval));
   LeoRequire(outage >= 0, "handover.outage_ns", ">= 0",
              static_cast<double>(outage));
+  if (outage_random.random()) outage_random.Validate("handover.outage_s");
   LeoRequire(sample_interval > 0, "handover.sample_interval_ns", "> 0",
              static_cast<double>(sample_interval));
 }
@@ -303,8 +304,10 @@ void AccessLinkConfig::Validate() const {
 
 AccessLinkProcess::AccessLinkProcess(
     std::shared_ptr<const Constellation> constellation,
-    const GroundPoint& terminal, const AccessLinkConfig& config)
-    : SampledAccessProcess(config.handover.sample_interval, config.loss_rate),
+    const GroundPoint& terminal, const AccessLinkConfig& config, uint64_t seed,
+    uint64_t link)
+    : SampledAccessProcess(config.handover.sample_interval, config.loss_rate,
+                           seed, link),
       config_((config.Validate(), config)),
       timeline_(std::move(constellation), terminal, config.handover,
                 config.use_bent_pipe ? &config.bent_pipe : nullptr) {
@@ -336,7 +339,9 @@ void AccessLinkProcess::TakeSwitch(bool* handover, TimeNs* outage) {
   const ServingSegment* s = timeline_.Segment(++segment_);
   sat_ = s->sat;
   *handover = s->handover;
-  *outage = s->handover ? config_.handover.outage : 0;
+  *outage = s->handover ? DrawOutage(config_.handover.outage_random,
+                                     config_.handover.outage)
+                        : 0;
 }
 
 bool AccessLinkProcess::Sample(TimeNs t, double* capacity_bps, TimeNs* delay) {
@@ -356,6 +361,12 @@ void AlongTrackLinkConfig::Validate() const {
              static_cast<double>(hard_outage));
   LeoRequire(soft_outage >= 0, "along_track.soft_outage_ns", ">= 0",
              static_cast<double>(soft_outage));
+  if (hard_outage_random.random()) {
+    hard_outage_random.Validate("along_track.hard_outage_s");
+  }
+  if (soft_outage_random.random()) {
+    soft_outage_random.Validate("along_track.soft_outage_s");
+  }
   LeoRequire(sample_interval > 0, "along_track.sample_interval_ns", "> 0",
              static_cast<double>(sample_interval));
   LeoRequire(extra_one_way_delay >= 0, "along_track.extra_one_way_delay_ns",
@@ -364,8 +375,10 @@ void AlongTrackLinkConfig::Validate() const {
              "in [0, 1]", loss_rate);
 }
 
-AlongTrackLinkProcess::AlongTrackLinkProcess(const AlongTrackLinkConfig& config)
-    : SampledAccessProcess(config.sample_interval, config.loss_rate),
+AlongTrackLinkProcess::AlongTrackLinkProcess(const AlongTrackLinkConfig& config,
+                                             uint64_t seed, uint64_t link)
+    : SampledAccessProcess(config.sample_interval, config.loss_rate, seed,
+                           link),
       config_((config.Validate(), config)),
       model_(config.geometry) {
   sat_ = model_.ServingSat(config_.subflow, 0.0);
@@ -383,7 +396,9 @@ TimeNs AlongTrackLinkProcess::PeekSwitchTime() { return pending_time_; }
 void AlongTrackLinkProcess::TakeSwitch(bool* handover, TimeNs* outage) {
   sat_ = pending_.to_sat;
   *handover = true;
-  *outage = pending_.hard ? config_.hard_outage : config_.soft_outage;
+  *outage = pending_.hard
+                ? DrawOutage(config_.hard_outage_random, config_.hard_outage)
+                : DrawOutage(config_.soft_outage_random, config_.soft_outage);
   LoadPending(pending_.time_s);
 }
 

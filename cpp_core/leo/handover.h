@@ -26,6 +26,7 @@
 #include <memory>
 #include <vector>
 
+#include "leo/exogenous.h"
 #include "leo/geometry.h"
 #include "leo/link_budget.h"
 #include "net/link_process.h"
@@ -58,6 +59,8 @@ struct HandoverConfig {
   // Blackout after each handover: capacity 0 and arrivals dropped. The
   // papers give no Starlink figure, so the default is none.
   TimeNs outage = 0;
+  // When random(), replaces `outage`: one draw per handover (leo/exogenous.h).
+  RandomDuration outage_random;
   // Capacity and delay are sampled piecewise-constant at this interval.
   TimeNs sample_interval = 100 * kNsPerMs;
   void Validate() const;
@@ -143,8 +146,18 @@ class SampledAccessProcess : public LinkProcess {
   bool Next(LinkState* next) override;
 
  protected:
-  SampledAccessProcess(TimeNs sample_interval, double loss_rate)
-      : sample_interval_(sample_interval), loss_rate_(loss_rate) {}
+  // Blackout draws come from Rng(seed, StreamId::kOrbit, link): exogenous,
+  // one per handover in time order, identical for every controller.
+  SampledAccessProcess(TimeNs sample_interval, double loss_rate,
+                       uint64_t seed = 0, uint64_t link = 0)
+      : sample_interval_(sample_interval),
+        loss_rate_(loss_rate),
+        outage_rng_(seed, StreamId::kOrbit, link) {}
+  // The blackout of one handover: a draw from `dist` if it is random, else
+  // `fixed`.
+  TimeNs DrawOutage(const RandomDuration& dist, TimeNs fixed) {
+    return dist.random() ? dist.Draw(outage_rng_) : fixed;
+  }
   // Time of the next pending switch (kTimeInfinite if none).
   virtual TimeNs PeekSwitchTime() = 0;
   // Consumes the pending switch: updates the serving satellite and reports
@@ -162,6 +175,7 @@ class SampledAccessProcess : public LinkProcess {
   TimeNs outage_end_ = -1;
   TimeNs last_time_ = 0;
   TimeNs last_delay_ = 0;
+  Rng outage_rng_;
 };
 
 struct AccessLinkConfig {
@@ -180,8 +194,8 @@ struct AccessLinkConfig {
 class AccessLinkProcess : public SampledAccessProcess {
  public:
   AccessLinkProcess(std::shared_ptr<const Constellation> constellation,
-                    const GroundPoint& terminal,
-                    const AccessLinkConfig& config);
+                    const GroundPoint& terminal, const AccessLinkConfig& config,
+                    uint64_t seed = 0, uint64_t link = 0);
   AccessTimeline& timeline() { return timeline_; }
   // The one-way delay and capacity the process would report at t (exact
   // geometry, no sampling, no blackout). Used by the oracle and tests.
@@ -207,6 +221,9 @@ struct AlongTrackLinkConfig {
   int subflow = 0;         // 0 or 1
   TimeNs hard_outage = 0;  // blackout at an RSS-forced migration
   TimeNs soft_outage = 0;  // blackout at a make-before-break attach
+  // When random(), replace hard_outage / soft_outage (leo/exogenous.h).
+  RandomDuration hard_outage_random;
+  RandomDuration soft_outage_random;
   TimeNs sample_interval = 100 * kNsPerMs;
   TimeNs extra_one_way_delay = 0;  // satellite -> gateway -> server part
   double loss_rate = 0.0;
@@ -216,7 +233,8 @@ struct AlongTrackLinkConfig {
 // One subflow's access link in the MACO along-track model.
 class AlongTrackLinkProcess : public SampledAccessProcess {
  public:
-  explicit AlongTrackLinkProcess(const AlongTrackLinkConfig& config);
+  explicit AlongTrackLinkProcess(const AlongTrackLinkConfig& config,
+                                 uint64_t seed = 0, uint64_t link = 0);
   const AlongTrackModel& model() const { return model_; }
   long serving_sat() const { return sat_; }
   // Handover times of this subflow in (0, until].

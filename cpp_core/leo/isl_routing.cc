@@ -146,6 +146,7 @@ void IslLinkConfig::Validate() const {
              static_cast<double>(route_interval));
   LeoRequire(sample_interval > 0, "isl_link.sample_interval_ns", "> 0",
              static_cast<double>(sample_interval));
+  if (outage_random.random()) outage_random.Validate("isl_link.outage_s");
   LeoRequire(outage >= 0, "isl_link.outage_ns", ">= 0",
              static_cast<double>(outage));
   LeoRequire(std::isfinite(capacity_bps) && capacity_bps > 0.0,
@@ -158,8 +159,10 @@ void IslLinkConfig::Validate() const {
 
 IslLinkProcess::IslLinkProcess(
     std::shared_ptr<const Constellation> constellation, const GroundPoint& a,
-    const GroundPoint& b, const IslLinkConfig& config)
-    : SampledAccessProcess(config.sample_interval, config.loss_rate),
+    const GroundPoint& b, const IslLinkConfig& config, uint64_t seed,
+    uint64_t link)
+    : SampledAccessProcess(config.sample_interval, config.loss_rate, seed,
+                           link),
       config_((config.Validate(), config)),
       router_(std::move(constellation), config.isl),
       a_(a),
@@ -187,7 +190,7 @@ TimeNs IslLinkProcess::PeekSwitchTime() {
 
 void IslLinkProcess::TakeSwitch(bool* handover, TimeNs* outage) {
   *handover = route_.valid && pending_route_.valid;
-  *outage = *handover ? config_.outage : 0;
+  *outage = *handover ? DrawOutage(config_.outage_random, config_.outage) : 0;
   route_ = std::move(pending_route_);
   pending_route_ = IslRoute{};
   pending_time_ = -1;

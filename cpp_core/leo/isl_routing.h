@@ -86,6 +86,7 @@ struct IslLinkConfig {
   TimeNs route_interval = 1 * kNsPerSec;    // how often routes are recomputed
   TimeNs sample_interval = 100 * kNsPerMs;  // delay sampling on a fixed route
   TimeNs outage = 0;                        // blackout at a route change
+  RandomDuration outage_random;  // when random(), replaces `outage`
   // End-to-end bottleneck; Du et al.: up/down links 2 Mb/s, ISLs 9 Mb/s.
   double capacity_bps = 2e6;
   TimeNs extra_one_way_delay = 0;
@@ -100,7 +101,8 @@ class IslLinkProcess : public SampledAccessProcess {
  public:
   IslLinkProcess(std::shared_ptr<const Constellation> constellation,
                  const GroundPoint& a, const GroundPoint& b,
-                 const IslLinkConfig& config);
+                 const IslLinkConfig& config, uint64_t seed = 0,
+                 uint64_t link = 0);
   // The route in force and its per-hop delays at the last emitted state.
   const IslRoute& current_route() const { return route_; }
 

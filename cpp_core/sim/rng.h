@@ -41,6 +41,7 @@ enum class StreamId : uint64_t {
   kOrbit = 3,        // orbital / handover timeline randomness
   kBackground = 4,   // background traffic arrivals and sizes
   kApplication = 5,  // application-level randomness (e.g. video frames)
+  kController = 6,   // controllers' own randomness (BBR's cycle phase)
 };
 
 // xoshiro256** generator: small, fast, and statistically strong.

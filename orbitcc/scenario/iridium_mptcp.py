@@ -16,6 +16,13 @@ source routing. We model it as an independent route from a point
 ``interface_offset_km`` east of the terminal, so the two subflows change
 routes at different instants. The paper's 48 background pairs are not
 modelled.
+
+Exogenous randomness (orbitcc/scenario/_random.py, drawn in the core from the
+episode seed): a log-normal blackout at every route change (median
+``outage_median_s`` = the fixed ``handover_outage_s`` of 0.1 s, log-sd 0.5,
+20-500 ms) and Gilbert-Elliott loss bursts on each forward path. No capacity
+jitter or delay jump: the 2 Mb/s links are fixed-rate and the route geometry
+already sets the delay. ``deterministic: true``: the fixed blackout only.
 """
 
 from __future__ import annotations
@@ -31,11 +38,12 @@ from orbitcc.scenario._common import (
     flow,
     pick_controller,
 )
+from orbitcc.scenario._random import AccessRandomness
 from orbitcc.validation import check_range
 
 
 @dataclass
-class IridiumMptcpScenario:
+class IridiumMptcpScenario(AccessRandomness):
     kind: str = "iridium_mptcp"
     name: str = "iridium_mptcp"
     description: str = ""
@@ -54,6 +62,10 @@ class IridiumMptcpScenario:
     file_bytes: int = 0
     duration_s: float = 60.0
     packet_bytes: int = 1000
+    outage_median_s: float = 0.1
+    outage_sigma: float = 0.5
+    capacity_jitter_sigma: float = 0.0
+    handover_delay_jitter_ms: float = 0.0
 
     def __post_init__(self) -> None:
         o = "scenario"
@@ -68,6 +80,7 @@ class IridiumMptcpScenario:
         check_range(o, "route_interval_s", self.route_interval_s, 0.0, 3600.0, lo_open=True)
         check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
         choose(self.scheduler, SCHEDULERS, "scheduler")
+        self.check_randomness()
         check_shared_fields(self)
 
     def isl_path(self, subflow: int, reverse: bool = False) -> dict[str, Any]:
@@ -81,7 +94,8 @@ class IridiumMptcpScenario:
         return {
             "type": "isl_path", "shell": "iridium",
             "a": dst if reverse else src, "b": src if reverse else dst,
-            "capacity_mbps": self.capacity_mbps, "outage_s": self.handover_outage_s,
+            "capacity_mbps": self.capacity_mbps,
+            "outage_s": self.outage(self.handover_outage_s),
             "route_interval_s": self.route_interval_s,
         }
 
@@ -92,7 +106,8 @@ def build_iridium_mptcp(s: IridiumMptcpScenario, controller: str | None,
     links, paths = [], []
     for k in range(s.num_subflows):
         links.append({"name": f"path{k}", "process": s.isl_path(k),
-                      "buffer_packets": s.buffer_packets, "bottleneck": k == 0})
+                      "buffer_packets": s.buffer_packets, "bottleneck": k == 0,
+                      **s.overlays()})
         links.append({"name": f"path{k}_return", "process": s.isl_path(k, reverse=True)})
         paths.append({"forward": [2 * k], "reverse": [2 * k + 1]})
     oracle = {"paths": [dict(s.isl_path(k), path_id=k) for k in range(s.num_subflows)]}

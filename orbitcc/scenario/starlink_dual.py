@@ -24,6 +24,21 @@ R1 = 150 km and v = 7 km/s give a handover every R1/(2v) = 10.7 s, not the
 gives a handover every 15.0 s, disjoint and shared phases of 15 s each and a
 shared bottleneck every 30 s, as in Sec. 6.3.3. ``maco_density`` keeps the
 paper's 150 km and sweeps it.
+
+Exogenous randomness (orbitcc/scenario/_random.py; all drawn in the core from
+the episode seed, identical for every controller): a log-normal blackout at
+each hard handover of either access link (soft attaches: none), capacity
+jitter around the Table 3 budget redrawn per satellite, a latency jump at
+each handover, Gilbert-Elliott loss bursts on both access links, and the
+background NewReno flow as a Pareto on/off source (random arrivals and
+sizes; Pareto on/off as the REFWA paper's web traffic, Sec. E) instead of the
+paper's bulk flow. ``deterministic: true`` restores the paper's fixed model:
+``hard_outage_s`` / ``soft_outage_s`` blackouts, no jitter, no random loss,
+a bulk background flow.
+
+The background flow's on/off model is our choice (the MACO paper's background
+flow is a bulk NewReno transfer): while on it offers ``background_rate_mbps``,
+on and off periods are Pareto(``background_shape``) with the given means.
 """
 
 from __future__ import annotations
@@ -42,11 +57,14 @@ from orbitcc.scenario._common import (
     flow,
     pick_controller,
 )
+from orbitcc.scenario._random import AccessRandomness
 from orbitcc.validation import check_range
+
+BACKGROUND_TRAFFIC = ("onoff", "bulk")
 
 
 @dataclass
-class StarlinkDualScenario:
+class StarlinkDualScenario(AccessRandomness):
     kind: str = "starlink_dual"
     name: str = "starlink_dual"
     description: str = ""
@@ -69,6 +87,11 @@ class StarlinkDualScenario:
     file_bytes: int = 0  # 0: bulk; >0 a file (maco_density: 10 MB)
     background: bool = True  # NewReno TCP flow on subflow 0's satellite
     background_start_s: float = 0.0
+    background_traffic: str = "onoff"  # onoff | bulk (bulk when deterministic)
+    background_rate_mbps: float = 100.0  # offered while on
+    background_mean_on_s: float = 1.0
+    background_mean_off_s: float = 1.0
+    background_shape: float = 1.5  # Pareto shape of on and off periods
     duration_s: float = 60.0
     packet_bytes: int = 1500
     reverse_capacity_mbps: float = 1000.0
@@ -89,6 +112,16 @@ class StarlinkDualScenario:
         check_range(o, "buffer_bdp", self.buffer_bdp, 0.0, 1e4, lo_open=True)
         choose(self.scheduler, SCHEDULERS, "scheduler")
         check_range(o, "background_start_s", self.background_start_s, 0.0, 1e6)
+        choose(self.background_traffic, BACKGROUND_TRAFFIC, "background_traffic")
+        check_range(o, "background_rate_mbps", self.background_rate_mbps, 0.0, 1e6,
+                    lo_open=True)
+        check_range(o, "background_mean_on_s", self.background_mean_on_s, 0.0, 1e4,
+                    lo_open=True)
+        check_range(o, "background_mean_off_s", self.background_mean_off_s, 0.0, 1e4,
+                    lo_open=True)
+        check_range(o, "background_shape", self.background_shape, 1.0, 100.0,
+                    lo_open=True)
+        self.check_randomness()
         check_shared_fields(self)
 
     def along_track(self, subflow: int) -> dict[str, Any]:
@@ -101,7 +134,7 @@ class StarlinkDualScenario:
             "footprint_radius_km": self.footprint_radius_km,
             "handover_radius_km": self.handover_radius_km,
             "subflow": subflow,
-            "hard_outage_s": self.hard_outage_s,
+            "hard_outage_s": self.outage(self.hard_outage_s),
             "soft_outage_s": self.soft_outage_s,
             "extra_delay_ms": self.terrestrial_delay_ms,
             "budget": {"tx_power_dbm": self.tx_power_dbm,
@@ -111,6 +144,7 @@ class StarlinkDualScenario:
     def schedule(self, duration_s: float) -> dict[str, Any]:
         """Handovers and shared phases up to ``duration_s`` (from the core)."""
         params = self.along_track(0)
+        params["hard_outage_s"] = self.hard_outage_s
         try:
             return _core.leo_along_track_schedule(params, duration_s)
         except ValueError as err:
@@ -126,23 +160,27 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
     buffer = buffer_packets_for(200.0, 2 * base_one_way_ms, s.buffer_bdp, s.packet_bytes)
     links = [
         {"name": "access0", "process": s.along_track(0), "buffer_packets": buffer,
-         "bottleneck": True},
-        {"name": "access1", "process": s.along_track(1), "buffer_packets": buffer},
+         "bottleneck": True, **s.overlays()},
+        {"name": "access1", "process": s.along_track(1), "buffer_packets": buffer,
+         **s.overlays()},
         constant_link("return0", s.reverse_capacity_mbps, base_one_way_ms),
         constant_link("return1", s.reverse_capacity_mbps, base_one_way_ms),
     ]
     # Subflow 1 joins subflow 0's queue while they share a satellite. It moves
-    # after a hard handover's blackout (it was not on the leaving satellite).
+    # after a hard handover's blackout (it was not on the leaving satellite):
+    # the fixed blackout, or the longest random one (the draw itself is made
+    # in the core at reset, so the builder cannot know it).
     timeline = s.schedule(duration)
+    join_delay = s.hard_outage_s if s.deterministic else s.outage_max_s
     sub1 = {"forward": [1], "reverse": [3], "changes": []}
     for start, end in timeline["shared"]:
         if start <= 0.0:
             sub1["forward"] = [0]
         else:
-            t = start + s.hard_outage_s
+            t = start + join_delay
             if t < end and t < duration:
                 sub1["changes"].append({"t_s": t, "forward": [0], "reverse": [3]})
-        if end < duration and (start <= 0.0 or start + s.hard_outage_s < end):
+        if end < duration and (start <= 0.0 or start + join_delay < end):
             sub1["changes"].append({"t_s": end, "forward": [1], "reverse": [3]})
     flows = [
         flow("mpquic", "quic", name, cc_params,
@@ -150,9 +188,15 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
              scheduler=s.scheduler, file_bytes=int(s.file_bytes)),
     ]
     if s.background:
+        extra: dict[str, Any] = {}
+        if s.background_traffic == "onoff" and not s.deterministic:
+            extra["app"] = {"kind": "onoff", "rate_mbps": s.background_rate_mbps,
+                            "shape": s.background_shape,
+                            "mean_on_s": s.background_mean_on_s,
+                            "mean_off_s": s.background_mean_off_s}
         flows.append(flow("background_tcp", "tcp", "newreno", {},
                           [{"forward": [0], "reverse": [2]}],
-                          background=True, start_s=float(s.background_start_s)))
+                          background=True, start_s=float(s.background_start_s), **extra))
     oracle = {"paths": [dict(s.along_track(k), path_id=k) for k in (0, 1)]}
     return {
         "duration_s": s.duration_s,

@@ -18,6 +18,14 @@ the flow's ``app`` metrics count played and late-discarded frames, buffer
 underflows (stalls) and rebuffering time. ``video_mode: file`` keeps the
 earlier stand-in: one file of ``video_rate_mbps`` x ``video_duration_s``
 whose completion time is compared with ``video_duration_s``.
+
+Exogenous randomness (orbitcc/scenario/_random.py, drawn in the core from the
+episode seed): a log-normal blackout at each 15 s reassignment of the
+Starlink access (``handover_outage_s`` when deterministic), capacity jitter
+and a latency jump per satellite, Gilbert-Elliott loss bursts on the
+Starlink access; the LTE-like path keeps its Bernoulli ``terrestrial_loss_rate``
+(counter-based, seeded). ``deterministic: true``: fixed blackout, no jitter,
+no bursts.
 """
 
 from __future__ import annotations
@@ -34,11 +42,12 @@ from orbitcc.scenario._common import (
     pick_controller,
     static_oracle_path,
 )
+from orbitcc.scenario._random import AccessRandomness
 from orbitcc.validation import check_range
 
 
 @dataclass
-class StarlinkLteVideoScenario:
+class StarlinkLteVideoScenario(AccessRandomness):
     kind: str = "starlink_lte_video"
     name: str = "starlink_lte_video"
     description: str = ""
@@ -80,6 +89,7 @@ class StarlinkLteVideoScenario:
         check_range(o, "startup_delay_s", self.startup_delay_s, 0.0, 1e4)
         choose(self.video_mode, ("player", "file"), "video_mode")
         choose(self.scheduler, SCHEDULERS, "scheduler")
+        self.check_randomness()
         check_shared_fields(self)
 
     def access(self) -> dict[str, Any]:
@@ -87,7 +97,7 @@ class StarlinkLteVideoScenario:
             "type": "starlink_access", "shell": "starlink",
             "terminal": {"lat_deg": self.terminal_lat_deg, "lon_deg": self.terminal_lon_deg},
             "handover": {"policy": "global_reconfiguration",
-                         "outage_s": self.handover_outage_s},
+                         "outage_s": self.outage(self.handover_outage_s)},
             "bent_pipe": {"gateway": {"lat_deg": self.gateway_lat_deg,
                                       "lon_deg": self.gateway_lon_deg},
                           "terrestrial_delay_ms": self.starlink_core_delay_ms},
@@ -100,7 +110,7 @@ def build_starlink_lte_video(s: StarlinkLteVideoScenario, controller: str | None
     name, cc_params = pick_controller(s.controller, controller, params)
     half = s.terrestrial_rtt_ms / 2
     links = [
-        {"name": "starlink_access", "process": s.access()},
+        {"name": "starlink_access", "process": s.access(), **s.overlays()},
         constant_link("starlink_shaper", s.path_capacity_mbps, 0.0,
                       buffer_packets=s.buffer_packets, bottleneck=True),
         {"name": "starlink_return", "process": s.access()},

@@ -11,6 +11,12 @@ return with a constant delay equal to the delay file's mean. The oracle
 (for MACO) knows the trace's mean capacity, twice its mean delay and the
 reconfiguration grid, not the per-bin values. Paths are relative to the
 package's configs directory unless absolute.
+
+Exogenous randomness: unless ``deterministic: true``, the replay starts a
+whole number of 15 s reconfiguration periods into the trace, uniform over the
+trace's length and drawn in the core from the episode seed (so the grid and
+the oracle's handover grid stay aligned). Loss bursts (Gilbert-Elliott, as
+the other Starlink presets) are overlaid on the trace link.
 """
 
 from __future__ import annotations
@@ -28,11 +34,19 @@ from orbitcc.scenario._common import (
     single_path_transport,
     static_oracle_path,
 )
+from orbitcc.scenario._random import AccessRandomness
 from orbitcc.validation import check_range
 
 
 def resolve(path: str) -> Path:
     return config_path(path)
+
+
+@lru_cache(maxsize=16)
+def trace_period_s(bw_file: str) -> float:
+    """Length of a mahimahi trace (its last timestamp), seconds."""
+    bw = resolve(bw_file).read_text().split()
+    return int(bw[-1]) / 1000.0 if bw else 0.0
 
 
 @lru_cache(maxsize=16)
@@ -45,7 +59,7 @@ def trace_means(bw_file: str, delay_file: str) -> tuple[float, float]:
 
 
 @dataclass
-class StarlinkTraceScenario:
+class StarlinkTraceScenario(AccessRandomness):
     kind: str = "starlink_trace"
     name: str = "starlink_trace"
     description: str = ""
@@ -59,6 +73,9 @@ class StarlinkTraceScenario:
     duration_s: float = 60.0
     packet_bytes: int = 1500
     reverse_capacity_mbps: float = 1000.0
+    # The trace carries its own capacity and delay variation: no jitter.
+    capacity_jitter_sigma: float = 0.0
+    handover_delay_jitter_ms: float = 0.0
 
     def __post_init__(self) -> None:
         o = "scenario"
@@ -68,6 +85,7 @@ class StarlinkTraceScenario:
                                  "(relative paths start at the configs directory)")
         check_range(o, "start_offset_s", self.start_offset_s, 0.0, 1e6)
         check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
+        self.check_randomness()
         check_shared_fields(self)
 
 
@@ -79,9 +97,12 @@ def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
     link = {
         "name": "trace",
         "process": {"type": "starlink_trace", "bw_file": bw, "delay_file": delay,
-                    "start_offset_s": s.start_offset_s},
+                    "start_offset_s": s.start_offset_s,
+                    "random_start_periods": (0 if s.deterministic
+                                             else int(trace_period_s(bw) // 15.0))},
         "buffer_packets": s.buffer_packets,
         "bottleneck": True,
+        **s.overlays(),
     }
     oracle = static_oracle_path(0, mean_capacity, 2 * mean_delay, 15.0,
                                 (12.0 - s.start_offset_s) % 15.0)

@@ -1,0 +1,121 @@
+"""Exogenous randomness of the LEO presets (design decision 3).
+
+Every preset that inherits :class:`AccessRandomness` draws these processes in
+the C++ core from the episode seed, each from its own stream, so two seeds
+give different channels and every controller meets the same channel for one
+seed (``cpp_core/leo/exogenous.h``, ``cpp_core/leo/gilbert_elliott.h``):
+
+* **Handover blackouts**: each hard handover (a Starlink reassignment, an
+  RSS-forced migration in MACO's along-track model, an Iridium route change)
+  blacks the link out for a log-normal duration (median ``outage_median_s``,
+  log-sd ``outage_sigma``, clamped to [``outage_min_s``, ``outage_max_s``]).
+  A soft (make-before-break) attach has no blackout. Published observations
+  this reading rests on: Starlink reassigns terminals on a global 15 s grid
+  (Tanveer et al., "Making Sense of Constellations", arXiv 2307.00402;
+  G. Huston, "Measuring Starlink protocol performance", APNIC 2024); packet
+  losses of up to 50 % cluster at handovers (Kassem et al., "A browser-side
+  view of Starlink connectivity", IMC 2022); latency spikes at each 15 s
+  boundary last about 140 ms at the start of a slot and 75 ms at its end
+  (arXiv 2601.08439). None gives a blackout distribution, so the log-normal
+  with a 50 ms median and a 20-500 ms range is our reading of them ("tens to
+  a few hundred ms"), not a measured fit.
+* **Capacity jitter**: the link budget's capacity times exp(sigma x -
+  sigma^2/2), x a stationary AR(1) standard normal updated every
+  ``capacity_jitter_interval_s`` (mean factor 1: the long-run capacity is the
+  budget's), redrawn at each handover (a new satellite brings its own load).
+* **Latency jump at a handover**: an extra one-way delay uniform in
+  [0, ``handover_delay_jitter_ms``], redrawn at each handover (Huston reports
+  minimum-RTT steps at every reassignment, up to 30 -> 80 ms).
+* **Bursty loss**: a continuous-time Gilbert-Elliott process on the access
+  link (loss ``ge_p_good`` / ``ge_p_bad`` in the good / bad state, mean
+  sojourns ``ge_mean_good_s`` / ``ge_mean_bad_s``); per-packet draws are
+  counter-based, so the k-th packet on a link meets the same fate under
+  every controller.
+
+``deterministic: true`` switches all of it off (calibration runs): fixed
+blackouts (the preset's own fixed value), no jitter, no random loss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from orbitcc.validation import check_range
+
+
+@dataclass
+class AccessRandomness:
+    deterministic: bool = False
+    outage_median_s: float = 0.05
+    outage_sigma: float = 0.8
+    outage_min_s: float = 0.02
+    outage_max_s: float = 0.5
+    capacity_jitter_sigma: float = 0.1
+    capacity_jitter_interval_s: float = 1.0
+    capacity_jitter_correlation: float = 0.8
+    handover_delay_jitter_ms: float = 5.0
+    ge_p_good: float = 0.0
+    ge_p_bad: float = 0.3
+    ge_mean_good_s: float = 20.0
+    ge_mean_bad_s: float = 0.05
+
+    def check_randomness(self) -> None:
+        """Range checks; each message names ``scenario.<key>`` and the range."""
+        o = "scenario"
+        check_range(o, "outage_min_s", self.outage_min_s, 0.0, 60.0)
+        check_range(o, "outage_max_s", self.outage_max_s, self.outage_min_s, 60.0)
+        check_range(o, "outage_median_s", self.outage_median_s, self.outage_min_s,
+                    self.outage_max_s)
+        check_range(o, "outage_sigma", self.outage_sigma, 0.0, 5.0)
+        check_range(o, "capacity_jitter_sigma", self.capacity_jitter_sigma, 0.0, 2.0)
+        check_range(o, "capacity_jitter_interval_s", self.capacity_jitter_interval_s,
+                    0.0, 3600.0, lo_open=True)
+        check_range(o, "capacity_jitter_correlation", self.capacity_jitter_correlation,
+                    0.0, 0.999)
+        check_range(o, "handover_delay_jitter_ms", self.handover_delay_jitter_ms,
+                    0.0, 10000.0)
+        check_range(o, "ge_p_good", self.ge_p_good, 0.0, 1.0)
+        check_range(o, "ge_p_bad", self.ge_p_bad, 0.0, 1.0)
+        check_range(o, "ge_mean_good_s", self.ge_mean_good_s, 0.0, 1e6, lo_open=True)
+        check_range(o, "ge_mean_bad_s", self.ge_mean_bad_s, 0.0, 1e6, lo_open=True)
+
+    def outage(self, fixed_s: float) -> float | dict[str, Any]:
+        """A hard-handover blackout key: ``fixed_s`` when deterministic, else
+        the log-normal distribution."""
+        if self.deterministic:
+            return float(fixed_s)
+        return {"dist": "lognormal", "median_s": self.outage_median_s,
+                "sigma": self.outage_sigma, "min_s": self.outage_min_s,
+                "max_s": self.outage_max_s}
+
+    def overlays(self) -> dict[str, Any]:
+        """Link keys (``jitter``, ``loss_process``) of a randomised access link."""
+        if self.deterministic:
+            return {}
+        out: dict[str, Any] = {}
+        if self.capacity_jitter_sigma > 0 or self.handover_delay_jitter_ms > 0:
+            out["jitter"] = {"capacity_sigma": self.capacity_jitter_sigma,
+                             "interval_s": self.capacity_jitter_interval_s,
+                             "correlation": self.capacity_jitter_correlation,
+                             "handover_delay_ms": self.handover_delay_jitter_ms}
+        if self.ge_p_good > 0 or self.ge_p_bad > 0:
+            out["loss_process"] = {"type": "gilbert_elliott", "p_good": self.ge_p_good,
+                                   "p_bad": self.ge_p_bad,
+                                   "mean_good_s": self.ge_mean_good_s,
+                                   "mean_bad_s": self.ge_mean_bad_s}
+        return out
+
+    def mean_outage_s(self) -> float:
+        """Mean of the clamped log-normal blackout (numerical)."""
+        import math
+
+        n, lo, hi = 4000, -9.0, 9.0
+        h = (hi - lo) / n
+        total = 0.0
+        for i in range(n):
+            z = lo + (i + 0.5) * h
+            v = min(max(self.outage_median_s * math.exp(self.outage_sigma * z),
+                        self.outage_min_s), self.outage_max_s)
+            total += v * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) * h
+        return total
