@@ -33,6 +33,7 @@ from typing import Any
 
 from orbitcc.scenario._common import (
     SCHEDULERS,
+    single_path_transport,
     check_shared_fields,
     choose,
     flow,
@@ -52,6 +53,9 @@ class IridiumMptcpScenario(AccessRandomness):
     dst_lat_deg: float = 17.4
     dst_lon_deg: float = 127.55
     num_subflows: int = 2  # 1: the single-path comparison
+    # Transport of the single-path comparison (num_subflows = 1): Du et al.
+    # compare MPTCP with single-path TCP. With 2 subflows: multipath QUIC.
+    transport: str = "tcp"
     interface_offset_km: float = 400.0
     capacity_mbps: float = 2.0  # up/down link bottleneck
     handover_outage_s: float = 0.1
@@ -117,6 +121,9 @@ def build_iridium_mptcp(s: IridiumMptcpScenario, controller: str | None,
         "stop_when_complete": s.file_bytes > 0,
         "links": links,
         "flows": [flow("mptcp", "quic", name, cc_params, paths,
-                       scheduler=s.scheduler, file_bytes=int(s.file_bytes))],
+                       scheduler=s.scheduler, file_bytes=int(s.file_bytes))
+                  if s.num_subflows > 1 else
+                  flow("single_path", single_path_transport(s.transport, name), name,
+                       cc_params, paths, file_bytes=int(s.file_bytes))],
         "oracle": oracle,
     }
