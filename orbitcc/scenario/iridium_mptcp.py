@@ -33,11 +33,11 @@ from typing import Any
 
 from orbitcc.scenario._common import (
     SCHEDULERS,
-    single_path_transport,
     check_shared_fields,
     choose,
     flow,
     pick_controller,
+    single_path_transport,
 )
 from orbitcc.scenario._random import AccessRandomness
 from orbitcc.validation import check_range
