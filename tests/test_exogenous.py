@@ -113,7 +113,7 @@ def test_bbr_cycle_phase_follows_the_episode_seed() -> None:
     assert a["series"]["cwnd_bytes"].tobytes() == c["series"]["cwnd_bytes"].tobytes()
     assert a["series"]["cwnd_bytes"].tobytes() != b["series"]["cwnd_bytes"].tobytes()
     # An explicit seed parameter pins the draws whatever the episode seed.
-    pin = "+controller.params.seed=5"
+    pin = "controller.params.seed=5"
     p1 = channel("starlink_dual", "bbr", 1, det, pin)
     p2 = channel("starlink_dual", "bbr", 2, det, pin)
     assert p1["series"]["cwnd_bytes"].tobytes() == p2["series"]["cwnd_bytes"].tobytes()

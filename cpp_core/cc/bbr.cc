@@ -23,7 +23,7 @@ const ParamTable& Bbr::Params() {
   static const ParamTable kParams = {
         // 2^53: every integer up to it is exact in a double.
         IntParam("seed", 0, 0, 9007199254740992.0, "",
-                 "seed of the ProbeBW start-phase draw (endogenous)"),
+                 "seed of the ProbeBW start-phase draw (0: from the episode seed)"),
         RealParam("high_gain", kHighGain, 1.0, 10.0, "",
                   "Startup pacing and cwnd gain (2/ln 2)"),
         DerivedDefault(RealParam("drain_gain", 1.0 / kHighGain, 0.01, 1.0, "",
@@ -68,10 +68,10 @@ Bbr::Bbr(const ControllerContext& ctx)
   const auto integer = [&](const char* key) {
     return static_cast<uint64_t>(p.Get(table, key));
   };
-  // An explicit "seed" parameter pins the draws; otherwise they follow the
+  // A non-zero "seed" parameter pins the draws; 0 (the default) follows the
   // episode seed (ctx.random_seed).
-  const uint64_t seed =
-      p.values().count("seed") != 0 ? integer("seed") : ctx.random_seed;
+  const uint64_t pinned = integer("seed");
+  const uint64_t seed = pinned != 0 ? pinned : ctx.random_seed;
   high_gain_ = p.Get(table, "high_gain");
   drain_gain_ = p.Get(table, "drain_gain", 1.0 / high_gain_);
   probe_bw_cwnd_gain_ = p.Get(table, "cwnd_gain");

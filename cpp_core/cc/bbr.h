@@ -21,7 +21,7 @@
 //
 // Choices (documented in docs/controllers.md as well):
 // * Randomness: a per-instance xoshiro stream keyed by the "seed" parameter
-//   (default: the episode's per-flow ControllerContext::random_seed) and the
+//   (0, the default: the episode's per-flow ControllerContext::random_seed) and the
 //   subflow index; never a global RNG (design decision 2).
 // * BtlBw filter: exact per-round maxima. A sample is kept until a newer
 //   sample arrives 10 or more rounds later (rounds r-9..r are the window). As
