@@ -198,7 +198,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     proc = _run("orbitcc-train", [*TINY_TRAIN, "logger=none"], cwd)
     runs = list((cwd / "outputs" / "train").iterdir())
     assert len(runs) == 1
-    assert "256/256 steps (100%)" in proc.stdout  # the progress line
+    assert "100% 256/256 steps" in proc.stdout  # the final progress line
     return runs[0]
 
 
