@@ -178,6 +178,18 @@ FlowSpec ParseFlow(py::handle obj, const std::string& where) {
       f.controller_params[key] = v.cast<double>();
     }
   }
+  if (r.Has("transport_params")) {
+    DictReader params(r.Get("transport_params"), r.Field("transport_params"));
+    for (auto item :
+         py::reinterpret_borrow<py::dict>(r.Get("transport_params"))) {
+      const std::string key = py::str(item.first);
+      py::handle v = item.second;
+      if (!(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v))) {
+        Fail(params.Field(key), "must be a number");
+      }
+      f.transport_params[key] = v.cast<double>();
+    }
+  }
   py::list paths = r.List("paths");
   for (size_t i = 0; i < paths.size(); ++i) {
     DictReader p(paths[i], r.Field("paths") + "[" + std::to_string(i) + "]");

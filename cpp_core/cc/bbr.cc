@@ -364,6 +364,14 @@ void Bbr::OnPacketsLost(const LossEvent& loss) {
   }
   cwnd_ = (cwnd_ > loss.bytes_lost + collapse_cwnd_) ? cwnd_ - loss.bytes_lost
                                                      : collapse_cwnd_;
+  // Every loss extends the episode: recovery ends only after a round trip
+  // without losses (an ACK for data sent after the latest loss). Linux
+  // reaches the same through TCP re-entering Recovery on the very ACK that
+  // ends the previous episode (tcp_fastretrans_alert), which BBR never sees
+  // as a state change; Chromium's QUIC BBR extends end_recovery_at the same
+  // way. Without it, random loss restarts packet conservation every round
+  // and the flow ratchets down (a cwnd-limited ProbeBW cannot probe).
+  recovery_start_time_ = std::max(recovery_start_time_, loss.now);
 }
 
 void Bbr::OnRetransmissionTimeout(TimeNs now) {

@@ -73,6 +73,7 @@ class Bbr : public CongestionController {
 
   uint64_t cwnd_bytes() const override { return cwnd_; }
   double pacing_rate_bps() const override { return pacing_rate_bps_; }
+  bool ControlsRecoveryWindow() const override { return true; }
   bool in_slow_start() const override { return mode_ == Mode::kStartup; }
   // BBR has no ssthresh of its own; like Linux we report the BDP-sized
   // inflight estimate once the pipe was found full, "infinite" before.

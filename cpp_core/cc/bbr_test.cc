@@ -403,10 +403,44 @@ TEST(BbrTest, PacketConservationDuringRecoveryThenRestore) {
   h.Loss(kMss, 48800);
   EXPECT_EQ(h.bbr.cwnd_bytes(), 50000u);
   EXPECT_EQ(h.bbr.congestion_signals(), 1u);
-  // An ACK for a packet sent after recovery began restores the window.
+  // Every loss extends the episode: an ACK for a packet sent when the last
+  // loss was found does not end it; one for a packet sent after it does,
+  // and restores the window.
   h.Ack(kBw, false, kMinRtt);
+  EXPECT_TRUE(h.bbr.in_recovery());
+  h.Ack(kBw, false, Millis(1));
   EXPECT_FALSE(h.bbr.in_recovery());
   EXPECT_GE(h.bbr.cwnd_bytes(), before);
+}
+
+// Under steady random loss the episode never ends, so packet conservation
+// lasts one round and the window then grows back to its target instead of
+// being cut to the flight at every loss (Linux: TCP re-enters Recovery on
+// the ACK that ends the previous episode; Chromium's QUIC BBR extends
+// end_recovery_at with each loss).
+TEST(BbrTest, ContinuingLossesKeepOneEpisodeAndTheWindowRecovers) {
+  Harness h;
+  h.ReachProbeBw();
+  h.inflight = kBdp;
+  while (h.bbr.cycle_index() < 2) h.Ack(kBw, false, Millis(1));
+  const uint64_t target = h.bbr.Inflight(2.0) + 3 * kMss;
+  for (int i = 0; i < 1000 && h.bbr.cwnd_bytes() < target; ++i) {
+    h.Ack(kBw, false, Millis(1));
+  }
+  ASSERT_EQ(h.bbr.cwnd_bytes(), target);
+  h.Loss(kMss, kBdp - kMss);
+  EXPECT_EQ(h.bbr.cwnd_bytes(), kBdp - kMss);
+  // Five rounds with one loss every ten ACKs.
+  for (int round = 0; round < 5; ++round) {
+    for (int i = 0; i < 40; ++i) {
+      h.Ack(kBw, i == 0, Millis(1));
+      if (i % 10 == 5) h.Loss(kMss, kBdp - kMss);
+    }
+    EXPECT_TRUE(h.bbr.in_recovery());
+  }
+  EXPECT_EQ(h.bbr.congestion_signals(), 1u);
+  // Grown back to min(cwnd + acked - lost, target) after conservation.
+  EXPECT_GE(h.bbr.cwnd_bytes(), target - 2 * kMss);
 }
 
 TEST(BbrTest, WithoutConservationLossesLeaveTheWindowAlone) {

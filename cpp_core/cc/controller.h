@@ -153,6 +153,10 @@ struct ControllerContext {
   int path_id = 0;
   const ConnectionView* connection = nullptr;  // null for single-path flows
   const MobilityOracle* oracle = nullptr;      // null unless provided
+  // The flow runs over the TCP transport: parameters whose ns-3.37 and RFC
+  // defaults differ (NewReno's per-ACK growth, CUBIC's Reno-friendly region)
+  // take ns-3's value (docs/tcp.md).
+  bool over_tcp = false;
   ControllerParams params;
   // Seed for the controller's own randomness (e.g. BBR's ProbeBW phase),
   // derived from the episode seed and the flow index (StreamId::kController),
@@ -188,6 +192,11 @@ class CongestionController {
   virtual LossVerdict last_loss_verdict() const {
     return LossVerdict::kNotClassified;
   }
+
+  // Whether the controller sets the window during a TCP recovery episode
+  // itself (BBR's packet conservation, as Linux's cong_control hook) rather
+  // than letting the transport apply proportional rate reduction.
+  virtual bool ControlsRecoveryWindow() const { return false; }
 
   // The algorithm behind a wrapper (ResidualController); itself otherwise.
   // Coupled controllers look at siblings through it.

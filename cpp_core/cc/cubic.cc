@@ -12,6 +12,9 @@ const ParamTable& Cubic::Params() {
                 "multiplicative decrease beta_cubic"),
       FlagParam("fast_convergence", true,
                 "fast convergence (RFC 9438 section 4.7)"),
+      DerivedDefault(FlagParam("reno_friendly", true,
+                               "Reno-friendly region (RFC 9438 section 4.3)"),
+                     "1 over QUIC, 0 over TCP (ns-3.37)"),
   };
   return kParams;
 }
@@ -20,7 +23,11 @@ Cubic::Cubic(const ControllerContext& ctx)
     : WindowController(ctx),
       c_(ctx.params.Get(Params(), "c")),
       beta_(ctx.params.Get(Params(), "beta")),
-      fast_convergence_(ctx.params.Get(Params(), "fast_convergence") != 0) {}
+      fast_convergence_(ctx.params.Get(Params(), "fast_convergence") != 0),
+      // RFC 9438 4.3; ns-3.37's TcpCubic has no Reno-friendly region, so it
+      // is off by default over TCP (docs/tcp.md).
+      reno_friendly_(ctx.params.Get(Params(), "reno_friendly",
+                                    ctx.over_tcp ? 0.0 : 1.0) != 0) {}
 
 double Cubic::WCubic(double t) const {
   const double d = t - k_;
@@ -81,7 +88,7 @@ void Cubic::IncreaseWindow(const AckEvent& ack) {
 
   double next;
   const double w_cubic = WCubic(t);
-  if (w_cubic < w_est_) {
+  if (reno_friendly_ && w_cubic < w_est_) {
     next = w_est_;  // Reno-friendly region
   } else {
     // Concave/convex regions: aim at W_cubic one RTT ahead, bounded to

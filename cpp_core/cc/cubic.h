@@ -6,7 +6,7 @@
 // multiplicative decrease beta_cubic = 0.7. Fast convergence (section 4.7)
 // releases bandwidth when W_max shrinks, and the Reno-friendly estimate
 // W_est (section 4.3) keeps CUBIC at least as aggressive as Reno on short-RTT
-// paths. HyStart++ is not implemented (the RFC makes it optional); slow start
+// paths (parameter reno_friendly; off by default over TCP, as in ns-3.37). HyStart++ is not implemented (the RFC makes it optional); slow start
 // is the standard one.
 #pragma once
 
@@ -39,6 +39,7 @@ class Cubic : public WindowController {
   double c_;
   double beta_;
   bool fast_convergence_;
+  bool reno_friendly_;
   double w_max_ = 0.0;       // segments
   double k_ = 0.0;           // seconds
   double w_est_ = 0.0;       // Reno-friendly estimate, segments

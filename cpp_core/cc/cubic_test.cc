@@ -162,6 +162,31 @@ TEST(CubicTest, RenoFriendlyRegionOnShortRtt) {
   EXPECT_NEAR(Segments(c) - w0, 10.0, 1.0);
 }
 
+// ns-3.37's TcpCubic has no Reno-friendly region: with reno_friendly = 0
+// (the default over TCP) the same short-RTT epoch follows the cubic curve.
+TEST(CubicTest, WithoutRenoFriendlyRegionTheCurveRules) {
+  const TimeNs rtt_ns = Millis(1);
+  const RttStats rtt = Rtt(rtt_ns);
+  ControllerContext ctx = Context();
+  ctx.over_tcp = true;
+  Cubic c(ctx);
+  LoseAt(&c, 100, &rtt);
+  TimeNs t = FeedRound(&c, Millis(2), rtt_ns, &rtt);
+  for (int i = 0; i < 40; ++i) t = FeedRound(&c, t, rtt_ns, &rtt);
+  const double te = ToSeconds(t - c.epoch_start());
+  // 40 ms into the epoch W_cubic has barely moved from 70 segments.
+  EXPECT_NEAR(Segments(c), c.WCubic(te + ToSeconds(rtt_ns)), 1.0);
+  EXPECT_LT(Segments(c), 70.0 + 1.0);
+  ControllerContext on = Context();
+  on.over_tcp = true;
+  on.params = ControllerParams({{"reno_friendly", 1}});
+  Cubic d(on);
+  LoseAt(&d, 100, &rtt);
+  t = FeedRound(&d, Millis(2), rtt_ns, &rtt);
+  for (int i = 0; i < 40; ++i) t = FeedRound(&d, t, rtt_ns, &rtt);
+  EXPECT_GT(Segments(d), 70.0 + 5.0);
+}
+
 // RFC 9438 4.8: a timeout sets ssthresh to beta * flight and cwnd to 1 MSS.
 TEST(CubicTest, RetransmissionTimeout) {
   const RttStats rtt = Rtt(Millis(100));

@@ -55,6 +55,44 @@ TEST(NewRenoTest, AvoidanceAddsOneMssPerWindowAcked) {
   EXPECT_EQ(c.cwnd_bytes(), 12u * kMss);
 }
 
+// ns-3.37's TcpNewReno (the default over TCP): one MSS per ACK in slow
+// start and MSS^2 / cwnd per ACK in congestion avoidance, whatever the ACK
+// covers, so with an ACK per two segments the window grows half as fast.
+TEST(NewRenoTest, PerAckGrowthCountsAcksNotBytes) {
+  const RttStats rtt = Rtt();
+  ControllerContext ctx = Context();
+  ctx.over_tcp = true;
+  NewReno c(ctx);
+  ASSERT_TRUE(c.per_ack_growth());
+  c.OnAck(MakeAck(Millis(100), 2 * kMss, 0, &rtt));
+  EXPECT_EQ(c.cwnd_bytes(), 11u * kMss);  // +1 MSS, not +2
+  for (int i = 0; i < 29; ++i) c.OnAck(MakeAck(Millis(100), 2 * kMss, 0, &rtt));
+  ASSERT_EQ(c.cwnd_bytes(), 40u * kMss);
+  c.OnPacketsLost(MakeLoss(Millis(101), kMss, Millis(100)));
+  ASSERT_FALSE(c.in_slow_start());
+  const uint64_t w = c.cwnd_bytes();
+  ASSERT_EQ(w, 20u * kMss);
+  TimeNs t = Millis(200);
+  c.OnAck(MakeAck(t, 2 * kMss, Millis(150), &rtt));
+  EXPECT_EQ(c.cwnd_bytes(), w + kMss * kMss / w);  // ns-3's adder, truncated
+  // A window of ACKs, each covering two segments (10 ACKs), adds about half
+  // an MSS.
+  for (int i = 1; i < 10; ++i) {
+    t += Millis(1);
+    c.OnAck(MakeAck(t, 2 * kMss, Millis(150), &rtt));
+  }
+  EXPECT_NEAR(static_cast<double>(c.cwnd_bytes() - w), 0.5 * kMss,
+              0.02 * kMss);
+  // Over QUIC (or per_ack_growth = 0) the same ACKs add a full MSS.
+  ControllerContext bytes = Context();
+  bytes.over_tcp = true;
+  bytes.params = ControllerParams({{"per_ack_growth", 0}});
+  NewReno d(bytes);
+  EXPECT_FALSE(d.per_ack_growth());
+  d.OnAck(MakeAck(Millis(100), 2 * kMss, 0, &rtt));
+  EXPECT_EQ(d.cwnd_bytes(), 12u * kMss);
+}
+
 // RFC 9002 7.3.2 / RFC 6582: one halving per recovery period. Losses of
 // packets sent before the period began are the same congestion event, and
 // ACKs of such packets do not grow the window.

@@ -40,7 +40,7 @@ std::unique_ptr<CongestionController> Make(const ControllerContext& ctx) {
 
 const std::vector<Entry>& Registry() {
   static const std::vector<Entry> kEntries = {
-      {"newreno", false, Make<NewReno>, NoParams},
+      {"newreno", false, Make<NewReno>, NewReno::Params},
       {"cubic", false, Make<Cubic>, Cubic::Params},
       {"external", false, Make<External>, NoParams},
       {"bbr", false, Make<Bbr>, Bbr::Params},

@@ -1,7 +1,9 @@
 // Network build: links from their specs, one transport per flow with a
 // controller per path, and the applications that feed them. The only place
 // the engine names concrete transports.
+#include <map>
 #include <stdexcept>
+#include <string>
 
 #include "engine/simulation.h"
 #include "sim/rng.h"
@@ -70,11 +72,43 @@ void Simulation::BuildLinks() {
   }
 }
 
+namespace {
+
+// The transport settings of flow `fi`: the packet size, pacing, and for TCP
+// its per-flow options over ns-3's defaults (transport/tcp_options.h).
+TransportConfig FlowTransportConfig(const SimulationSpec& spec, size_t fi) {
+  const FlowSpec& fs = spec.flows[fi];
+  TransportConfig tc;
+  tc.packet_bytes = spec.packet_bytes;
+  // Pacing by default for QUIC (RFC 9002 7.7) and for BBR, whose model is a
+  // pacing rate (Linux paces BBR flows itself); TCP otherwise not.
+  tc.pacing = fs.pacing == -1
+                  ? fs.transport == "quic" || fs.controller == "bbr"
+                  : fs.pacing == 1;
+  if (fs.transport == "tcp") {
+    // BBR runs over TCP as in Linux, where it was published: RACK repairs
+    // lost retransmissions without a timeout (docs/tcp.md).
+    std::map<std::string, double> params = fs.transport_params;
+    if (fs.controller == "bbr") params.emplace("rack", 1.0);
+    try {
+      ApplyTcpParams(params, &tc);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("flows[" + std::to_string(fi) +
+                                  "] transport_params: " + e.what());
+    }
+  } else if (!fs.transport_params.empty()) {
+    throw std::invalid_argument("flows[" + std::to_string(fi) +
+                                "] transport_params: only tcp flows take "
+                                "transport parameters");
+  }
+  return tc;
+}
+
+}  // namespace
+
 void Simulation::BuildFlow(size_t fi) {
   const FlowSpec& fs = spec_.flows[fi];
-  TransportConfig tc;
-  tc.packet_bytes = spec_.packet_bytes;
-  tc.pacing = fs.pacing == -1 ? fs.transport == "quic" : fs.pacing == 1;
+  const TransportConfig tc = FlowTransportConfig(spec_, fi);
   const uint64_t total = fs.file_bytes == 0 ? kUnlimitedBytes : fs.file_bytes;
   FlowSlot& slot = flows_[fi];
 
@@ -90,6 +124,7 @@ void Simulation::BuildFlow(size_t fi) {
     ctx.params = ControllerParams(fs.controller_params);
     ctx.random_seed = HashKeys(
         spec_.seed, static_cast<uint64_t>(StreamId::kController), fi);
+    ctx.over_tcp = fs.transport == "tcp";
     try {
       return MakeController(fs.controller, ctx);
     } catch (const std::invalid_argument& e) {
@@ -158,7 +193,7 @@ void Simulation::BuildApps() {
     apps_.push_back(std::make_unique<Application>(
         fs.app, fs.start, spec_.seed,
         fs.background ? StreamId::kBackground : StreamId::kApplication, fi,
-        spec_.packet_bytes - TransportConfig().header_bytes));
+        FlowTransportConfig(spec_, fi).payload()));
     app_timers_.push_back(NewTimer(this, kAppTimerBase + static_cast<int>(fi)));
     // An application-limited stream starts empty and grows with its writes.
     flows_[fi].transport->BeginAppLimited();

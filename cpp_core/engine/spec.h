@@ -73,6 +73,8 @@ struct FlowSpec {
   std::string transport = "quic";  // "quic" | "tcp"
   std::string controller = "cubic";
   std::map<std::string, double> controller_params;
+  // Transport options by name (TCP: transport/tcp_options.h, ApplyTcpParams).
+  std::map<std::string, double> transport_params;
   std::vector<PathSpec> paths;  // one per subflow; TCP takes exactly one
   std::string scheduler = "minrtt";
   uint64_t file_bytes = 0;  // 0: bulk transfer without end
