@@ -6,8 +6,9 @@
 // multiplicative decrease beta_cubic = 0.7. Fast convergence (section 4.7)
 // releases bandwidth when W_max shrinks, and the Reno-friendly estimate
 // W_est (section 4.3) keeps CUBIC at least as aggressive as Reno on short-RTT
-// paths (parameter reno_friendly; off by default over TCP, as in ns-3.37). HyStart++ is not implemented (the RFC makes it optional); slow start
-// is the standard one.
+// paths (parameter reno_friendly; off by default over TCP, as in ns-3.37).
+// HyStart++ is not implemented (the RFC makes it optional); slow start is the
+// standard one.
 #pragma once
 
 #include "cc/window_controller.h"

@@ -81,8 +81,7 @@ TEST(NewRenoTest, PerAckGrowthCountsAcksNotBytes) {
     t += Millis(1);
     c.OnAck(MakeAck(t, 2 * kMss, Millis(150), &rtt));
   }
-  EXPECT_NEAR(static_cast<double>(c.cwnd_bytes() - w), 0.5 * kMss,
-              0.02 * kMss);
+  EXPECT_NEAR(static_cast<double>(c.cwnd_bytes() - w), 0.5 * kMss, 0.02 * kMss);
   // Over QUIC (or per_ack_growth = 0) the same ACKs add a full MSS.
   ControllerContext bytes = Context();
   bytes.over_tcp = true;

@@ -82,9 +82,8 @@ TransportConfig FlowTransportConfig(const SimulationSpec& spec, size_t fi) {
   tc.packet_bytes = spec.packet_bytes;
   // Pacing by default for QUIC (RFC 9002 7.7) and for BBR, whose model is a
   // pacing rate (Linux paces BBR flows itself); TCP otherwise not.
-  tc.pacing = fs.pacing == -1
-                  ? fs.transport == "quic" || fs.controller == "bbr"
-                  : fs.pacing == 1;
+  tc.pacing = fs.pacing == -1 ? fs.transport == "quic" || fs.controller == "bbr"
+                              : fs.pacing == 1;
   if (fs.transport == "tcp") {
     // BBR runs over TCP as in Linux, where it was published: RACK repairs
     // lost retransmissions without a timeout (docs/tcp.md).

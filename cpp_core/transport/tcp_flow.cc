@@ -261,8 +261,8 @@ void TcpFlow::DetectLostRetransmissions() {
   const TimeNs reo_wnd = rtt_.min() / 4;  // RFC 8985 6.2 (initial RACK.reo_wnd)
   while (!retransmissions_.empty()) {
     const auto [seq, sent] = retransmissions_.front();
-    if (seq < snd_una_ || seq >= high_sent_ ||
-        !(Seg(seq).flags & kRetrans) || Seg(seq).sent_time != sent) {
+    if (seq < snd_una_ || seq >= high_sent_ || !(Seg(seq).flags & kRetrans) ||
+        Seg(seq).sent_time != sent) {
       retransmissions_.pop_front();  // delivered, or declared lost already
       continue;
     }
@@ -402,9 +402,8 @@ void TcpFlow::ProcessAck(TimeNs now, const AckFrame& f) {
         if (prev->second > pos) pos = prev->second;
       }
       while (pos < hi) {
-        const uint64_t stop = it == sacked_ranges_.end()
-                                  ? hi
-                                  : std::min(hi, it->first);
+        const uint64_t stop =
+            it == sacked_ranges_.end() ? hi : std::min(hi, it->first);
         for (; pos < stop; ++pos) {
           if (MarkSacked(now, pos)) {
             ++delivered;
@@ -486,9 +485,9 @@ void TcpFlow::ProcessAck(TimeNs now, const AckFrame& f) {
 
   // Duplicate ACK: with SACK, one that SACKs new data (RFC 6675 section 2);
   // without, one that acknowledges nothing new while data is outstanding.
-  const bool dupack = sack ? newly_sacked > 0
-                           : !advanced && f.cumulative == snd_una_ &&
-                                 snd_una_ < high_sent_;
+  const bool dupack =
+      sack ? newly_sacked > 0
+           : !advanced && f.cumulative == snd_una_ && snd_una_ < high_sent_;
   if (dupack && state_ != State::kLoss) {
     if (!sack && sacked_out_ + lost_out_ < high_sent_ - snd_una_) {
       ++sacked_out_;  // Reno: one more segment has left the network
@@ -561,9 +560,9 @@ void TcpFlow::ProcessAck(TimeNs now, const AckFrame& f) {
     ev.rtt_sample = rtt_sample;
     // Inside a recovery episode the ACK belongs to the episode: no growth
     // until it ends (RFC 6675 / RFC 6582 keep cwnd at the reduced value).
-    ev.largest_acked_sent_time =
-        state_ == State::kRecovery ? std::min(newest_sent, episode_start_)
-                                   : newest_sent;
+    ev.largest_acked_sent_time = state_ == State::kRecovery
+                                     ? std::min(newest_sent, episode_start_)
+                                     : newest_sent;
     ev.rtt = &rtt_.stats();
     FillRateSample(sample, rate_.delivered(), &ev);
     ev.lost_bytes_total = lost_bytes_total_;
@@ -758,8 +757,8 @@ void TcpFlow::SendAck(TimeNs now) {
   ack.number = next_frame_++;
   ack.sent_time = now;
   // SACK option: 2 + 8 n bytes, with two NOPs for alignment (RFC 2018).
-  ack.bytes = config_.ack_bytes +
-              (frame.num_blocks > 0 ? 4 + 8 * frame.num_blocks : 0);
+  ack.bytes =
+      config_.ack_bytes + (frame.num_blocks > 0 ? 4 + 8 * frame.num_blocks : 0);
   ack.subflow = id_;
   ack.is_ack = true;
   ack.rwnd_cap = last_rwnd_cap_;

@@ -120,7 +120,8 @@ class TcpFlow final : public SubflowSender, public FlowTransport {
   uint64_t recovery_point() const { return recover_; }
   // The SACK blocks [lo, hi) of an ACK this flow's receiver sent and its
   // sender has not consumed yet (empty otherwise).
-  std::vector<std::pair<uint64_t, uint64_t>> SackBlocks(const Packet& ack) const;
+  std::vector<std::pair<uint64_t, uint64_t>> SackBlocks(
+      const Packet& ack) const;
   // Its cumulative acknowledgment (RCV.NXT), or UINT64_MAX if consumed.
   uint64_t AckNumber(const Packet& ack) const;
 
@@ -205,12 +206,12 @@ class TcpFlow final : public SubflowSender, public FlowTransport {
   std::deque<std::pair<uint64_t, TimeNs>> retransmissions_;
   TimeNs rack_xmit_ts_ = -1;
   bool recover_valid_ = false;
-  uint64_t recover_ = 0;          // RFC 6675 RecoveryPoint (HighData + 1)
-  TimeNs episode_start_ = -1;     // when the current recovery/loss began
-  uint64_t prr_delivered_ = 0;    // RFC 6937 (segments)
+  uint64_t recover_ = 0;        // RFC 6675 RecoveryPoint (HighData + 1)
+  TimeNs episode_start_ = -1;   // when the current recovery/loss began
+  uint64_t prr_delivered_ = 0;  // RFC 6937 (segments)
   uint64_t prr_out_ = 0;
   uint64_t recover_fs_ = 1;
-  uint64_t prr_window_ = 0;       // PRR's cwnd in segments
+  uint64_t prr_window_ = 0;  // PRR's cwnd in segments
   bool retrans_data_acked_ = false;
   int backoff_ = 1;
   uint64_t rwnd_ = UINT64_MAX;

@@ -104,7 +104,7 @@ TEST_F(TcpFlowTest, HandshakeTakesOneRoundTripBeforeData) {
   Ack(Millis(1050), LastAck());
   EXPECT_TRUE(flow_->established());
   EXPECT_FALSE(flow_->rtt().has_sample());  // Karn: the SYN was resent
-  const auto data = net_.Data();  // two SYNs, then the first flight
+  const auto data = net_.Data();            // two SYNs, then the first flight
   ASSERT_EQ(data.size(), 12u);
   EXPECT_EQ(data[2].packet.number, 0u);
   EXPECT_EQ(data[2].time, Millis(1050));
@@ -432,8 +432,7 @@ TEST_F(TcpFlowTest, DelayedAckPolicy) {
   Build();
   Data(Millis(10), 0);
   EXPECT_EQ(net_.AckCount(), 0u);
-  EXPECT_EQ(net_.Deadline(flow_.get(), TcpFlow::kDelayedAckTimer),
-            Millis(210));
+  EXPECT_EQ(net_.Deadline(flow_.get(), TcpFlow::kDelayedAckTimer), Millis(210));
   Data(Millis(20), 1);
   ASSERT_EQ(net_.AckCount(), 1u);
   EXPECT_EQ(flow_->AckNumber(LastAck()), 2u);
@@ -599,9 +598,9 @@ TEST(TcpOptionsTest, ParsesEveryOptionAndRejectsBadOnes) {
   EXPECT_THROW(ApplyTcpParams({{"sack", 2}}, &bad), std::invalid_argument);
   EXPECT_THROW(ApplyTcpParams({{"dupthresh", 2.5}}, &bad),
                std::invalid_argument);
-  EXPECT_THROW(ApplyTcpParams({{"min_rto_ms", 2000}, {"max_rto_ms", 1000}},
-                              &bad),
-               std::invalid_argument);
+  EXPECT_THROW(
+      ApplyTcpParams({{"min_rto_ms", 2000}, {"max_rto_ms", 1000}}, &bad),
+      std::invalid_argument);
   try {
     ApplyTcpParams({{"sak", 1}}, &bad);
   } catch (const std::invalid_argument& e) {

@@ -9,11 +9,21 @@
 namespace orbitcc {
 namespace {
 
-constexpr const char* kKeys[] = {
-    "sack",          "recovery",       "timestamps",       "limited_transmit",
-    "dupthresh",     "delack_count",   "delack_timeout_ms", "min_rto_ms",
-    "initial_rto_ms", "max_rto_ms",    "header_bytes",     "ack_bytes",
-    "max_sack_blocks", "handshake", "rack"};
+constexpr const char* kKeys[] = {"sack",
+                                 "recovery",
+                                 "timestamps",
+                                 "limited_transmit",
+                                 "dupthresh",
+                                 "delack_count",
+                                 "delack_timeout_ms",
+                                 "min_rto_ms",
+                                 "initial_rto_ms",
+                                 "max_rto_ms",
+                                 "header_bytes",
+                                 "ack_bytes",
+                                 "max_sack_blocks",
+                                 "handshake",
+                                 "rack"};
 
 class Reader {
  public:

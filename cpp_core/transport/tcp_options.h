@@ -41,7 +41,7 @@ struct TcpOptions {
   // has it (RACK is on by default); ns-3.37 has not, so the default is off
   // and a lost retransmission costs an RTO, as in ns-3.
   bool rack = false;
-  uint32_t dupthresh = 3;        // RFC 6675 DupThresh (ns-3 ReTxThreshold)
+  uint32_t dupthresh = 3;  // RFC 6675 DupThresh (ns-3 ReTxThreshold)
   // Receiver: one ACK per `delack_count` full segments, at the latest
   // `delack_timeout` after the first unacknowledged one (RFC 5681 4.2 /
   // RFC 1122; ns-3 DelAckCount = 2, DelAckTimeout = 200 ms; Linux uses an
@@ -54,10 +54,10 @@ struct TcpOptions {
 
 // Applies the TCP transport's defaults and then `params` (name -> number) to
 // `config`. Keys: sack, recovery (0 = prr, 1 = newreno), timestamps,
-// limited_transmit, handshake, rack, dupthresh, delack_count, delack_timeout_ms, min_rto_ms,
-// initial_rto_ms, max_rto_ms, header_bytes, ack_bytes, max_sack_blocks.
-// Throws std::invalid_argument naming the key and the allowed range for an
-// unknown key or a value out of range.
+// limited_transmit, handshake, rack, dupthresh, delack_count,
+// delack_timeout_ms, min_rto_ms, initial_rto_ms, max_rto_ms, header_bytes,
+// ack_bytes, max_sack_blocks. Throws std::invalid_argument naming the key and
+// the allowed range for an unknown key or a value out of range.
 void ApplyTcpParams(const std::map<std::string, double>& params,
                     TransportConfig* config);
 
