@@ -48,17 +48,29 @@ def test_newreno_throughput_matches_padhye_model(transport, loss):
     # deep, so every loss is a random loss.
     b, t0 = (2, 1.0) if transport == "tcp" else (1, 0.2)
     measured, predicted, sqrt_law = [], [], []
+    timeouts, losses = 0, 0
     for seed in range(2):
         duration = 400.0 if loss < 1e-3 else 150.0
         sim = run(one_link_spec("newreno", transport, capacity_mbps=1000, rtt_ms=40,
                                 buffer_packets=100_000, loss_rate=loss, duration_s=duration,
                                 seed=seed))
         flow = sim.summary()["flows"][0]
+        timeouts += flow["timeouts"]
+        losses += flow["random_losses"]
         rtt_s = float(np.mean(sim.series()["srtt_ms"][0][50:])) / 1e3
         measured.append(flow["throughput_mbps"] * 1e6 / 8 / 1500)
         predicted.append(padhye_throughput_pps(loss, rtt_s, rto_s=t0, b=b))
         sqrt_law.append(mathis_throughput_pps(loss, rtt_s, b=b))
     ratio = np.mean(measured) / np.mean(predicted)
+    if transport == "tcp" and loss >= 1e-2:
+        # Padhye's timeout term models Reno, which times out whenever a
+        # window of ~12 segments yields fewer than 3 duplicate ACKs (Q = 3/w).
+        # Limited transmit (RFC 3042) and SACK / NewReno repair remove those
+        # timeouts, so the model without them applies: the square-root law.
+        assert timeouts <= 0.02 * losses, f"{timeouts} timeouts, {losses} losses"
+        sqrt_ratio = np.mean(measured) / np.mean(sqrt_law)
+        assert 0.75 <= sqrt_ratio <= 1.25, f"simulated/sqrt law = {sqrt_ratio:.3f}"
+        return
     assert 0.75 <= ratio <= 1.25, f"simulated/model = {ratio:.3f}"
     if loss <= 1e-4:
         # At low loss timeouts vanish and the square-root law applies.
@@ -146,8 +158,13 @@ def test_outage_stalls_backs_off_and_recovers(transport):
     # A 2 s outage (capacity 0, queue held): nothing is delivered, the sender
     # times out with exponential backoff, and the flow refills the link after.
     schedule = [[0, 50, 20], [10, 0, 20], [12, 50, 20]]
-    sim = run(one_link_spec("cubic", transport, capacity_mbps=50, rtt_ms=40, duration_s=25,
-                            schedule=schedule))
+    spec = one_link_spec("cubic", transport, capacity_mbps=50, rtt_ms=40, duration_s=25,
+                         schedule=schedule)
+    if transport == "tcp":
+        # Two expiries fit in 2 s only with Linux's 200 ms minimum RTO (the
+        # TCP default is ns-3's 1 s: expiries at 1 s and 3 s).
+        spec["flows"][0]["transport_params"] = {"min_rto_ms": 200}
+    sim = run(spec)
     s = sim.series()
     t, thr = s["t_s"], s["throughput_mbps"][0]
     during = (t > 10.1 + 0.05) & (t <= 12.0)
