@@ -131,7 +131,8 @@ def controller_yaml(name: str) -> str:
     if not rows:
         lines.append("params: {}")
         return "\n".join(lines) + "\n"
-    lines.append("params:")
+    # Only derived defaults (kept as comments): the mapping must still exist.
+    lines.append("params:" if any(r["default"] is not None for r in rows) else "params: {}")
     for r in rows:
         comment = f"{r['range_text']}{' ' + r['unit'] if r['unit'] else ''}: {r['help']}"
         if r["default"] is None:  # derived from another setting

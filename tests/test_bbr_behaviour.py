@@ -82,7 +82,7 @@ def test_probe_rtt_every_ten_seconds(transport):
     series = run(spec).series()
     t = series["t_s"]
     low = t[series["cwnd_bytes"][0] <= 4 * 1500]
-    starts = [low[0]] + [b for a, b in zip(low[:-1], low[1:]) if b - a > 1.0]
+    starts = [low[0]] + [b for a, b in zip(low[:-1], low[1:], strict=True) if b - a > 1.0]
     assert len(starts) == 3, starts
     gaps = np.diff(starts)
     assert np.all((gaps >= 10.0) & (gaps <= 10.6)), gaps

@@ -41,7 +41,7 @@ def test_describe_lists_default_range_and_help_of_each_parameter() -> None:
         assert row["default_text"] in line and row["range_text"] in line
         assert row["help"] in text
     assert "gamma = 0.5    allowed: (0, 1]" in text
-    assert "no parameters" in describe("newreno")
+    assert "no parameters" in describe("lia")
     assert "oracle_capacity*" in describe("features")
     assert "1 / high_gain" in describe("bbr")  # a derived default is named, not invented
     with pytest.raises(ValueError, match="known: .*maco"):
