@@ -38,8 +38,7 @@ Application::Application(const AppSpec& spec, TimeNs start, uint64_t seed,
       next_bytes_ = chunk_;
       break;
     case AppSpec::Kind::kPoisson:
-      next_time_ = start_ + static_cast<TimeNs>(
-                                std::llround(rng_.Exponential(interval_ns_)));
+      next_time_ = start_ + SpanNs(rng_.Exponential(interval_ns_));
       next_bytes_ = chunk_;
       break;
     case AppSpec::Kind::kOnOff:
@@ -62,8 +61,7 @@ Application::Application(const AppSpec& spec, TimeNs start, uint64_t seed,
 }
 
 TimeNs Application::FrameTime(int64_t k) const {
-  return static_cast<TimeNs>(
-      std::llround(static_cast<double>(k) * 1e9 / spec_.fps));
+  return SpanNs(static_cast<double>(k) * 1e9 / spec_.fps);
 }
 
 void Application::CommitWrite(uint64_t end_offset) {
@@ -89,12 +87,12 @@ void Application::Advance() {
   switch (spec_.kind) {
     case AppSpec::Kind::kCbr:
       ++index_;
-      next_time_ = start_ + static_cast<TimeNs>(std::llround(
-                                static_cast<double>(index_) * interval_ns_));
+      next_time_ = start_ + SpanNs(
+                                static_cast<double>(index_) * interval_ns_);
       break;
     case AppSpec::Kind::kPoisson:
       next_time_ +=
-          static_cast<TimeNs>(std::llround(rng_.Exponential(interval_ns_)));
+          SpanNs(rng_.Exponential(interval_ns_));
       break;
     case AppSpec::Kind::kOnOff: {
       if (on_left_ == 0) {
@@ -104,14 +102,16 @@ void Application::Advance() {
         if (objects_ > 0) {
           const double xm_off = static_cast<double>(spec_.mean_off) *
                                 (spec_.shape - 1.0) / spec_.shape;
-          begin += static_cast<TimeNs>(
-              std::llround(rng_.Pareto(spec_.shape, xm_off)));
+          begin += SpanNs(rng_.Pareto(spec_.shape, xm_off));
         }
         const double xm_on = static_cast<double>(spec_.mean_on) *
                              (spec_.shape - 1.0) / spec_.shape;
-        const double on_ns = rng_.Pareto(spec_.shape, xm_on);
+        // Pareto periods are heavy-tailed; one longer than any episode is
+        // as good as endless (and keeps the byte count below 2^64).
+        const double on_ns = std::min(rng_.Pareto(spec_.shape, xm_on),
+                                      static_cast<double>(kMaxSpanNs));
         on_start_ = begin;
-        on_end_ = begin + static_cast<TimeNs>(std::llround(on_ns));
+        on_end_ = begin + SpanNs(on_ns);
         on_left_ = std::max<uint64_t>(
             1,
             static_cast<uint64_t>(std::llround(spec_.rate_bps * on_ns / 8e9)));
@@ -119,8 +119,8 @@ void Application::Advance() {
         ++objects_;
       }
       next_time_ =
-          on_start_ + static_cast<TimeNs>(std::llround(
-                          static_cast<double>(on_chunk_) * interval_ns_));
+          on_start_ + SpanNs(
+                          static_cast<double>(on_chunk_) * interval_ns_);
       next_bytes_ = std::min<uint64_t>(on_left_, chunk_);
       on_left_ -= next_bytes_;
       ++on_chunk_;

@@ -25,26 +25,43 @@ LinkState ScheduleEntry(py::handle item, const std::string& where) {
     DictReader r(item, where);
     s.time = SecondsField(r, "t_s", 0.0);
     s.capacity_bps = r.Float("capacity_mbps", 0.0) * 1e6;
-    s.propagation_delay = static_cast<TimeNs>(r.Float("delay_ms", 0.0) * 1e6);
+    s.propagation_delay = SpanNs(r.Float("delay_ms", 0.0) * 1e6);
     s.loss_rate = r.Float("loss_rate", 0.0);
     s.drop_arrivals = r.Bool("drop_arrivals", false);
     s.handover = r.Bool("handover", false);
     r.RejectUnknown();
     return s;
   }
+  if (!py::isinstance<py::list>(item) && !py::isinstance<py::tuple>(item)) {
+    Fail(where,
+         "must be [t_s, capacity_mbps, delay_ms(, loss_rate)] or a mapping");
+  }
   py::list row = py::list(py::reinterpret_borrow<py::object>(item));
   if (row.size() < 3 || row.size() > 4) {
     Fail(where,
          "must be [t_s, capacity_mbps, delay_ms(, loss_rate)] or a mapping");
   }
-  try {
-    s.time = static_cast<TimeNs>(std::llround(row[0].cast<double>() * 1e9));
-    s.capacity_bps = row[1].cast<double>() * 1e6;
-    s.propagation_delay = static_cast<TimeNs>(row[2].cast<double>() * 1e6);
-    if (row.size() == 4) s.loss_rate = row[3].cast<double>();
-  } catch (const py::cast_error&) {
-    Fail(where, "entries must be numbers");
-  }
+  // Each entry a finite number (not a bool), checked before conversion.
+  auto number = [&](size_t k, const char* name) {
+    py::handle v = row[k];
+    if (py::isinstance<py::bool_>(v) ||
+        !(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v))) {
+      Fail(where + "[" + std::to_string(k) + "]",
+           std::string(name) + " must be a number");
+    }
+    const double x = v.cast<double>();
+    if (!std::isfinite(x)) {
+      Fail(where + "[" + std::to_string(k) + "]",
+           std::string(name) + " must be finite");
+    }
+    return x;
+  };
+  const double t_s = number(0, "t_s");
+  if (t_s < 0 || t_s > 1e6) Fail(where, "t_s must be in [0, 1e6] seconds");
+  s.time = static_cast<TimeNs>(std::llround(t_s * 1e9));
+  s.capacity_bps = number(1, "capacity_mbps") * 1e6;
+  s.propagation_delay = SpanNs(number(2, "delay_ms") * 1e6);
+  if (row.size() == 4) s.loss_rate = number(3, "loss_rate");
   return s;
 }
 
@@ -55,7 +72,7 @@ LinkSpec ParseLink(py::handle obj, const std::string& where) {
   l.capacity_bps = r.Float("capacity_mbps", 100.0) * 1e6;
   const double delay_ms = r.Float("delay_ms", 10.0);
   if (delay_ms < 0) Fail(r.Field("delay_ms"), "must be >= 0");
-  l.delay = static_cast<TimeNs>(std::llround(delay_ms * 1e6));
+  l.delay = SpanNs(delay_ms * 1e6);
   l.loss_rate = r.Float("loss_rate", 0.0);
   l.buffer_packets =
       static_cast<uint64_t>(r.Int("buffer_packets", 0, 0, int64_t{1} << 40));
@@ -172,8 +189,10 @@ FlowSpec ParseFlow(py::handle obj, const std::string& where) {
          py::reinterpret_borrow<py::dict>(r.Get("controller_params"))) {
       const std::string key = py::str(item.first);
       py::handle v = item.second;
-      if (!(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v))) {
-        Fail(params.Field(key), "must be a number");
+      if (py::isinstance<py::bool_>(v) ||
+          !(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)) ||
+          !std::isfinite(v.cast<double>())) {
+        Fail(params.Field(key), "must be a finite number");
       }
       f.controller_params[key] = v.cast<double>();
     }

@@ -114,6 +114,9 @@ class MobilityOracle {
   // Time of the next handover of `path` strictly after t (kTimeInfinite if
   // none is scheduled).
   virtual TimeNs NextHandoverTime(int path, TimeNs t) const = 0;
+  // Whether the oracle knows `path` at all (a controller that relies on
+  // predictions refuses a path the oracle would answer "nothing" for).
+  virtual bool Covers(int /*path*/) const { return true; }
 };
 
 // The parameter values a run supplies, read against the controller's

@@ -76,6 +76,13 @@ Maco::Maco(const ControllerContext& ctx)
         "propagation RTT and handover times of each path): the scenario must "
         "provide an orbital model / mobility oracle to run MACO");
   }
+  if (!oracle_->Covers(path_id_)) {
+    throw std::invalid_argument(
+        "controller 'maco': the mobility oracle has no entry for path " +
+        std::to_string(path_id_) +
+        " of this connection; list every path of the MACO flow under "
+        "oracle.paths (path_id = the path's index in the flow)");
+  }
   if (connection_ == nullptr) {
     throw std::invalid_argument(
         "controller 'maco' is a coupled multipath controller and needs a "

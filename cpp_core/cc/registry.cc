@@ -74,7 +74,11 @@ std::string KnownControllerNames() {
 
 bool IsKnownController(const std::string& name) {
   const std::string base = ResidualBase(name);
-  if (!base.empty()) return base != "external" && IsKnownController(base);
+  // One level only: residual:residual:cubic is not a controller.
+  if (!base.empty()) {
+    return base != "external" && ResidualBase(base).empty() &&
+           IsKnownController(base);
+  }
   for (const Entry& e : Registry()) {
     if (name == e.name) return true;
   }

@@ -27,6 +27,32 @@ void CheckPath(const std::string& where, const std::vector<int>& path,
   }
 }
 
+std::string Num(double x) {
+  std::ostringstream out;
+  out.precision(6);
+  out << x;
+  return out.str();
+}
+
+// A capacity is 0 (an outage) or within the physical range.
+void CheckCapacity(const std::string& where, double bps) {
+  if (!std::isfinite(bps) || bps < 0.0 ||
+      (bps > 0.0 && (bps < kMinCapacityBps || bps > kMaxCapacityBps))) {
+    Fail(where, "capacity " + Num(bps * 1e-6) +
+                    " Mb/s is out of range; allowed: 0 " +
+                    "(outage) or [" + Num(kMinCapacityBps * 1e-6) + ", " +
+                    Num(kMaxCapacityBps * 1e-6) + "] Mb/s");
+  }
+}
+
+void CheckDelay(const std::string& where, TimeNs delay) {
+  if (delay < 0 || delay > kMaxPropagationDelay) {
+    Fail(where, "delay " + Num(ToMillis(delay)) +
+                    " ms is out of range; allowed: " +
+                    "[0, " + Num(ToMillis(kMaxPropagationDelay)) + "] ms");
+  }
+}
+
 }  // namespace
 
 const ParamTable& SimulationParams() {
@@ -41,8 +67,24 @@ const ParamTable& SimulationParams() {
 
 void ValidateSpec(const SimulationSpec& spec) {
   ValidateRandomization(spec.randomization);
-  if (spec.duration <= 0) Fail("duration_s", "must be > 0");
-  if (spec.sample_interval <= 0) Fail("sample_interval_s", "must be > 0");
+  if (spec.duration <= 0 || spec.duration > kMaxDuration) {
+    Fail("duration_s", "must be in (0, " + Num(ToSeconds(kMaxDuration)) + "]");
+  }
+  if (spec.sample_interval < kMinSampleInterval) {
+    Fail("sample_interval_s", "must be >= " +
+                                  Num(ToSeconds(kMinSampleInterval)) + " s");
+  }
+  if (spec.record_series &&
+      spec.duration / spec.sample_interval > kMaxSamples) {
+    Fail("sample_interval_s",
+         "= " + Num(ToSeconds(spec.sample_interval)) + " s records " +
+             Num(static_cast<double>(spec.duration / spec.sample_interval)) +
+             " samples over duration_s = " + Num(ToSeconds(spec.duration)) +
+             "; at most " + Num(static_cast<double>(kMaxSamples)) +
+             " are kept: use sample_interval_s >= " +
+             Num(ToSeconds(spec.duration) / static_cast<double>(kMaxSamples)) +
+             " or record_series = false");
+  }
   for (const auto& [name, value] :
        {std::pair<const char*, double>{"packet_bytes", spec.packet_bytes},
         {"initial_window_packets", spec.initial_window_packets}}) {
@@ -54,10 +96,8 @@ void ValidateSpec(const SimulationSpec& spec) {
   for (size_t i = 0; i < spec.links.size(); ++i) {
     const LinkSpec& l = spec.links[i];
     const std::string at = "links[" + std::to_string(i) + "]";
-    if (!(l.capacity_bps >= 0.0) || !std::isfinite(l.capacity_bps)) {
-      Fail(at + ".capacity_mbps", "must be a finite number >= 0");
-    }
-    if (l.delay < 0) Fail(at + ".delay_ms", "must be >= 0");
+    CheckCapacity(at + ".capacity_mbps", l.capacity_bps);
+    CheckDelay(at + ".delay_ms", l.delay);
     if (!(l.loss_rate >= 0.0 && l.loss_rate < 1.0)) {
       Fail(at + ".loss_rate", "must be in [0, 1)");
     }
@@ -71,18 +111,27 @@ void ValidateSpec(const SimulationSpec& spec) {
       const LinkState& s = l.schedule[k];
       const std::string sat = at + ".schedule[" + std::to_string(k) + "]";
       if (k == 0 && s.time != 0) Fail(sat, "the first entry must be at t = 0");
-      if (s.time <= prev) Fail(sat, "times must increase strictly");
-      prev = s.time;
-      if (!(s.capacity_bps >= 0.0) || !std::isfinite(s.capacity_bps)) {
-        Fail(sat, "capacity must be a finite number >= 0");
+      if (k > 0 && s.time < prev + kMinScheduleSpacing) {
+        Fail(sat, "times must increase by at least " +
+                      Num(ToSeconds(kMinScheduleSpacing)) + " s");
       }
-      if (s.propagation_delay < 0) Fail(sat, "delay must be >= 0");
+      if (s.time > kMaxDuration) {
+        Fail(sat, "t_s must be <= " + Num(ToSeconds(kMaxDuration)) + " s");
+      }
+      prev = s.time;
+      CheckCapacity(sat, s.capacity_bps);
+      CheckDelay(sat, s.propagation_delay);
       if (!(s.loss_rate >= 0.0 && s.loss_rate < 1.0)) {
         Fail(sat, "loss must be in [0, 1)");
       }
     }
     if (l.schedule_period != 0 && l.schedule_period <= prev) {
       Fail(at + ".schedule_period_s", "must exceed the last schedule time");
+    }
+    if (l.schedule_period != 0 && l.schedule_period < kMinSchedulePeriod) {
+      Fail(at + ".schedule_period_s",
+           "must be 0 (no repeat) or >= " +
+               Num(ToSeconds(kMinSchedulePeriod)) + " s");
     }
   }
   for (size_t i = 0; i < spec.flows.size(); ++i) {
@@ -108,7 +157,10 @@ void ValidateSpec(const SimulationSpec& spec) {
       Fail(at + ".scheduler", "unknown scheduler '" + f.scheduler +
                                   "'; allowed: minrtt, roundrobin");
     }
-    if (f.start < 0) Fail(at + ".start_s", "must be >= 0");
+    if (f.start < 0 || f.start > kMaxDuration) {
+      Fail(at + ".start_s",
+           "must be in [0, " + Num(ToSeconds(kMaxDuration)) + "] s");
+    }
     if (f.pacing < -1 || f.pacing > 1) Fail(at + ".pacing", "must be a bool");
     const AppSpec& app = f.app;
     if (app.kind != AppSpec::Kind::kBulk && app.kind != AppSpec::Kind::kFile) {
@@ -116,10 +168,28 @@ void ValidateSpec(const SimulationSpec& spec) {
         Fail(at + ".app", "a '" + std::string(AppKindName(app.kind)) +
                               "' application cannot have file_bytes");
       }
-      if (!(app.rate_bps > 0.0) || !std::isfinite(app.rate_bps)) {
-        Fail(at + ".app.rate_mbps", "must be a finite number > 0");
+      if (!(app.rate_bps >= kMinAppRateBps && app.rate_bps <= kMaxCapacityBps)) {
+        Fail(at + ".app.rate_mbps",
+             "= " + Num(app.rate_bps * 1e-6) + " is out of range; allowed: [" +
+                 Num(kMinAppRateBps * 1e-6) + ", " +
+                 Num(kMaxCapacityBps * 1e-6) + "] Mb/s");
       }
-      if (app.duration < 0) Fail(at + ".app.duration_s", "must be >= 0");
+      // Writes per simulated second are events: bounded (docs/robustness.md).
+      const double chunk = app.chunk_bytes > 0 ? app.chunk_bytes : spec.packet_bytes;
+      const double writes_per_s =
+          app.kind == AppSpec::Kind::kVideo ? app.fps
+                                            : app.rate_bps / (8.0 * chunk);
+      if (writes_per_s > kMaxAppWritesPerSecond) {
+        Fail(at + ".app", "writes " + Num(writes_per_s) +
+                              " chunks per second; at most " +
+                              Num(kMaxAppWritesPerSecond) +
+                              " are allowed: raise chunk_bytes or lower "
+                              "rate_mbps");
+      }
+      if (app.duration < 0 || app.duration > kMaxDuration) {
+        Fail(at + ".app.duration_s",
+             "must be in [0, " + Num(ToSeconds(kMaxDuration)) + "] s");
+      }
     }
     if (app.kind == AppSpec::Kind::kOnOff) {
       if (!(app.shape > 1.0)) {
@@ -129,8 +199,8 @@ void ValidateSpec(const SimulationSpec& spec) {
       if (app.mean_off <= 0) Fail(at + ".app.mean_off_s", "must be > 0");
     }
     if (app.kind == AppSpec::Kind::kVideo) {
-      if (!(app.fps > 0.0 && app.fps <= 1000.0)) {
-        Fail(at + ".app.fps", "must be in (0, 1000]");
+      if (!(app.fps >= kMinVideoFps && app.fps <= 1000.0)) {
+        Fail(at + ".app.fps", "must be in [" + Num(kMinVideoFps) + ", 1000]");
       }
       if (app.startup_delay < 0)
         Fail(at + ".app.startup_delay_s", "must be >= 0");

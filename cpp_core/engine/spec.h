@@ -19,6 +19,29 @@
 
 namespace orbitcc {
 
+// Physical ranges every spec is checked against (ValidateSpec). They keep
+// events per simulated second and memory per episode bounded for every
+// accepted spec (docs/robustness.md derives the bounds from them).
+constexpr TimeNs kMaxDuration = 1000000 * kNsPerSec;  // 1e6 s (11.6 days)
+// A link is either down (capacity 0) or carries 1 kb/s .. 1 Tb/s: a packet
+// takes at most 65535 * 8 / 1e3 s = 524 s to serialise.
+constexpr double kMinCapacityBps = 1e3;
+constexpr double kMaxCapacityBps = 1e12;
+// One-way propagation: 100 s is beyond the Moon (1.3 s) and any LEO path.
+constexpr TimeNs kMaxPropagationDelay = 100 * kNsPerSec;
+// Link schedules: entries at least 1 us apart; a repeating schedule's period
+// at least 1 ms, so a schedule fires at most 1e3 * entries events per second.
+constexpr TimeNs kMinScheduleSpacing = kNsPerUs;
+constexpr TimeNs kMinSchedulePeriod = kNsPerMs;
+// Metric samples: at most 1e6 per subflow per series field over an episode,
+// taken at most every 1 us.
+constexpr TimeNs kMinSampleInterval = kNsPerUs;
+constexpr int64_t kMaxSamples = 1000000;
+// Applications: at least 1 kb/s, at most 1e6 writes per simulated second.
+constexpr double kMinAppRateBps = 1e3;
+constexpr double kMaxAppWritesPerSecond = 1e6;
+constexpr double kMinVideoFps = 0.01;
+
 struct LinkSpec {
   std::string name;
   double capacity_bps = 100e6;

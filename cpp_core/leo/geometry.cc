@@ -285,14 +285,17 @@ double AlongTrackConfig::SharedDurationS() const {
 }
 
 void AlongTrackConfig::Validate() const {
-  LeoRequire(std::isfinite(altitude_km) && altitude_km > 0.0,
-             "along_track.altitude_km", "> 0", altitude_km);
-  LeoRequire(std::isfinite(spacing_km) && spacing_km > 0.0,
-             "along_track.spacing_km (R1)", "> 0", spacing_km);
-  LeoRequire(std::isfinite(speed_km_s) && speed_km_s > 0.0,
-             "along_track.speed_km_s (v)", "> 0", speed_km_s);
-  LeoRequire(std::isfinite(footprint_radius_km) && footprint_radius_km > 0.0,
-             "along_track.footprint_radius_km (R2)", "> 0",
+  // Physical ranges: orbits up to 100,000 km (GEO is 35,786 km), spacing and
+  // footprints within the Earth's circumference, speeds of 0.01 .. 20 km/s
+  // (LEO ~7.6 km/s; escape velocity 11.2 km/s).
+  LeoRequire(altitude_km > 0.0 && altitude_km <= 100000.0,
+             "along_track.altitude_km", "in (0, 100000] km", altitude_km);
+  LeoRequire(spacing_km > 0.0 && spacing_km <= 40075.0,
+             "along_track.spacing_km (R1)", "in (0, 40075] km", spacing_km);
+  LeoRequire(speed_km_s >= 0.01 && speed_km_s <= 20.0,
+             "along_track.speed_km_s (v)", "in [0.01, 20] km/s", speed_km_s);
+  LeoRequire(footprint_radius_km > 0.0 && footprint_radius_km <= 40075.0,
+             "along_track.footprint_radius_km (R2)", "in (0, 40075] km",
              footprint_radius_km);
   LeoRequire(handover_radius_km >= 0.0, "along_track.handover_radius_km",
              ">= 0 (0 = 0.75 * spacing_km)", handover_radius_km);

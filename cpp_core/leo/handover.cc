@@ -27,19 +27,19 @@ TimeNs SecondsToNsCeil(double s) {
 }  // namespace
 
 void HandoverConfig::Validate() const {
-  LeoRequire(reconfig_period > 0, "handover.reconfig_period_ns", "> 0",
-             static_cast<double>(reconfig_period));
+  LeoRequire(reconfig_period >= kNsPerMs, "handover.reconfig_period_ns",
+             ">= 1 ms", static_cast<double>(reconfig_period));
   LeoRequire(reconfig_offset >= 0 && reconfig_offset < reconfig_period,
              "handover.reconfig_offset_ns", "in [0, reconfig_period)",
              static_cast<double>(reconfig_offset));
   LeoRequire(hysteresis_deg >= 0.0 && hysteresis_deg <= 90.0,
              "handover.hysteresis_deg", "in [0, 90]", hysteresis_deg);
-  LeoRequire(check_interval > 0, "handover.check_interval_ns", "> 0",
+  LeoRequire(check_interval >= kNsPerMs, "handover.check_interval_ns", ">= 1 ms",
              static_cast<double>(check_interval));
   LeoRequire(outage >= 0, "handover.outage_ns", ">= 0",
              static_cast<double>(outage));
   if (outage_random.random()) outage_random.Validate("handover.outage_s");
-  LeoRequire(sample_interval > 0, "handover.sample_interval_ns", "> 0",
+  LeoRequire(sample_interval >= kNsPerMs, "handover.sample_interval_ns", ">= 1 ms",
              static_cast<double>(sample_interval));
 }
 
@@ -367,8 +367,8 @@ void AlongTrackLinkConfig::Validate() const {
   if (soft_outage_random.random()) {
     soft_outage_random.Validate("along_track.soft_outage_s");
   }
-  LeoRequire(sample_interval > 0, "along_track.sample_interval_ns", "> 0",
-             static_cast<double>(sample_interval));
+  LeoRequire(sample_interval >= kNsPerMs, "along_track.sample_interval_ns",
+             ">= 1 ms", static_cast<double>(sample_interval));
   LeoRequire(extra_one_way_delay >= 0, "along_track.extra_one_way_delay_ns",
              ">= 0", static_cast<double>(extra_one_way_delay));
   LeoRequire(loss_rate >= 0.0 && loss_rate <= 1.0, "along_track.loss_rate",

@@ -99,6 +99,7 @@ class OrbitalMobilityOracle : public MobilityOracle {
   // Registers (or replaces) the predictor of `path`.
   void SetPath(int path, std::unique_ptr<PathPredictor> predictor);
   bool HasPath(int path) const { return paths_.count(path) > 0; }
+  bool Covers(int path) const override { return HasPath(path); }
 
   // Unknown paths predict nothing: capacity 0, RTT 0, no handover.
   double PredictedAccessCapacityBps(int path, TimeNs t) const override;

@@ -18,7 +18,12 @@ namespace {
 
 // Largest timestamp accepted in a mahimahi file (ms): ~31 years. Guards the
 // ms -> ns conversion against overflow.
-constexpr int64_t kMaxTimestampMs = int64_t{1} << 50;
+// Timestamps up to the longest episode (1e6 s); a trace's period becomes at
+// most kMaxTraceBins link states.
+constexpr int64_t kMaxTimestampMs = int64_t{1000000000};
+constexpr int64_t kMaxTraceBins = 1000000;
+// One-way delays up to 100 s (sim/spec.h kMaxPropagationDelay).
+constexpr double kMaxDelayMs = 1e5;
 
 [[noreturn]] void FailAt(const std::string& path, int line,
                          const std::string& message) {
@@ -169,8 +174,8 @@ std::vector<double> ReadDelayFile(const std::string& path) {
     if (!ParseDouble(token, &v)) {
       FailAt(path, line, "expected a delay in ms, got '" + token + "'");
     }
-    if (v < 0.0) {
-      FailAt(path, line, "delay must be >= 0 ms, got " + token);
+    if (!(v >= 0.0 && v <= kMaxDelayMs)) {
+      FailAt(path, line, "delay must be in [0, 1e5] ms, got " + token);
     }
     delays.push_back(v);
   }
@@ -225,11 +230,15 @@ std::vector<TraceCsvRow> ReadTraceCsv(const std::string& path) {
              "time_s must strictly increase (" + fields[0] + " after " +
                  FormatDouble(rows.back().time_s) + ")");
     }
-    if (row.capacity_mbps < 0.0) {
-      FailAt(path, line, "capacity_mbps must be >= 0, got " + fields[1]);
+    if (!(row.time_s <= 1e6)) {
+      FailAt(path, line, "time_s must be <= 1e6, got " + fields[0]);
     }
-    if (row.rtt_ms < 0.0) {
-      FailAt(path, line, "rtt_ms must be >= 0, got " + fields[2]);
+    // The link range of sim/spec.h: 0 (outage) or up to 1 Tb/s.
+    if (!(row.capacity_mbps >= 0.0 && row.capacity_mbps <= 1e6)) {
+      FailAt(path, line, "capacity_mbps must be in [0, 1e6], got " + fields[1]);
+    }
+    if (!(row.rtt_ms >= 0.0 && row.rtt_ms <= 2 * kMaxDelayMs)) {
+      FailAt(path, line, "rtt_ms must be in [0, 2e5], got " + fields[2]);
     }
     if (!IsProbability(row.loss)) {
       FailAt(path, line, "loss must be in [0, 1], got " + fields[3]);
@@ -341,6 +350,16 @@ std::vector<LinkState> MahimahiCapacitySegments(
   const int64_t bin_ms = options.bin / kNsPerMs;
   const int64_t period_ms = trace.period_ms;
   const int64_t num_bins = (period_ms + bin_ms - 1) / bin_ms;
+  // One link state per bin: a bound on them bounds the memory a (possibly
+  // tiny) trace file can ask for, e.g. one line "1000000000000".
+  if (num_bins > kMaxTraceBins) {
+    FailFile(path, "the trace period (" + std::to_string(period_ms) +
+                       " ms, its last timestamp) spans " +
+                       std::to_string(num_bins) + " bins of " +
+                       std::to_string(bin_ms) + " ms; at most " +
+                       std::to_string(kMaxTraceBins) +
+                       " are allowed: raise bin_ms or shorten the trace");
+  }
   std::vector<int64_t> counts(static_cast<size_t>(num_bins), 0);
   for (int64_t t : trace.timestamps_ms) {
     // Folding the timestamp into [0, period) keeps every opportunity of the

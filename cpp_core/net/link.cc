@@ -73,8 +73,12 @@ void Link::StartTransmission(TimeNs now) {
 }
 
 void Link::ScheduleTransmitted(TimeNs now) {
-  const double ns = remaining_bits_ * 1e9 / state_.capacity_bps;
-  TimeNs duration = static_cast<TimeNs>(std::ceil(ns));
+  // Clamped to kMaxSpanNs: on a link so slow the packet does not leave
+  // within any episode, the clock must not overflow (sim/time.h).
+  const double ns = std::ceil(remaining_bits_ * 1e9 / state_.capacity_bps);
+  const TimeNs duration = ns < static_cast<double>(kMaxSpanNs)
+                              ? static_cast<TimeNs>(ns)
+                              : kMaxSpanNs;
   tx_done_time_ = now + duration;
   host_->Schedule(tx_done_time_, EventKind::kLinkTransmitted, id_,
                   ++tx_generation_);

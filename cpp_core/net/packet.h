@@ -62,10 +62,18 @@ struct LossCounts {
   }
 };
 
+// The receive window every receiver advertises unless a router lowers it:
+// 2^30 bytes, the largest window TCP can express (RFC 7323 section 2.3: a
+// 16-bit window shifted by at most 14). It bounds the bytes a sender keeps in
+// flight whatever its controller (or an agent) asks for, and so the packets
+// and per-packet records of a subflow: memory per episode stays bounded for
+// every accepted window (docs/robustness.md).
+constexpr uint64_t kMaxReceiveWindowBytes = uint64_t{1} << 30;
+
 struct Packet {
   uint64_t number = 0;   // packet number / segment number / ACK frame id
   TimeNs sent_time = 0;  // when the sender put it on the wire
-  uint64_t rwnd_cap = UINT64_MAX;  // explicit window feedback (REFWA)
+  uint64_t rwnd_cap = kMaxReceiveWindowBytes;  // window feedback (REFWA)
   uint64_t stream_offset = 0;      // first payload byte's stream offset
   uint32_t payload = 0;            // application bytes carried
   uint32_t bytes = 0;              // size on the wire

@@ -103,7 +103,7 @@ class QuicSubflow final : public SubflowSender {
   struct AckFrame {
     uint64_t largest = 0;
     TimeNs ack_delay = 0;
-    uint64_t rwnd_cap = UINT64_MAX;
+    uint64_t rwnd_cap = kMaxReceiveWindowBytes;
     std::vector<std::pair<uint64_t, uint64_t>> ranges;  // ascending [lo, hi]
   };
 
@@ -136,7 +136,7 @@ class QuicSubflow final : public SubflowSender {
   static constexpr uint64_t kNone = UINT64_MAX;
   uint64_t largest_acked_ = kNone;
   uint64_t bytes_in_flight_ = 0;
-  uint64_t rwnd_ = UINT64_MAX;
+  uint64_t rwnd_ = kMaxReceiveWindowBytes;
   TimeNs last_ack_eliciting_sent_ = 0;
   TimeNs loss_time_ = 0;  // 0: no time-threshold loss pending
   TimeNs first_rtt_sample_time_ = -1;
@@ -155,7 +155,7 @@ class QuicSubflow final : public SubflowSender {
   uint64_t largest_received_ = kNone;
   TimeNs largest_received_time_ = 0;
   uint32_t unacked_eliciting_ = 0;
-  uint64_t last_rwnd_cap_ = UINT64_MAX;
+  uint64_t last_rwnd_cap_ = kMaxReceiveWindowBytes;
   bool ack_timer_armed_ = false;
   int ack_timer_;
   RingBuffer<AckFrame> frames_;

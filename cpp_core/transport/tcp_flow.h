@@ -214,7 +214,7 @@ class TcpFlow final : public SubflowSender, public FlowTransport {
   uint64_t prr_window_ = 0;  // PRR's cwnd in segments
   bool retrans_data_acked_ = false;
   int backoff_ = 1;
-  uint64_t rwnd_ = UINT64_MAX;
+  uint64_t rwnd_ = kMaxReceiveWindowBytes;
   TimeNs next_send_time_ = 0;
   double last_rate_bps_ = 0.0;
   uint64_t lost_bytes_total_ = 0;
@@ -232,7 +232,7 @@ class TcpFlow final : public SubflowSender, public FlowTransport {
   TimeNs ts_recent_ = -1;             // RFC 7323 TS.Recent
   uint32_t unacked_segments_ = 0;
   bool delack_armed_ = false;
-  uint64_t last_rwnd_cap_ = UINT64_MAX;
+  uint64_t last_rwnd_cap_ = kMaxReceiveWindowBytes;
   int delack_timer_;
   TimeNs completion_time_ = -1;
 
