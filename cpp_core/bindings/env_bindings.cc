@@ -7,12 +7,15 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "bindings/dict_reader.h"
 #include "bindings/param_bindings.h"
+#include "bindings/simulation_handle.h"
 #include "bindings/spec_from_dict.h"
 #include "bindings/summary_dict.h"
 #include "env/batch_simulation.h"
@@ -122,7 +125,10 @@ py::dict ActionSpecToDict(const ActionSpec& s) {
   return d;
 }
 
+constexpr const char* kBatch = "this env (or vector env)";
+
 void CheckEnv(const BatchSimulation& b, int i) {
+  b.use_flag()->CheckIdle(kBatch);
   if (i < 0 || i >= b.num_envs()) {
     throw py::value_error("env index " + std::to_string(i) +
                           " is out of range; allowed: 0.." +
@@ -302,9 +308,22 @@ void RegisterEnvBindings(py::module_& m) {
               }
               for (size_t i = 0; i < n; ++i) {
                 if (list[i].is_none()) continue;
-                const py::int_ v = py::int_(list[i]);
-                const long long x = v.cast<long long>();
-                if (x < 0) throw py::value_error("seeds must be >= 0");
+                py::handle item = list[i];
+                if (py::isinstance<py::bool_>(item) ||
+                    !py::isinstance(item, py::module_::import("numbers")
+                                              .attr("Integral"))) {
+                  throw py::value_error("seeds[" + std::to_string(i) +
+                                        "] must be an integer or None");
+                }
+                int overflow = 0;
+                const py::int_ v = py::int_(py::reinterpret_borrow<py::object>(item));
+                const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+                if (overflow != 0 || x < 0) {
+                  throw py::value_error(
+                      "seeds[" + std::to_string(i) + "] = " +
+                      std::string(py::str(v)) +
+                      " is out of range; allowed: [0, 2**63 - 1]");
+                }
                 seed_values[i] = static_cast<uint64_t>(x);
                 has_seed[i] = 1;
                 any_seed = true;
@@ -318,6 +337,7 @@ void RegisterEnvBindings(py::module_& m) {
               }
               for (size_t i = 0; i < n; ++i) mask_values[i] = a.data()[i];
             }
+            ExclusiveUse use(*b.use_flag(), kBatch);
             py::gil_scoped_release release;
             b.Reset(any_seed ? seed_values.data() : nullptr, has_seed.data(),
                     mask_values.data());
@@ -341,21 +361,50 @@ void RegisterEnvBindings(py::module_& m) {
                                     std::to_string(s) +
                                     ") (num_envs, num_subflows)");
             }
+            const char kind = action.dtype().kind();
             if (spec.discrete) {
-              if (action.dtype().kind() != 'i' &&
-                  action.dtype().kind() != 'u') {
-                throw py::value_error("discrete actions must be integers");
+              if (kind != 'i' && kind != 'u') {
+                throw py::value_error(
+                    "discrete actions must be integers, got dtype " +
+                    std::string(py::str(action.dtype())));
               }
               auto a = py::array_t<int64_t,
                                    py::array::c_style |
                                        py::array::forcecast>::ensure(action);
+              ExclusiveUse use(*b.use_flag(), kBatch);
               py::gil_scoped_release release;
               b.Step(nullptr, a.data());
             } else {
+              // Real numbers only: a bool, complex or object array is not an
+              // action (numpy would cast it silently).
+              if (kind != 'f' && kind != 'i' && kind != 'u') {
+                throw py::value_error(
+                    "actions must be real numbers (a float or integer "
+                    "array), got dtype " + std::string(py::str(action.dtype())));
+              }
+              // Finite values beyond float32 would become inf in the cast.
+              if (kind == 'f' && action.itemsize() > 4) {
+                auto wide = py::array_t<double, py::array::c_style |
+                                                    py::array::forcecast>::
+                    ensure(action);
+                const double* w = wide.data();
+                for (py::ssize_t k = 0; k < wide.size(); ++k) {
+                  if (std::isfinite(w[k]) &&
+                      std::fabs(w[k]) > std::numeric_limits<float>::max()) {
+                    throw py::value_error(
+                        "action for env " + std::to_string(k / s) +
+                        ", subflow " + std::to_string(k % s) + " is " +
+                        py::str(py::float_(w[k])).cast<std::string>() +
+                        ", beyond the float32 range of the action space "
+                        "(|a| <= 3.4e38)");
+                  }
+                }
+              }
               auto a =
                   py::array_t<float, py::array::c_style |
                                          py::array::forcecast>::ensure(action);
               if (!a) throw py::value_error("action must be numeric");
+              ExclusiveUse use(*b.use_flag(), kBatch);
               py::gil_scoped_release release;
               b.Step(a.data(), nullptr);
             }
@@ -364,13 +413,14 @@ void RegisterEnvBindings(py::module_& m) {
           "Steps every env (GIL released); results land in the buffers.")
       .def(
           "simulation",
-          [](BatchSimulation& b, int i) -> const Simulation& {
+          [](BatchSimulation& b, int i) {
             CheckEnv(b, i);
             if (!b.env(i).started()) throw py::value_error("env not reset yet");
-            return b.env(i).simulation();
+            return SimulationHandle(b.env(i).shared_simulation(), b.use_flag());
           },
-          py::arg("env"), py::return_value_policy::reference_internal,
-          "The running Simulation of env i (valid until its next reset).")
+          py::arg("env"),
+          "The running Simulation of env i; using it after env i's next reset "
+          "raises RuntimeError.")
       .def(
           "last_summary",
           [](BatchSimulation& b, int i) {
@@ -380,7 +430,11 @@ void RegisterEnvBindings(py::module_& m) {
           },
           py::arg("env"),
           "Metrics of env i's last finished episode (or the running one).")
-      .def("has_last_summary", &BatchSimulation::has_last_summary)
+      .def("has_last_summary",
+           [](const BatchSimulation& b, int i) {
+             CheckEnv(b, i);
+             return b.has_last_summary(i);
+           })
       .def(
           "step_handovers_s",
           [](BatchSimulation& b, int i) {

@@ -11,6 +11,7 @@
 #include "bindings/env_bindings.h"
 #include "bindings/leo_bindings.h"
 #include "bindings/param_bindings.h"
+#include "bindings/simulation_handle.h"
 #include "bindings/spec_from_dict.h"
 #include "bindings/summary_dict.h"
 #include "cc/controller.h"
@@ -101,86 +102,126 @@ PYBIND11_MODULE(_core, m) {
       },
       "Names of the congestion controllers the core knows.");
 
-  py::class_<Simulation>(m, "Simulation")
+  // A handle (bindings/simulation_handle.h): an own simulation, or a view of
+  // an env's that raises once a reset has replaced it.
+  using orbitcc::SimulationHandle;
+  using Sim = std::shared_ptr<Simulation>;
+  py::class_<SimulationHandle>(m, "Simulation")
       .def(py::init([](const py::dict& spec) {
-             return std::make_unique<Simulation>(orbitcc::SpecFromDict(spec));
+             return SimulationHandle(
+                 std::make_shared<Simulation>(orbitcc::SpecFromDict(spec)));
            }),
            py::arg("spec"),
            "Builds a simulation from a spec dict (see orbitcc.scenario).")
       .def(
           "step",
-          [](Simulation& sim, double duration_s) {
+          [](const SimulationHandle& h, double duration_s) {
             const orbitcc::TimeNs d = DurationNs(duration_s);
+            Sim sim = h.Get();
+            orbitcc::ExclusiveUse use(h.use_flag(), "this simulation");
             py::gil_scoped_release release;
-            return sim.Step(d);
+            return sim->Step(d);
           },
           py::arg("duration_s"),
           "Advances simulated time; returns False once the episode is over.")
-      .def("run", &Simulation::Run, py::call_guard<py::gil_scoped_release>(),
-           "Runs to the end of the episode.")
+      .def(
+          "run",
+          [](const SimulationHandle& h) {
+            Sim sim = h.Get();
+            orbitcc::ExclusiveUse use(h.use_flag(), "this simulation");
+            py::gil_scoped_release release;
+            sim->Run();
+          },
+          "Runs to the end of the episode.")
+      .def_property_readonly("now_s",
+                             [](const SimulationHandle& h) {
+                               return orbitcc::ToSeconds(h.Get()->now());
+                             })
+      .def_property_readonly("duration_s",
+                             [](const SimulationHandle& h) {
+                               return orbitcc::ToSeconds(h.Get()->duration());
+                             })
       .def_property_readonly(
-          "now_s",
-          [](const Simulation& s) { return orbitcc::ToSeconds(s.now()); })
+          "done", [](const SimulationHandle& h) { return h.Get()->done(); })
       .def_property_readonly(
-          "duration_s",
-          [](const Simulation& s) { return orbitcc::ToSeconds(s.duration()); })
-      .def_property_readonly("done", &Simulation::done)
-      .def_property_readonly("num_subflows", &Simulation::num_subflows)
-      .def_property_readonly("num_flows", &Simulation::num_flows)
-      .def_property_readonly("num_links", &Simulation::num_links)
-      .def_property_readonly("events_processed", &Simulation::events_processed)
+          "num_subflows",
+          [](const SimulationHandle& h) { return h.Get()->num_subflows(); })
+      .def_property_readonly(
+          "num_flows",
+          [](const SimulationHandle& h) { return h.Get()->num_flows(); })
+      .def_property_readonly(
+          "num_links",
+          [](const SimulationHandle& h) { return h.Get()->num_links(); })
+      .def_property_readonly(
+          "events_processed",
+          [](const SimulationHandle& h) { return h.Get()->events_processed(); })
       .def("subflow_flow",
-           [](const Simulation& s, int subflow) {
-             CheckSubflow(s, subflow);
-             return s.flow_of_subflow(subflow);
+           [](const SimulationHandle& h, int subflow) {
+             Sim s = h.Get();
+             CheckSubflow(*s, subflow);
+             return s->flow_of_subflow(subflow);
            })
       .def(
           "summary",
-          [](const Simulation& s) {
-            return orbitcc::SummaryToDict(s.Summarize());
+          [](const SimulationHandle& h) {
+            return orbitcc::SummaryToDict(h.Get()->Summarize());
           },
           "The episode's metrics so far, as a dict.")
-      .def("series", &SeriesToDict,
-           "Sampled time series: t_s and (n_subflows, T) arrays.")
+      .def(
+          "series",
+          [](const SimulationHandle& h) { return SeriesToDict(*h.Get()); },
+          "Sampled time series: t_s and (n_subflows, T) arrays.")
       .def("probe",
-           [](const Simulation& s, int subflow) {
-             CheckSubflow(s, subflow);
-             return ProbeToDict(s.Probe(subflow));
+           [](const SimulationHandle& h, int subflow) {
+             Sim s = h.Get();
+             CheckSubflow(*s, subflow);
+             return ProbeToDict(s->Probe(subflow));
            })
       .def_property_readonly("handover_times_s",
-                             [](const Simulation& s) {
+                             [](const SimulationHandle& h) {
                                std::vector<double> out;
-                               for (auto t : s.handover_times()) {
+                               for (auto t : h.Get()->handover_times()) {
                                  out.push_back(orbitcc::ToSeconds(t));
                                }
                                return out;
                              })
       .def("set_window",
-           [](Simulation& s, int subflow, double bytes) {
-             CheckSubflow(s, subflow);
+           [](const SimulationHandle& h, int subflow, double bytes) {
+             Sim s = h.Get();
+             CheckSubflow(*s, subflow);
+             // Any window up to 1e15 bytes is accepted; what a sender keeps
+             // in flight is further bounded by the receive window
+             // (kMaxReceiveWindowBytes), so memory stays bounded.
              if (!(bytes >= 0.0) || bytes > 1e15) {
                throw py::value_error(
-                   "window must be a finite number of bytes >= 0");
+                   "window must be a finite number of bytes in [0, 1e15], "
+                   "got " + std::to_string(bytes));
              }
-             s.SetWindow(subflow, static_cast<uint64_t>(bytes));
+             s->SetWindow(subflow, static_cast<uint64_t>(bytes));
            })
       .def(
           "set_pacing_rate",
-          [](Simulation& s, int subflow, double bps) {
-            CheckSubflow(s, subflow);
-            if (!(bps >= 0.0) || bps > 1e15) {
-              throw py::value_error("pacing rate must be a finite number >= 0");
+          [](const SimulationHandle& h, int subflow, double bps) {
+            Sim s = h.Get();
+            CheckSubflow(*s, subflow);
+            // 0 means unpaced; a paced rate is physical (the link range).
+            if (!(bps == 0.0 || (bps >= orbitcc::kMinCapacityBps &&
+                                 bps <= orbitcc::kMaxCapacityBps))) {
+              throw py::value_error(
+                  "pacing rate must be 0 (unpaced) or in [1e3, 1e12] bit/s, "
+                  "got " + std::to_string(bps));
             }
-            s.SetPacingRate(subflow, bps);
+            s->SetPacingRate(subflow, bps);
           })
       .def(
           "packet_accounting",
-          [](const Simulation& s, int subflow) {
-            CheckSubflow(s, subflow);
-            const auto& st = s.subflow_stats(subflow);
+          [](const SimulationHandle& h, int subflow) {
+            Sim s = h.Get();
+            CheckSubflow(*s, subflow);
+            const auto& st = s->subflow_stats(subflow);
             py::dict d;
-            d["injected"] = s.data_packets_injected(subflow);
-            d["arrived"] = s.data_packets_arrived(subflow);
+            d["injected"] = s->data_packets_injected(subflow);
+            d["arrived"] = s->data_packets_arrived(subflow);
             d["dropped"] = st.total_drops();
             d["queue_overflow"] = st.drops.queue_overflow;
             d["random"] = st.drops.random;
@@ -188,12 +229,16 @@ PYBIND11_MODULE(_core, m) {
             return d;
           },
           "Ground-truth counts of this subflow's data packets.")
-      .def("data_packets_in_links", &Simulation::DataPacketsInLinks)
-      .def("link_stats", [](Simulation& s, int index) {
-        if (index < 0 || index >= s.num_links()) {
+      .def("data_packets_in_links",
+           [](const SimulationHandle& h) {
+             return h.Get()->DataPacketsInLinks();
+           })
+      .def("link_stats", [](const SimulationHandle& h, int index) {
+        Sim s = h.Get();
+        if (index < 0 || index >= s->num_links()) {
           throw py::value_error("link index out of range");
         }
-        orbitcc::Link& l = s.link(index);
+        orbitcc::Link& l = s->link(index);
         py::dict d;
         d["name"] = l.name();
         d["capacity_mbps"] = l.capacity_bps() * 1e-6;

@@ -16,6 +16,7 @@
 #include "engine/summary.h"
 #include "env/env_instance.h"
 #include "env/env_spec.h"
+#include "env/exclusive_use.h"
 #include "env/thread_pool.h"
 
 namespace orbitcc {
@@ -72,6 +73,10 @@ class BatchSimulation {
   EnvInstance& env(int i) { return *envs_[i]; }
   uint64_t episode_seed(int i) const { return envs_[i]->episode_seed(); }
   uint64_t episode_index(int i) const { return episode_[i]; }
+  // Not thread-safe by itself: whoever steps, resets or reads it from
+  // several threads holds this flag (ExclusiveUse) while doing so; the
+  // Python bindings do, and so do the Simulation handles they give out.
+  const std::shared_ptr<UseFlag>& use_flag() const { return use_; }
 
  private:
   EnvOutput Output(int i);
@@ -102,6 +107,7 @@ class BatchSimulation {
   std::vector<Summary> summaries_;
   std::vector<uint8_t> has_summary_;
   Summary scratch_;
+  std::shared_ptr<UseFlag> use_ = std::make_shared<UseFlag>();
 };
 
 }  // namespace orbitcc

@@ -101,7 +101,7 @@ void EnvInstance::Reset(uint64_t seed, const EnvOutput& out) {
   spec.seed = seed;
   spec.record_series = false;  // the env reports its own per-step metrics
   sim_.reset();
-  sim_ = std::make_unique<Simulation>(std::move(spec));
+  sim_ = std::make_shared<Simulation>(std::move(spec));
   // Domain randomisation may have changed the flows (background copies)
   // and the oracle: read them from the spec as built.
   ListSubflows(sim_->spec());

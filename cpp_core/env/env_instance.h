@@ -58,6 +58,9 @@ class EnvInstance {
   int num_subflows() const { return num_subflows_; }
   uint64_t episode_seed() const { return episode_seed_; }
   const Simulation& simulation() const { return *sim_; }
+  // The running simulation, shared so a handle can tell (through a weak
+  // pointer) that a reset has replaced it.
+  const std::shared_ptr<Simulation>& shared_simulation() const { return sim_; }
   Simulation& mutable_simulation() { return *sim_; }
   const ObservationSpec& observation_spec() const { return obs_spec_; }
   const ActionSpec& action_spec() const { return action_spec_; }
@@ -101,7 +104,7 @@ class EnvInstance {
   int num_subflows_ = 0;
   std::vector<SubflowInfo> all_subflows_;  // Build order: test first
 
-  std::unique_ptr<Simulation> sim_;
+  std::shared_ptr<Simulation> sim_;
   std::unique_ptr<MobilityOracle> oracle_;  // for features; never the sim's
   uint64_t episode_seed_ = 0;
   TimeNs last_time_ = 0;
