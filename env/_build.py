@@ -61,6 +61,9 @@ def compose_gym(scenario: str | None, controller: str | None,
 def build_batch(scenario: str | None, controller: str | None, overrides: Sequence[str],
                 num_envs: int = 1, num_threads: int | None = 1,
                 autoreset_mode: str = "disabled") -> Built:
+    check_count("num_envs", num_envs, 1, 1 << 16)
+    if num_threads is not None:
+        check_count("num_threads", num_threads, 1, 1024)
     cfg, control, sim_controller = compose_gym(scenario, controller, overrides)
     spec = build_spec(cfg)
     spec["record_series"] = False
@@ -73,6 +76,15 @@ def build_batch(scenario: str | None, controller: str | None, overrides: Sequenc
     batch = _core.BatchSimulation(spec, cfg.env.to_core(control, cfg.reward),
                                   int(num_envs), int(num_threads), autoreset_mode)
     return Built(batch, cfg, control, sim_controller or "", spec)
+
+
+def check_count(name: str, value: Any, lo: int, hi: int) -> int:
+    """A whole number in [lo, hi]: rejects bools, floats (1.5) and strings."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
+    if not lo <= int(value) <= hi:
+        raise ValueError(f"{name} = {int(value)} is out of range; allowed: [{lo}, {hi}]")
+    return int(value)
 
 
 def check_seed(seed: Any) -> int:
