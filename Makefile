@@ -23,7 +23,8 @@ export CCACHE_NOHASHDIR ?= 1
 endif
 
 .PHONY: run test install install-base cpp-test py-test validate bench reproduce lint clean \
-	ns3-deps validate-ns3
+	ns3-deps validate-ns3 \
+	sanitize tsan fuzz fuzz-short
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -121,3 +122,35 @@ train-reference: install
 	WANDB_MODE=disabled $(VENV)/bin/orbitcc-train agent=ppo_starlink seed=0 hydra.run.dir=outputs/train/reference
 	$(PY) -m orbitcc.agents.reference ship outputs/train/reference --docs docs/figures
 	$(PY) -m orbitcc.agents.reference evaluate --seeds 5 --json outputs/train/reference/heldout.json
+
+# Sanitizers (docs/robustness.md), each in its own build dir so the release
+# build is untouched: ASan + UBSan for the C++ tests and a Python smoke run of
+# the instrumented module; TSan for the batch / thread-pool tests. Any report
+# aborts (-fno-sanitize-recover=all), so success means zero reports.
+ASAN_DIR ?= build/asan
+TSAN_DIR ?= build/tsan
+SAN_CMAKE = $(VENV)/bin/cmake -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
+	-DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DPython_EXECUTABLE=$(abspath $(PY))
+sanitize: install
+	$(SAN_CMAKE) -S cpp_core -B $(ASAN_DIR) -DORBITCC_SANITIZE=address,undefined \
+	  -Dpybind11_DIR=$$($(PY) -m pybind11 --cmakedir) >/dev/null
+	$(VENV)/bin/cmake --build $(ASAN_DIR) --target orbitcc_cpp_tests _core
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  $(ASAN_DIR)/orbitcc_cpp_tests --gtest_brief=1
+	LD_PRELOAD=$$(g++ -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1 WANDB_MODE=disabled \
+	  $(PY) tests/sanitizer_smoke.py $$(ls $(abspath $(ASAN_DIR))/_core*.so)
+
+tsan: install
+	$(SAN_CMAKE) -S cpp_core -B $(TSAN_DIR) -DORBITCC_SANITIZE=thread \
+	  -DORBITCC_BUILD_PYTHON=OFF >/dev/null
+	$(VENV)/bin/cmake --build $(TSAN_DIR) --target orbitcc_env_tests
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN_DIR)/orbitcc_env_tests --gtest_brief=1
+
+# Env fuzzing (tests/fuzz_env.py): >= 1e6 env steps over every preset and
+# action mode (tens of minutes); CI runs the short one.
+FUZZ_STEPS ?= 1000000
+fuzz: install
+	WANDB_MODE=disabled $(PY) tests/fuzz_env.py --steps $(FUZZ_STEPS)
+fuzz-short: install
+	WANDB_MODE=disabled $(PY) tests/fuzz_env.py --steps 20000

@@ -1,0 +1,168 @@
+"""Env fuzzing: every scenario preset x every action mode, stepped with extreme and
+adversarial action sequences, random resets and invalid actions mixed in.
+
+Every step checks what must always hold: observations finite and inside the
+observation space, rewards and step metrics finite, an invalid action raising
+ValueError without moving the batch, and, at every episode end, packet
+conservation (injected = arrived + dropped + in links) and finite summaries.
+
+    python tests/fuzz_env.py --steps 1000000      # make fuzz (~1e6 env steps)
+    python tests/fuzz_env.py --steps 20000        # the short run CI does
+
+Prints one JSON line of figures (steps, episodes, invalid actions tried,
+failures). Exit status 1 if any invariant broke.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+ACTION_MODES = ("window", "rate", "discrete", "residual")
+NUM_ENVS = 4
+EPISODE_S = 4.0  # short episodes: resets are part of what is fuzzed
+
+
+@dataclass
+class Figures:
+    steps: int = 0
+    episodes: int = 0
+    invalid_actions: int = 0
+    combos: int = 0
+    wall_s: float = 0.0
+    failures: list[str] = field(default_factory=list)
+
+
+def scenarios() -> list[str]:
+    from orbitcc.config import available
+
+    return sorted(available("scenario"))
+
+
+def _adversarial(rng: np.random.Generator, kind: int, shape: tuple[int, ...], t: int,
+                 discrete: bool, n_choices: int) -> np.ndarray:
+    """One action batch of pattern `kind` at step t."""
+    if discrete:
+        if kind % 3 == 0:
+            return rng.integers(0, n_choices, size=shape)
+        if kind % 3 == 1:
+            return np.full(shape, (n_choices - 1) * (t % 2), dtype=np.int64)
+        return np.full(shape, n_choices - 1, dtype=np.int64)
+    patterns = [
+        lambda: rng.uniform(-1, 1, shape),                       # random policy
+        lambda: np.ones(shape),                                   # always grow
+        lambda: -np.ones(shape),                                  # always shrink
+        lambda: np.where(t % 2 == 0, 1.0, -1.0) * np.ones(shape),  # oscillate
+        lambda: rng.choice([-3e38, -1e30, 0.0, 1e30, 3e38], size=shape),  # huge
+        lambda: rng.normal(0, 100, shape),                        # far out of range
+        lambda: np.zeros(shape),
+    ]
+    return patterns[kind % len(patterns)]().astype(np.float32)
+
+
+def _conservation(sim: Any) -> str | None:
+    injected = arrived = dropped = 0
+    for i in range(sim.num_subflows):
+        a = sim.packet_accounting(i)
+        injected += a["injected"]
+        arrived += a["arrived"]
+        dropped += a["dropped"]
+    in_links = sim.data_packets_in_links()
+    if injected != arrived + dropped + in_links:
+        return (f"conservation: injected {injected} != arrived {arrived} + dropped "
+                f"{dropped} + in links {in_links}")
+    return None
+
+
+def fuzz_combo(scenario: str, mode: str, steps: int, seed: int, fig: Figures) -> None:
+    import orbitcc
+
+    overrides = [f"env.action={mode}", f"duration_s={EPISODE_S}"]
+    v = orbitcc.make_vec(scenario, num_envs=NUM_ENVS, num_threads=2, overrides=overrides,
+                         autoreset_mode="same_step")
+    rng = np.random.default_rng(seed)
+    space = v.single_observation_space
+    spec = v.batch.action_spec
+    discrete, n_choices = bool(spec["discrete"]), int(spec["num_choices"] or 1)
+    shape = (NUM_ENVS, v.batch.num_subflows)
+    where = f"{scenario}/{mode}"
+    v.reset(seed=int(rng.integers(0, 2**31)))
+    kind = int(rng.integers(0, 100))
+    for t in range(steps):
+        if t % 50 == 0:
+            kind = int(rng.integers(0, 100))
+        if t % 97 == 13:  # an invalid action must raise and move nothing
+            bad = np.full(shape, np.nan if not discrete else n_choices + 5)
+            if discrete:
+                bad = bad.astype(np.int64)
+            before = v.batch.obs.copy()
+            try:
+                v.step(bad)
+                fig.failures.append(f"{where}: invalid action accepted")
+            except ValueError:
+                fig.invalid_actions += 1
+            if not np.array_equal(before, v.batch.obs):
+                fig.failures.append(f"{where}: an invalid action moved the batch")
+        if t % 401 == 400:
+            v.reset(seed=int(rng.integers(0, 2**63 - NUM_ENVS)))
+        action = _adversarial(rng, kind, shape, t, discrete, n_choices)
+        obs, reward, term, trunc, info = v.step(action)
+        fig.steps += NUM_ENVS
+        if not np.isfinite(obs).all():
+            fig.failures.append(f"{where} t={t}: non-finite observation")
+        elif not (space.low <= obs).all() or not (obs <= space.high).all():
+            fig.failures.append(f"{where} t={t}: observation outside its space")
+        if not np.isfinite(reward).all():
+            fig.failures.append(f"{where} t={t}: non-finite reward {reward}")
+        for name, values in info.items():
+            if not name.startswith("_") and isinstance(values, np.ndarray) and \
+                    values.dtype.kind == "f" and not np.isfinite(values).all():
+                fig.failures.append(f"{where} t={t}: non-finite {name}")
+        for i in np.flatnonzero(term | trunc):
+            fig.episodes += 1
+            summary = v.episode_summary(int(i))
+            for key, value in summary.items():
+                if isinstance(value, float) and not math.isfinite(value):
+                    fig.failures.append(f"{where}: summary {key} = {value}")
+        if t % 200 == 199:
+            for i in range(NUM_ENVS):
+                problem = _conservation(v.batch.simulation(i))
+                if problem:
+                    fig.failures.append(f"{where} env {i}: {problem}")
+        if len(fig.failures) > 20:
+            break
+    v.close()
+    fig.combos += 1
+
+
+def fuzz(total_steps: int, seed: int = 0) -> Figures:
+    fig = Figures()
+    combos = [(s, m) for s in scenarios() for m in ACTION_MODES]
+    per_combo = max(1, total_steps // (len(combos) * NUM_ENVS))
+    start = time.perf_counter()
+    for k, (scenario, mode) in enumerate(combos):
+        fuzz_combo(scenario, mode, per_combo, seed * 1000 + k, fig)
+    fig.wall_s = round(time.perf_counter() - start, 1)
+    return fig
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=1_000_000,
+                        help="env steps in total (summed over envs and combinations)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    fig = fuzz(args.steps, args.seed)
+    print(json.dumps(asdict(fig)))
+    return 1 if fig.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,404 @@
+"""Regression tests for the defects of issue 14 (docs/robustness.md): values
+that hung the core or grew its memory without bound, two threads on one env,
+handles outliving their simulation, checkpoints that ran code, and nonsense
+the core accepted. Each test failed before its fix."""
+
+from __future__ import annotations
+
+import base64
+import gc
+import json
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from conftest import one_link_spec
+
+import orbitcc
+from orbitcc import _core
+
+# -------------------------------------------------------------- 1. hangs --
+
+
+def test_tiny_capacity_is_rejected_at_once_not_a_hang() -> None:
+    # Used to hang: 1500 B at 1e-6 b/s overflowed int64 ns, the clock ran back.
+    with pytest.raises(ValueError, match=r"capacity_mbps.*allowed: 0 \(outage\) or"):
+        orbitcc.run("single_link", "cubic", duration_s=2,
+                    overrides=["scenario.capacity_mbps=1e-12"])
+    with pytest.raises(ValueError, match=r"capacity_mbps"):
+        gym.make("orbitcc/OrbitCC-v0", scenario="single_link",
+                 overrides=["scenario.capacity_mbps=1e-12"])
+
+
+def test_constant_schedule_period_of_one_ns_is_rejected() -> None:
+    spec = one_link_spec(duration_s=1.0, schedule=[[0.0, 10.0, 20.0]])
+    spec["links"][0]["schedule_period_s"] = 1e-9
+    with pytest.raises(ValueError, match=r"links\[0\]\.schedule_period_s.*>= 0\.001"):
+        _core.Simulation(spec)
+    spec["links"][0]["schedule_period_s"] = 0.5  # a physical period still works
+    sim = _core.Simulation(spec)
+    sim.run()
+    assert sim.events_processed < 100_000
+
+
+# ------------------------------------------------- 2. unbounded memory --
+
+
+@pytest.mark.parametrize("app", ["{kind:cbr,rate_mbps:1e-12}", "{kind:poisson,rate_mbps:1e-300}",
+                                 "{kind:video,fps:1e-300}"])
+def test_tiny_application_rates_are_rejected(app: str) -> None:
+    with pytest.raises(ValueError, match=r"flows\[0\]\.app\.(rate_mbps|fps).*allowed|must be in"):
+        orbitcc.run("single_link", "cubic", duration_s=2, overrides=[f"+scenario.app={app}"])
+
+
+def test_application_event_rate_is_bounded() -> None:
+    spec = one_link_spec(duration_s=1.0)
+    spec["flows"][0]["app"] = {"kind": "cbr", "rate_mbps": 1e6}  # 8e7 writes/s
+    with pytest.raises(ValueError, match=r"flows\[0\]\.app: writes .* chunks per second"):
+        _core.Simulation(spec)
+    spec["flows"][0]["app"]["chunk_bytes"] = 1 << 20  # 1.2e5 writes/s: fine
+    _core.Simulation(spec)
+
+
+def test_sample_interval_is_bounded() -> None:
+    with pytest.raises(ValueError, match=r"sample_interval_s: must be >= 1e-06"):
+        orbitcc.run("single_link", "cubic", duration_s=2, overrides=["sample_interval_s=1e-9"])
+    spec = one_link_spec(duration_s=1000.0, sample_interval_s=1e-4)  # 1e7 samples
+    with pytest.raises(ValueError, match=r"at most 1e\+06 are kept.*>= 0\.001"):
+        _core.Simulation(spec)
+    spec["record_series"] = False
+    _core.Simulation(spec)
+
+
+def test_a_huge_window_keeps_bytes_in_flight_bounded() -> None:
+    # set_window(0, 1e15) used to run out of memory.
+    spec = one_link_spec("external", capacity_mbps=1000.0, buffer_packets=0, duration_s=1.0)
+    spec["links"][0].pop("buffer_packets")
+    sim = _core.Simulation(spec)
+    sim.set_window(0, 1e15)
+    sim.step(0.05)
+    assert sim.probe(0)["inflight_bytes"] <= 2**30
+    assert sim.data_packets_in_links() * 1000 <= 2**30
+
+
+def test_env_window_growth_stays_bounded() -> None:
+    # env.max_window_bytes = 2**40, then 20 steps of +1: used to raise bad_alloc.
+    env = gym.make("orbitcc/OrbitCC-v0", scenario="single_link",
+                   overrides=["env.max_window_bytes=1099511627776", "duration_s=3"]).unwrapped
+    env.reset(seed=0)
+    for _ in range(20):
+        env.step(np.ones(env.num_subflows, np.float32))
+    assert env.simulation.probe(0)["inflight_bytes"] <= 2**30
+
+
+# ----------------------------------------------------- 3. two threads --
+
+
+def _hammer(step: Any, errors: list[str], n: int = 140) -> None:
+    for _ in range(n):
+        try:
+            step()
+        except RuntimeError as e:
+            errors.append(str(e))
+
+
+def _two_threads(step: Any) -> list[str]:
+    errors: list[str] = []
+    threads = [threading.Thread(target=_hammer, args=(step, errors)) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def test_two_threads_on_one_env_get_a_clear_error() -> None:
+    # Used to crash 4 runs in 4 (segfault / double free): step releases the GIL.
+    e = gym.make("orbitcc/OrbitCC-v0", scenario="single_link",
+                 overrides=["duration_s=1000"]).unwrapped
+    e.reset(seed=0)
+    errors = _two_threads(lambda: e.step(np.zeros(1, np.float32)))
+    assert all("another thread" in m for m in errors)
+    e.step(np.zeros(1, np.float32))  # still usable from one thread
+
+
+def test_two_threads_on_one_vector_env_get_a_clear_error() -> None:
+    v = orbitcc.make_vec("single_link", num_envs=2, num_threads=2,
+                         overrides=["duration_s=1000"])
+    v.reset(seed=0)
+    errors = _two_threads(lambda: v.step(np.zeros((2, 1), np.float32)))
+    assert all("another thread" in m for m in errors)
+    sim = v.batch.simulation(0)
+
+    def read_while_stepping() -> None:  # reads race with the other's steps
+        sim.summary()
+        v.step(np.zeros((2, 1), np.float32))
+    errors = _two_threads(read_while_stepping)
+    assert all("another thread" in m for m in errors)
+
+
+# ------------------------------------------------- 4. stale handles --
+
+
+def test_a_handle_replaced_by_reset_raises() -> None:
+    # Used to read freed memory (ASan: heap-use-after-free) and return 0.0.
+    e = gym.make("orbitcc/OrbitCC-v0", scenario="single_link").unwrapped
+    e.reset(seed=0)
+    e.step(np.ones(1, np.float32))
+    s = e.simulation
+    assert s.now_s > 0
+    e.reset(seed=1)
+    for read in (lambda: s.now_s, lambda: s.summary(), lambda: s.probe(0),
+                 lambda: s.step(0.1)):
+        with pytest.raises(RuntimeError, match="reset .*replaced it"):
+            read()
+    assert e.simulation.now_s == 0.0  # a fresh handle works
+    v = orbitcc.make_vec("single_link", num_envs=1)
+    v.reset(seed=0)
+    s = v.batch.simulation(0)
+    del v  # frees the batch (its buffers' views go with the env)
+    gc.collect()
+    with pytest.raises(RuntimeError, match="replaced it"):
+        s.now_s  # noqa: B018
+
+
+# ------------------------------------------------------ 7. nonsense --
+
+
+def test_nonsense_link_budget_and_geometry_is_rejected() -> None:
+    with pytest.raises(ValueError, match=r"tx_power_dbm.*\[-30, 90\]"):
+        _core.Simulation(_leo_spec({"type": "along_track", "budget": {"tx_power_dbm": 1e9}}))
+    with pytest.raises(ValueError, match=r"altitude_km.*100000"):
+        _core.Simulation(_leo_spec({"type": "along_track", "altitude_km": 1e9}))
+
+
+def _leo_spec(process: dict) -> dict:
+    return {"duration_s": 1.0,
+            "links": [{"process": process}, {"capacity_mbps": 100.0, "delay_ms": 5.0}],
+            "flows": [{"controller": "cubic", "paths": [{"forward": [0], "reverse": [1]}]}]}
+
+
+def test_nonsense_schedules_and_numbers_are_rejected() -> None:
+    spec = one_link_spec(duration_s=1.0, schedule=[[0.0, 10.0, 20.0], [1e7, 10.0, 20.0]])
+    with pytest.raises(ValueError, match=r"schedule\[1\].*t_s must be in \[0, 1e6\]"):
+        _core.Simulation(spec)
+    spec = one_link_spec(duration_s=1.0, schedule=[[0.0, True, 20.0]])
+    with pytest.raises(ValueError, match=r"schedule\[0\]\[1\].*must be a number"):
+        _core.Simulation(spec)
+    spec = one_link_spec(duration_s=1.0)
+    spec["links"][0]["capacity_mbps"] = 1e300
+    with pytest.raises(ValueError, match=r"links\[0\]\.capacity_mbps"):
+        _core.Simulation(spec)
+    spec = one_link_spec(duration_s=1.0)
+    spec["flows"][0]["controller_params"] = {"beta": True}
+    with pytest.raises(ValueError, match=r"controller_params\.beta: must be a finite number"):
+        _core.Simulation(spec)
+    with pytest.raises(ValueError, match=r"unknown controller 'residual:residual:cubic'"):
+        _core.Simulation(one_link_spec("residual:residual:cubic", duration_s=1.0))
+
+
+def test_maco_needs_an_oracle_entry_for_its_own_paths() -> None:
+    spec = one_link_spec("maco", duration_s=1.0)
+    spec["oracle"] = {"paths": [{"path_id": 7, "type": "static", "capacity_mbps": 10.0}]}
+    with pytest.raises(ValueError, match=r"maco.*no entry for path 0"):
+        _core.Simulation(spec)
+
+
+def test_pacing_rate_must_be_physical() -> None:
+    sim = _core.Simulation(one_link_spec("external", duration_s=1.0))
+    with pytest.raises(ValueError, match=r"pacing rate must be 0 \(unpaced\) or in \[1e3"):
+        sim.set_pacing_rate(0, 1e-9)
+    sim.set_pacing_rate(0, 0.0)
+    sim.set_pacing_rate(0, 1e6)
+
+
+def test_actions_must_be_real_and_in_float32_range() -> None:
+    e = gym.make("orbitcc/OrbitCC-v0", scenario="single_link").unwrapped
+    e.reset(seed=0)
+    for bad, what in ((np.ones(1, np.complex64), "complex64"), (np.ones(1, bool), "bool")):
+        with pytest.raises(ValueError, match=f"real numbers.*{what}"):
+            e.step(bad)
+    with pytest.raises(ValueError, match=r"is 1e\+300, beyond the float32 range"):
+        e.step(np.array([1e300]))
+    with pytest.raises(ValueError, match="is infinite"):
+        e.step(np.array([np.inf]))
+
+
+@pytest.mark.parametrize("kwargs", [{"num_envs": True}, {"num_envs": 2, "num_threads": 1.5},
+                                    {"num_envs": 0}, {"num_envs": "2"}])
+def test_counts_must_be_whole_numbers(kwargs: dict) -> None:
+    with pytest.raises(ValueError, match=r"num_(envs|threads)"):
+        orbitcc.make_vec("single_link", **kwargs)
+
+
+def test_seeds_beyond_int64_get_a_clear_error() -> None:
+    v = orbitcc.make_vec("single_link", num_envs=2)
+    with pytest.raises(ValueError, match=r"seeds\[1\] = 9223372036854775808 is out of range"):
+        v.reset(seed=2**63 - 1)  # env 1 gets 2**63
+    b = v.batch
+    with pytest.raises(ValueError, match=r"seeds\[0\].*out of range"):
+        b.reset([2**64, None])
+    with pytest.raises(ValueError, match=r"seeds\[0\] must be an integer"):
+        b.reset([1.5, None])
+
+
+def test_trace_files_fail_clearly(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.bw"
+    huge.write_text("1000000000000\n")  # 14 bytes: used to raise MemoryError
+    with pytest.raises(ValueError, match=r"huge\.bw"):
+        _core.Simulation(_leo_spec({"type": "mahimahi", "file": str(huge)}))
+    long_trace = tmp_path / "long.bw"
+    long_trace.write_text("100000000\n")  # 1e5 s of 1 ms bins
+    with pytest.raises(ValueError, match=r"long\.bw.*bins.*raise bin_ms"):
+        _core.Simulation(_leo_spec({"type": "mahimahi", "file": str(long_trace), "bin_ms": 1}))
+    garbage = tmp_path / "garbage.bw"
+    garbage.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    delay = tmp_path / "d.delay"
+    delay.write_text("20\n")
+    for bw in (garbage, huge):
+        with pytest.raises(ValueError, match=rf"{bw.name}"):
+            orbitcc.run("starlink_trace", "cubic", duration_s=1.0,
+                        overrides=[f"scenario.bw_file={bw}", f"scenario.delay_file={delay}"])
+    with pytest.raises(ValueError, match=r"d2\.delay:1: delay must be in \[0, 1e5\]"):
+        bad_delay = tmp_path / "d2.delay"
+        bad_delay.write_text("1e300\n")
+        _core.Simulation(_leo_spec({"type": "starlink_trace", "bw_file": str(delay),
+                                    "delay_file": str(bad_delay)}))
+
+
+# ------------------------------------------------------ 5. checkpoints --
+
+sb3 = pytest.importorskip("stable_baselines3")
+
+TINY_TRAIN = ["agent.total_timesteps=128", "agent.num_envs=1", "agent.n_steps=64",
+              "agent.batch_size=64", "duration_s=2", "scenario=single_link",
+              "logger=wandb_offline"]
+SECRET = "wandb-key-0123456789abcdef-must-not-leak"
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real orbitcc-train run (W&B offline, with an API key in the env)."""
+    cwd = tmp_path_factory.mktemp("train")
+    env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true",
+           "WANDB_API_KEY": SECRET, "HYDRA_FULL_ERROR": "1"}
+    proc = subprocess.run([sys.executable, "-m", "orbitcc.agents.train", *TINY_TRAIN],
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert SECRET not in proc.stdout + proc.stderr
+    (run,) = list((cwd / "outputs" / "train").iterdir())
+    return run
+
+
+def test_wandb_key_is_never_written(run_dir: Path) -> None:
+    files = [p for p in run_dir.rglob("*") if p.is_file()]
+    assert any("wandb" in str(p) for p in files)  # the offline run was written
+    for p in files:
+        assert SECRET.encode() not in p.read_bytes(), p
+
+
+def _copy_run(run_dir: Path, dest: Path) -> Path:
+    dest.mkdir()
+    for name in ("model.zip", "config.yaml"):
+        (dest / name).write_bytes((run_dir / name).read_bytes())
+    return dest
+
+
+def _rewrite_zip(path: Path, edit: Any) -> None:
+    with zipfile.ZipFile(path) as z:
+        entries = {n: z.read(n) for n in z.namelist()}
+    edit(entries)
+    with zipfile.ZipFile(path, "w") as z:
+        for n, b in entries.items():
+            z.writestr(n, b)
+
+
+class _Payload:
+    """Pickles to a call of os.system: what a hostile checkpoint would carry."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_loading_a_checkpoint_runs_no_pickle(run_dir: Path, tmp_path: Path) -> None:
+    from orbitcc.agents.checkpoint import load_checkpoint
+
+    run = _copy_run(run_dir, tmp_path / "evil")
+    marker = tmp_path / "pwned"
+    blob = base64.b64encode(pickle.dumps(_Payload(marker))).decode()
+
+    def plant(entries: dict[str, bytes]) -> None:
+        data = json.loads(entries["data"])
+        data["lr_schedule"] = {":type:": "<class 'function'>", ":serialized:": blob}
+        entries["data"] = json.dumps(data).encode()
+    _rewrite_zip(run / "model.zip", plant)
+    ckpt = load_checkpoint(run)  # the planted entry is replaced, never unpickled
+    assert not marker.exists()
+    obs = np.zeros(ckpt.model.observation_space.shape, np.float32)
+    ckpt.model.predict(obs, deterministic=True)
+
+    def plant_unknown(entries: dict[str, bytes]) -> None:
+        data = json.loads(entries["data"])
+        data["surprise"] = {":type:": "<class 'object'>", ":serialized:": blob}
+        entries["data"] = json.dumps(data).encode()
+    _rewrite_zip(run / "model.zip", plant_unknown)
+    with pytest.raises(ValueError, match=r"entry 'surprise' is a pickled Python object"):
+        load_checkpoint(run)
+    assert not marker.exists()
+
+
+def test_orbitcc_eval_refuses_a_pickle_entry(run_dir: Path, tmp_path: Path) -> None:
+    run = _copy_run(run_dir, tmp_path / "evil")
+    marker = tmp_path / "pwned"
+    blob = base64.b64encode(pickle.dumps(_Payload(marker))).decode()
+
+    def plant(entries: dict[str, bytes]) -> None:
+        data = json.loads(entries["data"])
+        data["extra"] = {":type:": "<class 'object'>", ":serialized:": blob}
+        entries["data"] = json.dumps(data).encode()
+    _rewrite_zip(run / "model.zip", plant)
+    env = {**os.environ, "WANDB_MODE": "disabled", "HYDRA_FULL_ERROR": "1"}
+    proc = subprocess.run([sys.executable, "-m", "orbitcc.agents.evaluate",
+                           f"suite.entrants=[agent:{run}]", "suite.scenarios=[single_link]",
+                           "suite.seeds=[0]", "suite.duration_s=1"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode != 0
+    assert "pickled Python object" in proc.stderr
+    assert not marker.exists()
+
+
+def test_nan_weights_and_wrong_spaces_are_refused(run_dir: Path, tmp_path: Path) -> None:
+    import io
+
+    import torch
+    from orbitcc.agents.checkpoint import load_checkpoint
+
+    run = _copy_run(run_dir, tmp_path / "nan")
+
+    def poison(entries: dict[str, bytes]) -> None:
+        state = torch.load(io.BytesIO(entries["policy.pth"]), weights_only=True)
+        name = next(k for k, v in state.items() if torch.is_floating_point(v))
+        state[name] = torch.full_like(state[name], float("nan"))
+        buf = io.BytesIO()
+        torch.save(state, buf)
+        entries["policy.pth"] = buf.getvalue()
+    _rewrite_zip(run / "model.zip", poison)
+    with pytest.raises(ValueError, match=r"holds NaN or infinite values"):
+        load_checkpoint(run)
+
+    run = _copy_run(run_dir, tmp_path / "spaces")
+    config = (run / "config.yaml").read_text()
+    (run / "config.yaml").write_text(config.replace("history: 4", "history: 7"))
+    with pytest.raises(ValueError, match=r"observation space .* differs"):
+        load_checkpoint(run)
