@@ -86,7 +86,7 @@ def fuzz_combo(scenario: str, mode: str, steps: int, seed: int, fig: Figures) ->
 
     overrides = [f"env.action={mode}", f"duration_s={EPISODE_S}"]
     v = orbitcc.make_vec(scenario, num_envs=NUM_ENVS, num_threads=2, overrides=overrides,
-                         autoreset_mode="same_step")
+                         autoreset_mode="SameStep")
     rng = np.random.default_rng(seed)
     space = v.single_observation_space
     spec = v.batch.action_spec

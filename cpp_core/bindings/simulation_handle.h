@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "env/exclusive_use.h"
-#include "sim/simulation.h"
+#include "engine/simulation.h"
 
 namespace orbitcc {
 

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "net/packet.h"
-#include "sim/simulation.h"
-#include "sim/spec.h"
+#include "engine/simulation.h"
+#include "engine/spec.h"
 #include "sim/time.h"
 
 namespace orbitcc {

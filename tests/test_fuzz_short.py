@@ -1,0 +1,19 @@
+"""The short env fuzz CI runs (tests/fuzz_env.py; `make fuzz` runs >= 1e6 steps):
+every preset x action mode with adversarial action sequences, invalid actions
+and resets; every invariant must hold."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fuzz_env import fuzz  # noqa: E402
+
+
+def test_short_fuzz_breaks_no_invariant() -> None:
+    fig = fuzz(20_000, seed=1)
+    assert fig.failures == []
+    assert fig.steps >= 19_000 and fig.combos == 40
+    assert fig.invalid_actions > 0 and fig.episodes > 0
