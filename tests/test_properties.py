@@ -21,7 +21,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 PACKET = 1500
 CONTROLLERS = ["newreno", "cubic", "bbr", "external"]
-SETTINGS = settings(max_examples=25, deadline=20_000, derandomize=True,
+SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -123,7 +123,7 @@ BAD_LINK: dict[str, list[Any]] = {
 }
 BAD_FLOW: dict[str, list[Any]] = {
     "controller": ["vegas", "residual:residual:cubic", "residual:external", 3],
-    "transport": ["udp", None, 1],
+    "transport": ["udp", 1],
     "start_s": [-1.0, 1e7, float("nan")],
     "file_bytes": [-5, 2**60, 1.5],
     "app": [{"kind": "cbr", "rate_mbps": 1e-12}, {"kind": "video", "fps": 0.0},
@@ -190,7 +190,7 @@ def test_hydra_nonsense_raises_value_error(key: str, value: str) -> None:
     # Some values are valid for some keys (rtt 0, loss 0): then the run must succeed.
 
 
-@settings(max_examples=10, deadline=30_000, derandomize=True)
+@settings(max_examples=10, deadline=None, derandomize=True)
 @given(mode=st.sampled_from(["window", "rate", "discrete", "residual"]),
        seed=st.integers(0, 2**63 - 2), data=st.data())
 def test_env_random_actions_keep_observations_in_space(mode: str, seed: int, data: Any) -> None:

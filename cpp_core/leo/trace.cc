@@ -16,8 +16,6 @@
 namespace orbitcc {
 namespace {
 
-// Largest timestamp accepted in a mahimahi file (ms): ~31 years. Guards the
-// ms -> ns conversion against overflow.
 // Timestamps up to the longest episode (1e6 s); a trace's period becomes at
 // most kMaxTraceBins link states.
 constexpr int64_t kMaxTimestampMs = int64_t{1000000000};
@@ -25,10 +23,28 @@ constexpr int64_t kMaxTraceBins = 1000000;
 // One-way delays up to 100 s (sim/spec.h kMaxPropagationDelay).
 constexpr double kMaxDelayMs = 1e5;
 
+// A message quoting file content must stay printable ASCII (Python decodes
+// it as UTF-8): other bytes become \xNN, and a long quote is cut.
+std::string Printable(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (out.size() > 200) return out + "...";
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      static const char* kHex = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
 [[noreturn]] void FailAt(const std::string& path, int line,
                          const std::string& message) {
   throw std::invalid_argument(path + ":" + std::to_string(line) + ": " +
-                              message);
+                              Printable(message));
 }
 
 [[noreturn]] void FailFile(const std::string& path,
