@@ -150,19 +150,32 @@ std::shared_ptr<SimulationSpec> OneLink() {
   return spec;
 }
 
+// One env's output buffers, sized from its specs.
+struct StepBuffers {
+  explicit StepBuffers(const EnvInstance& env)
+      : obs(env.observation_spec().size()),
+        metrics(StepMetricNames().size()),
+        subflow(SubflowMetricNames().size()) {}
+  EnvOutput Output() {
+    return EnvOutput{obs.data(), metrics.data(), subflow.data(),
+                     &reward,    &term,          &trunc};
+  }
+  std::vector<float> obs;
+  std::vector<double> metrics;
+  std::vector<double> subflow;
+  double reward = 0;
+  uint8_t term = 0, trunc = 0;
+};
+
 TEST(WindowCapTest, AgentWindowStaysUnderTheBdpMultiple) {
   for (double cap : {1.0, 3.0}) {
     EnvConfig config;
     config.window_max_factor = 2.0;
     config.window_cap_bdp = cap;
     EnvInstance env(OneLink(), config);
-    std::vector<float> obs(env.observation_spec().size());
-    std::vector<double> metrics(StepMetricNames().size());
-    std::vector<double> subflow(SubflowMetricNames().size());
-    double reward = 0;
-    uint8_t term = 0, trunc = 0;
-    EnvOutput out{obs.data(), metrics.data(), subflow.data(),
-                  &reward,    &term,          &trunc};
+    StepBuffers buf(env);
+    std::vector<double>& subflow = buf.subflow;
+    EnvOutput out = buf.Output();
     env.Reset(0, out);
     const float up[1] = {1.0f};
     for (int i = 0; i < 20; ++i) env.Step(up, nullptr, out);
@@ -175,13 +188,10 @@ TEST(WindowCapTest, StepIntervalFollowsTheRtt) {
   EnvConfig config;
   config.step_rtts = 2.0;
   EnvInstance env(OneLink(), config);
-  std::vector<float> obs(env.observation_spec().size());
-  std::vector<double> metrics(StepMetricNames().size());
-  std::vector<double> subflow(SubflowMetricNames().size());
-  double reward = 0;
-  uint8_t term = 0, trunc = 0;
-  EnvOutput out{obs.data(), metrics.data(), subflow.data(),
-                &reward,    &term,          &trunc};
+  StepBuffers buf(env);
+  std::vector<double>& metrics = buf.metrics;
+  std::vector<double>& subflow = buf.subflow;
+  EnvOutput out = buf.Output();
   env.Reset(0, out);
   const float zero[1] = {0.0f};
   env.Step(zero, nullptr, out);

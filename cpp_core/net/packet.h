@@ -38,15 +38,7 @@ struct LossCounts {
     return outage;
   }
   uint64_t operator[](LossCause cause) const {
-    switch (cause) {
-      case LossCause::kQueueOverflow:
-        return queue_overflow;
-      case LossCause::kRandom:
-        return random;
-      case LossCause::kOutage:
-        break;
-    }
-    return outage;
+    return const_cast<LossCounts&>(*this)[cause];  // same mapping, read only
   }
   uint64_t total() const { return queue_overflow + random + outage; }
   // Counts since `earlier` (a snapshot of the same counters).
