@@ -331,10 +331,21 @@ def test_sigkill_at_random_points_then_restart(small_run: Path, tmp_path: Path) 
     rng = random.Random(13)
     results = out / "results.jsonl"
     kills = 0
+    total = len(read_records(small_run / "results.jsonl", REQUIRED_FIELDS))
+
+    def rows() -> int:
+        return results.read_bytes().count(b"\n") if results.exists() else 0
+
     for _ in range(6):
+        # Kill after a random number of new rows (not after a fixed time, which an idle
+        # machine outruns), plus a random fraction of a cell, so writes can be cut.
+        done = rows()
+        target = done + rng.randint(1, max(1, total - done - 1))
         proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
-        time.sleep(rng.uniform(2.0, 9.0))
+        while proc.poll() is None and rows() < target:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.0, 0.05))
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)  # the run and its workers, mid-write or not
             kills += 1

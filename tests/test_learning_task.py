@@ -122,8 +122,8 @@ def test_baseline_in_the_env_meets_the_same_draw_as_orbitcc_run() -> None:
         done = term or trunc
     ref = orbitcc.run("starlink_dual", "olia", seed=4, overrides=overrides[:-1],
                       duration_s=10.0)
-    assert info["episode"]["throughput_mbps"] == ref["throughput_mbps"]
-    assert info["episode"]["p95_delay_ms"] == ref["p95_delay_ms"]
+    assert info["episode_metrics"]["throughput_mbps"] == ref["throughput_mbps"]
+    assert info["episode_metrics"]["p95_delay_ms"] == ref["p95_delay_ms"]
 
 
 # ------------------------------------------------------ env under agents --
@@ -145,7 +145,7 @@ def test_random_actions_do_not_drown_the_simulator() -> None:
         sub = info["subflows"]
         # BDP per subflow: capacity x (twice the ~11.8 ms return-link delay + access).
         worst = max(worst, float(sub["cwnd_bytes"].max()))
-    assert info["episode"]["loss_rate"] < 0.5
+    assert info["episode_metrics"]["loss_rate"] < 0.5
     # 3 BDPs of a <= 210 Mb/s access at <= 60 ms RTT: well under 5 MB.
     assert worst < 5e6
 
