@@ -154,8 +154,6 @@ def test_quic_matches_ns3_goodput(ci_run: tuple) -> None:
 
 
 @needs_ns3
-@pytest.mark.xfail(strict=False, reason="issue #10 items 1-2 (SACK, delayed ACK for the tcp "
-                   "transport) not landed yet; docs/validation.md shows the gap")
 def test_tcp_matches_ns3_loosely(ci_run: tuple) -> None:
     row, result, _ = ci_run
     orb = ns3.run_orbitcc(row, transport="tcp")
