@@ -117,11 +117,19 @@ needs_ns3 = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def ci_run(tmp_path_factory: pytest.TempPathFactory) -> tuple:
-    """The CI row (NewReno, 1 flow, BDP buffer, 10 s) run once in real ns-3."""
+def ci_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    """The CI rows (NewReno and CUBIC, 1 flow, BDP buffer, 10 s) run once in real ns-3."""
     workdir = tmp_path_factory.mktemp("ns3")
-    (row,) = ns3.matrix("ci")
-    result = ns3.ns3_result(row, ns3.build_programs(), workdir)
+    binary = ns3.build_programs()
+    results = {row.name: (row, ns3.ns3_result(row, binary, workdir)) for row in ns3.matrix("ci")}
+    return results, workdir
+
+
+@pytest.fixture(scope="module")
+def ci_run(ci_runs: tuple) -> tuple:
+    """The NewReno CI row."""
+    results, workdir = ci_runs
+    row, result = results["newreno-1-bdp-ci"]
     return row, result, workdir
 
 
@@ -154,21 +162,32 @@ def test_quic_matches_ns3_goodput(ci_run: tuple) -> None:
 
 
 @needs_ns3
-def test_tcp_matches_ns3_loosely(ci_run: tuple) -> None:
-    row, result, _ = ci_run
+@pytest.mark.parametrize("name", ["newreno-1-bdp-ci", "cubic-1-bdp-ci"])
+def test_tcp_matches_ns3(ci_runs: tuple, name: str) -> None:
+    """orbitcc's TCP with ns-3's settings against ns-3.37 (docs/validation.md):
+    goodput and the sender's mean RTT within 5 % (the full matrix agrees
+    within 0.5 % on these rows), the same number of RTOs (none), and
+    retransmissions of the slow-start overshoot within a factor 1.5 (NewReno:
+    equal; CUBIC 267 vs 204: only with HyStart, which ns-3 runs by default,
+    does orbitcc leave slow start near ns-3's window; without it the
+    overshoot drops 7 times as many packets, 1514 vs 210 on the 30 s row)."""
+    results, _ = ci_runs
+    row, result = results[name]
     orb = ns3.run_orbitcc(row, transport="tcp")
-    assert orb["goodput_mbps"] == pytest.approx(result["goodput_mbps"], rel=0.25)
-    assert orb["flows"][0]["mean_rtt_ms"] == pytest.approx(
-        result["flows"][0]["mean_rtt_ms"], rel=0.25)
+    assert orb["goodput_mbps"] == pytest.approx(result["goodput_mbps"], rel=0.05)
+    (o,), (n,) = orb["flows"], result["flows"]
+    assert o["mean_rtt_ms"] == pytest.approx(n["mean_rtt_ms"], rel=0.05)
+    assert o["timeouts"] == n["timeouts"] == 0
+    assert n["retransmissions"] / 1.5 <= o["retransmissions"] <= 1.5 * n["retransmissions"]
 
 
 @needs_ns3
-def test_validate_cli_writes_the_report(ci_run: tuple, tmp_path) -> None:
-    _, _, workdir = ci_run
+def test_validate_cli_writes_the_report(ci_runs: tuple, tmp_path) -> None:
+    _, workdir = ci_runs
     doc = tmp_path / "validation.md"
-    code = validate.main(["--matrix", "ci", "--workdir", str(workdir), "--reuse-ns3",
-                          "--doc", str(doc), "--json", str(tmp_path / "r.json"),
-                          "--no-progress"])
+    code = validate.main(["--matrix", "ci", "--rows", "newreno-1-bdp-ci", "--workdir",
+                          str(workdir), "--reuse-ns3", "--doc", str(doc), "--json",
+                          str(tmp_path / "r.json"), "--no-progress"])
     assert code == 0
     (result,) = json.loads((tmp_path / "r.json").read_text())
     assert result["ns3"]["from_cache"] is True
@@ -219,10 +238,27 @@ def test_seeds_are_averaged_and_times_summed() -> None:
     out = ns3.average([run(4.0, 1.0), run(8.0, 2.0)])
     assert out["goodput_mbps"] == 6.0 and out["flows"][0]["goodput_mbps"] == 6.0
     assert out["wall_s"] == 3.0 and out["cpu_s"] == 3.0 and out["seeds"] == 2
-    # The graded loss rows average 5 seeds; both sides get the same seeds.
+    assert out["goodput_mbps_std"] == pytest.approx(2 ** 0.5 * 2.0)  # sample std of 4, 8
+    # The graded loss rows average LOSS_SEEDS seeds; both sides get the same seeds.
     row = next(r for r in ns3.matrix() if r.name == "cubic-1-loss0.1")
-    assert row.seeds == 5 and "mean of 5 seeds" in row.label
+    assert row.seeds == ns3.LOSS_SEEDS >= 20 and f"mean of {row.seeds} seeds" in row.label
     row5 = ns3.Row("q", "q", "newreno", loss=0.001, duration_s=2.0, seeds=3)
     runs = [ns3.run_orbitcc(row5, seed=s) for s in (1, 2, 3)]
     assert ns3.average(runs)["goodput_mbps"] == pytest.approx(
         sum(r["goodput_mbps"] for r in runs) / 3)
+
+
+def test_run_timed_counts_the_child_processes_cpu() -> None:
+    """Whole-process CPU seconds come from wait4: a child that spins for
+    0.3 s of CPU reports at least that (its interpreter start on top), and its
+    exit status and output come back."""
+    import sys
+
+    spin = ("import time, sys; t = time.process_time()\n"
+            "while time.process_time() - t < 0.3: pass\n"
+            "print('done'); sys.exit(3)")
+    r = ns3.run_timed([sys.executable, "-c", spin])
+    assert r["returncode"] == 3 and r["stdout"].strip() == "done"
+    assert 0.3 <= r["cpu_s"] <= r["wall_s"] + 0.05
+    with pytest.raises(TimeoutError):
+        ns3.run_timed([sys.executable, "-c", "import time; time.sleep(5)"], timeout_s=0.2)

@@ -169,6 +169,7 @@ TEST(CubicTest, WithoutRenoFriendlyRegionTheCurveRules) {
   const RttStats rtt = Rtt(rtt_ns);
   ControllerContext ctx = Context();
   ctx.over_tcp = true;
+  ctx.params = ControllerParams({{"linux_arithmetic", 0}});  // the RFC curve
   Cubic c(ctx);
   LoseAt(&c, 100, &rtt);
   TimeNs t = FeedRound(&c, Millis(2), rtt_ns, &rtt);
@@ -179,7 +180,7 @@ TEST(CubicTest, WithoutRenoFriendlyRegionTheCurveRules) {
   EXPECT_LT(Segments(c), 70.0 + 1.0);
   ControllerContext on = Context();
   on.over_tcp = true;
-  on.params = ControllerParams({{"reno_friendly", 1}});
+  on.params = ControllerParams({{"reno_friendly", 1}, {"linux_arithmetic", 0}});
   Cubic d(on);
   LoseAt(&d, 100, &rtt);
   t = FeedRound(&d, Millis(2), rtt_ns, &rtt);
@@ -187,16 +188,164 @@ TEST(CubicTest, WithoutRenoFriendlyRegionTheCurveRules) {
   EXPECT_GT(Segments(d), 70.0 + 5.0);
 }
 
-// RFC 9438 4.8: a timeout sets ssthresh to beta * flight and cwnd to 1 MSS.
+// RFC 9438 4.8: a timeout sets ssthresh to beta * flight and cwnd to 1 MSS;
+// the first congestion-avoidance stage after it runs with K = 0 and W_max =
+// the window at its start (the W_max of before the timeout is forgotten).
 TEST(CubicTest, RetransmissionTimeout) {
   const RttStats rtt = Rtt(Millis(100));
   Cubic c(Context());
-  c.OnAck(MakeAck(Millis(1), 30 * kMss, 0, &rtt));  // 40 segments
-  c.OnPacketSent(Millis(2), kMss, 40 * kMss, false);
+  LoseAt(&c, 100, &rtt);  // W_max 100 before the timeout
+  c.OnPacketSent(Millis(3), kMss, 40 * kMss, false);
   c.OnRetransmissionTimeout(Millis(500));
   EXPECT_EQ(c.cwnd_bytes(), kMss);
   EXPECT_EQ(c.ssthresh_bytes(), static_cast<uint64_t>(40 * kMss * 0.7));
-  EXPECT_DOUBLE_EQ(c.w_max_segments(), 40.0);
+  EXPECT_DOUBLE_EQ(c.w_max_segments(), 0.0);
+  // Slow start back to ssthresh (28 segments) with packets sent after the
+  // timeout, then the first CA ACK opens the epoch.
+  c.OnAck(MakeAck(Millis(700), 27 * kMss, Millis(600), &rtt));
+  ASSERT_EQ(c.cwnd_bytes(), 28 * kMss);
+  ASSERT_FALSE(c.in_slow_start());
+  c.OnAck(MakeAck(Millis(800), kMss, Millis(700), &rtt));
+  EXPECT_EQ(c.epoch_start(), Millis(800));
+  EXPECT_DOUBLE_EQ(c.k_seconds(), 0.0);
+  EXPECT_DOUBLE_EQ(c.w_max_segments(), 28.0);
+}
+
+ControllerContext LinuxContext() {
+  ControllerContext ctx = Context();
+  ctx.over_tcp = true;  // linux_arithmetic defaults to 1 over TCP
+  return ctx;
+}
+
+// Linux's bictcp_update / ns-3.37's TcpCubic::Update: with W_max = 100 and
+// cwnd = 70 (K = cbrt(30 / 0.4) = 4.217 s), at the epoch's first instant the
+// target one min RTT (0.1 s) ahead is 100 - floor(0.4 * 4.117^3) =
+// 100 - floor(27.92) = 73 segments, so cnt = floor(70 / 3) = 23: the 23rd
+// segment acknowledged adds one MSS, the 22nd does not. RFC 9438's
+// real-valued curve aims at 72.08 and has grown by less than 23 * 2.08 / 70 =
+// 0.68 segment at that point (the gap shrinks as it grows).
+TEST(CubicTest, LinuxArithmeticCountsToWholeSegmentTarget) {
+  const RttStats rtt = Rtt(Millis(100));
+  Cubic linux_cubic(LinuxContext());
+  ControllerContext rfc_ctx = Context();  // RFC 9438 arithmetic, W_est off
+  rfc_ctx.params = ControllerParams({{"reno_friendly", 0}});
+  Cubic rfc(rfc_ctx);
+  for (Cubic* c : {&linux_cubic, &rfc}) LoseAt(c, 100, &rtt);
+  ASSERT_EQ(linux_cubic.cwnd_bytes(), 70 * kMss);
+  const TimeNs now = Millis(300);  // every ACK at the same instant
+  for (int i = 1; i <= 23; ++i) {
+    for (Cubic* c : {&linux_cubic, &rfc}) {
+      c->OnAck(MakeAck(now, kMss, Millis(200), &rtt));
+    }
+    if (i == 22) EXPECT_EQ(linux_cubic.cwnd_bytes(), 70 * kMss);
+  }
+  EXPECT_EQ(linux_cubic.cwnd_bytes(), 71 * kMss);
+  EXPECT_GT(Segments(rfc), 70.4);
+  EXPECT_LT(Segments(rfc), 70.0 + 23 * (72.09 - 70.0) / 70.0);
+}
+
+// Linux: "the initial growth of cubic function may be too conservative when
+// the available bandwidth is still unknown": while no loss has set W_max
+// (here: the first epoch after a timeout, K = 0, target = cwnd) cnt is
+// clamped to 20, one MSS per 20 segments acknowledged (5 % per RTT).
+TEST(CubicTest, LinuxArithmeticClampsCountWhileWmaxUnknown) {
+  const RttStats rtt = Rtt(Millis(100));
+  Cubic c(LinuxContext());
+  c.OnPacketSent(Millis(1), kMss, 40 * kMss, false);
+  c.OnAck(MakeAck(Millis(2), 30 * kMss, Millis(1), &rtt));  // 40 segments
+  c.OnPacketSent(Millis(3), kMss, 40 * kMss, false);
+  c.OnRetransmissionTimeout(Millis(500));
+  c.OnAck(MakeAck(Millis(700), 27 * kMss, Millis(600), &rtt));
+  ASSERT_EQ(c.cwnd_bytes(), 28 * kMss);
+  for (int i = 1; i <= 40; ++i) {
+    c.OnAck(MakeAck(Millis(800), kMss, Millis(700), &rtt));
+    if (i == 19) EXPECT_EQ(c.cwnd_bytes(), 28 * kMss);
+    if (i == 20) EXPECT_EQ(c.cwnd_bytes(), 29 * kMss);
+  }
+  EXPECT_EQ(c.cwnd_bytes(), 30 * kMss);
+}
+
+// Linux / ns-3: cnt >= 2, "at most 1 packet per 2 packets ACKed" (1.5x per
+// RTT), however far below the curve the window is (convex region, W_max 10,
+// cwnd 7, 20 s into the epoch: a target of thousands of segments).
+TEST(CubicTest, LinuxArithmeticGrowsAtMostOneSegmentPerTwoAcked) {
+  const RttStats rtt = Rtt(Millis(100));
+  Cubic c(LinuxContext());
+  LoseAt(&c, 10, &rtt);
+  ASSERT_EQ(c.cwnd_bytes(), 7 * kMss);
+  c.OnAck(MakeAck(Millis(300), kMss, Millis(200), &rtt));  // opens the epoch
+  const uint64_t w0 = c.cwnd_bytes();
+  for (int i = 0; i < 10; ++i) {
+    c.OnAck(MakeAck(Seconds(20.3), kMss, Millis(200), &rtt));
+  }
+  EXPECT_EQ(c.cwnd_bytes(), w0 + 5 * kMss);
+}
+
+AckEvent SampledAck(TimeNs now, uint64_t bytes, TimeNs sent, TimeNs rtt,
+                    const RttStats* stats) {
+  AckEvent a = MakeAck(now, bytes, sent, stats);
+  a.rtt_sample = rtt;
+  return a;
+}
+
+// HyStart's ACK train (ns-3.37 TcpCubic, Ha and Rhee 2011): delayed ACKs of a
+// round arriving 0.24 ms apart (2 segments at 100 Mb/s) end slow start once
+// the train spans more than the minimum RTT (50 ms): on the 209th ACK
+// (209 * 0.24 = 50.16 ms), with cwnd = 20 + 2 * 208 segments. ACKs 3 ms apart
+// (more than HyStartAckDelta = 2 ms) never form a train.
+TEST(CubicTest, HystartAckTrainEndsSlowStart) {
+  const RttStats rtt = Rtt(Millis(50));
+  for (const double spacing_ms : {0.24, 3.0}) {
+    Cubic c(LinuxContext());  // hystart defaults to 1 over TCP
+    c.OnPacketSent(0, kMss, kMss, false);
+    c.OnAck(SampledAck(Millis(50), 10 * kMss, 0, Millis(50), &rtt));
+    ASSERT_EQ(c.cwnd_bytes(), 20 * kMss);
+    c.OnPacketSent(Millis(50), kMss, kMss, false);
+    int ended_at = 0;
+    for (int i = 1; i <= 300 && ended_at == 0; ++i) {
+      const TimeNs now = Millis(50) + Millis(spacing_ms * i);
+      c.OnAck(SampledAck(now, 2 * kMss, 0, Millis(50), &rtt));
+      if (!c.in_slow_start()) ended_at = i;
+    }
+    if (spacing_ms < 1.0) {
+      EXPECT_EQ(ended_at, 209);
+      EXPECT_EQ(c.hystart_found(), 1);
+      EXPECT_EQ(c.cwnd_bytes(), (20 + 2 * 208) * kMss);
+      EXPECT_EQ(c.ssthresh_bytes(), c.cwnd_bytes());
+    } else {
+      EXPECT_EQ(ended_at, 0);
+      EXPECT_EQ(c.hystart_found(), 0);
+    }
+  }
+}
+
+// HyStart's delay test: once a round's first 8 RTT samples (their minimum)
+// exceed delay_min + clamp(delay_min, 4 ms, 1000 ms) = 100 ms for a 50 ms
+// path, slow start ends; samples of 99 ms do not end it. ACKs 3 ms apart, so
+// the train test stays silent; QUIC's default (hystart = 0) never ends it.
+TEST(CubicTest, HystartDelayIncreaseEndsSlowStart) {
+  const RttStats rtt = Rtt(Millis(50));
+  for (const double sample_ms : {101.0, 99.0}) {
+    for (const bool over_tcp : {true, false}) {
+      Cubic c(over_tcp ? LinuxContext() : Context());
+      c.OnPacketSent(0, kMss, kMss, false);
+      c.OnAck(SampledAck(Millis(50), 10 * kMss, 0, Millis(50), &rtt));
+      c.OnPacketSent(Millis(60), kMss, kMss, false);
+      int ended_at = 0;
+      for (int i = 1; i <= 20 && ended_at == 0; ++i) {
+        const TimeNs now = Millis(200) + Millis(3.0 * i);
+        c.OnAck(SampledAck(now, kMss, Millis(60), Millis(sample_ms), &rtt));
+        if (!c.in_slow_start()) ended_at = i;
+      }
+      if (over_tcp && sample_ms > 100.0) {
+        // ACK 1 closes the old round; ACKs 2..9 give 8 samples; ACK 10 tests.
+        EXPECT_EQ(ended_at, 10);
+        EXPECT_EQ(c.hystart_found(), 2);
+      } else {
+        EXPECT_EQ(ended_at, 0);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -25,6 +25,8 @@ class RttEstimator {
 
   void Update(TimeNs latest, TimeNs ack_delay) {
     stats_.latest = latest;
+    sample_sum_s_ += ToSeconds(latest);
+    ++samples_;
     if (!stats_.has_sample) {
       stats_.has_sample = true;
       stats_.min = latest;
@@ -49,9 +51,17 @@ class RttEstimator {
   TimeNs variance() const { return stats_.variance; }
   TimeNs min() const { return stats_.min; }
   bool has_sample() const { return stats_.has_sample; }
+  // Every sample taken so far (what a sender's per-ACK RTT trace sees, e.g.
+  // ns-3's TcpSocketBase "RTT"): their count and mean in seconds.
+  uint64_t samples() const { return samples_; }
+  double mean_sample_s() const {
+    return samples_ > 0 ? sample_sum_s_ / static_cast<double>(samples_) : 0.0;
+  }
 
  private:
   RttStats stats_;
+  double sample_sum_s_ = 0.0;
+  uint64_t samples_ = 0;
 };
 
 }  // namespace orbitcc

@@ -24,6 +24,7 @@
 #include "sim/time.h"
 #include "transport/network.h"
 #include "transport/rtt_estimator.h"
+#include "transport/stream.h"
 
 namespace orbitcc {
 
@@ -62,8 +63,25 @@ class FlowTransport {
   // Application write of `bytes`; sends what the windows allow. Returns the
   // stream offset just past the write.
   virtual uint64_t AppendData(TimeNs now, uint64_t bytes) = 0;
+  // The application stops writing (a greedy flow leaves): no new data after
+  // what was already sent; outstanding and lost data is still delivered.
+  virtual void CloseStream() = 0;
   // Bytes the receiving application got in order.
   virtual uint64_t goodput_bytes() const = 0;
+  // Application streams (a multi-stream QUIC connection has several; every
+  // other transport one). A write to stream `stream` returns that stream's
+  // offset just past it.
+  virtual int num_streams() const { return 1; }
+  virtual uint64_t AppendStreamData(TimeNs now, int stream, uint64_t bytes) {
+    if (stream != 0) throw std::logic_error("this transport has one stream");
+    return AppendData(now, bytes);
+  }
+  // Per-stream counters; a one-stream transport reports its goodput only.
+  virtual StreamCounters stream_counters(int /*stream*/) const {
+    StreamCounters c;
+    c.delivered = goodput_bytes();
+    return c;
+  }
   // When the last byte of a finite transfer reached the receiving
   // application, or -1.
   virtual TimeNs completion_time() const = 0;

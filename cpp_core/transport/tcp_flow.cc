@@ -146,8 +146,14 @@ bool TcpFlow::NextSeg(uint64_t* seq) {
   }
   // Rule 2: new data. (Rules 3 and 4, which resend data not yet known to
   // be lost when no new data is available, are not used; Linux does not
-  // use them either.)
-  if (high_sent_ < total_segments_) {
+  // use them either.) New data must also fit the receiver's buffer, which
+  // counts from SND.UNA (RFC 9293 3.8.6: SND.UNA + SND.WND), not from pipe:
+  // without this, SACKed segments above a hole that stays unrepaired free
+  // pipe forever and the scoreboard [snd_una_, high_sent_) grows without
+  // bound. The buffer is the largest TCP window, 2^30 B (RFC 7323 2.3).
+  if (high_sent_ < total_segments_ &&
+      (high_sent_ + 1 - snd_una_) * config_.packet_bytes <=
+          kMaxReceiveWindowBytes) {
     *seq = high_sent_;
     return true;
   }

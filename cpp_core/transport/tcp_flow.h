@@ -103,6 +103,10 @@ class TcpFlow final : public SubflowSender, public FlowTransport {
   SubflowSender& path(int) override { return *this; }
   const SubflowSender& path(int) const override { return *this; }
   void BeginAppLimited() override { AppendBytes(0, 0); }
+  void CloseStream() override {
+    total_segments_ = high_sent_;
+    total_bytes_ = total_segments_ * config_.payload();
+  }
   uint64_t AppendData(TimeNs now, uint64_t bytes) override {
     return AppendBytes(now, bytes);
   }
@@ -141,7 +145,7 @@ class TcpFlow final : public SubflowSender, public FlowTransport {
   struct AckFrame {
     uint64_t cumulative = 0;  // next segment expected (RCV.NXT)
     TimeNs ts_echo = -1;      // RFC 7323 TSecr (send time echoed), -1 none
-    uint64_t rwnd_cap = UINT64_MAX;
+    uint64_t rwnd_cap = kMaxReceiveWindowBytes;  // never above 2^30 (packet.h)
     uint32_t num_blocks = 0;
     uint64_t blocks[4][2] = {};  // SACK blocks [lo, hi), RFC 2018 order
   };

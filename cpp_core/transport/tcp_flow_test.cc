@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "cc/external.h"
 #include "cc/newreno.h"
 #include "transport/fake_network_for_test.h"
 
@@ -551,6 +552,35 @@ TEST_F(TcpFlowTest, LossyTransferCompletes) {
       EXPECT_EQ(duplicates, 0u);
     }
   }
+}
+
+// Issue 14 (bounded memory): a hole that is never repaired (every copy of
+// segment 0 is lost) while everything above it is SACKed. SACKed segments
+// leave pipe, so a window check on pipe alone lets new data go out for ever
+// and the scoreboard [snd_una, high_data) grows without bound. The
+// receiver's buffer counts from SND.UNA (RFC 9293 3.8.6): at most 2^30 B,
+// here 2^30 / 65535 = 16384 segments, whatever the window.
+TEST(TcpFlowBoundTest, ScoreboardStaysWithinTheReceiveBufferBehindAHole) {
+  FakeNetwork net;
+  TransportConfig config;
+  config.packet_bytes = 65535;
+  config.pacing = false;
+  config.tcp.handshake = false;
+  ControllerContext ctx;
+  ctx.mss = config.packet_bytes;
+  ctx.initial_window_packets = 10;
+  auto controller = std::make_unique<External>(ctx);
+  controller->SetWindow(uint64_t{1} << 40);
+  TcpFlow flow(&net, 0, config, kUnlimitedBytes, std::move(controller));
+  net.AutoDeliver(&flow, Millis(1), [](const Packet& p) {
+    return !p.is_ack && p.number == 0;
+  });
+  flow.Start(0);
+  const uint64_t limit = kMaxReceiveWindowBytes / config.packet_bytes;
+  net.AdvanceTo(Seconds(2));
+  EXPECT_EQ(flow.snd_una(), 0u);  // the hole is still there
+  EXPECT_GE(flow.high_data(), limit - 1);  // the buffer was filled ...
+  EXPECT_LE(flow.high_data() - flow.snd_una(), limit);  // ... not exceeded
 }
 
 TEST(TcpOptionsTest, DefaultsAreNs3s) {

@@ -271,6 +271,12 @@ int main(int argc, char* argv[]) {
   uint32_t gym_port = 0;
   uint32_t sim_seed = 0;
   double gym_step_ms = 100.0;
+  std::string gym_layout = "raw";
+  uint32_t gym_history = 4;
+  double gym_window_factor = 1.25;
+  double gym_window_cap_bdp = 3.0;
+  double gym_max_window_bytes = 1073741824.0;
+  std::string gym_reward = "1,1,10,100,100,1";
 
   CommandLine cmd(__FILE__);
   cmd.AddValue("cc", "newreno | cubic | bbr, or a comma list per flow", cc);
@@ -301,6 +307,16 @@ int main(int argc, char* argv[]) {
   cmd.AddValue("openGymPort", "ns3-gym protocol port (0: off); see gym_bridge.h", gym_port);
   cmd.AddValue("simSeed", "ns3-gym's seed argument: the RNG run number (--run)", sim_seed);
   cmd.AddValue("gymStepMs", "ns3-gym step interval", gym_step_ms);
+  cmd.AddValue("gymLayout", "raw | orbitcc (OrbitCC-v0's observation, action, reward)",
+               gym_layout);
+  cmd.AddValue("gymHistory", "orbitcc layout: env.history", gym_history);
+  cmd.AddValue("gymWindowFactor", "orbitcc layout: env.window_max_factor", gym_window_factor);
+  cmd.AddValue("gymWindowCapBdp", "orbitcc layout: env.window_cap_bdp", gym_window_cap_bdp);
+  cmd.AddValue("gymMaxWindowBytes", "orbitcc layout: env.max_window_bytes",
+               gym_max_window_bytes);
+  cmd.AddValue("gymReward",
+               "orbitcc layout, linear reward: w_t,w_d,w_l,thr_ref_mbps,delay_ref_ms,scale",
+               gym_reward);
   cmd.Parse(argc, argv);
 
   if (flows < 1) NS_FATAL_ERROR("--flows must be >= 1");
@@ -424,23 +440,47 @@ int main(int argc, char* argv[]) {
   // Capacity schedule.
   Ptr<PointToPointNetDevice> neck_dev =
       DynamicCast<PointToPointNetDevice>(neck_devs.Get(0));
-  std::vector<std::pair<double, double>> steps;
+  // Entries t_s:mbps or t_s:mbps:rtt_ms (the bottleneck's new propagation
+  // RTT, both directions: a LEO route change, orbitcc.env.ns3gym.backend).
+  struct ScheduleStep {
+    double t_s, mbps, rtt_ms;
+  };
+  std::vector<ScheduleStep> steps;
   for (const std::string& entry : Split(schedule, ',')) {
     std::vector<std::string> kv = Split(entry, ':');
-    if (kv.size() != 2) NS_FATAL_ERROR("--schedule entries are t_s:mbps, got '" << entry << "'");
-    steps.emplace_back(std::stod(kv[0]), std::stod(kv[1]));
+    if (kv.size() != 2 && kv.size() != 3) {
+      NS_FATAL_ERROR("--schedule entries are t_s:mbps or t_s:mbps:rtt_ms, got '" << entry << "'");
+    }
+    steps.push_back({std::stod(kv[0]), std::stod(kv[1]), kv.size() == 3 ? std::stod(kv[2]) : -1.0});
   }
+  // What the gym bridge reads: the bottleneck's rate now (0 in an outage)
+  // and each flow's propagation RTT.
+  auto current_mbps = std::make_shared<double>(capacity_mbps);
+  auto base_rtts = std::make_shared<std::vector<double>>(rtt_ms);
+  Ptr<PointToPointChannel> neck_channel =
+      DynamicCast<PointToPointChannel>(neck_devs.Get(0)->GetChannel());
   for (const auto& step : steps) {
-    const double mbps = step.second;
-    Simulator::Schedule(Seconds(step.first), [neck_dev, neck_gate, mbps]() {
+    const double mbps = step.mbps;
+    const double new_rtt = step.rtt_ms;
+    Simulator::Schedule(Seconds(step.t_s), [=]() {
+      *current_mbps = std::max(mbps, 0.0);
       if (mbps <= 0.0) {
         neck_gate->SetOpen(false);
       } else {
         neck_dev->SetDataRate(DataRate(static_cast<uint64_t>(mbps * 1e6)));
         neck_gate->SetOpen(true);
       }
+      if (new_rtt > 0) {
+        neck_channel->SetAttribute("Delay", TimeValue(MicroSeconds(new_rtt * 500.0)));
+        for (uint32_t i = 0; i < flows; ++i) (*base_rtts)[i] = rtt_ms[i] - rtt_min + new_rtt;
+      }
     });
   }
+  // Data packets the random-loss model drops (after the bottleneck).
+  auto error_drops = std::make_shared<uint64_t>(0);
+  neck_devs.Get(1)->TraceConnectWithoutContext(
+      "PhyRxDrop", MakeBoundCallback(+[](uint64_t* n, Ptr<const Packet>) { ++*n; },
+                                     error_drops.get()));
 
   // Applications.
   std::vector<FlowStats> stats(flows);
@@ -504,9 +544,32 @@ int main(int argc, char* argv[]) {
       g.data_segments = &stats[i].data_segments;
       g.retransmissions = &stats[i].retransmissions;
       g.bytes_in_flight = &stats[i].bytes_in_flight;
+      g.base_rtt_ms = &(*base_rtts)[i];
+      g.initial_cwnd = initial_cwnd;
       stats[i].cc = "external";
       gym->AddFlow(g);
     }
+    if (gym_layout == "orbitcc") {
+      std::vector<std::string> w = Split(gym_reward, ',');
+      if (w.size() != 6) NS_FATAL_ERROR("--gymReward needs 6 comma-separated numbers");
+      orbitcc_gym::OrbitccLayout layout;
+      layout.history = static_cast<int>(gym_history);
+      layout.window_factor = gym_window_factor;
+      layout.window_cap_bdp = gym_window_cap_bdp;
+      layout.max_window_packets = gym_max_window_bytes / wire_bytes;
+      layout.w_t = std::stod(w[0]);
+      layout.w_d = std::stod(w[1]);
+      layout.w_l = std::stod(w[2]);
+      layout.thr_ref_mbps = std::stod(w[3]);
+      layout.delay_ref_ms = std::stod(w[4]);
+      layout.scale = std::stod(w[5]);
+      gym->UseOrbitccLayout(layout, wire_bytes, current_mbps.get(), [neck_gate, error_drops]() {
+        return neck_gate->drops() + *error_drops;
+      });
+    } else if (gym_layout != "raw") {
+      NS_FATAL_ERROR("unknown --gymLayout '" << gym_layout << "'; allowed: raw, orbitcc");
+    }
+    gym->Connect();
     gym->Start();
   }
 #else
@@ -552,6 +615,7 @@ int main(int argc, char* argv[]) {
   js << "  \"goodput_mbps\": " << total << ",\n";
   js << "  \"jain_fairness\": " << jain << ",\n";
   js << "  \"bottleneck_queue_drops\": " << neck_gate->drops() << ",\n";
+  js << "  \"random_drops\": " << *error_drops << ",\n";
   js << "  \"attributes\": {\n";
   const char* sock_attrs[] = {"SegmentSize", "InitialCwnd", "DelAckCount", "DelAckTimeout",
                               "Sack", "Timestamp", "MinRto", "ClockGranularity",
