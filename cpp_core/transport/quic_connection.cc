@@ -15,6 +15,32 @@ QuicConnection::QuicConnection(Network* net, uint64_t total_bytes,
                                SchedulerKind scheduler)
     : net_(net), scheduler_(scheduler), send_(total_bytes) {}
 
+QuicConnection::QuicConnection(Network* net, SchedulerKind scheduler,
+                               StreamSchedulerKind stream_scheduler,
+                               std::vector<double> weights)
+    : net_(net),
+      scheduler_(scheduler),
+      streams_(std::make_unique<QuicStreams>(stream_scheduler,
+                                             std::move(weights))) {}
+
+uint64_t QuicConnection::AppendStreamData(TimeNs now, int stream,
+                                          uint64_t bytes) {
+  const uint64_t end =
+      streams_ ? streams_->Append(stream, bytes) : send_.Append(bytes);
+  TrySend(now);
+  return end;
+}
+
+StreamCounters QuicConnection::stream_counters(int stream) const {
+  if (streams_) return streams_->counters(stream);
+  StreamCounters c;
+  c.delivered = receive_.delivered();
+  c.backlog = send_.pending_bytes();
+  c.hol_wait_byte_ns = receive_.hol_wait_byte_ns();
+  c.hol_bytes = receive_.hol_bytes();
+  return c;
+}
+
 int QuicConnection::AddSubflow(std::unique_ptr<QuicSubflow> subflow) {
   subflows_.push_back(std::move(subflow));
   return static_cast<int>(subflows_.size()) - 1;
@@ -54,7 +80,7 @@ QuicSubflow* QuicConnection::PickSubflow(TimeNs now) {
 void QuicConnection::TrySend(TimeNs now) {
   if (!started_) return;
   for (;;) {
-    if (!send_.HasData()) {
+    if (!HasData()) {
       for (auto& s : subflows_) {
         if (s->active() && s->WindowAllows()) s->MarkAppLimited();
       }
@@ -72,9 +98,13 @@ void QuicConnection::TrySend(TimeNs now) {
   }
 }
 
-void QuicConnection::OnStreamData(TimeNs now, uint64_t offset,
+void QuicConnection::OnStreamData(TimeNs now, uint64_t handle,
                                   uint32_t length) {
-  receive_.OnChunk(now, offset, length);
+  if (streams_) {
+    streams_->OnArrival(now, handle);
+    return;
+  }
+  receive_.OnChunk(now, handle, length);
   if (completion_time_ < 0 && send_.total_bytes() != kUnlimitedBytes &&
       !send_.growing() && receive_.delivered() >= send_.total_bytes()) {
     completion_time_ = now;
@@ -82,9 +112,16 @@ void QuicConnection::OnStreamData(TimeNs now, uint64_t offset,
 }
 
 double QuicConnection::mean_hol_delay_ms() const {
-  if (receive_.hol_bytes() == 0) return 0.0;
-  return receive_.hol_wait_byte_ns() /
-         static_cast<double>(receive_.delivered()) * 1e-6;
+  double wait = 0.0;
+  uint64_t hol = 0;
+  for (int i = 0; i < num_streams(); ++i) {
+    const StreamCounters c = stream_counters(i);
+    wait += c.hol_wait_byte_ns;
+    hol += c.hol_bytes;
+  }
+  const uint64_t delivered = goodput_bytes();
+  if (hol == 0 || delivered == 0) return 0.0;
+  return wait / static_cast<double>(delivered) * 1e-6;
 }
 
 void QuicConnection::ActivatePath(int i, const PathChange& change) {

@@ -25,7 +25,7 @@ bool QuicSubflow::SendPacket(TimeNs now, bool probe) {
   uint64_t offset = 0;
   bool resend = false;
   const uint32_t payload =
-      conn_->send_stream().NextChunk(config_.payload(), &offset, &resend);
+      conn_->TakePayload(config_.payload(), &offset, &resend);
   if (payload == 0) return false;
   const uint32_t bytes = payload + config_.header_bytes;
 
@@ -213,6 +213,7 @@ void QuicSubflow::ProcessAck(TimeNs now, const AckFrame& frame) {
       SentRecord& rec = Record(p);
       rec.state = State::kAcked;
       bytes_in_flight_ -= rec.bytes;
+      conn_->OnPayloadAcked(rec.offset);
       acked_bytes += rec.bytes;
       rate_.OnPacketAcked(now, rec.bytes, rec.snapshot);
       newest_acked_sent_time = std::max(newest_acked_sent_time, rec.sent_time);
@@ -260,7 +261,7 @@ void QuicSubflow::RetireOutstanding(TimeNs now) {
     SentRecord& rec = Record(p);
     rec.state = State::kLost;
     bytes_in_flight_ -= rec.bytes;
-    conn_->send_stream().Resend(rec.offset, rec.payload);
+    conn_->OnPayloadLost(rec.offset, rec.payload);
   }
   loss_time_ = 0;
   TrimAcknowledged();
@@ -310,7 +311,7 @@ void QuicSubflow::DetectLostPackets(TimeNs now) {
     rec.state = State::kLost;
     lost_scratch_.emplace_back(p, rec.sent_time);
     bytes_in_flight_ -= rec.bytes;
-    conn_->send_stream().Resend(rec.offset, rec.payload);
+    conn_->OnPayloadLost(rec.offset, rec.payload);
     ++loss.packets_lost;
     loss.bytes_lost += rec.bytes;
     loss.largest_lost_sent_time = rec.sent_time;
@@ -373,10 +374,10 @@ void QuicSubflow::OnLossTimer(TimeNs now) {
   ++pto_count_;
   ++stats_.timeouts;
   for (int i = 0; i < 2; ++i) {
-    if (!conn_->send_stream().HasData()) {
+    if (!conn_->HasData()) {
       const uint64_t p = FindOutstanding(base_pn_);
       if (p >= next_pn_) break;
-      conn_->send_stream().Resend(Record(p).offset, Record(p).payload);
+      conn_->RequeuePayload(Record(p).offset, Record(p).payload);
     }
     if (!SendPacket(now, /*probe=*/true)) break;
   }

@@ -92,7 +92,7 @@ class QuicSubflow final : public SubflowSender {
   enum class State : uint8_t { kOutstanding, kAcked, kLost };
   struct SentRecord {
     TimeNs sent_time;
-    uint64_t offset;
+    uint64_t offset;  // payload handle (QuicConnection: offset or frame set)
     uint64_t
         skip;  // a packet number >= pn+1 to look at next when not outstanding
     uint32_t payload;

@@ -35,6 +35,7 @@ class SendStream {
       *is_resend = true;
       c.offset += len;
       c.length -= len;
+      resend_bytes_ -= len;
       if (c.length == 0) resend_.pop_front();
       return len;
     }
@@ -49,7 +50,18 @@ class SendStream {
   }
   // Data in a packet declared lost must be sent again.
   void Resend(uint64_t offset, uint32_t length) {
-    if (length > 0) resend_.push_back(Chunk{offset, length});
+    if (length > 0) {
+      resend_.push_back(Chunk{offset, length});
+      resend_bytes_ += length;
+    }
+  }
+  // Bytes ready to send: unsent new data plus data to resend (saturates at
+  // kUnlimitedBytes for an endless stream).
+  uint64_t pending_bytes() const {
+    const uint64_t fresh =
+        next_offset_ < total_bytes_ ? total_bytes_ - next_offset_ : 0;
+    return fresh > kUnlimitedBytes - resend_bytes_ ? kUnlimitedBytes
+                                                   : fresh + resend_bytes_;
   }
   uint64_t total_bytes() const { return total_bytes_; }
   uint64_t next_offset() const { return next_offset_; }
@@ -63,6 +75,8 @@ class SendStream {
     total_bytes_ += bytes;
     return total_bytes_;
   }
+  // No data beyond what was handed out so far (resends still go out).
+  void Close() { total_bytes_ = next_offset_; }
   // True once Append was used: total_bytes() is what was written so far.
   bool growing() const { return growing_; }
 
@@ -74,7 +88,19 @@ class SendStream {
   uint64_t total_bytes_;
   uint64_t next_offset_ = 0;
   bool growing_ = false;
+  uint64_t resend_bytes_ = 0;
   RingBuffer<Chunk> resend_;
+};
+
+// One stream's counters, for per-stream metrics (multi-stream QUIC).
+struct StreamCounters {
+  uint64_t delivered = 0;  // bytes the receiving application got in order
+  uint64_t backlog = 0;    // bytes waiting in the sender (new + to resend)
+  uint64_t frames_sent = 0;
+  uint64_t bytes_sent = 0;        // stream payload sent, resends included
+  uint64_t bytes_resent = 0;      // of which resent
+  double hol_wait_byte_ns = 0.0;  // head-of-line wait (ReceiveStream)
+  uint64_t hol_bytes = 0;
 };
 
 class ReceiveStream {

@@ -7,8 +7,19 @@ means), Sec. 6.1 / Fig. 5 (buffers of 7, 15 and infinite packets, QUIC vs TCP,
 both with CUBIC).
 
 Links: 0 the LMS channel (bottleneck, drop-tail buffer), 1 the ACK return.
-The paper gives no propagation delay; we use 10 ms one way (a LEO hop plus
-processing), ``one_way_delay_ms``. Choice: a coupled multipath controller
+Delay: the paper's text gives none; the authors' single-LMS configuration
+(``scratch/lms.json`` of their public repository) sets 10 ms on the link, so
+``one_way_delay_ms = 10`` each way. Choice: the ACK path is a constant
+1 Gb/s link. In the authors' ns-3 set-up each direction of the
+point-to-point link runs its own LMS chain; the ACKs (about 1 Mb/s at 45 Mb/s
+of data) never fill even the deep-shadow rate, so the return chain would
+change only the ACKs' serialisation (<= 3 us per ACK at 16 Mb/s).
+
+Traffic, streams and the two transport stacks: ``orbitcc.scenario.lms_traffic``
+(1000 B packets at Table 1's average rate, constant rate by default; streams
+with the paper's schedulers; quic-go's and Linux's window ceilings).
+
+Choice: a coupled multipath controller
 (lia/olia/balia/maco) runs as a one-subflow QUIC connection. Its oracle knows
 only the line-of-sight capacity and the propagation RTT. Shadowing is random,
 so the ephemerides cannot predict it.
@@ -16,7 +27,7 @@ so the ephemerides cannot predict it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from orbitcc.scenario._common import (
     check_shared_fields,
@@ -27,6 +38,7 @@ from orbitcc.scenario._common import (
     single_path_transport,
     static_oracle_path,
 )
+from orbitcc.scenario.lms_traffic import check_traffic, traffic_fields
 from orbitcc.validation import check_range
 
 BANDS = ("ka", "s")
@@ -40,13 +52,23 @@ class LmsScenario:
     description: str = ""
     band: str = "ka"  # ka | s (Table 1)
     buffer_packets: int | None = 15  # the paper: 7, 15 or null (infinite)
-    one_way_delay_ms: float = 10.0
+    one_way_delay_ms: float = 10.0  # the authors' lms.json
     transport: str = "quic"  # quic | tcp
     controller: str = "cubic"
     file_bytes: int = 0
-    duration_s: float = 30.0
-    packet_bytes: int = 1500
+    duration_s: float = 60.0  # Sec. 6.1: transmissions active for 60 s
+    packet_bytes: int = 1000  # Table 1
     reverse_capacity_mbps: float = 1000.0
+    # Traffic (lms_traffic.py): cbr | poisson | bulk at `load` x the average
+    # rate (Table 1's unless average_rate_mbps is set), split over streams.
+    app: str = "cbr"
+    load: float = 1.0
+    average_rate_mbps: float | None = None
+    traffic_s: float | None = None  # the app writes this long (null: all run)
+    stream_shares: list[float] = field(default_factory=lambda: [1.0])
+    stream_weights: list[float] | None = None  # wfq; null: the shares
+    stream_scheduler: str = "rr"  # rr | fq | wfq | bp
+    stack_limits: bool = True  # quic-go / Linux window ceilings
 
     def __post_init__(self) -> None:
         o = "scenario"
@@ -55,6 +77,10 @@ class LmsScenario:
             check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
         check_range(o, "one_way_delay_ms", self.one_way_delay_ms, 0.0, 1e4)
         check_shared_fields(self)
+        if self.file_bytes > 0 and self.app != "bulk":
+            raise ValueError("scenario.file_bytes needs scenario.app = 'bulk' "
+                             f"(got {self.app!r}); allowed: a file or a rate, not both")
+        check_traffic(self)
 
 
 def build_lms(s: LmsScenario, controller: str | None, params: dict[str, float],
@@ -66,15 +92,17 @@ def build_lms(s: LmsScenario, controller: str | None, params: dict[str, float],
         "buffer_packets": int(s.buffer_packets or 0),
         "bottleneck": True,
     }
+    transport = single_path_transport(s.transport, name)
     return {
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,
         "stop_when_complete": s.file_bytes > 0,
         "links": [link, constant_link("return", s.reverse_capacity_mbps,
                                       s.one_way_delay_ms)],
-        "flows": [flow("flow0", single_path_transport(s.transport, name), name, cc_params,
+        "flows": [flow("flow0", transport, name, cc_params,
                        [{"forward": [0], "reverse": [1]}],
-                       file_bytes=int(s.file_bytes))],
+                       file_bytes=int(s.file_bytes),
+                       **traffic_fields(s, s.band, transport))],
         "oracle": {"paths": [static_oracle_path(0, LOS_CAPACITY_MBPS[s.band],
                                                 2 * s.one_way_delay_ms)]},
     }

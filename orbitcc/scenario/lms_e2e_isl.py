@@ -9,12 +9,27 @@ for 0-0.5 s on average (exponential), both access links Ka-band LMS (Table 1).
 Links: 0 LMS uplink, 1 ISL (on/off, or constant with ``isl_outages: false``),
 2 LMS downlink, 3 ACK return. Each hop has a drop-tail buffer of
 ``buffer_packets``. While an ISL is down it holds its queue and does not drop
-packets (docs/leo_models.md). Delays are our choice; the paper gives none.
+packets (docs/leo_models.md); the paper's modified ns-3 device does the same
+(it restarts the queued packets when the rate returns from 0, Sec. 4.2).
+
+Delays and buffers: the paper's text gives none for this set-up. The authors'
+end-to-end configuration (``scratch/ConfigScenario.json`` of their public
+repository) sets 0 ms on both LMS links, 10 ms on the ISL and 90 000 B
+drop-tail queues; we use those: ``access_delay_ms = 0``, ``isl_delay_ms =
+10``, ``buffer_packets = 90`` (90 000 B of 1000 B packets). The ACK path is
+a constant link with the forward path's total delay.
+
+Traffic (Sec. 6.3): two QUIC streams, the first at twice the second's rate,
+Poisson arrivals of 1000 B packets, aggregate 50 % of the average LMS rate
+(Table 1: 45.33 Mb/s), written for 120 s; the run goes on until the queues
+drain (``duration_s`` 130 s; the paper stops when all bytes arrived). The
+stream scheduler is ``stream_scheduler`` (rr, fq, wfq, bp; Sec. 5.2). See
+``orbitcc.scenario.lms_traffic``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from orbitcc.scenario._common import (
     check_shared_fields,
@@ -24,6 +39,7 @@ from orbitcc.scenario._common import (
     single_path_transport,
     static_oracle_path,
 )
+from orbitcc.scenario.lms_traffic import check_traffic, traffic_fields
 from orbitcc.validation import check_range
 
 
@@ -36,15 +52,23 @@ class LmsE2eIslScenario:
     isl_capacity_mbps: float = 80.0
     isl_mean_up_s: float = 5.0
     isl_mean_down_s: float = 0.25  # swept 0-0.5 s in Fig. 8
-    access_delay_ms: float = 5.0  # one way, each LMS hop
+    access_delay_ms: float = 0.0  # one way, each LMS hop (ConfigScenario.json)
     isl_delay_ms: float = 10.0  # one way
-    buffer_packets: int | None = 15  # per hop; null: infinite
+    buffer_packets: int | None = 90  # per hop; null: infinite
     transport: str = "quic"
     controller: str = "cubic"
     file_bytes: int = 0
-    duration_s: float = 30.0
-    packet_bytes: int = 1500
+    duration_s: float = 130.0
+    packet_bytes: int = 1000
     reverse_capacity_mbps: float = 1000.0
+    app: str = "poisson"
+    load: float = 0.5  # of the average LMS rate
+    average_rate_mbps: float | None = None  # null: Table 1's Ka 45.33 Mb/s
+    traffic_s: float | None = 120.0
+    stream_shares: list[float] = field(default_factory=lambda: [2.0, 1.0])
+    stream_weights: list[float] | None = None  # wfq; null: the shares (2:1)
+    stream_scheduler: str = "rr"
+    stack_limits: bool = True
 
     def __post_init__(self) -> None:
         o = "scenario"
@@ -56,6 +80,10 @@ class LmsE2eIslScenario:
         if self.buffer_packets is not None:
             check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
         check_shared_fields(self)
+        if self.file_bytes > 0 and self.app != "bulk":
+            raise ValueError("scenario.file_bytes needs scenario.app = 'bulk' "
+                             f"(got {self.app!r}); allowed: a file or a rate, not both")
+        check_traffic(self)
 
 
 def build_lms_e2e_isl(s: LmsE2eIslScenario, controller: str | None,
@@ -74,13 +102,15 @@ def build_lms_e2e_isl(s: LmsE2eIslScenario, controller: str | None,
         {"name": "lms_down", "process": dict(lms), "buffer_packets": buffer},
         constant_link("return", s.reverse_capacity_mbps, one_way),
     ]
+    transport = single_path_transport(s.transport, name)
     return {
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,
         "stop_when_complete": s.file_bytes > 0,
         "links": links,
-        "flows": [flow("flow0", single_path_transport(s.transport, name), name, cc_params,
+        "flows": [flow("flow0", transport, name, cc_params,
                        [{"forward": [0, 1, 2], "reverse": [3]}],
-                       file_bytes=int(s.file_bytes))],
+                       file_bytes=int(s.file_bytes),
+                       **traffic_fields(s, "ka", transport))],
         "oracle": {"paths": [static_oracle_path(0, 80.0, 2 * one_way)]},
     }
