@@ -23,6 +23,7 @@ void RefwaParams::Validate() const {
   check("buffer_bytes", static_cast<double>(buffer_bytes));
   check("min_feedback_bytes", static_cast<double>(min_feedback_bytes));
   check("rtt_avg_gain", rtt_avg_gain);
+  check("activity_window", activity_window);
 }
 
 const ParamTable& RefwaParams::Params() {
@@ -43,6 +44,9 @@ const ParamTable& RefwaParams::Params() {
                 "never advertise a smaller window"),
       PositiveParam("rtt_avg_gain", 1.0, 0.0, 1.0, "",
                     "EWMA gain of RTT_avg across slots (1: each slot's mean)"),
+      IntParam("activity_window", 1, 0, 1, "",
+               "a flow counts as active if heard within 0: RTT_avg (the "
+               "paper), 1: max(RTT_avg, its own RTT estimate)"),
   };
   return kParams;
 }
@@ -60,6 +64,7 @@ RefwaParams RefwaParams::FromParams(const ControllerParams& p) {
   r.min_feedback_bytes =
       static_cast<uint64_t>(p.Get(table, "min_feedback_bytes"));
   r.rtt_avg_gain = p.Get(table, "rtt_avg_gain");
+  r.activity_window = static_cast<int>(p.Get(table, "activity_window"));
   r.Validate();
   return r;
 }
@@ -127,8 +132,20 @@ double RefwaRouter::FlowRttSeconds(const Flow& flow) const {
 bool RefwaRouter::RebuildGroups(TimeNs now, TimeNs delta) {
   // Sec. III-A2: a flow is in progress if its last packet is less than
   // delta = RTT_avg old; others are dropped from the table.
+  // With activity_window = 1 (default) a flow's own threshold is
+  // max(delta, its RTT estimate): a flow that sends one window per RTT_k,
+  // bunched by slow start or by a window cut, is silent for up to RTT_k, so
+  // a flow with RTT_k > RTT_avg would drop out of the count in some slots
+  // and the others' feedback would rise by N/N_counted (measured: 49..122
+  // of 128 flows counted on T3, an aggregate window 2.6x the pipe and 1018
+  // overflow drops in 100 ms). The paper's rule (0) keeps delta for all.
   for (auto it = flows_.begin(); it != flows_.end();) {
-    if (now - it->second.last_seen >= delta) {
+    TimeNs threshold = delta;
+    if (params_.activity_window == 1 && delta != kTimeInfinite) {
+      threshold = std::max(
+          delta, static_cast<TimeNs>(FlowRttSeconds(it->second) * 1e9));
+    }
+    if (now - it->second.last_seen >= threshold) {
       it = flows_.erase(it);
     } else {
       ++it;

@@ -45,6 +45,10 @@ struct RefwaParams {
   // EWMA gain for RTT_avg across slots (footnote 1 of the paper allows an
   // EWMA); 1 = use each slot's flow-weighted mean as is.
   double rtt_avg_gain = 1.0;
+  // Which flows count as "in progress" (Sec. III-A2): 0: heard within
+  // delta = RTT_avg (the paper); 1: within max(RTT_avg, the flow's own RTT
+  // estimate), so long-RTT flows are not dropped from N between bursts.
+  int activity_window = 1;
 
   // Throws std::invalid_argument naming the field and its range.
   void Validate() const;

@@ -103,6 +103,33 @@ TEST(RefwaRouterTest, UpsilonRecursionMatchesHandComputation) {
   EXPECT_NEAR(r.GroupFeedbackBytes(3), 160.0 / 240.0 * 190000.0, 1e-3);
 }
 
+// Sec. III-A2 counts a flow as in progress if heard within delta = RTT_avg.
+// A long-RTT flow that sends its window once per RTT (bunched) is silent
+// longer than RTT_avg between bursts: under the paper's rule it drops out of
+// N and the others' feedback rises; activity_window = 1 keeps it while it
+// was heard within its own RTT estimate.
+TEST(RefwaRouterTest, LongRttFlowStaysCountedBetweenBursts) {
+  for (int window : {0, 1}) {
+    RefwaParams p = DefaultParams();
+    p.activity_window = window;
+    RefwaRouter r(p);
+    // Flows 1-3: 1 hop (RTT 80 ms), sending every 10 ms. Flow 4: 7 hops
+    // (RTT 320 ms), one burst at t = 0 and the next at 320 ms.
+    for (TimeNs t = 0; t <= Millis(300); t += Millis(10)) {
+      for (int f = 1; f <= 3; ++f) {
+        r.OnPacketArrival(t, Packet(f, 1), 0, kCapacity);
+      }
+      if (t == 0) r.OnPacketArrival(0, Packet(4, 7), 0, kCapacity);
+    }
+    // The first update is at 80 ms (RTT_avg of flow 1), the next ones one
+    // RTT_avg later: by then flow 4 has been silent for >= RTT_avg (80 or
+    // 140 ms) but for less than its own 320 ms estimate.
+    ASSERT_GE(r.updates(), 2u);
+    EXPECT_EQ(r.active_flows(), window == 1 ? 4 : 3) << "activity_window " << window;
+    EXPECT_EQ(r.GroupSize(7), window == 1 ? 1 : 0);
+  }
+}
+
 TEST(RefwaRouterTest, SkewFactorShapesTheShares) {
   RefwaParams p = DefaultParams();
   p.alpha = 0.0;  // equal shares regardless of RTT

@@ -90,9 +90,16 @@ IslPathPredictor::IslPathPredictor(
       b_(b) {
   a_.Validate();
   b_.Validate();
+  if (config_.EventDriven()) {
+    timeline_ = std::make_unique<IslRouteTimeline>(router_.constellation_ptr(),
+                                                   a_, b_, config_);
+  }
 }
 
 const IslRoute& IslPathPredictor::RouteAt(TimeNs t) {
+  if (timeline_ != nullptr) {
+    return timeline_->Segment(timeline_->SegmentIndexAt(t))->route;
+  }
   const TimeNs grid = (t / config_.route_interval) * config_.route_interval;
   if (grid != cached_grid_) {
     cached_route_ = router_.Route(a_, b_, ToSeconds(grid));
@@ -113,6 +120,18 @@ TimeNs IslPathPredictor::PropagationRtt(TimeNs t) {
 }
 
 TimeNs IslPathPredictor::NextHandover(TimeNs t) {
+  if (timeline_ != nullptr) {
+    // Matches IslLinkProcess: only valid -> valid changes are handovers.
+    size_t i = timeline_->SegmentIndexAt(t);
+    for (int n = 0; n < kMaxRouteScans; ++n, ++i) {
+      // Copy before generating more: Segment() may grow the cache.
+      const bool cur_valid = timeline_->Segment(i)->route.valid;
+      const IslRouteSegment* next = timeline_->Segment(i + 1);
+      if (next == nullptr) return kTimeInfinite;
+      if (cur_valid && next->route.valid) return next->start;
+    }
+    return kTimeInfinite;
+  }
   TimeNs grid = (t / config_.route_interval) * config_.route_interval;
   if (grid >= next_from_ && grid < next_) return next_;
   const TimeNs from = grid;

@@ -87,6 +87,8 @@ class IslPathPredictor : public PathPredictor {
   IslLinkConfig config_;
   IslRouter router_;
   GroundPoint a_, b_;
+  // Event-driven configs: the same route timeline as IslLinkProcess's.
+  std::unique_ptr<IslRouteTimeline> timeline_;
   TimeNs cached_grid_ = -1;
   IslRoute cached_route_;
   // Last NextHandover answer: valid for every grid point in [from, next).

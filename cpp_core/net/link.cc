@@ -60,6 +60,7 @@ void Link::Enqueue(TimeNs now, Packet packet) {
     return;
   }
   queue_.push_back(packet);
+  AccountQueue(now);
   queue_bytes_ += packet.bytes;
   stats_.max_queue_bytes = std::max(stats_.max_queue_bytes, queue_bytes_);
   if (!busy_) StartTransmission(now);
@@ -88,6 +89,7 @@ void Link::OnTransmitted(TimeNs now, int64_t generation) {
   if (generation != tx_generation_ || !busy_) return;  // rescheduled
   Packet packet = queue_.front();
   queue_.pop_front();
+  AccountQueue(now);
   queue_bytes_ -= packet.bytes;
   busy_ = false;
   ++stats_.packets_transmitted;

@@ -53,6 +53,9 @@ struct LinkStats {
   LossCounts drops;
   double capacity_bit_ns = 0.0;  // integral of capacity over time (bits*1e9)
   uint64_t max_queue_bytes = 0;
+  // Integral of the queue's bytes over time (bytes*ns), up to the last
+  // queue change; QueueIntegralByteNs adds the open interval.
+  double queue_byte_ns = 0.0;
 };
 
 class Link {
@@ -92,6 +95,13 @@ class Link {
   }
   // Capacity integral including the current, not yet closed, interval.
   double CapacityIntegralBitNs(TimeNs now) const;
+  // Time integral of the queued bytes up to `now` (time-average queue).
+  double QueueIntegralByteNs(TimeNs now) const {
+    return stats_.queue_byte_ns +
+           static_cast<double>(queue_bytes_) *
+               static_cast<double>(now - queue_changed_);
+  }
+  const LinkConfig& config() const { return config_; }
   const LinkStats& stats() const { return stats_; }
   // Largest queueing delay a packet can see: buffer / capacity (the bound).
   TimeNs MaxQueueingDelay() const;
@@ -119,6 +129,12 @@ class Link {
 
   RingBuffer<Packet> queue_;  // front() is being serialised when busy_
   uint64_t queue_bytes_ = 0;
+  TimeNs queue_changed_ = 0;  // time of the last change of queue_bytes_
+  void AccountQueue(TimeNs now) {
+    stats_.queue_byte_ns += static_cast<double>(queue_bytes_) *
+                            static_cast<double>(now - queue_changed_);
+    queue_changed_ = now;
+  }
   RingBuffer<InFlight> pipe_;
   TimeNs last_arrival_ = 0;
 

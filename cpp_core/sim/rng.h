@@ -42,6 +42,7 @@ enum class StreamId : uint64_t {
   kBackground = 4,   // background traffic arrivals and sizes
   kApplication = 5,  // application-level randomness (e.g. video frames)
   kController = 6,   // controllers' own randomness (BBR's cycle phase)
+  kFlowTiming = 7,   // flow start jitter (FlowSpec::start_jitter)
 };
 
 // xoshiro256** generator: small, fast, and statistically strong.

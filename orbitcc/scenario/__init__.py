@@ -15,6 +15,8 @@ from orbitcc.scenario.iridium_mptcp import IridiumMptcpScenario, build_iridium_m
 from orbitcc.scenario.lms import LmsScenario, build_lms
 from orbitcc.scenario.lms_e2e_isl import LmsE2eIslScenario, build_lms_e2e_isl
 from orbitcc.scenario.refwa_bottleneck import RefwaBottleneckScenario, build_refwa_bottleneck
+from orbitcc.scenario.schedule import export_schedule as export_schedule
+from orbitcc.scenario.schedule import load_schedule as load_schedule
 from orbitcc.scenario.single_link import SingleLinkScenario, build_single_link
 from orbitcc.scenario.starlink_dual import StarlinkDualScenario, build_starlink_dual
 from orbitcc.scenario.starlink_lte_video import (

@@ -1,22 +1,62 @@
-"""REFWA's single satellite bottleneck shared by flows with different RTTs.
+"""REFWA's satellite bottleneck: RTT groups, flows joining and leaving, web
+traffic and channel errors.
 
 Source: *REFWA: An Efficient and Fair Congestion Control Scheme for LEO
-Satellite Networks* (Taleb et al., IEEE/ACM ToN 2006), Sec. IV: Fig. 1(b)
-topology (flows of group i cross 2i+1 satellites, RTT (2i+2) x 40 ms, ISL delay
-20 ms, four equal groups), link types T1/T2/T3/OC3 at 1.5/10/45/155 Mb/s with
-MAX = 8/32/128/512 flows (Fig. 6), flows joining in steps (Figs. 3-4), 1 kB
-packets, drop-tail buffers of one bandwidth-delay product, phi = 1.5,
-psi = 0.5, alpha = 1, 20 s runs.
+Satellite Networks* (Taleb et al., IEEE/ACM ToN 2006), Secs. IV-V.
 
-Topology: one shared bottleneck ISL carrying 2 x ISL delay (the legs into and
-out of the bottleneck), plus, for group i, i private 20 ms hops before it and
-i after it (10x the bottleneck rate, unbuffered). A group-i route therefore
-has 2i+1 links: the hop count the REFWA router reads, and a one-way delay of
-(2i+2) x 20 ms. Each group has its own ACK return link. With ``router:
-refwa`` a RefwaRouter sits on the bottleneck queue. Stair-step: the flows
-join in ``num_steps`` equal batches every ``step_interval_s``, spread over
-5 ms within a batch (the paper's start jitter). Flows do not leave, so only
-the rising steps are modelled.
+Topology (``topology``):
+
+* ``rtt_groups`` (Fig. 1(b), the default): four equal groups; flows of group i
+  cross 2i+1 satellites and have an RTT of (2i+2) x 40 ms at ISL delay 20 ms.
+  One shared bottleneck ISL carries 2 x ISL delay (the legs into and out of
+  the bottleneck); group i adds i private 20 ms hops before it and i after it
+  (10x the bottleneck rate, unbuffered), so a group-i route has 2i+1 links
+  (the hop count the REFWA router reads) and each group has its own ACK
+  return link.
+* ``equal_rtt`` (Fig. 1(a)): every flow crosses three satellites (one private
+  hop before and after the bottleneck, the group-1 route: RTT 160 ms). The
+  paper does not give Fig. 1(a)'s hop count; three satellites match its text
+  ("the bottleneck link is composed of three satellites") and its on/off
+  means of 160 ms, "on the average, equal to the flows RTT" (Sec. V-E).
+
+Links T1/T2/T3/OC3 = 1.544/10/45/155 Mb/s with MAX = 8/32/128/512 flows
+(Fig. 6), 1 kB packets, drop-tail buffers of one bandwidth-delay product of
+the mean RTT, phi = 1.5, psi = 0.5, alpha = 1, 20 s runs. The senders are TCP
+NewReno with ns-2's initial window of the paper's time (``windowInit_ 1``;
+``initial_window_packets``).
+
+Traffic:
+
+* Steps (Sec. V-B, Figs. 3-4): the persistent flows join in ``num_steps``
+  equal batches every ``step_interval_s``; from ``leave_start_s`` on (null:
+  never) the batches leave again in reverse order, one every
+  ``step_interval_s``; the first batch stays to the end (falling steps). The
+  paper's case: T1, ``equal_rtt``, 8 flows, 2 steps of 5 s, leaving at 15 s.
+  A flow that leaves stops writing; what it has in flight is still
+  delivered (FlowSpec.stop_s).
+* Start jitter: each flow's start is drawn uniformly in its batch's first
+  ``start_jitter_s`` (the paper's "uniformly distributed from 0 to 5 ms"),
+  from the episode seed: the only exogenous randomness of this preset.
+* Web traffic (Sec. V-E, Figs. 8-9): ``web_flows`` Pareto on/off TCP flows
+  (shape ``web_shape`` = 1.3, mean on and off ``web_mean_on_s`` /
+  ``web_mean_off_s`` = 160 ms) active from ``web_start_s`` for
+  ``web_duration_s``; while on, a source writes at ``web_rate_mbps`` (the
+  paper does not give it; null: the bottleneck capacity over the number of
+  persistent flows, i.e. a persistent flow's fair share: our choice). On and
+  off periods are drawn from the episode seed (stream kApplication).
+* Channel errors (Sec. V-G, Fig. 13): ``packet_error_rate`` is a uniform
+  (Bernoulli) per-packet loss on every flow's up-link (its first hop), drawn
+  per packet index from the seed (design decision 3); ``equal_rtt`` only,
+  because group 0 of ``rtt_groups`` has no hop of its own before the
+  bottleneck.
+
+With ``router: refwa`` a RefwaRouter (cc/refwa_router.h) sits on the
+bottleneck queue and writes its window feedback into the ACKs' receive
+window; ``router: none`` with ``controller: newreno`` is the paper's
+comparison term. Metrics: ``utilization``, ``loss_rate``, ``jain_fairness``
+(over the persistent flows' rates while present, ``persistent_jain`` in
+orbitcc.baselines.reproduce_refwa) and the time-average bottleneck queue
+(``bottleneck.mean_queue_bytes`` of the metrics dict).
 """
 
 from __future__ import annotations
@@ -37,6 +77,8 @@ from orbitcc.validation import check_range
 
 LINK_TYPES = {"T1": (1.544, 8), "T2": (10.0, 32), "T3": (45.0, 128), "OC3": (155.0, 512)}
 ROUTERS = ("refwa", "none")
+TOPOLOGIES = ("rtt_groups", "equal_rtt")
+EQUAL_RTT_GROUP = 1  # Fig. 1(a): three satellites, RTT 160 ms at 20 ms ISLs
 
 
 @dataclass
@@ -45,16 +87,29 @@ class RefwaBottleneckScenario:
     name: str = "refwa_bottleneck"
     description: str = ""
     link_type: str = "T1"  # T1 | T2 | T3 | OC3
+    topology: str = "rtt_groups"  # rtt_groups (Fig. 1(b)) | equal_rtt (Fig. 1(a))
     num_flows: int | None = None  # null: the paper's MAX for the link type
     num_groups: int = 4
     isl_delay_ms: float = 20.0
     num_steps: int = 4  # stair-step joins (1: everyone at t = 0)
     step_interval_s: float = 5.0
+    leave_start_s: float | None = None  # falling steps from here (null: none)
+    start_jitter_s: float = 0.005
+    initial_window_packets: int = 1  # ns-2's windowInit_ of the paper's time
+    web_flows: int = 0
+    web_start_s: float = 5.0
+    web_duration_s: float = 10.0
+    web_shape: float = 1.3
+    web_mean_on_s: float = 0.16
+    web_mean_off_s: float = 0.16
+    web_rate_mbps: float | None = None  # null: capacity / persistent flows
+    packet_error_rate: float = 0.0
     buffer_bdp: float = 1.0
     router: str = "refwa"  # refwa | none
     phi: float = 1.5
     psi: float = 0.5
     alpha: float = 1.0
+    activity_window: int = 1  # 0: the paper's delta = RTT_avg; 1: per-flow max(RTT_avg, RTT_k)
     transport: str = "tcp"  # the paper's senders are TCP NewReno
     controller: str = "refwa"
     duration_s: float = 20.0
@@ -63,21 +118,68 @@ class RefwaBottleneckScenario:
     def __post_init__(self) -> None:
         o = "scenario"
         choose(self.link_type, tuple(LINK_TYPES), "link_type")
+        choose(self.topology, TOPOLOGIES, "topology")
         if self.num_flows is not None:
             check_range(o, "num_flows", self.num_flows, 1, 10000)
         check_range(o, "num_groups", self.num_groups, 1, 16)
         check_range(o, "isl_delay_ms", self.isl_delay_ms, 0.0, 1e4, lo_open=True)
         check_range(o, "num_steps", self.num_steps, 1, 1000)
         check_range(o, "step_interval_s", self.step_interval_s, 0.0, 1e5)
+        if self.leave_start_s is not None:
+            check_range(o, "leave_start_s", self.leave_start_s, 0.0, 1e5, lo_open=True)
+            last_join = (self.num_steps - 1) * self.step_interval_s
+            if self.num_steps < 2 or self.leave_start_s <= last_join:
+                raise ValueError(
+                    f"scenario.leave_start_s = {self.leave_start_s} is out of range; allowed: "
+                    f"after the last join ({last_join} s) with num_steps >= 2 "
+                    f"(the first batch never leaves)")
+        check_range(o, "start_jitter_s", self.start_jitter_s, 0.0, 1e3)
+        check_range(o, "initial_window_packets", self.initial_window_packets, 1, 1000)
+        check_range(o, "web_flows", self.web_flows, 0, 10000)
+        check_range(o, "web_start_s", self.web_start_s, 0.0, 1e5)
+        check_range(o, "web_duration_s", self.web_duration_s, 0.0, 1e5, lo_open=True)
+        # A Pareto mean exists only for shape > 1 (mean = scale * shape / (shape - 1)).
+        check_range(o, "web_shape", self.web_shape, 1.0, 100.0, lo_open=True)
+        check_range(o, "web_mean_on_s", self.web_mean_on_s, 0.0, 1e4, lo_open=True)
+        check_range(o, "web_mean_off_s", self.web_mean_off_s, 0.0, 1e4, lo_open=True)
+        if self.web_rate_mbps is not None:
+            check_range(o, "web_rate_mbps", self.web_rate_mbps, 0.0, 1e5, lo_open=True)
+        check_range(o, "packet_error_rate", self.packet_error_rate, 0.0, 1.0)
+        if self.packet_error_rate > 0 and self.topology != "equal_rtt":
+            raise ValueError(
+                "scenario.packet_error_rate > 0 needs scenario.topology=equal_rtt (errors "
+                "strike each flow's up-link; group 0 of rtt_groups has none)")
         check_range(o, "buffer_bdp", self.buffer_bdp, 0.0, 1e4, lo_open=True)
         choose(self.router, ROUTERS, "router")
         check_range(o, "phi", self.phi, 0.0, 10.0, lo_open=True)
         check_range(o, "psi", self.psi, 0.0, 10.0)
         check_range(o, "alpha", self.alpha, 0.0, 4.0)
+        check_range(o, "activity_window", self.activity_window, 0, 1)
         check_shared_fields(self)
 
     def flows_total(self) -> int:
         return int(self.num_flows) if self.num_flows is not None else LINK_TYPES[self.link_type][1]
+
+    def group_of(self, k: int) -> int:
+        return EQUAL_RTT_GROUP if self.topology == "equal_rtt" else k % self.num_groups
+
+    def groups(self) -> list[int]:
+        return [EQUAL_RTT_GROUP] if self.topology == "equal_rtt" else list(range(self.num_groups))
+
+    def schedule(self) -> list[tuple[float, float | None]]:
+        """(join, leave) of each persistent flow: batch b joins at
+        b * step_interval_s; with leave_start_s the last batch leaves first,
+        one batch per step_interval_s, the first batch never."""
+        n = self.flows_total()
+        per_step = -(-n // self.num_steps)
+        out: list[tuple[float, float | None]] = []
+        for k in range(n):
+            b = k // per_step
+            leave = None
+            if self.leave_start_s is not None and b > 0:
+                leave = self.leave_start_s + (self.num_steps - 1 - b) * self.step_interval_s
+            out.append((b * self.step_interval_s, leave))
+        return out
 
 
 def build_refwa_bottleneck(s: RefwaBottleneckScenario, controller: str | None,
@@ -86,8 +188,9 @@ def build_refwa_bottleneck(s: RefwaBottleneckScenario, controller: str | None,
     name, cc_params = pick_controller(s.controller, controller, params)
     transport = single_path_transport(s.transport, name)
     capacity = LINK_TYPES[s.link_type][0]
-    rtts_ms = [(2 * i + 2) * 2 * s.isl_delay_ms for i in range(s.num_groups)]
-    mean_rtt_ms = sum(rtts_ms) / len(rtts_ms)
+    groups = s.groups()
+    rtts_ms = {i: (2 * i + 2) * 2 * s.isl_delay_ms for i in groups}
+    mean_rtt_ms = sum(rtts_ms.values()) / len(rtts_ms)
     bdp_bytes = capacity * 1e6 / 8 * mean_rtt_ms * 1e-3 * s.buffer_bdp
     buffer_bytes = max(2 * s.packet_bytes, round(bdp_bytes))
     bottleneck: dict[str, Any] = {
@@ -97,28 +200,53 @@ def build_refwa_bottleneck(s: RefwaBottleneckScenario, controller: str | None,
     if s.router == "refwa":
         bottleneck["router"] = {"type": "refwa", "phi": s.phi, "psi": s.psi,
                                 "alpha": s.alpha, "isl_delay_ms": s.isl_delay_ms,
-                                "buffer_bytes": buffer_bytes}
+                                "buffer_bytes": buffer_bytes,
+                                "activity_window": s.activity_window}
     links: list[dict[str, Any]] = [bottleneck]
-    routes = []
-    for i in range(s.num_groups):
+
+    def route(i: int, tag: str) -> dict[str, list[int]]:
+        # Group i: i private hops before the bottleneck (the first one is the
+        # flow's up-link, where channel errors strike), i after it, and its
+        # own ACK return link.
         before, after = [], []
         for side, hops in (("in", before), ("out", after)):
             for h in range(i):
-                links.append(constant_link(f"g{i}_{side}{h}", 10 * capacity, s.isl_delay_ms))
+                extra: dict[str, Any] = {}
+                if side == "in" and h == 0 and s.packet_error_rate > 0:
+                    extra["loss_rate"] = s.packet_error_rate
+                links.append(constant_link(f"{tag}_{side}{h}", 10 * capacity,
+                                           s.isl_delay_ms, **extra))
                 hops.append(len(links) - 1)
-        links.append(constant_link(f"g{i}_return", 10 * capacity, rtts_ms[i] / 2))
-        routes.append({"forward": [*before, 0, *after], "reverse": [len(links) - 1]})
-    n = s.flows_total()
-    per_step = -(-n // s.num_steps)
+        links.append(constant_link(f"{tag}_return", 10 * capacity, rtts_ms[i] / 2))
+        return {"forward": [*before, 0, *after], "reverse": [len(links) - 1]}
+
+    # rtt_groups: one route per group (the private hops are shared by the
+    # group); equal_rtt: one route per flow, so each flow has its own up-link.
+    shared = {i: route(i, f"g{i}") for i in groups} if s.topology == "rtt_groups" else {}
     flows = []
-    for k in range(n):
-        step, slot = divmod(k, per_step)
-        start = step * s.step_interval_s + 0.005 * slot / per_step
-        flows.append(flow(f"flow{k}", transport, name, cc_params,
-                          [dict(routes[k % s.num_groups])], start_s=start))
+    for k, (join, leave) in enumerate(s.schedule()):
+        g = s.group_of(k)
+        r = shared[g] if shared else route(g, f"f{k}")
+        extra: dict[str, Any] = {"start_s": join, "start_jitter_s": s.start_jitter_s}
+        if leave is not None:
+            extra["stop_s"] = leave
+        flows.append(flow(f"flow{k}", transport, name, cc_params, [dict(r)], **extra))
+    if s.web_flows:
+        n = s.flows_total()
+        rate = s.web_rate_mbps if s.web_rate_mbps is not None else capacity / n
+        for j in range(s.web_flows):
+            g = s.group_of(j)
+            r = shared[g] if shared else route(g, f"w{j}")
+            app = {"kind": "onoff", "rate_mbps": rate, "shape": s.web_shape,
+                   "mean_on_s": s.web_mean_on_s, "mean_off_s": s.web_mean_off_s,
+                   "duration_s": s.web_duration_s}
+            flows.append(flow(f"web{j}", transport, name, cc_params, [dict(r)],
+                              start_s=s.web_start_s, start_jitter_s=s.start_jitter_s,
+                              app=app))
     return {
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,
+        "initial_window_packets": s.initial_window_packets,
         "links": links,
         "flows": flows,
         "oracle": {"paths": [static_oracle_path(0, capacity, mean_rtt_ms)]},

@@ -42,6 +42,15 @@ class SingleLinkScenario:
     duration_s: float = 30.0
     packet_bytes: int = 1500  # full packet on the wire
     reverse_capacity_mbps: float = 1000.0  # ACK link
+    # A time-varying path (a LEO-like bottleneck, e.g. exported from another
+    # scenario by orbitcc.scenario.export_schedule): a JSON file of
+    # [t_s, capacity_mbps, rtt_ms] change points (capacity 0: an outage that
+    # holds the queue), or a scenario preset whose first subflow's path is
+    # exported with seed schedule_seed. capacity_mbps / rtt_ms apply until
+    # the first point. None: a constant link.
+    schedule_file: str | None = None
+    schedule_source: str | None = None
+    schedule_seed: int = 0
 
     def __post_init__(self) -> None:
         o = "scenario"
@@ -69,7 +78,22 @@ class SingleLinkScenario:
         if self.app and self.file_bytes:
             raise ValueError("scenario.app and scenario.file_bytes are exclusive; "
                              "use app: {kind: file, bytes: N}")
+        if self.schedule_file is not None and self.schedule_source is not None:
+            raise ValueError("scenario.schedule_file and scenario.schedule_source are "
+                             "exclusive; set one")
+        check_range(o, "schedule_seed", self.schedule_seed, 0, 2**63 - 1)
         check_shared_fields(self)
+
+    def schedule_points(self) -> list[tuple[float, float, float]]:
+        """The path's [t_s, capacity_mbps, rtt_ms] change points ([] if constant)."""
+        from orbitcc.scenario.schedule import load_schedule, source_schedule
+
+        if self.schedule_file is not None:
+            return load_schedule(self.schedule_file)["points"]
+        if self.schedule_source is not None:
+            return source_schedule(self.schedule_source, int(self.schedule_seed),
+                                   float(self.duration_s))["points"]
+        return []
 
     def buffer_size_packets(self) -> int:
         if self.buffer_packets is not None:
@@ -91,6 +115,21 @@ def build_single_link(s: SingleLinkScenario, controller: str | None,
         },
         {"name": "reverse", "capacity_mbps": s.reverse_capacity_mbps, "delay_ms": s.rtt_ms / 2},
     ]
+    points = s.schedule_points()
+    if points:
+        fwd = [{"t_s": 0.0, "capacity_mbps": s.capacity_mbps, "delay_ms": s.rtt_ms / 2,
+                "loss_rate": s.loss_rate}]
+        rev = [{"t_s": 0.0, "capacity_mbps": s.reverse_capacity_mbps,
+                "delay_ms": s.rtt_ms / 2}]
+        for t, mbps, rtt in points:
+            if t == 0.0:
+                fwd, rev = [], []
+            fwd.append({"t_s": t, "capacity_mbps": mbps, "delay_ms": rtt / 2,
+                        "loss_rate": s.loss_rate})
+            rev.append({"t_s": t, "capacity_mbps": s.reverse_capacity_mbps,
+                        "delay_ms": rtt / 2})
+        links[0]["schedule"] = fwd
+        links[1]["schedule"] = rev
     flows = []
     for i in range(s.num_flows):
         name = controller or (s.flow_controllers[i] if s.flow_controllers else s.controller)

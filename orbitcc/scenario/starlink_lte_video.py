@@ -1,31 +1,50 @@
-"""Video over multipath: a Starlink path plus an LTE-like terrestrial path.
+"""Video over multipath: a Starlink path and an LTE path, each shaped to 3 Mb/s.
 
 Source: *Performance Evaluation of Multipath TCP Video Streaming on LEO
-Satellite/Cellular Networks* (Komatsu et al.), Table 1 and Sec. IV: both paths
-shaped to 3 Mb/s, the terrestrial path with 0.5 % loss and 60 or 90 ms RTT,
-video at 5.24 Mb/s, CUBIC or BBR per subflow with the min-RTT scheduler.
+Satellite/Cellular Networks* (Komatsu et al.), Table I (a 3-minute H.264 clip
+at 5.24 Mb/s, 113 MBytes, which is 113 MiB = 180 s at 5.24 Mb/s; MPTCP with
+CUBIC or BBR and the default, shortest-RTT scheduler) and Table II scenario C
+(Starlink and LTE, each shaped to 3 Mb/s by an emulator, "no additional
+packet loss nor delays"; the first subflow on Starlink or on LTE). The 0.5 %
+loss and 60/90 ms of Table II belong to the paper's *wired* path (scenarios
+A and B), not to this one.
 
-Path 0 (Starlink): a ``starlink_access`` link (Starlink-like Walker shell,
-15 s global reconfiguration, bent pipe to a nearby gateway, Table 3 budget of
-the MACO paper), then the paper's 3 Mb/s shaper. Its ACKs return over the
-same access model. Path 1 (LTE-like): 3 Mb/s, ``terrestrial_loss_rate`` and
-``terrestrial_rtt_ms``. Terminal and gateway near Tokyo are our choice.
+Paths:
 
-The flow under test carries the ``video`` application (app/application.h):
-the server writes frames at ``video_fps`` encoded at ``video_rate_mbps`` for
-``video_duration_s``; the client plays them out after ``startup_delay_s`` and
-the flow's ``app`` metrics count played and late-discarded frames, buffer
-underflows (stalls) and rebuffering time. ``video_mode: file`` keeps the
-earlier stand-in: one file of ``video_rate_mbps`` x ``video_duration_s``
-whose completion time is compared with ``video_duration_s``.
+* Path 0, Starlink: the ``starlink_access`` model (a Starlink-like Walker
+  shell, the 15 s global reconfiguration, a bent pipe to a gateway, Table 3
+  link budget of the MACO paper), then the emulator's 3 Mb/s shaper with a
+  ``buffer_packets`` drop-tail queue. ACKs return over the same access model.
+* Path 1, LTE: the 3 Mb/s shaper (same buffer) and a fixed ``lte_rtt_ms``
+  round trip, no added loss (LTE's link-layer retransmissions hide radio
+  losses from TCP). The paper does not report its LTE RTT: 50 ms is our
+  choice; it has no randomness of its own.
+* Terminal at Kyushu Institute of Technology (Iizuka, the authors' campus)
+  and a gateway about 90 km away: our choices (the paper names neither).
+
+Transport: one multipath QUIC connection (orbitcc has no MPTCP; QUIC's
+subflows stand in for MPTCP subflows: per-path congestion control,
+``minrtt`` scheduler = lowest smoothed RTT among paths with window room, the
+MPTCP default). The first subflow is ``initial_path``; the other joins
+``join_after_s`` later (MPTCP's MP_JOIN after the first handshake) and
+carries data one round trip after that. ``controller`` runs on each subflow
+uncoupled, as in the paper.
+
+Application: the ``video`` source (app/application.h): frames at
+``video_fps`` encoded at ``video_rate_mbps`` for ``video_duration_s``; the
+client plays them out ``startup_delay_s`` after the start; the flow's
+``app`` metrics count played and late (discarded) frames, buffer underflows
+(stalls) and rebuffering time; ``flows[0].subflows`` gives retransmissions
+per path. The paper's player is not described: the playout model (a live
+clock that never pauses, a frame late = discarded) and the 2 s startup
+buffer are our choices. ``video_mode: file`` sends one file of the same size
+and reports its completion time instead.
 
 Exogenous randomness (orbitcc/scenario/_random.py, drawn in the core from the
-episode seed): a log-normal blackout at each 15 s reassignment of the
-Starlink access (``handover_outage_s`` when deterministic), capacity jitter
-and a latency jump per satellite, Gilbert-Elliott loss bursts on the
-Starlink access; the LTE-like path keeps its Bernoulli ``terrestrial_loss_rate``
-(counter-based, seeded). ``deterministic: true``: fixed blackout, no jitter,
-no bursts.
+episode seed, identical for every controller): on the Starlink access, a
+log-normal blackout at each 15 s reassignment, capacity jitter and a latency
+jump per satellite, Gilbert-Elliott loss bursts. ``deterministic: true``:
+a fixed ``handover_outage_s`` blackout, no jitter, no bursts.
 """
 
 from __future__ import annotations
@@ -51,24 +70,26 @@ class StarlinkLteVideoScenario(AccessRandomness):
     kind: str = "starlink_lte_video"
     name: str = "starlink_lte_video"
     description: str = ""
-    terminal_lat_deg: float = 35.68
-    terminal_lon_deg: float = 139.69
-    gateway_lat_deg: float = 36.2
-    gateway_lon_deg: float = 140.1
+    terminal_lat_deg: float = 33.65  # Kyutech, Iizuka (our choice)
+    terminal_lon_deg: float = 130.69
+    gateway_lat_deg: float = 34.05  # ~90 km away (our choice)
+    gateway_lon_deg: float = 131.5
     path_capacity_mbps: float = 3.0  # both paths (the paper's shaper)
-    terrestrial_rtt_ms: float = 60.0  # the paper: 60 or 90
-    terrestrial_loss_rate: float = 0.005
+    lte_rtt_ms: float = 50.0  # not in the paper: our choice
+    lte_loss_rate: float = 0.0  # "no additional packet loss"
+    initial_path: str = "starlink"  # starlink | lte (the first MPTCP subflow)
+    join_after_s: float = 0.05  # the second subflow's join after the first
     starlink_core_delay_ms: float = 5.0  # gateway -> server, one way
     handover_outage_s: float = 0.0
     buffer_packets: int = 30
     video_rate_mbps: float = 5.24
-    video_duration_s: float = 60.0
+    video_duration_s: float = 180.0  # "Playout time 3 mins"
     video_fps: float = 30.0  # the paper gives no frame rate: our choice
     startup_delay_s: float = 2.0  # client pre-buffering before playout
     video_mode: str = "player"  # player | file
     controller: str = "cubic"
     scheduler: str = "minrtt"
-    duration_s: float = 90.0
+    duration_s: float = 200.0
     packet_bytes: int = 1500
 
     def __post_init__(self) -> None:
@@ -78,8 +99,10 @@ class StarlinkLteVideoScenario(AccessRandomness):
         check_range(o, "gateway_lat_deg", self.gateway_lat_deg, -90.0, 90.0)
         check_range(o, "gateway_lon_deg", self.gateway_lon_deg, -180.0, 180.0)
         check_range(o, "path_capacity_mbps", self.path_capacity_mbps, 0.0, 1e5, lo_open=True)
-        check_range(o, "terrestrial_rtt_ms", self.terrestrial_rtt_ms, 0.0, 1e4)
-        check_range(o, "terrestrial_loss_rate", self.terrestrial_loss_rate, 0.0, 0.5)
+        check_range(o, "lte_rtt_ms", self.lte_rtt_ms, 0.0, 1e4)
+        check_range(o, "lte_loss_rate", self.lte_loss_rate, 0.0, 1.0)
+        choose(self.initial_path, ("starlink", "lte"), "initial_path")
+        check_range(o, "join_after_s", self.join_after_s, 0.0, 1e4, lo_open=True)
         check_range(o, "starlink_core_delay_ms", self.starlink_core_delay_ms, 0.0, 1e4)
         check_range(o, "handover_outage_s", self.handover_outage_s, 0.0, 15.0)
         check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
@@ -108,13 +131,13 @@ def build_starlink_lte_video(s: StarlinkLteVideoScenario, controller: str | None
                              params: dict[str, float],
                              duration_s: float | None = None) -> dict:
     name, cc_params = pick_controller(s.controller, controller, params)
-    half = s.terrestrial_rtt_ms / 2
+    half = s.lte_rtt_ms / 2
     links = [
         {"name": "starlink_access", "process": s.access(), **s.overlays()},
         constant_link("starlink_shaper", s.path_capacity_mbps, 0.0,
                       buffer_packets=s.buffer_packets, bottleneck=True),
         {"name": "starlink_return", "process": s.access()},
-        constant_link("lte", s.path_capacity_mbps, half, loss_rate=s.terrestrial_loss_rate,
+        constant_link("lte", s.path_capacity_mbps, half, loss_rate=s.lte_loss_rate,
                       buffer_packets=s.buffer_packets),
         constant_link("lte_return", 1000.0, half),
     ]
@@ -125,16 +148,18 @@ def build_starlink_lte_video(s: StarlinkLteVideoScenario, controller: str | None
         source = {"app": {"kind": "video", "rate_mbps": s.video_rate_mbps,
                           "fps": s.video_fps, "startup_delay_s": s.startup_delay_s,
                           "duration_s": s.video_duration_s}}
+    paths: list[dict[str, Any]] = [{"forward": [0, 1], "reverse": [2]},
+                                   {"forward": [3], "reverse": [4]}]
+    # The first MPTCP subflow carries data at once; the other joins later.
+    paths[1 if s.initial_path == "starlink" else 0]["join_s"] = s.join_after_s
     oracle = {"paths": [dict(s.access(), path_id=0),
-                        static_oracle_path(1, s.path_capacity_mbps, s.terrestrial_rtt_ms)]}
+                        static_oracle_path(1, s.path_capacity_mbps, s.lte_rtt_ms)]}
     return {
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,
         "stop_when_complete": s.video_mode == "file",
         "links": links,
-        "flows": [flow("video", "quic", name, cc_params,
-                       [{"forward": [0, 1], "reverse": [2]},
-                        {"forward": [3], "reverse": [4]}],
+        "flows": [flow("video", "quic", name, cc_params, paths,
                        scheduler=s.scheduler, **source)],
         "oracle": oracle,
     }
