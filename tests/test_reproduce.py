@@ -39,3 +39,32 @@ def test_recovery_time_measure_on_a_synthetic_series():
     assert times["slow_start"] == [50.0]
     assert times["congestion_avoidance"] == [30.0]
     assert times["censored"] == [t[20]]
+
+
+def test_docgen_rewrites_only_its_own_section(tmp_path):
+    from orbitcc.baselines import docgen
+
+    out = tmp_path / "doc.md"
+    out.write_text("# head\n")
+    docgen.write_section(out, "a", "A1", title="A")
+    docgen.write_section(out, "b", "B1", title="B")
+    docgen.write_section(out, "a", "A2")
+    text = out.read_text()
+    assert "A1" not in text and "A2" in text and "B1" in text
+    assert text.index("## A") < text.index("A2") < text.index("## B") < text.index("B1")
+    assert text.count(docgen.begin_marker("a")) == 1
+    assert text.count(docgen.end_marker("b")) == 1
+    # A begin marker without its end marker would swallow the rest: refused.
+    out.write_text(f"{docgen.begin_marker('a')}\nrest\n")
+    import pytest
+
+    with pytest.raises(ValueError, match="no matching"):
+        docgen.write_section(out, "a", "A3")
+
+
+def test_mean_std_reports_spread_only_when_there_is_one():
+    from orbitcc.baselines.docgen import mean_std
+
+    assert mean_std([1.0, 2.0, 3.0]) == "2.0 +- 1.0"
+    assert mean_std([4.3]) == "4.3"  # one (deterministic) run: no "+- 0.0"
+    assert mean_std([]) == "n/a"

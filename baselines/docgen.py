@@ -1,0 +1,64 @@
+"""Generated sections of a Markdown document (docs/reproduction.md).
+
+Each paper's reproduction script owns one section of the document, fenced by
+its own pair of markers::
+
+    <!-- GENERATED: reproduce_maco (do not edit by hand) -->
+    ... tables and figures written by the script ...
+    <!-- END GENERATED: reproduce_maco -->
+
+``write_section`` replaces the text between one pair and leaves everything
+else (the other papers' sections, the hand-written discussion) byte for byte
+as it was, so several generator scripts can update one document
+independently. Helpers for the "mean +- std over seeds" cells live here too,
+so every section reports spread the same way.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def begin_marker(name: str) -> str:
+    return f"<!-- GENERATED: {name} (do not edit by hand) -->"
+
+
+def end_marker(name: str) -> str:
+    return f"<!-- END GENERATED: {name} -->"
+
+
+def write_section(path: Path, name: str, body: str, title: str | None = None) -> None:
+    """Replace section ``name``'s generated text in ``path`` with ``body``.
+
+    If the document lacks the markers, a new section (``## title`` when given)
+    is appended, so a script also works on an empty output file. A document
+    with a begin marker but no matching end marker is an error (it would
+    silently swallow the rest of the file)."""
+    begin, end = begin_marker(name), end_marker(name)
+    block = f"{begin}\n\n{body.strip()}\n\n{end}"
+    text = path.read_text() if path.exists() else ""
+    if begin in text:
+        head, rest = text.split(begin, 1)
+        if end not in rest:
+            raise ValueError(f"{path}: '{begin}' has no matching '{end}'")
+        tail = rest.split(end, 1)[1]
+        path.write_text(head + block + tail)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    heading = f"## {title}\n\n" if title else ""
+    sep = "\n\n" if text.strip() else ""
+    path.write_text(text.rstrip() + sep + heading + block + "\n")
+
+
+def mean_std(values: Iterable[float], digits: int = 1) -> str:
+    """``mean +- std`` over the finite values (sample std, n - 1); one value is
+    printed alone (a run with no spread to report), none as ``n/a``."""
+    vals = [float(v) for v in values if not math.isnan(float(v))]
+    if not vals:
+        return "n/a"
+    if len(vals) == 1:
+        return f"{vals[0]:.{digits}f}"
+    return f"{statistics.fmean(vals):.{digits}f} +- {statistics.stdev(vals):.{digits}f}"
