@@ -185,6 +185,10 @@ class Row:
 
 
 CCS = ("newreno", "cubic", "bbr")
+# Seeds of each graded random-loss row (ns-3's 30 s runs at 1 % loss: goodput
+# standard deviation about 35 % of the mean for CUBIC, 15 % for NewReno; 20
+# seeds bring the standard error of the mean to 3-8 %).
+LOSS_SEEDS = 20
 CC_TITLE = {"newreno": "NewReno", "cubic": "CUBIC", "bbr": "BBR"}
 # 100 -> 50 Mb/s at 10 s, a 2 s outage at 15 s, back to 100 Mb/s at 17 s,
 # 150 % at 24 s.
@@ -193,9 +197,13 @@ STEP_SCHEDULE = ((10.0, 50.0), (15.0, 0.0), (17.0, 100.0), (24.0, 150.0))
 
 def matrix(kind: str = "standard", duration_s: float = 30.0) -> list[Row]:
     """The validation matrix: ``standard`` (docs/validation.md), ``full``
-    (every combination) or ``ci`` (one short row)."""
+    (every combination) or ``ci`` (two short rows)."""
     if kind == "ci":
+        # NewReno's recovery and CUBIC's HyStart exit both shape the first
+        # 10 s of a BDP-buffer row.
         return [Row("newreno-1-bdp-ci", "NewReno, 1 flow, BDP buffer (10 s)", "newreno",
+                    duration_s=10.0),
+                Row("cubic-1-bdp-ci", "CUBIC, 1 flow, BDP buffer (10 s)", "cubic",
                     duration_s=10.0)]
     rows: list[Row] = []
     d = duration_s
@@ -218,8 +226,9 @@ def matrix(kind: str = "standard", duration_s: float = 30.0) -> list[Row]:
         raise ValueError(f"matrix kind {kind!r} is unknown; allowed: standard, full, ci")
     for cc in CCS:
         t = CC_TITLE[cc]
-        # NewReno and CUBIC loss rows are graded: mean of 5 seeds on both sides.
-        loss_seeds = 1 if cc == "bbr" else 5
+        # NewReno and CUBIC loss rows are graded: mean of LOSS_SEEDS seeds on
+        # both sides (one 30 s run at 1 % loss moves goodput by +-35 %).
+        loss_seeds = 1 if cc == "bbr" else LOSS_SEEDS
         nseeds = f" (mean of {loss_seeds} seeds)" if loss_seeds > 1 else ""
         rows += [
             Row(f"{cc}-1-bdp", f"{t}, 1 flow, BDP buffer", cc, duration_s=d),
@@ -255,24 +264,50 @@ def ns3_args(row: Row, seed: int = 1) -> list[str]:
     return args
 
 
+def run_timed(cmd: list[str], timeout_s: float | None = None) -> dict[str, Any]:
+    """Runs ``cmd`` to completion; returns its exit status, output, wall time
+    and CPU seconds (user + system of the process and what it waited for,
+    from ``wait4``: interpreter start, imports and all)."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
+        deadline = None if timeout_s is None else started + timeout_s
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid != 0:
+                break
+            if deadline is not None and time.perf_counter() > deadline:
+                proc.kill()
+                os.wait4(proc.pid, 0)
+                raise TimeoutError(f"{cmd[0]} ran longer than {timeout_s:g} s")
+            time.sleep(0.01)
+        wall = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return {"returncode": proc.returncode, "stdout": out.read(), "stderr": err.read(),
+                "wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime}
+
+
 def run_ns3(row: Row, binary: Path, workdir: Path, seed: int = 1,
             timeout_s: float = 1800.0) -> dict[str, Any]:
     """Runs one row in ns-3; returns its JSON summary plus the process wall time
     (``process_wall_s``) and the cwnd trace (``cwnd``: t_s and per-flow lists)."""
-    import subprocess
 
     workdir.mkdir(parents=True, exist_ok=True)
     out = workdir / f"{row.name}.ns3.json"
     cwnd = workdir / f"{row.name}.ns3.cwnd.csv"
     cmd = [str(binary), *ns3_args(row, seed), f"--out={out}", f"--cwnd={cwnd}"]
-    started = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
-    wall = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise RuntimeError(f"ns-3 failed on row {row.name} (exit {proc.returncode}):\n"
-                           + (proc.stderr or proc.stdout)[-3000:])
+    proc = run_timed(cmd, timeout_s)
+    if proc["returncode"] != 0:
+        raise RuntimeError(f"ns-3 failed on row {row.name} (exit {proc['returncode']}):\n"
+                           + (proc["stderr"] or proc["stdout"])[-3000:])
     result = json.loads(out.read_text())
-    result["process_wall_s"] = wall
+    result["process_wall_s"] = proc["wall_s"]
+    result["process_cpu_s"] = proc["cpu_s"]
     result["command"] = " ".join([PROGRAM, *ns3_args(row, seed)])
     result["cwnd"] = read_cwnd_csv(cwnd)
     return result
@@ -302,12 +337,22 @@ def ns3_result(row: Row, binary: Path, workdir: Path, seed: int = 1,
     return result
 
 
-_SUMMED = ("wall_s", "cpu_s", "process_wall_s")
+_SUMMED = ("wall_s", "cpu_s", "process_wall_s", "process_cpu_s")
+
+
+def _std(vals: list[float]) -> float:
+    """Sample standard deviation (0 for one value)."""
+    if len(vals) < 2:
+        return 0.0
+    m = sum(vals) / len(vals)
+    return (sum((v - m) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5
 
 
 def average(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """One result from several seeds: numbers averaged (per flow too), times
-    summed (the work of all seeds), everything else from the first run."""
+    summed (the work of all seeds), everything else from the first run. Each
+    averaged number ``x`` also gets ``x_std``, its standard deviation over
+    the seeds."""
     if len(runs) == 1:
         return runs[0]
     out = dict(runs[0])
@@ -315,12 +360,16 @@ def average(runs: list[dict[str, Any]]) -> dict[str, Any]:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             vals = [r[key] for r in runs]
             out[key] = sum(vals) if key in _SUMMED else sum(vals) / len(vals)
+            if key not in _SUMMED:
+                out[key + "_std"] = _std(vals)
     flows = []
     for i, f0 in enumerate(runs[0]["flows"]):
         f = dict(f0)
         for key, value in f0.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool):
-                f[key] = sum(r["flows"][i][key] for r in runs) / len(runs)
+                vals = [r["flows"][i][key] for r in runs]
+                f[key] = sum(vals) / len(vals)
+                f[key + "_std"] = _std(vals)
         flows.append(f)
     out["flows"] = flows
     out["seeds"] = len(runs)
@@ -455,9 +504,12 @@ def run_orbitcc(row: Row, seed: int = 1, transport: str = "tcp",
     flows = []
     for i, f in enumerate(s["flows"]):
         reverse_ms = row.rtt(i) / 2  # the ACK path's propagation delay
+        probe = sim.probe(i)  # one subflow per flow here
         flows.append({
             "cc": row.cc, "base_rtt_ms": row.rtt(i), "goodput_mbps": f["goodput_mbps"],
-            "mean_rtt_ms": f["mean_delay_ms"] + reverse_ms,
+            # The sender's RTT samples (timestamp echoes, as ns-3's "RTT" trace).
+            "mean_rtt_ms": probe["mean_rtt_sample_ms"], "rtt_samples": probe["rtt_samples"],
+            "mean_packet_rtt_ms": f["mean_delay_ms"] + reverse_ms,
             "p95_rtt_ms": f["p95_delay_ms"] + reverse_ms,
             "data_segments": f["packets_sent"], "retransmissions": f["packets_retransmitted"],
             "timeouts": f["timeouts"], "spurious_losses": f["loss_truth"]["spurious"],
@@ -487,6 +539,16 @@ class Metric:
     ns3: float
     orbitcc: float
     target: float | None = None  # allowed |relative difference|, None: reported only
+    ns3_std: float = 0.0  # standard deviation over the seeds (rows of several seeds)
+    orbitcc_std: float = 0.0
+    seeds: int = 1
+
+    @property
+    def rel_se(self) -> float | None:
+        """Standard error of the relative difference of the two means (seeds > 1)."""
+        if self.seeds < 2 or self.ns3 == 0:
+            return None
+        return ((self.ns3_std ** 2 + self.orbitcc_std ** 2) / self.seeds) ** 0.5 / abs(self.ns3)
 
     @property
     def rel(self) -> float | None:
@@ -516,7 +578,8 @@ def compare(row: Row, ns3: dict[str, Any], orb: dict[str, Any]) -> list[Metric]:
     CUBIC; BBR rows are reported only (ns-3.37's BBR is not a reference)."""
     graded = row.cc != "bbr"
     g = 0.10 if graded else None
-    out = [Metric("goodput Mb/s (total)", ns3["goodput_mbps"], orb["goodput_mbps"], g)]
+    out = [Metric("goodput Mb/s (total)", ns3["goodput_mbps"], orb["goodput_mbps"], g,
+                  ns3.get("goodput_mbps_std", 0.0), orb.get("goodput_mbps_std", 0.0), row.seeds)]
     n_f, o_f = ns3["flows"], orb["flows"]
     if row.flows > 1:
         for i in range(row.flows):
@@ -531,7 +594,9 @@ def compare(row: Row, ns3: dict[str, Any], orb: dict[str, Any]) -> list[Metric]:
     for i in range(row.flows):
         sfx = f" flow {i}" if row.flows > 1 else ""
         out.append(Metric(f"mean RTT ms{sfx}", n_f[i]["mean_rtt_ms"], o_f[i]["mean_rtt_ms"],
-                          0.10 if graded and row.flows == 1 else None))
+                          0.10 if graded and row.flows == 1 else None,
+                          n_f[i].get("mean_rtt_ms_std", 0.0), o_f[i].get("mean_rtt_ms_std", 0.0),
+                          row.seeds))
         out.append(Metric(f"p95 RTT ms{sfx}", n_f[i]["p95_rtt_ms"], o_f[i]["p95_rtt_ms"]))
     out.append(Metric("retransmissions", sum(f["retransmissions"] for f in n_f),
                       sum(f["retransmissions"] for f in o_f)))

@@ -4,27 +4,57 @@
 // action it gets back. Written for orbitcc against its own messages.proto
 // (env/ns3gym/), with libzmq's C API (REQ socket, as ns3-gym's simulations).
 //
-// Spaces (F = number of flows):
+// Two layouts (--gymLayout):
+//
+// orbitcc (what orbitcc/OrbitCC-v0 computes, feature by feature, so a policy
+// trained in orbitcc runs here unchanged; docs/ns3gym.md has the table):
+//   observation Box(F * H * 9,) float32, flow-major, history oldest first:
+//     the nine default features of cpp_core/env/env_spec.cc with the same
+//     normalisers and bounds (cwnd, inflight, delivery_rate, rtt_ratio,
+//     rtt_gradient, loss_rate, ack_rate, throughput, srtt). Rates are in
+//     wire bytes (payload x wire / MSS: orbitcc counts whole packets);
+//     window sizes in segments (x / MSS, as orbitcc's x / packet size);
+//     srtt follows RFC 6298 (alpha 1/8, as ns-3's RttMeanDeviation and
+//     orbitcc) over the socket's RTT samples; the delivery rate is ns-3's
+//     own TcpRateLinux sample (draft-cheng-iccrg-delivery-rate-estimation,
+//     orbitcc's estimator; ns-3 makes them only for a congestion control
+//     with CongControl, which then also owns the window in recovery: it
+//     stays the agent's, where orbitcc runs PRR towards it); "declared
+//     lost" is counted when ns-3 resends a segment.
+//   action Box(F,) float32 in [-1, 1]: cwnd <- clamp(cwnd * factor^a,
+//     2 MSS, cap), cap = min(maxWindow, max(capBdp * BDP, 10 packets)), BDP =
+//     current capacity (the last non-zero one in an outage) x propagation
+//     RTT: orbitcc's `window` action and window cap.
+//   reward: orbitcc's `linear` reward, w_t thr / thr_ref - w_d delay /
+//     delay_ref - w_l loss, thr = Mb/s received (wire bytes), delay = mean
+//     one-way delay of the step's packets (RTT sample - reverse propagation
+//     delay: the ACK path never queues here), loss = ground-truth drops
+//     (bottleneck queue + random loss) / data packets sent.
+//
+// raw (the first version; tests of the protocol itself):
 //   observation Box(F, 5) float64, per flow: cwnd bytes, bytes in flight,
 //     mean RTT of the step's samples (ms; the last one if none), min RTT
 //     (ms), goodput in the step (Mb/s);
 //   action Box(F,) float32 in [-1, 1]: cwnd <- clamp(cwnd * 2^a, 2 MSS,
-//     1 GiB), orbitcc's `window` action (env.window_max_factor = 2);
-//   reward: orbitcc's `linear` reward, thr / 100 Mb/s - delay / 100 ms -
-//     10 loss summed over the flows, with delay = half the step's mean RTT
-//     sample (orbitcc: mean one-way delay) and loss = retransmitted / sent
-//     segments in the step (orbitcc: declared lost / sent).
+//     1 GiB);
+//   reward: thr / 100 Mb/s - delay / 100 ms - 10 loss summed over the flows,
+//     with delay = half the step's mean RTT sample and loss = retransmitted
+//     / sent segments in the step.
+//
 // The flows' congestion control is TcpExternalCc: no growth of its own and
 // no cut on loss (ssthresh = the agent's window); ns-3's loss recovery (PRR)
-// still runs within an episode of loss.
+// still runs within an episode of loss, as orbitcc's TCP runs PRR for the
+// agent's window.
 #pragma once
 
 #include <unistd.h>
 #include <zmq.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,14 +77,47 @@ class TcpExternalCc : public TcpCongestionOps {
     return tid;
   }
   TcpExternalCc() = default;
-  TcpExternalCc(const TcpExternalCc& other) : TcpCongestionOps(other) {}
+  TcpExternalCc(const TcpExternalCc& other)
+      : TcpCongestionOps(other), rate_samples_(other.rate_samples_) {}
   std::string GetName() const override { return "TcpExternalCc"; }
-  void Init(Ptr<TcpSocketState> tcb) override { tcb_ = tcb; }
+  // ns-3 calls Init at connect time, before it sets the initial window. An
+  // action that arrived before that (the one sent with the reset state at
+  // t = 0) scales the initial window as soon as ns-3 sets it (in the same
+  // instant, after ns-3 sent the initial window's segments: the extra ones
+  // leave with the next ACK), as orbitcc applies it to its initial window.
+  void Init(Ptr<TcpSocketState> tcb) override {
+    tcb_ = tcb;
+    tcb->TraceConnectWithoutContext("CongestionWindow",
+                                    MakeCallback(&TcpExternalCc::OnFirstWindow, this));
+  }
+  void OnFirstWindow(uint32_t old_cwnd, uint32_t now) {
+    if (old_cwnd != 0 || now == 0 || initial_factor_ == 1.0 || !tcb_) return;
+    const double f = initial_factor_;
+    initial_factor_ = 1.0;
+    // A traced value calls back before it stores the new value: write after.
+    const double w = std::max(2.0 * tcb_->m_segmentSize, now * f);
+    Simulator::ScheduleNow(&TcpExternalCc::set_window, this,
+                           static_cast<uint32_t>(std::min(w, 4.0e9)));
+  }
+  void scale_initial_window(double factor) { initial_factor_ *= factor; }
   uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) override {
     return tcb->m_cWnd.Get();
   }
   void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t) override { tcb_ = tcb; }
   Ptr<TcpCongestionOps> Fork() override { return CopyObject<TcpExternalCc>(this); }
+
+  // ns-3 generates delivery-rate samples (TcpRateOps) only for congestion
+  // controls with CongControl (as BBR); the orbitcc layout needs them. Then
+  // ns-3 also leaves recovery to CongControl: the window stays the agent's.
+  void set_rate_samples(bool on) { rate_samples_ = on; }
+  bool HasCongControl() const override { return rate_samples_; }
+  void CongControl(Ptr<TcpSocketState> tcb, const TcpRateOps::TcpRateConnection&,
+                   const TcpRateOps::TcpRateSample& rs) override {
+    tcb_ = tcb;
+    const double bps = static_cast<double>(rs.m_deliveryRate.GetBitRate());
+    if (bps > 0) last_rate_bps_ = bps;
+  }
+  double last_rate_bps() const { return last_rate_bps_; }
 
   uint32_t window() const { return tcb_ ? tcb_->m_cWnd.Get() : 0; }
   void set_window(uint32_t bytes) {
@@ -65,6 +128,9 @@ class TcpExternalCc : public TcpCongestionOps {
 
  private:
   Ptr<TcpSocketState> tcb_;
+  bool rate_samples_ = false;
+  double last_rate_bps_ = 0.0;
+  double initial_factor_ = 1.0;
 };
 
 struct GymFlow {
@@ -77,25 +143,74 @@ struct GymFlow {
   const uint64_t* data_segments = nullptr;
   const uint64_t* retransmissions = nullptr;
   const uint32_t* bytes_in_flight = nullptr;
+  const double* base_rtt_ms = nullptr;  // propagation RTT (schedule)
+  // orbitcc layout: fed by the bridge's own trace callbacks (Connect()).
+  uint32_t initial_cwnd = 10;  // segments, until the connection exists
+  uint64_t acked_bytes = 0;    // cumulative ACK advance
+  uint32_t last_ack = 0;
+  bool have_ack = false;
+  double srtt_ms = 0.0;        // RFC 6298 over the RTT samples
+  double prev_srtt_ms = 0.0;   // at the previous step
+  double rate_max_mbps = 0.0;
+  double last_capacity_mbps = 0.0;
+  std::vector<float> history;  // H * 9, oldest first
   // Step bookkeeping.
   size_t rtt_seen = 0;
   uint64_t rx_seen = 0;
   uint64_t seg_seen = 0;
   uint64_t retx_seen = 0;
+  uint64_t ack_seen = 0;
   double min_rtt_ms = 0.0;
   double last_rtt_ms = 0.0;
 };
+
+// OrbitCC-v0's env settings the orbitcc layout needs (configs/env, reward).
+struct OrbitccLayout {
+  int history = 4;
+  double window_factor = 1.25;
+  double window_cap_bdp = 3.0;
+  double max_window_packets = 1073741824.0 / 1500.0;
+  double w_t = 1.0, w_d = 1.0, w_l = 10.0, thr_ref_mbps = 100.0,
+         delay_ref_ms = 100.0, scale = 1.0;
+};
+
+constexpr int kFeatures = 9;
+// Bounds of the nine default features (FeatureCatalogue()).
+constexpr std::array<float, kFeatures> kLow = {0, 0, 0, 0, -10, 0, 0, 0, 0};
+constexpr std::array<float, kFeatures> kHigh = {4, 4, 4, 10, 10, 1, 4, 4, 4};
 
 class GymBridge {
  public:
   GymBridge(uint16_t port, Time step, Time duration)
       : port_(port), step_(step), duration_(duration) {}
+  // Switches to the orbitcc layout. wire_bytes: a data packet on the wire;
+  // capacity_mbps: the bottleneck's current rate (0 in an outage);
+  // drops: ground-truth drops of data packets so far.
+  void UseOrbitccLayout(const OrbitccLayout& layout, uint32_t wire_bytes,
+                        const double* capacity_mbps, std::function<uint64_t()> drops) {
+    orbitcc_ = true;
+    layout_ = layout;
+    wire_bytes_ = wire_bytes;
+    capacity_mbps_ = capacity_mbps;
+    drops_ = std::move(drops);
+  }
   ~GymBridge() {
     if (sock_) zmq_close(sock_);
     if (ctx_) zmq_ctx_term(ctx_);
   }
 
   void AddFlow(const GymFlow& f) { flows_.push_back(f); }
+
+  // After every AddFlow (the vector no longer moves): the traces the orbitcc
+  // layout reads.
+  void Connect() {
+    for (GymFlow& f : flows_) {
+      f.history.assign(static_cast<size_t>(layout_.history) * kFeatures, 0.0f);
+      f.socket->TraceConnectWithoutContext("HighestRxAck",
+                                           MakeBoundCallback(&GymBridge::OnAck, &f));
+      f.cc->set_rate_samples(orbitcc_);
+    }
+  }
 
   // Connects, sends the spaces, and schedules the first state at t = 0.
   void Start() {
@@ -110,8 +225,13 @@ class GymBridge {
     ns3opengym::SimInitMsg init;
     init.set_simprocessid(static_cast<uint64_t>(::getpid()));
     init.set_wafshellprocessid(static_cast<uint64_t>(::getppid()));
-    *init.mutable_obsspace() = BoxSpace(0.0f, 1e12f, ns3opengym::DOUBLE,
-                                        {static_cast<uint32_t>(flows_.size()), 5});
+    if (orbitcc_) {
+      const uint32_t n = static_cast<uint32_t>(flows_.size() * layout_.history * kFeatures);
+      *init.mutable_obsspace() = BoxSpace(-10.0f, 10.0f, ns3opengym::FLOAT, {n});
+    } else {
+      *init.mutable_obsspace() = BoxSpace(0.0f, 1e12f, ns3opengym::DOUBLE,
+                                          {static_cast<uint32_t>(flows_.size()), 5});
+    }
     *init.mutable_actspace() = BoxSpace(-1.0f, 1.0f, ns3opengym::FLOAT,
                                         {static_cast<uint32_t>(flows_.size())});
     Send(init);
@@ -140,6 +260,91 @@ class GymBridge {
     d.set_type(ns3opengym::Box);
     d.mutable_space()->PackFrom(box);
     return d;
+  }
+
+  static void OnAck(GymFlow* f, SequenceNumber32, SequenceNumber32 now) {
+    const uint32_t v = now.GetValue();
+    if (f->have_ack) f->acked_bytes += static_cast<uint32_t>(v - f->last_ack);
+    f->have_ack = true;
+    f->last_ack = v;
+  }
+  static double Log2p1(double x) { return std::log2(1.0 + std::max(x, 0.0)); }
+  static float Clip(double v, int k) {
+    if (std::isnan(v)) return 0.0f;
+    return std::min(kHigh[k], std::max(kLow[k], static_cast<float>(v)));
+  }
+
+  // The orbitcc layout's state: features of every flow, the linear reward.
+  void OrbitccState(double dt_s, ns3opengym::BoxDataContainer* obs, double* reward) {
+    obs->set_dtype(ns3opengym::FLOAT);
+    obs->add_shape(static_cast<uint32_t>(flows_.size() * layout_.history * kFeatures));
+    const double inv_dt = dt_s > 0 ? 1.0 / dt_s : 0.0;
+    double received = 0.0, sent = 0.0, delay_sum = 0.0, delay_n = 0.0;
+    double srtt_sum = 0.0;
+    int srtt_n = 0;
+    for (GymFlow& f : flows_) {
+      const double mss = f.mss;
+      const double to_wire = static_cast<double>(wire_bytes_) / mss;
+      const std::vector<double>& rtts = *f.rtt_samples_ms;
+      for (size_t i = f.rtt_seen; i < rtts.size(); ++i) {
+        const double r = rtts[i];
+        f.min_rtt_ms = f.min_rtt_ms > 0 ? std::min(f.min_rtt_ms, r) : r;
+        f.srtt_ms = f.srtt_ms > 0 ? 0.875 * f.srtt_ms + 0.125 * r : r;
+        delay_sum += r - *f.base_rtt_ms / 2.0;
+        delay_n += 1.0;
+      }
+      f.rtt_seen = rtts.size();
+      const uint64_t rx = f.sink->GetTotalRx();
+      const double thr_mbps = (rx - f.rx_seen) * to_wire * 8e-6 * inv_dt;
+      f.rx_seen = rx;
+      const double ack_mbps = (f.acked_bytes - f.ack_seen) * to_wire * 8e-6 * inv_dt;
+      f.ack_seen = f.acked_bytes;
+      const double segs = static_cast<double>(*f.data_segments - f.seg_seen);
+      const double retx = static_cast<double>(*f.retransmissions - f.retx_seen);
+      f.seg_seen = *f.data_segments;
+      f.retx_seen = *f.retransmissions;
+      received += thr_mbps;
+      sent += segs;
+      if (f.srtt_ms > 0) {
+        srtt_sum += f.srtt_ms;
+        ++srtt_n;
+      }
+      const double rate_mbps = f.cc->last_rate_bps() * to_wire * 1e-6;
+      const double cwnd = f.cc->window() ? f.cc->window() : f.initial_cwnd * mss;
+      const double inflight = *f.bytes_in_flight;
+      std::array<double, kFeatures> v = {
+          Log2p1(cwnd / mss) / 16.0,
+          Log2p1(inflight / mss) / 16.0,
+          Log2p1(rate_mbps) / 14.0,
+          f.min_rtt_ms > 0 ? f.srtt_ms / f.min_rtt_ms - 1.0 : 0.0,
+          (f.min_rtt_ms > 0 && f.prev_srtt_ms > 0)
+              ? (f.srtt_ms - f.prev_srtt_ms) / f.min_rtt_ms
+              : 0.0,
+          segs > 0 ? retx / segs : (retx > 0 ? 1.0 : 0.0),
+          Log2p1(ack_mbps) / 14.0,
+          Log2p1(thr_mbps) / 14.0,
+          Log2p1(f.srtt_ms) / 12.0,
+      };
+      f.prev_srtt_ms = f.srtt_ms;
+      std::vector<float>& h = f.history;
+      std::rotate(h.begin(), h.begin() + kFeatures, h.end());
+      for (int k = 0; k < kFeatures; ++k) h[h.size() - kFeatures + k] = Clip(v[k], k);
+      for (float x : h) obs->add_floatdata(x);
+    }
+    const uint64_t drops = drops_();
+    const double dropped = static_cast<double>(drops - drops_seen_);
+    drops_seen_ = drops;
+    double delay_ms = 0.0;
+    if (delay_n > 0) {
+      delay_ms = delay_sum / delay_n;
+    } else if (srtt_n > 0) {
+      delay_ms = srtt_sum / srtt_n / 2.0;  // nothing arrived: half the RTT
+    }
+    const double loss = sent > 0 ? std::min(1.0, dropped / sent) : (dropped > 0 ? 1.0 : 0.0);
+    *reward = dt_s > 0 ? layout_.scale * (layout_.w_t * received / layout_.thr_ref_mbps -
+                                          layout_.w_d * delay_ms / layout_.delay_ref_ms -
+                                          layout_.w_l * loss)
+                       : 0.0;
   }
 
   void Send(const google::protobuf::Message& m) {
@@ -171,6 +376,33 @@ class GymBridge {
     if (stopped_) return;
     const double step_s = step_.GetSeconds();
     ns3opengym::BoxDataContainer obs;
+    double reward = 0.0;
+    const Time now = Simulator::Now();
+    if (orbitcc_) {
+      OrbitccState(first_ ? 0.0 : (now - last_exchange_).GetSeconds(), &obs, &reward);
+    } else {
+      RawState(step_s, &obs, &reward);
+    }
+    last_exchange_ = now;
+    SendState(obs, reward, simulation_end);
+    ns3opengym::EnvActMsg act;
+    Receive(&act);
+    if (simulation_end) {
+      stopped_ = true;
+      return;
+    }
+    if (act.stopsimreq()) {
+      Stop();
+      return;
+    }
+    ApplyAction(act);
+    if (Simulator::Now() + step_ <= duration_) {
+      Simulator::Schedule(step_, &GymBridge::Exchange, this, false);
+    }
+  }
+
+  void RawState(double step_s, ns3opengym::BoxDataContainer* out, double* out_reward) {
+    ns3opengym::BoxDataContainer& obs = *out;
     obs.set_dtype(ns3opengym::DOUBLE);
     obs.add_shape(static_cast<uint32_t>(flows_.size()));
     obs.add_shape(5);
@@ -201,6 +433,10 @@ class GymBridge {
       obs.add_doubledata(goodput);
       if (!first_) reward += goodput / 100.0 - (mean_rtt / 2.0) / 100.0 - 10.0 * loss;
     }
+    *out_reward = reward;
+  }
+
+  void SendState(const ns3opengym::BoxDataContainer& obs, double reward, bool simulation_end) {
     ns3opengym::EnvStateMsg state;
     state.mutable_obsdata()->set_type(ns3opengym::Box);
     state.mutable_obsdata()->mutable_data()->PackFrom(obs);
@@ -210,20 +446,6 @@ class GymBridge {
     state.set_info("t_s=" + std::to_string(Simulator::Now().GetSeconds()));
     first_ = false;
     Send(state);
-    ns3opengym::EnvActMsg act;
-    Receive(&act);
-    if (simulation_end) {
-      stopped_ = true;
-      return;
-    }
-    if (act.stopsimreq()) {
-      Stop();
-      return;
-    }
-    ApplyAction(act);
-    if (Simulator::Now() + step_ <= duration_) {
-      Simulator::Schedule(step_, &GymBridge::Exchange, this, false);
-    }
   }
 
   void ApplyAction(const ns3opengym::EnvActMsg& act) {
@@ -241,11 +463,31 @@ class GymBridge {
     }
     for (size_t i = 0; i < flows_.size(); ++i) {
       GymFlow& f = flows_[i];
-      if (f.cc->window() == 0) continue;  // not connected yet
       const double x = std::max(-1.0, std::min(1.0, a[i]));
-      const double w = std::max<double>(2.0 * f.mss,
-                                        std::min(f.cc->window() * std::pow(2.0, x), 1073741824.0));
-      f.cc->set_window(static_cast<uint32_t>(w));
+      if (f.cc->window() == 0) {  // not connected yet
+        if (orbitcc_) f.cc->scale_initial_window(std::exp2(x * std::log2(layout_.window_factor)));
+        continue;
+      }
+      if (!orbitcc_) {
+        const double w = std::max<double>(
+            2.0 * f.mss, std::min(f.cc->window() * std::pow(2.0, x), 1073741824.0));
+        f.cc->set_window(static_cast<uint32_t>(w));
+        continue;
+      }
+      // orbitcc's window action and cap (EnvInstance::ApplyAction /
+      // WindowCap), in segments.
+      if (*capacity_mbps_ > 0) f.last_capacity_mbps = *capacity_mbps_;
+      double cap = layout_.max_window_packets;
+      const double bdp_packets =
+          f.last_capacity_mbps * 1e6 / 8.0 * *f.base_rtt_ms * 1e-3 / wire_bytes_;
+      if (layout_.window_cap_bdp > 0 && bdp_packets > 0) {
+        cap = std::min(cap, std::max(layout_.window_cap_bdp * bdp_packets, 10.0));
+      }
+      cap = std::max(cap, 4.0);
+      const double segs = f.cc->window() / static_cast<double>(f.mss) *
+                          std::exp2(x * std::log2(layout_.window_factor));
+      const double w = std::max(2.0, std::min(segs, cap)) * f.mss;
+      f.cc->set_window(static_cast<uint32_t>(std::min(w, 4.0e9)));
     }
   }
 
@@ -257,6 +499,13 @@ class GymBridge {
   std::vector<GymFlow> flows_;
   bool first_ = true;
   bool stopped_ = false;
+  bool orbitcc_ = false;
+  OrbitccLayout layout_;
+  uint32_t wire_bytes_ = 1502;
+  const double* capacity_mbps_ = nullptr;
+  std::function<uint64_t()> drops_;
+  uint64_t drops_seen_ = 0;
+  Time last_exchange_;
 };
 
 }  // namespace orbitcc_gym
