@@ -45,12 +45,52 @@ def algo_kwargs(agent: AgentConfig) -> dict[str, Any]:
 
 def build_model(agent: AgentConfig, env: VecEnv, seed: int) -> BaseAlgorithm:
     """A fresh SB3 model of ``agent.algo`` on ``env`` (verbose 0; logging is ours)."""
-    policy_kwargs = {"net_arch": list(agent.net_arch),
-                     "activation_fn": ACTIVATIONS[agent.activation]}
+    policy_kwargs = policy_kwargs_of(vars(agent))
     cls = ALGO_CLASSES[agent.algo]
-    return cls(agent.policy, env, learning_rate=agent.learning_rate, gamma=agent.gamma,
-               policy_kwargs=policy_kwargs, seed=seed, device=agent.device, verbose=0,
-               **algo_kwargs(agent))
+    model = cls(agent.policy, env, learning_rate=agent.learning_rate, gamma=agent.gamma,
+                policy_kwargs=policy_kwargs, seed=seed, device=agent.device, verbose=0,
+                **algo_kwargs(agent))
+    if agent.zero_init_actor:
+        zero_actor_output(model)
+    return model
+
+
+def policy_kwargs_of(agent: dict[str, Any]) -> dict[str, Any]:
+    """SB3 policy_kwargs from an agent config (dataclass fields or its YAML dict)."""
+    kwargs: dict[str, Any] = {"net_arch": list(agent.get("net_arch", [64, 64])),
+                              "activation_fn": ACTIVATIONS[agent.get("activation", "tanh")]}
+    if agent.get("log_std_init") is not None:
+        kwargs["log_std_init"] = float(agent["log_std_init"])
+    return kwargs
+
+
+def zero_actor_output(model: BaseAlgorithm) -> None:
+    """Zeroes the layer that outputs the policy's mean action (weights and bias).
+
+    The deterministic action is then 0 whatever the observation (for SAC/TD3,
+    tanh(0) = 0 maps to the middle of the action range, which is 0 for our
+    [-1, 1] boxes). With ``env.action=residual`` that is the base controller
+    exactly, so training starts from the baseline instead of a random policy
+    (the residual-policy idea of Johannink et al., ICRA 2019). The hidden
+    layers keep their random init, so gradients still flow to them once the
+    output layer moves.
+    """
+    import torch
+
+    policy: Any = model.policy
+    if hasattr(policy, "action_net"):  # ppo, a2c
+        layers = [policy.action_net]
+    elif hasattr(policy, "actor") and hasattr(policy.actor, "mu"):  # sac, td3
+        actors = [policy.actor] + ([policy.actor_target] if hasattr(policy, "actor_target")
+                                   else [])
+        layers = [[m for m in a.mu.modules() if isinstance(m, nn.Linear)][-1] for a in actors]
+    else:
+        raise ValueError(f"agent.zero_init_actor: no action output layer found in "
+                         f"{type(policy).__name__}")
+    with torch.no_grad():
+        for layer in layers:
+            layer.weight.zero_()
+            layer.bias.zero_()
 
 
 @dataclass
@@ -97,8 +137,24 @@ def env_overrides(config: dict[str, Any]) -> list[str]:
     return out
 
 
+# "reference:<recipe>" names a checkpoint shipped inside the package
+# (agents/reference/<recipe>/), so suites can list it as
+# "agent:reference:ppo_starlink" wherever orbitcc is installed.
+REFERENCE_PREFIX = "reference:"
+
+
 def resolve_checkpoint(path: str | Path) -> Path:
-    """``model.zip`` itself, or the training run dir that holds it."""
+    """``model.zip`` itself, the training run dir that holds it, or
+    ``reference:<recipe>`` (a shipped reference agent)."""
+    if isinstance(path, str) and path.startswith(REFERENCE_PREFIX):
+        name = path[len(REFERENCE_PREFIX):]
+        shipped = Path(__file__).resolve().parent / "reference"
+        known = sorted(d.name for d in shipped.iterdir() if (d / MODEL_FILE).is_file()) \
+            if shipped.is_dir() else []
+        if name not in known:
+            raise FileNotFoundError(f"no shipped reference agent {name!r}; shipped: "
+                                    f"{', '.join(known) or 'none'}")
+        path = shipped / name
     p = Path(path).expanduser()
     if p.is_dir():
         p = p / MODEL_FILE
@@ -143,8 +199,7 @@ def _rebuilt_entries(algo: str, agent: dict[str, Any], spaces: tuple[Any, Any]
         "policy_class": cls.policy_aliases[policy],
         "observation_space": spaces[0],
         "action_space": spaces[1],
-        "policy_kwargs": {"net_arch": list(agent.get("net_arch", [64, 64])),
-                          "activation_fn": ACTIVATIONS[agent.get("activation", "tanh")]},
+        "policy_kwargs": policy_kwargs_of(agent),
         "lr_schedule": ConstantSchedule(lr),
         "learning_rate": lr,
         "clip_range": ConstantSchedule(float(agent.get("clip_range", 0.2))),

@@ -13,6 +13,13 @@ orbitcc-train run dir>``, run through the env with deterministic actions on the
 env/reward settings it was trained with; an agent skips (with the reason) the
 scenarios whose observation space differs from the one it was trained on.
 For a ranking, a report and parallel runs use orbitcc-leaderboard.
+
+  orbitcc-eval suite=ns3_leo 'suite.entrants=[newreno,agent:<run>]' backend=ns3
+
+``backend=ns3`` also runs every cell inside ns-3 (our dumbbell in ns3-gym
+mode: the same observation, action and reward) and prints both backends side
+by side with each metric's gap and the steps/s of each (docs/ns3gym.md); a
+scenario or entrant ns-3 cannot express is refused before anything runs.
 """
 
 from __future__ import annotations
@@ -87,6 +94,21 @@ def run_suite(suite: SuiteConfig, results: Path, resume: bool = True,
     return records
 
 
+def _run_ns3(cells: list[Cell], out_dir: Path, run_dir: Path) -> None:
+    """backend=ns3: every cell in orbitcc and inside ns-3, side by side."""
+    import json
+
+    from orbitcc.env.ns3gym.backend import side_by_side
+
+    print(f"{PROG}: backend=ns3: {len(cells)} runs in both simulators", flush=True)
+    records, table = side_by_side(cells, log=lambda line: print(line, flush=True))
+    with open(out_dir / "results_ns3.jsonl", "a") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    (run_dir / "summary_ns3.md").write_text(table + "\n")
+    print(f"\n{table}")
+
+
 def _brief(r: dict[str, Any]) -> str:
     return (f"{r['throughput_mbps']:.2f} Mb/s, p95 {r['p95_delay_ms']:.1f} ms, "
             f"loss {r['loss_rate']:.4f} ({r['wall_s']:.2f} s)")
@@ -138,12 +160,22 @@ def _app(cfg: DictConfig) -> None:
     print(f"{PROG}: suite {suite.name}: {len(suite.entrants)} entrants x "
           f"{len(suite.scenario_cells())} scenarios x {len(suite.seeds)} seeds = {n} runs "
           f"-> {results}", flush=True)
+    ns3_cells = None
+    if eval_cfg.backend == "ns3":  # refuse what ns-3 cannot run before anything runs
+        from orbitcc.env.ns3gym.backend import check_cells
+
+        ns3_plan = plan(list(suite.entrants), suite.scenario_cells(), list(suite.seeds),
+                        suite.duration_s)
+        ns3_cells = ns3_plan.cells
+        check_cells(ns3_cells)
     records = run_suite(suite, results, resume=eval_cfg.resume,
                         log=lambda line: print(line, flush=True))
     table = summary_table(records, list(eval_cfg.table_metrics))
     (run_dir / "summary.txt").write_text(table + "\n")
     if eval_cfg.print_table:
         print(f"\nmean +- std over seeds ({suite.name})\n{table}")
+    if ns3_cells is not None:
+        _run_ns3(ns3_cells, results.parent, run_dir)
     print(f"outputs: {run_dir}")
 
 

@@ -7,7 +7,7 @@ episode by construction (cpp_core/engine/domain_randomization.h). A baseline
 plays the same env with ``controller=<name>`` (the action is ignored), so its
 return is computed by the same reward code as the agent's.
 
-  python -m orbitcc.agents.heldout <run dir or model.zip> --seeds 5 \
+  python -m orbitcc.agents.heldout <run dir or model.zip> --seeds 20 \
       --baselines newreno,olia,maco
 """
 
@@ -83,6 +83,42 @@ def table(results: dict[str, dict[str, tuple[float, float]]], n: int) -> str:
     return "\n".join(lines)
 
 
+# Paired comparison: every entrant meets the same test-split episodes (same
+# seeds, same parameter draws, same channel), so per-seed differences remove
+# the spread between episodes (std of returns over seeds ~100, of paired
+# differences ~20-40) and say how often the agent wins.
+PAIRED_KEYS = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps")
+
+
+def paired(agent: list[dict[str, float]], other: list[dict[str, float]]
+           ) -> dict[str, dict[str, float]]:
+    """Per-seed differences agent - other: mean, sample std and the number of
+    seeds where the agent is better (higher return/throughput/background
+    throughput, lower p95 delay), per key of PAIRED_KEYS."""
+    if len(agent) != len(other):
+        raise ValueError("paired comparison needs the same seeds for both entrants")
+    out = {}
+    for key in PAIRED_KEYS:
+        d = np.array([a[key] - b[key] for a, b in zip(agent, other, strict=True)], dtype=float)
+        better = d < 0 if key == "p95_delay_ms" else d > 0
+        out[key] = {"mean": float(d.mean()),
+                    "std": float(d.std(ddof=1)) if len(d) > 1 else 0.0,
+                    "wins": int(better.sum()), "n": len(d)}
+    return out
+
+
+def paired_table(label: str, diffs: dict[str, dict[str, dict[str, float]]]) -> str:
+    """Markdown: per baseline, agent - baseline (mean +- std, seeds won)."""
+    lines = [f"{label} minus each baseline, per held-out seed: mean +- std (seeds won)", "",
+             "| baseline | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) |",
+             "|---|---|---|---|---|"]
+    for name, d in diffs.items():
+        cells = [f"{d[k]['mean']:+.1f} +- {d[k]['std']:.1f} ({d[k]['wins']}/{d[k]['n']})"
+                 for k in PAIRED_KEYS]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def task_overrides(config: dict[str, Any]) -> list[str]:
     """Overrides that rebuild a training run's env (env, reward, randomize,
     duration) from its resolved config."""
@@ -102,7 +138,7 @@ def task_overrides(config: dict[str, Any]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("checkpoint", help="orbitcc-train run dir or its model.zip")
-    parser.add_argument("--seeds", type=int, default=5, help="held-out seeds 0..N-1")
+    parser.add_argument("--seeds", type=int, default=20, help="held-out seeds 0..N-1")
     parser.add_argument("--baselines", default="newreno,olia,cubic,bbr,maco")
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args(argv)
@@ -123,10 +159,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         raw[name] = rows
         results[name] = aggregate(rows)
     print(table(results, args.seeds))
+    diffs = {name: paired(raw[ckpt.label], raw[name]) for name in raw if name != ckpt.label}
+    if diffs:
+        print()
+        print(paired_table(ckpt.label, diffs))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"seeds": list(range(args.seeds)), "overrides": overrides,
-                       "per_seed": raw,
+                       "per_seed": raw, "paired": diffs,
                        "mean_std": {k: {m: list(v) for m, v in agg.items()}
                                     for k, agg in results.items()}}, f, indent=1,
                       default=lambda x: None if isinstance(x, float) and math.isnan(x) else x)

@@ -31,20 +31,22 @@ def summary() -> dict[str, Any]:
 def train_throughput(steps: int, trained: bool, seed: int = 0) -> float:
     """PPO training steps per wall second of the recipe for ``steps`` steps,
     starting from a fresh (random) policy or from the shipped checkpoint."""
+    import numpy as np
     import torch
     from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
 
     from orbitcc.agents.checkpoint import ALGO_CLASSES, build_model
-    from orbitcc.agents.train import make_env
+    from orbitcc.agents.train import field_overrides, make_env
     from orbitcc.config import compose_config, to_object
 
     node = compose_config("train", [f"agent={RECIPE}", f"seed={seed}"])
     cfg = to_object(node)
     agent = cfg.agent
     torch.set_num_threads(agent.torch_threads)
-    # The recipe's env (its defaults list picks these presets).
-    overrides = ["env=normalized", "reward=fair", "randomize=starlink",
-                 f"duration_s={cfg.duration_s}", "randomize.split=train"]
+    # The recipe's env, field by field (as orbitcc-train builds it).
+    overrides = [*field_overrides(node), "randomize.split=train"]
+    if cfg.duration_s is not None:
+        overrides.append(f"duration_s={cfg.duration_s}")
     env: Any = VecMonitor(make_env(cfg, cfg.scenario.name, overrides))
     if agent.normalize_obs or agent.normalize_reward:
         env = VecNormalize(env, norm_obs=agent.normalize_obs,
@@ -54,6 +56,11 @@ def train_throughput(steps: int, trained: bool, seed: int = 0) -> float:
         if not path.is_file():
             raise FileNotFoundError(f"no shipped reference checkpoint at {path}")
         model = ALGO_CLASSES[agent.algo].load(str(path), env=env, device="cpu")
+        norm = reference_dir() / "obs_norm.json"
+        if agent.normalize_obs and norm.is_file():  # act as the shipped policy does
+            stats = json.loads(norm.read_text())
+            env.obs_rms.mean = np.asarray(stats["mean"], dtype=np.float64)
+            env.obs_rms.var = np.asarray(stats["var"], dtype=np.float64)
     else:
         model = build_model(agent, env, seed=seed)
     started = time.perf_counter()
@@ -69,7 +76,7 @@ SHIPPED_FILES = ("model.zip", "config.yaml", "train_summary.json", "curve.csv",
 
 def ship(run_dir: Path, docs_dir: Path | None = None) -> Path:
     """Copies a finished orbitcc-train run into the shipped reference dir (and
-    its learning curve into docs/figures)."""
+    its learning curve into docs/img)."""
     import shutil
 
     dest = reference_dir()
@@ -97,10 +104,10 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="cmd", required=True)
     p_ship = sub.add_parser("ship", help="copy a training run into the shipped reference")
     p_ship.add_argument("run_dir")
-    p_ship.add_argument("--docs", default="docs/figures", help="where the curve PNG goes")
+    p_ship.add_argument("--docs", default="docs/img", help="where the curve PNG goes")
     p_eval = sub.add_parser("evaluate", help="held-out table: reference vs baselines")
-    p_eval.add_argument("--seeds", type=int, default=5)
-    p_eval.add_argument("--baselines", default="newreno,olia,cubic,bbr,maco")
+    p_eval.add_argument("--seeds", type=int, default=20)
+    p_eval.add_argument("--baselines", default="newreno,olia,lia,balia,cubic,bbr,maco")
     p_eval.add_argument("--json", default=None)
     args = parser.parse_args(argv)
     if args.cmd == "ship":

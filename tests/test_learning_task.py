@@ -62,6 +62,13 @@ def test_reward_and_env_reject_bad_values(overrides: list[str], match: str) -> N
     (["agent.algo=dqn"], r"agent\.algo = 'dqn' is unknown; allowed: ppo"),
     (["agent.early_stop_evals=3"], r"needs agent\.eval_every_steps"),
     (["randomize=starlink", "randomize.capacity_scale=[2.0,1.0]"], r"randomize\.capacity_scale"),
+    (["randomize=starlink", "randomize.handover_outage_s=[0.0,1e9]"],
+     r"randomize\.handover_outage_s"),
+    (["reward=fair", "reward.fairness_weight=-1"], r"reward\.fairness_weight = -1"),
+    (["reward.preset=bogus"], r"reward\.preset .*allowed"),
+    (["agent.log_std_init=5"], r"agent\.log_std_init = 5"),
+    (["agent.algo=sac", "agent.log_std_init=-1"], r"agent\.log_std_init applies to ppo"),
+    (["agent.total_timesteps=0"], r"agent\.total_timesteps = 0"),
 ])
 def test_train_rejects_bad_input_with_one_message(overrides: list[str], match: str,
                                                   tmp_path: Path) -> None:
@@ -213,3 +220,169 @@ def test_budget_stops_training(tmp_path: Path) -> None:
     summary = json.loads((run / "train_summary.json").read_text())
     assert summary["stopped_by"] == "budget"
     assert summary["timesteps"] < 10_000_000
+
+
+# ------------------------------------------------ agents as entrants --
+
+def _checkpoint_with_obs_norm(run: Path) -> None:
+    """A checkpoint of the recipe's env whose policy reacts to its input, with
+    observation statistics far from (0, 1): acting on raw observations and
+    acting on normalised ones give different episodes."""
+    import torch
+
+    from orbitcc.agents.checkpoint import build_model, trained_spaces
+    from orbitcc.config import write_run_record
+    from orbitcc.env.orbitcc_env import OrbitCCEnv
+
+    node = compose_config("train", ["agent=ppo_starlink", "duration_s=2"])
+    write_run_record(run, node)
+    cfg = to_object(node)
+    from omegaconf import OmegaConf
+
+    config = OmegaConf.to_container(node, resolve=True)
+    obs_space, _ = trained_spaces(config)  # type: ignore[arg-type]
+    from orbitcc.agents.checkpoint import env_overrides
+
+    env = OrbitCCEnv(scenario="starlink_dual", overrides=env_overrides(config),  # type: ignore[arg-type]
+                     info_level=0)
+    model = build_model(cfg.agent, env, seed=0)  # zero_init_actor: outputs 0 ...
+    with torch.no_grad():  # ... so give it a last layer that depends on the input
+        gen = torch.Generator().manual_seed(0)
+        layer = model.policy.action_net
+        layer.weight.copy_(torch.randn(layer.weight.shape, generator=gen))
+    model.save(str(run / "model.zip"))
+    env.close()
+    size = int(np.prod(obs_space.shape))
+    (run / "obs_norm.json").write_text(json.dumps(
+        {"mean": [0.5] * size, "var": [0.01] * size, "clip_obs": 10.0, "epsilon": 1e-8}))
+
+
+def _episode_return(env: object, act: object) -> float:
+    obs, _ = env.reset(seed=0)  # type: ignore[attr-defined]
+    total, done = 0.0, False
+    while not done:
+        obs, reward, term, trunc, _ = env.step(act(obs))  # type: ignore[attr-defined,operator]
+        total += float(reward)
+        done = term or trunc
+    env.close()  # type: ignore[attr-defined]
+    return total
+
+
+def test_agent_entrant_applies_the_saved_observation_normalisation(tmp_path: Path) -> None:
+    """orbitcc-eval / the leaderboard's agent:<path> entrant acts on the
+    observation normalised with obs_norm.json, as in training: its episode is
+    the one Checkpoint.act plays, not the one the raw model plays; and the
+    statistics are part of the checkpoint's identity (the resume key)."""
+    pytest.importorskip("stable_baselines3")
+    from orbitcc.agents.checkpoint import load_checkpoint
+    from orbitcc.baselines import cells
+
+    run = tmp_path / "agent"
+    _checkpoint_with_obs_norm(run)
+    ckpt = load_checkpoint(run)
+    assert ckpt.obs_norm is not None
+    p = cells.plan([f"agent:{run}"], [("starlink_dual", (), None)], [0], 2.0)
+    record = cells.run_cell(p.cells[0], suite="t")
+    normalised = _episode_return(cells._agent_env(p.cells[0]), ckpt.act)
+    raw = _episode_return(cells._agent_env(p.cells[0]),
+                          lambda o: ckpt.model.predict(o, deterministic=True)[0])
+    assert raw != pytest.approx(normalised, rel=1e-3)  # the test can tell them apart
+    assert record["episode_return"] == pytest.approx(normalised, rel=1e-9)
+    # Other statistics, another checkpoint: a resumed results file reruns it.
+    (run / "obs_norm.json").write_text(json.dumps(
+        {**ckpt.obs_norm, "mean": [0.0] * len(ckpt.obs_norm["mean"])}))
+    again = cells.plan([f"agent:{run}"], [("starlink_dual", (), None)], [0], 2.0)
+    assert again.cells[0].key != p.cells[0].key
+
+
+def test_zero_init_actor_plays_the_residual_base_exactly() -> None:
+    """agent.zero_init_actor: the untrained deterministic policy outputs 0 for
+    any observation, so over env.action=residual it is the base controller,
+    bit for bit (the reference recipe starts from NewReno this way)."""
+    pytest.importorskip("stable_baselines3")
+    from orbitcc.agents.checkpoint import build_model
+    from orbitcc.agents.heldout import play
+    from orbitcc.config import AgentConfig
+    from orbitcc.env.orbitcc_env import OrbitCCEnv
+
+    task = ["env=normalized", "reward=fair", *TASK, "duration_s=4", "env.action=residual",
+            "env.residual_controller=olia", "env.window_max_factor=4.0",
+            "env.mobility_features=true"]
+    for algo, extra in (("ppo", {"log_std_init": -1.0}), ("sac", {})):
+        env = OrbitCCEnv(scenario="starlink_dual", overrides=task, info_level=0)
+        model = build_model(AgentConfig(algo=algo, zero_init_actor=True, **extra), env, seed=1)
+        env.close()
+        policy = lambda o, m=model: m.predict(o, deterministic=True)[0]  # noqa: E731
+        agent = play("starlink_dual", task, 3, policy=policy)
+        olia = play("starlink_dual", task, 3, controller="olia")
+        assert agent == olia, algo
+        # Without the zero init the same network does something else.
+        env = OrbitCCEnv(scenario="starlink_dual", overrides=task, info_level=0)
+        plain = build_model(AgentConfig(algo=algo, **extra), env, seed=1)
+        env.close()
+        other = play("starlink_dual", task, 3,
+                     policy=lambda o, m=plain: m.predict(o, deterministic=True)[0])
+        assert other != olia, algo
+
+
+def test_paired_comparison_counts_wins_per_seed() -> None:
+    from orbitcc.agents.heldout import paired
+
+    def row(ret: float, thr: float, p95: float, bg: float) -> dict[str, float]:
+        return {"return": ret, "throughput_mbps": thr, "p95_delay_ms": p95,
+                "background_mbps": bg, "loss_rate": 0.0}
+
+    agent = [row(10, 100, 40, 20), row(-5, 50, 60, 10), row(30, 80, 50, 30)]
+    base = [row(8, 90, 45, 20), row(-9, 60, 50, 12), row(31, 70, 40, 25)]
+    d = paired(agent, base)
+    assert d["return"]["mean"] == pytest.approx(5 / 3)  # (2 + 4 - 1) / 3
+    assert d["return"]["wins"] == 2 and d["return"]["n"] == 3
+    assert d["throughput_mbps"]["mean"] == pytest.approx(10 / 3)
+    assert d["p95_delay_ms"]["wins"] == 1  # lower delay wins: only the first seed
+    assert d["background_mbps"]["wins"] == 1  # seed 2 leaves 5 Mb/s more, seed 1 takes 2
+    assert d["return"]["std"] == pytest.approx(float(np.std([2, 4, -1], ddof=1)))
+    with pytest.raises(ValueError, match="same seeds"):
+        paired(agent, base[:2])
+
+
+def test_reference_agent_is_an_entrant_by_name() -> None:
+    pytest.importorskip("stable_baselines3")
+    from orbitcc.agents.checkpoint import resolve_checkpoint
+    from orbitcc.agents.reference import reference_dir
+
+    assert resolve_checkpoint("reference:ppo_starlink") == reference_dir() / "model.zip"
+    with pytest.raises(FileNotFoundError, match="shipped: ppo_starlink"):
+        resolve_checkpoint("reference:nope")
+    suite = to_object(compose_config("leaderboard", ["suite=task"])).suite
+    assert "agent:reference:ppo_starlink" in suite.entrants
+
+
+def test_shipped_reference_agent_reproduces_its_heldout_table() -> None:
+    """The shipped checkpoint (with its obs_norm.json) replays test seed 0 of
+    the table in docs/agents.md exactly, and its shipped numbers are the
+    paired comparison the docs quote (it beats NewReno on the fair reward)."""
+    pytest.importorskip("stable_baselines3")
+    from orbitcc.agents.checkpoint import load_checkpoint
+    from orbitcc.agents.heldout import play, task_overrides
+    from orbitcc.agents.reference import reference_dir
+
+    table = json.loads((reference_dir() / "heldout.json").read_text())
+    ckpt = load_checkpoint("reference:ppo_starlink")
+    assert ckpt.obs_norm is not None
+    assert table["overrides"] == task_overrides(ckpt.config)
+    row = play(ckpt.config["scenario"]["name"], task_overrides(ckpt.config), 0,
+               policy=ckpt.act)
+    shipped = table["per_seed"][ckpt.label][0]
+    for key, value in row.items():
+        assert value == pytest.approx(shipped[key], rel=1e-9), key
+    assert table["paired"]["newreno"]["return"]["wins"] >= 15
+
+
+def test_learning_bench_trains_the_recipe_from_scratch_and_from_the_shipped_agent() -> None:
+    """orbitcc-bench learning=true's figures: the recipe's env (oracle features,
+    residual over NewReno) accepts both a fresh and the shipped policy."""
+    pytest.importorskip("stable_baselines3")
+    from orbitcc.agents.reference import train_throughput
+
+    assert train_throughput(256, trained=False) > 0
+    assert train_throughput(256, trained=True) > 0

@@ -50,6 +50,8 @@ class BenchConfig:
     whole_process_seconds: float = 30.0  # the validation row timed as a whole process
     learning: bool = False  # + PPO training-loop figures (agent=ppo_starlink); minutes
     learning_steps: int = 8192  # training steps per learning figure
+    # Only the environment and learning figures (minutes instead of the whole bench).
+    learning_only: bool = False
     leo_controllers: list[str] = field(
         default_factory=lambda: ["maco", "olia", "lia", "balia", "bbr", "cubic", "newreno"])
 
@@ -308,7 +310,21 @@ def say(msg: str) -> None:
     print(f"[orbitcc-bench] {msg}", flush=True)
 
 
+def run_learning_bench(cfg: BenchConfig) -> dict[str, Any]:
+    """``learning_only=true``: env steps/s (random vs baseline-driven actions)
+    and the training-loop figures, without the core/memory figures."""
+    report: dict[str, Any] = {"machine": machine()}
+    say("environment figures")
+    report.update(env_figures(cfg))
+    say(f"learning: PPO training throughput ({cfg.learning_steps} steps x {cfg.repeats})")
+    report["learning"] = learning_figures(cfg)
+    report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return report
+
+
 def run_bench(cfg: BenchConfig) -> dict[str, Any]:
+    if cfg.learning_only:
+        return run_learning_bench(cfg)
     report: dict[str, Any] = {"machine": machine(), "core": {}}
     scenarios = {
         "single_link_100mbps": lambda: single_link_spec(100.0, cfg.core_seconds_100mbps),
@@ -344,21 +360,22 @@ def run_bench(cfg: BenchConfig) -> dict[str, Any]:
 def summary_lines(report: dict[str, Any]) -> list[str]:
     lines = [f"machine: {report['machine']['cpu']} ({report['machine']['cores']} cores), "
              f"commit {report['machine']['commit'][:10]}"]
-    for name, fig in report["core"].items():
+    for name, fig in report.get("core", {}).items():
         pps = fig["packets_per_s"]
         lines.append(f"core {name}: {pps['mean'] / 1e6:.2f} +- {pps['std'] / 1e6:.2f} M "
                      f"delivered packets/s; {fig['simulated_s_per_wall_s']:.0f} simulated s "
                      "per wall s")
-    imp = report["import_time_s"]
-    lines.append(f"import time (beyond a {imp['python_startup_s'] * 1e3:.0f} ms interpreter "
-                 "start): " + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in imp.items()
-                                        if k != "python_startup_s"))
-    wp = report["whole_process"]
-    lines.append(f"validation row {wp['row']} ({wp['simulated_s']:g} s, 100 Mb/s): "
-                 f"{wp['in_process_s']['mean']:.3f} s in process, "
-                 f"{wp['whole_process_s']['mean']:.3f} s as a whole process")
-    lines.append(f"python overhead per env step: {report['python_overhead_us_per_step']:.2f} us"
-                 f" (raw binding call {report['step_binding_overhead_us']['mean']:.2f} us)")
+    if "import_time_s" in report:  # absent with learning_only
+        imp = report["import_time_s"]
+        lines.append(f"import time (beyond a {imp['python_startup_s'] * 1e3:.0f} ms interpreter "
+                     "start): " + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in imp.items()
+                                            if k != "python_startup_s"))
+        wp = report["whole_process"]
+        lines.append(f"validation row {wp['row']} ({wp['simulated_s']:g} s, 100 Mb/s): "
+                     f"{wp['in_process_s']['mean']:.3f} s in process, "
+                     f"{wp['whole_process_s']['mean']:.3f} s as a whole process")
+        lines.append(f"python overhead per env step: {report['python_overhead_us_per_step']:.2f}"
+                     f" us (raw binding call {report['step_binding_overhead_us']['mean']:.2f} us)")
     lines.append(f"{report['env_scenario']} env steps/s: {report['env_steps_per_s']:.0f}; "
                  "vector env steps/s: " + ", ".join(
                      f"{n} envs {v:.0f}" for n, v in report["vec_env_steps_per_s"].items()))
@@ -376,12 +393,14 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         if reach:
             lines.append(f"reference run reached NewReno's held-out return after "
                          f"{reach['step']:.0f} steps, {reach['wall_s']:.0f} s")
-    leo = report["leo"]
-    lines.append(f"orbit/channel share of {report['env_scenario']} run time: "
-                 f"{leo['channel_and_orbit_share']:.3%}")
-    le = report["long_episode"]
-    lines.append(f"long episode {le['simulated_s']:.0f} s: RSS {le['rss_after_first_tenth_mb']:.1f}"
-                 f" -> {le['rss_end_mb']:.1f} MB; peak RSS {report['peak_rss_mb']:.1f} MB")
+    if "leo" in report:  # absent with learning_only
+        leo = report["leo"]
+        lines.append(f"orbit/channel share of {report['env_scenario']} run time: "
+                     f"{leo['channel_and_orbit_share']:.3%}")
+        le = report["long_episode"]
+        lines.append(f"long episode {le['simulated_s']:.0f} s: RSS "
+                     f"{le['rss_after_first_tenth_mb']:.1f} -> {le['rss_end_mb']:.1f} MB; "
+                     f"peak RSS {report['peak_rss_mb']:.1f} MB")
     return lines
 
 
