@@ -37,6 +37,10 @@ import numpy as np
 
 from orbitcc.config import AGENT_ENTRANT_PREFIX, compose_config, to_object
 
+# VecNormalize's observation statistics beside an agent's model.zip
+# (agents/train.py writes it; Checkpoint.act applies it).
+OBS_NORM_FILE = "obs_norm.json"
+
 RECORD_SCHEMA = 1
 BASELINES = "baselines"  # suite entrant: every registered controller
 VERDICTS = ("congestion", "not_congestion", "not_classified")
@@ -115,11 +119,21 @@ class AgentInfo:
 
     model_path: str  # absolute path of model.zip
     label: str
-    checkpoint_hash: str  # sha256 over model.zip and its config.yaml
+    checkpoint_hash: str  # sha256 over model.zip, its config.yaml (and obs_norm.json)
     env_overrides: list[str]
     trained_scenario: str
     observation_shape: tuple[int, ...]
     action_space: str
+
+
+def checkpoint_files(model_path: Path, config_file: str) -> list[Path]:
+    """The files that decide what an agent does: model.zip, config.yaml and,
+    when it was trained with normalised observations, obs_norm.json."""
+    files = [model_path, model_path.parent / config_file]
+    norm = model_path.parent / OBS_NORM_FILE
+    if norm.is_file():
+        files.append(norm)
+    return files
 
 
 def _load_checkpoint(path: str) -> Any:
@@ -148,7 +162,7 @@ def inspect_agent(entrant: str) -> AgentInfo:
     model = ckpt.model
     return AgentInfo(
         model_path=str(model_path.resolve()), label=ckpt.label,
-        checkpoint_hash=file_hash(model_path, model_path.parent / CONFIG_FILE),
+        checkpoint_hash=file_hash(*checkpoint_files(model_path, CONFIG_FILE)),
         env_overrides=ckpt.env_overrides(),
         trained_scenario=str(ckpt.config.get("scenario", {}).get("name", "?")),
         observation_shape=tuple(model.observation_space.shape or ()),
@@ -376,9 +390,10 @@ def _agent_env(cell: Cell) -> Any:
 # ---------------------------------------------------------------- run a cell --
 
 @lru_cache(maxsize=4)
-def _model(model_path: str, checkpoint_hash: str) -> Any:
-    ckpt = _load_checkpoint(model_path)
-    return ckpt.model
+def _checkpoint(model_path: str, checkpoint_hash: str) -> Any:
+    """The loaded Checkpoint; its ``act`` applies the saved observation
+    normalisation (obs_norm.json) before the model sees an observation."""
+    return _load_checkpoint(model_path)
 
 
 @lru_cache(maxsize=64)
@@ -412,14 +427,14 @@ def _run_controller(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def _run_agent(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
     assert cell.checkpoint_hash is not None
-    model = _model(cell.entrant[len(AGENT_ENTRANT_PREFIX):], cell.checkpoint_hash)
+    agent = _checkpoint(cell.entrant[len(AGENT_ENTRANT_PREFIX):], cell.checkpoint_hash)
     env = _agent_env(cell)
     obs, _ = env.reset(seed=cell.seed)
     episode_return, steps, done = 0.0, 0, False
     ts: list[float] = []
     thr: list[float] = []
     while not done:
-        action, _ = model.predict(obs, deterministic=True)
+        action = agent.act(obs)
         obs, reward, terminated, truncated, info = env.step(action)
         episode_return += float(reward)
         steps += 1

@@ -5,6 +5,7 @@
   orbitcc-leaderboard suite=quick 'agents=[outputs/train/<run>]'
   orbitcc-leaderboard suite=full launcher=ray launcher.address=auto
   orbitcc-leaderboard suite=full launcher=slurm launcher.partition=cpu
+  orbitcc-leaderboard suite=ns3_leo backend=ns3   # also inside ns-3, side by side
 
 Runs every cell (entrant, scenario cell, seed) of the suite that results.jsonl
 does not hold yet, fanned out on a process pool, Ray or Slurm (submitit), then
@@ -57,8 +58,13 @@ class LeaderboardConfig:
     report: bool = True  # write report.html (plots); md and csv are always written
     timeline_cell: str | None = None  # cell of the cwnd/throughput plot; None: first multipath
     progress: bool = True  # a progress bar on stderr
+    # ns3: also every cell inside ns-3, side by side with orbitcc
+    # (orbitcc.env.ns3gym.backend; leaderboard_ns3.md, results_ns3.jsonl).
+    backend: str = "orbitcc"
 
     def __post_init__(self) -> None:
+        if self.backend not in ("orbitcc", "ns3"):
+            raise ValueError(f"backend = {self.backend!r}; allowed: orbitcc, ns3")
         if self.results is not None and not self.results:
             raise ValueError("results must be a path or null")
         for i, a in enumerate(self.agents):
@@ -185,6 +191,10 @@ def _app(cfg: DictConfig) -> None:
     if lb.timeline_cell and lb.timeline_cell not in the_plan.cell_labels:
         raise ValueError(f"timeline_cell = {lb.timeline_cell!r} is not a cell of the suite; "
                          f"allowed: {', '.join(the_plan.cell_labels)}")
+    if lb.backend == "ns3":  # refuse what ns-3 cannot run before anything runs
+        from orbitcc.env.ns3gym.backend import check_cells
+
+        check_cells(the_plan.cells)
     results = Path(lb.results) if lb.results else run_dir / "results.jsonl"
     (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
     (run_dir / "command.txt").write_text(" ".join(sys.argv) + "\n")
@@ -212,8 +222,25 @@ def _app(cfg: DictConfig) -> None:
           f"{time.perf_counter() - started:.1f} s")
     for name, path in paths.items():
         print(f"{name}: {path}")
+    if lb.backend == "ns3":
+        _run_ns3(the_plan, run_dir)
     if failures:
         sys.exit(1)
+
+
+def _run_ns3(the_plan: Plan, run_dir: Path) -> None:
+    """backend=ns3: every cell in orbitcc and inside ns-3, side by side."""
+    import json
+
+    from orbitcc.env.ns3gym.backend import side_by_side
+
+    print(f"\nbackend=ns3: {len(the_plan.cells)} cells in both simulators", flush=True)
+    records, table = side_by_side(the_plan.cells, log=lambda s: print(s, flush=True))
+    with open(run_dir / "results_ns3.jsonl", "a") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    (run_dir / "leaderboard_ns3.md").write_text(table + "\n")
+    print(f"\n{table}\nleaderboard_ns3: {run_dir / 'leaderboard_ns3.md'}")
 
 
 def main() -> None:

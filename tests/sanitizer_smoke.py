@@ -5,7 +5,8 @@
 
 Loads the given module as ``orbitcc._core`` before anything imports the
 installed one, then drives the paths Python users take: every preset through
-``orbitcc.run``, the single and vector envs with random and extreme actions,
+``orbitcc.run``, the single and vector envs with random and extreme actions
+(over QUIC and TCP),
 two threads on one env, a handle replaced by a reset, and bad inputs. Any
 sanitizer report aborts the process (-fno-sanitize-recover=all); exit 0 means
 zero reports.
@@ -47,14 +48,15 @@ def main(path: str) -> int:
                 print(f"{scenario}/{controller}: {str(e)[:80]}")
                 continue
             assert np.isfinite(m["throughput_mbps"]), (scenario, controller)
-    for mode in ("window", "rate", "discrete", "residual"):
-        v = orbitcc.make_vec("starlink_dual", num_envs=3, num_threads=2,
-                             overrides=[f"env.action={mode}", "duration_s=3"])
-        v.reset(seed=3)
-        for t in range(60):
-            a = v.action_space.sample() if t % 3 else v.action_space.sample() * 0
-            v.step(a)
-        v.close()
+    for scenario, extra in (("starlink_dual", []), ("lms_ka", ["scenario.transport=tcp"])):
+        for mode in ("window", "rate", "discrete", "residual"):
+            v = orbitcc.make_vec(scenario, num_envs=3, num_threads=2,
+                                 overrides=[f"env.action={mode}", "duration_s=3", *extra])
+            v.reset(seed=3)
+            for t in range(60):
+                a = v.action_space.sample() if t % 3 else v.action_space.sample() * 0
+                v.step(a)
+            v.close()
     e = gym.make("orbitcc/OrbitCC-v0", scenario="single_link",
                  overrides=["duration_s=1000"]).unwrapped
     e.reset(seed=0)

@@ -1,6 +1,7 @@
 """The short env fuzz CI runs (tests/fuzz_env.py; `make fuzz` runs >= 1e6 steps):
-every preset x action mode with adversarial action sequences, invalid actions
-and resets; every invariant must hold."""
+every preset x action mode (and the switchable presets over TCP too) with
+adversarial action sequences, invalid actions and resets; every invariant must
+hold."""
 
 from __future__ import annotations
 
@@ -15,5 +16,7 @@ from fuzz_env import fuzz  # noqa: E402
 def test_short_fuzz_breaks_no_invariant() -> None:
     fig = fuzz(20_000, seed=1)
     assert fig.failures == []
-    assert fig.steps >= 19_000 and fig.combos == 40
+    assert fig.steps >= 19_000 and fig.combos == 60
     assert fig.invalid_actions > 0 and fig.episodes > 0
+    # the TCP transport (SACK scoreboard, loss recovery) is fuzzed, with losses
+    assert fig.tcp_steps > 0 and fig.tcp_episodes > 0 and fig.tcp_losses > 0

@@ -274,6 +274,119 @@ def test_trace_files_fail_clearly(tmp_path: Path) -> None:
                                     "delay_file": str(bad_delay)}))
 
 
+# ------------------------------------------------- 6. eval results files --
+
+def _eval(tmp_path: Path, results: Path, *args: str, name: str = "run",
+          popen: bool = False) -> Any:
+    """``orbitcc-eval`` on one results file (cubic on single_link)."""
+    env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONUNBUFFERED": "1"}
+    cmd = [sys.executable, "-m", "orbitcc.agents.evaluate", f"results={results}",
+           f"hydra.run.dir={tmp_path / name}", "suite.entrants=[cubic]",
+           "suite.scenarios=[single_link]", *args]
+    if popen:
+        return subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+    return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+def _rows(results: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in results.read_text().splitlines() if x.strip()]
+
+
+def test_eval_resume_key_covers_the_duration(tmp_path: Path) -> None:
+    """Defect 6: a second orbitcc-eval with another suite.duration_s on the same
+    results file skipped every run and printed the 2 s table as the 20 s one."""
+    results = tmp_path / "results.jsonl"
+    first = _eval(tmp_path, results, "suite.seeds=[0]", "suite.duration_s=2", name="a")
+    assert first.returncode == 0, first.stderr
+    second = _eval(tmp_path, results, "suite.seeds=[0]", "suite.duration_s=6", name="b")
+    assert second.returncode == 0, second.stderr
+    assert "already, skipped" not in second.stdout
+    rows = _rows(results)
+    assert sorted(r["duration_s"] for r in rows) == pytest.approx([2.0, 6.0])
+    assert len({r["key"] for r in rows}) == 2
+    # the table printed is the 6 s run's, not the 2 s one's
+    six = next(r for r in rows if r["duration_s"] == pytest.approx(6.0))
+    assert f"{six['throughput_mbps']:.4g}" in second.stdout.split("mean +- std")[1]
+    third = _eval(tmp_path, results, "suite.seeds=[0]", "suite.duration_s=6", name="c")
+    assert third.returncode == 0 and "already, skipped" in third.stdout
+    assert len(_rows(results)) == 2  # the same inputs are resumed, not re-run
+
+
+def test_two_evals_on_one_results_file_do_not_duplicate_rows(tmp_path: Path) -> None:
+    """Defect 6: two orbitcc-eval runs on one results file at once wrote every
+    row twice. Now one writer holds the file's lock; the other stops at once
+    with the holder's pid (or, if the first finished, resumes everything)."""
+    results = tmp_path / "results.jsonl"
+    seeds = "suite.seeds=[0,1,2,3,4,5,6,7]"
+    first = _eval(tmp_path, results, seeds, "suite.duration_s=10", name="a", popen=True)
+    try:
+        assert first.stdout is not None
+        for line in first.stdout:  # the first is writing (holds the lock) now
+            if line.startswith("[1/8]"):
+                break
+        second = _eval(tmp_path, results, seeds, "suite.duration_s=10", name="b")
+        out, err = first.communicate(timeout=600)
+    finally:
+        first.kill()
+        first.wait()
+    assert first.returncode == 0, err
+    if second.returncode != 0:
+        assert "is being written by another run (pid" in second.stderr
+        assert "Traceback" not in second.stderr
+    else:  # the first finished before the second started: all resumed
+        assert second.stdout.count("already, skipped") == 8
+    rows = _rows(results)
+    assert len(rows) == 8 and len({r["key"] for r in rows}) == 8
+    assert sorted(r["seed"] for r in rows) == list(range(8))
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    (b"STUB",
+     r"results\.jsonl:2 is not a complete cell record \(missing cell, overrides, throughput"),
+    (b"\x89PNG\x1a\x00\xff\xfe binary", r"results\.jsonl:2 is not a JSON line"),
+    (b"[1, 2, 3]", r"results\.jsonl:2 is JSON but not an object"),
+    (b"42", r"results\.jsonl:2 is JSON but not an object"),
+])
+def test_eval_refuses_bad_lines_in_the_results_file(tmp_path: Path, line: bytes,
+                                                     message: str) -> None:
+    """Defect 6: a stub line without metrics counted as done (its run was never
+    made), and a binary or non-object JSON line crashed the eval with a
+    traceback. Now every line is validated on resume: one error naming the
+    line, before any run, and nothing written."""
+    import re
+
+    from orbitcc.baselines.cells import plan
+
+    results = tmp_path / "results.jsonl"
+    first = _eval(tmp_path, results, "suite.seeds=[0]", "suite.duration_s=1", name="a")
+    assert first.returncode == 0, first.stderr
+    if line == b"STUB":  # the resume key of seed 1's run, without its metrics
+        key = plan(["cubic"], [("single_link", (), None)], [1], 1.0).cells[0].key
+        line = json.dumps({"key": key, "entrant": "cubic", "scenario": "single_link",
+                           "seed": 1}).encode()
+    with open(results, "ab") as f:
+        f.write(line + b"\n")
+    before = results.read_bytes()
+    proc = _eval(tmp_path, results, "suite.seeds=[0,1]", "suite.duration_s=1", name="b")
+    assert proc.returncode != 0
+    assert re.search(message, proc.stderr), proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert results.read_bytes() == before  # no run was made, no row added
+
+
+def test_eval_rejects_unknown_table_metrics(tmp_path: Path) -> None:
+    """Defect 6: table_metrics=[bogus] was accepted (a column of dashes)."""
+    results = tmp_path / "results.jsonl"
+    proc = _eval(tmp_path, results, "suite.seeds=[0]", "suite.duration_s=1",
+                 "table_metrics=[throughput_mbps,bogus]")
+    assert proc.returncode != 0
+    assert "table_metrics: bogus unknown; allowed: throughput_mbps, goodput_mbps" \
+        in proc.stderr
+    assert not results.exists()  # refused before any run
+
+
 # ------------------------------------------------------ 5. checkpoints --
 
 sb3 = pytest.importorskip("stable_baselines3")
@@ -299,6 +412,8 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_wandb_key_is_never_written(run_dir: Path) -> None:
+    """Issue 14, safe artefacts: a W&B API key in the environment of a run reaches
+    no log, config, results or W&B file of the run dir (nor stdout/stderr)."""
     files = [p for p in run_dir.rglob("*") if p.is_file()]
     assert any("wandb" in str(p) for p in files)  # the offline run was written
     for p in files:
@@ -359,6 +474,9 @@ def test_loading_a_checkpoint_runs_no_pickle(run_dir: Path, tmp_path: Path) -> N
 
 
 def test_orbitcc_eval_refuses_a_pickle_entry(run_dir: Path, tmp_path: Path) -> None:
+    """Defect 5: a ":serialized:" pickle entry in model.zip's data ran its payload
+    during orbitcc-eval, which exited 0. Now it is refused before any run: the
+    controller entrant listed first writes no row either."""
     run = _copy_run(run_dir, tmp_path / "evil")
     marker = tmp_path / "pwned"
     blob = base64.b64encode(pickle.dumps(_Payload(marker))).decode()
@@ -368,20 +486,34 @@ def test_orbitcc_eval_refuses_a_pickle_entry(run_dir: Path, tmp_path: Path) -> N
         data["extra"] = {":type:": "<class 'object'>", ":serialized:": blob}
         entries["data"] = json.dumps(data).encode()
     _rewrite_zip(run / "model.zip", plant)
-    env = {**os.environ, "WANDB_MODE": "disabled", "HYDRA_FULL_ERROR": "1"}
-    proc = subprocess.run([sys.executable, "-m", "orbitcc.agents.evaluate",
-                           f"suite.entrants=[agent:{run}]", "suite.scenarios=[single_link]",
-                           "suite.seeds=[0]", "suite.duration_s=1"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    results = tmp_path / "results.jsonl"
+    proc = _eval_agent(tmp_path, run, results)
     assert proc.returncode != 0
     assert "pickled Python object" in proc.stderr
     assert not marker.exists()
+    assert not results.exists() or not results.read_text().strip()
+
+
+def _eval_agent(tmp_path: Path, run: Path, results: Path) -> subprocess.CompletedProcess:
+    """orbitcc-eval of cubic, then the agent (so a lazily loaded checkpoint would
+    fail only after cubic's rows were written)."""
+    env = {**os.environ, "WANDB_MODE": "disabled", "HYDRA_FULL_ERROR": "1"}
+    return subprocess.run([sys.executable, "-m", "orbitcc.agents.evaluate",
+                           f"suite.entrants=[cubic,agent:{run}]",
+                           "suite.scenarios=[single_link]", "suite.seeds=[0,1]",
+                           "suite.duration_s=1", f"results={results}",
+                           f"hydra.run.dir={tmp_path / 'eval'}"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
 
 def test_nan_weights_and_wrong_spaces_are_refused(run_dir: Path, tmp_path: Path) -> None:
+    """Defect 5: a checkpoint with NaN weights failed only after 4 rows were
+    written. Now NaN/inf weights and spaces that differ from the config's env are
+    refused by the loader, and orbitcc-eval stops before any run."""
     import io
 
     import torch
+
     from orbitcc.agents.checkpoint import load_checkpoint
 
     run = _copy_run(run_dir, tmp_path / "nan")
@@ -396,9 +528,19 @@ def test_nan_weights_and_wrong_spaces_are_refused(run_dir: Path, tmp_path: Path)
     _rewrite_zip(run / "model.zip", poison)
     with pytest.raises(ValueError, match=r"holds NaN or infinite values"):
         load_checkpoint(run)
+    results = tmp_path / "nan.jsonl"
+    proc = _eval_agent(tmp_path, run, results)
+    assert proc.returncode != 0 and "holds NaN or infinite values" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not results.exists() or not results.read_text().strip()
 
     run = _copy_run(run_dir, tmp_path / "spaces")
     config = (run / "config.yaml").read_text()
+    assert "history: 4" in config
     (run / "config.yaml").write_text(config.replace("history: 4", "history: 7"))
     with pytest.raises(ValueError, match=r"observation space .* differs"):
         load_checkpoint(run)
+    results = tmp_path / "spaces.jsonl"
+    proc = _eval_agent(tmp_path, run, results)
+    assert proc.returncode != 0 and "differs" in proc.stderr
+    assert not results.exists() or not results.read_text().strip()

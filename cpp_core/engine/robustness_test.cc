@@ -135,5 +135,21 @@ TEST(WindowBound, AHugeWindowKeepsInFlightBytesBounded) {
   EXPECT_LE(sim.DataPacketsInLinks() * 1000, kMaxReceiveWindowBytes);
 }
 
+TEST(WindowBound, AHugeTcpWindowKeepsInFlightBytesBounded) {
+  // The same over TCP (SACK scoreboard, out-of-order receive buffer): the
+  // ACKs carry the receiver's 2^30 B window, so sender records, packets in
+  // links and the receiver's reassembly map stay bounded.
+  SimulationSpec spec = OneLink(1e9);
+  spec.duration = Seconds(1);
+  spec.flows[0].controller = "external";
+  spec.flows[0].transport = "tcp";
+  Simulation sim(spec);
+  sim.SetWindow(0, uint64_t{1000000000000000});
+  sim.Step(Millis(100));
+  EXPECT_LE(sim.Probe(0).inflight_bytes, kMaxReceiveWindowBytes);
+  EXPECT_GT(sim.Probe(0).inflight_bytes, kMaxReceiveWindowBytes / 2);
+  EXPECT_LE(sim.DataPacketsInLinks() * 1000, kMaxReceiveWindowBytes);
+}
+
 }  // namespace
 }  // namespace orbitcc

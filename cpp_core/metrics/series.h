@@ -16,11 +16,14 @@ struct SubflowProbe {
   uint64_t inflight_bytes = 0;
   double srtt_ms = 0.0;
   double min_rtt_ms = 0.0;
+  double mean_rtt_sample_ms = 0.0;  // mean of every RTT sample so far
+  uint64_t rtt_samples = 0;
   double delivery_rate_mbps = 0.0;  // latest valid rate sample
   double path_capacity_mbps = 0.0;  // current bottleneck of the forward path
   double path_rtt_ms = 0.0;  // propagation round trip of the current route
   int first_link = -1;       // first link of the current forward route
   bool in_slow_start = false;
+  uint64_t ssthresh_bytes = 0;  // the controller's slow-start threshold
   uint64_t congestion_signals = 0;
 };
 
