@@ -22,7 +22,7 @@ export CCACHE_BASEDIR ?= $(abspath .)
 export CCACHE_NOHASHDIR ?= 1
 endif
 
-.PHONY: run test install install-base cpp-test py-test validate bench reproduce lint clean \
+.PHONY: run test install install-base cpp-test py-test validate validate-findings bench reproduce lint clean \
 	ns3-deps validate-ns3 \
 	sanitize tsan fuzz fuzz-short
 
@@ -95,18 +95,27 @@ ns3-deps:
 validate-ns3: install ns3-deps
 	$(VENV)/bin/orbitcc-validate --doc docs/validation.md --jobs 2 --json outputs/validate/results.json
 
-# Long validations (marked slow): wider grids, more seeds, longer episodes.
+# Long validations (marked slow): wider grids, more seeds, longer episodes, and
+# the papers' findings over seeds (tests/test_findings_*.py; docs/reproduction.md).
+# `make test` deselects them (pyproject's addopts: -m 'not slow').
 validate: install
 	WANDB_MODE=disabled $(VENV)/bin/pytest -q -m slow
+
+# Only the papers' findings (a subset of `make validate`).
+validate-findings: install
+	WANDB_MODE=disabled $(VENV)/bin/pytest -q -m slow tests/test_findings_*.py
 
 bench: install
 	$(VENV)/bin/orbitcc-bench --json bench.json
 
-# The MACO paper's Starlink experiment, ~2 minutes. Writes outputs/reproduce/;
-# `make reproduce REPRODUCE_OUT=docs/reproduction.md` updates the tracked docs.
+# The MACO paper's Starlink experiment and Du et al.'s soft handover, a few
+# minutes. Writes outputs/reproduce/; `make reproduce
+# REPRODUCE_OUT=docs/reproduction.md` updates the tracked docs (each script
+# rewrites only its own section; bbr_reference needs ns-3 and runs by hand).
 REPRODUCE_OUT ?= outputs/reproduce/reproduction.md
 reproduce: install
 	$(PY) -m orbitcc.baselines.reproduce_maco --out $(REPRODUCE_OUT)
+	$(PY) -m orbitcc.baselines.reproduce_du --out $(REPRODUCE_OUT)
 
 lint: install
 	$(VENV)/bin/ruff check orbitcc env baselines agents configs tests validation
@@ -115,13 +124,13 @@ clean:
 	rm -rf build $(VENV) *.egg-info
 
 # The shipped reference agent (docs/agents.md): train with the recipe, copy the
-# run into agents/reference/ppo_starlink (+ docs/figures/ppo_starlink_curve.png),
-# then the held-out table against every baseline (5 test-split seeds).
+# run into agents/reference/ppo_starlink (+ docs/img/ppo_starlink_curve.png),
+# then the held-out table against every baseline (20 test-split seeds, paired).
 .PHONY: train-reference
 train-reference: install
 	WANDB_MODE=disabled $(VENV)/bin/orbitcc-train agent=ppo_starlink seed=0 hydra.run.dir=outputs/train/reference
-	$(PY) -m orbitcc.agents.reference ship outputs/train/reference --docs docs/figures
-	$(PY) -m orbitcc.agents.reference evaluate --seeds 5 --json outputs/train/reference/heldout.json
+	$(PY) -m orbitcc.agents.reference ship outputs/train/reference --docs docs/img
+	$(PY) -m orbitcc.agents.reference evaluate --seeds 20 --json agents/reference/ppo_starlink/heldout.json
 
 # Sanitizers (docs/robustness.md), each in its own build dir so the release
 # build is untouched: ASan + UBSan for the C++ tests and a Python smoke run of
@@ -135,9 +144,13 @@ sanitize: install
 	$(SAN_CMAKE) -S cpp_core -B $(ASAN_DIR) -DORBITCC_SANITIZE=address,undefined \
 	  -Dpybind11_DIR=$$($(PY) -m pybind11 --cmakedir) >/dev/null
 	$(VENV)/bin/cmake --build $(ASAN_DIR) --target orbitcc_cpp_tests _core
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  $(ASAN_DIR)/orbitcc_cpp_tests --gtest_brief=1
-	LD_PRELOAD=$$(g++ -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 \
+	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ./orbitcc_cpp_tests --gtest_brief=1
+	@# libstdc++ preloaded too: python does not link it, and ASan's __cxa_throw
+	@# interceptor needs it loaded when ASan starts (else "CHECK failed ...
+	@# real___cxa_throw" at the first C++ exception).
+	LD_PRELOAD="$$(g++ -print-file-name=libasan.so) $$(g++ -print-file-name=libstdc++.so)" \
+	  ASAN_OPTIONS=detect_leaks=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1 WANDB_MODE=disabled \
 	  $(PY) tests/sanitizer_smoke.py $$(ls $(abspath $(ASAN_DIR))/_core*.so)
 
@@ -149,8 +162,10 @@ tsan: install
 
 # Env fuzzing (tests/fuzz_env.py): >= 1e6 env steps over every preset and
 # action mode (tens of minutes); CI runs the short one.
+# In pieces: `make fuzz FUZZ_STEPS=100000 FUZZ_SEED=k` for k = 0..9.
 FUZZ_STEPS ?= 1000000
+FUZZ_SEED ?= 0
 fuzz: install
-	WANDB_MODE=disabled $(PY) tests/fuzz_env.py --steps $(FUZZ_STEPS)
+	WANDB_MODE=disabled $(PY) tests/fuzz_env.py --steps $(FUZZ_STEPS) --seed $(FUZZ_SEED)
 fuzz-short: install
 	WANDB_MODE=disabled $(PY) tests/fuzz_env.py --steps 20000

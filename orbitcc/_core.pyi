@@ -45,6 +45,9 @@ def refwa_router_params() -> list[dict[str, Any]]:
 def simulation_params() -> list[dict[str, Any]]:
     """The simulation spec's scalar settings (packet_bytes, initial_window_packets)."""
 
+def stream_params() -> list[dict[str, Any]]:
+    """A multi-stream QUIC flow's settings (stream scheduler, weights; docs/streams.md)."""
+
 def check_env_config(env: dict[str, Any]) -> None:
     """Validates an env dict against the tables; raises ValueError naming the field."""
 
@@ -99,6 +102,11 @@ class Simulation:
         """Sets an 'external' subflow's congestion window."""
     def set_pacing_rate(self, subflow: int, bps: float) -> None:
         """Sets an 'external' subflow's pacing rate (0: unpaced)."""
+    def set_ssthresh(self, subflow: int, bytes: float) -> None:
+        """ns3-gym TCP semantics: the ssthresh an 'external' subflow applies at its
+        next congestion event."""
+    def agent_counters(self, subflow: int) -> dict[str, Any]:
+        """Cumulative per-event sums of an 'external' subflow (ACKs, RTTs, sends)."""
     def packet_accounting(self, subflow: int) -> dict[str, int]:
         """Ground-truth counts of the subflow's data packets."""
     def data_packets_in_links(self) -> int: ...

@@ -360,6 +360,12 @@ class AgentConfig:
     gradient_steps: int = 1  # off-policy: gradient steps per update
     net_arch: list[int] = field(default_factory=lambda: [64, 64])  # hidden layer widths
     activation: str = "tanh"  # tanh | relu
+    # ppo/a2c: initial log std of the Gaussian policy; None: SB3's 0 (std 1).
+    log_std_init: float | None = None
+    # Zero the last layer of the policy's mean (ppo/a2c: action_net; sac/td3:
+    # the actor's output layer), so the untrained deterministic policy outputs
+    # action 0: with env.action=residual it *is* the base controller.
+    zero_init_actor: bool = False
     num_envs: int = 8  # envs stepped together in C++ (one BatchSimulation)
     num_threads: int | None = None  # C++ worker threads; None: min(num_envs, cores)
     torch_threads: int = 1  # torch intra-op threads (1: reproducible, no oversubscription)
@@ -399,6 +405,10 @@ class AgentConfig:
         for i, width in enumerate(self.net_arch):
             check_range(o, f"net_arch[{i}]", width, 1, 1 << 16)
         _check_choice(o, "activation", self.activation, ACTIVATIONS)
+        _check_optional(o, "log_std_init", self.log_std_init, -20.0, 2.0)
+        if self.log_std_init is not None and self.algo not in ("ppo", "a2c"):
+            raise ValueError(f"agent.log_std_init applies to ppo and a2c only (algo = "
+                             f"{self.algo!r}); leave it null")
         check_range(o, "num_envs", self.num_envs, 1, 4096)
         _check_optional(o, "num_threads", self.num_threads, 1, 1024)
         check_range(o, "torch_threads", self.torch_threads, 1, 1024)
@@ -568,8 +578,13 @@ class EvalConfig:
     table_metrics: list[str] = field(default_factory=lambda: [
         "throughput_mbps", "p95_delay_ms", "loss_rate", "congestion_losses",
         "handover_losses", "random_losses"])  # columns of the table (orbitcc.run keys)
+    # ns3: also run every cell inside ns-3 (orbitcc.env.ns3gym.backend) and
+    # report both backends side by side (results_ns3.jsonl, summary_ns3.md).
+    backend: str = "orbitcc"
 
     def __post_init__(self) -> None:
+        if self.backend not in ("orbitcc", "ns3"):
+            raise ValueError(f"backend = {self.backend!r}; allowed: orbitcc, ns3")
         if not self.table_metrics:
             raise ValueError("table_metrics must not be empty")
         if self.results is not None and not self.results:

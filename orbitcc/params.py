@@ -60,6 +60,7 @@ def tables() -> dict[str, list[Row]]:
     out["reward"] = list(_core.reward_params())
     out["refwa_router"] = list(_core.refwa_router_params())
     out["simulation"] = list(_core.simulation_params())
+    out["quic_streams"] = list(_core.stream_params())
     return out
 
 
@@ -85,7 +86,9 @@ def describe(name: str) -> str:
     rows = all_tables[name]
     head = {"env": "set with env.<name>=<value>", "reward": "set with reward.<name>=<value>",
             "refwa_router": "a link's router: {type: refwa, <name>: <value>}",
-            "simulation": "the scenario spec; presets set them as scenario.<name>"}.get(
+            "simulation": "the scenario spec; presets set them as scenario.<name>",
+            "quic_streams": "a multi-stream QUIC flow: {stream_scheduler, streams: "
+                            "[{weight, app}, ...]}"}.get(
                 name, f"controller={name}; set with controller.params.<name>=<value>")
     if not rows:
         return f"{name}: no parameters ({head})"
@@ -165,7 +168,7 @@ def render_doc(text: str) -> str:
                       text)
 
 
-GENERATED_DOCS = ("docs/controllers.md", "docs/env.md")
+GENERATED_DOCS = ("docs/controllers.md", "docs/env.md", "docs/streams.md")
 
 
 def generated_files() -> dict[Path, str]:

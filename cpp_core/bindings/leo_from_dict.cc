@@ -295,6 +295,36 @@ ParsedModel ParseIslPath(DictReader& r) {
   }
   c.route_interval = r.Seconds("route_interval_s", 1.0);
   c.sample_interval = r.Seconds("sample_interval_s", 0.1);
+  auto gateway = [&](const char* key) {
+    const std::string v =
+        r.Choice(key, "highest", {"highest", "stay", "early"});
+    return v == "stay"    ? GatewayPolicy::kStay
+           : v == "early" ? GatewayPolicy::kEarly
+                          : GatewayPolicy::kHighest;
+  };
+  c.gateway_a = gateway("gateway_a");
+  c.gateway_b = gateway("gateway_b");
+  c.reroute =
+      r.Choice("reroute", "shortest", {"shortest", "on_change"}) == "on_change"
+          ? RerouteRule::kOnChange
+          : RerouteRule::kShortest;
+  if (r.Has("disjoint_from")) {
+    // The primary path this one avoids: {a, b, gateway_a, gateway_b}.
+    DictReader d(r.Get("disjoint_from"), r.Field("disjoint_from"));
+    c.disjoint = true;
+    c.primary_a = d.Has("a") ? ParseGround(d.Get("a"), d.Field("a")) : a;
+    c.primary_b = d.Has("b") ? ParseGround(d.Get("b"), d.Field("b")) : b;
+    auto policy = [&](const char* key) {
+      const std::string v =
+          d.Choice(key, "highest", {"highest", "stay", "early"});
+      return v == "stay"    ? GatewayPolicy::kStay
+             : v == "early" ? GatewayPolicy::kEarly
+                            : GatewayPolicy::kHighest;
+    };
+    c.primary_gateway_a = policy("gateway_a");
+    c.primary_gateway_b = policy("gateway_b");
+    d.RejectUnknown();
+  }
   c.outage = ReadDuration(r, "outage_s", &c.outage_random);
   c.capacity_bps = r.FloatIn("capacity_mbps", 2.0, 0.0, 1e6, true) * 1e6;
   c.extra_one_way_delay = r.Millis("extra_delay_ms", 0.0);
@@ -505,9 +535,11 @@ const std::vector<ModelKind>& ModelKinds() {
        true,
        true,
        "two ground points joined through a constellation's inter-satellite "
-       "links (shortest path, rerouted periodically)",
+       "links (shortest path, rerouted periodically; per-end gateway policy "
+       "highest|stay|early for soft handover; disjoint_from another path)",
        {"shell", "earth_rotation", "a", "b", "isl", "route_interval_s",
-        "sample_interval_s", "outage_s", "capacity_mbps", "extra_delay_ms",
+        "sample_interval_s", "gateway_a", "gateway_b", "reroute",
+        "disjoint_from", "outage_s", "capacity_mbps", "extra_delay_ms",
         "loss_rate"},
        ParseIslPath},
       {"lms",

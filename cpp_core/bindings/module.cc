@@ -54,9 +54,13 @@ py::dict ProbeToDict(const orbitcc::SubflowProbe& p) {
   d["inflight_bytes"] = p.inflight_bytes;
   d["srtt_ms"] = p.srtt_ms;
   d["min_rtt_ms"] = p.min_rtt_ms;
+  d["mean_rtt_sample_ms"] = p.mean_rtt_sample_ms;
+  d["rtt_samples"] = p.rtt_samples;
   d["delivery_rate_mbps"] = p.delivery_rate_mbps;
   d["path_capacity_mbps"] = p.path_capacity_mbps;
+  d["path_rtt_ms"] = p.path_rtt_ms;
   d["in_slow_start"] = p.in_slow_start;
+  d["ssthresh_bytes"] = p.ssthresh_bytes;
   d["congestion_signals"] = p.congestion_signals;
   return d;
 }
@@ -213,6 +217,40 @@ PYBIND11_MODULE(_core, m) {
             }
             s->SetPacingRate(subflow, bps);
           })
+      .def(
+          "set_ssthresh",
+          [](const SimulationHandle& h, int subflow, double bytes) {
+            Sim s = h.Get();
+            CheckSubflow(*s, subflow);
+            if (!(bytes >= 0.0) || bytes > 1e15) {
+              throw py::value_error(
+                  "ssthresh must be a finite number of bytes in [0, 1e15], "
+                  "got " + std::to_string(bytes));
+            }
+            s->SetSsthresh(subflow, static_cast<uint64_t>(bytes));
+          },
+          "ns3-gym TCP semantics of 'external': the ssthresh applied at the "
+          "next congestion event (cwnd = ssthresh; 1 MSS after an RTO).")
+      .def(
+          "agent_counters",
+          [](const SimulationHandle& h, int subflow) {
+            Sim s = h.Get();
+            CheckSubflow(*s, subflow);
+            const orbitcc::AgentCounters& c = s->AgentCountersOf(subflow);
+            py::dict d;
+            d["ack_events"] = c.ack_events;
+            d["inflight_sum"] = c.inflight_sum;
+            d["acked_bytes"] = c.acked_bytes;
+            d["rtt_samples"] = c.rtt_samples;
+            d["rtt_sum_s"] = orbitcc::ToSeconds(c.rtt_sum);
+            d["sends"] = c.sends;
+            d["send_gaps"] = c.send_gaps;
+            d["send_gap_sum_s"] = orbitcc::ToSeconds(c.send_gap_sum);
+            d["ack_gaps"] = c.ack_gaps;
+            d["ack_gap_sum_s"] = orbitcc::ToSeconds(c.ack_gap_sum);
+            return d;
+          },
+          "Cumulative per-event sums of the agent-driven controller.")
       .def(
           "packet_accounting",
           [](const SimulationHandle& h, int subflow) {

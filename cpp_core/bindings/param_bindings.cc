@@ -7,6 +7,7 @@
 #include "cc/controller.h"
 #include "cc/refwa_router.h"
 #include "engine/spec.h"
+#include "transport/stream_scheduler.h"
 
 namespace py = pybind11;
 
@@ -109,6 +110,9 @@ void RegisterParamBindings(py::module_& m) {
       "refwa_router_params",
       []() { return ParamTableToPy(RefwaParams::Params()); },
       "The REFWA router's settings (a link's router: {type: refwa, ...}).");
+  m.def(
+      "stream_params", []() { return ParamTableToPy(StreamParams()); },
+      "A multi-stream QUIC flow's settings (stream scheduler, weights).");
   m.def(
       "is_coupled_controller",
       [](const std::string& name) { return IsCoupledController(name); },

@@ -132,11 +132,12 @@ LinkSpec ParseLink(py::handle obj, const std::string& where) {
 //            duration_s
 //   video    rate_mbps (5.24), fps (30), startup_delay_s (2), duration_s
 // A file app sets FlowSpec::file_bytes (the same as the flow's file_bytes).
-void ParseApp(py::handle obj, const std::string& where, FlowSpec* f) {
+void ParseApp(py::handle obj, const std::string& where, AppSpec* app,
+              uint64_t* file_bytes) {
   DictReader r(obj, where);
   const std::string kind = r.Choice(
       "kind", "bulk", {"bulk", "file", "cbr", "poisson", "onoff", "video"});
-  AppSpec& a = f->app;
+  AppSpec& a = *app;
   auto required_rate = [&]() {
     if (!r.Has("rate_mbps"))
       Fail(r.Field("rate_mbps"), "is required for '" + kind + "'");
@@ -150,8 +151,7 @@ void ParseApp(py::handle obj, const std::string& where, FlowSpec* f) {
   } else if (kind == "file") {
     a.kind = AppSpec::Kind::kFile;
     if (!r.Has("bytes")) Fail(r.Field("bytes"), "is required for 'file'");
-    f->file_bytes =
-        static_cast<uint64_t>(r.Int("bytes", 0, 1, int64_t{1} << 50));
+    *file_bytes = static_cast<uint64_t>(r.Int("bytes", 0, 1, int64_t{1} << 50));
   } else if (kind == "cbr" || kind == "poisson") {
     a.kind = kind == "cbr" ? AppSpec::Kind::kCbr : AppSpec::Kind::kPoisson;
     a.rate_bps = required_rate();
@@ -252,6 +252,8 @@ FlowSpec ParseFlow(py::handle obj, const std::string& where) {
   f.file_bytes =
       static_cast<uint64_t>(r.Int("file_bytes", 0, 0, int64_t{1} << 50));
   f.start = SecondsField(r, "start_s", 0.0);
+  f.start_jitter = SecondsField(r, "start_jitter_s", 0.0);
+  f.stop = SecondsField(r, "stop_s", 0.0);
   if (r.Has("pacing")) f.pacing = r.Bool("pacing", false) ? 1 : 0;
   f.background = r.Bool("background", false);
   if (r.Has("app")) {
@@ -259,7 +261,32 @@ FlowSpec ParseFlow(py::handle obj, const std::string& where) {
       Fail(r.Field("file_bytes"),
            "give either file_bytes or app (app: {kind: file, bytes: N})");
     }
-    ParseApp(r.Get("app"), r.Field("app"), &f);
+    ParseApp(r.Get("app"), r.Field("app"), &f.app, &f.file_bytes);
+  }
+  // Multi-stream QUIC: "streams": [{name, weight, app}, ...] and
+  // "stream_scheduler" (transport/stream_scheduler.h). ValidateSpec checks
+  // the values against StreamParams().
+  f.max_window_bytes =
+      static_cast<uint64_t>(r.Int("max_window_bytes", 0, 0, int64_t{1} << 40));
+  f.stream_scheduler = r.Str("stream_scheduler", "rr");
+  py::list streams = r.List("streams");
+  for (size_t k = 0; k < streams.size(); ++k) {
+    DictReader sr(streams[k],
+                  r.Field("streams") + "[" + std::to_string(k) + "]");
+    StreamSpec st;
+    st.name = sr.Str("name", "stream" + std::to_string(k));
+    st.weight = sr.Float("weight", 1.0);
+    if (sr.Has("app")) {
+      uint64_t file_bytes = 0;
+      ParseApp(sr.Get("app"), sr.Field("app"), &st.app, &file_bytes);
+      if (file_bytes != 0) {
+        Fail(sr.Field("app"),
+             "'file' is not a stream application; allowed: "
+             "bulk, cbr, poisson, onoff");
+      }
+    }
+    sr.RejectUnknown();
+    f.streams.push_back(st);
   }
   r.RejectUnknown();
   return f;

@@ -51,6 +51,19 @@ py::dict FlowSummaryToDict(const FlowSummary& f) {
   d["max_delay_ms"] = f.max_delay_ms;
   d["packets_sent"] = f.packets_sent;
   d["packets_retransmitted"] = f.packets_retransmitted;
+  py::list subflows;
+  for (const auto& c : f.subflows) {
+    py::dict sd;
+    sd["packets_sent"] = c.packets_sent;
+    sd["packets_retransmitted"] = c.packets_retransmitted;
+    sd["congestion_losses"] = c.congestion_losses;
+    sd["random_losses"] = c.random_losses;
+    sd["handover_losses"] = c.handover_losses;
+    sd["timeouts"] = c.timeouts;
+    sd["bytes_received"] = c.bytes_received;
+    subflows.append(sd);
+  }
+  d["subflows"] = subflows;
   d["congestion_losses"] = f.congestion_losses;
   d["random_losses"] = f.random_losses;
   d["handover_losses"] = f.handover_losses;
@@ -62,6 +75,27 @@ py::dict FlowSummaryToDict(const FlowSummary& f) {
       f.completion_time_s < 0 ? py::none() : py::cast(f.completion_time_s);
   d["hol_delay_ms"] = f.hol_delay_ms;
   d["app"] = AppSummaryToDict(f.app);
+  if (!f.streams.empty()) {
+    d["stream_scheduler"] = f.stream_scheduler;
+    py::list streams;
+    for (const StreamSummary& st : f.streams) {
+      py::dict sd;
+      sd["name"] = st.name;
+      sd["weight"] = st.weight;
+      sd["app"] = AppSummaryToDict(st.app);
+      sd["goodput_mbps"] = st.goodput_mbps;
+      sd["hol_delay_ms"] = st.hol_delay_ms;
+      sd["hol_bytes"] = st.hol_bytes;
+      sd["bytes_sent"] = st.bytes_sent;
+      sd["bytes_resent"] = st.bytes_resent;
+      sd["frames_sent"] = st.frames_sent;
+      sd["mean_backlog_bytes"] = st.mean_backlog_bytes;
+      sd["max_backlog_bytes"] = st.max_backlog_bytes;
+      sd["backlog_bytes"] = st.backlog_bytes;
+      streams.append(sd);
+    }
+    d["streams"] = streams;
+  }
   // Ground truth of declared losses; the confusion matrix only for
   // controllers that classify losses (MACO).
   auto outcomes = [](const LossOutcomes& o) {
@@ -125,6 +159,13 @@ py::dict SummaryScalarsToDict(const Summary& s) {
 
 py::dict SummaryToDict(const Summary& s) {
   py::dict d = SummaryScalarsToDict(s);
+  py::dict b;
+  b["mean_queue_bytes"] = s.bottleneck_mean_queue_bytes;
+  b["max_queue_bytes"] = s.bottleneck_max_queue_bytes;
+  b["buffer_bytes"] = s.bottleneck_buffer_bytes;
+  b["buffer_packets"] = s.bottleneck_buffer_packets;
+  b["overflow_drops"] = s.bottleneck_drops;
+  d["bottleneck"] = b;
   py::list flows;
   for (const auto& f : s.flows) flows.append(FlowSummaryToDict(f));
   d["flows"] = flows;

@@ -75,11 +75,34 @@ class CongestionController;
 
 // What an outside agent sets on the controller it drives (the RL agent of
 // orbitcc.env through the "external" controller).
+// Per-event sums an agent reads between its decisions (ns3-gym's TCP
+// time-step layout: orbitcc.env.ns3gym.tcp). Cumulative since the start;
+// the reader takes differences.
+struct AgentCounters {
+  uint64_t ack_events = 0;         // ACKs that acknowledged new data
+  uint64_t inflight_sum = 0;       // bytes in flight after each such ACK
+  uint64_t acked_bytes = 0;        // bytes they acknowledged
+  uint64_t rtt_samples = 0;
+  TimeNs rtt_sum = 0;
+  uint64_t sends = 0;              // packets sent (new data and resends)
+  uint64_t send_gaps = 0;          // send intervals measured (sends - 1)
+  TimeNs send_gap_sum = 0;
+  uint64_t ack_gaps = 0;           // intervals between ACK arrivals
+  TimeNs ack_gap_sum = 0;
+};
+
 class AgentControl {
  public:
   virtual ~AgentControl() = default;
   virtual void SetWindow(uint64_t bytes) = 0;
   virtual void SetPacingRate(double bps) = 0;
+  // The slow-start threshold the controller applies at its next congestion
+  // event (ns3-gym's answer to GetSsThresh): cwnd = ssthresh = this value at
+  // a new loss episode, ssthresh = this value and cwnd = 1 MSS at a
+  // retransmission timeout. Until the first call the controller never cuts
+  // its window itself.
+  virtual void SetSsthresh(uint64_t bytes) = 0;
+  virtual const AgentCounters& counters() const = 0;
 };
 
 // How a controller judged its most recent LossEvent. Controllers that tell

@@ -16,6 +16,15 @@ Simulation::Simulation(SimulationSpec spec, const MobilityOracle* oracle)
     : spec_(std::move(spec)), oracle_(oracle) {
   ValidateSpec(spec_);
   randomization_ = ApplyDomainRandomization(&spec_);
+  // Start jitter (design decision 3: exogenous, from the episode seed, one
+  // substream per flow, identical for every controller).
+  for (size_t fi = 0; fi < spec_.flows.size(); ++fi) {
+    FlowSpec& f = spec_.flows[fi];
+    if (f.start_jitter <= 0) continue;
+    Rng rng(spec_.seed, static_cast<uint64_t>(StreamId::kFlowTiming), fi);
+    f.start += static_cast<TimeNs>(rng.Uniform() *
+                                   static_cast<double>(f.start_jitter));
+  }
   if (oracle_ == nullptr && spec_.make_oracle) {
     owned_oracle_ = spec_.make_oracle();
     oracle_ = owned_oracle_.get();
@@ -157,8 +166,17 @@ void Simulation::BuildFlow(size_t fi) {
     slot.transport = std::move(tcp);
     return;
   }
-  auto conn = std::make_unique<QuicConnection>(this, total,
-                                               ParseScheduler(fs.scheduler));
+  std::unique_ptr<QuicConnection> conn;
+  if (fs.streams.empty()) {
+    conn = std::make_unique<QuicConnection>(this, total,
+                                            ParseScheduler(fs.scheduler));
+  } else {
+    std::vector<double> weights;
+    for (const StreamSpec& st : fs.streams) weights.push_back(st.weight);
+    conn = std::make_unique<QuicConnection>(
+        this, ParseScheduler(fs.scheduler),
+        ParseStreamScheduler(fs.stream_scheduler), std::move(weights));
+  }
   const bool multipath = fs.paths.size() > 1;
   for (size_t p = 0; p < fs.paths.size(); ++p) {
     const int id = add_subflow(p);
@@ -177,10 +195,47 @@ void Simulation::BuildFlow(size_t fi) {
 }
 
 void Simulation::BuildApps() {
+  stream_apps_.resize(spec_.flows.size());
   for (size_t fi = 0; fi < spec_.flows.size(); ++fi) {
     start_timers_.push_back(
         NewTimer(this, kStartTimerBase + static_cast<int>(fi)));
     const FlowSpec& fs = spec_.flows[fi];
+    stop_timers_.push_back(
+        fs.stop > 0 ? NewTimer(this, kStopTimerBase + static_cast<int>(fi))
+                    : -1);
+    const StreamId stream =
+        fs.background ? StreamId::kBackground : StreamId::kApplication;
+    const uint32_t payload = FlowTransportConfig(spec_, fi).payload();
+    if (!fs.streams.empty()) {
+      // One application per stream, each from its own substream (flow index
+      // in the low 32 bits, stream number + 1 above), so adding a stream
+      // never shifts another's arrivals. A bulk stream is endless.
+      bool app_limited = false;
+      for (size_t k = 0; k < fs.streams.size(); ++k) {
+        const AppSpec& a = fs.streams[k].app;
+        if (a.kind == AppSpec::Kind::kBulk) {
+          stream_apps_[fi].push_back(nullptr);
+          continue;
+        }
+        app_limited = true;
+        stream_apps_[fi].push_back(std::make_unique<Application>(
+            a, fs.start, spec_.seed, stream,
+            (static_cast<uint64_t>(k + 1) << 32) | fi, payload));
+      }
+      apps_.push_back(nullptr);
+      app_timers_.push_back(
+          app_limited ? NewTimer(this, kAppTimerBase + static_cast<int>(fi))
+                      : -1);
+      // Every stream starts empty; a bulk stream is then made endless.
+      flows_[fi].transport->BeginAppLimited();
+      for (size_t k = 0; k < fs.streams.size(); ++k) {
+        if (stream_apps_[fi][k] == nullptr) {
+          flows_[fi].transport->AppendStreamData(fs.start, static_cast<int>(k),
+                                                 kUnlimitedBytes / 4);
+        }
+      }
+      continue;
+    }
     const AppSpec::Kind kind = fs.app.kind;
     if (kind == AppSpec::Kind::kBulk || kind == AppSpec::Kind::kFile) {
       apps_.push_back(nullptr);
@@ -189,10 +244,8 @@ void Simulation::BuildApps() {
     }
     // Design decision 3: background traffic and applications under test draw
     // from their own exogenous streams, one substream per flow.
-    apps_.push_back(std::make_unique<Application>(
-        fs.app, fs.start, spec_.seed,
-        fs.background ? StreamId::kBackground : StreamId::kApplication, fi,
-        FlowTransportConfig(spec_, fi).payload()));
+    apps_.push_back(std::make_unique<Application>(fs.app, fs.start, spec_.seed,
+                                                  stream, fi, payload));
     app_timers_.push_back(NewTimer(this, kAppTimerBase + static_cast<int>(fi)));
     // An application-limited stream starts empty and grows with its writes.
     flows_[fi].transport->BeginAppLimited();

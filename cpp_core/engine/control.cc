@@ -17,6 +17,8 @@ SubflowProbe Simulation::Probe(int subflow) const {
   p.inflight_bytes = sender.bytes_in_flight();
   p.srtt_ms = rtt.has_sample() ? ToMillis(rtt.smoothed()) : 0.0;
   p.min_rtt_ms = rtt.has_sample() ? ToMillis(rtt.min()) : 0.0;
+  p.mean_rtt_sample_ms = rtt.mean_sample_s() * 1e3;
+  p.rtt_samples = rtt.samples();
   p.delivery_rate_mbps = sender.last_delivery_rate_bps() * 1e-6;
   double capacity = -1.0;
   for (int l : sub.forward()) {
@@ -27,6 +29,7 @@ SubflowProbe Simulation::Probe(int subflow) const {
   p.path_rtt_ms = ToMillis(PathPropagationRtt(subflow));
   p.first_link = sub.forward().empty() ? -1 : sub.forward().front();
   p.in_slow_start = cc.in_slow_start();
+  p.ssthresh_bytes = cc.ssthresh_bytes();
   p.congestion_signals = cc.congestion_signals();
   return p;
 }
@@ -47,6 +50,10 @@ void Simulation::SetWindow(int subflow, uint64_t bytes) {
 
 void Simulation::SetPacingRate(int subflow, double bps) {
   AgentOf(subflow).SetPacingRate(bps);
+}
+
+void Simulation::SetSsthresh(int subflow, uint64_t bytes) {
+  AgentOf(subflow).SetSsthresh(bytes);
 }
 
 uint64_t Simulation::DataPacketsInLinks() const {

@@ -80,8 +80,11 @@ void Simulation::RunUntil(TimeNs end) {
     for (auto& link : links_) link->Start();
     for (size_t fi = 0; fi < spec_.flows.size(); ++fi) {
       SetTimer(start_timers_[fi], spec_.flows[fi].start);
-      if (apps_[fi] != nullptr) {
-        SetTimer(app_timers_[fi], apps_[fi]->next_write_time());
+      if (stop_timers_[fi] >= 0) {
+        SetTimer(stop_timers_[fi], spec_.flows[fi].stop);
+      }
+      if (app_timers_[fi] >= 0) {
+        SetTimer(app_timers_[fi], NextAppWrite(static_cast<int>(fi)));
       }
     }
     events_.Push(spec_.sample_interval, EventKind::kSample, 0, 0);
@@ -117,20 +120,44 @@ void Simulation::OnTimer(TimeNs now, int which) {
     OnAppWrite(which - kAppTimerBase, now);
     return;
   }
+  if (which >= kStopTimerBase) {
+    flows_[which - kStopTimerBase].transport->CloseStream();
+    return;
+  }
   flows_[which - kStartTimerBase].transport->Start(now);
 }
 
+TimeNs Simulation::NextAppWrite(int flow) const {
+  if (apps_[flow] != nullptr) return apps_[flow]->next_write_time();
+  TimeNs next = kTimeInfinite;
+  for (const auto& app : stream_apps_[flow]) {
+    if (app != nullptr) next = std::min(next, app->next_write_time());
+  }
+  return next;
+}
+
 // Performs every write due by `now` (the schedule is time-driven only) and
-// re-arms the write timer.
+// re-arms the write timer. A multi-stream flow's applications write in
+// stream order at equal times.
 void Simulation::OnAppWrite(int flow, TimeNs now) {
-  Application& app = *apps_[flow];
   FlowTransport& transport = *flows_[flow].transport;
-  while (app.next_write_time() <= now) {
-    app.CommitWrite(transport.AppendData(now, app.next_write_bytes()));
+  if (Application* app = apps_[flow].get()) {
+    while (app->next_write_time() <= now) {
+      app->CommitWrite(transport.AppendData(now, app->next_write_bytes()));
+    }
+  } else {
+    auto& apps = stream_apps_[flow];
+    for (size_t k = 0; k < apps.size(); ++k) {
+      Application* a = apps[k].get();
+      if (a == nullptr) continue;
+      while (a->next_write_time() <= now) {
+        a->CommitWrite(transport.AppendStreamData(now, static_cast<int>(k),
+                                                  a->next_write_bytes()));
+      }
+    }
   }
-  if (app.next_write_time() != kTimeInfinite) {
-    SetTimer(app_timers_[flow], app.next_write_time());
-  }
+  const TimeNs next = NextAppWrite(flow);
+  if (next != kTimeInfinite) SetTimer(app_timers_[flow], next);
 }
 
 }  // namespace orbitcc

@@ -33,10 +33,28 @@ void Simulation::OnLinkExit(TimeNs now, const Packet& packet) {
   } else {
     ++sub.arrived;
     loss_truth_[packet.subflow].OnArrival(packet.number, packet.sent_time);
-    sub.sender->OnDataArrival(now, packet);
+    const uint64_t cap = spec_.flows[sub.flow].max_window_bytes;
+    if (cap != 0 && packet.rwnd_cap > cap) {
+      // The receiver's own window limit (FlowSpec::max_window_bytes).
+      Packet p = packet;
+      p.rwnd_cap = cap;
+      sub.sender->OnDataArrival(now, p);
+    } else {
+      sub.sender->OnDataArrival(now, packet);
+    }
     if (Application* app = apps_[sub.flow].get()) {
       const uint64_t delivered = flows_[sub.flow].transport->goodput_bytes();
       if (delivered >= app->watch_offset()) app->OnDelivered(now, delivered);
+    } else if (!stream_apps_[sub.flow].empty()) {
+      const FlowTransport& t = *flows_[sub.flow].transport;
+      auto& apps = stream_apps_[sub.flow];
+      for (size_t k = 0; k < apps.size(); ++k) {
+        Application* a = apps[k].get();
+        if (a == nullptr) continue;
+        const uint64_t delivered =
+            t.stream_counters(static_cast<int>(k)).delivered;
+        if (delivered >= a->watch_offset()) a->OnDelivered(now, delivered);
+      }
     }
   }
 }

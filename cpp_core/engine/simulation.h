@@ -82,6 +82,10 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
   // if the subflow's controller does not take outside commands.
   void SetWindow(int subflow, uint64_t bytes);
   void SetPacingRate(int subflow, double bps);
+  void SetSsthresh(int subflow, uint64_t bytes);
+  const AgentCounters& AgentCountersOf(int subflow) {
+    return AgentOf(subflow).counters();
+  }
 
   // Ground-truth packet accounting for conservation checks.
   uint64_t data_packets_injected(int subflow) const {
@@ -118,6 +122,8 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
   // kAppTimerBase + flow index.
   static constexpr int kStartTimerBase = 0;
   static constexpr int kAppTimerBase = 1 << 24;
+  // A bulk flow's stop (FlowSpec::stop): kStopTimerBase + flow index.
+  static constexpr int kStopTimerBase = 1 << 23;
 
   struct TimerSlot {
     TimerOwner* owner;
@@ -152,6 +158,9 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
   void Dispatch(const Event& e);
   void FireTimer(int index, TimeNs time);
   void OnAppWrite(int flow, TimeNs now);
+  // The earliest next write of the flow's applications (kTimeInfinite: none).
+  TimeNs NextAppWrite(int flow) const;
+  void SampleStreams();
   // paths.cc
   void SchedulePathEvents();
   void ChangeRoute(int subflow, int route, TimeNs now);
@@ -184,9 +193,19 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
   std::vector<SubflowSlot> subflows_;
   std::vector<FlowSlot> flows_;
   std::vector<int> start_timers_;
+  std::vector<int> stop_timers_;  // -1: the flow does not stop
   // Per flow: its application (null for bulk / file) and write timer.
   std::vector<std::unique_ptr<Application>> apps_;
   std::vector<int> app_timers_;
+  // Per flow: one application per stream of a multi-stream QUIC flow (null
+  // for a bulk stream; empty for other flows). They share the flow's timer.
+  std::vector<std::vector<std::unique_ptr<Application>>> stream_apps_;
+  // Per flow with streams: each stream's backlog (bytes) at every sample,
+  // and the sum of the samples (for the time-average).
+  std::vector<std::vector<std::vector<double>>> stream_backlog_series_;
+  std::vector<std::vector<double>> stream_backlog_sum_;
+  std::vector<std::vector<double>> stream_backlog_max_;
+  uint64_t stream_backlog_samples_ = 0;
   // Per subflow: ground truth of the losses its sender declares.
   std::vector<LossTruth> loss_truth_;
   int bottleneck_ = 0;

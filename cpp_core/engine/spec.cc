@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "cc/controller.h"
+#include "net/packet.h"
+#include "transport/stream_scheduler.h"
 
 namespace orbitcc {
 namespace {
@@ -161,49 +163,125 @@ void ValidateSpec(const SimulationSpec& spec) {
       Fail(at + ".start_s",
            "must be in [0, " + Num(ToSeconds(kMaxDuration)) + "] s");
     }
+    if (f.start_jitter < 0 || f.start_jitter > kMaxDuration) {
+      Fail(at + ".start_jitter_s",
+           "must be in [0, " + Num(ToSeconds(kMaxDuration)) + "] s");
+    }
+    if (f.start_jitter > 0) {
+      for (const PathSpec& path : f.paths) {
+        if (path.join > 0) {
+          Fail(at + ".start_jitter_s", "cannot be combined with path joins");
+        }
+      }
+    }
+    if (f.stop != 0) {
+      if (f.stop < 0 || f.stop > kMaxDuration) {
+        Fail(at + ".stop_s",
+             "must be in (0, " + Num(ToSeconds(kMaxDuration)) + "] s");
+      }
+      if (f.stop <= f.start + f.start_jitter) {
+        Fail(at + ".stop_s", "= " + Num(ToSeconds(f.stop)) +
+                                 " must be after start_s + start_jitter_s = " +
+                                 Num(ToSeconds(f.start + f.start_jitter)));
+      }
+      if (f.app.kind != AppSpec::Kind::kBulk || f.file_bytes != 0 ||
+          !f.streams.empty()) {
+        Fail(at + ".stop_s",
+             "only a bulk flow can stop (applications have duration_s)");
+      }
+    }
     if (f.pacing < -1 || f.pacing > 1) Fail(at + ".pacing", "must be a bool");
-    const AppSpec& app = f.app;
-    if (app.kind != AppSpec::Kind::kBulk && app.kind != AppSpec::Kind::kFile) {
-      if (f.file_bytes != 0) {
-        Fail(at + ".app", "a '" + std::string(AppKindName(app.kind)) +
-                              "' application cannot have file_bytes");
+    auto check_app = [&](const AppSpec& app, const std::string& at) {
+      if (app.kind != AppSpec::Kind::kBulk &&
+          app.kind != AppSpec::Kind::kFile) {
+        if (f.file_bytes != 0) {
+          Fail(at + ".app", "a '" + std::string(AppKindName(app.kind)) +
+                                "' application cannot have file_bytes");
+        }
+        if (!(app.rate_bps >= kMinAppRateBps &&
+              app.rate_bps <= kMaxCapacityBps)) {
+          Fail(at + ".app.rate_mbps",
+               "= " + Num(app.rate_bps * 1e-6) +
+                   " is out of range; allowed: [" + Num(kMinAppRateBps * 1e-6) +
+                   ", " + Num(kMaxCapacityBps * 1e-6) + "] Mb/s");
+        }
+        // Writes per simulated second are events: bounded (docs/robustness.md).
+        const double chunk =
+            app.chunk_bytes > 0 ? app.chunk_bytes : spec.packet_bytes;
+        const double writes_per_s = app.kind == AppSpec::Kind::kVideo
+                                        ? app.fps
+                                        : app.rate_bps / (8.0 * chunk);
+        if (writes_per_s > kMaxAppWritesPerSecond) {
+          Fail(at + ".app", "writes " + Num(writes_per_s) +
+                                " chunks per second; at most " +
+                                Num(kMaxAppWritesPerSecond) +
+                                " are allowed: raise chunk_bytes or lower "
+                                "rate_mbps");
+        }
+        if (app.duration < 0 || app.duration > kMaxDuration) {
+          Fail(at + ".app.duration_s",
+               "must be in [0, " + Num(ToSeconds(kMaxDuration)) + "] s");
+        }
       }
-      if (!(app.rate_bps >= kMinAppRateBps && app.rate_bps <= kMaxCapacityBps)) {
-        Fail(at + ".app.rate_mbps",
-             "= " + Num(app.rate_bps * 1e-6) + " is out of range; allowed: [" +
-                 Num(kMinAppRateBps * 1e-6) + ", " +
-                 Num(kMaxCapacityBps * 1e-6) + "] Mb/s");
+      if (app.kind == AppSpec::Kind::kOnOff) {
+        if (!(app.shape > 1.0)) {
+          Fail(at + ".app.shape", "must be > 1 (a finite mean)");
+        }
+        if (app.mean_on <= 0) Fail(at + ".app.mean_on_s", "must be > 0");
+        if (app.mean_off <= 0) Fail(at + ".app.mean_off_s", "must be > 0");
       }
-      // Writes per simulated second are events: bounded (docs/robustness.md).
-      const double chunk = app.chunk_bytes > 0 ? app.chunk_bytes : spec.packet_bytes;
-      const double writes_per_s =
-          app.kind == AppSpec::Kind::kVideo ? app.fps
-                                            : app.rate_bps / (8.0 * chunk);
-      if (writes_per_s > kMaxAppWritesPerSecond) {
-        Fail(at + ".app", "writes " + Num(writes_per_s) +
-                              " chunks per second; at most " +
-                              Num(kMaxAppWritesPerSecond) +
-                              " are allowed: raise chunk_bytes or lower "
-                              "rate_mbps");
+      if (app.kind == AppSpec::Kind::kVideo) {
+        if (!(app.fps >= kMinVideoFps && app.fps <= 1000.0)) {
+          Fail(at + ".app.fps", "must be in [" + Num(kMinVideoFps) + ", 1000]");
+        }
+        if (app.startup_delay < 0)
+          Fail(at + ".app.startup_delay_s", "must be >= 0");
       }
-      if (app.duration < 0 || app.duration > kMaxDuration) {
-        Fail(at + ".app.duration_s",
-             "must be in [0, " + Num(ToSeconds(kMaxDuration)) + "] s");
-      }
+    };
+    check_app(f.app, at);
+    if (f.max_window_bytes != 0 &&
+        (f.max_window_bytes < spec.packet_bytes ||
+         f.max_window_bytes > kMaxReceiveWindowBytes)) {
+      throw std::invalid_argument(
+          at + ".max_window_bytes = " + std::to_string(f.max_window_bytes) +
+          " is out of range; allowed: 0 (none) or [packet_bytes = " +
+          std::to_string(spec.packet_bytes) + ", " +
+          std::to_string(kMaxReceiveWindowBytes) + "]");
     }
-    if (app.kind == AppSpec::Kind::kOnOff) {
-      if (!(app.shape > 1.0)) {
-        Fail(at + ".app.shape", "must be > 1 (a finite mean)");
+    if (!f.streams.empty()) {
+      // Multi-stream QUIC (transport/quic_streams.h): >= 2 streams, each fed
+      // by its own application; the flow itself has no app or file.
+      const ParamTable& sp = StreamParams();
+      if (f.transport != "quic") {
+        Fail(at + ".streams", "multiple streams need a QUIC flow");
       }
-      if (app.mean_on <= 0) Fail(at + ".app.mean_on_s", "must be > 0");
-      if (app.mean_off <= 0) Fail(at + ".app.mean_off_s", "must be > 0");
-    }
-    if (app.kind == AppSpec::Kind::kVideo) {
-      if (!(app.fps >= kMinVideoFps && app.fps <= 1000.0)) {
-        Fail(at + ".app.fps", "must be in [" + Num(kMinVideoFps) + ", 1000]");
+      const ParamSpec& count = FindParam(sp, "num_streams");
+      if (f.streams.size() < 2 || f.streams.size() > count.hi) {
+        Fail(at + ".streams", "needs 2 to " + Num(count.hi) + " streams, got " +
+                                  std::to_string(f.streams.size()));
       }
-      if (app.startup_delay < 0)
-        Fail(at + ".app.startup_delay_s", "must be >= 0");
+      if (f.file_bytes != 0 || f.app.kind != AppSpec::Kind::kBulk) {
+        Fail(at + ".streams",
+             "a multi-stream flow takes its traffic from "
+             "its streams' apps, not file_bytes or app");
+      }
+      FindParam(sp, "stream_scheduler")
+          .CheckChoice(at + ".", f.stream_scheduler);
+      for (size_t k = 0; k < f.streams.size(); ++k) {
+        const std::string kat = at + ".streams[" + std::to_string(k) + "]";
+        const StreamSpec& st = f.streams[k];
+        const std::string problem = FindParam(sp, "weight").Problem(st.weight);
+        if (!problem.empty()) {
+          throw std::invalid_argument(kat + ".weight " + problem);
+        }
+        const AppSpec::Kind kind = st.app.kind;
+        if (kind == AppSpec::Kind::kFile || kind == AppSpec::Kind::kVideo) {
+          Fail(kat + ".app", std::string("'") + AppKindName(kind) +
+                                 "' is not a stream application; allowed: "
+                                 "bulk, cbr, poisson, onoff");
+        }
+        check_app(st.app, kat);
+      }
     }
     for (size_t p = 0; p < f.paths.size(); ++p) {
       const std::string pat = at + ".paths[" + std::to_string(p) + "]";

@@ -91,6 +91,14 @@ struct PathSpec {
   std::vector<PathEvent> events;  // strictly increasing times, alternating
 };
 
+// One application stream of a multi-stream QUIC flow (Khan et al., Computer
+// Networks 2023, Sec. 5; transport/quic_streams.h).
+struct StreamSpec {
+  std::string name;
+  double weight = 1.0;  // its share under the wfq scheduler (> 0)
+  AppSpec app;          // bulk, cbr, poisson or onoff
+};
+
 struct FlowSpec {
   std::string name;
   std::string transport = "quic";  // "quic" | "tcp"
@@ -102,11 +110,30 @@ struct FlowSpec {
   std::string scheduler = "minrtt";
   uint64_t file_bytes = 0;  // 0: bulk transfer without end
   TimeNs start = 0;
+  // The start is drawn uniformly from [start, start + start_jitter) with the
+  // episode seed (stream kFlowTiming, substream = flow index), as the REFWA
+  // paper spreads its starts over 0-5 ms. 0: exactly `start`.
+  TimeNs start_jitter = 0;
+  // A greedy (bulk) flow leaves at `stop`: its application stops writing, so
+  // the sender sends no new data; what is outstanding is still delivered.
+  // 0: never. Bulk flows only (other applications have duration_s).
+  TimeNs stop = 0;
   int pacing = -1;          // -1: transport default (QUIC paces, TCP does not)
   bool background = false;  // not one of the flows under test
   // What the sender's application writes (app/application.h). kBulk and
   // kFile use file_bytes as before; the other kinds need file_bytes == 0.
   AppSpec app;
+  // QUIC only: two or more application streams, each with its own
+  // application, multiplexed by `stream_scheduler` (rr | fq | wfq | bp,
+  // transport/stream_scheduler.h). Empty: one stream fed by `app`.
+  std::vector<StreamSpec> streams;
+  std::string stream_scheduler = "rr";
+  // A fixed cap on the sender's bytes in flight imposed by the receiving
+  // end (0: none beyond kMaxReceiveWindowBytes): a TCP receiver's largest
+  // advertised window, or a QUIC stack's flow-control / congestion-window
+  // ceiling. The receiver writes it into the window feedback of every data
+  // packet it gets (as a router's rwnd_cap), so both transports obey it.
+  uint64_t max_window_bytes = 0;
 };
 
 struct SimulationSpec {

@@ -26,7 +26,32 @@ FlowSummary::RecoveryTimes SummarizeRecoveryTimes(std::vector<double>* ms) {
 
 }  // namespace
 
+void Simulation::SampleStreams() {
+  if (stream_backlog_sum_.size() != flows_.size()) {
+    stream_backlog_sum_.resize(flows_.size());
+    stream_backlog_max_.resize(flows_.size());
+    stream_backlog_series_.resize(flows_.size());
+  }
+  ++stream_backlog_samples_;
+  for (size_t fi = 0; fi < flows_.size(); ++fi) {
+    if (spec_.flows[fi].streams.empty()) continue;
+    const FlowTransport& t = *flows_[fi].transport;
+    const size_t n = static_cast<size_t>(t.num_streams());
+    stream_backlog_sum_[fi].resize(n, 0.0);
+    stream_backlog_max_[fi].resize(n, 0.0);
+    stream_backlog_series_[fi].resize(n);
+    for (size_t k = 0; k < n; ++k) {
+      const double b =
+          static_cast<double>(t.stream_counters(static_cast<int>(k)).backlog);
+      stream_backlog_sum_[fi][k] += b;
+      stream_backlog_max_[fi][k] = std::max(stream_backlog_max_[fi][k], b);
+      if (spec_.record_series) stream_backlog_series_[fi][k].push_back(b);
+    }
+  }
+}
+
 void Simulation::TakeSample(TimeNs now) {
+  SampleStreams();
   if (!spec_.record_series) return;
   const double interval_s = ToSeconds(spec_.sample_interval);
   series_.t_s.push_back(ToSeconds(now));
@@ -108,12 +133,23 @@ FlowSummary Simulation::SummarizeFlow(size_t fi, LogHistogram* delay) const {
     f.handover_losses += s.drops.outage;
     f.declared_losses += s.packets_declared_lost;
     f.timeouts += s.timeouts;
+    FlowSummary::SubflowCounts c;
+    c.packets_sent = s.packets_sent;
+    c.packets_retransmitted = s.packets_retransmitted;
+    c.congestion_losses = s.drops.queue_overflow;
+    c.random_losses = s.drops.random;
+    c.handover_losses = s.drops.outage;
+    c.timeouts = s.timeouts;
+    c.bytes_received = s.bytes_received;
+    f.subflows.push_back(c);
     f.congestion_signals +=
         subflows_[sf].sender->controller().congestion_signals();
   }
   const TimeNs start = fs.start;
   const TimeNs completion = transport.completion_time();
-  const TimeNs end = completion >= 0 ? completion : now_;
+  TimeNs end = completion >= 0 ? completion : now_;
+  // A flow that left (FlowSpec::stop) is rated over the time it was there.
+  if (fs.stop > 0 && fs.stop < end) end = fs.stop;
   const double active_s = ToSeconds(std::max<TimeNs>(end - start, 1));
   f.throughput_mbps = static_cast<double>(received) * 8e-6 / active_s;
   f.goodput_mbps =
@@ -131,6 +167,38 @@ FlowSummary Simulation::SummarizeFlow(size_t fi, LogHistogram* delay) const {
     f.completion_time_s = ToSeconds(completion - start);
   }
   f.hol_delay_ms = transport.mean_hol_delay_ms();
+  if (!fs.streams.empty()) {
+    f.stream_scheduler = fs.stream_scheduler;
+    for (size_t k = 0; k < fs.streams.size(); ++k) {
+      const StreamCounters c = transport.stream_counters(static_cast<int>(k));
+      StreamSummary st;
+      st.name = fs.streams[k].name;
+      st.weight = fs.streams[k].weight;
+      const Application* a = stream_apps_[fi][k].get();
+      if (a != nullptr) {
+        st.app = a->Summarize(now_);
+      } else {
+        st.app.kind = AppKindName(AppSpec::Kind::kBulk);
+      }
+      st.goodput_mbps = static_cast<double>(c.delivered) * 8e-6 / active_s;
+      st.hol_delay_ms =
+          c.delivered > 0
+              ? c.hol_wait_byte_ns / static_cast<double>(c.delivered) * 1e-6
+              : 0.0;
+      st.hol_bytes = c.hol_bytes;
+      st.bytes_sent = c.bytes_sent;
+      st.bytes_resent = c.bytes_resent;
+      st.frames_sent = c.frames_sent;
+      if (fi < stream_backlog_sum_.size() &&
+          k < stream_backlog_sum_[fi].size() && stream_backlog_samples_ > 0) {
+        st.mean_backlog_bytes = stream_backlog_sum_[fi][k] /
+                                static_cast<double>(stream_backlog_samples_);
+        st.max_backlog_bytes = stream_backlog_max_[fi][k];
+        st.backlog_bytes = stream_backlog_series_[fi][k];
+      }
+      f.streams.push_back(std::move(st));
+    }
+  }
   return f;
 }
 
@@ -186,6 +254,12 @@ Summary Simulation::Summarize() const {
                         ? static_cast<double>(b.stats().bytes_transmitted) *
                               8.0 / capacity_bits
                         : 0.0;
+  out.bottleneck_mean_queue_bytes =
+      now_ > 0 ? b.QueueIntegralByteNs(now_) / static_cast<double>(now_) : 0.0;
+  out.bottleneck_max_queue_bytes = b.stats().max_queue_bytes;
+  out.bottleneck_buffer_bytes = b.config().buffer_bytes;
+  out.bottleneck_buffer_packets = b.config().buffer_packets;
+  out.bottleneck_drops = b.stats().drops.queue_overflow;
   for (TimeNs t : handovers_) out.handover_times_s.push_back(ToSeconds(t));
   return out;
 }

@@ -12,6 +12,24 @@
 
 namespace orbitcc {
 
+// One application stream of a multi-stream QUIC flow (Khan et al. Sec. 6.2).
+struct StreamSummary {
+  std::string name;
+  double weight = 1.0;
+  AppSummary app;             // its application: per-write latency etc.
+  double goodput_mbps = 0.0;  // its in-order bytes at the receiver
+  double hol_delay_ms = 0.0;  // mean head-of-line wait per delivered byte
+  uint64_t hol_bytes = 0;     // bytes that waited for earlier bytes
+  uint64_t bytes_sent = 0;    // stream payload sent, resends included
+  uint64_t bytes_resent = 0;
+  uint64_t frames_sent = 0;
+  // The send buffer (bytes written, not yet sent, plus data to resend) at
+  // each sample: time-average, maximum and, with record_series, the series.
+  double mean_backlog_bytes = 0.0;
+  double max_backlog_bytes = 0.0;
+  std::vector<double> backlog_bytes;
+};
+
 struct FlowSummary {
   std::string name;
   std::string controller;
@@ -36,6 +54,20 @@ struct FlowSummary {
   double completion_time_s = -1.0;  // -1: no finite file, or not finished
   double hol_delay_ms = 0.0;        // mean head-of-line wait per byte
   AppSummary app;
+  // Multi-stream QUIC flows: the stream scheduler and one record per stream.
+  std::string stream_scheduler;
+  std::vector<StreamSummary> streams;
+  // Per subflow (path order): what each path sent, resent and lost.
+  struct SubflowCounts {
+    uint64_t packets_sent = 0;
+    uint64_t packets_retransmitted = 0;
+    uint64_t congestion_losses = 0;
+    uint64_t random_losses = 0;
+    uint64_t handover_losses = 0;
+    uint64_t timeouts = 0;
+    uint64_t bytes_received = 0;
+  };
+  std::vector<SubflowCounts> subflows;
   // Declared losses by the controller's verdict and what really happened
   // (metrics/loss_truth.h).
   LossMatrix loss_matrix;
@@ -66,6 +98,14 @@ struct Summary {
   uint64_t congestion_signals = 0;
   double jain_fairness = 1.0;  // over all flows' throughput
   double utilization = 0.0;    // of the bottleneck link
+  // The bottleneck link's queue: time average and peak (bytes), its buffer
+  // (bytes; 0 = unlimited or limited in packets only: buffer_packets) and
+  // its overflow drops (every flow, background included).
+  double bottleneck_mean_queue_bytes = 0.0;
+  uint64_t bottleneck_max_queue_bytes = 0;
+  uint64_t bottleneck_buffer_bytes = 0;
+  uint64_t bottleneck_buffer_packets = 0;
+  uint64_t bottleneck_drops = 0;
   double completion_time_s = -1.0;
   std::vector<double> handover_times_s;
   std::vector<FlowSummary> flows;
