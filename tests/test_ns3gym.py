@@ -167,11 +167,17 @@ def test_interrupt_in_a_child_process_leaves_no_orphan(tmp_path) -> None:
     tag = uuid.uuid4().hex
     script = tmp_path / "user.py"
     script.write_text(
+        # SIGUSR1 dumps every thread's stack: if the child ever fails to exit,
+        # the failure says where it was stuck (one CI run under heavy load did).
+        "import faulthandler, signal\n"
+        "faulthandler.register(signal.SIGUSR1, all_threads=True)\n"
         "from orbitcc.env.ns3gym import Ns3GymEnv\n"
         f"env = Ns3GymEnv({peer('hang', tag=tag)!r}, timeout_s=600)\n")
     # 'hang' never sends the first state, so the constructor waits; we need
     # the peer's pid: read it from the process table after start-up.
-    proc = subprocess.Popen([sys.executable, str(script)])
+    err_path = tmp_path / "stderr.txt"
+    err = err_path.open("w")
+    proc = subprocess.Popen([sys.executable, str(script)], stderr=err)
     deadline = time.monotonic() + 60
     pid = None
     while time.monotonic() < deadline and pid is None:
@@ -181,7 +187,19 @@ def test_interrupt_in_a_child_process_leaves_no_orphan(tmp_path) -> None:
     assert pid is not None
     time.sleep(0.5)
     proc.send_signal(2)  # SIGINT
-    proc.wait(timeout=30)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(10)  # SIGUSR1: faulthandler's stack dump
+        time.sleep(2)
+        proc.kill()
+        proc.wait()
+        err.close()
+        pytest.fail("the interrupted process did not exit within 60 s; its stacks:\n"
+                    + err_path.read_text()[-4000:])
+    err.close()
+    # It died of the interrupt (KeyboardInterrupt's traceback), not of something else.
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err_path.read_text()
     time.sleep(0.5)
     assert not _alive(pid)
 
