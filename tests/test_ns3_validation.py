@@ -262,3 +262,65 @@ def test_run_timed_counts_the_child_processes_cpu() -> None:
     assert 0.3 <= r["cpu_s"] <= r["wall_s"] + 0.05
     with pytest.raises(TimeoutError):
         ns3.run_timed([sys.executable, "-c", "import time; time.sleep(5)"], timeout_s=0.2)
+
+
+def test_two_flow_rows_average_over_start_phases_given_identically_to_both() -> None:
+    """Two-flow rows have no randomness of their own, so each seed starts the
+    flows at its own times within one base RTT; ns-3's command line and
+    orbitcc's spec carry the same times."""
+    rows = [r for r in ns3.matrix() if r.flows == 2]
+    assert len(rows) == 6 and all(r.seeds == ns3.PHASE_SEEDS >= 10 for r in rows)
+    row = rows[0]
+    draws = [row.starts_ms(s) for s in range(1, row.seeds + 1)]
+    assert draws == [row.starts_ms(s) for s in range(1, row.seeds + 1)]  # deterministic
+    assert len(set(draws)) == row.seeds  # every seed a different phase
+    assert all(0.0 <= x < ns3.PHASE_SPREAD_MS for d in draws for x in d)
+    for seed in (1, 7):
+        starts = row.starts_ms(seed)
+        arg = next(a for a in ns3.ns3_args(row, seed) if a.startswith("--startMs="))
+        assert [float(x) for x in arg.split("=")[1].split(",")] == list(starts)
+        spec = ns3.orbitcc_spec(row, seed)
+        assert [f["start_s"] * 1e3 for f in spec["flows"]] == pytest.approx(list(starts))
+    # One-flow rows start at 0 and pass no --startMs (their arguments are unchanged).
+    one = ns3.Row("a", "a", "cubic")
+    assert one.starts_ms(3) == (0.0,)
+    assert not any(a.startswith("--startMs") for a in ns3.ns3_args(one, 3))
+
+
+def test_a_late_flow_is_rated_over_the_whole_duration() -> None:
+    """Goodput is bytes / the row's duration in both simulators, also for a
+    flow that starts late: a flow started at half the run delivers about half
+    of what a flow started at 0 delivers (both alone on the link)."""
+    early = ns3.run_orbitcc(ns3.Row("e", "e", "newreno", duration_s=8.0))
+    late_row = ns3.Row("l", "l", "newreno", duration_s=8.0, start_spread_ms=1e-3)
+    late = ns3.run_orbitcc(late_row)  # a start within 1 us: the same as early
+    assert late["goodput_mbps"] == pytest.approx(early["goodput_mbps"], rel=1e-3)
+
+    class Half(ns3.Row):
+        def starts_ms(self, seed: int) -> tuple[float, ...]:
+            return (4000.0,)
+    half = ns3.run_orbitcc(Half("h", "h", "newreno", duration_s=8.0))
+    # Slow start's first seconds weigh more in a 4 s flow: 0.4-0.5 of the 8 s flow.
+    assert 0.4 * early["goodput_mbps"] < half["goodput_mbps"] < 0.5 * early["goodput_mbps"]
+
+
+@needs_ns3
+def test_ns3_and_orbitcc_start_flows_at_the_same_time() -> None:
+    """With flow 1 starting 1 s after flow 0 (5 s row), both simulators give each
+    flow the same goodput within 5 %: the start times reach ns-3's program."""
+    class Staggered(ns3.Row):
+        def starts_ms(self, seed: int) -> tuple[float, ...]:
+            return (0.0, 1000.0)
+    row = Staggered("st", "st", "newreno", flows=2, duration_s=5.0, start_spread_ms=1.0)
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        n = ns3.run_ns3(row, ns3.build_programs(), Path(d))
+    o = ns3.run_orbitcc(row)
+    assert n["flows"][1]["start_ms"] == 1000.0 and o["flows"][1]["start_ms"] == 1000.0
+    for i in (0, 1):
+        assert o["flows"][i]["goodput_mbps"] == pytest.approx(n["flows"][i]["goodput_mbps"],
+                                                              rel=0.05)
+    # The late flow got less than the early one in both.
+    assert n["flows"][1]["goodput_mbps"] < n["flows"][0]["goodput_mbps"]

@@ -164,9 +164,23 @@ class Row:
     # Seeds averaged on both sides (seed, seed + 1, ...): a 30 s run at 0.1 %
     # loss has only ~20 losses, so one realisation moves goodput by 2x.
     seeds: int = 1
+    # Each flow starts at a time drawn uniformly from [0, start_spread_ms) by
+    # the seed (``starts_ms``), the same draws in both simulators. 0: all at t = 0.
+    start_spread_ms: float = 0.0
 
     def rtt(self, i: int) -> float:
         return self.rtts_ms[min(i, len(self.rtts_ms) - 1)]
+
+    def starts_ms(self, seed: int) -> tuple[float, ...]:
+        """Per-flow start times of one seed, in whole microseconds (so that the
+        ns-3 command line carries them exactly)."""
+        if self.start_spread_ms <= 0:
+            return (0.0,) * self.flows
+        import random  # only rows with a spread need it (import time counts)
+
+        rng = random.Random(f"orbitcc-validate-start/{seed}")
+        return tuple(round(rng.uniform(0.0, self.start_spread_ms) * 1e3) / 1e3
+                     for _ in range(self.flows))
 
     @property
     def buffer_packets(self) -> int:
@@ -189,6 +203,15 @@ CCS = ("newreno", "cubic", "bbr")
 # standard deviation about 35 % of the mean for CUBIC, 15 % for NewReno; 20
 # seeds bring the standard error of the mean to 3-8 %).
 LOSS_SEEDS = 20
+# Two-flow rows have no randomness of their own: how two flows share a drop-tail
+# link is decided by the relative phase of their ACK clocks (Floyd and Jacobson
+# 1992), which moves the split by tens of percent when one RTT changes by half a
+# millisecond, in both simulators. One realisation of that phase is not a
+# reference, so these rows are averaged over PHASE_SEEDS seeds, each starting
+# every flow at a uniform time within one base RTT (50 ms: the whole range of the
+# relative phase), identically in both simulators.
+PHASE_SEEDS = 10
+PHASE_SPREAD_MS = 50.0
 CC_TITLE = {"newreno": "NewReno", "cubic": "CUBIC", "bbr": "BBR"}
 # 100 -> 50 Mb/s at 10 s, a 2 s outage at 15 s, back to 100 Mb/s at 17 s,
 # 150 % at 24 s.
@@ -230,6 +253,8 @@ def matrix(kind: str = "standard", duration_s: float = 30.0) -> list[Row]:
         # both sides (one 30 s run at 1 % loss moves goodput by +-35 %).
         loss_seeds = 1 if cc == "bbr" else LOSS_SEEDS
         nseeds = f" (mean of {loss_seeds} seeds)" if loss_seeds > 1 else ""
+        phase = (f" (mean of {PHASE_SEEDS} seeds, starts within "
+                 f"{PHASE_SPREAD_MS:g} ms)")
         rows += [
             Row(f"{cc}-1-bdp", f"{t}, 1 flow, BDP buffer", cc, duration_s=d),
             Row(f"{cc}-1-bdp4", f"{t}, 1 flow, BDP/4 buffer", cc, buffer_bdp=0.25,
@@ -238,9 +263,11 @@ def matrix(kind: str = "standard", duration_s: float = 30.0) -> list[Row]:
                 loss=0.001, duration_s=d, seeds=loss_seeds),
             Row(f"{cc}-1-loss1", f"{t}, 1 flow, BDP, random loss 1 %" + nseeds, cc, loss=0.01,
                 duration_s=d, seeds=loss_seeds),
-            Row(f"{cc}-2-bdp", f"{t}, 2 equal flows, BDP buffer", cc, flows=2, duration_s=d),
-            Row(f"{cc}-2-rtt", f"{t}, 2 flows, RTT 50 vs 100 ms, BDP (of 50 ms)", cc,
-                flows=2, rtts_ms=(50.0, 100.0), duration_s=d),
+            Row(f"{cc}-2-bdp", f"{t}, 2 equal flows, BDP buffer" + phase, cc, flows=2,
+                duration_s=d, seeds=PHASE_SEEDS, start_spread_ms=PHASE_SPREAD_MS),
+            Row(f"{cc}-2-rtt", f"{t}, 2 flows, RTT 50 vs 100 ms, BDP (of 50 ms)" + phase, cc,
+                flows=2, rtts_ms=(50.0, 100.0), duration_s=d, seeds=PHASE_SEEDS,
+                start_spread_ms=PHASE_SPREAD_MS),
             Row(f"{cc}-1-schedule", f"{t}, 1 flow, capacity 100/50/outage/100/150 Mb/s", cc,
                 schedule=STEP_SCHEDULE, duration_s=d),
         ]
@@ -259,6 +286,8 @@ def ns3_args(row: Row, seed: int = 1) -> list[str]:
         f"--loss={row.loss:g}", f"--duration={row.duration_s:g}", f"--mss={MSS}",
         f"--seed={seed}", f"--sampleMs={SAMPLE_S * 1e3:g}",
     ]
+    if row.start_spread_ms > 0:
+        args.append("--startMs=" + ",".join(f"{x:.3f}" for x in row.starts_ms(seed)))
     if row.schedule:
         args.append("--schedule=" + ",".join(f"{t:g}:{c:g}" for t, c in row.schedule))
     return args
@@ -436,6 +465,7 @@ def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = SAMPLE_S,
     are left out (1.2 us of serialisation each, per packet)."""
     rtt_min = min(row.rtts_ms)
     half = rtt_min / 2
+    starts = row.starts_ms(seed)
     neck: dict[str, Any] = {
         "name": "bottleneck", "capacity_mbps": row.capacity_mbps, "delay_ms": half,
         "buffer_packets": row.buffer_packets, "loss_rate": row.loss, "bottleneck": True,
@@ -462,6 +492,7 @@ def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = SAMPLE_S,
         flow: dict[str, Any] = {
             "name": f"flow{i}", "transport": transport, "controller": row.cc,
             "paths": [{"forward": forward, "reverse": reverse}],
+            "start_s": starts[i] * 1e-3,
         }
         if row.cc in NS3_CONTROLLER_PARAMS:
             flow["controller_params"] = dict(NS3_CONTROLLER_PARAMS[row.cc])
@@ -501,12 +532,16 @@ def run_orbitcc(row: Row, seed: int = 1, transport: str = "tcp",
     cpu = time.process_time() - cpu
     wall = time.perf_counter() - started
     s = sim.summary()
+    start_ms = row.starts_ms(seed)
     flows = []
     for i, f in enumerate(s["flows"]):
         reverse_ms = row.rtt(i) / 2  # the ACK path's propagation delay
         probe = sim.probe(i)  # one subflow per flow here
         flows.append({
-            "cc": row.cc, "base_rtt_ms": row.rtt(i), "goodput_mbps": f["goodput_mbps"],
+            "cc": row.cc, "base_rtt_ms": row.rtt(i), "start_ms": start_ms[i],
+            # orbitcc rates a flow over the time since its start; ns-3's program
+            # divides by the whole duration.
+            "goodput_mbps": f["goodput_mbps"] * (1.0 - start_ms[i] * 1e-3 / row.duration_s),
             # The sender's RTT samples (timestamp echoes, as ns-3's "RTT" trace).
             "mean_rtt_ms": probe["mean_rtt_sample_ms"], "rtt_samples": probe["rtt_samples"],
             "mean_packet_rtt_ms": f["mean_delay_ms"] + reverse_ms,
@@ -584,8 +619,10 @@ def compare(row: Row, ns3: dict[str, Any], orb: dict[str, Any]) -> list[Metric]:
     if row.flows > 1:
         for i in range(row.flows):
             out.append(Metric(f"goodput Mb/s flow {i}", n_f[i]["goodput_mbps"],
-                              o_f[i]["goodput_mbps"], g))
+                              o_f[i]["goodput_mbps"], g, n_f[i].get("goodput_mbps_std", 0.0),
+                              o_f[i].get("goodput_mbps_std", 0.0), row.seeds))
         if len(set(row.rtts_ms)) > 1:
+            # The ratio of the mean goodputs over the seeds.
             def ratio(f: list[dict[str, Any]]) -> float:
                 return f[0]["goodput_mbps"] / max(f[1]["goodput_mbps"], 1e-9)
             out.append(Metric("goodput ratio flow0/flow1", ratio(n_f), ratio(o_f),

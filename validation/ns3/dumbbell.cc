@@ -249,6 +249,7 @@ int main(int argc, char* argv[]) {
   std::string cc = "newreno";
   uint32_t flows = 1;
   std::string rtts = "50";
+  std::string starts = "0";
   double capacity_mbps = 100.0;
   double buffer_bdp = 1.0;
   uint32_t buffer_packets = 0;
@@ -282,6 +283,7 @@ int main(int argc, char* argv[]) {
   cmd.AddValue("cc", "newreno | cubic | bbr, or a comma list per flow", cc);
   cmd.AddValue("flows", "number of bulk flows", flows);
   cmd.AddValue("rttMs", "base RTT per flow in ms (comma list; last repeats)", rtts);
+  cmd.AddValue("startMs", "start time per flow in ms (comma list; last repeats)", starts);
   cmd.AddValue("capacityMbps", "bottleneck rate", capacity_mbps);
   cmd.AddValue("bufferBdp", "buffer in BDPs of the smallest RTT (1502 B packets)",
                buffer_bdp);
@@ -326,11 +328,19 @@ int main(int argc, char* argv[]) {
 
   std::vector<std::string> cc_list = Split(cc, ',');
   std::vector<std::string> rtt_list = Split(rtts, ',');
-  if (cc_list.empty() || rtt_list.empty()) NS_FATAL_ERROR("--cc and --rttMs need values");
+  std::vector<std::string> start_list = Split(starts, ',');
+  if (cc_list.empty() || rtt_list.empty() || start_list.empty()) {
+    NS_FATAL_ERROR("--cc, --rttMs and --startMs need values");
+  }
   std::vector<double> rtt_ms(flows);
+  std::vector<double> start_ms(flows);
   std::vector<std::string> ccs(flows);
   for (uint32_t i = 0; i < flows; ++i) {
     rtt_ms[i] = std::stod(rtt_list[std::min<size_t>(i, rtt_list.size() - 1)]);
+    start_ms[i] = std::stod(start_list[std::min<size_t>(i, start_list.size() - 1)]);
+    if (!(start_ms[i] >= 0.0 && start_ms[i] < duration * 1e3)) {
+      NS_FATAL_ERROR("--startMs entries must lie in [0, duration), got " << start_ms[i]);
+    }
     ccs[i] = cc_list[std::min<size_t>(i, cc_list.size() - 1)];
     TcpTypeName(ccs[i]);
   }
@@ -507,7 +517,8 @@ int main(int argc, char* argv[]) {
     Ptr<BulkSender> app = CreateObject<BulkSender>();
     app->Setup(sock, InetSocketAddress(rx_if[i].GetAddress(1), port), mss);
     senders.Get(i)->AddApplication(app);
-    app->SetStartTime(Seconds(0.0));
+    // Nanoseconds, as orbitcc's start_s (the validation passes whole microseconds).
+    app->SetStartTime(NanoSeconds(static_cast<int64_t>(std::llround(start_ms[i] * 1e6))));
   }
 
   // cwnd trace.
@@ -643,6 +654,7 @@ int main(int argc, char* argv[]) {
     for (double r : f.rtt_samples_ms) mean += r;
     if (!f.rtt_samples_ms.empty()) mean /= f.rtt_samples_ms.size();
     js << "    {\"cc\": \"" << f.cc << "\", \"base_rtt_ms\": " << f.rtt_ms
+       << ", \"start_ms\": " << start_ms[i]
        << ", \"goodput_mbps\": " << goodput[i] << ", \"mean_rtt_ms\": " << mean
        << ", \"p95_rtt_ms\": " << Percentile(f.rtt_samples_ms, 0.95)
        << ", \"rtt_samples\": " << f.rtt_samples_ms.size()
