@@ -244,6 +244,29 @@ TEST(CubicTest, LinuxArithmeticCountsToWholeSegmentTarget) {
   EXPECT_LT(Segments(rfc), 70.0 + 23 * (72.09 - 70.0) / 70.0);
 }
 
+// Linux (snd_cwnd) and ns-3.37 (GetCwndInSegments) reduce a window counted in
+// whole segments: W_max = floor(cwnd), ssthresh = floor(floor(cwnd) * beta).
+// With a window of 10.9 segments: W_max 10, ssthresh 7 segments (RFC 9438's
+// real arithmetic: 10.9 and 7.63).
+TEST(CubicTest, LinuxArithmeticReducesWholeSegments) {
+  const RttStats rtt = Rtt(Millis(100));
+  const uint64_t cwnd = 10 * kMss + 9 * kMss / 10;
+  Cubic linux_cubic(LinuxContext());
+  ControllerContext rfc_ctx = Context();
+  rfc_ctx.params = ControllerParams({{"linux_arithmetic", 0}});
+  Cubic rfc(rfc_ctx);
+  for (Cubic* c : {&linux_cubic, &rfc}) {
+    c->OnAck(MakeAck(Millis(1), cwnd - c->cwnd_bytes(), 0, &rtt));
+    ASSERT_EQ(c->cwnd_bytes(), cwnd);
+    c->OnPacketsLost(MakeLoss(Millis(2), kMss, Millis(1)));
+  }
+  EXPECT_DOUBLE_EQ(linux_cubic.w_max_segments(), 10.0);
+  EXPECT_EQ(linux_cubic.ssthresh_bytes(), 7u * kMss);
+  EXPECT_EQ(linux_cubic.cwnd_bytes(), 7u * kMss);
+  EXPECT_DOUBLE_EQ(rfc.w_max_segments(), 10.9);
+  EXPECT_EQ(rfc.ssthresh_bytes(), static_cast<uint64_t>(cwnd * 0.7));
+}
+
 // Linux: "the initial growth of cubic function may be too conservative when
 // the available bandwidth is still unknown": while no loss has set W_max
 // (here: the first epoch after a timeout, K = 0, target = cwnd) cnt is

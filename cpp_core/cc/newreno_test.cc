@@ -92,6 +92,42 @@ TEST(NewRenoTest, PerAckGrowthCountsAcksNotBytes) {
   EXPECT_EQ(d.cwnd_bytes(), 12u * kMss);
 }
 
+// After a congestion event Linux (tcp_reno_ssthresh) and RFC 9002 halve the
+// window; ns-3.37's TcpNewReno::GetSsThresh halves the pipe (BytesInFlight()
+// when recovery starts), floored at two segments: option ssthresh_from_pipe,
+// which the ns-3 cross-validation sets.
+TEST(NewRenoTest, SsthreshFromThePipeIsOptIn) {
+  const RttStats rtt = Rtt();
+  auto lose_with_pipe = [&](NewReno& c, uint64_t pipe_segments) {
+    for (int i = 0; i < 30; ++i) {
+      c.OnAck(MakeAck(Millis(100), 2 * kMss, 0, &rtt));
+    }
+    EXPECT_EQ(c.cwnd_bytes(), 40u * kMss);
+    LossEvent loss = MakeLoss(Millis(101), kMss, Millis(100));
+    loss.bytes_in_flight = pipe_segments * kMss;
+    c.OnPacketsLost(loss);
+  };
+  ControllerContext ctx = Context();
+  ctx.over_tcp = true;
+  NewReno linux_rule(ctx);  // the default, over TCP as over QUIC
+  EXPECT_FALSE(linux_rule.ssthresh_from_pipe());
+  lose_with_pipe(linux_rule, 30);
+  EXPECT_EQ(linux_rule.ssthresh_bytes(), 20u * kMss);
+  EXPECT_EQ(linux_rule.cwnd_bytes(), 20u * kMss);
+
+  ctx.params = ControllerParams({{"ssthresh_from_pipe", 1}});
+  NewReno ns3_rule(ctx);
+  ASSERT_TRUE(ns3_rule.ssthresh_from_pipe());
+  lose_with_pipe(ns3_rule, 30);  // 10 of the 40 segments SACKed or lost
+  EXPECT_EQ(ns3_rule.ssthresh_bytes(), 15u * kMss);
+  EXPECT_EQ(ns3_rule.cwnd_bytes(), 15u * kMss);
+
+  NewReno floor(ctx);
+  lose_with_pipe(floor, 1);  // max(2 * SMSS, pipe / 2)
+  EXPECT_EQ(floor.ssthresh_bytes(), floor.min_window());
+  EXPECT_EQ(floor.min_window(), 2u * kMss);
+}
+
 // RFC 9002 7.3.2 / RFC 6582: one halving per recovery period. Losses of
 // packets sent before the period began are the same congestion event, and
 // ACKs of such packets do not grow the window.

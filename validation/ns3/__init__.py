@@ -199,10 +199,11 @@ class Row:
 
 
 CCS = ("newreno", "cubic", "bbr")
-# Seeds of each graded random-loss row (ns-3's 30 s runs at 1 % loss: goodput
-# standard deviation about 35 % of the mean for CUBIC, 15 % for NewReno; 20
-# seeds bring the standard error of the mean to 3-8 %).
-LOSS_SEEDS = 20
+# Seeds of each graded random-loss row (ns-3's 30 s runs at 0.1-1 % loss:
+# goodput standard deviation 15-35 % of the mean; with 20 seeds the standard
+# error of a relative difference was 5-7 %, as large as the gaps being judged,
+# so 50: 3-5 %). An ns-3 run of these rows costs 1-2 CPU seconds.
+LOSS_SEEDS = 50
 # Two-flow rows have no randomness of their own: how two flows share a drop-tail
 # link is decided by the relative phase of their ACK clocks (Floyd and Jacobson
 # 1992), which moves the split by tens of percent when one RTT changes by half a
@@ -429,7 +430,9 @@ NS3_TRANSPORT_PARAMS: dict[str, float] = {
     "header_bytes": WIRE_DATA_BYTES - MSS,  # 20 IPv4 + 32 TCP with timestamps + 2 PPP
     "ack_bytes": 54,  # the same headers without payload (SACK blocks not counted)
 }
-NS3_CONTROLLER_PARAMS: dict[str, dict[str, float]] = {}
+# ns-3.37's TcpNewReno sets ssthresh to half the pipe (BytesInFlight()) when
+# recovery starts, not half the window as Linux and orbitcc's default do.
+NS3_CONTROLLER_PARAMS: dict[str, dict[str, float]] = {"newreno": {"ssthresh_from_pipe": 1.0}}
 ORBITCC_PACKET_BYTES = WIRE_DATA_BYTES
 _TRANSPORT_PARAMS_SUPPORTED: bool | None = None
 
