@@ -16,10 +16,13 @@ so every section reports spread the same way.
 
 from __future__ import annotations
 
+import argparse
 import math
 import statistics
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+DEFAULT_DOC = Path(__file__).resolve().parents[1] / "docs" / "reproduction.md"
 
 
 def begin_marker(name: str) -> str:
@@ -51,6 +54,26 @@ def write_section(path: Path, name: str, body: str, title: str | None = None) ->
     heading = f"## {title}\n\n" if title else ""
     sep = "\n\n" if text.strip() else ""
     path.write_text(text.rstrip() + sep + heading + block + "\n")
+
+
+def section_main(argv: list[str] | None, description: str | None, section: str, title: str,
+                 generate: Callable[[int, int], str]) -> int:
+    """The command line shared by the seeded reproduction scripts: ``--seeds``
+    (at least 2, so there is a spread), ``--jobs`` (worker processes) and
+    ``--out``; runs ``generate(seeds, jobs)`` and writes its section."""
+    p = argparse.ArgumentParser(description=description,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--out", type=Path, default=DEFAULT_DOC)
+    a = p.parse_args(argv)
+    if a.seeds < 2:
+        p.error("--seeds must be >= 2 (a spread needs two runs)")
+    if a.jobs < 1:
+        p.error(f"--jobs must be >= 1, got {a.jobs}")
+    write_section(a.out, section, generate(a.seeds, a.jobs), title=title)
+    print(f"wrote {a.out}")
+    return 0
 
 
 def mean_std(values: Iterable[float], digits: int = 1) -> str:

@@ -21,14 +21,12 @@ paper's numbers.
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 from typing import Any
 
-from orbitcc.baselines.docgen import mean_std, write_section
+from orbitcc.baselines.docgen import mean_std, section_main
 from orbitcc.runner import run
 
 SECTION = "reproduce_komatsu"
@@ -138,21 +136,11 @@ def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
     return "\n\n".join(parts)
 
 
+TITLE = "Komatsu et al., MPTCP video over LEO/cellular"
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seeds", type=int, default=5)
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1]
-                   / "docs" / "reproduction.md")
-    a = p.parse_args(argv)
-    if a.seeds < 2:
-        p.error("--seeds must be >= 2 (a spread needs two runs)")
-    body = generate(a.seeds, a.jobs)
-    write_section(a.out, SECTION, body,
-                  title="Komatsu et al., MPTCP video over LEO/cellular")
-    print(f"wrote {a.out}")
-    return 0
+    return section_main(argv, __doc__, SECTION, TITLE, generate)
 
 
 if __name__ == "__main__":

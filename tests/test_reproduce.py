@@ -68,3 +68,29 @@ def test_mean_std_reports_spread_only_when_there_is_one():
     assert mean_std([1.0, 2.0, 3.0]) == "2.0 +- 1.0"
     assert mean_std([4.3]) == "4.3"  # one (deterministic) run: no "+- 0.0"
     assert mean_std([]) == "n/a"
+
+
+def test_section_main_runs_the_generator_and_rejects_a_single_seed(tmp_path, capsys):
+    """The shared command line of the seeded reproduction scripts."""
+    import pytest
+
+    from orbitcc.baselines import docgen
+
+    calls = []
+
+    def generate(seeds: int, jobs: int) -> str:
+        calls.append((seeds, jobs))
+        return f"table over {seeds} seeds"
+
+    out = tmp_path / "doc.md"
+    assert docgen.section_main(["--seeds", "3", "--jobs", "1", "--out", str(out)], None,
+                               "x", "Paper X", generate) == 0
+    assert calls == [(3, 1)]
+    text = out.read_text()
+    assert "## Paper X" in text and "table over 3 seeds" in text
+    for bad, says in ((["--seeds", "1"], "--seeds must be >= 2"),
+                      (["--jobs", "0"], "--jobs must be >= 1")):
+        with pytest.raises(SystemExit):
+            docgen.section_main([*bad, "--out", str(out)], None, "x", "Paper X", generate)
+        assert says in capsys.readouterr().err
+    assert calls == [(3, 1)]  # nothing ran on bad input
