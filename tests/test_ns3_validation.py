@@ -324,3 +324,19 @@ def test_ns3_and_orbitcc_start_flows_at_the_same_time() -> None:
                                                               rel=0.05)
     # The late flow got less than the early one in both.
     assert n["flows"][1]["goodput_mbps"] < n["flows"][0]["goodput_mbps"]
+
+
+def test_startup_paragraph_states_what_200x_needs() -> None:
+    """The report's whole-process paragraph: the budget is ns-3's CPU / 200,
+    compared with the measured fixed cost of a Python process."""
+    def result(name: str, seeds: int, ns3_cpu: float, orb_cpu: float, run_cpu: float):
+        row = ns3.Row(name, name, "newreno", seeds=seeds)
+        return ns3.RowResult(row, {"process_cpu_s": ns3_cpu},
+                             {"process_cpu_s": orb_cpu, "cpu_s": run_cpu}, [])
+    results = [result("a", 1, 8.0, 0.09, 0.03), result("b", 10, 80.0, 0.5, 0.4)]
+    text = validate.startup_paragraph(results, {"interpreter_s": 0.02, "import_s": 0.045})
+    assert "within 0.040 s" in text and "less than the interpreter start and import" in text
+    assert "reach 160x in whole-process" in text  # 80 / 0.5
+    fast = validate.startup_paragraph(results, {"interpreter_s": 0.001, "import_s": 0.002})
+    assert "which it meets" in fast
+    assert validate.startup_paragraph([], {"interpreter_s": 0.02, "import_s": 0.04}) == ""
