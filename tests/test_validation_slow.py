@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 import pytest
-from analytic import cubic_window, padhye_throughput_pps
+from analytic import cubic_window, mathis_throughput_pps, padhye_throughput_pps
 from specs import one_link_spec
 
 import orbitcc
@@ -23,15 +23,30 @@ pytestmark = pytest.mark.slow
 @pytest.mark.parametrize("transport", ["tcp", "quic"])
 @pytest.mark.parametrize("loss", [1e-4, 3e-4, 1e-3, 3e-3, 1e-2])
 def test_newreno_tracks_padhye_within_15_percent_over_five_seeds(transport, loss):
+    # The model's parameters are the simulator's own (as in test_core_models):
+    # QUIC grows by bytes acknowledged (b = 1, Padhye's model with T0 = 200 ms).
+    # TCP grows per ACK with an ACK every two segments (ns-3.37's defaults,
+    # docs/tcp.md), so b = 2; and its SACK recovery and limited transmit remove
+    # the timeouts Padhye's Reno suffers (asserted: at most 2 % of losses end
+    # in an RTO), so the model without timeouts applies: the square-root law.
     measured, predicted = [], []
+    timeouts = losses = 0
     for seed in range(5):
         sim = _core.Simulation(one_link_spec(
             "newreno", transport, capacity_mbps=1000, rtt_ms=40, buffer_packets=100_000,
             loss_rate=loss, duration_s=600.0 if loss < 1e-3 else 200.0, seed=seed))
         sim.run()
+        flow = sim.summary()["flows"][0]
+        timeouts += flow["timeouts"]
+        losses += flow["random_losses"]
         rtt_s = float(np.mean(sim.series()["srtt_ms"][0][50:])) / 1e3
-        measured.append(sim.summary()["flows"][0]["throughput_mbps"] * 1e6 / 8 / 1500)
-        predicted.append(padhye_throughput_pps(loss, rtt_s, rto_s=0.2, b=1))
+        measured.append(flow["throughput_mbps"] * 1e6 / 8 / 1500)
+        if transport == "tcp":
+            predicted.append(mathis_throughput_pps(loss, rtt_s, b=2))
+        else:
+            predicted.append(padhye_throughput_pps(loss, rtt_s, rto_s=0.2, b=1))
+    if transport == "tcp":
+        assert timeouts <= 0.02 * losses, f"{timeouts} timeouts, {losses} losses"
     assert np.mean(measured) / np.mean(predicted) == pytest.approx(1.0, abs=0.15)
 
 
