@@ -167,9 +167,14 @@ def test_interrupt_in_a_child_process_leaves_no_orphan(tmp_path) -> None:
     tag = uuid.uuid4().hex
     script = tmp_path / "user.py"
     script.write_text(
-        # SIGUSR1 dumps every thread's stack: if the child ever fails to exit,
-        # the failure says where it was stuck (one CI run under heavy load did).
+        # A shell that starts a job in the background (`cmd &`, as CI runners
+        # may) sets SIGINT to "ignored" for it and its children, and Python then
+        # installs no KeyboardInterrupt handler, so the interrupt would never
+        # arrive (seen in two CI runs: the child sat in zmq's poll). A user at a
+        # terminal has Ctrl-C; give the child the interpreter's own handler.
+        # SIGUSR1 dumps every thread's stack if the child ever fails to exit.
         "import faulthandler, signal\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "faulthandler.register(signal.SIGUSR1, all_threads=True)\n"
         "from orbitcc.env.ns3gym import Ns3GymEnv\n"
         f"env = Ns3GymEnv({peer('hang', tag=tag)!r}, timeout_s=600)\n")
