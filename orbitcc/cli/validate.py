@@ -120,7 +120,7 @@ ROW_NOTES_AFTER_TCP = {
     "cubic-1-loss0.1": (
         "**Open: orbitcc's CUBIC grows faster at small windows.** The ns-3 mean includes one "
         "pathological run (seed 27: 20.4 Mb/s, twice the median, with 21,145 "
-        "retransmissions, 100 times the median; the other 49 retransmit at most 225 "
+        "retransmissions, 120 times the median; the other 49 retransmit at most 225 "
         "segments). Without seed 27 on both sides ns-3 gives 9.79 ± 1.99 Mb/s and orbitcc "
         "11.44 ± 2.22, +16.9 % (s.e. 4.4 %); the medians are 9.95 and 11.53. With RFC "
         "9438's real-valued curve (`linux_arithmetic=0`) orbitcc was 35 % below ns-3 on "
