@@ -52,7 +52,9 @@ install-base: $(VENV)/.installed-base
 run: install-base
 	$(VENV)/bin/orbitcc-leaderboard suite=quick
 
-test: install cpp-test py-test
+# The README's test command and all that CI runs (.ci/run): the C++ and Python
+# tests, then the sanitizer runs (docs/robustness.md).
+test: install cpp-test py-test sanitize tsan
 
 # GoogleTest comes from Debian's libgtest-dev; installed here when we can.
 cpp-test: install
