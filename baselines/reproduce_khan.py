@@ -152,6 +152,12 @@ def ms(rows: list[dict], key: str, index: int | None = None, digits: int = 1) ->
     return mean_std([r[key] if index is None else r[key][index] for r in rows], digits)
 
 
+def quic_tcp_row(label: str, quic: list[dict], tcp: list[dict]) -> str:
+    """One row of the QUIC-vs-TCP tables: delay and goodput of each stack."""
+    return (f"| {label} | {ms(quic, 'delay_ms')} | {ms(tcp, 'delay_ms')} | "
+            f"{ms(quic, 'goodput_mbps', digits=2)} | {ms(tcp, 'goodput_mbps', digits=2)} |")
+
+
 def figure(e2e_runs: dict[tuple[str, float], list[dict]], seed: int, path: Path) -> Path:
     """Per-stream delay vs ISL interruption for each scheduler, and the two
     send buffers over time (one seed, 0.5 s interruptions) under rr and bp."""
@@ -287,21 +293,17 @@ def render(seeds: Sequence[int], st: dict, st_free: dict, st_s: dict, sm: dict, 
     add("| buffer (packets) | QUIC delay (ms) | TCP delay (ms) | QUIC goodput | TCP goodput |")
     add("|---|---|---|---|---|")
     for buf in BUFFERS:
-        q, t = st[("quic", buf)], st[("tcp", buf)]
-        add(f"| {'inf' if buf == 'null' else buf} | {ms(q, 'delay_ms')} | {ms(t, 'delay_ms')}"
-                 f" | {ms(q, 'goodput_mbps', digits=2)} | {ms(t, 'goodput_mbps', digits=2)} |")
-    q, t = st_free[("quic", "null")], st_free[("tcp", "null")]
-    add(f"| inf, `stack_limits=false` | {ms(q, 'delay_ms')} | {ms(t, 'delay_ms')} | "
-             f"{ms(q, 'goodput_mbps', digits=2)} | {ms(t, 'goodput_mbps', digits=2)} |")
+        add(quic_tcp_row("inf" if buf == "null" else str(buf), st[("quic", buf)], st[("tcp", buf)]))
+    add(quic_tcp_row("inf, `stack_limits=false`", st_free[("quic", "null")],
+                     st_free[("tcp", "null")]))
     add("")
     add("**Fig. 5, S band (`lms_s`): one CBR stream at 2.32 Mb/s.**")
     add("")
     add("| buffer (packets) | QUIC delay (ms) | TCP delay (ms) | QUIC goodput | TCP goodput |")
     add("|---|---|---|---|---|")
     for buf in BUFFERS:
-        q, t = st_s[("quic", buf)], st_s[("tcp", buf)]
-        add(f"| {'inf' if buf == 'null' else buf} | {ms(q, 'delay_ms')} | {ms(t, 'delay_ms')}"
-                 f" | {ms(q, 'goodput_mbps', digits=2)} | {ms(t, 'goodput_mbps', digits=2)} |")
+        add(quic_tcp_row("inf" if buf == "null" else str(buf), st_s[("quic", buf)],
+                         st_s[("tcp", buf)]))
     add("")
     add("**Fig. 5, QUIC streams (rr) on `lms_ka`: the same total traffic split over equal "
              "streams.**")
