@@ -535,7 +535,8 @@ def run_orbitcc(row: Row, seed: int = 1, transport: str = "tcp",
     cpu = time.process_time() - cpu
     wall = time.perf_counter() - started
     s = sim.summary()
-    start_ms = row.starts_ms(seed)
+    # The spec's own draws (whole microseconds, see Row.starts_ms).
+    start_ms = [round(flow["start_s"] * 1e3, 3) for flow in spec["flows"]]
     flows = []
     for i, f in enumerate(s["flows"]):
         reverse_ms = row.rtt(i) / 2  # the ACK path's propagation delay
