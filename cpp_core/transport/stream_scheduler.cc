@@ -8,32 +8,45 @@
 
 namespace orbitcc {
 
+namespace {
+
+// The one name <-> kind table; in StreamSchedulerKind's order.
+struct NamedScheduler {
+  const char* name;
+  StreamSchedulerKind kind;
+};
+constexpr NamedScheduler kSchedulers[] = {
+    {"rr", StreamSchedulerKind::kRoundRobin},
+    {"fq", StreamSchedulerKind::kFairQueueing},
+    {"wfq", StreamSchedulerKind::kWeightedFairQueueing},
+    {"bp", StreamSchedulerKind::kBackPressure},
+};
+static_assert(sizeof(kSchedulers) / sizeof(kSchedulers[0]) ==
+                  static_cast<size_t>(StreamSchedulerKind::kBackPressure) + 1,
+              "one row per StreamSchedulerKind, in its order");
+
+}  // namespace
+
 const std::vector<std::string>& StreamSchedulerNames() {
-  static const std::vector<std::string> names = {"rr", "fq", "wfq", "bp"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const NamedScheduler& s : kSchedulers) out.emplace_back(s.name);
+    return out;
+  }();
   return names;
 }
 
 StreamSchedulerKind ParseStreamScheduler(const std::string& name) {
   const ParamSpec& row = FindParam(StreamParams(), "stream_scheduler");
   row.CheckChoice("", name);  // throws naming the allowed values
-  if (name == "rr") return StreamSchedulerKind::kRoundRobin;
-  if (name == "fq") return StreamSchedulerKind::kFairQueueing;
-  if (name == "wfq") return StreamSchedulerKind::kWeightedFairQueueing;
-  return StreamSchedulerKind::kBackPressure;
+  for (const NamedScheduler& s : kSchedulers) {
+    if (name == s.name) return s.kind;
+  }
+  return StreamSchedulerKind::kRoundRobin;  // not reached: CheckChoice threw
 }
 
 const char* StreamSchedulerName(StreamSchedulerKind kind) {
-  switch (kind) {
-    case StreamSchedulerKind::kRoundRobin:
-      return "rr";
-    case StreamSchedulerKind::kFairQueueing:
-      return "fq";
-    case StreamSchedulerKind::kWeightedFairQueueing:
-      return "wfq";
-    case StreamSchedulerKind::kBackPressure:
-      break;
-  }
-  return "bp";
+  return kSchedulers[static_cast<int>(kind)].name;
 }
 
 const ParamTable& StreamParams() {
