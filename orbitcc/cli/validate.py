@@ -37,7 +37,6 @@ from orbitcc.ns3 import (
     RowResult,
     build_programs,
     compare,
-    core_accepts_transport_params,
     matrix,
     ns3_result,
     ns3_version,
@@ -49,25 +48,6 @@ EXIT_NO_NS3 = 3
 # Why a row differs, by cause. Written after reading the traces of a run on
 # the commit named in the doc's header; the facts of each row (retransmissions,
 # spurious ones by ground truth, RTOs) are filled in from that run's data.
-NOTE_TCP_GAP = (
-    "**Model gap on this commit (a bug against ns-3's and Linux's TCP; issue #10 items 1-2 "
-    "in progress).** orbitcc's `tcp` transport here has no SACK, ACKs every segment, uses a "
-    "200 ms minimum RTO and goes back N on an RTO, resending data the receiver already "
-    "holds, so after the slow-start overshoot it times out and then cuts its window again "
-    "on the duplicates' ACKs; ns-3 recovers from the same overshoot with SACK and PRR "
-    "without a timeout. The cwnd overlay shows the difference right after slow start.")
-NOTE_LOSS = (
-    "**Model difference (window growth) and a metric caveat.** At 1 % random loss the "
-    "window stays at a few segments, where growth rules dominate: orbitcc (this commit) "
-    "grows per byte acknowledged with an ACK per segment, ns-3.37 adds per ACK with an ACK "
-    "every 2 segments (half as fast), and ns-3.37's CUBIC lacks RFC 9438's Reno-friendly "
-    "region. ns-3's mean RTT is higher because its RTT samples during loss recovery echo "
-    "the timestamp of the last in-order segment (RFC 7323), so they include the recovery "
-    "time; orbitcc's per-packet delay does not.")
-NOTE_BBR = (
-    "**orbitcc bug on this commit (issue #10 item 2 in progress):** ns-3.37's BBR keeps "
-    "near link rate on this clean row, orbitcc's BBR over TCP does not (its cwnd trace "
-    "shows repeated collapses).")
 NOTE_AFTER_TCP = (
     "Not yet diagnosed on this commit (the TCP options of issue #10 are in): treat as a "
     "possible bug until explained.")
@@ -169,7 +149,7 @@ NS3_CUBIC_DEFAULTS = {
 }
 
 
-def explain(r: RowResult, tcp_options: bool) -> str:
+def explain(r: RowResult) -> str:
     o_f, n_f = r.orbitcc["flows"], r.ns3["flows"]
     facts = (
         f"orbitcc retransmitted {sum(f['retransmissions'] for f in o_f)} packets "
@@ -178,14 +158,9 @@ def explain(r: RowResult, tcp_options: bool) -> str:
         f"{sum(f['retransmissions'] for f in n_f)} segments with "
         f"{sum(f['timeouts'] for f in n_f)} RTO episodes.")
     if r.row.cc == "bbr":
-        single_clean = r.row.loss == 0 and not r.row.schedule and len(set(r.row.rtts_ms)) == 1
-        note = NOTE_BBR if single_clean and not tcp_options else BBR_CAVEAT
-    elif tcp_options:
-        note = ROW_NOTES_AFTER_TCP.get(r.row.name, NOTE_AFTER_TCP)
-    elif r.row.loss >= 0.01:
-        note = NOTE_LOSS
+        note = BBR_CAVEAT
     else:
-        note = NOTE_TCP_GAP
+        note = ROW_NOTES_AFTER_TCP.get(r.row.name, NOTE_AFTER_TCP)
     return f"{note} {facts}"
 
 
@@ -493,7 +468,7 @@ def _graded_summary(results: list[RowResult]) -> str:
 
 
 def write_doc(results: list[RowResult], path: Path, plot_path: Path | None, command: str,
-              header: str, tcp_options: bool = False) -> None:
+              header: str) -> None:
     lines = [
         "# Validation against ns-3",
         "",
@@ -559,7 +534,7 @@ def write_doc(results: list[RowResult], path: Path, plot_path: Path | None, comm
         if not differing(r) and r.row.cc != "bbr":
             continue
         any_diff = True
-        why = explain(r, tcp_options)
+        why = explain(r)
         worst = max((m for m in r.metrics if m.rel is not None and m.rel != float("inf")
                      and (m.name.startswith(("goodput", "mean RTT")))),
                     key=lambda m: abs(m.rel or 0), default=None)
@@ -644,9 +619,7 @@ def main(argv: list[str] | None = None) -> int:
     from orbitcc.ns3 import NS3_CONTROLLER_PARAMS, NS3_TRANSPORT_PARAMS, ORBITCC_PACKET_BYTES
 
     tcp_note = (f"orbitcc `tcp` with transport_params {NS3_TRANSPORT_PARAMS} and "
-                f"controller_params {NS3_CONTROLLER_PARAMS}"
-                if core_accepts_transport_params() else
-                "orbitcc `tcp` with its defaults (this core has no TCP transport options)")
+                f"controller_params {NS3_CONTROLLER_PARAMS}")
     header = (f"{tcp_note}, packets of {ORBITCC_PACKET_BYTES} B on the wire. "
               f"ns-3 {version}; orbitcc {_orbitcc_version()}; {len(rows)} rows of "
               f"{args.duration:g} s; seed {args.seed}; {_machine()}; "
@@ -666,7 +639,7 @@ def main(argv: list[str] | None = None) -> int:
         doc = Path(args.doc)
         plot = Path(args.plot) if args.plot else doc.parent / "img" / (doc.stem + "_cwnd.png")
         plot_cwnd(results, plot)
-        write_doc(results, doc, plot, command, header, core_accepts_transport_params())
+        write_doc(results, doc, plot, command, header)
         print(f"wrote {doc} and {plot}")
     failed = [r.row.name for r in results if any(m.within is False for m in r.metrics)]
     if failed:

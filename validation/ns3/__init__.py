@@ -424,8 +424,8 @@ def read_cwnd_csv(path: Path) -> dict[str, list]:
 # Transport and controller settings that reproduce ns-3.37's (README.md). The
 # TCP transport's defaults are ns-3's (SACK, PRR, delayed ACK 2 / 200 ms, min
 # RTO 1 s, per-ACK growth, CUBIC without the Reno-friendly region); only the
-# header sizes of ns-3's point-to-point framing are set here. Only options the
-# core offers are set (probed once); the rest of the difference is documented.
+# header sizes of ns-3's point-to-point framing are set here; the rest of the
+# difference is documented.
 NS3_TRANSPORT_PARAMS: dict[str, float] = {
     "header_bytes": WIRE_DATA_BYTES - MSS,  # 20 IPv4 + 32 TCP with timestamps + 2 PPP
     "ack_bytes": 54,  # the same headers without payload (SACK blocks not counted)
@@ -434,31 +434,6 @@ NS3_TRANSPORT_PARAMS: dict[str, float] = {
 # recovery starts, not half the window as Linux and orbitcc's default do.
 NS3_CONTROLLER_PARAMS: dict[str, dict[str, float]] = {"newreno": {"ssthresh_from_pipe": 1.0}}
 ORBITCC_PACKET_BYTES = WIRE_DATA_BYTES
-_TRANSPORT_PARAMS_SUPPORTED: bool | None = None
-
-
-def core_accepts_transport_params() -> bool:
-    """Whether this build's core takes per-flow ``transport_params`` with the
-    header sizes (issue #10's TCP options)."""
-    global _TRANSPORT_PARAMS_SUPPORTED
-    if _TRANSPORT_PARAMS_SUPPORTED is None:
-        from orbitcc import _core
-
-        probe = {
-            "duration_s": 0.001, "record_series": False,
-            "links": [{"name": "a", "capacity_mbps": 1.0, "delay_ms": 1.0}],
-            "flows": [{"name": "f", "transport": "tcp", "controller": "newreno",
-                       "transport_params": dict(NS3_TRANSPORT_PARAMS),
-                       "paths": [{"forward": [0], "reverse": [0]}]}],
-        }
-        try:
-            _core.Simulation(probe)
-            _TRANSPORT_PARAMS_SUPPORTED = True
-        except ValueError:
-            _TRANSPORT_PARAMS_SUPPORTED = False
-    return _TRANSPORT_PARAMS_SUPPORTED
-
-
 def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = SAMPLE_S,
                  transport: str = "tcp") -> dict[str, Any]:
     """The core spec of a row: the same bottleneck (both directions), delays and
@@ -499,7 +474,7 @@ def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = SAMPLE_S,
         }
         if row.cc in NS3_CONTROLLER_PARAMS:
             flow["controller_params"] = dict(NS3_CONTROLLER_PARAMS[row.cc])
-        if transport == "tcp" and core_accepts_transport_params():
+        if transport == "tcp":
             flow["transport_params"] = dict(NS3_TRANSPORT_PARAMS)
         flows.append(flow)
     return {
