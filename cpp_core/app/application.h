@@ -77,6 +77,8 @@ class Application {
   void OnDelivered(TimeNs now, uint64_t delivered);
 
   AppSummary Summarize(TimeNs now) const;
+  // Bytes written so far (the flow's offered load).
+  uint64_t offered_bytes() const { return offered_; }
   const AppSpec& spec() const { return spec_; }
 
   // Undelivered writes are bounded: Choice: beyond kMaxPendingWrites (a

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "engine/simulation.h"
+#include "transport/stream.h"
 
 namespace orbitcc {
 
@@ -134,6 +135,20 @@ TimeNs Simulation::NextAppWrite(int flow) const {
     if (app != nullptr) next = std::min(next, app->next_write_time());
   }
   return next;
+}
+
+uint64_t Simulation::BytesOffered(int flow) const {
+  const FlowSpec& fs = spec_.flows[flow];
+  if (apps_[flow] != nullptr) return apps_[flow]->offered_bytes();
+  if (stream_apps_[flow].empty()) {
+    return fs.file_bytes > 0 ? fs.file_bytes : kUnlimitedBytes;
+  }
+  uint64_t sum = 0;
+  for (const auto& app : stream_apps_[flow]) {
+    if (app == nullptr) return kUnlimitedBytes;  // a bulk stream
+    sum += app->offered_bytes();
+  }
+  return sum;
 }
 
 // Performs every write due by `now` (the schedule is time-driven only) and

@@ -69,6 +69,10 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
     return subflows_[subflow].sender->stats();
   }
   int flow_of_subflow(int subflow) const { return subflows_[subflow].flow; }
+  // Bytes the flow's applications have written so far: its offered load.
+  // A file flow offers its file at once; a bulk flow or stream (no
+  // application) has unlimited demand: kUnlimitedBytes (transport/stream.h).
+  uint64_t BytesOffered(int flow) const;
   const std::string& flow_name(int flow) const {
     return spec_.flows[flow].name;
   }

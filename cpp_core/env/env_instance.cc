@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cc/residual.h"
+#include "transport/stream.h"
 
 namespace orbitcc {
 namespace {
@@ -447,14 +448,32 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
         static_cast<double>(s.bytes_received - last.bytes_received) * 8e-6 *
         inv_dt;
     last.bytes_received = s.bytes_received;
+    // Its demand over the step: what it had written but not yet sent at
+    // the step's start plus what it wrote during the step. (Bytes in flight
+    // are not counted again: they were offered in an earlier step. A steady
+    // source the network serves in full thus demands what it gets; one the
+    // competition holds back accumulates unsent bytes and demands more.)
+    const int fi = all_subflows_[g].flow;
+    const SubflowProbe probe = sim_->Probe(g);
+    const uint64_t offered = sim_->BytesOffered(fi);
+    double demand_mbps = std::numeric_limits<double>::infinity();
+    if (offered != kUnlimitedBytes) {
+      demand_mbps = static_cast<double>(last.unsent + offered - last.offered) *
+                    8e-6 * inv_dt;
+      const uint64_t taken = s.bytes_acked + probe.inflight_bytes;
+      last.offered = offered;
+      last.unsent = offered - std::min(offered, taken);
+    }
     // A background flow competes from its start on (one that has not
     // started yet takes nothing and is owed nothing).
-    const FlowSpec& flow = sim_->spec().flows[all_subflows_[g].flow];
+    const FlowSpec& flow = sim_->spec().flows[fi];
     if (now < flow.start) continue;
-    const int link = sim_->Probe(g).first_link;
-    auto it = std::find(links_used.begin(), links_used.end(), link);
+    auto it =
+        std::find(links_used.begin(), links_used.end(), probe.first_link);
     if (it != links_used.end()) {
-      sm_in.shared[it - links_used.begin()].background_mbps.push_back(mbps);
+      StepMeasures::SharedLink& shared = sm_in.shared[it - links_used.begin()];
+      shared.background_mbps.push_back(mbps);
+      shared.background_demand_mbps.push_back(demand_mbps);
     }
   }
   sm_in.dt_s = dt_s;

@@ -80,6 +80,10 @@ class EnvInstance {
     uint64_t delay_count = 0;
     double delay_sum_us = 0.0;
     double srtt_ms = 0.0;
+    // Background flows: bytes their applications had written, and of those
+    // not yet sent (written - acknowledged - in flight), at the last step.
+    uint64_t offered = 0;
+    uint64_t unsent = 0;
   };
   struct SubflowInfo {
     int flow = 0;

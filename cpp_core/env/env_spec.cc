@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "cc/controller.h"
@@ -366,29 +367,76 @@ FairnessMetric ParseFairnessMetric(const std::string& name) {
        "unknown fairness metric '" + name + "'; allowed: friendliness, jain");
 }
 
+std::vector<double> MaxMinShares(double total,
+                                 const std::vector<double>& demand) {
+  // Water-filling (Bertsekas and Gallager, "Data Networks", 2nd ed., Sec.
+  // 6.5.2): serve the smallest demands first; a flow that wants less than
+  // an equal split of what is left gets its demand, the rest share equally.
+  const size_t n = demand.size();
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return demand[a] < demand[b]; });
+  std::vector<double> share(n + 1, 0.0);
+  double left = std::max(0.0, total);
+  size_t unserved = n + 1;  // the test connection is never satisfied
+  size_t k = 0;
+  for (; k < n; ++k) {
+    const double d = std::max(0.0, demand[order[k]]);
+    if (d >= left / static_cast<double>(unserved)) break;
+    share[order[k]] = d;
+    left -= d;
+    --unserved;
+  }
+  const double level = left / static_cast<double>(unserved);
+  for (; k < n; ++k) share[order[k]] = level;
+  share[n] = level;
+  return share;
+}
+
 double Unfairness(FairnessMetric metric, const StepMeasures& m) {
   double sum = 0.0;
   int links = 0;
   for (const StepMeasures::SharedLink& l : m.shared) {
-    const double n = static_cast<double>(l.background_mbps.size());
-    double bg = 0.0, squares = l.test_mbps * l.test_mbps;
-    for (double y : l.background_mbps) {
-      bg += y;
-      squares += y * y;
-    }
+    const size_t n = l.background_mbps.size();
+    double bg = 0.0;
+    for (double y : l.background_mbps) bg += y;
     const double total = l.test_mbps + bg;
     if (n == 0 || !(total > 0)) continue;  // nothing shared this step
-    ++links;
+    // What each flow is owed of what the link carried: its max-min fair
+    // share given the background flows' demands. A background flow that
+    // offers little (an on/off source between bursts) is owed only what it
+    // offers, so leaving it alone is never penalised.
+    std::vector<double> demand = l.background_demand_mbps;
+    demand.resize(n, std::numeric_limits<double>::infinity());
+    const std::vector<double> owed = MaxMinShares(total, demand);
     if (metric == FairnessMetric::kFriendliness) {
-      // The background flows' fair share with the test connection counted
-      // as one flow (a coupled multipath connection should take no more
-      // than one TCP flow on a shared bottleneck: RFC 6356, goal 2).
-      const double fair_bg = n / (n + 1.0);
-      sum += std::max(0.0, fair_bg - bg / total) / fair_bg;
+      // The shortfall of the background flows against what they are owed,
+      // with the test connection counted as one flow (a coupled multipath
+      // connection should take no more than one TCP flow on a shared
+      // bottleneck: RFC 6356, goal 2).
+      double owed_bg = 0.0;
+      for (size_t j = 0; j < n; ++j) owed_bg += owed[j];
+      if (!(owed_bg > 0)) continue;  // no background flow wanted anything
+      ++links;
+      sum += std::max(0.0, owed_bg - bg) / owed_bg;
     } else {
-      // 1 - Jain's index over {test connection, background flows} (Jain,
-      // Chiu and Hawes, DEC-TR-301, 1984).
-      sum += 1.0 - total * total / ((n + 1.0) * squares);
+      // 1 - Jain's index over the flows' allocations normalised by their
+      // fair (optimal) allocations, x_i = y_i / owed_i (Jain, Chiu and
+      // Hawes, DEC-TR-301, 1984, Sec. 3); flows owed nothing are left out.
+      double xs = 0.0, squares = 0.0;
+      int counted = 0;
+      for (size_t j = 0; j <= n; ++j) {
+        if (!(owed[j] > 0)) continue;
+        const double x = (j < n ? l.background_mbps[j] : l.test_mbps) /
+                         owed[j];
+        xs += x;
+        squares += x * x;
+        ++counted;
+      }
+      if (counted < 2 || !(squares > 0)) continue;  // nobody to be unfair to
+      ++links;
+      sum += 1.0 - xs * xs / (counted * squares);
     }
   }
   return links > 0 ? sum / links : 0.0;

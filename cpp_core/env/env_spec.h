@@ -62,10 +62,14 @@ struct StepMeasures {
   double rtt_ms = 0.0;         // mean srtt
   double base_rtt_ms = 0.0;    // mean propagation RTT
   // Per link shared with background flows: the test flows' and each
-  // background flow's throughput on it (Mb/s).
+  // background flow's throughput on it (Mb/s), and each background flow's
+  // demand over the step (Mb/s; +infinity for a bulk flow): what it had
+  // written but not yet had acknowledged at the step's start plus what it
+  // wrote during the step. Empty demand: every flow unlimited.
   struct SharedLink {
     double test_mbps = 0.0;
     std::vector<double> background_mbps;
+    std::vector<double> background_demand_mbps;
   };
   std::vector<SharedLink> shared;
 };
@@ -76,6 +80,11 @@ double StepReward(const RewardConfig& config, const StepMeasures& m);
 // The unfairness term of the fair reward in [0, 1] (0: fair or nothing
 // shared).
 double Unfairness(FairnessMetric metric, const StepMeasures& m);
+// Max-min fair shares of `total` Mb/s between the test connection (one flow
+// of unlimited demand) and background flows of the given demands: element i
+// is background flow i's share, the last element the test connection's.
+std::vector<double> MaxMinShares(double total,
+                                 const std::vector<double>& demand);
 
 struct EnvConfig {
   TimeNs step_interval = 100 * kNsPerMs;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -94,6 +95,59 @@ TEST(RewardTest, FairnessIsZeroWhenTheBackgroundGetsItsShare) {
   EXPECT_EQ(Unfairness(FairnessMetric::kFriendliness, m), 0.0);
 }
 
+TEST(RewardTest, MaxMinSharesServeSmallDemandsFirst) {
+  const double inf = std::numeric_limits<double>::infinity();
+  // 100 Mb/s, a background flow wanting 10 and a bulk one: 10, then the
+  // other two split the remaining 90.
+  std::vector<double> s = MaxMinShares(100.0, {10.0, inf});
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_DOUBLE_EQ(s[0], 10.0);
+  EXPECT_DOUBLE_EQ(s[1], 45.0);
+  EXPECT_DOUBLE_EQ(s[2], 45.0);
+  // Both demands above an equal third: an equal split.
+  s = MaxMinShares(90.0, {40.0, 35.0});
+  EXPECT_DOUBLE_EQ(s[0], 30.0);
+  EXPECT_DOUBLE_EQ(s[1], 30.0);
+  EXPECT_DOUBLE_EQ(s[2], 30.0);
+  // 5 is served, then 20 < 95 / 2: served too; the test connection gets 75.
+  s = MaxMinShares(100.0, {20.0, 5.0});
+  EXPECT_DOUBLE_EQ(s[0], 20.0);
+  EXPECT_DOUBLE_EQ(s[1], 5.0);
+  EXPECT_DOUBLE_EQ(s[2], 75.0);
+  // Conservation: the shares use the whole link while anyone is unserved.
+  s = MaxMinShares(60.0, {0.0, 7.0, inf});
+  EXPECT_DOUBLE_EQ(s[0] + s[1] + s[2] + s[3], 60.0);
+  EXPECT_DOUBLE_EQ(s[0], 0.0);
+}
+
+TEST(RewardTest, FairnessOwesABackgroundFlowOnlyWhatItOffers) {
+  StepMeasures m = Known();  // test 40, background 20 on the shared link
+  // An on/off source between bursts offers nothing: owed nothing, no
+  // penalty although it carries 0 (the bulk rule gave the full 1).
+  m.shared[0].background_mbps = {0.0};
+  m.shared[0].background_demand_mbps = {0.0};
+  EXPECT_EQ(Unfairness(FairnessMetric::kFriendliness, m), 0.0);
+  EXPECT_EQ(Unfairness(FairnessMetric::kJain, m), 0.0);
+  // It offers 20 and gets 20 of 60: owed min(20, 30) = 20, no penalty (the
+  // bulk rule: (1/2 - 1/3) / (1/2) = 1/3).
+  m.shared[0].background_mbps = {20.0};
+  m.shared[0].background_demand_mbps = {20.0};
+  EXPECT_EQ(Unfairness(FairnessMetric::kFriendliness, m), 0.0);
+  // It offers 25 and gets 20: owed 25, shortfall 5 / 25.
+  m.shared[0].background_demand_mbps = {25.0};
+  EXPECT_NEAR(Unfairness(FairnessMetric::kFriendliness, m), 0.2, 1e-12);
+  // Jain over allocations normalised by the owed ones (test owed 60 - 25):
+  // x = {40 / 35, 20 / 25}.
+  const double a = 40.0 / 35.0, b = 0.8;
+  EXPECT_NEAR(Unfairness(FairnessMetric::kJain, m),
+              1.0 - (a + b) * (a + b) / (2.0 * (a * a + b * b)), 1e-12);
+  // A demand above the equal split is owed the equal split: the bulk rule.
+  m.shared[0].background_demand_mbps = {1000.0};
+  EXPECT_NEAR(Unfairness(FairnessMetric::kFriendliness, m), 1.0 / 3.0,
+              1e-12);
+  EXPECT_NEAR(Unfairness(FairnessMetric::kJain, m), 0.1, 1e-12);
+}
+
 TEST(RewardTest, OrcaFollowsItsDelaySlack) {
   RewardConfig c = Preset(RewardPreset::kOrca);
   StepMeasures m = Known();
@@ -166,6 +220,60 @@ struct StepBuffers {
   double reward = 0;
   uint8_t term = 0, trunc = 0;
 };
+
+// OneLink plus a NewReno background flow on the same link whose
+// application writes at `bg_mbps` (constant bit rate).
+std::shared_ptr<SimulationSpec> SharedWithCbr(double bg_mbps) {
+  auto spec = OneLink();
+  FlowSpec bg;
+  bg.name = "bg";
+  bg.controller = "newreno";
+  bg.background = true;
+  bg.paths = {PathSpec{{0}, {1}, {}}};
+  bg.app.kind = AppSpec::Kind::kCbr;
+  bg.app.rate_bps = bg_mbps * 1e6;
+  spec->flows.push_back(bg);
+  return spec;
+}
+
+// The mean fairness term over steps 10-39 with a constant action: the fair
+// reward minus the normalised one on the same episode (the reward does not
+// change the dynamics).
+double MeanUnfairness(double bg_mbps, float action) {
+  double sum = 0.0;
+  std::vector<double> rewards[2];
+  for (int k = 0; k < 2; ++k) {
+    EnvConfig config;
+    config.window_max_factor = 2.0;
+    config.reward.preset =
+        k == 0 ? RewardPreset::kNormalized : RewardPreset::kFair;
+    EnvInstance env(SharedWithCbr(bg_mbps), config);
+    StepBuffers buf(env);
+    EnvOutput out = buf.Output();
+    env.Reset(0, out);
+    const float a[1] = {action};
+    for (int i = 0; i < 40; ++i) {
+      env.Step(a, nullptr, out);
+      rewards[k].push_back(buf.reward);
+    }
+  }
+  for (int i = 10; i < 40; ++i) sum += rewards[0][i] - rewards[1][i];
+  return sum / 30.0;
+}
+
+TEST(FairnessInEnvTest, ABackgroundSourceServedInFullIsOwedNoMore) {
+  // Test flow: 10 packets per 20 ms (6 Mb/s); a 2 Mb/s source beside it on
+  // the 20 Mb/s link gets what it writes. The bulk rule would owe it half
+  // of the 8 Mb/s carried: penalty (1/2 - 1/4) / (1/2) = 1/2 every step.
+  EXPECT_LT(MeanUnfairness(2.0, 0.0f), 0.05);
+}
+
+TEST(FairnessInEnvTest, ASqueezedSourceIsOwedItsEqualShare) {
+  // The agent doubles its window every step up to 3 BDPs (overflowing the
+  // 100-packet buffer); the 15 Mb/s source falls behind, its unsent bytes
+  // pile up and it is owed half the link, which it does not get.
+  EXPECT_GT(MeanUnfairness(15.0, 1.0f), 0.2);
+}
 
 TEST(WindowCapTest, AgentWindowStaysUnderTheBdpMultiple) {
   for (double cap : {1.0, 3.0}) {
