@@ -13,21 +13,22 @@
 #include <string>
 #include <vector>
 
-#include "bindings/dict_reader.h"
 #include "bindings/param_bindings.h"
+#include "bindings/py_value.h"
 #include "bindings/simulation_handle.h"
 #include "bindings/spec_from_dict.h"
 #include "bindings/summary_dict.h"
 #include "env/batch_simulation.h"
 #include "env/env_spec.h"
+#include "spec/dict_reader.h"
 
 namespace py = pybind11;
 
 namespace orbitcc {
 namespace {
 
-RewardConfig RewardConfigFromDict(py::handle obj) {
-  DictReader w(obj, "reward");
+RewardConfig RewardConfigFromValue(const Value& value) {
+  DictReader w(value, "reward");
   const ParamTable& t = RewardParams();
   RewardConfig rc;
   rc.preset = ParseRewardPreset(w.ChoiceParam(FindParam(t, "preset")));
@@ -48,7 +49,8 @@ RewardConfig RewardConfigFromDict(py::handle obj) {
 // Every field is read against its row of EnvParams() (default, range,
 // kind); `control` is the env's own (set by orbitcc.env, not a user setting).
 EnvConfig EnvConfigFromDict(const py::dict& dict) {
-  DictReader r(dict, "env");
+  const Value value = ValueFromPy(dict);
+  DictReader r(value, "env");
   const ParamTable& t = EnvParams();
   EnvConfig c;
   c.step_interval = static_cast<TimeNs>(
@@ -75,7 +77,7 @@ EnvConfig EnvConfigFromDict(const py::dict& dict) {
   c.step_rtts = r.Param(FindParam(t, "step_rtts"));
   c.residual_controller =
       r.ChoiceParam(FindParam(t, "residual_controller"));
-  if (r.Has("reward")) c.reward = RewardConfigFromDict(r.Get("reward"));
+  if (r.Has("reward")) c.reward = RewardConfigFromValue(r.Get("reward"));
   r.RejectUnknown();
   ValidateEnvConfig(c);
   return c;
@@ -180,7 +182,9 @@ void RegisterEnvBindings(py::module_& m) {
       "tables; raises ValueError naming the field.");
   m.def(
       "check_reward_config",
-      [](const py::dict& reward) { RewardConfigFromDict(reward); },
+      [](const py::dict& reward) {
+        RewardConfigFromValue(ValueFromPy(reward));
+      },
       py::arg("reward"),
       "Validates a reward dict against its table; raises ValueError.");
   m.attr("ENV_STEP_METRICS") = StepMetricNames();

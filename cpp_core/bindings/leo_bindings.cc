@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "bindings/leo_from_dict.h"
+#include "bindings/py_value.h"
 #include "leo/geometry.h"
 #include "leo/handover.h"
 #include "leo/trace.h"
+#include "spec/leo_reader.h"
 
 namespace py = pybind11;
 
@@ -31,7 +32,8 @@ TimeNs HorizonNs(double duration_s) {
 // those of the "along_track" link processes with the same parameters.
 py::dict AlongTrackSchedule(const py::dict& params, double duration_s) {
   const TimeNs until = HorizonNs(duration_s);
-  AlongTrackLinkConfig config = ParseAlongTrackConfig(params, "along_track");
+  AlongTrackLinkConfig config =
+      ParseAlongTrackConfig(ValueFromPy(params), "along_track");
   std::vector<TimeNs> events;
   py::list handovers;
   for (int subflow = 0; subflow < 2; ++subflow) {
@@ -93,7 +95,7 @@ py::dict ProcessStates(const py::dict& process, double duration_s,
                        uint64_t seed, int link) {
   const TimeNs until = HorizonNs(duration_s);
   if (link < 0) throw py::value_error("link must be >= 0");
-  ProcessFactory make = ParseLinkProcess(process, "process");
+  ProcessFactory make = ParseLinkProcess(ValueFromPy(process), "process");
   std::unique_ptr<LinkProcess> p = make(seed, link);
   std::vector<LinkState> states = {p->Initial()};
   LinkState next;
@@ -129,7 +131,8 @@ py::tuple TraceMeansTuple(const std::string& bw_file,
 }  // namespace
 
 void RegisterLeoBindings(py::module_& m) {
-  m.def("leo_model_kinds", &LeoModelKinds,
+  m.def(
+      "leo_model_kinds", [] { return PyFromValue(LeoModelKinds()); },
         "The link-process and oracle model kinds: {type: {'help', "
         "'link_process', 'oracle_path', 'keys'}}.");
   m.def("leo_trace_means", &TraceMeansTuple, py::arg("bw_file"),

@@ -11,11 +11,13 @@
 #include "bindings/env_bindings.h"
 #include "bindings/leo_bindings.h"
 #include "bindings/param_bindings.h"
+#include "bindings/py_value.h"
 #include "bindings/simulation_handle.h"
 #include "bindings/spec_from_dict.h"
 #include "bindings/summary_dict.h"
 #include "cc/controller.h"
 #include "engine/simulation.h"
+#include "spec/summary_value.h"
 
 namespace py = pybind11;
 using orbitcc::Simulation;
@@ -45,23 +47,6 @@ py::dict SeriesToDict(const Simulation& sim) {
   auto fields = store.Fields();
   for (size_t k = 0; k < names.size(); ++k)
     d[names[k].c_str()] = Matrix(*fields[k], n);
-  return d;
-}
-
-py::dict ProbeToDict(const orbitcc::SubflowProbe& p) {
-  py::dict d;
-  d["cwnd_bytes"] = p.cwnd_bytes;
-  d["inflight_bytes"] = p.inflight_bytes;
-  d["srtt_ms"] = p.srtt_ms;
-  d["min_rtt_ms"] = p.min_rtt_ms;
-  d["mean_rtt_sample_ms"] = p.mean_rtt_sample_ms;
-  d["rtt_samples"] = p.rtt_samples;
-  d["delivery_rate_mbps"] = p.delivery_rate_mbps;
-  d["path_capacity_mbps"] = p.path_capacity_mbps;
-  d["path_rtt_ms"] = p.path_rtt_ms;
-  d["in_slow_start"] = p.in_slow_start;
-  d["ssthresh_bytes"] = p.ssthresh_bytes;
-  d["congestion_signals"] = p.congestion_signals;
   return d;
 }
 
@@ -179,7 +164,8 @@ PYBIND11_MODULE(_core, m) {
            [](const SimulationHandle& h, int subflow) {
              Sim s = h.Get();
              CheckSubflow(*s, subflow);
-             return ProbeToDict(s->Probe(subflow));
+             return orbitcc::PyFromValue(
+                 orbitcc::ProbeToValue(s->Probe(subflow)));
            })
       .def_property_readonly("handover_times_s",
                              [](const SimulationHandle& h) {

@@ -1,5 +1,4 @@
-// Summaries (C++ structs) as Python dicts: one conversion for every binding
-// that returns metrics (Simulation.summary, BatchSimulation.last_summary).
+// Summaries as Python dicts: spec/summary_value.h's Values, converted.
 #pragma once
 
 #include <pybind11/pybind11.h>

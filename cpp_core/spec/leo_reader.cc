@@ -1,4 +1,4 @@
-#include "bindings/leo_from_dict.h"
+#include "spec/leo_reader.h"
 
 #include <map>
 #include <set>
@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "bindings/dict_reader.h"
+#include "spec/dict_reader.h"
 #include "cc/refwa_router.h"
 #include "leo/exogenous.h"
 #include "leo/geometry.h"
@@ -18,8 +18,6 @@
 #include "leo/mobility_oracle.h"
 #include "leo/onoff_channel.h"
 #include "leo/trace.h"
-
-namespace py = pybind11;
 
 namespace orbitcc {
 namespace {
@@ -36,7 +34,7 @@ auto Prefixed(const std::string& where, Fn fn) -> decltype(fn()) {
   }
 }
 
-GroundPoint ParseGround(py::handle obj, const std::string& where) {
+GroundPoint ParseGround(const Value& obj, const std::string& where) {
   DictReader r(obj, where);
   GroundPoint g;
   g.lat_deg = r.FloatIn("lat_deg", 0.0, -90.0, 90.0);
@@ -54,7 +52,7 @@ WalkerShell ParseShell(DictReader& parent, const char* key,
                              : WalkerShell::StarlinkLike();
   };
   if (!parent.Has(key)) return preset(fallback);
-  if (py::isinstance<py::str>(parent.Get(key))) {
+  if (parent.Get(key).is_string()) {
     return preset(parent.Choice(key, fallback, presets));
   }
   DictReader r(parent.Get(key), parent.Field(key));
@@ -95,10 +93,11 @@ LinkBudget ParseBudget(DictReader& parent) {
 // {"dist": "fixed" | "uniform" | "lognormal", value_s | min_s, max_s |
 // median_s, sigma, min_s, max_s} (leo/exogenous.h). Returns the fixed value
 // (0 for a random one) and fills `random`.
-TimeNs ReadDuration(DictReader& parent, const char* key, RandomDuration* random) {
+TimeNs ReadDuration(DictReader& parent, const char* key,
+                    RandomDuration* random) {
   *random = RandomDuration{};
   if (!parent.Has(key)) return 0;
-  if (!py::isinstance<py::dict>(parent.Get(key))) {
+  if (!parent.Get(key).is_map()) {
     return parent.Seconds(key, 0.0);
   }
   DictReader r(parent.Get(key), parent.Field(key));
@@ -110,7 +109,9 @@ TimeNs ReadDuration(DictReader& parent, const char* key, RandomDuration* random)
   } else {
     d.kind = dist == "uniform" ? RandomDuration::Kind::kUniform
                                : RandomDuration::Kind::kLogNormal;
-    if (!r.Has("max_s")) Fail(r.Field("max_s"), "is required for '" + dist + "'");
+    if (!r.Has("max_s")) {
+      Fail(r.Field("max_s"), "is required for '" + dist + "'");
+    }
     d.min_s = r.Float("min_s", 0.0);
     d.max_s = r.Float("max_s", 0.0);
     if (dist == "lognormal") {
@@ -360,13 +361,13 @@ ParsedModel ParseLms(DictReader& r) {
     for (int i = 0; i < kLmsNumStates; ++i) p.mean_sojourn_s[i] = v[i];
   }
   if (r.Has("jump")) {
-    py::list rows = r.List("jump");
+    const Value::Items& rows = r.List("jump");
     if (rows.size() != kLmsNumStates) {
       Fail(r.Field("jump"),
            "must have 3 rows, got " + std::to_string(rows.size()));
     }
     for (int i = 0; i < kLmsNumStates; ++i) {
-      py::dict holder;
+      Value holder = Value::Map();
       holder["row"] = rows[i];
       DictReader row(holder, r.Field("jump"));
       auto v = row.FloatList("row", kLmsNumStates);
@@ -621,7 +622,7 @@ ParsedModel ParseModel(DictReader& r, bool link_process) {
 
 }  // namespace
 
-ProcessFactory ParseLinkProcess(py::handle obj, const std::string& where) {
+ProcessFactory ParseLinkProcess(const Value& obj, const std::string& where) {
   DictReader r(obj, where);
   ParsedModel m = ParseModel(r, /*link_process=*/true);
   // Build once so files are read and every model validated now.
@@ -629,7 +630,7 @@ ProcessFactory ParseLinkProcess(py::handle obj, const std::string& where) {
   return m.make_process;
 }
 
-ProcessFactory ParseLossOverlay(ProcessFactory base, py::handle obj,
+ProcessFactory ParseLossOverlay(ProcessFactory base, const Value& obj,
                                 const std::string& where) {
   DictReader r(obj, where);
   if (!r.Has("type")) Fail(r.Field("type"), "is required");
@@ -656,7 +657,7 @@ ProcessFactory ParseLossOverlay(ProcessFactory base, py::handle obj,
   };
 }
 
-ProcessFactory ParseJitterOverlay(ProcessFactory base, py::handle obj,
+ProcessFactory ParseJitterOverlay(ProcessFactory base, const Value& obj,
                                  const std::string& where) {
   DictReader r(obj, where);
   LinkJitterParams p;
@@ -674,20 +675,16 @@ ProcessFactory ParseJitterOverlay(ProcessFactory base, py::handle obj,
 }
 
 std::function<std::unique_ptr<RouterAgent>()> ParseRouter(
-    py::handle obj, const std::string& where, uint64_t link_buffer_bytes) {
+    const Value& obj, const std::string& where, uint64_t link_buffer_bytes,
+    std::vector<std::string>* warnings) {
   DictReader r(obj, where);
   if (!r.Has("type")) Fail(r.Field("type"), "is required");
   r.Choice("type", "", {"refwa"});
   std::map<std::string, double> values;
-  for (auto item : py::reinterpret_borrow<py::dict>(obj)) {
-    const std::string key = py::str(item.first);
+  for (const auto& [key, v] : obj.members()) {
     if (key == "type") continue;
-    py::handle v = item.second;
-    if (py::isinstance<py::bool_>(v) ||
-        !(py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v))) {
-      Fail(r.Field(key), "must be a number");
-    }
-    values[key] = v.cast<double>();
+    if (!v.is_number()) Fail(r.Field(key), "must be a number");
+    values[key] = v.AsDouble();
   }
   if (values.count("buffer_bytes") == 0 && link_buffer_bytes > 0) {
     values["buffer_bytes"] = static_cast<double>(link_buffer_bytes);
@@ -704,18 +701,16 @@ std::function<std::unique_ptr<RouterAgent>()> ParseRouter(
   // feedback loop may oscillate. Researchers may want exactly that, so it is
   // a warning, not an error.
   const std::string unstable = RefwaStabilityWarning(refwa);
-  if (!unstable.empty()) {
-    py::module_::import("warnings")
-        .attr("warn")(where + ": " + unstable,
-                      py::module_::import("builtins").attr("RuntimeWarning"));
+  if (!unstable.empty() && warnings != nullptr) {
+    warnings->push_back(where + ": " + unstable);
   }
   return [refwa]() { return std::make_unique<RefwaRouter>(refwa); };
 }
 
 std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
-    py::handle obj, const std::string& where) {
+    const Value& obj, const std::string& where) {
   DictReader r(obj, where);
-  py::list paths = r.List("paths");
+  const Value::Items& paths = r.List("paths");
   r.RejectUnknown();
   std::vector<std::pair<int, PredictorFactory>> predictors;
   for (size_t i = 0; i < paths.size(); ++i) {
@@ -739,22 +734,22 @@ std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
   };
 }
 
-py::dict LeoModelKinds() {
-  py::dict out;
+Value LeoModelKinds() {
+  Value out = Value::Map();
   for (const ModelKind& k : ModelKinds()) {
-    py::dict d;
+    Value d = Value::Map();
     d["help"] = k.help;
     d["link_process"] = k.link_process;
     d["oracle_path"] = k.oracle_path;
-    py::list keys;
-    for (const char* key : k.keys) keys.append(key);
-    d["keys"] = keys;
-    out[k.type] = d;
+    Value keys = Value::List();
+    for (const char* key : k.keys) keys.Append(key);
+    d["keys"] = std::move(keys);
+    out[k.type] = std::move(d);
   }
   return out;
 }
 
-AlongTrackLinkConfig ParseAlongTrackConfig(py::handle obj,
+AlongTrackLinkConfig ParseAlongTrackConfig(const Value& obj,
                                            const std::string& where) {
   DictReader r(obj, where);
   r.Has("type");  // tolerated, so a process dict can be passed as is

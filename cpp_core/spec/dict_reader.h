@@ -1,10 +1,8 @@
-// Strict reading of Python spec dictionaries: typed fields, range checks and
-// a report of unknown keys, every error a std::invalid_argument (ValueError
-// in Python) that names the field by its full path, e.g.
-// "links[0].process.altitude_km: ...".
+// Strict reading of spec mappings (a Value: from a Python dict or JSON
+// text): typed fields, range checks and a report of unknown keys, every error
+// a std::invalid_argument (ValueError in Python) that names the field by its
+// full path, e.g. "links[0].process.altitude_km: ...".
 #pragma once
-
-#include <pybind11/pybind11.h>
 
 #include <cmath>
 #include <cstdint>
@@ -17,6 +15,7 @@
 
 #include "sim/param_spec.h"
 #include "sim/time.h"
+#include "spec/value.h"
 
 namespace orbitcc {
 
@@ -29,33 +28,33 @@ namespace orbitcc {
 // anything left over is reported as unknown.
 class DictReader {
  public:
-  DictReader(pybind11::handle obj, std::string where)
-      : where_(std::move(where)) {
-    if (!pybind11::isinstance<pybind11::dict>(obj)) {
-      Fail(where_, "must be a mapping");
-    }
-    dict_ = pybind11::reinterpret_borrow<pybind11::dict>(obj);
+  // `obj` must outlive the reader.
+  DictReader(const Value& obj, std::string where)
+      : map_(&obj), where_(std::move(where)) {
+    if (!obj.is_map()) Fail(where_, "must be a mapping");
   }
+  DictReader(Value&&, std::string) = delete;
+  // Whether `key` is present and not null; either way `key` is allowed.
   bool Has(const char* key) {
     allowed_.insert(key);
-    return dict_.contains(key) && !dict_[key].is_none();
+    const Value* v = map_->Find(key);
+    return v != nullptr && !v->is_null();
   }
-  pybind11::handle Get(const char* key) { return dict_[key]; }
+  // The value of `key` (after Has(key) returned true).
+  const Value& Get(const char* key) const { return *map_->Find(key); }
+  // The whole mapping, e.g. to iterate a free-form parameter table.
+  const Value& value() const { return *map_; }
   const std::string& where() const { return where_; }
   std::string Field(const std::string& key) const {
     return where_.empty() ? key : where_ + "." + key;
   }
   double Float(const char* key, double fallback) {
     if (!Has(key)) return fallback;
-    pybind11::handle v = Get(key);
-    if (pybind11::isinstance<pybind11::bool_>(v) ||
-        !(pybind11::isinstance<pybind11::float_>(v) ||
-          pybind11::isinstance<pybind11::int_>(v))) {
-      Fail(Field(key), "must be a number, got " +
-                           std::string(pybind11::str(
-                               pybind11::type::of(v).attr("__name__"))));
+    const Value& v = Get(key);
+    if (!v.is_number()) {
+      Fail(Field(key), "must be a number, got " + v.TypeName());
     }
-    const double x = v.cast<double>();
+    const double x = v.AsDouble();
     if (!std::isfinite(x)) Fail(Field(key), "must be finite");
     return x;
   }
@@ -72,17 +71,10 @@ class DictReader {
   }
   int64_t Int(const char* key, int64_t fallback, int64_t lo, int64_t hi) {
     if (!Has(key)) return fallback;
-    pybind11::handle v = Get(key);
-    if (pybind11::isinstance<pybind11::bool_>(v) ||
-        !pybind11::isinstance<pybind11::int_>(v)) {
-      Fail(Field(key), "must be an integer");
-    }
-    int64_t x;
-    try {
-      x = v.cast<int64_t>();
-    } catch (const pybind11::cast_error&) {
-      Fail(Field(key), "integer out of range");
-    }
+    const Value& v = Get(key);
+    if (!v.is_integer()) Fail(Field(key), "must be an integer");
+    if (v.kind() != Value::Kind::kInt) Fail(Field(key), "integer out of range");
+    const int64_t x = v.AsInt();
     if (x < lo || x > hi) {
       Fail(Field(key), "= " + std::to_string(x) +
                            " is out of range; allowed: [" + std::to_string(lo) +
@@ -92,19 +84,15 @@ class DictReader {
   }
   bool Bool(const char* key, bool fallback) {
     if (!Has(key)) return fallback;
-    pybind11::handle v = Get(key);
-    if (!pybind11::isinstance<pybind11::bool_>(v)) {
-      Fail(Field(key), "must be true or false");
-    }
-    return v.cast<bool>();
+    const Value& v = Get(key);
+    if (!v.is_bool()) Fail(Field(key), "must be true or false");
+    return v.AsBool();
   }
   std::string Str(const char* key, const std::string& fallback) {
     if (!Has(key)) return fallback;
-    pybind11::handle v = Get(key);
-    if (!pybind11::isinstance<pybind11::str>(v)) {
-      Fail(Field(key), "must be a string");
-    }
-    return v.cast<std::string>();
+    const Value& v = Get(key);
+    if (!v.is_string()) Fail(Field(key), "must be a string");
+    return v.AsString();
   }
   // A string that must be one of `allowed`.
   std::string Choice(const char* key, const std::string& fallback,
@@ -144,14 +132,12 @@ class DictReader {
   // A list of names declared by a kNames row (each one of its choices).
   std::vector<std::string> NamesParam(const ParamSpec& spec) {
     std::vector<std::string> out;
-    pybind11::list items = List(spec.name.c_str());
+    const Value::Items& items = List(spec.name.c_str());
     for (size_t i = 0; i < items.size(); ++i) {
       const std::string field =
           Field(spec.name) + "[" + std::to_string(i) + "]";
-      if (!pybind11::isinstance<pybind11::str>(items[i])) {
-        Fail(field, "must be a string");
-      }
-      out.push_back(items[i].cast<std::string>());
+      if (!items[i].is_string()) Fail(field, "must be a string");
+      out.push_back(items[i].AsString());
     }
     return out;
   }
@@ -165,46 +151,44 @@ class DictReader {
     const double ms = FloatIn(key, fallback_ms, 0.0, 1e9);
     return static_cast<TimeNs>(std::llround(ms * 1e6));
   }
-  pybind11::list List(const char* key) {
-    if (!Has(key)) return pybind11::list();
-    pybind11::handle v = Get(key);
-    if (!pybind11::isinstance<pybind11::list>(v) &&
-        !pybind11::isinstance<pybind11::tuple>(v)) {
-      Fail(Field(key), "must be a list");
-    }
-    return pybind11::list(pybind11::reinterpret_borrow<pybind11::object>(v));
+  // The items of a list (none when the key is absent).
+  const Value::Items& List(const char* key) {
+    static const Value::Items kNone;
+    if (!Has(key)) return kNone;
+    const Value& v = Get(key);
+    if (!v.is_list()) Fail(Field(key), "must be a list");
+    return v.items();
   }
   std::vector<int> IntList(const char* key) {
     std::vector<int> out;
-    pybind11::list items = List(key);
+    const Value::Items& items = List(key);
     for (size_t i = 0; i < items.size(); ++i) {
-      pybind11::handle v = items[i];
-      if (pybind11::isinstance<pybind11::bool_>(v) ||
-          !pybind11::isinstance<pybind11::int_>(v)) {
-        Fail(Field(key) + "[" + std::to_string(i) + "]", "must be an integer");
+      const Value& v = items[i];
+      const std::string field = Field(key) + "[" + std::to_string(i) + "]";
+      if (!v.is_integer()) Fail(field, "must be an integer");
+      if (v.kind() != Value::Kind::kInt || v.AsInt() < INT32_MIN ||
+          v.AsInt() > INT32_MAX) {
+        Fail(field, "integer out of range");
       }
-      out.push_back(v.cast<int>());
+      out.push_back(static_cast<int>(v.AsInt()));
     }
     return out;
   }
   // A list of exactly `n` finite numbers (n = 0: any length).
   std::vector<double> FloatList(const char* key, size_t n) {
     std::vector<double> out;
-    pybind11::list items = List(key);
+    const Value::Items& items = List(key);
     if (n > 0 && items.size() != n) {
       Fail(Field(key), "must have " + std::to_string(n) + " entries, got " +
                            std::to_string(items.size()));
     }
     for (size_t i = 0; i < items.size(); ++i) {
-      pybind11::handle v = items[i];
-      if (pybind11::isinstance<pybind11::bool_>(v) ||
-          !(pybind11::isinstance<pybind11::float_>(v) ||
-            pybind11::isinstance<pybind11::int_>(v)) ||
-          !std::isfinite(v.cast<double>())) {
+      const Value& v = items[i];
+      if (!v.is_number() || !std::isfinite(v.AsDouble())) {
         Fail(Field(key) + "[" + std::to_string(i) + "]",
              "must be a finite number");
       }
-      out.push_back(v.cast<double>());
+      out.push_back(v.AsDouble());
     }
     return out;
   }
@@ -212,8 +196,7 @@ class DictReader {
   // accepts.
   const std::set<std::string>& read_keys() const { return allowed_; }
   void RejectUnknown() {
-    for (auto item : dict_) {
-      const std::string key = pybind11::str(item.first);
+    for (const auto& [key, unused] : map_->members()) {
       if (allowed_.count(key) == 0) {
         std::string allowed;
         for (const auto& a : allowed_) {
@@ -233,7 +216,7 @@ class DictReader {
     out << x;
     return out.str();
   }
-  pybind11::dict dict_;
+  const Value* map_;
   std::string where_;
   std::set<std::string> allowed_;
 };

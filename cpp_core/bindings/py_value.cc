@@ -1,0 +1,87 @@
+#include "bindings/py_value.h"
+
+#include <Python.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace py = pybind11;
+
+namespace orbitcc {
+
+Value ValueFromPy(py::handle obj) {
+  PyObject* o = obj.ptr();
+  if (o == Py_None) return Value();
+  if (PyBool_Check(o)) return Value(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    const long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow == 0) return Value(static_cast<int64_t>(x));
+    if (overflow > 0) {
+      const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (!PyErr_Occurred()) return Value(static_cast<uint64_t>(u));
+      PyErr_Clear();
+    }
+    const double approx = PyLong_AsDouble(o);
+    if (PyErr_Occurred()) {  // beyond the double range
+      PyErr_Clear();
+      return Value::BigInt(overflow > 0 ? HUGE_VAL : -HUGE_VAL);
+    }
+    return Value::BigInt(approx);
+  }
+  if (PyFloat_Check(o)) return Value(PyFloat_AS_DOUBLE(o));
+  if (PyUnicode_Check(o)) return Value(obj.cast<std::string>());
+  if (PyDict_Check(o)) {
+    Value v = Value::Map();
+    for (auto item : py::reinterpret_borrow<py::dict>(obj)) {
+      v[py::str(item.first)] = ValueFromPy(item.second);
+    }
+    return v;
+  }
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    Value v = Value::List();
+    for (auto item : obj) v.Append(ValueFromPy(item));
+    return v;
+  }
+  return Value::Other(
+      py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+}
+
+py::object PyFromValue(const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::kNull:
+      return py::none();
+    case Value::Kind::kBool:
+      return py::bool_(v.AsBool());
+    case Value::Kind::kInt:
+      return py::int_(v.AsInt());
+    case Value::Kind::kUInt:
+      return py::int_(v.AsUInt());
+    case Value::Kind::kBigInt:
+      return py::reinterpret_steal<py::object>(
+          PyLong_FromDouble(v.AsDouble()));
+    case Value::Kind::kFloat:
+      return py::float_(v.AsDouble());
+    case Value::Kind::kString:
+      return py::str(v.AsString());
+    case Value::Kind::kList: {
+      py::list out(v.items().size());
+      for (size_t i = 0; i < v.items().size(); ++i) {
+        out[i] = PyFromValue(v.items()[i]);
+      }
+      return std::move(out);
+    }
+    case Value::Kind::kMap: {
+      py::dict out;
+      for (const auto& [key, item] : v.members()) {
+        out[py::str(key)] = PyFromValue(item);
+      }
+      return std::move(out);
+    }
+    case Value::Kind::kOther:
+      break;
+  }
+  throw std::logic_error("a " + v.TypeName() + " has no Python value");
+}
+
+}  // namespace orbitcc

@@ -1,0 +1,18 @@
+// Python objects <-> Value (spec/value.h): spec dicts cross into the core's
+// readers as Values, and summaries come back as plain dicts.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include "spec/value.h"
+
+namespace orbitcc {
+
+// dict -> map (keys as str()), list and tuple -> list, bool, int, float
+// (and its subclasses, e.g. numpy.float64), str, None; any other object
+// becomes Value::Other named by its type, which a reader rejects by field.
+Value ValueFromPy(pybind11::handle obj);
+// The Python object of a Value (kOther cannot be converted).
+pybind11::object PyFromValue(const Value& v);
+
+}  // namespace orbitcc

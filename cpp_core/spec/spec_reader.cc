@@ -1,0 +1,361 @@
+#include "spec/spec_reader.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "spec/dict_reader.h"
+#include "spec/leo_reader.h"
+
+namespace orbitcc {
+namespace {
+
+TimeNs SecondsField(DictReader& r, const char* key, double fallback_s) {
+  const double s = r.Float(key, fallback_s);
+  if (s < 0 || s > 1e6) Fail(r.Field(key), "must be in [0, 1e6] seconds");
+  return static_cast<TimeNs>(std::llround(s * 1e9));
+}
+
+LinkState ScheduleEntry(const Value& item, const std::string& where) {
+  LinkState s;
+  if (item.is_map()) {
+    DictReader r(item, where);
+    s.time = SecondsField(r, "t_s", 0.0);
+    s.capacity_bps = r.Float("capacity_mbps", 0.0) * 1e6;
+    s.propagation_delay = SpanNs(r.Float("delay_ms", 0.0) * 1e6);
+    s.loss_rate = r.Float("loss_rate", 0.0);
+    s.drop_arrivals = r.Bool("drop_arrivals", false);
+    s.handover = r.Bool("handover", false);
+    r.RejectUnknown();
+    return s;
+  }
+  if (!item.is_list()) {
+    Fail(where,
+         "must be [t_s, capacity_mbps, delay_ms(, loss_rate)] or a mapping");
+  }
+  const Value::Items& row = item.items();
+  if (row.size() < 3 || row.size() > 4) {
+    Fail(where,
+         "must be [t_s, capacity_mbps, delay_ms(, loss_rate)] or a mapping");
+  }
+  // Each entry a finite number (not a bool), checked before conversion.
+  auto number = [&](size_t k, const char* name) {
+    const Value& v = row[k];
+    if (!v.is_number()) {
+      Fail(where + "[" + std::to_string(k) + "]",
+           std::string(name) + " must be a number");
+    }
+    const double x = v.AsDouble();
+    if (!std::isfinite(x)) {
+      Fail(where + "[" + std::to_string(k) + "]",
+           std::string(name) + " must be finite");
+    }
+    return x;
+  };
+  const double t_s = number(0, "t_s");
+  if (t_s < 0 || t_s > 1e6) Fail(where, "t_s must be in [0, 1e6] seconds");
+  s.time = static_cast<TimeNs>(std::llround(t_s * 1e9));
+  s.capacity_bps = number(1, "capacity_mbps") * 1e6;
+  s.propagation_delay = SpanNs(number(2, "delay_ms") * 1e6);
+  if (row.size() == 4) s.loss_rate = number(3, "loss_rate");
+  return s;
+}
+
+LinkSpec ParseLink(const Value& obj, const std::string& where,
+                   std::vector<std::string>* warnings) {
+  DictReader r(obj, where);
+  LinkSpec l;
+  l.name = r.Str("name", where);
+  l.capacity_bps = r.Float("capacity_mbps", 100.0) * 1e6;
+  const double delay_ms = r.Float("delay_ms", 10.0);
+  if (delay_ms < 0) Fail(r.Field("delay_ms"), "must be >= 0");
+  l.delay = SpanNs(delay_ms * 1e6);
+  l.loss_rate = r.Float("loss_rate", 0.0);
+  l.buffer_packets =
+      static_cast<uint64_t>(r.Int("buffer_packets", 0, 0, int64_t{1} << 40));
+  l.buffer_bytes =
+      static_cast<uint64_t>(r.Int("buffer_bytes", 0, 0, int64_t{1} << 50));
+  l.bottleneck = r.Bool("bottleneck", false);
+  const Value::Items& schedule = r.List("schedule");
+  for (size_t i = 0; i < schedule.size(); ++i) {
+    l.schedule.push_back(ScheduleEntry(
+        schedule[i], r.Field("schedule") + "[" + std::to_string(i) + "]"));
+  }
+  l.schedule_period = SecondsField(r, "schedule_period_s", 0.0);
+  // Time-varying models (LEO geometry, channels, traces) replace the
+  // constants and the schedule above.
+  if (r.Has("process")) {
+    l.make_process = ParseLinkProcess(r.Get("process"), r.Field("process"));
+  }
+  // Overlays (loss, then jitter) wrap the process, or a constant link when
+  // the link has none.
+  auto base_process = [&l]() -> ProcessFactory {
+    if (l.make_process) return l.make_process;
+    std::vector<LinkState> states = l.schedule;
+    if (states.empty()) {
+      LinkState s;
+      s.capacity_bps = l.capacity_bps;
+      s.propagation_delay = l.delay;
+      s.loss_rate = l.loss_rate;
+      states.push_back(s);
+    }
+    const TimeNs period = l.schedule_period;
+    return [states, period](uint64_t, int) {
+      return std::make_unique<ScheduleProcess>(states, period);
+    };
+  };
+  if (r.Has("loss_process")) {
+    l.make_process = ParseLossOverlay(base_process(), r.Get("loss_process"),
+                                      r.Field("loss_process"));
+  }
+  if (r.Has("jitter")) {
+    l.make_process =
+        ParseJitterOverlay(base_process(), r.Get("jitter"), r.Field("jitter"));
+  }
+  if (r.Has("router")) {
+    l.make_router_agent = ParseRouter(r.Get("router"), r.Field("router"),
+                                      l.buffer_bytes, warnings);
+  }
+  r.RejectUnknown();
+  return l;
+}
+
+// "app": {"kind": ..., params}. Each kind accepts only its own keys:
+//   bulk     -
+//   file     bytes
+//   cbr      rate_mbps, chunk_bytes, duration_s
+//   poisson  rate_mbps (mean), chunk_bytes, duration_s
+//   onoff    rate_mbps (while on), chunk_bytes, shape, mean_on_s, mean_off_s,
+//            duration_s
+//   video    rate_mbps (5.24), fps (30), startup_delay_s (2), duration_s
+// A file app sets FlowSpec::file_bytes (the same as the flow's file_bytes).
+void ParseApp(const Value& obj, const std::string& where, AppSpec* app,
+              uint64_t* file_bytes) {
+  DictReader r(obj, where);
+  const std::string kind = r.Choice(
+      "kind", "bulk", {"bulk", "file", "cbr", "poisson", "onoff", "video"});
+  AppSpec& a = *app;
+  auto required_rate = [&]() {
+    if (!r.Has("rate_mbps"))
+      Fail(r.Field("rate_mbps"), "is required for '" + kind + "'");
+    return r.FloatIn("rate_mbps", 0.0, 0.0, 1e6, /*lo_open=*/true) * 1e6;
+  };
+  auto chunk = [&]() {
+    return static_cast<uint32_t>(r.Int("chunk_bytes", 0, 1, 1 << 24));
+  };
+  if (kind == "bulk") {
+    a.kind = AppSpec::Kind::kBulk;
+  } else if (kind == "file") {
+    a.kind = AppSpec::Kind::kFile;
+    if (!r.Has("bytes")) Fail(r.Field("bytes"), "is required for 'file'");
+    *file_bytes = static_cast<uint64_t>(r.Int("bytes", 0, 1, int64_t{1} << 50));
+  } else if (kind == "cbr" || kind == "poisson") {
+    a.kind = kind == "cbr" ? AppSpec::Kind::kCbr : AppSpec::Kind::kPoisson;
+    a.rate_bps = required_rate();
+    a.chunk_bytes = chunk();
+  } else if (kind == "onoff") {
+    a.kind = AppSpec::Kind::kOnOff;
+    a.rate_bps = required_rate();
+    a.chunk_bytes = chunk();
+    a.shape = r.FloatIn("shape", 1.3, 1.0, 100.0, /*lo_open=*/true);
+    a.mean_on = SecondsField(r, "mean_on_s", 0.16);
+    a.mean_off = SecondsField(r, "mean_off_s", 0.16);
+    if (a.mean_on <= 0) Fail(r.Field("mean_on_s"), "must be > 0");
+    if (a.mean_off <= 0) Fail(r.Field("mean_off_s"), "must be > 0");
+  } else {
+    a.kind = AppSpec::Kind::kVideo;
+    a.rate_bps = r.FloatIn("rate_mbps", 5.24, 0.0, 1e6, /*lo_open=*/true) * 1e6;
+    a.fps = r.FloatIn("fps", 30.0, 0.0, 1000.0, /*lo_open=*/true);
+    a.startup_delay = SecondsField(r, "startup_delay_s", 2.0);
+  }
+  if (kind != "bulk" && kind != "file") {
+    a.duration = SecondsField(r, "duration_s", 0.0);
+  }
+  r.RejectUnknown();
+}
+
+// A free-form table of numbers ({name: number}). Controller parameters must
+// be finite numbers; transport parameters any number, a bool counting as 0 or
+// 1 (e.g. "rack": true).
+std::map<std::string, double> NumberTable(DictReader& parent, const char* key,
+                                          bool controller) {
+  std::map<std::string, double> out;
+  DictReader params(parent.Get(key), parent.Field(key));
+  for (const auto& [name, v] : params.value().members()) {
+    if (!controller && v.is_bool()) {
+      out[name] = v.AsBool() ? 1.0 : 0.0;
+      continue;
+    }
+    if (!v.is_number() || (controller && !std::isfinite(v.AsDouble()))) {
+      Fail(params.Field(name),
+           controller ? "must be a finite number" : "must be a number");
+    }
+    out[name] = v.AsDouble();
+  }
+  return out;
+}
+
+FlowSpec ParseFlow(const Value& obj, const std::string& where) {
+  DictReader r(obj, where);
+  FlowSpec f;
+  f.name = r.Str("name", where);
+  f.transport = r.Str("transport", "quic");
+  f.controller = r.Str("controller", "cubic");
+  if (r.Has("controller_params")) {
+    f.controller_params =
+        NumberTable(r, "controller_params", /*controller=*/true);
+  }
+  if (r.Has("transport_params")) {
+    f.transport_params =
+        NumberTable(r, "transport_params", /*controller=*/false);
+  }
+  const Value::Items& paths = r.List("paths");
+  for (size_t i = 0; i < paths.size(); ++i) {
+    DictReader p(paths[i], r.Field("paths") + "[" + std::to_string(i) + "]");
+    PathSpec path;
+    path.forward = p.IntList("forward");
+    path.reverse = p.IntList("reverse");
+    const Value::Items& changes = p.List("changes");
+    for (size_t c = 0; c < changes.size(); ++c) {
+      DictReader rc(changes[c],
+                    p.Field("changes") + "[" + std::to_string(c) + "]");
+      RouteChange change;
+      change.time = SecondsField(rc, "t_s", 0.0);
+      change.forward = rc.IntList("forward");
+      change.reverse = rc.IntList("reverse");
+      rc.RejectUnknown();
+      path.changes.push_back(change);
+    }
+    path.join = SecondsField(p, "join_s", 0.0);
+    const Value::Items& events = p.List("events");
+    for (size_t k = 0; k < events.size(); ++k) {
+      DictReader ev(events[k],
+                    p.Field("events") + "[" + std::to_string(k) + "]");
+      PathEvent event;
+      event.time = SecondsField(ev, "t_s", 0.0);
+      const std::string action = ev.Str("action", "");
+      if (action == "abandon") {
+        event.action = PathEvent::Action::kAbandon;
+      } else if (action == "restore") {
+        event.action = PathEvent::Action::kRestore;
+      } else {
+        Fail(ev.Field("action"),
+             "unknown action '" + action + "'; allowed: abandon, restore");
+      }
+      ev.RejectUnknown();
+      path.events.push_back(event);
+    }
+    p.RejectUnknown();
+    f.paths.push_back(path);
+  }
+  f.scheduler = r.Str("scheduler", "minrtt");
+  f.file_bytes =
+      static_cast<uint64_t>(r.Int("file_bytes", 0, 0, int64_t{1} << 50));
+  f.start = SecondsField(r, "start_s", 0.0);
+  f.start_jitter = SecondsField(r, "start_jitter_s", 0.0);
+  f.stop = SecondsField(r, "stop_s", 0.0);
+  if (r.Has("pacing")) f.pacing = r.Bool("pacing", false) ? 1 : 0;
+  f.background = r.Bool("background", false);
+  if (r.Has("app")) {
+    if (f.file_bytes != 0) {
+      Fail(r.Field("file_bytes"),
+           "give either file_bytes or app (app: {kind: file, bytes: N})");
+    }
+    ParseApp(r.Get("app"), r.Field("app"), &f.app, &f.file_bytes);
+  }
+  // Multi-stream QUIC: "streams": [{name, weight, app}, ...] and
+  // "stream_scheduler" (transport/stream_scheduler.h). ValidateSpec checks
+  // the values against StreamParams().
+  f.max_window_bytes =
+      static_cast<uint64_t>(r.Int("max_window_bytes", 0, 0, int64_t{1} << 40));
+  f.stream_scheduler = r.Str("stream_scheduler", "rr");
+  const Value::Items& streams = r.List("streams");
+  for (size_t k = 0; k < streams.size(); ++k) {
+    DictReader sr(streams[k],
+                  r.Field("streams") + "[" + std::to_string(k) + "]");
+    StreamSpec st;
+    st.name = sr.Str("name", "stream" + std::to_string(k));
+    st.weight = sr.Float("weight", 1.0);
+    if (sr.Has("app")) {
+      uint64_t file_bytes = 0;
+      ParseApp(sr.Get("app"), sr.Field("app"), &st.app, &file_bytes);
+      if (file_bytes != 0) {
+        Fail(sr.Field("app"),
+             "'file' is not a stream application; allowed: "
+             "bulk, cbr, poisson, onoff");
+      }
+    }
+    sr.RejectUnknown();
+    f.streams.push_back(st);
+  }
+  r.RejectUnknown();
+  return f;
+}
+
+Range RangeField(DictReader& r, const char* key, Range fallback) {
+  if (!r.Has(key)) return fallback;
+  const std::vector<double> v = r.FloatList(key, 2);
+  return Range{v[0], v[1]};
+}
+
+// `randomize`: sim/domain_randomization.h. Ranges are [lo, hi] pairs.
+DomainRandomization ParseRandomization(const Value& obj,
+                                       const std::string& where) {
+  DictReader r(obj, where);
+  DomainRandomization dr;
+  dr.enabled = r.Bool("enabled", true);
+  dr.split = ParseSplit(r.Choice("split", "none", {"none", "train", "test"}));
+  dr.capacity_scale = RangeField(r, "capacity_scale", dr.capacity_scale);
+  dr.extra_rtt_ms = RangeField(r, "extra_rtt_ms", dr.extra_rtt_ms);
+  dr.buffer_scale = RangeField(r, "buffer_scale", dr.buffer_scale);
+  dr.handover_outage_s =
+      RangeField(r, "handover_outage_s", dr.handover_outage_s);
+  dr.background_flows = RangeField(r, "background_flows", dr.background_flows);
+  dr.background_start_s =
+      RangeField(r, "background_start_s", dr.background_start_s);
+  dr.holdout_param = r.Str("holdout_param", "");
+  dr.holdout_fraction = r.Float("holdout_fraction", 0.0);
+  r.RejectUnknown();
+  ValidateRandomization(dr);
+  return dr;
+}
+
+}  // namespace
+
+SimulationSpec SpecFromValue(const Value& dict,
+                             std::vector<std::string>* warnings) {
+  if (!dict.is_map()) Fail("spec", "must be a mapping");
+  DictReader r(dict, "");
+  SimulationSpec spec;
+  const int64_t seed = r.Int("seed", 0, 0, INT64_MAX);
+  spec.seed = static_cast<uint64_t>(seed);
+  spec.duration = SecondsField(r, "duration_s", 10.0);
+  spec.sample_interval = SecondsField(r, "sample_interval_s", 0.1);
+  spec.record_series = r.Bool("record_series", true);
+  spec.stop_when_complete = r.Bool("stop_when_complete", false);
+  spec.packet_bytes = static_cast<uint32_t>(
+      r.Param(FindParam(SimulationParams(), "packet_bytes")));
+  spec.initial_window_packets = static_cast<uint32_t>(
+      r.Param(FindParam(SimulationParams(), "initial_window_packets")));
+  const Value::Items& links = r.List("links");
+  for (size_t i = 0; i < links.size(); ++i) {
+    spec.links.push_back(
+        ParseLink(links[i], "links[" + std::to_string(i) + "]", warnings));
+  }
+  const Value::Items& flows = r.List("flows");
+  for (size_t i = 0; i < flows.size(); ++i) {
+    spec.flows.push_back(
+        ParseFlow(flows[i], "flows[" + std::to_string(i) + "]"));
+  }
+  if (r.Has("oracle"))
+    spec.make_oracle = ParseOracle(r.Get("oracle"), "oracle");
+  if (r.Has("randomize")) {
+    spec.randomization = ParseRandomization(r.Get("randomize"), "randomize");
+  }
+  r.RejectUnknown();
+  return spec;
+}
+
+}  // namespace orbitcc
