@@ -2,7 +2,7 @@
 // (orbital access, MACO along-track, ISL path, LMS / on-off channels, traces),
 // its "loss_process" overlay, its "router" agent, and the spec's "oracle"
 // section. Each model kind registers its parser and the keys it accepts in
-// one table (leo_from_dict.cc, ModelKinds). Every error is a
+// one table (leo_reader.cc, ModelKinds). Every error is a
 // std::invalid_argument naming the field and, for enumerations, the allowed
 // values. Files are read (and every model built once) while parsing, so a bad
 // config fails before the simulation starts; trace files are read once per
