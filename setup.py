@@ -1,4 +1,5 @@
-"""Thin setup.py: CMake (cpp_core/CMakeLists.txt) builds orbitcc._core.
+"""Thin setup.py: CMake (cpp_core/CMakeLists.txt) builds orbitcc._core (and
+the native runner orbitcc/orbitcc_run).
 
 The top-level folders of the repository map into the `orbitcc` package:
 env/ -> orbitcc.env, baselines/ -> orbitcc.baselines, agents/ -> orbitcc.agents,
@@ -30,7 +31,9 @@ def _tool(name: str) -> str:
 
 
 class CMakeBuild(build_ext):
-    """Configures cpp_core with CMake and builds the `_core` target.
+    """Configures cpp_core with CMake and builds the `_core` module and the
+    native runner `orbitcc_run` (placed beside the module; orbitcc.ns3 times a
+    whole process with it).
 
     ORBITCC_CMAKE_BUILD_DIR (optional) names a persistent build directory and
     ORBITCC_BUILD_TESTING=1 configures the C++ tests there too, so `make test`
@@ -66,10 +69,16 @@ class CMakeBuild(build_ext):
         subprocess.run(configure, cwd=build_dir, check=True)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
         subprocess.run(
-            [cmake, "--build", ".", "--target", "_core", "--parallel", jobs],
+            [cmake, "--build", ".", "--target", "_core", "orbitcc_run", "--parallel", jobs],
             cwd=build_dir,
             check=True,
         )
+        # An editable install imports the package from the source tree, where
+        # setuptools copies the module but knows nothing of the runner.
+        if getattr(self, "editable_mode", False) or self.inplace:
+            import shutil
+
+            shutil.copy2(out_dir / "orbitcc_run", ROOT / "orbitcc" / "orbitcc_run")
 
 
 # Top-level folders mapped into the package; a layer appears once it exists.

@@ -10,7 +10,7 @@ CPP = Path(__file__).resolve().parents[1] / "cpp_core"
 # Bottom to top; layers in one tuple sit side by side.
 LAYERS: list[tuple[str, ...]] = [
     ("sim",), ("net",), ("cc",), ("metrics",), ("transport", "app", "leo"),
-    ("engine",), ("env", "spec"), ("bindings",),
+    ("engine",), ("env", "spec"), ("bindings", "tools"),
 ]
 RANK = {name: rank for rank, group in enumerate(LAYERS) for name in group}
 INCLUDE = re.compile(r'^#include "([a-z_]+)/', re.MULTILINE)

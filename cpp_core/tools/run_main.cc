@@ -1,0 +1,175 @@
+// orbitcc_run: runs simulation specs given as JSON files, natively.
+//
+//   orbitcc_run [--out OUT.json] SPEC.json [SPEC.json ...]
+//
+// Each spec is the dict orbitcc._core.Simulation accepts (read by the same
+// reader, spec/spec_reader.h). A run steps the simulation every
+// `sample_interval_s` and records each subflow's congestion window after
+// every step, as orbitcc.ns3.run_orbitcc does through the module, so both
+// give the same numbers. The result (to OUT.json, or stdout) is
+//
+//   {"runs": [{"spec": path, "wall_s", "cpu_s", "events",
+//              "cwnd": {"t_s": [...], "cwnd_bytes": [[...] per subflow]},
+//              "probes": [Simulation.probe(i) per subflow, at the end],
+//              "summary": Simulation.summary()}, ...]}
+//
+// wall_s / cpu_s time the step loop only (build and JSON excluded), like
+// run_orbitcc. Any error (unreadable file, malformed JSON, invalid spec)
+// prints one line "orbitcc_run: <file>: <problem>" and exits with status 1;
+// bad usage exits with status 2.
+#include <time.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/simulation.h"
+#include "spec/spec_reader.h"
+#include "spec/summary_value.h"
+#include "spec/value.h"
+
+namespace orbitcc {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: orbitcc_run [--out OUT.json] SPEC.json [SPEC.json ...]";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw std::runtime_error("cannot read the file: " +
+                             std::string(std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw std::runtime_error("error while reading the file");
+  return text.str();
+}
+
+double CpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+Value RunOne(const std::string& path) {
+  const Value doc = ParseJson(ReadFile(path));
+  std::vector<std::string> warnings;
+  SimulationSpec spec = SpecFromValue(doc, &warnings);
+  for (const std::string& w : warnings) {
+    std::cerr << "orbitcc_run: " << path << ": warning: " << w << "\n";
+  }
+  const TimeNs interval = spec.sample_interval;
+  if (interval <= 0) {
+    throw std::invalid_argument("sample_interval_s: must be > 0 to sample");
+  }
+  Simulation sim(std::move(spec));
+  const int n = sim.num_subflows();
+  Value t_s = Value::List();
+  std::vector<std::vector<double>> cwnd(static_cast<size_t>(n));
+  const auto wall_start = std::chrono::steady_clock::now();
+  const double cpu_start = CpuSeconds();
+  while (sim.Step(interval)) {
+    t_s.Append(ToSeconds(sim.now()));
+    for (int i = 0; i < n; ++i) {
+      cwnd[static_cast<size_t>(i)].push_back(
+          static_cast<double>(sim.Probe(i).cwnd_bytes));
+    }
+  }
+  const double cpu = CpuSeconds() - cpu_start;
+  const double wall = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - wall_start)
+                          .count();
+  Value run = Value::Map();
+  run["spec"] = path;
+  run["wall_s"] = wall;
+  run["cpu_s"] = cpu;
+  run["events"] = sim.events_processed();
+  Value trace = Value::Map();
+  trace["t_s"] = std::move(t_s);
+  Value windows = Value::List();
+  for (const auto& c : cwnd) windows.Append(Value(c));
+  trace["cwnd_bytes"] = std::move(windows);
+  run["cwnd"] = std::move(trace);
+  Value probes = Value::List();
+  for (int i = 0; i < n; ++i) probes.Append(ProbeToValue(sim.Probe(i)));
+  run["probes"] = std::move(probes);
+  run["summary"] = SummaryToValue(sim.Summarize());
+  return run;
+}
+
+int Main(int argc, char** argv) {
+  std::string out_path;
+  std::vector<std::string> specs;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--out" || arg == "-o") {
+      if (i + 1 >= argc) {
+        std::cerr << "orbitcc_run: " << arg << " needs a file\n" << kUsage
+                  << "\n";
+        return 2;
+      }
+      out_path = argv[++i];
+    } else if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage << "\n";
+      return 0;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      std::cerr << "orbitcc_run: unknown option " << arg << "\n"
+                << kUsage << "\n";
+      return 2;
+    } else {
+      specs.push_back(arg);
+    }
+  }
+  if (specs.empty()) {
+    std::cerr << kUsage << "\n";
+    return 2;
+  }
+  Value runs = Value::List();
+  for (const std::string& path : specs) {
+    try {
+      runs.Append(RunOne(path));
+    } catch (const std::exception& e) {
+      std::cerr << "orbitcc_run: " << path << ": " << e.what() << "\n";
+      return 1;
+    }
+  }
+  Value result = Value::Map();
+  result["runs"] = std::move(runs);
+  const std::string text = WriteJson(result) + "\n";
+  if (out_path.empty()) {
+    std::cout << text;
+    std::cout.flush();
+    return std::cout ? 0 : 1;
+  }
+  std::ofstream out(out_path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) {
+    std::cerr << "orbitcc_run: " << out_path << ": cannot write the result: "
+              << std::strerror(errno) << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace orbitcc
+
+int main(int argc, char** argv) {
+  try {
+    return orbitcc::Main(argc, argv);
+  } catch (const std::exception& e) {  // e.g. out of memory
+    std::cerr << "orbitcc_run: " << e.what() << "\n";
+    return 1;
+  }
+}
