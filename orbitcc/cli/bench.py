@@ -266,14 +266,17 @@ def time_imports(repeats: int) -> dict[str, Any]:
 
 def time_whole_process(repeats: int, duration_s: float = 30.0) -> dict[str, Any]:
     """One validation row (NewReno over TCP, 100 Mb/s, 30 s, docs/validation.md)
-    as a whole process (``python -m orbitcc.ns3.orbitcc_row``) and in process."""
+    in process and as whole processes: the native runner (``orbitcc_run``, when
+    built) and the Python entry (``python -m orbitcc.ns3.orbitcc_row``)."""
     import tempfile
 
-    from orbitcc.ns3 import matrix, run_orbitcc
+    from orbitcc.ns3 import matrix, native_runner, run_orbitcc, run_orbitcc_native
 
     row = next(r for r in matrix("standard", duration_s) if r.name == "newreno-1-bdp")
     inproc = [run_orbitcc(row)["wall_s"] for _ in range(repeats)]
     whole = []
+    native: list[float] = []
+    runner, why = native_runner()
     with tempfile.TemporaryDirectory() as tmp:
         row_file = Path(tmp) / "row.json"
         row_file.write_text(json.dumps(row.to_json()))
@@ -282,8 +285,11 @@ def time_whole_process(repeats: int, duration_s: float = 30.0) -> dict[str, Any]
             subprocess.run([sys.executable, "-m", "orbitcc.ns3.orbitcc_row", str(row_file),
                             str(Path(tmp) / "out.json")], check=True)
             whole.append(time.perf_counter() - t)
+            if runner is not None:
+                native.append(run_orbitcc_native(row, runner, Path(tmp))["process_wall_s"])
     return {"row": row.name, "simulated_s": duration_s, "in_process_s": mean_std(inproc),
-            "whole_process_s": mean_std(whole)}
+            "whole_process_s": mean_std(whole),
+            "native_whole_process_s": mean_std(native) if native else why}
 
 
 def learning_figures(cfg: BenchConfig) -> dict[str, Any]:
@@ -373,7 +379,9 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         wp = report["whole_process"]
         lines.append(f"validation row {wp['row']} ({wp['simulated_s']:g} s, 100 Mb/s): "
                      f"{wp['in_process_s']['mean']:.3f} s in process, "
-                     f"{wp['whole_process_s']['mean']:.3f} s as a whole process")
+                     f"{wp['whole_process_s']['mean']:.3f} s as a Python process"
+                     + (f", {native['mean']:.3f} s as a native one (orbitcc_run)"
+                        if isinstance(native := wp["native_whole_process_s"], dict) else ""))
         lines.append(f"python overhead per env step: {report['python_overhead_us_per_step']:.2f}"
                      f" us (raw binding call {report['step_binding_overhead_us']['mean']:.2f} us)")
     lines.append(f"{report['env_scenario']} env steps/s: {report['env_steps_per_s']:.0f}; "

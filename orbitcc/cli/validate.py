@@ -9,7 +9,8 @@ Builds our ns-3 programs (validation/ns3/, against the installed ns-3.37), runs
 every row of the matrix in both simulators, prints metric / ns-3 / orbitcc /
 relative difference and the speed ratio measured in the same run (in process:
 ns-3's Simulator::Run vs orbitcc's Simulation.run; whole process: the ns-3
-program vs ``python -m orbitcc.ns3.orbitcc_row``), and writes
+program vs orbitcc's native runner ``orbitcc_run``, or ``python -m
+orbitcc.ns3.orbitcc_row`` when the runner is not built), and writes
 docs/validation.md (--doc) with the table, the cwnd overlay plot and a
 paragraph per row that differs by more than 10 %.
 
@@ -31,6 +32,7 @@ from typing import Any
 
 from orbitcc.ns3 import (
     INSTALL_HINT,
+    RUNNER,
     Metric,
     Ns3UnavailableError,
     Row,
@@ -38,8 +40,10 @@ from orbitcc.ns3 import (
     build_programs,
     compare,
     matrix,
+    native_runner,
     ns3_result,
     ns3_version,
+    run_orbitcc_native,
     run_timed,
 )
 
@@ -197,7 +201,13 @@ class Progress:
 
 
 def run_orbitcc_process(row: Row, workdir: Path, seed: int) -> dict[str, Any]:
-    """orbitcc's side of a row as a whole process (python + import + run)."""
+    """orbitcc's side of a row as a whole process: the native runner
+    (``orbitcc_run``: the row's seeds as spec files in, JSON out) when it is
+    built, else the Python entry (interpreter + import + run), with the reason
+    in ``process_fallback``."""
+    runner, why = native_runner()
+    if runner is not None:
+        return run_orbitcc_native(row, runner, workdir, seed)
     row_file = workdir / f"{row.name}.row.json"
     out = workdir / f"{row.name}.orbitcc.json"
     row_file.write_text(json.dumps(row.to_json()))
@@ -208,6 +218,8 @@ def run_orbitcc_process(row: Row, workdir: Path, seed: int) -> dict[str, Any]:
     result = json.loads(out.read_text())
     result["process_wall_s"] = proc["wall_s"]
     result["process_cpu_s"] = proc["cpu_s"]
+    result["process"] = "python -m orbitcc.ns3.orbitcc_row"
+    result["process_fallback"] = why
     return result
 
 
@@ -215,6 +227,10 @@ def run_matrix(rows: list[Row], workdir: Path, jobs: int, seed: int, reuse_ns3: 
                progress: bool) -> list[RowResult]:
     binary = build_programs()
     workdir.mkdir(parents=True, exist_ok=True)
+    _, why = native_runner()
+    if why:
+        print(f"orbitcc-validate: timing orbitcc's whole process with the Python entry: {why}",
+              file=sys.stderr)
     bar = Progress(2 * len(rows), progress)
     ns3_results: dict[str, dict[str, Any]] = {}
     orb_results: dict[str, dict[str, Any]] = {}
@@ -283,7 +299,7 @@ def speed(results: list[RowResult]) -> dict[str, Any]:
     # CPU seconds compare across runs too (cached ns-3 results included).
     cpu = [r.ns3["cpu_s"] / r.orbitcc["cpu_s"] for r in results if r.orbitcc["cpu_s"] > 0]
     # Whole processes in CPU seconds (wait4 of each process: ns-3's program,
-    # orbitcc's interpreter start, imports, spec, run and JSON).
+    # orbitcc's native runner or interpreter start and imports, spec, run, JSON).
     pcpu = [r.ns3["process_cpu_s"] / r.orbitcc["process_cpu_s"] for r in results
             if r.ns3.get("process_cpu_s") and r.orbitcc.get("process_cpu_s")]
     fresh = [r for r in results if not r.ns3.get("from_cache")]
@@ -320,13 +336,36 @@ def table_lines(results: list[RowResult], markdown: bool) -> list[str]:
     return lines
 
 
+def _process_method(results: list[RowResult]) -> str:
+    """How orbitcc's whole processes were run, for the report's prose."""
+    methods = {r.orbitcc.get("process", "") for r in results}
+    native = (f"orbitcc's native runner `{RUNNER}` (a C++ program built with the package: "
+              "process start, the row's seeds as JSON spec files read by the same spec "
+              "reader as the module, the runs sampled as `run_orbitcc` samples them, JSON "
+              "out; no interpreter)")
+    python = ("`python -m orbitcc.ns3.orbitcc_row` (interpreter start, `import orbitcc`, "
+              "spec, run, JSON out)")
+    if methods == {RUNNER}:
+        return native
+    why = sorted({r.orbitcc.get("process_fallback", "") for r in results} - {""})
+    reason = f" because {why[0]}" if why else ""
+    if RUNNER in methods:
+        return native + ", and for some rows " + python + reason
+    return python + reason
+
+
 def startup_costs(repeats: int = 5) -> dict[str, float]:
-    """Median CPU seconds (wait4) of starting the interpreter alone and of
-    starting it and importing what ``orbitcc.ns3.orbitcc_row`` imports."""
+    """Median CPU seconds (wait4) of starting the interpreter alone, of
+    starting it and importing what ``orbitcc.ns3.orbitcc_row`` imports, and
+    (when it is built) of starting the native runner (``--help``)."""
     def median_cpu(cmd: list[str]) -> float:
         return statistics.median(run_timed(cmd)["cpu_s"] for _ in range(repeats))
-    return {"interpreter_s": median_cpu([sys.executable, "-c", "pass"]),
-            "import_s": median_cpu([sys.executable, "-c", "import orbitcc.ns3"])}
+    costs = {"interpreter_s": median_cpu([sys.executable, "-c", "pass"]),
+             "import_s": median_cpu([sys.executable, "-c", "import orbitcc.ns3"])}
+    runner, _ = native_runner()
+    if runner is not None:
+        costs["native_s"] = median_cpu([str(runner), "--help"])
+    return costs
 
 
 def startup_paragraph(results: list[RowResult], costs: dict[str, float]) -> str:
@@ -337,20 +376,34 @@ def startup_paragraph(results: list[RowResult], costs: dict[str, float]) -> str:
         return ""
     r = min(one, key=lambda x: x.orbitcc["cpu_s"])
     ns3_cpu, run_cpu = r.ns3["process_cpu_s"], r.orbitcc["cpu_s"]
+    budget = ns3_cpu / 200
     fixed = costs["import_s"]
     multi = [r.ns3["process_cpu_s"] / r.orbitcc["process_cpu_s"] for r in results
              if r.row.seeds > 1 and r.row.cc != "bbr" and not r.ns3.get("from_cache")
              and r.orbitcc.get("process_cpu_s")]
-    text = (f"Where a one-seed row's whole-process CPU goes (median of 5 runs, measured "
-            f"with this report): starting the interpreter {costs['interpreter_s']:.3f} s, "
-            f"and importing `orbitcc.ns3` with it {fixed:.3f} s; then the run itself "
-            f"({r.row.name}: {run_cpu:.3f} s with its 600 cwnd samples). ns-3's program "
-            f"spends {ns3_cpu:.2f} CPU s on that row, so 200x as whole processes needs "
-            f"orbitcc's whole process within {ns3_cpu / 200:.3f} s, "
-            + ("less than the interpreter start and import alone" if fixed > ns3_cpu / 200
-               else "less than the start, import and run together"
-               if fixed + run_cpu > ns3_cpu / 200 else "which it meets")
-            + ": a Python entry point pays this fixed cost once per process.")
+    python = (f"starting the interpreter {costs['interpreter_s']:.3f} s, and importing "
+              f"`orbitcc.ns3` with it {fixed:.3f} s")
+    if r.orbitcc.get("process") == RUNNER and "native_s" in costs:
+        whole = r.orbitcc["process_cpu_s"]
+        text = (f"Where a one-seed row's whole-process CPU goes (median of 5 runs, measured "
+                f"with this report): starting the native runner `{RUNNER}` "
+                f"{costs['native_s']:.4f} s; the run itself ({r.row.name}: {run_cpu:.3f} s "
+                f"with its 600 cwnd samples); reading the spec, building the simulation and "
+                f"writing the JSON make up the rest of its {whole:.3f} s. ns-3's program "
+                f"spends {ns3_cpu:.2f} CPU s on that row, so 200x as whole processes needs "
+                f"orbitcc's whole process within {budget:.3f} s, "
+                + ("which it meets" if whole <= budget else "which it misses")
+                + f". A Python entry point would first pay {python}.")
+    else:
+        text = (f"Where a one-seed row's whole-process CPU goes (median of 5 runs, measured "
+                f"with this report): {python}; then the run itself "
+                f"({r.row.name}: {run_cpu:.3f} s with its 600 cwnd samples). ns-3's program "
+                f"spends {ns3_cpu:.2f} CPU s on that row, so 200x as whole processes needs "
+                f"orbitcc's whole process within {budget:.3f} s, "
+                + ("less than the interpreter start and import alone" if fixed > budget
+                   else "less than the start, import and run together"
+                   if fixed + run_cpu > budget else "which it meets")
+                + ": a Python entry point pays this fixed cost once per process.")
     if multi:
         span = (f"{min(multi):.0f}x" if round(min(multi)) == round(max(multi))
                 else f"{min(multi):.0f}-{max(multi):.0f}x")
@@ -509,13 +562,13 @@ def write_doc(results: list[RowResult], path: Path, plot_path: Path | None, comm
         "## Speed, measured in the same run",
         "",
         "In process: ns-3's `Simulator::Run()` against orbitcc's `Simulation.run()`. Whole "
-        "process: the ns-3 program against `python -m orbitcc.ns3.orbitcc_row` (interpreter "
-        "start, `import orbitcc`, spec, run, JSON out), each timed from outside. Both "
+        "process: the ns-3 program against " + _process_method(results) + ", each timed "
+        "from outside. Both "
         "sides ran on the same machine in the same run (orbitcc's rows first, then ns-3's), "
         "so they met comparable load; on a shared, loaded machine wall times stretch, so "
         "the CPU seconds of the two runs (last column) are the steadier comparison. Rows "
         "with little traffic (1 % loss) give ns-3 little work, so their ratios are small: "
-        "orbitcc's fixed cost (interpreter start, imports, 600 sampling steps) dominates.",
+        "orbitcc's fixed cost (process start, 600 sampling steps) dominates.",
         "",
         *speed_lines(results, markdown=True),
         "",

@@ -484,38 +484,28 @@ def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = SAMPLE_S,
     }
 
 
-def run_orbitcc(row: Row, seed: int = 1, transport: str = "tcp",
-                sample_interval_s: float = SAMPLE_S) -> dict[str, Any]:
-    """Runs one row in orbitcc (in this process); same keys as the ns-3 JSON.
-
-    The cwnd trace is sampled by stepping the core every ``sample_interval_s``
-    and reading each subflow's window (as ns-3's program samples its sockets),
-    so the run needs neither numpy nor the series store; ``wall_s``/``cpu_s``
-    time that whole loop.
-    """
-    from orbitcc import _core
-
+def run_spec(row: Row, seed: int = 1, transport: str = "tcp",
+             sample_interval_s: float = SAMPLE_S) -> dict[str, Any]:
+    """The spec ``run_orbitcc`` runs (and the native runner reads): the row's
+    spec without the series store (the cwnd trace is sampled by probing)."""
     spec = orbitcc_spec(row, seed, sample_interval_s=sample_interval_s, transport=transport)
     spec["record_series"] = False
-    sim = _core.Simulation(spec)
-    n = sim.num_subflows
-    t_s: list[float] = []
-    cwnd: list[list[float]] = [[] for _ in range(n)]
-    started = time.perf_counter()
-    cpu = time.process_time()
-    while sim.step(sample_interval_s):
-        t_s.append(sim.now_s)
-        for i in range(n):
-            cwnd[i].append(float(sim.probe(i)["cwnd_bytes"]))
-    cpu = time.process_time() - cpu
-    wall = time.perf_counter() - started
-    s = sim.summary()
+    return spec
+
+
+def orbitcc_result(row: Row, spec: dict[str, Any], summary: dict[str, Any],
+                   probes: list[dict[str, Any]], cwnd: dict[str, Any], wall_s: float,
+                   cpu_s: float, transport: str = "tcp") -> dict[str, Any]:
+    """One run's result (same keys as the ns-3 JSON) from what the core
+    reports: its summary, each subflow's final probe and the sampled cwnd
+    trace. In-process runs (``run_orbitcc``) and the native runner's JSON
+    (``run_orbitcc_native``) both go through here."""
     # The spec's own draws (whole microseconds, see Row.starts_ms).
     start_ms = [round(flow["start_s"] * 1e3, 3) for flow in spec["flows"]]
     flows = []
-    for i, f in enumerate(s["flows"]):
+    for i, f in enumerate(summary["flows"]):
         reverse_ms = row.rtt(i) / 2  # the ACK path's propagation delay
-        probe = sim.probe(i)  # one subflow per flow here
+        probe = probes[i]  # one subflow per flow here
         flows.append({
             "cc": row.cc, "base_rtt_ms": row.rtt(i), "start_ms": start_ms[i],
             # orbitcc rates a flow over the time since its start; ns-3's program
@@ -529,13 +519,96 @@ def run_orbitcc(row: Row, seed: int = 1, transport: str = "tcp",
             "timeouts": f["timeouts"], "spurious_losses": f["loss_truth"]["spurious"],
         })
     return {
-        "simulator": "orbitcc", "transport": transport, "wall_s": wall, "cpu_s": cpu,
+        "simulator": "orbitcc", "transport": transport, "wall_s": wall_s, "cpu_s": cpu_s,
         "duration_s": row.duration_s,
         "goodput_mbps": sum(f["goodput_mbps"] for f in flows),
         "jain_fairness": jain([f["goodput_mbps"] for f in flows]),
         "buffer_packets": row.buffer_packets, "flows": flows,
-        "cwnd": {"t_s": t_s, "cwnd_bytes": cwnd},
+        "cwnd": {"t_s": cwnd["t_s"], "cwnd_bytes": cwnd["cwnd_bytes"]},
     }
+
+
+def run_orbitcc(row: Row, seed: int = 1, transport: str = "tcp",
+                sample_interval_s: float = SAMPLE_S) -> dict[str, Any]:
+    """Runs one row in orbitcc (in this process); same keys as the ns-3 JSON.
+
+    The cwnd trace is sampled by stepping the core every ``sample_interval_s``
+    and reading each subflow's window (as ns-3's program samples its sockets),
+    so the run needs neither numpy nor the series store; ``wall_s``/``cpu_s``
+    time that whole loop.
+    """
+    from orbitcc import _core
+
+    spec = run_spec(row, seed, transport, sample_interval_s)
+    sim = _core.Simulation(spec)
+    n = sim.num_subflows
+    t_s: list[float] = []
+    cwnd: list[list[float]] = [[] for _ in range(n)]
+    started = time.perf_counter()
+    cpu = time.process_time()
+    while sim.step(sample_interval_s):
+        t_s.append(sim.now_s)
+        for i in range(n):
+            cwnd[i].append(float(sim.probe(i)["cwnd_bytes"]))
+    cpu = time.process_time() - cpu
+    wall = time.perf_counter() - started
+    probes = [sim.probe(i) for i in range(n)]
+    return orbitcc_result(row, spec, sim.summary(), probes,
+                          {"t_s": t_s, "cwnd_bytes": cwnd}, wall, cpu, transport)
+
+
+# ---------------------------------------------------------------------------
+# orbitcc as a whole process: the native runner (cpp_core/tools/run_main.cc)
+
+RUNNER = "orbitcc_run"
+
+
+def native_runner() -> tuple[Path | None, str]:
+    """The native runner and, when there is none, why. The package build
+    (setup.py, ``make install``) places it beside ``orbitcc._core``;
+    ``ORBITCC_RUNNER`` names another binary."""
+    override = os.environ.get("ORBITCC_RUNNER")
+    if override:
+        path = Path(override)
+        if path.is_file() and os.access(path, os.X_OK):
+            return path, ""
+        return None, f"ORBITCC_RUNNER={override} is not an executable file"
+    import orbitcc
+
+    path = Path(orbitcc.__file__).resolve().parent / RUNNER
+    if path.is_file() and os.access(path, os.X_OK):
+        return path, ""
+    return None, (f"the native runner is not built ({path} is missing; "
+                  "rebuild the package: make install)")
+
+
+def run_orbitcc_native(row: Row, runner: Path, workdir: Path, seed: int = 1,
+                       transport: str = "tcp") -> dict[str, Any]:
+    """Runs the row's seeds (seed, seed + 1, ...) in one native runner process;
+    returns what ``average`` of ``run_orbitcc`` over them returns (the same
+    numbers), plus the process's wall and CPU seconds (``process_wall_s``,
+    ``process_cpu_s``: process start, reading the specs, the runs, JSON out)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    specs, files = [], []
+    for k in range(row.seeds):
+        spec = run_spec(row, seed + k, transport)
+        path = workdir / f"{row.name}.s{seed + k}.spec.json"
+        path.write_text(json.dumps(spec))
+        specs.append(spec)
+        files.append(str(path))
+    out = workdir / f"{row.name}.orbitcc-run.json"
+    proc = run_timed([str(runner), "--out", str(out), *files])
+    if proc["returncode"] != 0:
+        raise RuntimeError(f"{RUNNER} failed on row {row.name} (exit {proc['returncode']}): "
+                           + (proc["stderr"] or proc["stdout"])[-3000:])
+    runs = json.loads(out.read_text())["runs"]
+    result = average([orbitcc_result(row, spec, r["summary"], r["probes"], r["cwnd"],
+                                     r["wall_s"], r["cpu_s"], transport)
+                      for spec, r in zip(specs, runs, strict=True)])
+    result["process_wall_s"] = proc["wall_s"]
+    result["process_cpu_s"] = proc["cpu_s"]
+    result["process"] = RUNNER
+    return result
 
 
 def jain(xs: list[float]) -> float:

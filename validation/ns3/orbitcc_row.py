@@ -1,7 +1,10 @@
-"""One validation row in orbitcc as a whole process (the side-by-side timing of
-``orbitcc-validate``): ``python -m orbitcc.ns3.orbitcc_row ROW.json OUT.json``.
+"""One validation row in orbitcc as a Python process:
+``python -m orbitcc.ns3.orbitcc_row ROW.json OUT.json [SEED]``.
 
-Imports only what a run needs (the core, no Hydra, Gymnasium or plotting), as
+``orbitcc-validate`` times orbitcc's whole process with the native runner
+(``orbitcc_run``, see ``orbitcc.ns3.run_orbitcc_native``) and falls back to
+this entry when the runner is not built; ``orbitcc-bench`` times both. It
+imports only what a run needs (the core, no Hydra, Gymnasium or plotting), as
 a user's script that runs one scenario would.
 """
 
