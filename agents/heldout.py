@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 # Per-episode numbers in the evaluation table.
-TABLE_KEYS = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps", "loss_rate")
+TABLE_KEYS = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps",
+              "unfairness_pct", "loss_rate")
 
 
 def background_mbps(summary: dict[str, Any]) -> float:
@@ -45,16 +46,21 @@ def play(scenario: str, overrides: Sequence[str], seed: int,
     env = OrbitCCEnv(scenario=scenario, controller=controller, overrides=overrides,
                      info_level=0)
     obs, _ = env.reset(seed=seed)
-    total, done = 0.0, False
+    total, unfair, steps, done = 0.0, 0.0, 0, False
     while not done:
         action = policy(obs) if policy is not None else None
-        obs, reward, terminated, truncated, _ = env.step(action)
+        obs, reward, terminated, truncated, info = env.step(action)
         total += reward
+        unfair += float(info["unfairness"])
+        steps += 1
         done = terminated or truncated
     s = env.summary()
     env.close()
     return {"return": total, "throughput_mbps": float(s["throughput_mbps"]),
             "p95_delay_ms": float(s["p95_delay_ms"]), "background_mbps": background_mbps(s),
+            # Per step, the share (%) of what the background flows were owed
+            # (max-min, given their demand) that they did not get; episode mean.
+            "unfairness_pct": 100.0 * unfair / max(steps, 1),
             "loss_rate": float(s["loss_rate"])}
 
 
@@ -71,9 +77,9 @@ def aggregate(rows: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
 def table(results: dict[str, dict[str, tuple[float, float]]], n: int) -> str:
     """A Markdown table: entrant x (mean +- std) of TABLE_KEYS."""
     head = ("| entrant | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
-            "| loss rate |")
+            "| unfairness (%) | loss rate |")
     lines = [f"{n} held-out seeds (randomize.split=test), mean +- std", "", head,
-             "|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|"]
     for name, agg in results.items():
         cells = []
         for key in TABLE_KEYS:
@@ -87,20 +93,22 @@ def table(results: dict[str, dict[str, tuple[float, float]]], n: int) -> str:
 # seeds, same parameter draws, same channel), so per-seed differences remove
 # the spread between episodes (std of returns over seeds ~100, of paired
 # differences ~20-40) and say how often the agent wins.
-PAIRED_KEYS = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps")
+PAIRED_KEYS = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps",
+               "unfairness_pct")
+LOWER_IS_BETTER = ("p95_delay_ms", "unfairness_pct")
 
 
 def paired(agent: list[dict[str, float]], other: list[dict[str, float]]
            ) -> dict[str, dict[str, float]]:
     """Per-seed differences agent - other: mean, sample std and the number of
     seeds where the agent is better (higher return/throughput/background
-    throughput, lower p95 delay), per key of PAIRED_KEYS."""
+    throughput, lower p95 delay and unfairness), per key of PAIRED_KEYS."""
     if len(agent) != len(other):
         raise ValueError("paired comparison needs the same seeds for both entrants")
     out = {}
     for key in PAIRED_KEYS:
         d = np.array([a[key] - b[key] for a, b in zip(agent, other, strict=True)], dtype=float)
-        better = d < 0 if key == "p95_delay_ms" else d > 0
+        better = d < 0 if key in LOWER_IS_BETTER else d > 0
         out[key] = {"mean": float(d.mean()),
                     "std": float(d.std(ddof=1)) if len(d) > 1 else 0.0,
                     "wins": int(better.sum()), "n": len(d)}
@@ -110,8 +118,9 @@ def paired(agent: list[dict[str, float]], other: list[dict[str, float]]
 def paired_table(label: str, diffs: dict[str, dict[str, dict[str, float]]]) -> str:
     """Markdown: per baseline, agent - baseline (mean +- std, seeds won)."""
     lines = [f"{label} minus each baseline, per held-out seed: mean +- std (seeds won)", "",
-             "| baseline | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) |",
-             "|---|---|---|---|---|"]
+             "| baseline | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
+             "| unfairness (%) |",
+             "|---|---|---|---|---|---|"]
     for name, d in diffs.items():
         cells = [f"{d[k]['mean']:+.1f} +- {d[k]['std']:.1f} ({d[k]['wins']}/{d[k]['n']})"
                  for k in PAIRED_KEYS]

@@ -328,18 +328,21 @@ def test_zero_init_actor_plays_the_residual_base_exactly() -> None:
 def test_paired_comparison_counts_wins_per_seed() -> None:
     from orbitcc.agents.heldout import paired
 
-    def row(ret: float, thr: float, p95: float, bg: float) -> dict[str, float]:
+    def row(ret: float, thr: float, p95: float, bg: float,
+            unfair: float = 0.0) -> dict[str, float]:
         return {"return": ret, "throughput_mbps": thr, "p95_delay_ms": p95,
-                "background_mbps": bg, "loss_rate": 0.0}
+                "background_mbps": bg, "unfairness_pct": unfair, "loss_rate": 0.0}
 
-    agent = [row(10, 100, 40, 20), row(-5, 50, 60, 10), row(30, 80, 50, 30)]
-    base = [row(8, 90, 45, 20), row(-9, 60, 50, 12), row(31, 70, 40, 25)]
+    agent = [row(10, 100, 40, 20, 5), row(-5, 50, 60, 10, 1), row(30, 80, 50, 30, 2)]
+    base = [row(8, 90, 45, 20, 4), row(-9, 60, 50, 12, 3), row(31, 70, 40, 25, 2)]
     d = paired(agent, base)
     assert d["return"]["mean"] == pytest.approx(5 / 3)  # (2 + 4 - 1) / 3
     assert d["return"]["wins"] == 2 and d["return"]["n"] == 3
     assert d["throughput_mbps"]["mean"] == pytest.approx(10 / 3)
     assert d["p95_delay_ms"]["wins"] == 1  # lower delay wins: only the first seed
     assert d["background_mbps"]["wins"] == 1  # seed 2 leaves 5 Mb/s more, seed 1 takes 2
+    assert d["unfairness_pct"]["wins"] == 1  # lower unfairness wins: only seed 1 (a tie is no win)
+    assert d["unfairness_pct"]["mean"] == pytest.approx(-1 / 3)
     assert d["return"]["std"] == pytest.approx(float(np.std([2, 4, -1], ddof=1)))
     with pytest.raises(ValueError, match="same seeds"):
         paired(agent, base[:2])

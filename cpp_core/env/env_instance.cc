@@ -498,6 +498,7 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   m.declared_losses = declared;
   m.handovers = static_cast<double>(step_handovers_.size());
   m.reward = reward;
+  m.unfairness = Unfairness(config_.reward.fairness, sm_in);
   WriteMetricRow(m, StepMetricColumns(), out.metrics);
   *out.reward = reward;
   last_time_ = now;

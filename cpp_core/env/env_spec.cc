@@ -602,6 +602,7 @@ const std::vector<MetricColumn<StepMetrics>>& StepMetricColumns() {
       {"declared_losses", &M::declared_losses},
       {"handovers", &M::handovers},
       {"reward", &M::reward},
+      {"unfairness", &M::unfairness},
   };
   return kColumns;
 }

@@ -228,6 +228,9 @@ struct StepMetrics {
   double declared_losses = 0.0;    // by the senders' loss detection
   double handovers = 0.0;
   double reward = 0.0;
+  // The step's unfairness to the background flows (reward.fairness's
+  // metric, whatever the reward preset; 0: fair or nothing shared).
+  double unfairness = 0.0;
 };
 // Per subflow per step (info / render), by name.
 struct SubflowMetrics {
