@@ -234,6 +234,12 @@ void Cubic::IncreaseWindow(const AckEvent& ack) {
 // truncation rounds the concave target up by up to one segment, so on small
 // windows this grows faster than RFC 9438's real-valued curve. The
 // Reno-friendly estimate, when on, is applied as in RFC 9438 4.3.
+// Credit counted under a larger cnt is spent gently, as Linux's
+// tcp_cong_avoid_ai does since 4.0 ("apply them gently now"): on the plateau
+// (target <= cwnd, cnt = 100 cwnd) the count keeps rising, and once the
+// target passes cwnd and cnt falls to a few segments that credit buys one MSS
+// and is then dropped, not floor(credit / cnt) MSS at once, which would jump
+// past the target (e.g. 6 -> 8 segments towards a target of 7).
 void Cubic::LinuxIncrease(const AckEvent& ack, double segments_acked) {
   const double seg_cwnd = std::floor(static_cast<double>(cwnd_) / mss_);
   const double min_rtt =
@@ -250,6 +256,10 @@ void Cubic::LinuxIncrease(const AckEvent& ack, double segments_acked) {
   if (reno_friendly_ && w_est_ > seg_cwnd) {
     // RFC 9438 4.3 through the same counter: reach W_est within one window.
     cnt = std::min(cnt, std::max(seg_cwnd / (w_est_ - seg_cwnd), 1.0));
+  }
+  if (acked_count_ >= cnt) {  // credit from a larger cnt: one MSS, no more
+    acked_count_ = 0.0;
+    cwnd_ += mss_;
   }
   acked_count_ += segments_acked;
   if (acked_count_ >= cnt) {

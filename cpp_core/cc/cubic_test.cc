@@ -304,6 +304,33 @@ TEST(CubicTest, LinuxArithmeticGrowsAtMostOneSegmentPerTwoAcked) {
   EXPECT_EQ(c.cwnd_bytes(), w0 + 5 * kMss);
 }
 
+// Linux's tcp_cong_avoid_ai spends credit gathered under a larger cnt
+// gently. W_max 8, cwnd 5 (K = cbrt(3 / 0.4) = 1.957 s), min RTT 0.1 s. At
+// the epoch's first instant the target is 8 - floor(0.4 * 1.857^3) = 6, cnt =
+// 5: the 5th segment acknowledged makes cwnd 6. On the plateau that follows
+// (target 6, cnt = 600) 20 more segments are counted without growth. 0.3 s
+// later the target is 8 - floor(0.4 * 1.557^3) = 7 and cnt = 6: the credit of
+// 20 buys one MSS (cwnd 7) and is dropped, not floor(21 / 6) = 3 MSS (cwnd 9,
+// past the target); with cwnd = target the window then stays at 7.
+TEST(CubicTest, LinuxArithmeticSpendsOldCreditGently) {
+  const RttStats rtt = Rtt(Millis(100));
+  Cubic c(LinuxContext());
+  LoseAt(&c, 8, &rtt);
+  ASSERT_EQ(c.cwnd_bytes(), 5 * kMss);
+  for (int i = 1; i <= 25; ++i) {
+    c.OnAck(MakeAck(Millis(300), kMss, Millis(200), &rtt));
+    if (i == 4) EXPECT_EQ(c.cwnd_bytes(), 5 * kMss);
+    if (i == 5) EXPECT_EQ(c.cwnd_bytes(), 6 * kMss);
+  }
+  EXPECT_EQ(c.cwnd_bytes(), 6 * kMss);
+  c.OnAck(MakeAck(Millis(600), kMss, Millis(500), &rtt));
+  EXPECT_EQ(c.cwnd_bytes(), 7 * kMss);
+  for (int i = 0; i < 10; ++i) {
+    c.OnAck(MakeAck(Millis(600), kMss, Millis(500), &rtt));
+  }
+  EXPECT_EQ(c.cwnd_bytes(), 7 * kMss);
+}
+
 AckEvent SampledAck(TimeNs now, uint64_t bytes, TimeNs sent, TimeNs rtt,
                     const RttStats* stats) {
   AckEvent a = MakeAck(now, bytes, sent, stats);
