@@ -21,6 +21,9 @@ const ParamTable& Cubic::Params() {
                     "+1 MSS per floor(cwnd / (target - cwnd)) segments acked "
                     "(Linux bictcp_update, ns-3.37 TcpCubic)"),
           "0 over QUIC (RFC 9438), 1 over TCP (Linux, ns-3.37)"),
+      FlagParam("ns3_ack_counter", false,
+                "with linux_arithmetic: ns-3.37 TcpCubic's ACK counter, never "
+                "cleared (losses, timeouts) and +1 MSS at most per ACK"),
       DerivedDefault(
           FlagParam("hystart", false,
                     "HyStart: leave slow start on a long ACK "
@@ -51,6 +54,7 @@ Cubic::Cubic(const ControllerContext& ctx)
                                     ctx.over_tcp ? 0.0 : 1.0) != 0),
       linux_arithmetic_(ctx.params.Get(Params(), "linux_arithmetic",
                                        ctx.over_tcp ? 1.0 : 0.0) != 0),
+      ns3_ack_counter_(ctx.params.Get(Params(), "ns3_ack_counter") != 0),
       hystart_(ctx.params.Get(Params(), "hystart", ctx.over_tcp ? 1.0 : 0.0) !=
                0),
       hystart_low_window_(ctx.params.Get(Params(), "hystart_low_window")),
@@ -155,7 +159,10 @@ void Cubic::OnCongestionEvent(const LossEvent&) {
   }
   cwnd_ = ssthresh_;
   epoch_start_ = -1;
-  acked_count_ = 0.0;
+  // Linux clears snd_cwnd_cnt when a reduction starts
+  // (tcp_init_cwnd_reduction) and on CA_Loss (tcp_enter_loss); ns-3.37's
+  // GetSsThresh and CubicReset leave m_cWndCnt as it is.
+  if (!ns3_ack_counter_) acked_count_ = 0.0;
 }
 
 void Cubic::OnRetransmissionTimeout(TimeNs now) {
@@ -171,7 +178,7 @@ void Cubic::OnRetransmissionTimeout(TimeNs now) {
   w_max_ = 0.0;
   w_max_known_ = false;
   epoch_start_ = -1;
-  acked_count_ = 0.0;
+  if (!ns3_ack_counter_) acked_count_ = 0.0;
   // ns-3.37 / Linux: HyStart starts afresh (CubicReset, HystartReset).
   hystart_found_ = 0;
   delay_min_ = -1;
@@ -256,6 +263,20 @@ void Cubic::LinuxIncrease(const AckEvent& ack, double segments_acked) {
   if (reno_friendly_ && w_est_ > seg_cwnd) {
     // RFC 9438 4.3 through the same counter: reach W_est within one window.
     cnt = std::min(cnt, std::max(seg_cwnd / (w_est_ - seg_cwnd), 1.0));
+  }
+  if (ns3_ack_counter_) {
+    // ns-3.37 TcpCubic::IncreaseWindow: m_cWndCnt += segments acked; once it
+    // reaches cnt, cwnd += 1 MSS and cnt is taken off, at most once per ACK.
+    // The counter is never cleared, so what piled up on plateaus (in ns-3
+    // also the whole cumulative ACK that ends a recovery, which orbitcc does
+    // not count) lets cwnd step up by one MSS on every ACK for which the
+    // target is above cwnd.
+    acked_count_ += segments_acked;
+    if (acked_count_ >= cnt) {
+      acked_count_ -= cnt;
+      cwnd_ += mss_;
+    }
+    return;
   }
   if (acked_count_ >= cnt) {  // credit from a larger cnt: one MSS, no more
     acked_count_ = 0.0;

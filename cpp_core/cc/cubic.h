@@ -12,7 +12,9 @@
 // CA_Loss). linux_arithmetic switches to the whole-segment arithmetic of
 // Linux's bictcp_update (and ns-3.37's TcpCubic::Update): the target one
 // min RTT ahead is truncated to whole segments and the increase is +1 MSS per
-// floor(cwnd / (target - cwnd)) segments acknowledged (docs/tcp.md).
+// floor(cwnd / (target - cwnd)) segments acknowledged (docs/tcp.md);
+// ns3_ack_counter keeps that count as ns-3.37 does (never cleared, at most
+// +1 MSS per ACK) instead of Linux's tcp_cong_avoid_ai.
 // HyStart (Ha and Rhee 2011, as ns-3.37's TcpCubic and Linux run it; on by
 // default over TCP) leaves slow start when the ACK train of a round lasts
 // longer than the minimum RTT or the round's RTT rises by a threshold; see
@@ -55,6 +57,7 @@ class Cubic : public WindowController {
   bool fast_convergence_;
   bool reno_friendly_;
   bool linux_arithmetic_;
+  bool ns3_ack_counter_;  // ns-3.37's m_cWndCnt rules (with linux_arithmetic)
   bool w_max_known_ = false;  // a loss set W_max since the start / last RTO
   double w_max_ = 0.0;        // segments
   double k_ = 0.0;            // seconds

@@ -319,8 +319,12 @@ TEST(CubicTest, LinuxArithmeticSpendsOldCreditGently) {
   ASSERT_EQ(c.cwnd_bytes(), 5 * kMss);
   for (int i = 1; i <= 25; ++i) {
     c.OnAck(MakeAck(Millis(300), kMss, Millis(200), &rtt));
-    if (i == 4) EXPECT_EQ(c.cwnd_bytes(), 5 * kMss);
-    if (i == 5) EXPECT_EQ(c.cwnd_bytes(), 6 * kMss);
+    if (i == 4) {
+      EXPECT_EQ(c.cwnd_bytes(), 5 * kMss);
+    }
+    if (i == 5) {
+      EXPECT_EQ(c.cwnd_bytes(), 6 * kMss);
+    }
   }
   EXPECT_EQ(c.cwnd_bytes(), 6 * kMss);
   c.OnAck(MakeAck(Millis(600), kMss, Millis(500), &rtt));
@@ -329,6 +333,40 @@ TEST(CubicTest, LinuxArithmeticSpendsOldCreditGently) {
     c.OnAck(MakeAck(Millis(600), kMss, Millis(500), &rtt));
   }
   EXPECT_EQ(c.cwnd_bytes(), 7 * kMss);
+}
+
+// ns3_ack_counter: ns-3.37's m_cWndCnt is never cleared and buys at most one
+// MSS per ACK. As in LinuxArithmeticSpendsOldCreditGently, W_max 8 -> cwnd 6
+// with a credit of 20 from the plateau at 0.3 s. A loss at 0.4 s: W_max =
+// floor(6 * 1.7 / 2) = 5 (fast convergence), cwnd = floor(6 * 0.7) = 4. The
+// new epoch's first ACK (K = cbrt(1 / 0.4) = 1.357 s, target 5 - floor(0.4 *
+// 1.257^3) = 5, cnt 4) finds 20 + 1 in ns-3's counter: cwnd 5 at once (Linux
+// cleared it at the loss: 1 of 4). 20 s on (target in the thousands, cnt 2)
+// each ACK adds one MSS while the credit (17) lasts: +10 MSS in 10 ACKs,
+// where Linux adds one MSS per 2 segments acknowledged.
+TEST(CubicTest, Ns3AckCounterSurvivesLossesAndStepsOncePerAck) {
+  const RttStats rtt = Rtt(Millis(100));
+  ControllerContext ctx = LinuxContext();
+  ctx.params = ControllerParams({{"ns3_ack_counter", 1}});
+  Cubic ns3(ctx);
+  Cubic linux_cubic(LinuxContext());
+  for (Cubic* c : {&ns3, &linux_cubic}) {
+    LoseAt(c, 8, &rtt);
+    for (int i = 0; i < 25; ++i) {
+      c->OnAck(MakeAck(Millis(300), kMss, Millis(200), &rtt));
+    }
+    ASSERT_EQ(c->cwnd_bytes(), 6 * kMss);
+    c->OnPacketsLost(MakeLoss(Millis(400), kMss, Millis(350)));
+    ASSERT_EQ(c->cwnd_bytes(), 4 * kMss);
+    ASSERT_DOUBLE_EQ(c->w_max_segments(), 5.0);
+    c->OnAck(MakeAck(Millis(500), kMss, Millis(450), &rtt));
+  }
+  EXPECT_EQ(ns3.cwnd_bytes(), 5 * kMss);
+  EXPECT_EQ(linux_cubic.cwnd_bytes(), 4 * kMss);
+  for (int i = 0; i < 10; ++i) {
+    ns3.OnAck(MakeAck(Seconds(20.5), kMss, Seconds(20.4), &rtt));
+  }
+  EXPECT_EQ(ns3.cwnd_bytes(), 15 * kMss);
 }
 
 AckEvent SampledAck(TimeNs now, uint64_t bytes, TimeNs sent, TimeNs rtt,

@@ -432,7 +432,14 @@ NS3_TRANSPORT_PARAMS: dict[str, float] = {
 }
 # ns-3.37's TcpNewReno sets ssthresh to half the pipe (BytesInFlight()) when
 # recovery starts, not half the window as Linux and orbitcc's default do.
-NS3_CONTROLLER_PARAMS: dict[str, dict[str, float]] = {"newreno": {"ssthresh_from_pipe": 1.0}}
+# ns-3.37's TcpCubic keeps its ACK counter (m_cWndCnt) across losses and
+# timeouts and adds at most one MSS per ACK (Linux clears it at each reduction
+# and spends old credit as one MSS, tcp_cong_avoid_ai): on the 0.1 % and 1 %
+# loss rows this was a 20-30 % goodput difference (docs/tcp.md).
+NS3_CONTROLLER_PARAMS: dict[str, dict[str, float]] = {
+    "newreno": {"ssthresh_from_pipe": 1.0},
+    "cubic": {"ns3_ack_counter": 1.0},
+}
 ORBITCC_PACKET_BYTES = WIRE_DATA_BYTES
 def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = SAMPLE_S,
                  transport: str = "tcp") -> dict[str, Any]:
