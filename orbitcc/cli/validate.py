@@ -102,24 +102,26 @@ ROW_NOTES_AFTER_TCP = {
         "test an RTT above 100 ms; this buffer overflows first). Whether orbitcc should "
         "lose a segment sent during PRR recovery here is open."),
     "cubic-1-loss0.1": (
-        "**Open: orbitcc's CUBIC grows faster at small windows.** The ns-3 mean includes one "
-        "pathological run (seed 27: 20.4 Mb/s, twice the median, with 21,145 "
-        "retransmissions, 120 times the median; the other 49 retransmit at most 225 "
-        "segments). Without seed 27 on both sides ns-3 gives 9.79 ± 1.99 Mb/s and orbitcc "
-        "11.44 ± 2.22, +16.9 % (s.e. 4.4 %); the medians are 9.95 and 11.53. With RFC "
-        "9438's real-valued curve (`linux_arithmetic=0`) orbitcc was 35 % below ns-3 on "
-        "this row; with Linux's and ns-3's whole-segment target, W_max and ssthresh (the "
-        "TCP default) it is above. Known remaining differences: ns-3 keeps its ACK counter "
-        "across losses and times the target with a minimum RTT of its own (reset only on "
-        "RTOs); none is established as the cause."),
+        "**Found and matched (ACK counter).** ns-3.37's TcpCubic never clears its ACK "
+        "counter (m_cWndCnt) and adds at most one MSS per ACK, so credit piled up on "
+        "plateaus lets cwnd climb one MSS per ACK whenever the target is above it; Linux "
+        "clears the counter at each reduction. orbitcc had kept neither rule: it added "
+        "floor(credit / cnt) MSS at once, past the target. With Linux's counter orbitcc "
+        "was -6.3 % of ns-3 and with ns-3's (`ns3_ack_counter=1`, set for this "
+        "comparison) -5.3 % (s.e. 4.4 %), from +16.9 % (49 seeds, seed 27 left out on "
+        "both sides). The ns-3 mean includes one pathological run (seed 27: 20.4 Mb/s, "
+        "twice the median, with 21,145 retransmissions, 120 times the median; the other "
+        "49 retransmit at most 225 segments). Without seed 27 ns-3 gives 9.79 ± 1.99 Mb/s "
+        "and orbitcc 9.26 ± 2.31; the medians are 9.84 and 9.51."),
     "cubic-1-loss1": (
-        "**Open: orbitcc's CUBIC grows faster at small windows (see cubic-1-loss0.1).** The "
-        "ns-3 mean includes one pathological run (seed 13: 12.6 Mb/s, 8 times the median "
-        "of 1.51, with 14,358 retransmissions and 5 RTOs; the other 49 retransmit at most "
-        "75 segments), which is why the standard deviation is as large as the mean. "
-        "Without seed 13 on both sides ns-3 gives 1.56 ± 0.44 Mb/s and orbitcc "
-        "2.00 ± 0.49, +28.6 % (s.e. 6.0 %); the medians are 1.51 and 1.93. With 20 seeds "
-        "(1-20, seed 13 included) this row had looked within the target (+4 %)."),
+        "**Found and matched (ACK counter, see cubic-1-loss0.1); the mean is ns-3's "
+        "outlier.** With ns-3's counter orbitcc is -4.6 % (s.e. 5.8 %) of ns-3 without "
+        "seed 13 (from +28.6 %; Linux's counter: -11.7 %). The ns-3 mean includes one "
+        "pathological run (seed 13: 12.6 Mb/s, 8 times the median of 1.51, with 14,358 "
+        "retransmissions and 5 RTOs; the other 49 retransmit at most 75 segments), which "
+        "is why the standard deviation is as large as the mean. Without seed 13 on both "
+        "sides ns-3 gives 1.56 ± 0.44 Mb/s and orbitcc 1.49 ± 0.45; the medians are 1.50 "
+        "and 1.39."),
     "newreno-1-loss1": (
         "**Found and matched (ssthresh rule).** ns-3.37's TcpNewReno sets ssthresh to half "
         "the pipe when recovery starts, Linux and orbitcc's default to half the window; at "
