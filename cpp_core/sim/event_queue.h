@@ -35,47 +35,52 @@ struct Event {
 
 class EventQueue {
  public:
+  EventQueue() { heap_.reserve(64); }
   void Push(TimeNs time, EventKind kind, int32_t target, int64_t tag = 0) {
-    heap_.push_back(Event{time, next_seq_++, kind, target, tag});
-    SiftUp(heap_.size() - 1);
+    // The new event stays in registers while the hole moves up, and is
+    // stored once: storing it first and reloading it per level stalls.
+    const Event e{time, next_seq_++, kind, target, tag};
+    size_t i = heap_.size();
+    heap_.emplace_back();
+    Event* h = heap_.data();
+    while (i > 0) {
+      const size_t parent = (i - 1) / 2;
+      if (!Before(e, h[parent])) break;
+      h[i] = h[parent];
+      i = parent;
+    }
+    h[i] = e;
   }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
   const Event& top() const { return heap_.front(); }
   Event Pop() {
-    Event out = heap_.front();
-    heap_.front() = heap_.back();
+    const Event out = heap_.front();
+    const Event last = heap_.back();
     heap_.pop_back();
-    if (!heap_.empty()) SiftDown(0);
+    const size_t n = heap_.size();
+    if (n > 0) {
+      // Moves the hole at the root down and drops the last event into it.
+      Event* h = heap_.data();
+      size_t i = 0;
+      for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && Before(h[child + 1], h[child])) ++child;
+        if (!Before(h[child], last)) break;
+        h[i] = h[child];
+        i = child;
+      }
+      h[i] = last;
+    }
     return out;
   }
 
  private:
+  // (time, seq) is a strict total order (seq is unique), so the pop order
+  // does not depend on the heap's layout.
   static bool Before(const Event& a, const Event& b) {
     return a.time < b.time || (a.time == b.time && a.seq < b.seq);
-  }
-  void SiftUp(size_t i) {
-    Event e = heap_[i];
-    while (i > 0) {
-      size_t parent = (i - 1) / 2;
-      if (!Before(e, heap_[parent])) break;
-      heap_[i] = heap_[parent];
-      i = parent;
-    }
-    heap_[i] = e;
-  }
-  void SiftDown(size_t i) {
-    const size_t n = heap_.size();
-    Event e = heap_[i];
-    for (;;) {
-      size_t child = 2 * i + 1;
-      if (child >= n) break;
-      if (child + 1 < n && Before(heap_[child + 1], heap_[child])) ++child;
-      if (!Before(heap_[child], e)) break;
-      heap_[i] = heap_[child];
-      i = child;
-    }
-    heap_[i] = e;
   }
 
   std::vector<Event> heap_;
