@@ -9,11 +9,6 @@
 
 namespace orbitcc {
 
-void Simulation::Schedule(TimeNs time, EventKind kind, int32_t target,
-                          int64_t tag) {
-  events_.Push(time, kind, target, tag);
-}
-
 int Simulation::NewTimer(TimerOwner* owner, int which) {
   timers_.push_back(TimerSlot{owner, which, kTimeInfinite, kTimeInfinite});
   return static_cast<int>(timers_.size()) - 1;

@@ -102,8 +102,7 @@ class Simulation : public LinkHost, public Network, public TimerOwner {
   uint64_t events_processed() const { return events_processed_; }
 
   // LinkHost.
-  void Schedule(TimeNs time, EventKind kind, int32_t target,
-                int64_t tag) override;
+  EventQueue* event_queue() override { return &events_; }
   void OnLinkExit(TimeNs now, const Packet& packet) override;
   void OnLinkDrop(TimeNs now, const Packet& packet, LossCause cause) override;
   void OnLinkStateChange(TimeNs now, int link_id,

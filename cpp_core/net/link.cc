@@ -14,15 +14,16 @@ Link::Link(int id, LinkConfig config, std::unique_ptr<LinkProcess> process,
       config_(std::move(config)),
       process_(std::move(process)),
       seed_(seed),
-      host_(host) {}
+      host_(host),
+      events_(host->event_queue()) {}
 
 void Link::Start() {
   state_ = process_->Initial();
   state_.time = 0;
   has_next_state_ = process_->Next(&next_state_);
   if (has_next_state_) {
-    host_->Schedule(std::max<TimeNs>(next_state_.time, 0),
-                    EventKind::kLinkStateChange, id_, 0);
+    events_->Push(std::max<TimeNs>(next_state_.time, 0),
+                  EventKind::kLinkStateChange, id_, 0);
   }
 }
 
@@ -81,8 +82,8 @@ void Link::ScheduleTransmitted(TimeNs now) {
                               ? static_cast<TimeNs>(ns)
                               : kMaxSpanNs;
   tx_done_time_ = now + duration;
-  host_->Schedule(tx_done_time_, EventKind::kLinkTransmitted, id_,
-                  ++tx_generation_);
+  events_->Push(tx_done_time_, EventKind::kLinkTransmitted, id_,
+                ++tx_generation_);
 }
 
 void Link::OnTransmitted(TimeNs now, int64_t generation) {
@@ -109,7 +110,7 @@ void Link::OnTransmitted(TimeNs now, int64_t generation) {
     last_arrival_ = arrival;
     const bool was_empty = pipe_.empty();
     pipe_.push_back(InFlight{arrival, packet});
-    if (was_empty) host_->Schedule(arrival, EventKind::kLinkArrival, id_, 0);
+    if (was_empty) events_->Push(arrival, EventKind::kLinkArrival, id_, 0);
   }
   if (!queue_.empty()) StartTransmission(now);
 }
@@ -118,7 +119,7 @@ void Link::OnArrival(TimeNs now) {
   const Packet packet = pipe_.front().packet;
   pipe_.pop_front();
   if (!pipe_.empty()) {
-    host_->Schedule(pipe_.front().arrival, EventKind::kLinkArrival, id_, 0);
+    events_->Push(pipe_.front().arrival, EventKind::kLinkArrival, id_, 0);
   }
   host_->OnLinkExit(now, packet);
 }
@@ -161,7 +162,7 @@ void Link::OnStateChange(TimeNs now) {
       throw std::logic_error("link '" + config_.name +
                              "': link process produced a non-increasing time");
     }
-    host_->Schedule(next_state_.time, EventKind::kLinkStateChange, id_, 0);
+    events_->Push(next_state_.time, EventKind::kLinkStateChange, id_, 0);
   }
 }
 

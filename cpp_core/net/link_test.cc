@@ -27,10 +27,7 @@ class FakeHost : public LinkHost {
     LossCause cause;
   };
 
-  void Schedule(TimeNs time, EventKind kind, int32_t target,
-                int64_t tag) override {
-    events_.Push(time, kind, target, tag);
-  }
+  EventQueue* event_queue() override { return &events_; }
   void OnLinkExit(TimeNs now, const Packet& packet) override {
     exits.push_back({now, packet});
   }
