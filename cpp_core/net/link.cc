@@ -75,13 +75,20 @@ void Link::StartTransmission(TimeNs now) {
 }
 
 void Link::ScheduleTransmitted(TimeNs now) {
-  // Clamped to kMaxSpanNs: on a link so slow the packet does not leave
-  // within any episode, the clock must not overflow (sim/time.h).
-  const double ns = std::ceil(remaining_bits_ * 1e9 / state_.capacity_bps);
-  const TimeNs duration = ns < static_cast<double>(kMaxSpanNs)
-                              ? static_cast<TimeNs>(ns)
-                              : kMaxSpanNs;
-  tx_done_time_ = now + duration;
+  // Packets of one size at one capacity take the same time: the last
+  // result is reused (same inputs, same bits) instead of a division.
+  if (remaining_bits_ != memo_bits_ ||
+      state_.capacity_bps != memo_capacity_bps_) {
+    // Clamped to kMaxSpanNs: on a link so slow the packet does not leave
+    // within any episode, the clock must not overflow (sim/time.h).
+    const double ns = std::ceil(remaining_bits_ * 1e9 / state_.capacity_bps);
+    memo_duration_ = ns < static_cast<double>(kMaxSpanNs)
+                         ? static_cast<TimeNs>(ns)
+                         : kMaxSpanNs;
+    memo_bits_ = remaining_bits_;
+    memo_capacity_bps_ = state_.capacity_bps;
+  }
+  tx_done_time_ = now + memo_duration_;
   events_->Push(tx_done_time_, EventKind::kLinkTransmitted, id_,
                 ++tx_generation_);
 }

@@ -146,6 +146,10 @@ class Link {
   TimeNs tx_progress_time_ = 0;
   TimeNs tx_done_time_ = 0;
   int64_t tx_generation_ = 0;
+  // ScheduleTransmitted's last serialisation time and its inputs (-1: none).
+  double memo_bits_ = -1.0;
+  double memo_capacity_bps_ = -1.0;
+  TimeNs memo_duration_ = 0;
 
   uint64_t packet_index_ = 0;  // counter for per-packet random loss
   TimeNs capacity_accounted_until_ = 0;

@@ -41,7 +41,7 @@ class EventQueue {
     // stored once: storing it first and reloading it per level stalls.
     const Event e{time, next_seq_++, kind, target, tag};
     size_t i = heap_.size();
-    heap_.emplace_back();
+    heap_.push_back(e);
     Event* h = heap_.data();
     while (i > 0) {
       const size_t parent = (i - 1) / 2;
