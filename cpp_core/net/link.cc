@@ -40,12 +40,19 @@ bool Link::BufferFull(uint32_t incoming_bytes) const {
   return false;
 }
 
-void Link::Enqueue(TimeNs now, Packet packet) {
+void Link::Enqueue(TimeNs now, const Packet& packet) {
   if (router_ != nullptr && !packet.is_ack) {
     const RouterPacketInfo info = host_->DescribeForRouter(packet);
     router_->OnPacketArrival(now, info, queue_bytes_, state_.capacity_bps);
-    packet.rwnd_cap = std::min(packet.rwnd_cap, router_->WindowCap(now, info));
+    Packet capped = packet;
+    capped.rwnd_cap = std::min(packet.rwnd_cap, router_->WindowCap(now, info));
+    Admit(now, capped);
+    return;
   }
+  Admit(now, packet);
+}
+
+void Link::Admit(TimeNs now, const Packet& packet) {
   const bool down = state_.capacity_bps <= 0.0;
   if (down && state_.drop_arrivals) {
     ++stats_.drops.outage;

@@ -68,7 +68,7 @@ class Link {
   // Starts the link's state timeline (call once at time 0).
   void Start();
   // A packet arrives at the link's input.
-  void Enqueue(TimeNs now, Packet packet);
+  void Enqueue(TimeNs now, const Packet& packet);
 
   // Event handlers.
   void OnTransmitted(TimeNs now, int64_t generation);
@@ -114,6 +114,8 @@ class Link {
     Packet packet;
   };
   bool BufferFull(uint32_t incoming_bytes) const;
+  // Enqueue after the router agent (if any) has seen the packet.
+  void Admit(TimeNs now, const Packet& packet);
   void StartTransmission(TimeNs now);
   void ScheduleTransmitted(TimeNs now);
   void AccountCapacity(TimeNs now);
