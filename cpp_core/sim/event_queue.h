@@ -35,43 +35,50 @@ struct Event {
 
 class EventQueue {
  public:
-  EventQueue() { heap_.reserve(64); }
+  EventQueue() : heap_(64) {}
   void Push(TimeNs time, EventKind kind, int32_t target, int64_t tag = 0) {
-    // The new event stays in registers while the hole moves up, and is
-    // stored once: storing it first and reloading it per level stalls.
-    const Event e{time, next_seq_++, kind, target, tag};
-    size_t i = heap_.size();
-    heap_.push_back(e);
+    if (size_ == heap_.size()) heap_.resize(2 * size_);
     Event* h = heap_.data();
+    const uint64_t seq = next_seq_++;
+    // The hole moves up with the new event's key in registers; the event is
+    // stored once.
+    size_t i = size_++;
     while (i > 0) {
       const size_t parent = (i - 1) / 2;
-      if (!Before(e, h[parent])) break;
+      if (!Before(time, seq, h[parent])) break;
       h[i] = h[parent];
       i = parent;
     }
-    h[i] = e;
+    Set(&h[i], time, seq, kind, target, tag);
   }
-  bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
   const Event& top() const { return heap_.front(); }
   Event Pop() {
-    const Event out = heap_.front();
-    const Event last = heap_.back();
-    heap_.pop_back();
-    const size_t n = heap_.size();
+    Event* h = heap_.data();
+    const Event out = h[0];
+    const size_t n = --size_;
     if (n > 0) {
-      // Moves the hole at the root down and drops the last event into it.
-      Event* h = heap_.data();
+      // The last event drops into the hole left at the root.
+      const Event& last = h[n];
+      const TimeNs time = last.time;
+      const uint64_t seq = last.seq;
+      const EventKind kind = last.kind;
+      const int32_t target = last.target;
+      const int64_t tag = last.tag;
       size_t i = 0;
       for (;;) {
         size_t child = 2 * i + 1;
         if (child >= n) break;
-        if (child + 1 < n && Before(h[child + 1], h[child])) ++child;
-        if (!Before(h[child], last)) break;
+        if (child + 1 < n && Before(h[child + 1].time, h[child + 1].seq,
+                                    h[child])) {
+          ++child;
+        }
+        if (!Before(h[child].time, h[child].seq, time, seq)) break;
         h[i] = h[child];
         i = child;
       }
-      h[i] = last;
+      Set(&h[i], time, seq, kind, target, tag);
     }
     return out;
   }
@@ -79,11 +86,26 @@ class EventQueue {
  private:
   // (time, seq) is a strict total order (seq is unique), so the pop order
   // does not depend on the heap's layout.
-  static bool Before(const Event& a, const Event& b) {
-    return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+  static bool Before(TimeNs at, uint64_t aseq, TimeNs bt, uint64_t bseq) {
+    return at < bt || (at == bt && aseq < bseq);
+  }
+  static bool Before(TimeNs at, uint64_t aseq, const Event& b) {
+    return Before(at, aseq, b.time, b.seq);
+  }
+  // Field by field, from scalars: a freshly built Event copied whole is
+  // read back with wider loads than its stores, which stalls the pipeline
+  // (store forwarding fails): most of Push's samples in a profile.
+  static void Set(Event* e, TimeNs time, uint64_t seq, EventKind kind,
+                  int32_t target, int64_t tag) {
+    e->time = time;
+    e->seq = seq;
+    e->kind = kind;
+    e->target = target;
+    e->tag = tag;
   }
 
-  std::vector<Event> heap_;
+  std::vector<Event> heap_;  // [0, size_) is the heap; the rest is spare
+  size_t size_ = 0;
   uint64_t next_seq_ = 0;
 };
 
