@@ -26,6 +26,12 @@ class RingBuffer {
     data_[(head_ + size_) & (data_.size() - 1)] = value;
     ++size_;
   }
+  // Appends a slot holding stale data for the caller to overwrite, so a
+  // record can be filled in place rather than built and copied in.
+  T& append_slot() {
+    if (size_ == data_.size()) Grow();
+    return data_[(head_ + size_++) & (data_.size() - 1)];
+  }
   void pop_front() {
     head_ = (head_ + 1) & (data_.size() - 1);
     --size_;

@@ -44,12 +44,22 @@ inline void FillRateSample(const RateSample& s, uint64_t delivered,
 class DeliveryRateSampler {
  public:
   RateSnapshot OnPacketSent(TimeNs now, uint64_t bytes_in_flight) {
+    RateSnapshot snap;
+    OnPacketSent(now, bytes_in_flight, &snap);
+    return snap;
+  }
+  // The same, written into the sender's record field by field (a whole
+  // temporary copied in is reloaded wider than it was stored, which stalls).
+  void OnPacketSent(TimeNs now, uint64_t bytes_in_flight, RateSnapshot* out) {
     if (bytes_in_flight == 0) {
       first_sent_time_ = now;
       delivered_time_ = now;
     }
-    return RateSnapshot{delivered_, delivered_time_, first_sent_time_, now,
-                        app_limited_until_ != 0};
+    out->delivered = delivered_;
+    out->delivered_time = delivered_time_;
+    out->first_sent_time = first_sent_time_;
+    out->sent_time = now;
+    out->app_limited = app_limited_until_ != 0;
   }
 
   void BeginAck() {

@@ -163,15 +163,18 @@ bool TcpFlow::NextSeg(uint64_t* seq) {
 void TcpFlow::SendSegment(TimeNs now, uint64_t seq) {
   const uint64_t pipe = Pipe();
   const bool retransmission = seq < high_sent_;
-  const RateSnapshot snap =
-      rate_.OnPacketSent(now, pipe * config_.packet_bytes);
+  const uint64_t pipe_bytes = pipe * config_.packet_bytes;
   if (!retransmission) {
-    segments_.push_back(Segment{now, snap, 0});
+    // Filled in place (see DeliveryRateSampler::OnPacketSent).
+    Segment& s = segments_.append_slot();
+    s.sent_time = now;
+    rate_.OnPacketSent(now, pipe_bytes, &s.snapshot);
+    s.flags = 0;
     ++high_sent_;
   } else {
     Segment& s = Seg(seq);
     s.sent_time = now;
-    s.snapshot = snap;
+    rate_.OnPacketSent(now, pipe_bytes, &s.snapshot);
     if (!(s.flags & kRetrans)) ++retrans_out_;
     s.flags |= kRetrans | kEverRetransmitted;
     if (config_.tcp.rack) retransmissions_.emplace_back(seq, now);
