@@ -10,10 +10,7 @@ void Simulation::Send(const Packet& packet) {
   const std::vector<int>& route = packet.is_ack ? sub.reverse_routes[sub.route]
                                                 : sub.forward_routes[sub.route];
   if (!packet.is_ack) ++sub.injected;
-  Packet p = packet;
-  p.hop = 0;
-  p.route = sub.route;
-  links_[route[0]]->Enqueue(now_, p);
+  links_[route[0]]->Enqueue(now_, packet, 0, sub.route);
 }
 
 void Simulation::OnLinkExit(TimeNs now, const Packet& packet) {
@@ -23,9 +20,8 @@ void Simulation::OnLinkExit(TimeNs now, const Packet& packet) {
                                       : sub.forward_routes[packet.route];
   const size_t next = static_cast<size_t>(packet.hop) + 1;
   if (next < route.size()) {
-    Packet p = packet;
-    p.hop = static_cast<uint16_t>(next);
-    links_[route[next]]->Enqueue(now, p);
+    links_[route[next]]->Enqueue(now, packet, static_cast<uint16_t>(next),
+                                 packet.route);
     return;
   }
   if (packet.is_ack) {

@@ -68,8 +68,39 @@ void Link::Admit(TimeNs now, const Packet& packet) {
     return;
   }
   queue_.push_back(packet);
+  OnQueued(now, packet.bytes);
+}
+
+void Link::Enqueue(TimeNs now, const Packet& packet, uint16_t hop,
+                   uint16_t route) {
+  if ((router_ != nullptr && !packet.is_ack) ||
+      (state_.capacity_bps <= 0.0 && state_.drop_arrivals) ||
+      BufferFull(packet.bytes)) {
+    Packet p = packet;  // the router or the drop sees it stamped
+    p.hop = hop;
+    p.route = route;
+    Enqueue(now, p);
+    return;
+  }
+  // Field by field: the sender built `packet` just now with narrow stores,
+  // and a whole-struct copy would reload them wider, which stalls.
+  Packet& q = queue_.append_slot();
+  q.number = packet.number;
+  q.sent_time = packet.sent_time;
+  q.rwnd_cap = packet.rwnd_cap;
+  q.stream_offset = packet.stream_offset;
+  q.payload = packet.payload;
+  q.bytes = packet.bytes;
+  q.subflow = packet.subflow;
+  q.hop = hop;
+  q.route = route;
+  q.is_ack = packet.is_ack;
+  OnQueued(now, packet.bytes);
+}
+
+void Link::OnQueued(TimeNs now, uint32_t bytes) {
   AccountQueue(now);
-  queue_bytes_ += packet.bytes;
+  queue_bytes_ += bytes;
   stats_.max_queue_bytes = std::max(stats_.max_queue_bytes, queue_bytes_);
   if (!busy_) StartTransmission(now);
 }
@@ -123,7 +154,9 @@ void Link::OnTransmitted(TimeNs now, int64_t generation) {
         std::max(now + state_.propagation_delay, last_arrival_);
     last_arrival_ = arrival;
     const bool was_empty = pipe_.empty();
-    pipe_.push_back(InFlight{arrival, packet});
+    InFlight& f = pipe_.append_slot();  // in place: no temporary to reload
+    f.arrival = arrival;
+    f.packet = packet;
     if (was_empty) events_->Push(arrival, EventKind::kLinkArrival, id_, 0);
   }
   if (!queue_.empty()) StartTransmission(now);

@@ -69,6 +69,10 @@ class Link {
   void Start();
   // A packet arrives at the link's input.
   void Enqueue(TimeNs now, const Packet& packet);
+  // The same for `packet` at position `hop` of route `route` (the
+  // simulator's forwarding), stamped into the queue without a copy first.
+  void Enqueue(TimeNs now, const Packet& packet, uint16_t hop,
+               uint16_t route);
 
   // Event handlers.
   void OnTransmitted(TimeNs now, int64_t generation);
@@ -116,6 +120,8 @@ class Link {
   bool BufferFull(uint32_t incoming_bytes) const;
   // Enqueue after the router agent (if any) has seen the packet.
   void Admit(TimeNs now, const Packet& packet);
+  // Accounts a packet of `bytes` just appended to the queue.
+  void OnQueued(TimeNs now, uint32_t bytes);
   void StartTransmission(TimeNs now);
   void ScheduleTransmitted(TimeNs now);
   void AccountCapacity(TimeNs now);
