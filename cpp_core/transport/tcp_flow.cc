@@ -729,10 +729,13 @@ void TcpFlow::SendAck(TimeNs now) {
     delack_armed_ = false;
     net_->SetTimer(delack_timer_, kTimeInfinite);
   }
-  AckFrame frame;
+  // Built in place (a temporary copied in would be reloaded wider than it
+  // was stored, which stalls); only blocks [0, num_blocks) are ever read.
+  AckFrame& frame = frames_.append_slot();
   frame.cumulative = rcv_nxt_;
   frame.ts_echo = config_.tcp.timestamps ? ts_recent_ : -1;
   frame.rwnd_cap = last_rwnd_cap_;
+  frame.num_blocks = 0;
   if (config_.tcp.sack && !ooo_.empty()) {
     // Blocks in RFC 2018 order, each once; entries whose block was merged
     // into another or delivered are dropped from the recency list.
@@ -761,7 +764,6 @@ void TcpFlow::SendAck(TimeNs now) {
     recent_.clear();
   }
   last_ack_sent_ = rcv_nxt_;
-  frames_.push_back(frame);
   Packet ack;
   ack.number = next_frame_++;
   ack.sent_time = now;
