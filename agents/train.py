@@ -229,6 +229,9 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
         limits += f" or {agent.budget_minutes:g} min"
     print(f"orbitcc-train: {agent.algo} on {cfg.scenario.name}, {agent.num_envs} envs, "
           f"seed {seed}, {limits} -> {run_dir}", flush=True)
+    # The code that trains is the checkout's at the start (a long run may
+    # outlive the commit it was started from).
+    commit = git_commit()
     started = time.perf_counter()
     try:
         model.learn(total_timesteps=agent.total_timesteps, callback=callbacks,
@@ -259,7 +262,7 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
                    "wall_s": wall, "steps_per_s": model.num_timesteps / max(wall, 1e-9),
                    "stopped_by": stop, "checkpoint": chosen,
                    "last_episode": episodes.last, "agent": asdict(agent),
-                   "commit": git_commit()}
+                   "commit": commit}
         if evaluator is not None:
             summary.update({"eval_seeds": [VALIDATION_SEED_BASE + k
                                            for k in range(agent.eval_episodes)],
