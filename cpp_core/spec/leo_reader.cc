@@ -270,6 +270,14 @@ ParsedModel ParseAlongTrack(DictReader& r) {
   return m;
 }
 
+// A gateway policy field (stay, early or highest, the default).
+GatewayPolicy ReadGatewayPolicy(DictReader& r, const char* key) {
+  const std::string v = r.Choice(key, "highest", {"highest", "stay", "early"});
+  return v == "stay"    ? GatewayPolicy::kStay
+         : v == "early" ? GatewayPolicy::kEarly
+                        : GatewayPolicy::kHighest;
+}
+
 ParsedModel ParseIslPath(DictReader& r) {
   auto shell = ParseShell(r, "shell", "iridium");
   const bool rotation = r.Bool("earth_rotation", true);
@@ -296,15 +304,8 @@ ParsedModel ParseIslPath(DictReader& r) {
   }
   c.route_interval = r.Seconds("route_interval_s", 1.0);
   c.sample_interval = r.Seconds("sample_interval_s", 0.1);
-  auto gateway = [&](const char* key) {
-    const std::string v =
-        r.Choice(key, "highest", {"highest", "stay", "early"});
-    return v == "stay"    ? GatewayPolicy::kStay
-           : v == "early" ? GatewayPolicy::kEarly
-                          : GatewayPolicy::kHighest;
-  };
-  c.gateway_a = gateway("gateway_a");
-  c.gateway_b = gateway("gateway_b");
+  c.gateway_a = ReadGatewayPolicy(r, "gateway_a");
+  c.gateway_b = ReadGatewayPolicy(r, "gateway_b");
   c.reroute =
       r.Choice("reroute", "shortest", {"shortest", "on_change"}) == "on_change"
           ? RerouteRule::kOnChange
@@ -315,15 +316,8 @@ ParsedModel ParseIslPath(DictReader& r) {
     c.disjoint = true;
     c.primary_a = d.Has("a") ? ParseGround(d.Get("a"), d.Field("a")) : a;
     c.primary_b = d.Has("b") ? ParseGround(d.Get("b"), d.Field("b")) : b;
-    auto policy = [&](const char* key) {
-      const std::string v =
-          d.Choice(key, "highest", {"highest", "stay", "early"});
-      return v == "stay"    ? GatewayPolicy::kStay
-             : v == "early" ? GatewayPolicy::kEarly
-                            : GatewayPolicy::kHighest;
-    };
-    c.primary_gateway_a = policy("gateway_a");
-    c.primary_gateway_b = policy("gateway_b");
+    c.primary_gateway_a = ReadGatewayPolicy(d, "gateway_a");
+    c.primary_gateway_b = ReadGatewayPolicy(d, "gateway_b");
     d.RejectUnknown();
   }
   c.outage = ReadDuration(r, "outage_s", &c.outage_random);
