@@ -155,14 +155,21 @@ NS3_CUBIC_DEFAULTS = {
 }
 
 
+def _count(values: Any) -> str:
+    """A count, or a mean count over seeds, without float noise (3867.1, not
+    3867.1000000000004)."""
+    total = float(sum(values))
+    return f"{total:.0f}" if total == round(total) else f"{total:.4g}"
+
+
 def explain(r: RowResult) -> str:
     o_f, n_f = r.orbitcc["flows"], r.ns3["flows"]
     facts = (
-        f"orbitcc retransmitted {sum(f['retransmissions'] for f in o_f)} packets "
-        f"({sum(f.get('spurious_losses', 0) for f in o_f)} declared losses were spurious by "
-        f"ground truth) with {sum(f['timeouts'] for f in o_f)} RTOs; ns-3 retransmitted "
-        f"{sum(f['retransmissions'] for f in n_f)} segments with "
-        f"{sum(f['timeouts'] for f in n_f)} RTO episodes.")
+        f"orbitcc retransmitted {_count(f['retransmissions'] for f in o_f)} packets "
+        f"({_count(f.get('spurious_losses', 0) for f in o_f)} declared losses were spurious "
+        f"by ground truth) with {_count(f['timeouts'] for f in o_f)} RTOs; ns-3 retransmitted "
+        f"{_count(f['retransmissions'] for f in n_f)} segments with "
+        f"{_count(f['timeouts'] for f in n_f)} RTO episodes.")
     if r.row.cc == "bbr":
         note = BBR_CAVEAT
     else:
