@@ -62,8 +62,8 @@ _PHASE_NEWRENO = (
     "20 s of congestion avoidance, then a single congestion event near 22 s that cuts "
     "one flow; that event decides the split. In ns-3 it cuts the larger flow, so the two "
     "end within about 1 % of each other on every seed (std 0.4 Mb/s); in orbitcc it "
-    "cuts the smaller one, so the flow that started later ends with 39.19 Mb/s and the "
-    "other with 56.0 on 10 of 10 seeds. Traced on seed 1: ns-3 cuts the leading flow "
+    "cuts the smaller one, so the flow that started later ends with 39.2-39.3 Mb/s and "
+    "the other with 56.0 on 10 of 10 seeds. Traced on seed 1: ns-3 cuts the leading flow "
     "twice at the slow-start exit (cwnd 639 -> 459 -> 349 segments) and the trailing "
     "one once (549 -> 221); orbitcc cuts each once from 569 (to 363 and 285), and at "
     "21.70 s drops a single packet of the smaller flow, the one whose per-ACK increment "
@@ -73,8 +73,8 @@ _PHASE_NEWRENO = (
     "RTT later changes no figure). Not yet established whether the difference is a bug.")
 _PHASE_CUBIC = (
     "**Open: a deterministic split in orbitcc, a seed-dependent one in ns-3.** The totals "
-    "agree. In orbitcc the flow that started later ends with 52.1 Mb/s and the other "
-    "with 43.4 on 10 of 10 seeds; in ns-3 the split varies with the start phase (each "
+    "agree. In orbitcc the flow that started later ends with 53.4 Mb/s and the other "
+    "with 42.1 on 10 of 10 seeds; in ns-3 the split varies with the start phase (each "
     "flow's standard deviation 8.2 Mb/s over the seeds). So orbitcc's CUBIC pair, like "
     "its NewReno pair (row newreno-2-bdp), settles into one outcome that the start phase "
     "does not move, where ns-3's does not; the cause is open (see newreno-2-bdp).")
