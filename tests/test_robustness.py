@@ -38,6 +38,37 @@ def test_tiny_capacity_is_rejected_at_once_not_a_hang() -> None:
                  overrides=["scenario.capacity_mbps=1e-12"])
 
 
+def test_self_containing_or_deep_specs_raise_instead_of_crashing() -> None:
+    # Used to crash the interpreter (C stack overflow) once specs became
+    # Values: a list that contains itself recursed forever.
+    spec = one_link_spec(duration_s=0.5)
+    loop: list[Any] = []
+    loop.append(loop)
+    spec["links"][0]["schedule"] = loop
+    with pytest.raises(ValueError, match="nested deeper than 256 levels"):
+        _core.Simulation(spec)
+    deep: list[Any] = []
+    for _ in range(10_000):
+        deep = [deep]
+    spec = one_link_spec(duration_s=0.5)
+    spec["flows"][0]["paths"] = deep
+    with pytest.raises(ValueError, match="nested deeper"):
+        _core.Simulation(spec)
+
+
+def test_numpy_scalars_are_read_as_the_numbers_they_hold() -> None:
+    # numpy ints and bools (e.g. a seed from np.arange) were refused as
+    # "must be an integer"; they now give the plain values' run exactly.
+    plain = one_link_spec(duration_s=1.0)
+    plain["seed"], plain["record_series"] = 7, False
+    from_numpy = one_link_spec(duration_s=1.0)
+    from_numpy["seed"], from_numpy["record_series"] = np.int64(7), np.bool_(False)
+    a, b = _core.Simulation(plain), _core.Simulation(from_numpy)
+    a.run()
+    b.run()
+    assert a.summary() == b.summary()
+
+
 def test_constant_schedule_period_of_one_ns_is_rejected() -> None:
     spec = one_link_spec(duration_s=1.0, schedule=[[0.0, 10.0, 20.0]])
     spec["links"][0]["schedule_period_s"] = 1e-9

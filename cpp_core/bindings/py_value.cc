@@ -9,10 +9,38 @@ namespace py = pybind11;
 
 namespace orbitcc {
 
-Value ValueFromPy(py::handle obj) {
+namespace {
+
+// numpy's scalar kind ('b' bool, 'i'/'u' integers, ...; 0: not a numpy
+// scalar), read without importing numpy: its scalars carry a dtype.
+char NumpyScalarKind(py::handle obj) {
+  if (!py::hasattr(obj, "dtype") || py::hasattr(obj, "__len__")) return 0;
+  const py::object kind = obj.attr("dtype").attr("kind");
+  if (!py::isinstance<py::str>(kind)) return 0;
+  const std::string k = kind.cast<std::string>();
+  return k.size() == 1 ? k[0] : 0;
+}
+
+}  // namespace
+
+Value ValueFromPy(py::handle obj, int depth) {
+  if (depth > kMaxValueDepth) {
+    throw std::invalid_argument(
+        "the spec is nested deeper than " + std::to_string(kMaxValueDepth) +
+        " levels (or a list or dict contains itself)");
+  }
   PyObject* o = obj.ptr();
   if (o == Py_None) return Value();
   if (PyBool_Check(o)) return Value(o == Py_True);
+  if (!PyLong_Check(o) && !PyFloat_Check(o)) {
+    const char kind = NumpyScalarKind(obj);
+    if (kind == 'b') return Value(PyObject_IsTrue(o) == 1);
+    if (kind == 'i' || kind == 'u') {
+      return ValueFromPy(py::reinterpret_steal<py::object>(
+                             PyNumber_Index(o)),
+                         depth);
+    }
+  }
   if (PyLong_Check(o)) {
     int overflow = 0;
     const long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -34,13 +62,13 @@ Value ValueFromPy(py::handle obj) {
   if (PyDict_Check(o)) {
     Value v = Value::Map();
     for (auto item : py::reinterpret_borrow<py::dict>(obj)) {
-      v[py::str(item.first)] = ValueFromPy(item.second);
+      v[py::str(item.first)] = ValueFromPy(item.second, depth + 1);
     }
     return v;
   }
   if (PyList_Check(o) || PyTuple_Check(o)) {
     Value v = Value::List();
-    for (auto item : obj) v.Append(ValueFromPy(item));
+    for (auto item : obj) v.Append(ValueFromPy(item, depth + 1));
     return v;
   }
   return Value::Other(

@@ -80,10 +80,6 @@ std::string Value::TypeName() const {
 
 namespace {
 
-// Deep enough for any spec; bounded so a hostile file cannot exhaust the
-// stack.
-constexpr int kMaxDepth = 256;
-
 class JsonParser {
  public:
   explicit JsonParser(const std::string& text) : s_(text) {}
@@ -128,7 +124,10 @@ class JsonParser {
   }
 
   Value Parse(int depth) {
-    if (depth > kMaxDepth) Error("nested deeper than 256 levels");
+    if (depth > kMaxValueDepth) {
+      Error("nested deeper than " + std::to_string(kMaxValueDepth) +
+            " levels");
+    }
     if (AtEnd()) Error("unexpected end of input; expected a value");
     const char c = s_[pos_];
     if (c == '{') return Object(depth);

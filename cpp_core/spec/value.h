@@ -14,6 +14,11 @@
 
 namespace orbitcc {
 
+// The deepest nesting of lists and maps a Value is read with (JSON text or
+// Python objects): deep enough for any spec, bounded so that hostile input
+// (or a list that contains itself) cannot exhaust the stack.
+constexpr int kMaxValueDepth = 256;
+
 class Value {
  public:
   enum class Kind {
