@@ -485,7 +485,8 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   sm_in.queueing = queueing_n > 0 ? queueing_sum / queueing_n : 0.0;
   sm_in.rtt_ms = srtt_n > 0 ? srtt_sum / srtt_n : 0.0;
   sm_in.base_rtt_ms = base_n > 0 ? base_rtt_sum / base_n : 0.0;
-  const double reward = StepReward(config_.reward, sm_in);
+  const double unfairness = Unfairness(config_.reward.fairness, sm_in);
+  const double reward = StepReward(config_.reward, sm_in, unfairness);
   StepMetrics m;
   m.t_s = ToSeconds(now);
   m.throughput_mbps = thr_mbps;
@@ -498,7 +499,7 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   m.declared_losses = declared;
   m.handovers = static_cast<double>(step_handovers_.size());
   m.reward = reward;
-  m.unfairness = Unfairness(config_.reward.fairness, sm_in);
+  m.unfairness = unfairness;
   WriteMetricRow(m, StepMetricColumns(), out.metrics);
   *out.reward = reward;
   last_time_ = now;

@@ -443,6 +443,13 @@ double Unfairness(FairnessMetric metric, const StepMeasures& m) {
 }
 
 double StepReward(const RewardConfig& rc, const StepMeasures& m) {
+  return StepReward(
+      rc, m,
+      rc.preset == RewardPreset::kFair ? Unfairness(rc.fairness, m) : 0.0);
+}
+
+double StepReward(const RewardConfig& rc, const StepMeasures& m,
+                  double unfairness) {
   if (!(m.dt_s > 0)) return 0.0;
   double reward = 0.0;
   switch (rc.preset) {
@@ -477,7 +484,7 @@ double StepReward(const RewardConfig& rc, const StepMeasures& m) {
       reward = rc.throughput_weight * util - rc.delay_weight * m.queueing -
                rc.loss_weight * m.loss;
       if (rc.preset == RewardPreset::kFair) {
-        reward -= rc.fairness_weight * Unfairness(rc.fairness, m);
+        reward -= rc.fairness_weight * unfairness;
       }
       break;
     }

@@ -77,6 +77,10 @@ struct StepMeasures {
 // The preset's value (times config.scale) for one step's measures. 0 for a
 // step of zero length.
 double StepReward(const RewardConfig& config, const StepMeasures& m);
+// The same with the step's Unfairness(config.fairness, m) already computed
+// (the env reports it as a metric too, so it is computed once per step).
+double StepReward(const RewardConfig& config, const StepMeasures& m,
+                  double unfairness);
 // The unfairness term of the fair reward in [0, 1] (0: fair or nothing
 // shared).
 double Unfairness(FairnessMetric metric, const StepMeasures& m);
