@@ -32,15 +32,6 @@ Value ValueFromPy(py::handle obj, int depth) {
   PyObject* o = obj.ptr();
   if (o == Py_None) return Value();
   if (PyBool_Check(o)) return Value(o == Py_True);
-  if (!PyLong_Check(o) && !PyFloat_Check(o)) {
-    const char kind = NumpyScalarKind(obj);
-    if (kind == 'b') return Value(PyObject_IsTrue(o) == 1);
-    if (kind == 'i' || kind == 'u') {
-      return ValueFromPy(py::reinterpret_steal<py::object>(
-                             PyNumber_Index(o)),
-                         depth);
-    }
-  }
   if (PyLong_Check(o)) {
     int overflow = 0;
     const long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -70,6 +61,13 @@ Value ValueFromPy(py::handle obj, int depth) {
     Value v = Value::List();
     for (auto item : obj) v.Append(ValueFromPy(item, depth + 1));
     return v;
+  }
+  // Not a built-in type: numpy's integer and bool scalars hold numbers.
+  const char kind = NumpyScalarKind(obj);
+  if (kind == 'b') return Value(PyObject_IsTrue(o) == 1);
+  if (kind == 'i' || kind == 'u') {
+    return ValueFromPy(py::reinterpret_steal<py::object>(PyNumber_Index(o)),
+                       depth);
   }
   return Value::Other(
       py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
