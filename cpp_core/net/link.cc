@@ -83,7 +83,10 @@ void Link::Enqueue(TimeNs now, const Packet& packet, uint16_t hop,
     return;
   }
   // Field by field: the sender built `packet` just now with narrow stores,
-  // and a whole-struct copy would reload them wider, which stalls.
+  // and a whole-struct copy would reload them wider, which stalls. A field
+  // added to Packet must be copied here too (the size check says so).
+  static_assert(sizeof(Packet) == 56,
+                "Packet changed: copy its new field in Link::Enqueue");
   Packet& q = queue_.append_slot();
   q.number = packet.number;
   q.sent_time = packet.sent_time;
