@@ -176,13 +176,17 @@ class HeldOutEvalCallback(BaseCallback):
     ``evaluate(policy) -> dict`` plays the episodes (orbitcc.agents.heldout);
     ``save_best(model)`` writes the best checkpoint. ``reference`` is a
     return to beat (NewReno's on the same seeds): the wall time and step
-    count at which the agent first reaches it are recorded.
+    count at which the agent first reaches it are recorded. ``feasible(result)``,
+    when given, says whether an evaluation meets a constraint (constrained
+    training): the best checkpoint is then the best feasible one, and an
+    infeasible one is kept only until a feasible one appears.
     """
 
     def __init__(self, every: int, evaluate: Callable[[Callable], dict[str, float]],
                  act: Callable[[Any, Any], Any], save_best: Callable[[Any], None],
                  patience: int = 0, reference: float | None = None,
-                 progress: ProgressCallback | None = None) -> None:
+                 progress: ProgressCallback | None = None,
+                 feasible: Callable[[dict[str, float]], bool] | None = None) -> None:
         super().__init__()
         self.every = int(every)
         self.evaluate = evaluate
@@ -191,6 +195,8 @@ class HeldOutEvalCallback(BaseCallback):
         self.patience = int(patience)
         self.reference = reference
         self.progress = progress
+        self.feasible = feasible
+        self.best_feasible = False
         self.best = -float("inf")
         self.best_step = 0
         self.since_best = 0
@@ -207,13 +213,18 @@ class HeldOutEvalCallback(BaseCallback):
         wall = time.perf_counter() - self._started
         model = self.model
         result = self.evaluate(lambda obs: self.act(model, obs))
-        point = {"step": float(self.num_timesteps), "wall_s": wall, **result}
+        ok = self.feasible is None or self.feasible(result)
+        point = {"step": float(self.num_timesteps), "wall_s": wall, **result,
+                 "feasible": float(ok)}
         self.curve.append(point)
-        for key, value in result.items():
-            self.logger.record(f"eval/{key}", value)
+        for key, value in point.items():
+            if key not in ("step", "wall_s"):
+                self.logger.record(f"eval/{key}", value)
         ret = result["return"]
-        if ret > self.best:
+        # A feasible policy beats any infeasible one; among equals, the return.
+        if (ok, ret) > (self.best_feasible, self.best):
             self.best, self.best_step, self.since_best = ret, self.num_timesteps, 0
+            self.best_feasible = ok
             self.save_best(model)
         else:
             self.since_best += 1

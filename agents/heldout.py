@@ -34,11 +34,13 @@ def background_mbps(summary: dict[str, Any]) -> float:
 
 def play(scenario: str, overrides: Sequence[str], seed: int,
          controller: str | None = None,
-         policy: Callable[[np.ndarray], np.ndarray] | None = None) -> dict[str, float]:
-    """One test-split episode; returns the table's numbers for it."""
+         policy: Callable[[np.ndarray], np.ndarray] | None = None,
+         split: str = "test") -> dict[str, float]:
+    """One episode of ``split`` (the test split unless told); returns the
+    table's numbers for it."""
     from orbitcc.env.orbitcc_env import OrbitCCEnv
 
-    overrides = [*overrides, "randomize.split=test"]
+    overrides = [*overrides, f"randomize.split={split}"]
     if controller is not None:
         # A baseline drives (the action is ignored); a residual task's action
         # mode would wrap it instead.

@@ -152,6 +152,7 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
           overrides: list[str]) -> dict[str, Any]:
     """Trains as ``cfg_node`` says, writing every output into ``run_dir``."""
     from orbitcc.agents.heldout import play, task_overrides
+    from orbitcc.agents.lagrangian import FairnessMultiplier, MultiplierCallback, base_limit
 
     cfg: TrainConfig = to_object(cfg_node)
     # Training episodes come from the train split (evaluations: the test split).
@@ -167,6 +168,22 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
     # 1. The env: one C++ BatchSimulation; VecMonitor adds episode return/length
     #    (raw rewards, before any normalisation).
     env: Any = VecMonitor(make_env(cfg, scenario, overrides))
+    config_dict = OmegaConf.to_container(cfg_node, resolve=True)
+    assert isinstance(config_dict, dict)
+    task = task_overrides(config_dict)
+    #    Fairness as a constraint (agents/lagrangian.py): the unfairness term's
+    #    weight becomes a Lagrange multiplier, updated after every rollout.
+    multiplier = None
+    limit = None
+    if agent.unfairness_limit != "none":
+        limit = agent.unfairness_limit_value()
+        if limit is None:  # "base": the residual base controller's own
+            limit = base_limit(scenario, task, cfg.env.residual_controller)
+        env = FairnessMultiplier(env, cfg.reward.fairness_weight)
+        multiplier = MultiplierCallback(env, limit, agent.multiplier_lr)
+        print(f"orbitcc-train: unfairness limit {limit:.4f} (mean per step; "
+              f"{agent.unfairness_limit}), multiplier starts at "
+              f"{cfg.reward.fairness_weight:g}", flush=True)
     if agent.normalize_obs or agent.normalize_reward:
         env = VecNormalize(env, norm_obs=agent.normalize_obs,
                            norm_reward=agent.normalize_reward, gamma=agent.gamma)
@@ -182,8 +199,6 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
         return m.predict(obs, deterministic=True)[0]
 
     # 3. Logging: SB3's logger writes progress.csv and, with W&B on, the same to W&B.
-    config_dict = OmegaConf.to_container(cfg_node, resolve=True)
-    assert isinstance(config_dict, dict)
     run = start_wandb(cfg.logger, run_dir, run_dir.name, config_dict)
     outputs = [make_output_format("csv", str(run_dir))]
     if run is not None:
@@ -191,6 +206,8 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
     model.set_logger(Logger(str(run_dir), outputs))
     episodes = EpisodeMetricsCallback()
     callbacks: list[Any] = [episodes]
+    if multiplier is not None:
+        callbacks.append(multiplier)
     budget_s = agent.budget_minutes * 60.0 if agent.budget_minutes else None
     progress = None
     if cfg.logger.progress:
@@ -202,8 +219,8 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
         callbacks.append(budget)
     evaluator = None
     reference = None
+    base_eval_unfairness = None
     if agent.eval_every_steps > 0:
-        task = task_overrides(config_dict)
         seeds = [VALIDATION_SEED_BASE + k for k in range(agent.eval_episodes)]
 
         def evaluate(policy: Any) -> dict[str, float]:
@@ -218,9 +235,24 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
         # NewReno on the same validation episodes: the return to beat.
         reference = sum(play(scenario, task, s, controller="newreno")["return"]
                         for s in seeds) / len(seeds)
+        feasible = None
+        if limit is not None:
+            # The constraint on the validation episodes: the base controller's
+            # unfairness on the same episodes ("base"), else the number.
+            if agent.unfairness_limit == "base":
+                base_eval_unfairness = sum(
+                    play(scenario, task, s, controller=cfg.env.residual_controller)
+                    ["unfairness_pct"] for s in seeds) / len(seeds)
+            else:
+                base_eval_unfairness = 100.0 * limit
+            bound = base_eval_unfairness
+
+            def feasible(result: dict[str, float]) -> bool:
+                return result["unfairness_pct"] <= bound
+
         evaluator = HeldOutEvalCallback(agent.eval_every_steps, evaluate, act, save_best,
                                         patience=agent.early_stop_evals, reference=reference,
-                                        progress=progress)
+                                        progress=progress, feasible=feasible)
         callbacks.append(evaluator)
 
     # 4. Train and save.
@@ -263,7 +295,14 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
                    "stopped_by": stop, "checkpoint": chosen,
                    "last_episode": episodes.last, "agent": asdict(agent),
                    "commit": commit}
+        if multiplier is not None:
+            summary.update({"unfairness_limit": limit,
+                            "final_multiplier": multiplier.wrapper.multiplier,
+                            "multiplier_history": multiplier.history})
         if evaluator is not None:
+            if base_eval_unfairness is not None:
+                summary.update({"eval_unfairness_limit_pct": base_eval_unfairness,
+                                "best_eval_feasible": evaluator.best_feasible})
             summary.update({"eval_seeds": [VALIDATION_SEED_BASE + k
                                            for k in range(agent.eval_episodes)],
                             "newreno_eval_return": reference,

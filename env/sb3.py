@@ -19,6 +19,7 @@ from orbitcc.env._build import build_batch
 from orbitcc.env.spaces import action_space, observation_space
 
 STEP_METRICS: tuple[str, ...] = tuple(_core.ENV_STEP_METRICS)
+_UNFAIRNESS = STEP_METRICS.index("unfairness")
 
 
 class OrbitCCSB3VecEnv(VecEnv):
@@ -76,7 +77,9 @@ class OrbitCCSB3VecEnv(VecEnv):
                 info["TimeLimit.truncated"] = bool(trunc[i] and not term[i])
                 info["episode_metrics"] = dict(self._batch.last_summary(i))
             else:
-                info = {"t_s": float(metrics[i, 0])}
+                # unfairness: what a constrained learner prices (agents/lagrangian.py)
+                info = {"t_s": float(metrics[i, 0]),
+                        "unfairness": float(metrics[i, _UNFAIRNESS])}
             infos.append(info)
         return (self._batch.obs.copy(), self._batch.rewards.astype(np.float32),
                 done.copy(), infos)
