@@ -109,9 +109,23 @@ class MultiplierCallback(BaseCallback):
 def base_limit(scenario: str, task: Sequence[str], controller: str,
                episodes: int = BASE_LIMIT_EPISODES) -> float:
     """The base controller's mean per-step unfairness over the first
-    ``episodes`` training-split episodes (seeds 0, 1, ...): the limit "base"."""
-    from orbitcc.agents.heldout import play
+    ``episodes`` training-split episodes (seeds 0, 1, ...): the limit "base".
+    One env plays them all (a reset per seed), as ``heldout.play`` would."""
+    from orbitcc.env.orbitcc_env import OrbitCCEnv
 
-    rows = [play(scenario, task, seed, controller=controller, split="train")
-            for seed in range(episodes)]
-    return float(np.mean([r["unfairness_pct"] for r in rows])) / 100.0
+    env = OrbitCCEnv(scenario=scenario, controller=controller, info_level=0,
+                     overrides=[*task, "randomize.split=train", "env.action=window"])
+    means = []
+    try:
+        for seed in range(episodes):
+            env.reset(seed=seed)
+            total, steps, done = 0.0, 0, False
+            while not done:
+                _, _, terminated, truncated, info = env.step(None)
+                total += float(info["unfairness"])
+                steps += 1
+                done = terminated or truncated
+            means.append(total / max(steps, 1))
+    finally:
+        env.close()
+    return float(np.mean(means))

@@ -69,6 +69,15 @@ def test_reward_and_env_reject_bad_values(overrides: list[str], match: str) -> N
     (["agent.log_std_init=5"], r"agent\.log_std_init = 5"),
     (["agent.algo=sac", "agent.log_std_init=-1"], r"agent\.log_std_init applies to ppo"),
     (["agent.total_timesteps=0"], r"agent\.total_timesteps = 0"),
+    (["reward=fair", "agent.unfairness_limit=lots"],
+     r"agent\.unfairness_limit = 'lots' is not allowed; allowed: none, base, or a number"),
+    (["reward=fair", "agent.unfairness_limit=1.5"], r"agent\.unfairness_limit = '1\.5'"),
+    (["agent.unfairness_limit=0.1"], r"needs reward=fair \(reward\.preset is 'linear'\)"),
+    (["reward=fair", "agent.algo=sac", "agent.unfairness_limit=0.1"],
+     r"needs an on-policy algorithm"),
+    (["reward=fair", "agent.unfairness_limit=base"], r"needs env\.action=residual"),
+    (["reward=fair", "agent.unfairness_limit=0.1", "agent.multiplier_lr=0"],
+     r"agent\.multiplier_lr = 0"),
 ])
 def test_train_rejects_bad_input_with_one_message(overrides: list[str], match: str,
                                                   tmp_path: Path) -> None:
@@ -389,3 +398,118 @@ def test_learning_bench_trains_the_recipe_from_scratch_and_from_the_shipped_agen
 
     assert train_throughput(256, trained=False) > 0
     assert train_throughput(256, trained=True) > 0
+
+
+# ------------------------------------------- fairness as a constraint --
+
+def test_multiplier_follows_the_constraint_violation_and_never_goes_negative() -> None:
+    from orbitcc.agents.lagrangian import updated_multiplier
+
+    # lambda + eta (J_C - d): 1 + 0.3 (0.10 - 0.05) = 1.015
+    assert updated_multiplier(1.0, 0.10, 0.05, 0.3) == pytest.approx(1.015, abs=1e-15)
+    assert updated_multiplier(2.0, 0.02, 0.05, 10.0) == pytest.approx(1.7, abs=1e-15)
+    assert updated_multiplier(0.01, 0.0, 0.05, 0.3) == 0.0  # projected onto lambda >= 0
+
+
+def test_multiplier_wrapper_prices_unfairness_as_the_same_weight_in_cpp() -> None:
+    """With the multiplier at 3, the wrapped env's reward is the reward the C++
+    env computes with reward.fairness_weight=3 (same seed, same actions), and
+    the mean cost it reports is the env's own per-step unfairness."""
+    pytest.importorskip("stable_baselines3")
+    from orbitcc.agents.lagrangian import FairnessMultiplier
+    from orbitcc.env.sb3 import OrbitCCSB3VecEnv
+
+    base = ["reward=fair", "env=normalized", "env.action=residual",
+            "env.residual_controller=olia", "duration_s=6"]
+    plain = OrbitCCSB3VecEnv("starlink_dual", num_envs=2, overrides=base)
+    wrapped = FairnessMultiplier(OrbitCCSB3VecEnv("starlink_dual", num_envs=2,
+                                                  overrides=base), 1.0)
+    wrapped.multiplier = 3.0
+    heavy = OrbitCCSB3VecEnv("starlink_dual", num_envs=2,
+                             overrides=[*base, "reward.fairness_weight=3"])
+    for env in (plain, wrapped, heavy):
+        env.reset()
+    rng = np.random.default_rng(0)
+    costs = []
+    for _ in range(60):
+        action = rng.uniform(-1, 1, size=(2, 2)).astype(np.float32)
+        _, r_plain, _, infos = plain.step(action)
+        _, r_wrapped, _, _ = wrapped.step(action)
+        _, r_heavy, _, _ = heavy.step(action)
+        cost = np.array([info["unfairness"] for info in infos])
+        costs.append(cost)
+        np.testing.assert_allclose(r_wrapped, r_plain - 2.0 * cost, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(r_wrapped, r_heavy, rtol=1e-5, atol=1e-5)
+    assert np.concatenate(costs).sum() > 0  # the background flow was squeezed at times
+    assert wrapped.take_mean_cost() == pytest.approx(float(np.mean(costs)), rel=1e-12)
+    assert wrapped.take_mean_cost() is None  # reset by the call
+
+
+def test_best_checkpoint_is_the_best_feasible_one() -> None:
+    """A feasible evaluation beats any infeasible one; an infeasible one is
+    kept only until the first feasible one."""
+    from types import SimpleNamespace
+
+    from stable_baselines3.common.logger import Logger
+
+    from orbitcc.agents.callbacks import HeldOutEvalCallback
+
+    results = iter([(10.0, 20.0), (5.0, 5.0), (50.0, 30.0), (7.0, 6.0), (6.0, 1.0)])
+    saved: list[int] = []
+    callback = HeldOutEvalCallback(
+        1, lambda policy: dict(zip(("return", "unfairness_pct"), next(results),
+                                   strict=True)),
+        act=lambda m, obs: obs, save_best=lambda m: saved.append(callback.num_timesteps),
+        feasible=lambda r: r["unfairness_pct"] <= 8.0)
+    callback.model = SimpleNamespace(logger=Logger(None, []))
+    for step in range(1, 6):
+        callback.num_timesteps = step
+        callback.run_eval()
+    assert saved == [1, 2, 4]  # infeasible 10, feasible 5, feasible 7
+    assert (callback.best, callback.best_step, callback.best_feasible) == (7.0, 4, True)
+    assert [p["feasible"] for p in callback.curve] == [0.0, 1.0, 0.0, 1.0, 1.0]
+
+
+def test_base_limit_is_the_base_controllers_unfairness_on_training_episodes() -> None:
+    """The limit "base": the base controller's mean per-step unfairness over
+    training-split episodes, here checked against episodes played one env each."""
+    from orbitcc.agents.heldout import play
+    from orbitcc.agents.lagrangian import base_limit
+
+    task = ["env=normalized", "reward=fair", *TASK, "duration_s=20"]
+    limit = base_limit("starlink_dual", task, "olia", episodes=3)
+    rows = [play("starlink_dual", task, s, controller="olia", split="train")
+            for s in range(3)]
+    assert limit == pytest.approx(np.mean([r["unfairness_pct"] for r in rows]) / 100.0,
+                                  rel=1e-12)
+    assert limit > 0.0  # seeds 0-2 draw background flows the pair squeezes at times
+    test = [play("starlink_dual", task, s, controller="olia") for s in range(3)]
+    assert [r["unfairness_pct"] for r in test] != [r["unfairness_pct"] for r in rows]
+
+
+def test_constrained_training_moves_the_multiplier_by_the_rule(tmp_path: Path) -> None:
+    """orbitcc-train with agent.unfairness_limit: the recorded multiplier is
+    the projected ascent on the recorded rollout costs (limit 0: it only rises)."""
+    pytest.importorskip("stable_baselines3")
+    run = tmp_path / "run"
+    proc = subprocess.run(
+        [sys.executable, "-m", "orbitcc.agents.train", "agent=ppo_starlink", "duration_s=3",
+         "agent.total_timesteps=1024", "agent.num_envs=2", "agent.n_steps=128",
+         "agent.batch_size=64", "agent.eval_every_steps=512", "agent.eval_episodes=1",
+         "agent.budget_minutes=null", "agent.unfairness_limit=0",
+         "agent.multiplier_lr=2.0", f"hydra.run.dir={run}"],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "WANDB_MODE": "disabled"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = json.loads((run / "train_summary.json").read_text())
+    assert summary["unfairness_limit"] == 0.0
+    history = summary["multiplier_history"]
+    assert len(history) == 4  # one update per rollout of 2 x 128 steps
+    multiplier = 1.0  # reward.fairness_weight
+    for point in history:
+        multiplier = max(0.0, multiplier + 2.0 * point["unfairness"])
+        assert point["multiplier"] == pytest.approx(multiplier, rel=1e-12)
+    assert multiplier > 1.0  # the background flow was squeezed at some step
+    assert summary["final_multiplier"] == history[-1]["multiplier"]
+    assert summary["eval_unfairness_limit_pct"] == 0.0
+    assert all("feasible" in p for p in summary["curve"])
