@@ -48,12 +48,13 @@ def play(scenario: str, overrides: Sequence[str], seed: int,
     env = OrbitCCEnv(scenario=scenario, controller=controller, overrides=overrides,
                      info_level=0)
     obs, _ = env.reset(seed=seed)
-    total, unfair, steps, done = 0.0, 0.0, 0, False
+    total, unfair, queueing, steps, done = 0.0, 0.0, 0.0, 0, False
     while not done:
         action = policy(obs) if policy is not None else None
         obs, reward, terminated, truncated, info = env.step(action)
         total += reward
         unfair += float(info["unfairness"])
+        queueing += float(info["queueing"])
         steps += 1
         done = terminated or truncated
     s = env.summary()
@@ -63,7 +64,9 @@ def play(scenario: str, overrides: Sequence[str], seed: int,
             # Per step, the share (%) of what the background flows were owed
             # (max-min, given their demand) that they did not get; episode mean.
             "unfairness_pct": 100.0 * unfair / max(steps, 1),
-            "loss_rate": float(s["loss_rate"])}
+            "loss_rate": float(s["loss_rate"]),
+            # Mean per step of (srtt - base RTT) / base RTT: the delay term.
+            "queueing": queueing / max(steps, 1)}
 
 
 def aggregate(rows: list[dict[str, float]]) -> dict[str, tuple[float, float]]:

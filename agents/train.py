@@ -152,7 +152,13 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
           overrides: list[str]) -> dict[str, Any]:
     """Trains as ``cfg_node`` says, writing every output into ``run_dir``."""
     from orbitcc.agents.heldout import play, task_overrides
-    from orbitcc.agents.lagrangian import FairnessMultiplier, MultiplierCallback, base_limit
+    from orbitcc.agents.lagrangian import (
+        CONSTRAINED_METRICS,
+        Constraint,
+        ConstraintMultipliers,
+        MultiplierCallback,
+        base_limits,
+    )
 
     cfg: TrainConfig = to_object(cfg_node)
     # Training episodes come from the train split (evaluations: the test split).
@@ -171,19 +177,29 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
     config_dict = OmegaConf.to_container(cfg_node, resolve=True)
     assert isinstance(config_dict, dict)
     task = task_overrides(config_dict)
-    #    Fairness as a constraint (agents/lagrangian.py): the unfairness term's
-    #    weight becomes a Lagrange multiplier, updated after every rollout.
+    #    Constraints (agents/lagrangian.py): the weights of the constrained
+    #    reward terms become Lagrange multipliers, updated after every rollout.
+    constrained = [m for m in CONSTRAINED_METRICS
+                   if getattr(agent, f"{m}_limit") != "none"]
     multiplier = None
-    limit = None
-    if agent.unfairness_limit != "none":
-        limit = agent.unfairness_limit_value()
-        if limit is None:  # "base": the residual base controller's own
-            limit = base_limit(scenario, task, cfg.env.residual_controller)
-        env = FairnessMultiplier(env, cfg.reward.fairness_weight)
-        multiplier = MultiplierCallback(env, limit, agent.multiplier_lr)
-        print(f"orbitcc-train: unfairness limit {limit:.4f} (mean per step; "
-              f"{agent.unfairness_limit}), multiplier starts at "
-              f"{cfg.reward.fairness_weight:g}", flush=True)
+    limits: dict[str, float] = {}
+    if constrained:
+        base = [m for m in constrained if getattr(agent, f"{m}_limit") == "base"]
+        if base:  # the residual base controller's own means on training episodes
+            limits = base_limits(scenario, task, cfg.env.residual_controller, base)
+        for m in constrained:
+            value = agent.limit_value(m)
+            if value is not None:
+                limits[m] = value
+        weights = {"unfairness": cfg.reward.fairness_weight,
+                   "queueing": cfg.reward.delay_weight}
+        env = ConstraintMultipliers(env, [Constraint(m, weights[m], limits[m])
+                                          for m in constrained])
+        multiplier = MultiplierCallback(env, agent.multiplier_lr)
+        for m in constrained:
+            print(f"orbitcc-train: {m} limit {limits[m]:.4f} (mean per step; "
+                  f"{getattr(agent, f'{m}_limit')}), multiplier starts at {weights[m]:g}",
+                  flush=True)
     if agent.normalize_obs or agent.normalize_reward:
         env = VecNormalize(env, norm_obs=agent.normalize_obs,
                            norm_reward=agent.normalize_reward, gamma=agent.gamma)
@@ -219,7 +235,7 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
         callbacks.append(budget)
     evaluator = None
     reference = None
-    base_eval_unfairness = None
+    eval_limits: dict[str, float] = {}
     if agent.eval_every_steps > 0:
         seeds = [VALIDATION_SEED_BASE + k for k in range(agent.eval_episodes)]
 
@@ -236,19 +252,22 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
         reference = sum(play(scenario, task, s, controller="newreno")["return"]
                         for s in seeds) / len(seeds)
         feasible = None
-        if limit is not None:
-            # The constraint on the validation episodes: the base controller's
-            # unfairness on the same episodes ("base"), else the number.
-            if agent.unfairness_limit == "base":
-                base_eval_unfairness = sum(
-                    play(scenario, task, s, controller=cfg.env.residual_controller)
-                    ["unfairness_pct"] for s in seeds) / len(seeds)
-            else:
-                base_eval_unfairness = 100.0 * limit
-            bound = base_eval_unfairness
+        if constrained:
+            # The constraints on the validation episodes: the base controller's
+            # means on the same episodes ("base"), else the numbers.
+            base_rows = []
+            if any(getattr(agent, f"{m}_limit") == "base" for m in constrained):
+                base_rows = [play(scenario, task, s, controller=cfg.env.residual_controller)
+                             for s in seeds]
+            for m in constrained:
+                key = "unfairness_pct" if m == "unfairness" else m
+                scale = 100.0 if m == "unfairness" else 1.0
+                value = agent.limit_value(m)
+                eval_limits[key] = (scale * value if value is not None else
+                                    sum(r[key] for r in base_rows) / len(base_rows))
 
             def feasible(result: dict[str, float]) -> bool:
-                return result["unfairness_pct"] <= bound
+                return all(result[key] <= bound for key, bound in eval_limits.items())
 
         evaluator = HeldOutEvalCallback(agent.eval_every_steps, evaluate, act, save_best,
                                         patience=agent.early_stop_evals, reference=reference,
@@ -296,12 +315,15 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
                    "last_episode": episodes.last, "agent": asdict(agent),
                    "commit": commit}
         if multiplier is not None:
-            summary.update({"unfairness_limit": limit,
-                            "final_multiplier": multiplier.wrapper.multiplier,
-                            "multiplier_history": multiplier.history})
+            summary.update({"constraints": [
+                {"metric": c.metric, "limit": c.limit, "reward_weight": c.reward_weight,
+                 "final_multiplier": lam}
+                for c, lam in zip(multiplier.wrapper.constraints,
+                                  multiplier.wrapper.multipliers, strict=True)],
+                "multiplier_history": multiplier.history})
         if evaluator is not None:
-            if base_eval_unfairness is not None:
-                summary.update({"eval_unfairness_limit_pct": base_eval_unfairness,
+            if eval_limits:
+                summary.update({"eval_limits": eval_limits,
                                 "best_eval_feasible": evaluator.best_feasible})
             summary.update({"eval_seeds": [VALIDATION_SEED_BASE + k
                                            for k in range(agent.eval_episodes)],

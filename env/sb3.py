@@ -19,7 +19,9 @@ from orbitcc.env._build import build_batch
 from orbitcc.env.spaces import action_space, observation_space
 
 STEP_METRICS: tuple[str, ...] = tuple(_core.ENV_STEP_METRICS)
-_UNFAIRNESS = STEP_METRICS.index("unfairness")
+# Step metrics every info carries (the others come at an episode's end):
+# what a constrained learner prices (agents/lagrangian.py).
+_PRICED = tuple((name, STEP_METRICS.index(name)) for name in ("unfairness", "queueing"))
 
 
 class OrbitCCSB3VecEnv(VecEnv):
@@ -77,9 +79,9 @@ class OrbitCCSB3VecEnv(VecEnv):
                 info["TimeLimit.truncated"] = bool(trunc[i] and not term[i])
                 info["episode_metrics"] = dict(self._batch.last_summary(i))
             else:
-                # unfairness: what a constrained learner prices (agents/lagrangian.py)
-                info = {"t_s": float(metrics[i, 0]),
-                        "unfairness": float(metrics[i, _UNFAIRNESS])}
+                info = {"t_s": float(metrics[i, 0])}
+                for name, column in _PRICED:
+                    info[name] = float(metrics[i, column])
             infos.append(info)
         return (self._batch.obs.copy(), self._batch.rewards.astype(np.float32),
                 done.copy(), infos)

@@ -379,21 +379,22 @@ class AgentConfig:
     eval_every_steps: int = 0  # > 0: evaluate on held-out validation seeds this often
     eval_episodes: int = 3  # validation episodes per evaluation (test split, seeds 10000+)
     early_stop_evals: int = 0  # > 0: stop after this many evaluations without improvement
-    # Constrained training (reward=fair, ppo/a2c; docs/agents.md "Fairness as a
-    # constraint"): "none" trains on the reward as configured; "base" or a
-    # number in [0, 1] makes the mean per-step unfairness a constraint with
-    # that limit ("base": the residual base controller's own mean unfairness
-    # on training episodes), and the fairness weight a Lagrange multiplier
-    # that starts at reward.fairness_weight and follows the constraint's
-    # violation, multiplier_lr per rollout.
+    # Constrained training (ppo/a2c; docs/agents.md "Constraints instead of
+    # fixed weights"): "none" trains on the reward as configured; "base" or a
+    # number makes the mean per-step unfairness (reward=fair; a number in
+    # [0, 1]) or queueing (reward=normalized or fair; (srtt - base RTT) / base
+    # RTT, a number >= 0) a constraint with that limit ("base": the residual
+    # base controller's own mean on training episodes), and the reward's
+    # weight on it a Lagrange multiplier that starts at reward.fairness_weight
+    # / reward.delay_weight and follows the violation, multiplier_lr per rollout.
     unfairness_limit: str = "none"
+    queueing_limit: str = "none"
     multiplier_lr: float = 0.3
 
-    def unfairness_limit_value(self) -> float | None:
-        """The numeric limit (None for "none" and "base")."""
-        if self.unfairness_limit in ("none", "base"):
-            return None
-        return float(self.unfairness_limit)
+    def limit_value(self, metric: str) -> float | None:
+        """The numeric limit on ``metric`` (None for "none" and "base")."""
+        limit = getattr(self, f"{metric}_limit")
+        return None if limit in ("none", "base") else float(limit)
 
     def __post_init__(self) -> None:
         o = "agent"
@@ -436,16 +437,17 @@ class AgentConfig:
         check_range(o, "early_stop_evals", self.early_stop_evals, 0, 10**6)
         if self.early_stop_evals > 0 and self.eval_every_steps == 0:
             raise ValueError("agent.early_stop_evals > 0 needs agent.eval_every_steps > 0")
-        limit = str(self.unfairness_limit)
-        if limit not in ("none", "base"):
-            try:
-                value = float(limit)
-            except ValueError:
-                value = math.nan
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"agent.unfairness_limit = {limit!r} is not allowed; allowed: "
-                                 "none, base, or a number in [0, 1]")
-        self.unfairness_limit = limit
+        for metric, top in (("unfairness", 1.0), ("queueing", 1e6)):
+            limit = str(getattr(self, f"{metric}_limit"))
+            if limit not in ("none", "base"):
+                try:
+                    value = float(limit)
+                except ValueError:
+                    value = math.nan
+                if not 0.0 <= value <= top:
+                    raise ValueError(f"agent.{metric}_limit = {limit!r} is not allowed; "
+                                     f"allowed: none, base, or a number in [0, {top:g}]")
+            setattr(self, f"{metric}_limit", limit)
         check_range(o, "multiplier_lr", self.multiplier_lr, 0.0, 1e6, lo_open=True)
         if self.algo == "ppo" and self.n_steps * self.num_envs < 2:
             raise ValueError("agent.n_steps * agent.num_envs must be >= 2 for ppo "
@@ -589,18 +591,22 @@ class TrainConfig(GymConfig):
         if self.agent.algo not in ON_POLICY_ALGOS and self.env.action == "discrete":
             raise ValueError(f"agent.algo = {self.agent.algo!r} needs a continuous action; "
                              "env.action = 'discrete' works with ppo or a2c")
-        if self.agent.unfairness_limit != "none":
-            what = f"agent.unfairness_limit = {self.agent.unfairness_limit!r}"
-            if self.reward.preset != "fair":
-                raise ValueError(f"{what} prices unfairness: it needs reward=fair "
+        for metric, presets in (("unfairness", ("fair",)),
+                                ("queueing", ("normalized", "fair"))):
+            limit = getattr(self.agent, f"{metric}_limit")
+            if limit == "none":
+                continue
+            what = f"agent.{metric}_limit = {limit!r}"
+            if self.reward.preset not in presets:
+                raise ValueError(f"{what} re-prices a term of reward={' or '.join(presets)} "
                                  f"(reward.preset is {self.reward.preset!r})")
             if self.agent.algo not in ON_POLICY_ALGOS:
                 raise ValueError(f"{what} needs an on-policy algorithm (ppo, a2c): a "
                                  "replay buffer would keep rewards priced with old "
                                  f"multipliers (agent.algo = {self.agent.algo!r})")
-            if self.agent.unfairness_limit == "base" and self.env.action != "residual":
+            if limit == "base" and self.env.action != "residual":
                 raise ValueError(f"{what} needs env.action=residual (the base controller's "
-                                 "unfairness is the limit); or give a number in [0, 1]")
+                                 "mean is the limit); or give a number")
         if self.seed >= 2**32 and self.agent.seed is None:
             raise ValueError(f"seed = {self.seed} is beyond torch's seed range; "
                              "set agent.seed (< 2**32)")

@@ -72,7 +72,10 @@ def test_reward_and_env_reject_bad_values(overrides: list[str], match: str) -> N
     (["reward=fair", "agent.unfairness_limit=lots"],
      r"agent\.unfairness_limit = 'lots' is not allowed; allowed: none, base, or a number"),
     (["reward=fair", "agent.unfairness_limit=1.5"], r"agent\.unfairness_limit = '1\.5'"),
-    (["agent.unfairness_limit=0.1"], r"needs reward=fair \(reward\.preset is 'linear'\)"),
+    (["reward=fair", "agent.queueing_limit=-1"], r"agent\.queueing_limit = '-1'"),
+    (["agent.unfairness_limit=0.1"],
+     r"re-prices a term of reward=fair \(reward\.preset is 'linear'\)"),
+    (["agent.queueing_limit=0.1"], r"reward=normalized or fair"),
     (["reward=fair", "agent.algo=sac", "agent.unfairness_limit=0.1"],
      r"needs an on-policy algorithm"),
     (["reward=fair", "agent.unfairness_limit=base"], r"needs env\.action=residual"),
@@ -411,38 +414,46 @@ def test_multiplier_follows_the_constraint_violation_and_never_goes_negative() -
     assert updated_multiplier(0.01, 0.0, 0.05, 0.3) == 0.0  # projected onto lambda >= 0
 
 
-def test_multiplier_wrapper_prices_unfairness_as_the_same_weight_in_cpp() -> None:
-    """With the multiplier at 3, the wrapped env's reward is the reward the C++
-    env computes with reward.fairness_weight=3 (same seed, same actions), and
-    the mean cost it reports is the env's own per-step unfairness."""
+def test_multipliers_price_the_terms_as_the_same_weights_in_cpp() -> None:
+    """With the multipliers at 3 (unfairness) and 2 (queueing), the wrapped
+    env's reward is the reward the C++ env computes with those weights (same
+    seed, same actions), and the mean costs it reports are the env's own
+    per-step metrics."""
     pytest.importorskip("stable_baselines3")
-    from orbitcc.agents.lagrangian import FairnessMultiplier
+    from orbitcc.agents.lagrangian import Constraint, ConstraintMultipliers
     from orbitcc.env.sb3 import OrbitCCSB3VecEnv
 
     base = ["reward=fair", "env=normalized", "env.action=residual",
             "env.residual_controller=olia", "duration_s=6"]
     plain = OrbitCCSB3VecEnv("starlink_dual", num_envs=2, overrides=base)
-    wrapped = FairnessMultiplier(OrbitCCSB3VecEnv("starlink_dual", num_envs=2,
-                                                  overrides=base), 1.0)
-    wrapped.multiplier = 3.0
-    heavy = OrbitCCSB3VecEnv("starlink_dual", num_envs=2,
-                             overrides=[*base, "reward.fairness_weight=3"])
+    wrapped = ConstraintMultipliers(
+        OrbitCCSB3VecEnv("starlink_dual", num_envs=2, overrides=base),
+        [Constraint("unfairness", 1.0, 0.05), Constraint("queueing", 1.0, 0.1)])
+    wrapped.multipliers = [3.0, 2.0]
+    heavy = OrbitCCSB3VecEnv("starlink_dual", num_envs=2, overrides=[
+        *base, "reward.fairness_weight=3", "reward.delay_weight=2"])
     for env in (plain, wrapped, heavy):
         env.reset()
     rng = np.random.default_rng(0)
-    costs = []
+    unfair, queue = [], []
     for _ in range(60):
         action = rng.uniform(-1, 1, size=(2, 2)).astype(np.float32)
         _, r_plain, _, infos = plain.step(action)
         _, r_wrapped, _, _ = wrapped.step(action)
         _, r_heavy, _, _ = heavy.step(action)
-        cost = np.array([info["unfairness"] for info in infos])
-        costs.append(cost)
-        np.testing.assert_allclose(r_wrapped, r_plain - 2.0 * cost, rtol=1e-6, atol=1e-6)
+        u = np.array([info["unfairness"] for info in infos])
+        q = np.array([info["queueing"] for info in infos])
+        unfair.append(u)
+        queue.append(q)
+        np.testing.assert_allclose(r_wrapped, r_plain - 2.0 * u - 1.0 * q,
+                                   rtol=1e-6, atol=1e-6)
         np.testing.assert_allclose(r_wrapped, r_heavy, rtol=1e-5, atol=1e-5)
-    assert np.concatenate(costs).sum() > 0  # the background flow was squeezed at times
-    assert wrapped.take_mean_cost() == pytest.approx(float(np.mean(costs)), rel=1e-12)
-    assert wrapped.take_mean_cost() is None  # reset by the call
+    assert np.concatenate(unfair).sum() > 0  # the background flow was squeezed at times
+    assert np.concatenate(queue).sum() > 0
+    means = wrapped.take_mean_costs()
+    assert means == pytest.approx([float(np.mean(unfair)), float(np.mean(queue))],
+                                  rel=1e-12)
+    assert wrapped.take_mean_costs() is None  # reset by the call
 
 
 def test_best_checkpoint_is_the_best_feasible_one() -> None:
@@ -470,26 +481,32 @@ def test_best_checkpoint_is_the_best_feasible_one() -> None:
     assert [p["feasible"] for p in callback.curve] == [0.0, 1.0, 0.0, 1.0, 1.0]
 
 
-def test_base_limit_is_the_base_controllers_unfairness_on_training_episodes() -> None:
-    """The limit "base": the base controller's mean per-step unfairness over
-    training-split episodes, here checked against episodes played one env each."""
+def test_base_limits_are_the_base_controllers_means_on_training_episodes() -> None:
+    """The limits "base": the base controller's mean per-step unfairness and
+    queueing over training-split episodes, here checked against episodes
+    played one env each."""
     from orbitcc.agents.heldout import play
-    from orbitcc.agents.lagrangian import base_limit
+    from orbitcc.agents.lagrangian import base_limits
 
     task = ["env=normalized", "reward=fair", *TASK, "duration_s=20"]
-    limit = base_limit("starlink_dual", task, "olia", episodes=3)
+    limits = base_limits("starlink_dual", task, "olia", ["unfairness", "queueing"],
+                         episodes=3)
     rows = [play("starlink_dual", task, s, controller="olia", split="train")
             for s in range(3)]
-    assert limit == pytest.approx(np.mean([r["unfairness_pct"] for r in rows]) / 100.0,
-                                  rel=1e-12)
-    assert limit > 0.0  # seeds 0-2 draw background flows the pair squeezes at times
+    assert limits["unfairness"] == pytest.approx(
+        np.mean([r["unfairness_pct"] for r in rows]) / 100.0, rel=1e-12)
+    assert limits["queueing"] == pytest.approx(np.mean([r["queueing"] for r in rows]),
+                                               rel=1e-12)
+    assert limits["unfairness"] > 0.0  # seeds 0-2 draw background flows squeezed at times
+    assert limits["queueing"] > 0.0
     test = [play("starlink_dual", task, s, controller="olia") for s in range(3)]
     assert [r["unfairness_pct"] for r in test] != [r["unfairness_pct"] for r in rows]
 
 
-def test_constrained_training_moves_the_multiplier_by_the_rule(tmp_path: Path) -> None:
-    """orbitcc-train with agent.unfairness_limit: the recorded multiplier is
-    the projected ascent on the recorded rollout costs (limit 0: it only rises)."""
+def test_constrained_training_moves_the_multipliers_by_the_rule(tmp_path: Path) -> None:
+    """orbitcc-train with agent.unfairness_limit / queueing_limit: the recorded
+    multipliers are the projected ascent on the recorded rollout costs (limit
+    0: a multiplier only rises; a limit far above the cost: it falls to 0)."""
     pytest.importorskip("stable_baselines3")
     run = tmp_path / "run"
     proc = subprocess.run(
@@ -497,19 +514,24 @@ def test_constrained_training_moves_the_multiplier_by_the_rule(tmp_path: Path) -
          "agent.total_timesteps=1024", "agent.num_envs=2", "agent.n_steps=128",
          "agent.batch_size=64", "agent.eval_every_steps=512", "agent.eval_episodes=1",
          "agent.budget_minutes=null", "agent.unfairness_limit=0",
-         "agent.multiplier_lr=2.0", f"hydra.run.dir={run}"],
+         "agent.queueing_limit=100", "agent.multiplier_lr=2.0", f"hydra.run.dir={run}"],
         capture_output=True, text=True, timeout=300,
         env={**os.environ, "WANDB_MODE": "disabled"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     summary = json.loads((run / "train_summary.json").read_text())
-    assert summary["unfairness_limit"] == 0.0
+    constraints = {c["metric"]: c for c in summary["constraints"]}
+    assert constraints["unfairness"]["limit"] == 0.0
+    assert constraints["queueing"]["limit"] == 100.0
     history = summary["multiplier_history"]
     assert len(history) == 4  # one update per rollout of 2 x 128 steps
-    multiplier = 1.0  # reward.fairness_weight
+    lam = {"unfairness": 1.0, "queueing": 1.0}  # reward.fairness_weight, delay_weight
     for point in history:
-        multiplier = max(0.0, multiplier + 2.0 * point["unfairness"])
-        assert point["multiplier"] == pytest.approx(multiplier, rel=1e-12)
-    assert multiplier > 1.0  # the background flow was squeezed at some step
-    assert summary["final_multiplier"] == history[-1]["multiplier"]
-    assert summary["eval_unfairness_limit_pct"] == 0.0
+        for metric, c in constraints.items():
+            lam[metric] = max(0.0, lam[metric] + 2.0 * (point[metric] - c["limit"]))
+            assert point[f"{metric}_multiplier"] == pytest.approx(lam[metric], rel=1e-12)
+    assert lam["unfairness"] > 1.0  # the background flow was squeezed at some step
+    assert lam["queueing"] == 0.0  # far below its limit: the term is dropped
+    for metric, c in constraints.items():
+        assert c["final_multiplier"] == history[-1][f"{metric}_multiplier"]
+    assert summary["eval_limits"] == {"unfairness_pct": 0.0, "queueing": 100.0}
     assert all("feasible" in p for p in summary["curve"])

@@ -500,6 +500,7 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   m.handovers = static_cast<double>(step_handovers_.size());
   m.reward = reward;
   m.unfairness = unfairness;
+  m.queueing = sm_in.queueing;
   WriteMetricRow(m, StepMetricColumns(), out.metrics);
   *out.reward = reward;
   last_time_ = now;

@@ -610,6 +610,7 @@ const std::vector<MetricColumn<StepMetrics>>& StepMetricColumns() {
       {"handovers", &M::handovers},
       {"reward", &M::reward},
       {"unfairness", &M::unfairness},
+      {"queueing", &M::queueing},
   };
   return kColumns;
 }

@@ -235,6 +235,9 @@ struct StepMetrics {
   // The step's unfairness to the background flows (reward.fairness's
   // metric, whatever the reward preset; 0: fair or nothing shared).
   double unfairness = 0.0;
+  // Mean (srtt - base RTT) / base RTT over the subflows: the delay term of
+  // the normalized and fair rewards (and of a queueing constraint).
+  double queueing = 0.0;
 };
 // Per subflow per step (info / render), by name.
 struct SubflowMetrics {
