@@ -264,6 +264,14 @@ def test_run_timed_counts_the_child_processes_cpu() -> None:
         ns3.run_timed([sys.executable, "-c", "import time; time.sleep(5)"], timeout_s=0.2)
 
 
+def test_run_timed_wall_time_ends_when_the_process_exits() -> None:
+    """A process that lives 2 ms is timed to its exit, not to the next
+    poll of a 10 ms polling loop (which added up to 10 ms to the wall time
+    of orbitcc's 20-50 ms processes)."""
+    walls = [ns3.run_timed(["sleep", "0.002"])["wall_s"] for _ in range(5)]
+    assert min(walls) < 0.008, walls
+
+
 def test_two_flow_rows_average_over_start_phases_given_identically_to_both() -> None:
     """Two-flow rows have no randomness of their own, so each seed starts the
     flows at its own times within one base RTT; ns-3's command line and
