@@ -8,6 +8,7 @@ ns-3.37 with apt when it can) and is skipped with the reason otherwise.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -348,3 +349,76 @@ def test_startup_paragraph_states_what_200x_needs() -> None:
     fast = validate.startup_paragraph(results, {"interpreter_s": 0.001, "import_s": 0.002})
     assert "which it meets" in fast
     assert validate.startup_paragraph([], {"interpreter_s": 0.02, "import_s": 0.04}) == ""
+
+
+def _timed(name: str, cc: str, ns3_s: float, orb: dict[str, float],
+           seeds: int = 1) -> ns3.RowResult:
+    """A row result with ns-3 at ``ns3_s`` on every timing key (wall = CPU)."""
+    row = ns3.Row(name, name, cc, seeds=seeds)
+    n = {k: ns3_s for k in validate.TIMING_KEYS}
+    n["load"] = {"other_cpus": 0.02, "loadavg_start": 0.1, "cpus": 2, "jobs": 2}
+    o = dict(orb, process="orbitcc_run",
+             load={"other_cpus": 0.01, "loadavg_start": 0.05, "cpus": 2, "repeats": 5})
+    return ns3.RowResult(row, n, o, [])
+
+
+def test_graded_speed_line_names_every_ratio_below_200x() -> None:
+    fast = {"wall_s": 0.02, "cpu_s": 0.02, "process_wall_s": 0.025, "process_cpu_s": 0.024}
+    slow_wall = dict(fast, process_wall_s=0.04)  # 6 / 0.04 = 150x
+    results = [_timed("newreno-1-bdp", "newreno", 6.0, fast),
+               _timed("cubic-1-bdp", "cubic", 6.0, slow_wall),
+               _timed("bbr-1-bdp", "bbr", 2.0, fast)]  # 100x, not graded
+    line = validate.graded_speed_line(results)
+    assert "1 of 2" in line and "lowest ratio 150x" in line
+    assert "cubic-1-bdp wall, whole process 150x" in line
+    assert "bbr" not in line and "newreno-1-bdp" not in line.split("below")[1]
+    cached = _timed("newreno-1-bdp", "newreno", 6.0, fast)
+    cached.ns3["from_cache"] = True  # not timed in this run: no ratio
+    assert validate.graded_speed_line([cached]) == ""
+    assert "2 of 2" in validate.graded_speed_line(results[:1] * 2)
+
+
+def test_timing_paragraph_states_order_repeats_jobs_and_load() -> None:
+    orb = {"wall_s": 0.02, "cpu_s": 0.02, "process_wall_s": 0.03, "process_cpu_s": 0.025}
+    text = validate.timing_paragraph([_timed("a", "newreno", 6.0, orb)])
+    assert "orbitcc's rows first" in text and "every row 5 times" in text
+    assert "median of its 5" in text and "2 programs at a time on 2 CPUs" in text
+    assert "0.01 of 2 CPUs busy" in text and "0.02 of 2 CPUs busy" in text
+    assert "orbitcc 1.20, ns-3 1.00" in text  # 0.03 / 0.025 and 6 / 6
+
+
+def test_orbitcc_timings_are_medians_of_identical_repeats(
+        monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """Each timing key is the median of its repeats, the rows are timed in
+    turn within each repeat, and a repeat with another outcome is an error."""
+    rows = [ns3.Row("a", "a", "newreno"), ns3.Row("b", "b", "cubic")]
+    order: list[str] = []
+    walls = iter([0.05, 0.01, 0.03, 0.02, 0.04, 0.06])
+
+    def fake(row: ns3.Row, workdir, seed: int) -> dict:
+        order.append(row.name)
+        w = next(walls)
+        return {"goodput_mbps": 1.0, "wall_s": w, "cpu_s": w / 2,
+                "process_wall_s": 2 * w, "process_cpu_s": w}
+
+    monkeypatch.setattr(validate, "run_orbitcc_process", fake)
+    bar = validate.Progress(6, enabled=False)
+    out = validate.time_orbitcc(rows, tmp_path, 1, 3, bar)
+    assert order == ["a", "b", "a", "b", "a", "b"]
+    assert out["a"]["wall_s"] == 0.04 and out["b"]["wall_s"] == 0.02  # medians
+    assert out["a"]["process_wall_s"] == 0.08 and len(out["a"]["timing_repeats"]) == 3
+
+    goodputs = iter([1.0, 2.0])
+
+    def flaky(row: ns3.Row, workdir, seed: int) -> dict:
+        return {"goodput_mbps": next(goodputs), "wall_s": 0.01}
+    monkeypatch.setattr(validate, "run_orbitcc_process", flaky)
+    with pytest.raises(RuntimeError, match="not deterministic"):
+        validate.time_orbitcc(rows[:1], tmp_path, 1, 2, bar)
+
+
+def test_load_meter_reports_other_processes() -> None:
+    d = validate.LoadMeter().stop()
+    assert d["cpus"] == os.cpu_count() and d["wall_s"] >= 0
+    if d["other_cpus"] is not None:  # Linux
+        assert 0 <= d["other_cpus"] <= d["cpus"] + 0.5

@@ -8,9 +8,11 @@
 Builds our ns-3 programs (validation/ns3/, against the installed ns-3.37), runs
 every row of the matrix in both simulators, prints metric / ns-3 / orbitcc /
 relative difference and the speed ratio measured in the same run (in process:
-ns-3's Simulator::Run vs orbitcc's Simulation.run; whole process: the ns-3
+ns-3's Simulator::Run vs orbitcc's sampled step loop; whole process: the ns-3
 program vs orbitcc's native runner ``orbitcc_run``, or ``python -m
-orbitcc.ns3.orbitcc_row`` when the runner is not built), and writes
+orbitcc.ns3.orbitcc_row`` when the runner is not built). orbitcc's rows are
+timed first, alone and serially, --repeats times each (the median is
+reported); then ns-3's rows run, --jobs at a time. It writes
 docs/validation.md (--doc) with the table, the cwnd overlay plot and a
 paragraph per row that differs by more than 10 %.
 
@@ -245,33 +247,122 @@ def run_orbitcc_process(row: Row, workdir: Path, seed: int) -> dict[str, Any]:
     return result
 
 
+# Timing keys of a result: every other key must repeat exactly.
+TIMING_KEYS = ("wall_s", "cpu_s", "process_wall_s", "process_cpu_s")
+
+
+class LoadMeter:
+    """What the rest of the machine did while a phase of this run was timed:
+    the CPUs kept busy by other processes (``/proc/stat`` less this process
+    and its children), on average over the phase, and the 1-minute load
+    average at its start. Without ``/proc`` (not Linux) it reports None."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.busy = _machine_busy_s()
+        self.own = _own_cpu_s()
+        self.loadavg = _loadavg()
+
+    def stop(self) -> dict[str, Any]:
+        wall = time.perf_counter() - self.started
+        busy = _machine_busy_s()
+        other = None
+        if busy is not None and self.busy is not None and wall > 0:
+            other = max(0.0, (busy - self.busy) - (_own_cpu_s() - self.own)) / wall
+        return {"wall_s": wall, "other_cpus": other, "loadavg_start": self.loadavg,
+                "cpus": os.cpu_count()}
+
+
+def _machine_busy_s() -> float | None:
+    """CPU seconds every CPU of the machine spent busy since boot."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return None
+    ticks = [int(x) for x in fields[:8]]  # user nice system idle iowait irq softirq steal
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_cpu_s() -> float:
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _loadavg() -> float | None:
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _outcome(result: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in result.items() if k not in TIMING_KEYS}
+
+
+def time_orbitcc(rows: list[Row], workdir: Path, seed: int, repeats: int,
+                 bar: Progress) -> dict[str, dict[str, Any]]:
+    """orbitcc's side of every row, timed ``repeats`` times: one process at a
+    time, the rows in turn within each repeat (so a burst of load elsewhere
+    does not fall on every repeat of one row). Each timing key becomes the
+    median of its repeats (all of them in ``timing_repeats``); the results
+    must repeat exactly (the simulator is deterministic)."""
+    results: dict[str, dict[str, Any]] = {}
+    times: dict[str, list[dict[str, float]]] = {row.name: [] for row in rows}
+    for k in range(repeats):
+        for row in rows:
+            r = run_orbitcc_process(row, workdir, seed)
+            if k == 0:
+                results[row.name] = r
+            elif _outcome(r) != _outcome(results[row.name]):
+                raise RuntimeError(f"orbitcc gave different results for row {row.name} "
+                                   f"in repeat {k + 1}: the simulator is not deterministic")
+            times[row.name].append({key: r[key] for key in TIMING_KEYS if key in r})
+            bar.step(f"orbitcc {row.name} ({k + 1}/{repeats})")
+    for name, r in results.items():
+        for key in times[name][0]:
+            r[key] = statistics.median(t[key] for t in times[name])
+        r["timing_repeats"] = times[name]
+    return results
+
+
 def run_matrix(rows: list[Row], workdir: Path, jobs: int, seed: int, reuse_ns3: bool,
-               progress: bool) -> list[RowResult]:
+               progress: bool, repeats: int = 5) -> list[RowResult]:
+    """Both sides of every row. orbitcc's rows run first, alone: ``repeats``
+    times, serially, before any ns-3 program starts (an orbitcc row takes
+    20-500 ms, so a concurrent ns-3 program would take a share of its CPU and
+    stretch its wall time). Then ns-3's rows, ``jobs`` at a time. Each side
+    records the machine's load during its phase (``load``)."""
     binary = build_programs()
     workdir.mkdir(parents=True, exist_ok=True)
     _, why = native_runner()
     if why:
         print(f"orbitcc-validate: timing orbitcc's whole process with the Python entry: {why}",
               file=sys.stderr)
-    bar = Progress(2 * len(rows), progress)
+    bar = Progress(len(rows) * (repeats + 1), progress)
+    meter = LoadMeter()
+    orb_results = time_orbitcc(rows, workdir, seed, repeats, bar)
+    orb_load = meter.stop()
     ns3_results: dict[str, dict[str, Any]] = {}
-    orb_results: dict[str, dict[str, Any]] = {}
+    meter = LoadMeter()
     with cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {pool.submit(ns3_result, row, binary, workdir, seed, reuse_ns3): row
                    for row in rows}
-        # orbitcc rows run meanwhile, under the same machine load.
-        for row in rows:
-            orb_results[row.name] = run_orbitcc_process(row, workdir, seed)
-            bar.step(f"orbitcc {row.name}")
         for fut in cf.as_completed(futures):
             row = futures[fut]
             ns3_results[row.name] = fut.result()
             bar.step(f"ns-3 {row.name}" + (" (cached)" if ns3_results[row.name].get(
                 "from_cache") else ""))
+    ns3_load = dict(meter.stop(), jobs=jobs)
     bar.close()
     out = []
     for row in rows:
         n, o = ns3_results[row.name], orb_results[row.name]
+        o["load"] = dict(orb_load, repeats=repeats)
+        if not n.get("from_cache"):
+            n["load"] = ns3_load
         out.append(RowResult(row, n, o, compare(row, n, o)))
     return out
 
@@ -376,6 +467,16 @@ def _process_method(results: list[RowResult]) -> str:
     return python + reason
 
 
+def _inprocess_method(results: list[RowResult]) -> str:
+    """What orbitcc's in-process time covers, for the report's prose."""
+    loop = ("the loop that steps orbitcc's simulation every 50 ms and reads each flow's "
+            "cwnd (ns-3's run samples its sockets at the same interval)")
+    if all(r.orbitcc.get("process") == RUNNER for r in results):
+        return loop + f", timed inside the native runner `{RUNNER}`"
+    return loop + (", timed inside the native runner or, where it was not built, inside "
+                   "`run_orbitcc` (Python driving the module)")
+
+
 def startup_costs(repeats: int = 5) -> dict[str, float]:
     """Median CPU seconds (wait4) of starting the interpreter alone, of
     starting it and importing what ``orbitcc.ns3.orbitcc_row`` imports, and
@@ -435,6 +536,85 @@ def startup_paragraph(results: list[RowResult], costs: dict[str, float]) -> str:
     return text
 
 
+TARGET_SPEEDUP = 200.0  # issue 10: >= 200x faster than ns-3
+
+
+def speed_ratios(r: RowResult) -> dict[str, float] | None:
+    """A row's four ns-3 / orbitcc ratios (wall and CPU, in process and
+    whole process), or None when ns-3's result was not timed in this run."""
+    if r.ns3.get("from_cache"):
+        return None
+    n, o = r.ns3, r.orbitcc
+    keys = {"wall, in process": "wall_s", "wall, whole process": "process_wall_s",
+            "CPU, in process": "cpu_s", "CPU, whole process": "process_cpu_s"}
+    out = {}
+    for label, key in keys.items():
+        if not n.get(key) or not o.get(key):
+            return None
+        out[label] = n[key] / o[key]
+    return out
+
+
+def graded_speed_line(results: list[RowResult]) -> str:
+    """How many graded rows (NewReno, CUBIC) are at least TARGET_SPEEDUP
+    times faster than ns-3 on all four ratios, and which ratios miss."""
+    graded = [(r, speed_ratios(r)) for r in results if r.row.cc != "bbr"]
+    timed = [(r, x) for r, x in graded if x is not None]
+    if not timed:
+        return ""
+    misses = [f"{r.row.name} {label} {v:.0f}x" for r, x in timed
+              for label, v in x.items() if v < TARGET_SPEEDUP]
+    ok = sum(1 for _, x in timed if min(x.values()) >= TARGET_SPEEDUP)
+    lowest = min(v for _, x in timed for v in x.values())
+    text = (f"**Graded rows (NewReno, CUBIC) at >= {TARGET_SPEEDUP:.0f}x on all four "
+            f"ratios (wall and CPU, in process and whole process): {ok} of {len(timed)}**; "
+            f"lowest ratio {lowest:.0f}x")
+    return text + (f"; below {TARGET_SPEEDUP:.0f}x: " + ", ".join(misses) + "." if misses
+                   else ".")
+
+
+def timing_paragraph(results: list[RowResult]) -> str:
+    """How the speed table was measured: the order of the phases, repeats,
+    parallel ns-3 jobs and what the rest of the machine did meanwhile."""
+    orb = next((r.orbitcc.get("load") for r in results if r.orbitcc.get("load")), None)
+    ns3 = next((r.ns3.get("load") for r in results if r.ns3.get("load")), None)
+    if orb is None:
+        return ""
+    repeats = orb.get("repeats", 1)
+    text = (f"How it was timed: orbitcc's rows first, one process at a time with nothing "
+            f"else of this run on the machine, every row {repeats} times (the rows in turn "
+            f"within each round); each orbitcc figure is the median of its {repeats} (the "
+            f"results of the repeats were identical). ")
+    if ns3 is not None:
+        jobs = ns3.get("jobs", 1)
+        text += (f"Then ns-3's rows, once each, {jobs} program"
+                 + (f"s at a time on {ns3.get('cpus')} CPUs" if jobs > 1 else " at a time")
+                 + " (a row takes ns-3 seconds, so one run is steady). ")
+
+    def load(d: dict[str, Any]) -> str:
+        parts = []
+        if d.get("other_cpus") is not None:
+            parts.append(f"{d['other_cpus']:.2f} of {d.get('cpus')} CPUs busy")
+        if d.get("loadavg_start") is not None:
+            parts.append(f"load average {d['loadavg_start']:.2f} at its start")
+        return ", ".join(parts)
+
+    if load(orb):
+        text += f"Other processes on the machine: during orbitcc's phase {load(orb)}"
+        text += (f"; during ns-3's {load(ns3)}." if ns3 is not None and load(ns3) else ".")
+    stretch = []
+    for side, key in (("orbitcc", "orbitcc"), ("ns-3", "ns3")):
+        vals = [getattr(r, key)["process_wall_s"] / getattr(r, key)["process_cpu_s"]
+                for r in results if not r.ns3.get("from_cache")
+                and getattr(r, key).get("process_cpu_s")]
+        if vals:
+            stretch.append(f"{side} {statistics.median(vals):.2f}")
+    if stretch:
+        text += (" Whole-process wall time / CPU time, median over the rows: "
+                 + ", ".join(stretch) + " (near 1: the process did not wait for a CPU).")
+    return text
+
+
 def speed_lines(results: list[RowResult], markdown: bool) -> list[str]:
     s = speed(results)
     lines = []
@@ -460,9 +640,9 @@ def speed_lines(results: list[RowResult], markdown: bool) -> list[str]:
         if markdown:
             e, f = r.ns3["cpu_s"], r.orbitcc["cpu_s"]
             g, h = r.ns3.get("process_cpu_s", 0.0), r.orbitcc.get("process_cpu_s", 0.0)
-            whole = f"{g:.2f} / {h:.3f} = {g / h:.0f}x" if g and h else "-"
-            lines.append(f"| {r.row.name} | {a:.2f} | {b:.3f} | {a / b:.0f}x | {c:.2f} | "
-                         f"{d:.2f} | {c / d:.0f}x | {e:.2f} / {f:.3f} = {e / max(f, 1e-9):.0f}x | "
+            whole = f"{g:.2f} / {h:.4f} = {g / h:.0f}x" if g and h else "-"
+            lines.append(f"| {r.row.name} | {a:.2f} | {b:.4f} | {a / b:.0f}x | {c:.2f} | "
+                         f"{d:.4f} | {c / d:.0f}x | {e:.2f} / {f:.4f} = {e / max(f, 1e-9):.0f}x | "
                          f"{whole} |")
         else:
             lines.append(f"{r.row.name:<22} {a:>9.2f} {b:>9.3f} {a / b:>7.0f}x {c:>10.2f} "
@@ -479,6 +659,9 @@ def speed_lines(results: list[RowResult], markdown: bool) -> list[str]:
                    f"over {s['rows_timed']} rows")
         lines.append("")
         lines.append(summary)
+        graded = graded_speed_line(results)
+        if graded:
+            lines += ["", graded]
     else:
         cpu = s["cpu_ratio_median"]
         lines.append("")
@@ -583,14 +766,14 @@ def write_doc(results: list[RowResult], path: Path, plot_path: Path | None, comm
         "",
         "## Speed, measured in the same run",
         "",
-        "In process: ns-3's `Simulator::Run()` against orbitcc's `Simulation.run()`. Whole "
-        "process: the ns-3 program against " + _process_method(results) + ", each timed "
-        "from outside. Both "
-        "sides ran on the same machine in the same run (orbitcc's rows first, then ns-3's), "
-        "so they met comparable load; on a shared, loaded machine wall times stretch, so "
-        "the CPU seconds of the two runs (last column) are the steadier comparison. Rows "
-        "with little traffic (1 % loss) give ns-3 little work, so their ratios are small: "
-        "orbitcc's fixed cost (process start, 600 sampling steps) dominates.",
+        "In process: ns-3's `Simulator::Run()` against " + _inprocess_method(results)
+        + "; building the simulation is left out on both sides. Whole process: the ns-3 "
+        "program against " + _process_method(results) + ", each timed from outside (wall "
+        "time from starting the process to its exit, CPU time from `wait4`). A row of "
+        "several seeds sums its seeds' times: ns-3 runs one program per seed, orbitcc's "
+        "runner all of a row's seeds in one process.",
+        "",
+        timing_paragraph(results),
         "",
         *speed_lines(results, markdown=True),
         "",
@@ -645,6 +828,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--rows", default="", help="comma list of row names to keep")
     p.add_argument("--duration", type=float, default=30.0, help="simulated seconds per row")
     p.add_argument("--jobs", type=int, default=1, help="ns-3 runs in parallel (default 1)")
+    p.add_argument("--repeats", type=int, default=5,
+                   help="times each orbitcc row is timed; the report gives the median "
+                        "(default 5)")
     p.add_argument("--seed", type=int, default=1, help="seed of both simulators' randomness")
     p.add_argument("--workdir", default="outputs/validate", help="raw outputs of both sides")
     p.add_argument("--reuse-ns3", action="store_true",
@@ -658,6 +844,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.jobs < 1 or args.jobs > 64:
         p.error(f"--jobs must be in [1, 64], got {args.jobs}")
+    if not 1 <= args.repeats <= 50:
+        p.error(f"--repeats must be in [1, 50], got {args.repeats}")
     if not 0 < args.duration <= 3600:
         p.error(f"--duration must be in (0, 3600] s, got {args.duration}")
     return args
@@ -686,7 +874,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_NO_NS3
     try:
         results = run_matrix(rows, Path(args.workdir), args.jobs, args.seed, args.reuse_ns3,
-                             not args.no_progress)
+                             not args.no_progress, args.repeats)
     except Ns3UnavailableError as e:
         print(f"orbitcc-validate: {e}", file=sys.stderr)
         return EXIT_NO_NS3
