@@ -1,5 +1,6 @@
 #include "spec/value.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -404,9 +405,11 @@ void WriteFloat(double x, std::string* out) {
   }
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof(buf), x);
-  const std::string text(buf, r.ptr);
-  *out += text;
-  if (text.find_first_of(".e") == std::string::npos) *out += ".0";
+  out->append(buf, r.ptr);
+  if (std::find_if(buf, r.ptr, [](char c) { return c == '.' || c == 'e'; }) ==
+      r.ptr) {
+    out->append(".0");
+  }
 }
 
 void Write(const Value& v, std::string* out) {
@@ -474,6 +477,17 @@ std::string WriteJson(const Value& v) {
   std::string out;
   Write(v, &out);
   return out;
+}
+
+void AppendJson(const Value& v, std::string* out) { Write(v, out); }
+
+void AppendJson(const std::vector<double>& xs, std::string* out) {
+  out->push_back('[');
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (i > 0) out->append(", ");
+    WriteFloat(xs[i], out);
+  }
+  out->push_back(']');
 }
 
 }  // namespace orbitcc

@@ -123,5 +123,10 @@ Value ParseJson(const std::string& text);
 // escaped, maps in their order. Non-finite floats as NaN / Infinity (as
 // Python's json does). kOther values cannot be written (std::logic_error).
 std::string WriteJson(const Value& v);
+// WriteJson's text of `v` appended to `out` (a large document written piece
+// by piece, without building one Value of all of it).
+void AppendJson(const Value& v, std::string* out);
+// The same text as WriteJson(Value(xs)), without building the Value.
+void AppendJson(const std::vector<double>& xs, std::string* out);
 
 }  // namespace orbitcc

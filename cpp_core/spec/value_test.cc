@@ -118,6 +118,28 @@ TEST(JsonTest, DeepNestingIsAnErrorNotACrash) {
             std::string::npos);
 }
 
+TEST(JsonTest, AppendsTheSameTextAsWriteJson) {
+  const std::vector<double> xs = {0.1,    50.0,  -0.0, 5e-324, 1e300,
+                                  1e21,   1e-7,  3.0,  0.15000000000000002,
+                                  -2.5e8, 1.0 / 3.0};
+  std::string out = "x";
+  AppendJson(xs, &out);
+  EXPECT_EQ(out, "x" + WriteJson(Value(xs)));
+  EXPECT_EQ(out.substr(0, 17), "x[0.1, 50.0, -0.0");
+  std::string empty;
+  AppendJson(std::vector<double>{}, &empty);
+  EXPECT_EQ(empty, "[]");
+  Value v = Value::Map();
+  v["a"] = xs;
+  v["b"] = "s";
+  std::string pieces = "[";
+  AppendJson(v, &pieces);
+  pieces += "]";
+  Value list = Value::List();
+  list.Append(v);
+  EXPECT_EQ(pieces, WriteJson(list));
+}
+
 TEST(JsonTest, WritesFloatsThatReadBackExactly) {
   Value v = Value::Map();
   v["tenth"] = 0.1;

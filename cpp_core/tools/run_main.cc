@@ -61,7 +61,11 @@ double CpuSeconds() {
          static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-Value RunOne(const std::string& path) {
+// Runs the spec in `path` and appends its result (one element of "runs") to
+// `out` as JSON. The result is written piece by piece, the same text as
+// WriteJson of one Value built from it, but without that Value: the cwnd
+// trace goes from its vectors to the text.
+void RunOne(const std::string& path, std::string* out) {
   const Value doc = ParseJson(ReadFile(path));
   std::vector<std::string> warnings;
   SimulationSpec spec = SpecFromValue(doc, &warnings);
@@ -72,14 +76,17 @@ Value RunOne(const std::string& path) {
   if (interval <= 0) {
     throw std::invalid_argument("sample_interval_s: must be > 0 to sample");
   }
+  const size_t samples = static_cast<size_t>(spec.duration / interval) + 1;
   Simulation sim(std::move(spec));
   const int n = sim.num_subflows();
-  Value t_s = Value::List();
+  std::vector<double> t_s;
+  t_s.reserve(samples);
   std::vector<std::vector<double>> cwnd(static_cast<size_t>(n));
+  for (auto& c : cwnd) c.reserve(samples);
   const auto wall_start = std::chrono::steady_clock::now();
   const double cpu_start = CpuSeconds();
   while (sim.Step(interval)) {
-    t_s.Append(ToSeconds(sim.now()));
+    t_s.push_back(ToSeconds(sim.now()));
     for (int i = 0; i < n; ++i) {
       cwnd[static_cast<size_t>(i)].push_back(
           static_cast<double>(sim.Probe(i).cwnd_bytes));
@@ -89,22 +96,28 @@ Value RunOne(const std::string& path) {
   const double wall = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - wall_start)
                           .count();
-  Value run = Value::Map();
-  run["spec"] = path;
-  run["wall_s"] = wall;
-  run["cpu_s"] = cpu;
-  run["events"] = sim.events_processed();
-  Value trace = Value::Map();
-  trace["t_s"] = std::move(t_s);
-  Value windows = Value::List();
-  for (const auto& c : cwnd) windows.Append(Value(c));
-  trace["cwnd_bytes"] = std::move(windows);
-  run["cwnd"] = std::move(trace);
+  out->append("{\"spec\": ");
+  AppendJson(Value(path), out);
+  out->append(", \"wall_s\": ");
+  AppendJson(Value(wall), out);
+  out->append(", \"cpu_s\": ");
+  AppendJson(Value(cpu), out);
+  out->append(", \"events\": ");
+  AppendJson(Value(sim.events_processed()), out);
+  out->append(", \"cwnd\": {\"t_s\": ");
+  AppendJson(t_s, out);
+  out->append(", \"cwnd_bytes\": [");
+  for (size_t i = 0; i < cwnd.size(); ++i) {
+    if (i > 0) out->append(", ");
+    AppendJson(cwnd[i], out);
+  }
+  out->append("]}, \"probes\": ");
   Value probes = Value::List();
   for (int i = 0; i < n; ++i) probes.Append(ProbeToValue(sim.Probe(i)));
-  run["probes"] = std::move(probes);
-  run["summary"] = SummaryToValue(sim.Summarize());
-  return run;
+  AppendJson(probes, out);
+  out->append(", \"summary\": ");
+  AppendJson(SummaryToValue(sim.Summarize()), out);
+  out->push_back('}');
 }
 
 int Main(int argc, char** argv) {
@@ -134,18 +147,17 @@ int Main(int argc, char** argv) {
     std::cerr << kUsage << "\n";
     return 2;
   }
-  Value runs = Value::List();
-  for (const std::string& path : specs) {
+  std::string text = "{\"runs\": [";
+  for (size_t k = 0; k < specs.size(); ++k) {
+    if (k > 0) text += ", ";
     try {
-      runs.Append(RunOne(path));
+      RunOne(specs[k], &text);
     } catch (const std::exception& e) {
-      std::cerr << "orbitcc_run: " << path << ": " << e.what() << "\n";
+      std::cerr << "orbitcc_run: " << specs[k] << ": " << e.what() << "\n";
       return 1;
     }
   }
-  Value result = Value::Map();
-  result["runs"] = std::move(runs);
-  const std::string text = WriteJson(result) + "\n";
+  text += "]}\n";
   if (out_path.empty()) {
     std::cout << text;
     std::cout.flush();
