@@ -88,8 +88,9 @@ void RunOne(const std::string& path, std::string* out) {
   while (sim.Step(interval)) {
     t_s.push_back(ToSeconds(sim.now()));
     for (int i = 0; i < n; ++i) {
+      // Probe(i).cwnd_bytes, without the rest of the probe.
       cwnd[static_cast<size_t>(i)].push_back(
-          static_cast<double>(sim.Probe(i).cwnd_bytes));
+          static_cast<double>(sim.controller(i).cwnd_bytes()));
     }
   }
   const double cpu = CpuSeconds() - cpu_start;
