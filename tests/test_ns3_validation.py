@@ -385,6 +385,12 @@ def test_timing_paragraph_states_order_repeats_jobs_and_load() -> None:
     assert "median of its 5" in text and "2 programs at a time on 2 CPUs" in text
     assert "0.01 of 2 CPUs busy" in text and "0.02 of 2 CPUs busy" in text
     assert "orbitcc 1.20, ns-3 1.00" in text  # 0.03 / 0.025 and 6 / 6
+    assert "not idle" not in text
+    busy = _timed("a", "newreno", 6.0, orb)
+    busy.ns3["load"]["other_cpus"] = 1.3  # e.g. a training job beside the run
+    assert "**The machine was not idle during this run**" in validate.timing_paragraph([busy])
+    stretched = _timed("a", "newreno", 6.0, dict(orb, process_wall_s=0.05))  # 2.0
+    assert "not idle" in validate.timing_paragraph([stretched])
 
 
 def test_orbitcc_timings_are_medians_of_identical_repeats(

@@ -537,6 +537,10 @@ def startup_paragraph(results: list[RowResult], costs: dict[str, float]) -> str:
 
 
 TARGET_SPEEDUP = 200.0  # issue 10: >= 200x faster than ns-3
+# Beyond these the report says the machine was busy: other processes' mean
+# CPUs during a phase, or a side's median whole-process wall / CPU time.
+BUSY_CPUS = 0.25
+BUSY_STRETCH = 1.2
 
 
 def speed_ratios(r: RowResult) -> dict[str, float] | None:
@@ -602,16 +606,23 @@ def timing_paragraph(results: list[RowResult]) -> str:
     if load(orb):
         text += f"Other processes on the machine: during orbitcc's phase {load(orb)}"
         text += (f"; during ns-3's {load(ns3)}." if ns3 is not None and load(ns3) else ".")
-    stretch = []
+    stretch: list[tuple[str, float]] = []
     for side, key in (("orbitcc", "orbitcc"), ("ns-3", "ns3")):
         vals = [getattr(r, key)["process_wall_s"] / getattr(r, key)["process_cpu_s"]
                 for r in results if not r.ns3.get("from_cache")
                 and getattr(r, key).get("process_cpu_s")]
         if vals:
-            stretch.append(f"{side} {statistics.median(vals):.2f}")
+            stretch.append((side, statistics.median(vals)))
     if stretch:
         text += (" Whole-process wall time / CPU time, median over the rows: "
-                 + ", ".join(stretch) + " (near 1: the process did not wait for a CPU).")
+                 + ", ".join(f"{side} {v:.2f}" for side, v in stretch)
+                 + " (near 1: the process did not wait for a CPU).")
+    busy = [d["other_cpus"] for d in (orb, ns3) if d and d.get("other_cpus") is not None]
+    if any(b > BUSY_CPUS for b in busy) or any(v > BUSY_STRETCH for _, v in stretch):
+        text += (" **The machine was not idle during this run**: the wall-time ratios "
+                 "measure the load as much as the simulators (the two sides' wall times "
+                 "stretched differently), and CPU times grow under load too (shared caches "
+                 "and cores); compare wall times only from a run on an idle machine.")
     return text
 
 
