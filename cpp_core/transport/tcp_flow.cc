@@ -235,10 +235,9 @@ bool TcpFlow::MarkSacked(TimeNs now, uint64_t seq) {
   Segment& s = Seg(seq);
   if (s.flags & kSacked) return false;
   if (s.flags & kLost) --lost_out_;
-  if (s.flags & kRetrans) {
-    --retrans_out_;
-    retrans_data_acked_ = true;
-  }
+  // A SACKed retransmission is no longer in flight, but it does not count
+  // as retransmitted data acknowledged for PRR (see PrrUpdate).
+  if (s.flags & kRetrans) --retrans_out_;
   s.flags = static_cast<uint8_t>((s.flags & kEverRetransmitted) | kSacked);
   ++sacked_out_;
   rate_.OnPacketAcked(now, config_.packet_bytes, s.snapshot);
@@ -314,9 +313,14 @@ void TcpFlow::ReportLosses(TimeNs now, uint64_t prior_pipe) {
 }
 
 void TcpFlow::PrrUpdate(uint64_t delivered) {
-  // RFC 6937 section 3, with the slow-start reduction bound (Linux and
-  // ns-3: the bound grows by one segment only once retransmitted data has
-  // been delivered, otherwise sndcnt is limited to DeliveredData).
+  // RFC 6937 section 3, with the slow-start reduction bound gated as ns-3
+  // and Linux gate it: the catch-up (prr_delivered - prr_out + 1) only on
+  // an ACK whose cumulative acknowledgment covers retransmitted data
+  // (ns-3.37's m_isRetransDataAcked, Linux's FLAG_RETRANS_DATA_ACKED from
+  // tcp_clean_rtx_queue), otherwise sndcnt is limited to DeliveredData. A
+  // SACK of a retransmission does not open it: counting those let a flow
+  // whose head retransmission was lost refill its pipe to ssthresh in
+  // bursts for the whole stalled episode (row cubic-2-bdp).
   prr_delivered_ += delivered;
   const int64_t pipe = static_cast<int64_t>(Pipe());
   const int64_t ssthresh = static_cast<int64_t>(std::min<uint64_t>(

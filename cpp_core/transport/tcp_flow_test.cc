@@ -243,6 +243,52 @@ TEST_F(TcpFlowTest, ProportionalRateReductionPacesTheRecovery) {
   EXPECT_EQ(flow_->stats().packets_retransmitted, 1u);
 }
 
+// RFC 6937's slow-start reduction bound lets an ACK in recovery send more
+// than it delivered (catch up to prr_delivered - prr_out + 1, at most
+// ssthresh - pipe) only when its cumulative acknowledgment covers
+// retransmitted data: ns-3.37 (TcpPrrRecovery with TcpSocketBase's
+// m_isRetransDataAcked, set from the segments a partial ACK covers) and
+// Linux (FLAG_RETRANS_DATA_ACKED from tcp_clean_rtx_queue; later kernels
+// FLAG_SND_UNA_ADVANCED). A SACK of a retransmission does not release it:
+// that ACK sends DeliveredData only.
+TEST_F(TcpFlowTest, SackOfARetransmissionDoesNotReleaseThePrrCatchUp) {
+  Build();
+  for (uint64_t seq = 0; seq < 10; ++seq) Data(Millis(10), seq);
+  for (const auto& a : net_.Acks()) Ack(Millis(50), a.packet);
+  ASSERT_EQ(Cwnd(), 20u * kSeg);  // 10..29 in flight
+  // Segment 10 and the run 17..25 are lost; the rest arrive.
+  const size_t acks_seen = net_.AckCount();
+  for (uint64_t seq = 11; seq < 30; ++seq) {
+    if (seq < 17 || seq > 25) Data(Millis(60), seq);
+  }
+  const auto acks = net_.Acks();
+  for (size_t k = acks_seen; k < acks.size(); ++k) {
+    Ack(Millis(100) + static_cast<TimeNs>(k) * kNsPerUs, acks[k].packet);
+  }
+  // The SACKs of 26..29 marked 17..25 lost at once: pipe fell below
+  // ssthresh, and since then each ACK has sent what it delivered.
+  ASSERT_TRUE(flow_->in_recovery());
+  ASSERT_EQ(flow_->controller().ssthresh_bytes(), 10u * kSeg);
+  EXPECT_EQ(flow_->bytes_in_flight(), 7u * kSeg);
+  EXPECT_EQ(net_.Data().back().packet.number, 18u);
+  // The retransmission of 17 arrives and is SACKed: one segment out.
+  size_t sent = net_.DataCount();
+  Data(Millis(120), 17);
+  Ack(Millis(170), LastAck());
+  EXPECT_EQ(flow_->snd_una(), 10u);
+  EXPECT_EQ(SentSince(sent), (std::vector<uint64_t>{19}));
+  EXPECT_EQ(flow_->bytes_in_flight(), 7u * kSeg);
+  // The retransmission of 10 arrives: the cumulative ACK covers it, and
+  // the bound lets pipe catch up to ssthresh.
+  sent = net_.DataCount();
+  Data(Millis(121), 10);
+  Ack(Millis(171), LastAck());
+  EXPECT_EQ(flow_->snd_una(), 18u);
+  EXPECT_TRUE(flow_->in_recovery());
+  EXPECT_EQ(SentSince(sent), (std::vector<uint64_t>{20, 21, 22, 23}));
+  EXPECT_EQ(flow_->bytes_in_flight(), 10u * kSeg);
+}
+
 // The NewReno-style alternative: the window is ssthresh for the whole
 // episode, so nothing but the fast retransmit leaves until pipe < ssthresh.
 TEST_F(TcpFlowTest, NewRenoRecoverySendsWhenPipeFallsBelowSsthresh) {
