@@ -115,6 +115,69 @@ class GateFifoQueueDisc : public QueueDisc {
 NS_OBJECT_ENSURE_REGISTERED(GateFifoQueueDisc);
 
 // ---------------------------------------------------------------------------
+// Diagnostic recovery (--recovery=prr64): RFC 6937 PRR with the slow-start
+// reduction bound, deciding exactly as ns-3.37's TcpPrrRecovery (the same
+// inputs: bytes in flight, ssthresh, m_isRetransDataAcked) but computing
+// prr_delivered * ssthresh in 64 bits. ns-3.37 multiplies two uint32 byte
+// counts there, which wraps once the product reaches 2^32 (at MSS 1448:
+// 2048 segments squared, e.g. 3 segments delivered at an ssthresh of 700),
+// so its recoveries at large windows send far less than RFC 6937 says
+// (docs/validation.md, cubic-1-bdp4). Not used by the validation matrix; it
+// shows what ns-3 does without the wrap.
+class WidePrrRecovery : public TcpClassicRecovery {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = TypeId("orbitcc::WidePrrRecovery")
+                            .SetParent<TcpClassicRecovery>()
+                            .AddConstructor<WidePrrRecovery>();
+    return tid;
+  }
+  std::string GetName() const override { return "WidePrrRecovery"; }
+  void EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t, uint32_t unacked_bytes,
+                     uint32_t delivered_bytes) override {
+    prr_out_ = 0;
+    prr_delivered_ = 0;
+    recover_fs_ = unacked_bytes;
+    DoRecovery(tcb, delivered_bytes);
+  }
+  void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t delivered_bytes) override {
+    prr_delivered_ += delivered_bytes;
+    const int64_t pipe = tcb->m_bytesInFlight.Get();
+    const int64_t ssthresh = tcb->m_ssThresh.Get();
+    const int64_t mss = tcb->m_segmentSize;
+    int64_t send;
+    if (pipe > ssthresh) {
+      const int64_t fs = std::max<int64_t>(recover_fs_, 1);
+      send = (prr_delivered_ * ssthresh + fs - 1) / fs - prr_out_;
+    } else {
+      const int64_t delivered = delivered_bytes;
+      const int64_t limit =
+          tcb->m_isRetransDataAcked
+              ? std::max(prr_delivered_ - prr_out_, delivered) + mss
+              : delivered;
+      send = std::min(limit, ssthresh - pipe);
+    }
+    // The fast retransmit always goes (RFC 6937: on the first ACK).
+    send = std::max<int64_t>(send, prr_out_ > 0 ? 0 : mss);
+    tcb->m_cWnd = static_cast<uint32_t>(std::max<int64_t>(pipe + send, 0));
+    tcb->m_cWndInfl = tcb->m_cWnd;
+  }
+  void ExitRecovery(Ptr<TcpSocketState> tcb) override {
+    tcb->m_cWndInfl = tcb->m_cWnd;
+  }
+  void UpdateBytesSent(uint32_t bytes) override { prr_out_ += bytes; }
+  Ptr<TcpRecoveryOps> Fork() override {
+    return CopyObject<WidePrrRecovery>(this);
+  }
+
+ private:
+  int64_t prr_delivered_ = 0;
+  int64_t prr_out_ = 0;
+  int64_t recover_fs_ = 0;
+};
+NS_OBJECT_ENSURE_REGISTERED(WidePrrRecovery);
+
+// ---------------------------------------------------------------------------
 // Per-flow measurements, fed by the sender socket's trace sources.
 struct FlowStats {
   Ptr<TcpSocketBase> socket;
@@ -293,7 +356,9 @@ int main(int argc, char* argv[]) {
   cmd.AddValue("duration", "simulated seconds", duration);
   cmd.AddValue("mss", "TCP segment size (payload bytes)", mss);
   cmd.AddValue("schedule", "capacity steps 't_s:mbps,...' (0 = outage)", schedule);
-  cmd.AddValue("recovery", "prr | classic (TcpPrrRecovery / TcpClassicRecovery)",
+  cmd.AddValue("recovery",
+               "prr | classic | prr64 (TcpPrrRecovery / TcpClassicRecovery / "
+               "PRR without ns-3.37's 32-bit wrap, a diagnostic)",
                recovery);
   cmd.AddValue("sack", "TcpSocketBase::Sack", sack);
   cmd.AddValue("timestamps", "TcpSocketBase::Timestamp", timestamps);
@@ -370,11 +435,15 @@ int main(int argc, char* argv[]) {
   if (recovery == "prr") {
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TypeId::LookupByName("ns3::TcpPrrRecovery")));
+  } else if (recovery == "prr64") {
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(WidePrrRecovery::GetTypeId()));
   } else if (recovery == "classic") {
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TypeId::LookupByName("ns3::TcpClassicRecovery")));
   } else {
-    NS_FATAL_ERROR("unknown --recovery '" << recovery << "'; allowed: prr, classic");
+    NS_FATAL_ERROR("unknown --recovery '"
+                   << recovery << "'; allowed: prr, classic, prr64");
   }
 
   NodeContainer routers;
