@@ -59,27 +59,54 @@ NOTE_AFTER_TCP = (
     "possible bug until explained.")
 
 _PHASE_NEWRENO = (
-    "**Open: which flow the congestion event after slow start hits.** The totals agree "
-    "and both simulators show the same history: slow start, one exit with losses, about "
-    "20 s of congestion avoidance, then a single congestion event near 22 s that cuts "
-    "one flow; that event decides the split. In ns-3 it cuts the larger flow, so the two "
-    "end within about 1 % of each other on every seed (std 0.4 Mb/s); in orbitcc it "
-    "cuts the smaller one, so the flow that started later ends with 39.2-39.3 Mb/s and "
-    "the other with 56.0 on 10 of 10 seeds. Traced on seed 1: ns-3 cuts the leading flow "
-    "twice at the slow-start exit (cwnd 639 -> 459 -> 349 segments) and the trailing "
-    "one once (549 -> 221); orbitcc cuts each once from 569 (to 363 and 285), and at "
-    "21.70 s drops a single packet of the smaller flow, the one whose per-ACK increment "
-    "overflowed the full buffer. Ruled out: the per-ACK increment (orbitcc truncates "
-    "MSS^2/cwnd to whole bytes as ns-3 does), the hosts' 1.2 us 10 Gb/s hops (adding "
-    "them to orbitcc changes no figure), ns-3's handshake (starting orbitcc's flows one "
-    "RTT later changes no figure). Not yet established whether the difference is a bug.")
+    "**Diagnosed: the event at 22 s rests on a segment of phase, and ns-3's PRR overflow "
+    "sets it; not an orbitcc deviation.** In both simulators only the start order "
+    "matters: the slow-start overshoot erases the start offset, so the 10 seeds give two "
+    "mirror-image results (ns-3's per-flow standard deviation of 0.4 Mb/s is the gap "
+    "between them). Traced on seed 1 (flow 0 first): the slow-start exit is the same in "
+    "both (drops 234 / 183 at 0.59-0.69 s, ssthresh 349 / 274 segments), then about 21 s "
+    "of congestion avoidance, then one overflow decides the split. ns-3 drops one packet "
+    "of the leading flow at 22.09 s (cwnd 452 -> 225), so the flows end at 48.1 / 47.1 "
+    "Mb/s; orbitcc drops one of the trailing flow at 21.86 s (380 -> 190), which ends with "
+    "39.2 against 56.0. ns-3.37's TcpPrrRecovery multiplies prr_delivered by ssthresh in "
+    "32 bits (see cubic-1-bdp4); our ns-3 program with `--recovery=prr64` (the same PRR "
+    "in 64 bits) ends its first recoveries when orbitcc does (0.874 / 0.918 s against "
+    "orbitcc's 0.875 / 0.919 and stock ns-3's 0.860 / 0.920) with a window one segment "
+    "larger than stock ns-3's, drops one packet of each flow at 22.11 and 22.16 s, and "
+    "ends 52.0 / 43.2 Mb/s with the leading flow ahead, as orbitcc (+7.7 % / -9.2 % from "
+    "it) on all 10 seeds. Ruled out as causes in orbitcc: the per-ACK increment (orbitcc "
+    "truncates MSS^2/cwnd to whole bytes as ns-3 does; truncating in ns-3's payload "
+    "bytes instead of wire bytes moves the event to 17.9 s and still cuts the trailing "
+    "flow: 57.9 / 37.3), the hosts' 1.2 us 10 Gb/s hops (adding them to orbitcc changes "
+    "no figure), ns-3's handshake (starting orbitcc's flows one RTT later changes no "
+    "figure), PRR's catch-up rule (fixed for cubic-2-bdp; NewReno's figures are the same "
+    "with either rule).")
 _PHASE_CUBIC = (
-    "**Open: a deterministic split in orbitcc, a seed-dependent one in ns-3.** The totals "
-    "agree. In orbitcc the flow that started later ends with 53.4 Mb/s and the other "
-    "with 42.1 on 10 of 10 seeds; in ns-3 the split varies with the start phase (each "
-    "flow's standard deviation 8.2 Mb/s over the seeds). So orbitcc's CUBIC pair, like "
-    "its NewReno pair (row newreno-2-bdp), settles into one outcome that the start phase "
-    "does not move, where ns-3's does not; the cause is open (see newreno-2-bdp).")
+    "**Found and fixed (PRR's catch-up); the rest is ns-3's PRR overflow.** In both "
+    "simulators only the start order matters: the slow-start overshoot erases the start "
+    "offset, so the 10 seeds give two mirror-image results, and ns-3's per-flow standard "
+    "deviation of 8.2 Mb/s is the gap between them: the flow that starts first ends with "
+    "57.5 Mb/s, the other with 38.0. orbitcc gave the opposite (the later flow 53.4, the "
+    "earlier 42.1). Traced on seed 1: both flows overshoot at 0.38-0.49 s and enter "
+    "recovery; a second overflow at 0.59 s drops 42 retransmissions of the later flow, "
+    "whose recovery then stalls until its RTO at 1.69 s (1 s minimum; ns-3 has no RACK "
+    "either). orbitcc let every SACK of a retransmission release RFC 6937's slow-start "
+    "catch-up (prr_delivered - prr_out + 1), so during the stall the later flow refilled "
+    "its pipe to its ssthresh (449 packets) in bursts at 0.85 and 1.0 s, overflowing the "
+    "buffer twice more: the earlier flow took two more cuts (cwnd 745 -> 525 -> 370 "
+    "segments), the stalled flow, inside one episode, none. ns-3.37 (m_isRetransDataAcked) "
+    "and Linux (FLAG_RETRANS_DATA_ACKED, later FLAG_SND_UNA_ADVANCED) release the catch-up "
+    "only on a cumulative ACK that covers retransmitted data; with that rule, orbitcc's "
+    "now, the stalled flow's pipe stays at 319 packets and the earlier flow takes one "
+    "extra cut, and orbitcc gives the earlier flow 59.8 and the later 35.8 on 10 of 10 "
+    "seeds (retransmissions 1579 -> 1360, spurious losses 407 -> 277: the unSACKed "
+    "segments in flight at the RTO, marked lost by RFC 6675 5.1 as ns-3 does). What "
+    "remains is ns-3's: its TcpPrrRecovery multiplies prr_delivered by ssthresh in 32 "
+    "bits (see cubic-1-bdp4), which throttles its first recoveries, so its second "
+    "overflow comes later (0.67 s), hits no retransmission, and no flow times out. Our "
+    "ns-3 program with `--recovery=prr64` (the same PRR in 64 bits) gives 59.85 / 35.70 "
+    "Mb/s with one RTO of the later flow and 1044 retransmissions on 10 of 10 seeds, "
+    "within 0.3 % of orbitcc per flow.")
 _RTT_UNFAIR = (
     "**Phase-dependent; within the target's noise or open.** The totals and each flow's "
     "mean RTT agree. The split between the 50 ms and the 100 ms flow is a phase effect "
@@ -91,6 +118,14 @@ _RTT_UNFAIR = (
     "100 ms flow's goodput varies by 30-80 % between seeds on both sides, so its mean "
     "has a standard error of 14-28 % here: a difference within about two of them is "
     "not evidence of a model difference; 10 more seeds would halve the doubt.")
+# cubic-2-rtt after the PRR catch-up fix (see _PHASE_CUBIC).
+_CUBIC_RTT_PRR = (
+    "The PRR catch-up fix (see cubic-2-bdp) changed seeds 6 and 10 only: the 100 ms "
+    "flow went from 24.7 to 21.0 Mb/s, where stock ns-3 gives 24.4 / 25.2 and our ns-3 "
+    "program with `--recovery=prr64` (ns-3's PRR without its 32-bit wrap) 21.8 on both. "
+    "Against `--recovery=prr64` on all 10 seeds (78.6 / 16.8 Mb/s) orbitcc is +1.7 % / "
+    "-7.8 %, ratio +10.3 %. Open: orbitcc's 100 ms flow times out on 4 of the 10 seeds "
+    "(6 RTOs), ns-3 with the 64-bit PRR on none, stock ns-3 on 4.")
 ROW_NOTES_AFTER_TCP = {
     "cubic-1-bdp4": (
         "**Diagnosed: an ns-3.37 PRR overflow, not an orbitcc deviation.** ns-3 cuts its "
@@ -146,7 +181,7 @@ ROW_NOTES_AFTER_TCP = {
     "newreno-2-bdp": _PHASE_NEWRENO,
     "cubic-2-bdp": _PHASE_CUBIC,
     "newreno-2-rtt": _RTT_UNFAIR,
-    "cubic-2-rtt": _RTT_UNFAIR,
+    "cubic-2-rtt": _RTT_UNFAIR + " " + _CUBIC_RTT_PRR,
 }
 
 BBR_CAVEAT = (
@@ -766,7 +801,9 @@ def write_doc(results: list[RowResult], path: Path, plot_path: Path | None, comm
         "random-loss rows, and the two-flow rows, whose seeds start each flow at a uniform "
         "time within one base RTT (50 ms), the same times in both simulators, because one "
         "realisation of two flows' relative phase decides their split (Floyd and Jacobson "
-        "1992) and is not a reference. Targets "
+        "1992) and is not a reference (on the two equal-RTT rows the slow-start overshoot "
+        "erases the offset in both simulators, so their seeds differ only in which flow "
+        "starts first). Targets "
         "(NewReno and CUBIC): goodput within 10 % (per flow), mean RTT "
         "within 10 % on one-flow rows, the RTT-unfairness ratio within 15 %; `ok`/`FAIL` "
         "mark them. Other metrics are reported, not graded.",
