@@ -124,8 +124,15 @@ _CUBIC_RTT_PRR = (
     "flow went from 24.7 to 21.0 Mb/s, where stock ns-3 gives 24.4 / 25.2 and our ns-3 "
     "program with `--recovery=prr64` (ns-3's PRR without its 32-bit wrap) 21.8 on both. "
     "Against `--recovery=prr64` on all 10 seeds (78.6 / 16.8 Mb/s) orbitcc is +1.7 % / "
-    "-7.8 %, ratio +10.3 %. Open: orbitcc's 100 ms flow times out on 4 of the 10 seeds "
-    "(6 RTOs), ns-3 with the 64-bit PRR on none, stock ns-3 on 4.")
+    "-7.8 %, ratio +10.3 %. orbitcc's 100 ms flow times out on 4 of the 10 seeds (6 "
+    "RTOs), stock ns-3's on 4, ns-3's with the 64-bit PRR on none. Traced: on seeds 1 "
+    "and 9 orbitcc's 100 ms flow loses its whole last slow-start round at the first "
+    "overflow (80 of 80 segments), so no SACK arrives and only the RTO repairs it (then a "
+    "lost retransmission costs a second, backed-off RTO); ns-3's receiver ACKs the first "
+    "data segment alone (rounds 10, 19, 37, 73 against 10, 20, 40, 80, see "
+    "cubic-1-bdp4), so two segments of its round survive and limited transmit leads into "
+    "fast recovery. On seeds 6 and 10 a lost retransmission stalls orbitcc's recovery "
+    "until the RTO, as in stock ns-3 on those seeds.")
 ROW_NOTES_AFTER_TCP = {
     "cubic-1-bdp4": (
         "**Diagnosed: an ns-3.37 PRR overflow, not an orbitcc deviation.** ns-3 cuts its "
