@@ -172,12 +172,13 @@ ROW_NOTES_AFTER_TCP = {
         "and orbitcc 9.26 ± 2.31; the medians are 9.84 and 9.51."),
     "cubic-1-loss1": (
         "**Found and matched (ACK counter, see cubic-1-loss0.1); the mean is ns-3's "
-        "outlier.** With ns-3's counter orbitcc is -4.6 % (s.e. 5.8 %) of ns-3 without "
-        "seed 13 (from +28.6 %; Linux's counter: -11.7 %). The ns-3 mean includes one "
+        "outlier.** With ns-3's counter orbitcc is -6.4 % (s.e. 5.4 %) of ns-3 without "
+        "seed 13 (from +28.6 %; Linux's counter: -11.7 %; -4.6 % before the PRR catch-up "
+        "fix of cubic-2-bdp). The ns-3 mean includes one "
         "pathological run (seed 13: 12.6 Mb/s, 8 times the median of 1.51, with 14,358 "
         "retransmissions and 5 RTOs; the other 49 retransmit at most 75 segments), which "
         "is why the standard deviation is as large as the mean. Without seed 13 on both "
-        "sides ns-3 gives 1.56 ± 0.44 Mb/s and orbitcc 1.49 ± 0.45; the medians are 1.50 "
+        "sides ns-3 gives 1.56 ± 0.44 Mb/s and orbitcc 1.46 ± 0.39; the medians are 1.50 "
         "and 1.39."),
     "newreno-1-loss1": (
         "**Found and matched (ssthresh rule).** ns-3.37's TcpNewReno sets ssthresh to half "
