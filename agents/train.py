@@ -248,9 +248,14 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
             if agent.normalize_obs:
                 save_obs_norm(env, run_dir / ("best_" + OBS_NORM_FILE))
 
+        # Baselines the kept checkpoint must match (agent.select_against).
+        against = {name: [play(scenario, task, s, controller=name) for s in seeds]
+                   for name in agent.select_against}
+        bar = {name: {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
+               for name, rows in against.items()}
         # NewReno on the same validation episodes: the return to beat.
-        reference = sum(play(scenario, task, s, controller="newreno")["return"]
-                        for s in seeds) / len(seeds)
+        reference = bar["newreno"]["return"] if "newreno" in bar else sum(
+            play(scenario, task, s, controller="newreno")["return"] for s in seeds) / len(seeds)
         feasible = None
         if constrained:
             # The constraints on the validation episodes: the base controller's
@@ -266,8 +271,11 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
                 eval_limits[key] = (scale * value if value is not None else
                                     sum(r[key] for r in base_rows) / len(base_rows))
 
+        if constrained or bar:
+
             def feasible(result: dict[str, float]) -> bool:
-                return all(result[key] <= bound for key, bound in eval_limits.items())
+                return (all(result[key] <= bound for key, bound in eval_limits.items())
+                        and all(matches(result, b) for b in bar.values()))
 
         evaluator = HeldOutEvalCallback(agent.eval_every_steps, evaluate, act, save_best,
                                         patience=agent.early_stop_evals, reference=reference,
@@ -322,8 +330,8 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
                                   multiplier.wrapper.multipliers, strict=True)],
                 "multiplier_history": multiplier.history})
         if evaluator is not None:
-            if eval_limits:
-                summary.update({"eval_limits": eval_limits,
+            if eval_limits or bar:
+                summary.update({"eval_limits": eval_limits, "select_against": bar,
                                 "best_eval_feasible": evaluator.best_feasible})
             summary.update({"eval_seeds": [VALIDATION_SEED_BASE + k
                                            for k in range(agent.eval_episodes)],
@@ -346,6 +354,15 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
           f"{wall:.1f} s (stopped by {stop}); checkpoint {run_dir / MODEL_FILE} ({chosen})",
           flush=True)
     return summary
+
+
+def matches(result: dict[str, float], baseline: dict[str, float]) -> bool:
+    """No worse than ``baseline`` (means over the same episodes) on throughput,
+    the background flows' throughput, p95 delay and unfairness."""
+    return (result["throughput_mbps"] >= baseline["throughput_mbps"]
+            and result["background_mbps"] >= baseline["background_mbps"]
+            and result["p95_delay_ms"] <= baseline["p95_delay_ms"]
+            and result["unfairness_pct"] <= baseline["unfairness_pct"])
 
 
 def write_curve(curve: list[dict[str, float]], path: Path) -> None:

@@ -379,6 +379,11 @@ class AgentConfig:
     eval_every_steps: int = 0  # > 0: evaluate on held-out validation seeds this often
     eval_episodes: int = 3  # validation episodes per evaluation (test split, seeds 10000+)
     early_stop_evals: int = 0  # > 0: stop after this many evaluations without improvement
+    # Controllers the kept checkpoint must match on the validation episodes:
+    # throughput and background flows' throughput no lower, p95 delay and
+    # unfairness no higher than each one's mean on the same episodes (the
+    # issue-12 bar, checked on validation). [] (default): the best return.
+    select_against: list[str] = field(default_factory=list)
     # Constrained training (ppo/a2c; docs/agents.md "Constraints instead of
     # fixed weights"): "none" trains on the reward as configured; "base" or a
     # number makes the mean per-step unfairness (reward=fair; a number in
@@ -437,6 +442,14 @@ class AgentConfig:
         check_range(o, "early_stop_evals", self.early_stop_evals, 0, 10**6)
         if self.early_stop_evals > 0 and self.eval_every_steps == 0:
             raise ValueError("agent.early_stop_evals > 0 needs agent.eval_every_steps > 0")
+        if self.select_against:
+            if self.eval_every_steps == 0:
+                raise ValueError("agent.select_against needs agent.eval_every_steps > 0")
+            known = entrant_controllers()
+            for name in self.select_against:
+                if name not in known:
+                    raise ValueError(f"agent.select_against: {name!r} is not a controller; "
+                                     f"allowed: {', '.join(known)}")
         for metric, top in (("unfairness", 1.0), ("queueing", 1e6)):
             limit = str(getattr(self, f"{metric}_limit"))
             if limit not in ("none", "base"):

@@ -79,6 +79,9 @@ def test_reward_and_env_reject_bad_values(overrides: list[str], match: str) -> N
     (["reward=fair", "agent.algo=sac", "agent.unfairness_limit=0.1"],
      r"needs an on-policy algorithm"),
     (["reward=fair", "agent.unfairness_limit=base"], r"needs env\.action=residual"),
+    (["agent.select_against=[olia]"], r"agent\.select_against needs agent\.eval_every_steps"),
+    (["agent.eval_every_steps=100", "agent.select_against=[bogus]"],
+     r"agent\.select_against: 'bogus' is not a controller; allowed: .*olia"),
     (["reward=fair", "agent.unfairness_limit=0.1", "agent.multiplier_lr=0"],
      r"agent\.multiplier_lr = 0"),
 ])
@@ -535,3 +538,15 @@ def test_constrained_training_moves_the_multipliers_by_the_rule(tmp_path: Path) 
         assert c["final_multiplier"] == history[-1][f"{metric}_multiplier"]
     assert summary["eval_limits"] == {"unfairness_pct": 0.0, "queueing": 100.0}
     assert all("feasible" in p for p in summary["curve"])
+
+
+def test_a_checkpoint_matches_a_baseline_only_if_no_worse_on_all_four() -> None:
+    from orbitcc.agents.train import matches
+
+    baseline = {"throughput_mbps": 100.0, "background_mbps": 30.0, "p95_delay_ms": 45.0,
+                "unfairness_pct": 8.0, "return": 50.0}
+    assert matches(dict(baseline), baseline)  # ties count as no worse
+    assert matches({**baseline, "return": -1e9}, baseline)  # the return is not a criterion
+    for key, worse in (("throughput_mbps", 99.9), ("background_mbps", 29.9),
+                       ("p95_delay_ms", 45.1), ("unfairness_pct", 8.1)):
+        assert not matches({**baseline, key: worse}, baseline), key
