@@ -32,6 +32,26 @@ def background_mbps(summary: dict[str, Any]) -> float:
                      if f.get("background")))
 
 
+def run_episode(env: Any, seed: int,
+                policy: Callable[[np.ndarray], np.ndarray] | None = None,
+                metrics: Sequence[str] = ("unfairness", "queueing"),
+                ) -> tuple[float, dict[str, float], int]:
+    """Plays one episode of ``env`` from ``reset(seed=seed)``: the return, the
+    sum over the steps of each step metric in ``metrics``, and the steps."""
+    obs, _ = env.reset(seed=seed)
+    total, steps, done = 0.0, 0, False
+    sums = dict.fromkeys(metrics, 0.0)
+    while not done:
+        action = policy(obs) if policy is not None else None
+        obs, reward, terminated, truncated, info = env.step(action)
+        total += reward
+        for m in metrics:
+            sums[m] += float(info[m])
+        steps += 1
+        done = terminated or truncated
+    return total, sums, steps
+
+
 def play(scenario: str, overrides: Sequence[str], seed: int,
          controller: str | None = None,
          policy: Callable[[np.ndarray], np.ndarray] | None = None,
@@ -47,26 +67,17 @@ def play(scenario: str, overrides: Sequence[str], seed: int,
         overrides.append("env.action=window")
     env = OrbitCCEnv(scenario=scenario, controller=controller, overrides=overrides,
                      info_level=0)
-    obs, _ = env.reset(seed=seed)
-    total, unfair, queueing, steps, done = 0.0, 0.0, 0.0, 0, False
-    while not done:
-        action = policy(obs) if policy is not None else None
-        obs, reward, terminated, truncated, info = env.step(action)
-        total += reward
-        unfair += float(info["unfairness"])
-        queueing += float(info["queueing"])
-        steps += 1
-        done = terminated or truncated
+    total, sums, steps = run_episode(env, seed, policy)
     s = env.summary()
     env.close()
     return {"return": total, "throughput_mbps": float(s["throughput_mbps"]),
             "p95_delay_ms": float(s["p95_delay_ms"]), "background_mbps": background_mbps(s),
             # Per step, the share (%) of what the background flows were owed
             # (max-min, given their demand) that they did not get; episode mean.
-            "unfairness_pct": 100.0 * unfair / max(steps, 1),
+            "unfairness_pct": 100.0 * sums["unfairness"] / max(steps, 1),
             "loss_rate": float(s["loss_rate"]),
             # Mean per step of (srtt - base RTT) / base RTT: the delay term.
-            "queueing": queueing / max(steps, 1)}
+            "queueing": sums["queueing"] / max(steps, 1)}
 
 
 def aggregate(rows: list[dict[str, float]]) -> dict[str, tuple[float, float]]:

@@ -131,8 +131,9 @@ def base_limits(scenario: str, task: Sequence[str], controller: str,
                 episodes: int = BASE_LIMIT_EPISODES) -> dict[str, float]:
     """The base controller's mean per-step value of each metric over the first
     ``episodes`` training-split episodes (seeds 0, 1, ...): the limits "base".
-    One env plays them all (a reset per seed), as ``heldout.play`` would;
+    One env plays them all (a reset per seed) with ``heldout.play``'s loop;
     each episode's mean weighs equally."""
+    from orbitcc.agents.heldout import run_episode
     from orbitcc.env.orbitcc_env import OrbitCCEnv
 
     env = OrbitCCEnv(scenario=scenario, controller=controller, info_level=0,
@@ -140,17 +141,9 @@ def base_limits(scenario: str, task: Sequence[str], controller: str,
     means: dict[str, list[float]] = {m: [] for m in metrics}
     try:
         for seed in range(episodes):
-            env.reset(seed=seed)
-            totals = dict.fromkeys(metrics, 0.0)
-            steps, done = 0, False
-            while not done:
-                _, _, terminated, truncated, info = env.step(None)
-                for m in metrics:
-                    totals[m] += float(info[m])
-                steps += 1
-                done = terminated or truncated
+            _, sums, steps = run_episode(env, seed, metrics=metrics)
             for m in metrics:
-                means[m].append(totals[m] / max(steps, 1))
+                means[m].append(sums[m] / max(steps, 1))
     finally:
         env.close()
     return {m: float(np.mean(v)) for m, v in means.items()}

@@ -248,28 +248,30 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
             if agent.normalize_obs:
                 save_obs_norm(env, run_dir / ("best_" + OBS_NORM_FILE))
 
+        # Baselines on the same validation episodes, each played once: the
+        # means of its table numbers.
+        baselines: dict[str, dict[str, float]] = {}
+
+        def baseline(name: str) -> dict[str, float]:
+            if name not in baselines:
+                rows = [play(scenario, task, s, controller=name) for s in seeds]
+                baselines[name] = {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
+            return baselines[name]
+
         # Baselines the kept checkpoint must match (agent.select_against).
-        against = {name: [play(scenario, task, s, controller=name) for s in seeds]
-                   for name in agent.select_against}
-        bar = {name: {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
-               for name, rows in against.items()}
-        # NewReno on the same validation episodes: the return to beat.
-        reference = bar["newreno"]["return"] if "newreno" in bar else sum(
-            play(scenario, task, s, controller="newreno")["return"] for s in seeds) / len(seeds)
+        bar = {name: baseline(name) for name in agent.select_against}
+        # NewReno: the return to beat.
+        reference = baseline("newreno")["return"]
         feasible = None
         if constrained:
             # The constraints on the validation episodes: the base controller's
             # means on the same episodes ("base"), else the numbers.
-            base_rows = []
-            if any(getattr(agent, f"{m}_limit") == "base" for m in constrained):
-                base_rows = [play(scenario, task, s, controller=cfg.env.residual_controller)
-                             for s in seeds]
             for m in constrained:
                 key = "unfairness_pct" if m == "unfairness" else m
                 scale = 100.0 if m == "unfairness" else 1.0
                 value = agent.limit_value(m)
                 eval_limits[key] = (scale * value if value is not None else
-                                    sum(r[key] for r in base_rows) / len(base_rows))
+                                    baseline(cfg.env.residual_controller)[key])
 
         if constrained or bar:
 
