@@ -12,7 +12,8 @@ TcpFlow::TcpFlow(Network* net, int id, const TransportConfig& config,
       id_(id),
       config_(config),
       controller_(std::move(controller)),
-      total_bytes_(total_bytes) {
+      total_bytes_(total_bytes),
+      quickacks_left_(config.tcp.quickacks) {
   const uint64_t payload = config_.payload();
   total_segments_ = total_bytes == kUnlimitedBytes
                         ? UINT64_MAX
@@ -716,6 +717,11 @@ void TcpFlow::OnDataArrival(TimeNs now, const Packet& packet) {
   // hole exists (or is being filled); otherwise every delack_count
   // segments or when the delayed-ACK timer fires.
   if (seq + 1 != rcv_nxt_ || had_gap) {
+    SendAck(now);
+    return;
+  }
+  if (quickacks_left_ > 0) {
+    --quickacks_left_;
     SendAck(now);
     return;
   }

@@ -235,6 +235,7 @@ class TcpFlow final : public SubflowSender, public FlowTransport {
   uint64_t last_ack_sent_ = 0;        // RFC 7323 Last.ACK.sent
   TimeNs ts_recent_ = -1;             // RFC 7323 TS.Recent
   uint32_t unacked_segments_ = 0;
+  uint32_t quickacks_left_ = 0;  // TcpOptions::quickacks not yet spent
   bool delack_armed_ = false;
   uint64_t last_rwnd_cap_ = kMaxReceiveWindowBytes;
   int delack_timer_;

@@ -38,11 +38,14 @@ class SpyNewReno : public NewReno {
 // The controller is NewReno counting bytes (RFC 3465), IW10 (RFC 6928).
 class TcpFlowTest : public ::testing::Test {
  protected:
-  // The handshake is tested on its own; the other tests start established.
-  void Build(uint64_t total_bytes = kUnlimitedBytes, bool handshake = false) {
+  // The handshake and the quick ACKs at start are tested on their own; the
+  // other tests start established, with every in-order segment delayed.
+  void Build(uint64_t total_bytes = kUnlimitedBytes, bool handshake = false,
+             uint32_t quickacks = 0) {
     config_.packet_bytes = kSeg;
     config_.pacing = false;
     config_.tcp.handshake = handshake;
+    config_.tcp.quickacks = quickacks;
     ControllerContext ctx;
     ctx.mss = kSeg;
     ctx.initial_window_packets = 10;
@@ -498,6 +501,50 @@ TEST_F(TcpFlowTest, DelayedAckPolicy) {
   EXPECT_EQ(net_.AckCount(), 5u);
 }
 
+// ns-3 primes its delayed-ACK counter when the connection is established,
+// so the first data segment is ACKed alone (TcpOptions::quickacks = 1);
+// after it the pairs are (1, 2), (3, 4), ... where they would be (0, 1),
+// (2, 3), ... Linux's quick-ACK mode ACKs up to 16 segments at once.
+TEST_F(TcpFlowTest, QuickAcksAtStartShiftTheDelayedAckPairs) {
+  Build(kUnlimitedBytes, /*handshake=*/false, /*quickacks=*/1);
+  Data(Millis(10), 0);
+  ASSERT_EQ(net_.AckCount(), 1u);  // at once
+  EXPECT_EQ(flow_->AckNumber(LastAck()), 1u);
+  Data(Millis(11), 1);
+  EXPECT_EQ(net_.AckCount(), 1u);  // now delayed: the timer runs
+  EXPECT_EQ(net_.Deadline(flow_.get(), TcpFlow::kDelayedAckTimer), Millis(211));
+  Data(Millis(12), 2);
+  ASSERT_EQ(net_.AckCount(), 2u);
+  EXPECT_EQ(flow_->AckNumber(LastAck()), 3u);
+  Data(Millis(13), 3);  // the quick ACKs are spent: one per two segments
+  EXPECT_EQ(net_.AckCount(), 2u);
+  Data(Millis(14), 4);
+  EXPECT_EQ(net_.AckCount(), 3u);
+
+  net_ = FakeNetwork();
+  Build(kUnlimitedBytes, /*handshake=*/false, /*quickacks=*/3);
+  for (uint64_t s = 0; s < 5; ++s) Data(Millis(10 + s), s);
+  // Segments 0, 1 and 2 ACKed one by one, then 3 and 4 together.
+  ASSERT_EQ(net_.AckCount(), 4u);
+  EXPECT_EQ(flow_->AckNumber(net_.Acks()[2].packet), 3u);
+  EXPECT_EQ(flow_->AckNumber(LastAck()), 5u);
+}
+
+// Out-of-order data is ACKed at once anyway and does not spend a quick ACK.
+TEST_F(TcpFlowTest, OutOfOrderDataDoesNotSpendTheQuickAck) {
+  Build(kUnlimitedBytes, /*handshake=*/false, /*quickacks=*/1);
+  Data(Millis(10), 1);  // segment 0 is late
+  ASSERT_EQ(net_.AckCount(), 1u);
+  EXPECT_EQ(flow_->AckNumber(LastAck()), 0u);
+  Data(Millis(11), 0);  // fills the hole: at once (RFC 5681 4.2)
+  ASSERT_EQ(net_.AckCount(), 2u);
+  EXPECT_EQ(flow_->AckNumber(LastAck()), 2u);
+  Data(Millis(12), 2);  // the first in-order arrival: the quick ACK
+  EXPECT_EQ(net_.AckCount(), 3u);
+  Data(Millis(13), 3);
+  EXPECT_EQ(net_.AckCount(), 3u);
+}
+
 TEST_F(TcpFlowTest, DelayedAckCountAndTimerAreOptions) {
   config_.tcp.delack_count = 1;
   Build();
@@ -639,6 +686,7 @@ TEST(TcpOptionsTest, DefaultsAreNs3s) {
   EXPECT_TRUE(tc.tcp.limited_transmit);
   EXPECT_EQ(tc.tcp.delack_count, 2u);
   EXPECT_EQ(tc.tcp.delack_timeout, Millis(200));
+  EXPECT_EQ(tc.tcp.quickacks, 1u);
   EXPECT_EQ(tc.min_rto, Seconds(1));
   EXPECT_EQ(tc.header_bytes, 54u);
   EXPECT_EQ(tc.payload(), 1448u);
@@ -654,6 +702,7 @@ TEST(TcpOptionsTest, ParsesEveryOptionAndRejectsBadOnes) {
                   {"dupthresh", 4},
                   {"delack_count", 1},
                   {"delack_timeout_ms", 40},
+                  {"quickacks", 16},
                   {"min_rto_ms", 200},
                   {"header_bytes", 40},
                   {"ack_bytes", 40},
@@ -666,6 +715,7 @@ TEST(TcpOptionsTest, ParsesEveryOptionAndRejectsBadOnes) {
   EXPECT_EQ(tc.tcp.dupthresh, 4u);
   EXPECT_EQ(tc.tcp.delack_count, 1u);
   EXPECT_EQ(tc.tcp.delack_timeout, Millis(40));
+  EXPECT_EQ(tc.tcp.quickacks, 16u);
   EXPECT_EQ(tc.min_rto, Millis(200));
   EXPECT_EQ(tc.header_bytes, 40u);
   EXPECT_EQ(tc.tcp.max_sack_blocks, 4u);
@@ -673,6 +723,8 @@ TEST(TcpOptionsTest, ParsesEveryOptionAndRejectsBadOnes) {
   EXPECT_THROW(ApplyTcpParams({{"sak", 1}}, &bad), std::invalid_argument);
   EXPECT_THROW(ApplyTcpParams({{"sack", 2}}, &bad), std::invalid_argument);
   EXPECT_THROW(ApplyTcpParams({{"dupthresh", 2.5}}, &bad),
+               std::invalid_argument);
+  EXPECT_THROW(ApplyTcpParams({{"quickacks", -1}}, &bad),
                std::invalid_argument);
   EXPECT_THROW(
       ApplyTcpParams({{"min_rto_ms", 2000}, {"max_rto_ms", 1000}}, &bad),

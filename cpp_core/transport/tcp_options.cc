@@ -23,7 +23,8 @@ constexpr const char* kKeys[] = {"sack",
                                  "ack_bytes",
                                  "max_sack_blocks",
                                  "handshake",
-                                 "rack"};
+                                 "rack",
+                                 "quickacks"};
 
 class Reader {
  public:
@@ -107,6 +108,8 @@ void ApplyTcpParams(const std::map<std::string, double>& params,
       r.Integer("delack_count", defaults.delack_count, 1.0, 1000.0));
   o.delack_timeout =
       r.Ms("delack_timeout_ms", defaults.delack_timeout, 0.0, 10000.0);
+  o.quickacks = static_cast<uint32_t>(
+      r.Integer("quickacks", defaults.quickacks, 0.0, 1000.0));
   o.max_sack_blocks = static_cast<uint32_t>(
       r.Integer("max_sack_blocks", defaults.max_sack_blocks, 1.0, 4.0));
   const TransportConfig base;

@@ -48,6 +48,16 @@ struct TcpOptions {
   // adaptive timer between 40 ms and 200 ms and quick ACKs at start).
   uint32_t delack_count = 2;
   TimeNs delack_timeout = 200 * kNsPerMs;
+  // The first `quickacks` in-order data segments of the connection are
+  // ACKed at once. ns-3 primes its delayed-ACK counter when the handshake
+  // completes (m_delAckCount = m_delAckMaxCount), so its first data segment
+  // is ACKed alone: 1. Linux starts in quick-ACK mode (tcp_incr_quickack,
+  // up to TCP_MAX_QUICKACKS = 16 segments, fewer with a small window). The
+  // count sets which segments share a delayed ACK for the rest of the
+  // connection, and so the size of every slow-start round and where its
+  // overshoot drops (docs/validation.md: with 0, cubic-2-rtt's 100 ms flow
+  // lost whole rounds that ns-3 does not).
+  uint32_t quickacks = 1;
   // Most SACK blocks one ACK carries (RFC 2018: 3 fit beside timestamps).
   uint32_t max_sack_blocks = 3;
 };
@@ -55,8 +65,8 @@ struct TcpOptions {
 // Applies the TCP transport's defaults and then `params` (name -> number) to
 // `config`. Keys: sack, recovery (0 = prr, 1 = newreno), timestamps,
 // limited_transmit, handshake, rack, dupthresh, delack_count,
-// delack_timeout_ms, min_rto_ms, initial_rto_ms, max_rto_ms, header_bytes,
-// ack_bytes, max_sack_blocks. Throws std::invalid_argument naming the key and
+// delack_timeout_ms, quickacks, min_rto_ms, initial_rto_ms, max_rto_ms,
+// header_bytes, ack_bytes, max_sack_blocks. Throws std::invalid_argument naming the key and
 // the allowed range for an unknown key or a value out of range.
 void ApplyTcpParams(const std::map<std::string, double>& params,
                     TransportConfig* config);
