@@ -97,6 +97,51 @@ def test_compare_grades_newreno_not_bbr() -> None:
     assert all(x.within is None for x in m)
 
 
+def test_window_growth_check_flags_a_jump_rfc5681_forbids() -> None:
+    """50 ms at 100 Mb/s bring at most 100e6 / 8 * 0.05 / 1502 + 2 = 418 ACKs,
+    so a window may end the interval 2 * 1502 * 418 B (about 867 MSS) above the
+    largest window sampled before; ns-3.37's CUBIC on seed 13 of cubic-1-loss1
+    went from 1 to 1,710 MSS in one interval after an RTO."""
+    row = ns3.Row("x", "x", "cubic")
+    mss = ns3.MSS
+    bound = 2 * 1502 * (100e6 / 8 * 0.05 / 1502 + 2)
+    trace = {"t_s": [0.05, 0.10, 0.15, 0.20, 0.25],
+             "cwnd_bytes": [[100 * mss, 300 * mss, 1 * mss, 1710 * mss, 1710 * mss]]}
+    v = ns3.window_growth_violations(row, trace)
+    assert len(v) == 1 and v[0]["t_s"] == 0.20 and v[0]["flow"] == 0
+    assert v[0]["bound_bytes"] == pytest.approx(300 * mss + bound)  # from the peak
+    # Slow start doubling, and a reduction back to an earlier window, pass.
+    ok = {"t_s": [0.05, 0.10, 0.15, 0.20],
+          "cwnd_bytes": [[400 * mss, 800 * mss, 10 * mss, 400 * mss]]}
+    assert ns3.window_growth_violations(row, ok) == []
+    # BBR sets its window from its model: not checked.
+    assert ns3.window_growth_violations(ns3.Row("x", "x", "bbr"), trace) == []
+
+
+def test_flagged_ns3_seeds_are_left_out_of_the_grade_on_both_sides() -> None:
+    def run(g: float, flagged: bool = False) -> dict:
+        return {"goodput_mbps": g, "jain_fairness": 1.0,
+                "growth_violations": [{"flow": 0, "t_s": 1.5, "before_bytes": 1.0,
+                                       "after_bytes": 2.0, "bound_bytes": 1.5}] if flagged
+                else [],
+                "flows": [{"goodput_mbps": g, "mean_rtt_ms": 60.0, "p95_rtt_ms": 70.0,
+                           "retransmissions": 1, "timeouts": 0}]}
+    row = ns3.Row("x", "x", "cubic", loss=0.01, seeds=3)
+    n = ns3.average([run(1.0), run(12.0, flagged=True), run(2.0)])
+    o = ns3.average([run(1.1), run(1.2), run(1.9)])
+    assert ns3.flagged_runs(n) == [1] and ns3.flagged_runs(o) == []
+    assert [v["run"] for v in n["growth_violations"]] == [1]
+    m = ns3.compare(row, n, o)
+    assert m[0].name == "goodput Mb/s (total)" and m[0].seeds == 2
+    assert m[0].ns3 == pytest.approx(1.5) and m[0].orbitcc == pytest.approx(1.5)
+    assert m[0].within is True
+    assert m[1].name == "goodput Mb/s (total), all 3 seeds" and m[1].target is None
+    assert m[1].ns3 == pytest.approx(5.0) and m[1].orbitcc == pytest.approx(4.2 / 3)
+    # An orbitcc run that breaks the bound is never left out.
+    m = ns3.compare(row, o, n)
+    assert m[0].seeds == 3 and m[0].orbitcc == pytest.approx(5.0)
+
+
 def test_missing_ns3_gives_the_install_command(monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture) -> None:
     monkeypatch.setattr(validate, "ns3_version", lambda: None)

@@ -34,6 +34,7 @@ from typing import Any
 
 from orbitcc.ns3 import (
     INSTALL_HINT,
+    MSS,
     RUNNER,
     Metric,
     Ns3UnavailableError,
@@ -118,21 +119,19 @@ _RTT_UNFAIR = (
     "100 ms flow's goodput varies by 30-80 % between seeds on both sides, so its mean "
     "has a standard error of 14-28 % here: a difference within about two of them is "
     "not evidence of a model difference; 10 more seeds would halve the doubt.")
-# cubic-2-rtt after the PRR catch-up fix (see _PHASE_CUBIC).
+# cubic-2-rtt after the PRR catch-up fix (see _PHASE_CUBIC) and ns-3's quick ACK.
 _CUBIC_RTT_PRR = (
-    "The PRR catch-up fix (see cubic-2-bdp) changed seeds 6 and 10 only: the 100 ms "
-    "flow went from 24.7 to 21.0 Mb/s, where stock ns-3 gives 24.4 / 25.2 and our ns-3 "
-    "program with `--recovery=prr64` (ns-3's PRR without its 32-bit wrap) 21.8 on both. "
-    "Against `--recovery=prr64` on all 10 seeds (78.6 / 16.8 Mb/s) orbitcc is +1.7 % / "
-    "-7.8 %, ratio +10.3 %. orbitcc's 100 ms flow times out on 4 of the 10 seeds (6 "
-    "RTOs), stock ns-3's on 4, ns-3's with the 64-bit PRR on none. Traced: on seeds 1 "
-    "and 9 orbitcc's 100 ms flow loses its whole last slow-start round at the first "
-    "overflow (80 of 80 segments), so no SACK arrives and only the RTO repairs it (then a "
-    "lost retransmission costs a second, backed-off RTO); ns-3's receiver ACKs the first "
-    "data segment alone (rounds 10, 19, 37, 73 against 10, 20, 40, 80, see "
-    "cubic-1-bdp4), so two segments of its round survive and limited transmit leads into "
-    "fast recovery. On seeds 6 and 10 a lost retransmission stalls orbitcc's recovery "
-    "until the RTO, as in stock ns-3 on those seeds.")
+    "Until ns-3's quick ACK of the first data segment was modelled (`quickacks = 1`, "
+    "docs/tcp.md) the ratio was +16.6 %: on seeds 1 and 9 orbitcc's 100 ms flow lost its "
+    "whole last slow-start round at the first overflow (80 of 80 segments), so no SACK "
+    "arrived and only the RTO repaired it, while ns-3's receiver, which ACKs the first "
+    "data segment alone, paired the segments differently (rounds 10, 19, 37, 73 against "
+    "10, 20, 40, 80), two segments of its round survived and limited transmit led into "
+    "fast recovery. With the same pairing (now the default) the rounds are ns-3's and "
+    "those two seeds recover without an RTO, as in ns-3. On seeds 6 and 10 a lost "
+    "retransmission still stalls the 100 ms flow's recovery until the RTO in both "
+    "simulators; with ns-3's PRR in 64 bits (`--recovery=prr64`) ns-3 avoids those two "
+    "RTOs.")
 ROW_NOTES_AFTER_TCP = {
     "cubic-1-bdp4": (
         "**Diagnosed: an ns-3.37 PRR overflow, not an orbitcc deviation.** ns-3 cuts its "
@@ -149,13 +148,13 @@ ROW_NOTES_AFTER_TCP = {
         "RFC 6937's slow-start reduction bound releases ssthresh - pipe at once: 105 "
         "segments back to back into a 104-packet buffer, and two of them are dropped "
         "(a second congestion event after the first recovery ends). orbitcc's PRR computes "
-        "RFC 6937 in full precision: its burst is 86 segments, nothing sent in recovery is "
-        "lost (161 overflow losses, 161 retransmissions, 0 spurious, 0 RTOs), one "
-        "recovery. A second, smaller difference: ns-3's receiver ACKs the first data "
-        "segment alone (slow-start rounds 10, 18, 36, ... segments vs orbitcc's 10, 20, "
-        "40, ...). Emulating both quirks in a debug build gives a 102-segment burst and "
-        "still one cut: the outcome rests on a few segments around the buffer size. "
-        "HyStart is not involved (ns-3 with `--ns3::TcpCubic::HyStart=false` is "
+        "RFC 6937 in full precision: one recovery after slow start, and each of its 152 "
+        "overflow losses in 30 s is repaired by one retransmission. Both receivers ACK "
+        "the first data segment alone (`quickacks = 1`, ns-3's pairing of delayed "
+        "ACKs), so the slow-start rounds are "
+        "the same segment for segment (10, 19, 37, 73, 145, 289 in the overlay) and both "
+        "overshoot at 0.35-0.40 s; ns-3 then cuts twice (422 -> 346 -> 243), orbitcc once "
+        "(to 345). HyStart is not involved (ns-3 with `--ns3::TcpCubic::HyStart=false` is "
         "bit-identical). Not modelled: reproducing an ns-3 overflow is not a fidelity "
         "goal."),
     "cubic-1-loss0.1": (
@@ -165,21 +164,28 @@ ROW_NOTES_AFTER_TCP = {
         "clears the counter at each reduction. orbitcc had kept neither rule: it added "
         "floor(credit / cnt) MSS at once, past the target. With Linux's counter orbitcc "
         "was -6.3 % of ns-3 and with ns-3's (`ns3_ack_counter=1`, set for this "
-        "comparison) -5.3 % (s.e. 4.4 %), from +16.9 % (49 seeds, seed 27 left out on "
-        "both sides). The ns-3 mean includes one pathological run (seed 27: 20.4 Mb/s, "
-        "twice the median, with 21,145 retransmissions, 120 times the median; the other "
-        "49 retransmit at most 225 segments). Without seed 27 ns-3 gives 9.79 ± 1.99 Mb/s "
-        "and orbitcc 9.26 ± 2.31; the medians are 9.84 and 9.51."),
+        "comparison) -5.3 % (s.e. 4.4 %), from +16.9 % (49 seeds). ns-3's seed 27 fails "
+        "the window-growth check (cwnd 1 -> 9,412 MSS in 50 ms after an RTO, as seed 13 "
+        "of cubic-1-loss1): 20.4 Mb/s, twice the median, with 21,145 retransmissions, "
+        "120 times the median; the other 49 retransmit at most 225 segments. The graded "
+        "figures leave it out on both sides."),
     "cubic-1-loss1": (
-        "**Found and matched (ACK counter, see cubic-1-loss0.1); the mean is ns-3's "
-        "outlier.** With ns-3's counter orbitcc is -6.4 % (s.e. 5.4 %) of ns-3 without "
-        "seed 13 (from +28.6 %; Linux's counter: -11.7 %; -4.6 % before the PRR catch-up "
-        "fix of cubic-2-bdp). The ns-3 mean includes one "
-        "pathological run (seed 13: 12.6 Mb/s, 8 times the median of 1.51, with 14,358 "
-        "retransmissions and 5 RTOs; the other 49 retransmit at most 75 segments), which "
-        "is why the standard deviation is as large as the mean. Without seed 13 on both "
-        "sides ns-3 gives 1.56 ± 0.44 Mb/s and orbitcc 1.46 ± 0.39; the medians are 1.50 "
-        "and 1.39."),
+        "**Found and matched (ACK counter, see cubic-1-loss0.1); the all-seed mean is "
+        "ns-3's seed 13, which fails the window-growth check.** The graded figures leave "
+        "seed 13 out on both sides. Traced with ns-3's TcpSocketBase log: a hole's "
+        "retransmission was lost, so the cumulative ACK stayed at one segment while "
+        "about 1,700 segments above it were SACKed; the RTO at 1.40 s set cwnd to one "
+        "segment, and when the repair's ACK covered them all at 1.45 s, ns-3 (in "
+        "CA_LOSS) added every acknowledged segment to the window at once "
+        "(`Cong Control Called, cWnd=2476080 ssTh=91224`: 1 -> 1,710 MSS, 20 times its "
+        "ssthresh). RFC 5681 grows cwnd by at most one SMSS per ACK in slow start (RFC "
+        "3465: at most L = 2 SMSS), and Linux counts a stretch ACK as at most two and "
+        "stops slow start at ssthresh (`tcp_slow_start`). The window then overran the "
+        "416-packet buffer: "
+        "14,001 queue drops at 1 % random loss, 12.6 Mb/s, 8 times the median, 14,358 "
+        "retransmissions against at most 75 in each of the other 49 runs. It is not the "
+        "PRR overflow: with `--recovery=prr64` seed 13 gives 12.3 Mb/s and 11,389 queue "
+        "drops. orbitcc's runs pass the check on every row."),
     "newreno-1-loss1": (
         "**Found and matched (ssthresh rule).** ns-3.37's TcpNewReno sets ssthresh to half "
         "the pipe when recovery starts, Linux and orbitcc's default to half the window; at "
@@ -232,6 +238,15 @@ def explain(r: RowResult) -> str:
         note = BBR_CAVEAT
     else:
         note = ROW_NOTES_AFTER_TCP.get(r.row.name, NOTE_AFTER_TCP)
+    wide = r.wide_prr_metrics
+    if wide:
+        graded = [m for m in wide if m.target is not None]
+        verdict = ("within every target" if all(m.within for m in graded)
+                   else "outside a target")
+        figures = "; ".join(f"{m.name} {_fmt(m.ns3)} vs orbitcc {_fmt(m.orbitcc)} ({_rel(m)})"
+                            for m in graded)
+        facts += (f" Diagnostic run, the same ns-3 program with its PRR in 64-bit arithmetic "
+                  f"(`{' '.join(WIDE_PRR)}`, not the grade): {figures}; {verdict}.")
     return f"{note} {facts}"
 
 
@@ -407,7 +422,27 @@ def run_matrix(rows: list[Row], workdir: Path, jobs: int, seed: int, reuse_ns3: 
         if not n.get("from_cache"):
             n["load"] = ns3_load
         out.append(RowResult(row, n, o, compare(row, n, o)))
+    diagnose_with_wide_prr(out, binary, workdir, seed, reuse_ns3)
     return out
+
+
+# ns-3.37's TcpPrrRecovery computes prr_delivered * ssthresh in 32 bits
+# (docs/validation.md, cubic-1-bdp4); our program's --recovery=prr64 is the same
+# PRR in 64 bits. A diagnostic, never the grade.
+WIDE_PRR = ("--recovery=prr64",)
+
+
+def diagnose_with_wide_prr(results: list[RowResult], binary: Path, workdir: Path, seed: int,
+                           reuse: bool) -> None:
+    """For every graded row outside a target, runs ns-3 again with its PRR in
+    64-bit arithmetic (``WIDE_PRR``) and keeps the comparison with it in
+    the row's ``wide_prr_metrics``, so the report can say whether the
+    difference is ns-3's overflow."""
+    for r in results:
+        if r.row.cc == "bbr" or all(m.within is not False for m in r.metrics):
+            continue
+        wide = ns3_result(r.row, binary, workdir, seed, reuse, extra=WIDE_PRR)
+        r.wide_prr_metrics = compare(r.row, wide, r.orbitcc)
 
 
 # ---------------------------------------------------------------------------
@@ -772,15 +807,39 @@ def plot_cwnd(results: list[RowResult], path: Path) -> None:
     plt.close(fig)
 
 
+def reference_check_lines(results: list[RowResult], first_seed: int) -> list[str]:
+    """One line per run of either simulator that fails the window-growth check
+    (``orbitcc.ns3.window_growth_violations``); ns-3's are left out of the
+    grading (``compare``), orbitcc's would be bugs."""
+    lines = []
+    for r in results:
+        for side, result in (("ns-3", r.ns3), ("orbitcc", r.orbitcc)):
+            for v in result.get("growth_violations", []):
+                seed = first_seed + int(v.get("run", 0))
+                lines.append(
+                    f"- {side}, {r.row.name}, seed {seed}, flow {v['flow']}: cwnd "
+                    f"{v['before_bytes'] / MSS:.0f} -> {v['after_bytes'] / MSS:.0f} MSS in "
+                    f"the 50 ms before t = {v['t_s']:.2f} s (bound "
+                    f"{v['bound_bytes'] / MSS:.0f} MSS)")
+    return lines
+
+
 def _graded_summary(results: list[RowResult]) -> str:
     graded = [r for r in results if any(m.target is not None for m in r.metrics)]
     ok = [r.row.name for r in graded if all(m.within is not False for m in r.metrics)]
-    return (f"**Graded rows (NewReno, CUBIC) within every target: {len(ok)} of {len(graded)}**"
-            + (f" ({', '.join(ok)})." if ok else "."))
+    out = (f"**Graded rows (NewReno, CUBIC) within every target: {len(ok)} of {len(graded)}**"
+           + (f" ({', '.join(ok)})." if ok else "."))
+    wide_ok = [r.row.name for r in graded if r.wide_prr_metrics
+               and all(m.within is not False for m in r.wide_prr_metrics)]
+    if wide_ok:
+        out += (" Outside a target against stock ns-3.37 but within every target against "
+                "the same ns-3 program with its PRR in 64-bit arithmetic (`--recovery=prr64`, "
+                f"a diagnostic run, not the grade): {', '.join(wide_ok)}.")
+    return out
 
 
 def write_doc(results: list[RowResult], path: Path, plot_path: Path | None, command: str,
-              header: str) -> None:
+              header: str, first_seed: int = 1) -> None:
     lines = [
         "# Validation against ns-3",
         "",
@@ -819,6 +878,21 @@ def write_doc(results: list[RowResult], path: Path, plot_path: Path | None, comm
         "## Results",
         "",
         *table_lines(results, markdown=True),
+        "",
+        "## Reference check: window growth",
+        "",
+        "Every NewReno and CUBIC run of either simulator is checked against RFC 5681's "
+        "bound on window growth (`orbitcc.ns3.window_growth_violations`): in slow start a "
+        "window grows by at most 2 SMSS per ACK (RFC 3465's limit L), and 50 ms bring at "
+        "most one ACK per segment the bottleneck can deliver in them (+2), so a window may "
+        "end a 50 ms sample at most that far above the largest window sampled before "
+        "(about 870 MSS at 100 Mb/s: far above any legitimate step). An ns-3 run "
+        "that breaks it is not a reference: on a row of several seeds the graded figures "
+        "are those of the other seeds, the same seeds on both sides, and the all-seed "
+        "goodput is shown beside them (not graded). An orbitcc run that breaks it would "
+        "be a bug and is never left out. Runs that break it:",
+        "",
+        *(reference_check_lines(results, first_seed) or ["- none."]),
         "",
         "## Speed, measured in the same run",
         "",
@@ -945,25 +1019,35 @@ def main(argv: list[str] | None = None) -> int:
               f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.")
     print(header)
     print("\n".join(table_lines(results, markdown=False)))
+    flagged = reference_check_lines(results, args.seed)
+    if flagged:
+        print("\nruns breaking RFC 5681's window-growth bound (ns-3's are not graded):")
+        print("\n".join(flagged))
     print()
     print("\n".join(speed_lines(results, markdown=False)))
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps([
             {"row": r.row.to_json(), "ns3": {k: v for k, v in r.ns3.items() if k != "cwnd"},
              "orbitcc": {k: v for k, v in r.orbitcc.items() if k != "cwnd"},
-             "metrics": [{"name": m.name, "ns3": m.ns3, "orbitcc": m.orbitcc, "rel": m.rel,
-                          "target": m.target, "within": m.within} for m in r.metrics]}
+             "metrics": [_metric_json(m) for m in r.metrics],
+             "wide_prr_metrics": [_metric_json(m) for m in r.wide_prr_metrics]}
             for r in results], indent=1))
     if args.doc:
         doc = Path(args.doc)
         plot = Path(args.plot) if args.plot else doc.parent / "img" / (doc.stem + "_cwnd.png")
         plot_cwnd(results, plot)
-        write_doc(results, doc, plot, command, header)
+        write_doc(results, doc, plot, command, header, args.seed)
         print(f"wrote {doc} and {plot}")
     failed = [r.row.name for r in results if any(m.within is False for m in r.metrics)]
     if failed:
         print(f"outside the targets: {', '.join(failed)}")
     return 0
+
+
+def _metric_json(m: Metric) -> dict[str, Any]:
+    return {"name": m.name, "ns3": m.ns3, "orbitcc": m.orbitcc, "rel": m.rel,
+            "target": m.target, "within": m.within}
 
 
 def _orbitcc_version() -> str:
