@@ -19,7 +19,8 @@ def env_episode_seed(base_seed: int, episode: int) -> int:
     """Seed of episode `episode` of an env reset with `base_seed`."""
 
 def env_feature_catalogue() -> list[dict[str, Any]]:
-    """Every observation feature: name, unit, normaliser, help, low, high, mobility."""
+    """Every observation feature: name, unit, normaliser, help, low, high, mobility,
+    group (base | mobility | background)."""
 
 # Parameter tables (cpp_core/sim/param_spec.h): one dict per setting with
 # name, kind, default (None when derived), default_text, range_text, low,

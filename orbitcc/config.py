@@ -133,7 +133,8 @@ ACTION_MODES = tuple(_row(_core.env_params(), "action")["choices"])
 REWARD_PRESETS = tuple(_row(_core.reward_params(), "preset")["choices"])
 FAIRNESS_METRICS = tuple(_row(_core.reward_params(), "fairness")["choices"])
 # The default selection, then the opt-in path-normalised and ground-truth
-# features (docs/env.md); the mobility features come with env.mobility_features.
+# features (docs/env.md); the mobility features come with env.mobility_features,
+# the background oracle's with env.background_features.
 OBSERVATION_FEATURES = tuple(_row(_core.env_params(), "features")["default"])
 EXTRA_FEATURES = tuple(f for f in _row(_core.env_params(), "features")["choices"]
                        if f not in OBSERVATION_FEATURES)
@@ -187,6 +188,7 @@ class EnvConfig:
     history: int = 4  # steps of features per subflow in one observation
     features: list[str] = field(default_factory=lambda: list(OBSERVATION_FEATURES))
     mobility_features: bool = False  # + oracle capacity/RTT, time to handover, shared flag
+    background_features: bool = False  # + oracle background share/demand/shortfall per link
     action: str = "window"  # window | rate | discrete | residual
     window_max_factor: float = 1.25  # window/residual: action 1 multiplies by this
     rate_step: float = 0.05  # rate: Aurora's alpha

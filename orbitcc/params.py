@@ -72,10 +72,11 @@ def describe(name: str) -> str:
     """
     if name == "features":
         rows = _core.env_feature_catalogue()
-        lines = ["observation features (env.features; * needs env.mobility_features=true)"]
+        lines = ["observation features (env.features; * needs env.mobility_features=true, "
+                 "+ needs env.background_features=true)"]
         width = max(len(r["name"]) for r in rows) + 1
         for r in rows:
-            star = "*" if r["mobility"] else " "
+            star = _GROUP_MARK[r["group"]] or " "
             lines.append(f"  {r['name'] + star:<{width}}  {r['normaliser']:<34}  "
                          f"[{_num(r['low'])}, {_num(r['high'])}]  {r['help']}")
         return "\n".join(lines)
@@ -100,6 +101,10 @@ def describe(name: str) -> str:
     return "\n".join(lines)
 
 
+# How the feature tables mark the features a switch adds (docs/env.md).
+_GROUP_MARK = {"base": "", "mobility": "*", "background": "+"}
+
+
 def _num(x: float) -> str:
     return f"{x:g}"
 
@@ -117,7 +122,7 @@ def feature_markdown_table() -> str:
     """The docs' table of observation features (docs/env.md)."""
     out = ["| feature | unit | value (normaliser) | bounds | meaning |", "|---|---|---|---|---|"]
     for r in _core.env_feature_catalogue():
-        star = "*" if r["mobility"] else ""
+        star = _GROUP_MARK[r["group"]]
         norm = r["normaliser"].replace("|", "\\|")
         out.append(f"| `{r['name']}`{star} | {r['unit']} | {norm} | "
                    f"[{_num(r['low'])}, {_num(r['high'])}] | {r['help']} |")

@@ -345,3 +345,32 @@ def test_mobility_features_are_one_switch() -> None:
     obs = env.step(np.zeros(env.action_space.shape, np.float32))[0]
     last = obs.reshape(env.observation_spec["layout"])[:, -1, -4:]
     assert np.all(last[:, 0] > 0)  # the oracle predicts a capacity
+
+
+def test_background_features_are_one_switch_and_the_reward_s_term() -> None:
+    # starlink_dual: one NewReno background flow on subflow 0's satellite, and
+    # two phases (the subflows on separate satellites, then on the same one).
+    env = OrbitCCEnv(scenario="starlink_dual", controller="olia",
+                     overrides=("env.background_features=true", "env.history=1",
+                                "reward=fair", "duration_s=40.0"))
+    names = env.observation_spec["feature_names"]
+    assert names[-3:] == ["background_share", "background_demand", "background_shortfall"]
+    env.reset(seed=0)
+    done, steps, seen = False, 0, np.zeros(2)
+    while not done:
+        obs, _, term, trunc, info = env.step(None)
+        done = term or trunc
+        share, demand, shortfall = obs.reshape(env.observation_spec["layout"])[:, -1, -3:].T
+        assert np.all((share >= 0) & (share <= 1) & (demand >= 0) & (demand <= 2))
+        # At most one link carries the background flow, so the step's
+        # unfairness (the mean over links with a background flow) is that
+        # link's shortfall, which the subflows on it see.
+        assert np.float32(info["unfairness"]) == shortfall.max()
+        seen += share > 0
+        steps += 1
+    # Subflow 0 always shares its satellite with the background flow; subflow
+    # 1 only in the shared phase.
+    assert seen[0] > 0.9 * steps and 0.2 * steps < seen[1] < 0.8 * steps, (seen, steps)
+    with pytest.raises(ValueError, match="env.background_features: this scenario "
+                                         "has no background flow"):
+        make(overrides=("env.background_features=true",))

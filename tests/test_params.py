@@ -106,7 +106,7 @@ def test_flags_take_only_zero_or_one() -> None:
 
 def test_feature_catalogue_rows_carry_unit_normaliser_and_help() -> None:
     rows = _core.env_feature_catalogue()
-    base = [r["name"] for r in rows if not r["mobility"]]
+    base = [r["name"] for r in rows if r["group"] == "base"]
     assert base[:len(EnvConfig().features)] == list(EnvConfig().features)
     assert _row("env", "features")["choices"] == base
     for r in rows:

@@ -60,6 +60,8 @@ EnvConfig EnvConfigFromDict(const py::dict& dict) {
     c.features = r.NamesParam(FindParam(t, "features"));
   }
   c.mobility_features = r.Param(FindParam(t, "mobility_features")) != 0;
+  c.background_features =
+      r.Param(FindParam(t, "background_features")) != 0;
   c.control = ParseControlMode(
       r.Choice("control", "agent", {"agent", "baseline", "residual"}));
   c.action = ParseActionMode(r.ChoiceParam(FindParam(t, "action")));
@@ -161,13 +163,15 @@ void RegisterEnvBindings(py::module_& m) {
           d["help"] = f.help;
           d["low"] = f.low;
           d["high"] = f.high;
-          d["mobility"] = f.mobility;
+          d["mobility"] = f.group == FeatureGroup::kMobility;
+          d["group"] = FeatureGroupName(f.group);
           out.append(d);
         }
         return out;
       },
       "Every observation feature the env can compute: name, unit, "
-      "normaliser, help, bounds, mobility (needs an oracle).");
+      "normaliser, help, bounds, mobility (needs the mobility oracle), "
+      "group (base, mobility or background: the switch that adds it).");
   m.def(
       "env_params", []() { return ParamTableToPy(EnvParams()); },
       "The env settings (configs/env/): name, default, range, help.");

@@ -69,11 +69,21 @@ EnvInstance::EnvInstance(std::shared_ptr<const SimulationSpec> spec,
         "env.mobility_features: this scenario provides no mobility oracle "
         "(only the orbital LEO scenarios do)");
   }
+  if (config_.background_features &&
+      std::none_of(spec_->flows.begin(), spec_->flows.end(),
+                   [](const FlowSpec& f) { return f.background; })) {
+    throw std::invalid_argument(
+        "env.background_features: this scenario has no background flow");
+  }
   obs_spec_ = MakeObservationSpec(config_, num_subflows_);
   action_spec_ = MakeActionSpec(config_, num_subflows_);
   features_ = SelectFeatures(config_);
   for (int f : features_) {
-    has_mobility_features_ = has_mobility_features_ || FeatureCatalogue()[f].mobility;
+    const FeatureGroup group = FeatureCatalogue()[f].group;
+    has_mobility_features_ =
+        has_mobility_features_ || group == FeatureGroup::kMobility;
+    has_background_features_ =
+        has_background_features_ || group == FeatureGroup::kBackground;
   }
   last_.resize(num_subflows_);
   history_.assign(static_cast<size_t>(obs_spec_.size()), 0.0f);
@@ -295,7 +305,10 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   double declared = 0, delay_count = 0, delay_sum_us = 0;
   double srtt_sum = 0;
   int srtt_n = 0;
-  float feat[32];
+  // Feature inputs per subflow; the features are computed once the
+  // background flows' step is known (the background oracle needs it).
+  std::vector<FeatureInputs> inputs(num_subflows_);
+  std::vector<int> link_of(num_subflows_, -1);  // index into links_used
   // Reward inputs beyond the step metrics.
   StepMeasures sm_in;
   std::vector<int> links_used;
@@ -343,10 +356,12 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
     if (p.first_link >= 0) {
       auto it = std::find(links_used.begin(), links_used.end(), p.first_link);
       if (it == links_used.end()) {
+        link_of[i] = static_cast<int>(links_used.size());
         links_used.push_back(p.first_link);
         link_test_mbps.push_back(thr_mbps);
         sm_in.capacity_mbps += p.path_capacity_mbps;
       } else {
+        link_of[i] = static_cast<int>(it - links_used.begin());
         link_test_mbps[it - links_used.begin()] += thr_mbps;
       }
     }
@@ -360,8 +375,8 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
       }
     }
 
-    // Features: one row of FeatureCatalogue() each.
-    FeatureInputs in;
+    // Feature inputs (the features themselves follow the background loop).
+    FeatureInputs& in = inputs[i];
     in.mss = mss;
     in.cwnd_bytes = static_cast<double>(p.cwnd_bytes);
     in.inflight_bytes = static_cast<double>(p.inflight_bytes);
@@ -389,14 +404,6 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
                                   : ToSeconds(next - now);
       in.shared_bottleneck = SharesFirstLink(i, now);
     }
-    for (int k = 0; k < nf; ++k) {
-      const FeatureInfo& f = FeatureCatalogue()[features_[k]];
-      feat[k] = Clip(f.value(in), f.low, f.high);
-    }
-    float* h = history_.data() + static_cast<size_t>(i) * row;
-    std::memmove(h, h + nf, sizeof(float) * (row - nf));
-    std::memcpy(h + row - nf, feat, sizeof(float) * nf);
-
     SubflowMetrics sm;
     sm.cwnd_bytes = static_cast<double>(p.cwnd_bytes);
     sm.inflight_bytes = static_cast<double>(p.inflight_bytes);
@@ -422,8 +429,6 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
     last.delay_sum_us = sum_us;
     last.srtt_ms = p.srtt_ms;
   }
-  std::memcpy(out.obs, history_.data(), sizeof(float) * history_.size());
-
   // Step metrics: the leaderboard's quantities over this step's interval.
   const double thr_mbps = received * 8e-6 * inv_dt;
   double delay_ms = 0.0;
@@ -476,6 +481,30 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
       shared.background_demand_mbps.push_back(demand_mbps);
     }
   }
+  // Features: one row of FeatureCatalogue() each, the background oracle's
+  // from the links' shares just measured.
+  float feat[32];
+  for (int i = 0; i < num_subflows_; ++i) {
+    FeatureInputs& in = inputs[i];
+    if (has_background_features_ && link_of[i] >= 0) {
+      const StepMeasures::SharedLink& l = sm_in.shared[link_of[i]];
+      for (size_t j = 0; j < l.background_mbps.size(); ++j) {
+        in.background_mbps += l.background_mbps[j];
+        in.background_demand_mbps += l.background_demand_mbps[j];
+      }
+      in.link_mbps = l.test_mbps + in.background_mbps;
+      in.background_shortfall = std::max(0.0, BackgroundShortfall(l));
+    }
+    for (int k = 0; k < nf; ++k) {
+      const FeatureInfo& f = FeatureCatalogue()[features_[k]];
+      feat[k] = Clip(f.value(in), f.low, f.high);
+    }
+    float* h = history_.data() + static_cast<size_t>(i) * row;
+    std::memmove(h, h + nf, sizeof(float) * (row - nf));
+    std::memcpy(h + row - nf, feat, sizeof(float) * nf);
+  }
+  std::memcpy(out.obs, history_.data(), sizeof(float) * history_.size());
+
   sm_in.dt_s = dt_s;
   sm_in.throughput_mbps = thr_mbps;
   sm_in.delay_ms = delay_ms;

@@ -105,6 +105,7 @@ class EnvInstance {
   ActionSpec action_spec_;
   std::vector<int> features_;  // catalogue indices
   bool has_mobility_features_ = false;  // some feature needs the oracle
+  bool has_background_features_ = false;  // the background oracle's
   int num_subflows_ = 0;
   std::vector<SubflowInfo> all_subflows_;  // Build order: test first
 

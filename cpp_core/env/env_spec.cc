@@ -21,7 +21,7 @@ double Log2p1(double x) { return std::log2(1.0 + std::max(x, 0.0)); }
 std::vector<std::string> BaseFeatureNames() {
   std::vector<std::string> out;
   for (const FeatureInfo& f : FeatureCatalogue()) {
-    if (!f.mobility) out.push_back(f.name);
+    if (f.group == FeatureGroup::kBase) out.push_back(f.name);
   }
   return out;
 }
@@ -56,25 +56,28 @@ constexpr int kNumClassicFeatures = 9;
 
 const std::vector<FeatureInfo>& FeatureCatalogue() {
   using In = FeatureInputs;
+  constexpr FeatureGroup kBase = FeatureGroup::kBase;
+  constexpr FeatureGroup kMobility = FeatureGroup::kMobility;
+  constexpr FeatureGroup kBackground = FeatureGroup::kBackground;
   static const std::vector<FeatureInfo> kFeatures = {
       {"cwnd", "bytes", "log2(1 + x / MSS) / 16", "congestion window", 0.0f,
-       4.0f, false,
+       4.0f, kBase,
        [](const In& in) { return Log2p1(in.cwnd_bytes / in.mss) / 16.0; }},
       {"inflight", "bytes", "log2(1 + x / MSS) / 16", "bytes in flight", 0.0f,
-       4.0f, false,
+       4.0f, kBase,
        [](const In& in) { return Log2p1(in.inflight_bytes / in.mss) / 16.0; }},
       {"delivery_rate", "Mb/s", "log2(1 + x) / 14",
-       "latest delivery-rate sample", 0.0f, 4.0f, false,
+       "latest delivery-rate sample", 0.0f, 4.0f, kBase,
        [](const In& in) { return Log2p1(in.delivery_rate_mbps) / 14.0; }},
       {"rtt_ratio", "", "srtt / min_rtt - 1",
        "queueing delay relative to the base RTT (0 before the first sample)",
-       0.0f, 10.0f, false,
+       0.0f, 10.0f, kBase,
        [](const In& in) {
          return in.min_rtt_ms > 0 ? in.srtt_ms / in.min_rtt_ms - 1.0 : 0.0;
        }},
       {"rtt_gradient", "", "(srtt - srtt one step earlier) / min_rtt",
        "change of srtt over the step (0 before two samples)", -10.0f, 10.0f,
-       false,
+       kBase,
        [](const In& in) {
          return (in.min_rtt_ms > 0 && in.prev_srtt_ms > 0)
                     ? (in.srtt_ms - in.prev_srtt_ms) / in.min_rtt_ms
@@ -82,27 +85,27 @@ const std::vector<FeatureInfo>& FeatureCatalogue() {
        }},
       {"loss_rate", "", "declared lost / sent",
        "packets the sender declared lost / packets sent, in the step", 0.0f,
-       1.0f, false,
+       1.0f, kBase,
        [](const In& in) {
          return in.packets_sent > 0 ? in.declared_lost / in.packets_sent
                                     : (in.declared_lost > 0 ? 1.0 : 0.0);
        }},
       {"ack_rate", "Mb/s", "log2(1 + x) / 14",
-       "newly acknowledged bytes over the step", 0.0f, 4.0f, false,
+       "newly acknowledged bytes over the step", 0.0f, 4.0f, kBase,
        [](const In& in) { return Log2p1(in.ack_mbps) / 14.0; }},
       {"throughput", "Mb/s", "log2(1 + x) / 14", "bytes received over the step",
-       0.0f, 4.0f, false,
+       0.0f, 4.0f, kBase,
        [](const In& in) { return Log2p1(in.throughput_mbps) / 14.0; }},
-      {"srtt", "ms", "log2(1 + x) / 12", "smoothed RTT", 0.0f, 4.0f, false,
+      {"srtt", "ms", "log2(1 + x) / 12", "smoothed RTT", 0.0f, 4.0f, kBase,
        [](const In& in) { return Log2p1(in.srtt_ms) / 12.0; }},
       {"oracle_capacity", "Mb/s", "log2(1 + x) / 14",
-       "oracle-predicted access capacity", 0.0f, 4.0f, true,
+       "oracle-predicted access capacity", 0.0f, 4.0f, kMobility,
        [](const In& in) { return Log2p1(in.oracle_capacity_mbps) / 14.0; }},
       {"oracle_rtt", "ms", "log2(1 + x) / 12",
-       "oracle-predicted propagation RTT", 0.0f, 4.0f, true,
+       "oracle-predicted propagation RTT", 0.0f, 4.0f, kMobility,
        [](const In& in) { return Log2p1(in.oracle_rtt_ms) / 12.0; }},
       {"time_to_handover", "s", "x / 60 (1 if none)",
-       "time to the oracle's next handover", 0.0f, 1.0f, true,
+       "time to the oracle's next handover", 0.0f, 1.0f, kMobility,
        [](const In& in) {
          return std::isinf(in.time_to_handover_s)
                     ? 1.0
@@ -110,7 +113,7 @@ const std::vector<FeatureInfo>& FeatureCatalogue() {
        }},
       {"shared_bottleneck", "", "0 | 1",
        "1 if another subflow's current route uses this subflow's first link",
-       0.0f, 1.0f, true,
+       0.0f, 1.0f, kMobility,
        [](const In& in) { return in.shared_bottleneck ? 1.0 : 0.0; }},
       // Path-normalised features (scale-free across capacities and RTTs):
       // rate_max is the subflow's largest recent delivery-rate sample (a
@@ -118,7 +121,7 @@ const std::vector<FeatureInfo>& FeatureCatalogue() {
       // min_rtt; both are what a sender can measure.
       {"cwnd_bdp", "", "log2(cwnd / bdp_est) / 4",
        "congestion window in estimated BDPs (0 before estimates exist)",
-       -2.0f, 2.0f, false,
+       -2.0f, 2.0f, kBase,
        [](const In& in) {
          return in.bdp_est_bytes > 0
                     ? std::log2(std::max(in.cwnd_bytes, 1.0) / in.bdp_est_bytes) /
@@ -126,21 +129,21 @@ const std::vector<FeatureInfo>& FeatureCatalogue() {
                     : 0.0;
        }},
       {"inflight_bdp", "", "log2(1 + inflight / bdp_est) / 2",
-       "bytes in flight in estimated BDPs", 0.0f, 2.0f, false,
+       "bytes in flight in estimated BDPs", 0.0f, 2.0f, kBase,
        [](const In& in) {
          return in.bdp_est_bytes > 0
                     ? Log2p1(in.inflight_bytes / in.bdp_est_bytes) / 2.0
                     : 0.0;
        }},
       {"delivery_norm", "", "delivery rate / rate_max",
-       "latest delivery-rate sample relative to rate_max", 0.0f, 2.0f, false,
+       "latest delivery-rate sample relative to rate_max", 0.0f, 2.0f, kBase,
        [](const In& in) {
          return in.rate_max_mbps > 0
                     ? in.delivery_rate_mbps / in.rate_max_mbps
                     : 0.0;
        }},
       {"throughput_norm", "", "throughput / rate_max",
-       "Mb/s received in the step relative to rate_max", 0.0f, 2.0f, false,
+       "Mb/s received in the step relative to rate_max", 0.0f, 2.0f, kBase,
        [](const In& in) {
          return in.rate_max_mbps > 0 ? in.throughput_mbps / in.rate_max_mbps
                                      : 0.0;
@@ -149,7 +152,7 @@ const std::vector<FeatureInfo>& FeatureCatalogue() {
       // opt-in features for "what if the sender knew the path" studies.
       {"capacity_bdp", "", "log2(capacity x propagation RTT / cwnd) / 4",
        "true path BDP relative to cwnd (truth; 0 in an outage)", -2.0f, 2.0f,
-       false,
+       kBase,
        [](const In& in) {
          const double bdp =
              in.path_capacity_mbps * 1e6 / 8.0 * in.path_rtt_ms * 1e-3;
@@ -157,8 +160,33 @@ const std::vector<FeatureInfo>& FeatureCatalogue() {
                         : 0.0;
        }},
       {"handover", "", "0 | 1", "1 if a handover happened during the step "
-       "(truth)", 0.0f, 1.0f, false,
+       "(truth)", 0.0f, 1.0f, kBase,
        [](const In& in) { return in.handover ? 1.0 : 0.0; }},
+      // The background oracle: who else the subflow's first link carried
+      // in the step (simulator truth; a sender would have to estimate it).
+      {"background_share", "", "background Mb/s / link Mb/s",
+       "share of what the subflow's first link delivered in the step that "
+       "went to background flows (0 if it delivered nothing)",
+       0.0f, 1.0f, kBackground,
+       [](const In& in) {
+         return in.link_mbps > 0 ? in.background_mbps / in.link_mbps : 0.0;
+       }},
+      {"background_demand", "", "background demand / path capacity",
+       "what the background flows on that link offered in the step relative "
+       "to the path's capacity (a bulk flow: 2; 2 in an outage if they "
+       "offered anything)",
+       0.0f, 2.0f, kBackground,
+       [](const In& in) {
+         if (in.path_capacity_mbps > 0) {
+           return in.background_demand_mbps / in.path_capacity_mbps;
+         }
+         return in.background_demand_mbps > 0 ? 2.0 : 0.0;
+       }},
+      {"background_shortfall", "", "max(0, owed - got) / owed",
+       "the background flows' shortfall on that link against their max-min "
+       "shares: the fair reward's unfairness term of that link alone",
+       0.0f, 1.0f, kBackground,
+       [](const In& in) { return in.background_shortfall; }},
   };
   return kFeatures;
 }
@@ -186,6 +214,10 @@ const ParamTable& EnvParams() {
         FlagParam("mobility_features", false,
                   "append the oracle features (capacity, RTT, time to "
                   "handover, shared bottleneck)"),
+        FlagParam("background_features", false,
+                  "append the background oracle features (the background "
+                  "flows' share, demand and shortfall on each subflow's "
+                  "first link)"),
         ChoiceParam("action", "window",
                     {"window", "rate", "discrete", "residual"},
                     "what the action sets (docs/env.md, Actions)"),
@@ -252,18 +284,21 @@ std::vector<int> SelectFeatures(const EnvConfig& config) {
     for (const std::string& name : config.features) {
       int found = -1;
       for (size_t i = 0; i < cat.size(); ++i) {
-        if (cat[i].name == name && !cat[i].mobility)
+        if (cat[i].name == name && cat[i].group == FeatureGroup::kBase)
           found = static_cast<int>(i);
       }
       if (found < 0) {
         std::string allowed;
         for (const auto& f : cat) {
-          if (f.mobility) continue;
+          if (f.group != FeatureGroup::kBase) continue;
           if (!allowed.empty()) allowed += ", ";
           allowed += f.name;
         }
-        Fail("features", "unknown feature '" + name + "'; allowed: " + allowed +
-                             " (mobility features: set env.mobility_features)");
+        Fail("features", "unknown feature '" + name + "'; allowed: " +
+                             allowed +
+                             " (mobility features: set env.mobility_features;"
+                             " background features: set "
+                             "env.background_features)");
       }
       for (int prev : out) {
         if (prev == found)
@@ -272,11 +307,14 @@ std::vector<int> SelectFeatures(const EnvConfig& config) {
       out.push_back(found);
     }
   }
-  if (config.mobility_features) {
+  // The switched groups follow, mobility first, each in catalogue order.
+  const auto append = [&](FeatureGroup group) {
     for (size_t i = 0; i < cat.size(); ++i) {
-      if (cat[i].mobility) out.push_back(static_cast<int>(i));
+      if (cat[i].group == group) out.push_back(static_cast<int>(i));
     }
-  }
+  };
+  if (config.mobility_features) append(FeatureGroup::kMobility);
+  if (config.background_features) append(FeatureGroup::kBackground);
   return out;
 }
 
@@ -394,33 +432,58 @@ std::vector<double> MaxMinShares(double total,
   return share;
 }
 
+namespace {
+
+// Max-min shares of what `link` carried (background flows first, the test
+// connection last) and the background flows' total Mb/s; empty when the
+// link has no started background flow or carried nothing this step.
+std::vector<double> OwedShares(const StepMeasures::SharedLink& l,
+                               double* background_mbps) {
+  const size_t n = l.background_mbps.size();
+  double bg = 0.0;
+  for (double y : l.background_mbps) bg += y;
+  *background_mbps = bg;
+  const double total = l.test_mbps + bg;
+  if (n == 0 || !(total > 0)) return {};  // nothing shared this step
+  // What each flow is owed of what the link carried: its max-min fair
+  // share given the background flows' demands. A background flow that
+  // offers little (an on/off source between bursts) is owed only what it
+  // offers, so leaving it alone is never penalised.
+  std::vector<double> demand = l.background_demand_mbps;
+  demand.resize(n, std::numeric_limits<double>::infinity());
+  return MaxMinShares(total, demand);
+}
+
+}  // namespace
+
+double BackgroundShortfall(const StepMeasures::SharedLink& l) {
+  double bg = 0.0;
+  const std::vector<double> owed = OwedShares(l, &bg);
+  if (owed.empty()) return -1.0;
+  // The shortfall of the background flows against what they are owed, with
+  // the test connection counted as one flow (a coupled multipath connection
+  // should take no more than one TCP flow on a shared bottleneck: RFC 6356,
+  // goal 2).
+  double owed_bg = 0.0;
+  for (size_t j = 0; j + 1 < owed.size(); ++j) owed_bg += owed[j];
+  if (!(owed_bg > 0)) return -1.0;  // no background flow wanted anything
+  return std::max(0.0, owed_bg - bg) / owed_bg;
+}
+
 double Unfairness(FairnessMetric metric, const StepMeasures& m) {
   double sum = 0.0;
   int links = 0;
   for (const StepMeasures::SharedLink& l : m.shared) {
-    const size_t n = l.background_mbps.size();
-    double bg = 0.0;
-    for (double y : l.background_mbps) bg += y;
-    const double total = l.test_mbps + bg;
-    if (n == 0 || !(total > 0)) continue;  // nothing shared this step
-    // What each flow is owed of what the link carried: its max-min fair
-    // share given the background flows' demands. A background flow that
-    // offers little (an on/off source between bursts) is owed only what it
-    // offers, so leaving it alone is never penalised.
-    std::vector<double> demand = l.background_demand_mbps;
-    demand.resize(n, std::numeric_limits<double>::infinity());
-    const std::vector<double> owed = MaxMinShares(total, demand);
     if (metric == FairnessMetric::kFriendliness) {
-      // The shortfall of the background flows against what they are owed,
-      // with the test connection counted as one flow (a coupled multipath
-      // connection should take no more than one TCP flow on a shared
-      // bottleneck: RFC 6356, goal 2).
-      double owed_bg = 0.0;
-      for (size_t j = 0; j < n; ++j) owed_bg += owed[j];
-      if (!(owed_bg > 0)) continue;  // no background flow wanted anything
+      const double shortfall = BackgroundShortfall(l);
+      if (shortfall < 0) continue;
       ++links;
-      sum += std::max(0.0, owed_bg - bg) / owed_bg;
+      sum += shortfall;
     } else {
+      double bg = 0.0;
+      const std::vector<double> owed = OwedShares(l, &bg);
+      if (owed.empty()) continue;
+      const size_t n = l.background_mbps.size();
       // 1 - Jain's index over the flows' allocations normalised by their
       // fair (optimal) allocations, x_i = y_i / owed_i (Jain, Chiu and
       // Hawes, DEC-TR-301, 1984, Sec. 3); flows owed nothing are left out.
@@ -527,6 +590,18 @@ const char* ActionModeName(ActionMode mode) {
       return "discrete";
     case ActionMode::kResidual:
       return "residual";
+  }
+  return "?";
+}
+
+const char* FeatureGroupName(FeatureGroup group) {
+  switch (group) {
+    case FeatureGroup::kBase:
+      return "base";
+    case FeatureGroup::kMobility:
+      return "mobility";
+    case FeatureGroup::kBackground:
+      return "background";
   }
   return "?";
 }

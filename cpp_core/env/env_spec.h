@@ -89,6 +89,11 @@ double Unfairness(FairnessMetric metric, const StepMeasures& m);
 // is background flow i's share, the last element the test connection's.
 std::vector<double> MaxMinShares(double total,
                                  const std::vector<double>& demand);
+// The friendliness term of one link: the background flows' shortfall against
+// their max-min shares of what the link carried, max(0, owed - got) / owed,
+// in [0, 1]; -1 when the link carried nothing or no background flow on it is
+// owed anything (such links are left out of Unfairness()'s mean).
+double BackgroundShortfall(const StepMeasures::SharedLink& link);
 
 struct EnvConfig {
   TimeNs step_interval = 100 * kNsPerMs;
@@ -97,6 +102,9 @@ struct EnvConfig {
   // features.
   std::vector<std::string> features;
   bool mobility_features = false;  // append the oracle features
+  // Append the background oracle features (the other flows on each
+  // subflow's first link).
+  bool background_features = false;
   ControlMode control = ControlMode::kAgent;
   ActionMode action = ActionMode::kWindow;
   double window_max_factor = 1.25;  // window/residual: factor per unit action
@@ -166,7 +174,24 @@ struct FeatureInputs {
   double path_capacity_mbps = 0;
   double path_rtt_ms = 0;  // propagation RTT of the current route
   bool handover = false;   // a handover happened during the step
+  // Background oracle (valid only with env.background_features): on this
+  // subflow's first link over the step, the started background flows'
+  // received Mb/s and their summed demand (Mb/s, +infinity for a bulk
+  // flow; as the fair reward's), what every flow on the link received, and
+  // BackgroundShortfall() of the link (0 where it is -1).
+  double background_mbps = 0;
+  double background_demand_mbps = 0;
+  double link_mbps = 0;
+  double background_shortfall = 0;
 };
+
+// Which switch brings a feature into the observation.
+enum class FeatureGroup {
+  kBase,        // chosen by name in env.features
+  kMobility,    // env.mobility_features: the MobilityOracle's predictions
+  kBackground,  // env.background_features: the other flows on each link
+};
+const char* FeatureGroupName(FeatureGroup group);
 
 // One observation feature, one row of FeatureCatalogue(): its name, the unit
 // of the raw quantity, how it is normalised, what it means and its bounds
@@ -178,7 +203,7 @@ struct FeatureInfo {
   std::string help;
   float low;
   float high;
-  bool mobility;  // needs a MobilityOracle
+  FeatureGroup group;
   double (*value)(const FeatureInputs& in);  // normalised, before clipping
 };
 

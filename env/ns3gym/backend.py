@@ -69,6 +69,8 @@ def check_expressible(cfg: Any) -> None:
         raise _fail(name, f"env.features = {list(env.features)}")
     if env.mobility_features:
         raise _fail(name, "env.mobility_features = true")
+    if env.background_features:
+        raise _fail(name, "env.background_features = true")
     if env.action != "window":
         raise _fail(name, f"env.action = {env.action!r}")
     if env.step_rtts:
