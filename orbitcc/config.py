@@ -165,6 +165,8 @@ class RewardConfig:
     throughput_ref_mbps: float = 100.0  # linear/power: throughput normaliser
     delay_ref_ms: float = 100.0  # linear/power: delay normaliser
     fairness_weight: float = 1.0  # fair: w_f
+    delay_tail_weight: float = 0.0  # normalized/fair: w_p, price of late deliveries
+    delay_tail_tolerance: float = 0.2  # normalized/fair: tau, tolerated delay excess
     fairness: str = "friendliness"  # fair: friendliness | jain
     orca_zeta: float = 5.0  # orca: loss penalty factor
     orca_beta: float = 1.25  # orca: delay slack (multiples of the base RTT)

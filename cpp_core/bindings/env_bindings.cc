@@ -38,6 +38,8 @@ RewardConfig RewardConfigFromValue(const Value& value) {
   rc.throughput_ref_mbps = w.Param(FindParam(t, "throughput_ref_mbps"));
   rc.delay_ref_ms = w.Param(FindParam(t, "delay_ref_ms"));
   rc.fairness_weight = w.Param(FindParam(t, "fairness_weight"));
+  rc.delay_tail_weight = w.Param(FindParam(t, "delay_tail_weight"));
+  rc.delay_tail_tolerance = w.Param(FindParam(t, "delay_tail_tolerance"));
   rc.fairness = ParseFairnessMetric(w.ChoiceParam(FindParam(t, "fairness")));
   rc.orca_zeta = w.Param(FindParam(t, "orca_zeta"));
   rc.orca_beta = w.Param(FindParam(t, "orca_beta"));

@@ -265,6 +265,11 @@ const ParamTable& RewardParams() {
       PositiveParam("delay_ref_ms", 100.0, 0.0, 1e9, "ms",
                     "linear/power: delay normaliser delay_ref"),
       RealParam("fairness_weight", 1.0, 0.0, 1e9, "", "fair: w_f"),
+      RealParam("delay_tail_weight", 0.0, 0.0, 1e9, "",
+                "normalized, fair: w_p, the price of late deliveries"),
+      RealParam("delay_tail_tolerance", 0.2, 0.0, 1e9, "",
+                "normalized, fair: tau, one-way delay above the propagation "
+                "delay tolerated before w_p applies (fraction)"),
       ChoiceParam("fairness", "friendliness", {"friendliness", "jain"},
                   "fair: how unfairness to background flows is measured"),
       RealParam("orca_zeta", 5.0, 0.0, 1e9, "", "orca: loss penalty factor"),
@@ -371,6 +376,8 @@ void ValidateEnvConfig(const EnvConfig& c) {
   check_reward("throughput_ref_mbps", r.throughput_ref_mbps);
   check_reward("delay_ref_ms", r.delay_ref_ms);
   check_reward("fairness_weight", r.fairness_weight);
+  check_reward("delay_tail_weight", r.delay_tail_weight);
+  check_reward("delay_tail_tolerance", r.delay_tail_tolerance);
   check_reward("orca_zeta", r.orca_zeta);
   check_reward("orca_beta", r.orca_beta);
   check_reward("scale", r.scale);
@@ -546,6 +553,15 @@ double StepReward(const RewardConfig& rc, const StepMeasures& m,
           m.capacity_mbps > 0 ? m.throughput_mbps / m.capacity_mbps : 0.0;
       reward = rc.throughput_weight * util - rc.delay_weight * m.queueing -
                rc.loss_weight * m.loss;
+      if (rc.delay_tail_weight > 0 && m.base_rtt_ms > 0) {
+        // Late deliveries: the step's mean one-way delay beyond (1 + tau)
+        // times the propagation delay (half the base RTT), weighted by the
+        // share of the capacity delivered that late, so that, as a
+        // percentile of packet delays, steps count by what they carry.
+        const double excess = m.delay_ms / (0.5 * m.base_rtt_ms) - 1.0 -
+                              rc.delay_tail_tolerance;
+        reward -= rc.delay_tail_weight * util * std::max(0.0, excess);
+      }
       if (rc.preset == RewardPreset::kFair) {
         reward -= rc.fairness_weight * unfairness;
       }

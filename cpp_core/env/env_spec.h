@@ -43,6 +43,10 @@ struct RewardConfig {
   double throughput_ref_mbps = 100.0;
   double delay_ref_ms = 100.0;
   double fairness_weight = 1.0;  // fair: w_f
+  // normalized / fair: - w_p * utilisation * max(0, delay / (base RTT / 2)
+  // - 1 - tau), a price on late deliveries (the one-way delay's tail).
+  double delay_tail_weight = 0.0;
+  double delay_tail_tolerance = 0.2;
   FairnessMetric fairness = FairnessMetric::kFriendliness;
   double orca_zeta = 5.0;   // orca: loss penalty factor
   double orca_beta = 1.25;  // orca: delay slack (multiples of the base RTT)

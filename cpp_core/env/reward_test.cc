@@ -62,6 +62,31 @@ TEST(RewardTest, NormalizedUsesCapacityAndBaseRtt) {
               1e-12);
 }
 
+TEST(RewardTest, DelayTailPricesLateDeliveries) {
+  // One-way delay 30 ms over a 20 ms propagation delay (base RTT 40 ms):
+  // 0.5 late, 0.3 beyond tau = 0.2; 60 % of the capacity delivered that
+  // late. normalized -0.1 - 2 x 0.6 x 0.3 = -0.46.
+  RewardConfig c = Preset(RewardPreset::kNormalized);
+  c.delay_tail_weight = 2.0;
+  EXPECT_NEAR(StepReward(c, Known()), -0.46, 1e-12);
+  // Within the tolerance nothing changes; fair pays it too.
+  c.delay_tail_tolerance = 0.5;
+  EXPECT_NEAR(StepReward(c, Known()), -0.1, 1e-12);
+  RewardConfig fair = Preset(RewardPreset::kFair);
+  fair.delay_tail_weight = 2.0;
+  const double fair_plain = StepReward(Preset(RewardPreset::kFair), Known());
+  EXPECT_NEAR(StepReward(fair, Known()) - fair_plain, -0.36, 1e-12);
+  // No base RTT known: no price.
+  StepMeasures m = Known();
+  m.base_rtt_ms = 0.0;
+  EXPECT_NEAR(StepReward(c, m), -0.1, 1e-12);
+  RewardConfig bad;
+  bad.delay_tail_weight = -1.0;
+  EnvConfig env;
+  env.reward = bad;
+  EXPECT_THROW(ValidateEnvConfig(env), std::invalid_argument);
+}
+
 TEST(RewardTest, FairSubtractsTheFriendlinessPenalty) {
   // One background flow: fair share 1/2, it got 20/60 = 1/3:
   // penalty (1/2 - 1/3) / (1/2) = 1/3.
