@@ -12,6 +12,7 @@
 
 #include "engine/simulation.h"
 #include "env/env_instance.h"
+#include "env/env_output_buffers_for_test.h"
 #include "env/env_spec.h"
 
 namespace orbitcc {
@@ -143,22 +144,6 @@ std::shared_ptr<SimulationSpec> SharedLinkSpec(double bg_mbps,
   return spec;
 }
 
-struct Buffers {
-  explicit Buffers(const EnvInstance& env)
-      : obs(env.observation_spec().size()),
-        metrics(StepMetricNames().size()),
-        subflow(env.num_subflows() * SubflowMetricNames().size()) {}
-  EnvOutput Out() {
-    return EnvOutput{obs.data(), metrics.data(), subflow.data(),
-                     &reward,    &terminated,    &truncated};
-  }
-  std::vector<float> obs;
-  std::vector<double> metrics;
-  std::vector<double> subflow;
-  double reward = 0;
-  uint8_t terminated = 0, truncated = 0;
-};
-
 EnvConfig BackgroundConfig() {
   EnvConfig c;
   c.features = {"throughput"};
@@ -174,7 +159,7 @@ TEST(BackgroundFeaturesInEnvTest, ShareIsWhatTheCountersSay) {
   // source: the link is contested, the share moves, the source falls short.
   EnvInstance env(SharedLinkSpec(15.0, false), BackgroundConfig());
   ASSERT_EQ(env.observation_spec().num_features(), 4);
-  Buffers buf(env);
+  EnvOutputBuffers buf(env);
   env.Reset(0, buf.Out());
   for (float v : buf.obs) EXPECT_EQ(v, 0.0f);  // nothing measured at reset
   const int unfairness = 11;  // StepMetricColumns(): "unfairness"
@@ -216,7 +201,7 @@ TEST(BackgroundFeaturesInEnvTest, DemandOfASourceServedInFull) {
   // writes 2 Mb/s (a tenth of the 20 Mb/s path) and is never held back,
   // so it gets all it offers and is owed no more.
   EnvInstance env(SharedLinkSpec(2.0, false), BackgroundConfig());
-  Buffers buf(env);
+  EnvOutputBuffers buf(env);
   env.Reset(0, buf.Out());
   const float a[1] = {0.0f};
   double demand = 0.0, shortfall = 0.0;
@@ -234,7 +219,7 @@ TEST(BackgroundFeaturesInEnvTest, DemandOfASourceServedInFull) {
 TEST(BackgroundFeaturesInEnvTest, ALinkWithoutBackgroundReadsZero) {
   EnvInstance env(SharedLinkSpec(15.0, true), BackgroundConfig());
   ASSERT_EQ(env.num_subflows(), 2);
-  Buffers buf(env);
+  EnvOutputBuffers buf(env);
   env.Reset(0, buf.Out());
   const float a[2] = {1.0f, 1.0f};
   double share0 = 0.0;

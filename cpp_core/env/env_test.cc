@@ -8,6 +8,7 @@
 #include "engine/simulation.h"
 #include "env/batch_simulation.h"
 #include "env/env_instance.h"
+#include "env/env_output_buffers_for_test.h"
 #include "env/env_spec.h"
 #include "env/thread_pool.h"
 
@@ -54,22 +55,6 @@ EnvConfig Config(ControlMode control, ActionMode action) {
   return c;
 }
 
-struct Buffers {
-  explicit Buffers(const EnvInstance& env)
-      : obs(env.observation_spec().size()),
-        metrics(StepMetricNames().size()),
-        subflow(env.num_subflows() * SubflowMetricNames().size()) {}
-  EnvOutput Out() {
-    return EnvOutput{obs.data(), metrics.data(), subflow.data(),
-                     &reward,    &terminated,    &truncated};
-  }
-  std::vector<float> obs;
-  std::vector<double> metrics;
-  std::vector<double> subflow;
-  double reward = 0;
-  uint8_t terminated = 0, truncated = 0;
-};
-
 TEST(EnvSpecTest, ShapesAndBoundsComeFromTheCatalogue) {
   EnvConfig c;
   c.history = 3;
@@ -108,7 +93,7 @@ TEST(EnvInstanceTest, AgentModeNeedsExternalController) {
 TEST(EnvInstanceTest, BaselineStepsReproduceAWholeRun) {
   auto spec = TestSpec("cubic");
   EnvInstance env(spec, Config(ControlMode::kBaseline, ActionMode::kWindow));
-  Buffers buf(env);
+  EnvOutputBuffers buf(env);
   env.Reset(5, buf.Out());
   int steps = 0;
   while (!env.episode_over()) {
@@ -132,7 +117,7 @@ TEST(EnvInstanceTest, ResidualZeroActionEqualsBaseline) {
                    Config(ControlMode::kBaseline, ActionMode::kWindow));
   EnvInstance res(TestSpec("residual:cubic"),
                   Config(ControlMode::kResidual, ActionMode::kResidual));
-  Buffers a(base), b(res);
+  EnvOutputBuffers a(base), b(res);
   base.Reset(3, a.Out());
   res.Reset(3, b.Out());
   const float zero[2] = {0.0f, 0.0f};
@@ -154,7 +139,7 @@ TEST(EnvInstanceTest, ResidualZeroActionEqualsBaseline) {
 TEST(EnvInstanceTest, NonFiniteActionNamesTheSubflow) {
   EnvInstance env(TestSpec("external"),
                   Config(ControlMode::kAgent, ActionMode::kWindow));
-  Buffers buf(env);
+  EnvOutputBuffers buf(env);
   env.Reset(1, buf.Out());
   const float bad[2] = {0.0f, std::numeric_limits<float>::quiet_NaN()};
   try {
@@ -169,7 +154,7 @@ TEST(EnvInstanceTest, WindowActionScalesTheWindow) {
   EnvConfig config = Config(ControlMode::kAgent, ActionMode::kWindow);
   config.window_max_factor = 2.0;
   EnvInstance env(TestSpec("external"), config);
-  Buffers buf(env);
+  EnvOutputBuffers buf(env);
   env.Reset(1, buf.Out());
   const float up[2] = {1.0f, 5.0f};  // 5 is clipped to 1
   env.Step(up, nullptr, buf.Out());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "env/env_instance.h"
+#include "env/env_output_buffers_for_test.h"
 #include "env/env_spec.h"
 
 namespace orbitcc {
@@ -229,23 +230,6 @@ std::shared_ptr<SimulationSpec> OneLink() {
   return spec;
 }
 
-// One env's output buffers, sized from its specs.
-struct StepBuffers {
-  explicit StepBuffers(const EnvInstance& env)
-      : obs(env.observation_spec().size()),
-        metrics(StepMetricNames().size()),
-        subflow(SubflowMetricNames().size()) {}
-  EnvOutput Output() {
-    return EnvOutput{obs.data(), metrics.data(), subflow.data(),
-                     &reward,    &term,          &trunc};
-  }
-  std::vector<float> obs;
-  std::vector<double> metrics;
-  std::vector<double> subflow;
-  double reward = 0;
-  uint8_t term = 0, trunc = 0;
-};
-
 // OneLink plus a NewReno background flow on the same link whose
 // application writes at `bg_mbps` (constant bit rate).
 std::shared_ptr<SimulationSpec> SharedWithCbr(double bg_mbps) {
@@ -273,8 +257,8 @@ double MeanUnfairness(double bg_mbps, float action) {
     config.reward.preset =
         k == 0 ? RewardPreset::kNormalized : RewardPreset::kFair;
     EnvInstance env(SharedWithCbr(bg_mbps), config);
-    StepBuffers buf(env);
-    EnvOutput out = buf.Output();
+    EnvOutputBuffers buf(env);
+    EnvOutput out = buf.Out();
     env.Reset(0, out);
     const float a[1] = {action};
     for (int i = 0; i < 40; ++i) {
@@ -306,9 +290,9 @@ TEST(WindowCapTest, AgentWindowStaysUnderTheBdpMultiple) {
     config.window_max_factor = 2.0;
     config.window_cap_bdp = cap;
     EnvInstance env(OneLink(), config);
-    StepBuffers buf(env);
+    EnvOutputBuffers buf(env);
     std::vector<double>& subflow = buf.subflow;
-    EnvOutput out = buf.Output();
+    EnvOutput out = buf.Out();
     env.Reset(0, out);
     const float up[1] = {1.0f};
     for (int i = 0; i < 20; ++i) env.Step(up, nullptr, out);
@@ -321,10 +305,10 @@ TEST(WindowCapTest, StepIntervalFollowsTheRtt) {
   EnvConfig config;
   config.step_rtts = 2.0;
   EnvInstance env(OneLink(), config);
-  StepBuffers buf(env);
+  EnvOutputBuffers buf(env);
   std::vector<double>& metrics = buf.metrics;
   std::vector<double>& subflow = buf.subflow;
-  EnvOutput out = buf.Output();
+  EnvOutput out = buf.Out();
   env.Reset(0, out);
   const float zero[1] = {0.0f};
   env.Step(zero, nullptr, out);
