@@ -833,8 +833,9 @@ def _graded_summary(results: list[RowResult]) -> str:
                and all(m.within is not False for m in r.wide_prr_metrics)]
     if wide_ok:
         out += (" Outside a target against stock ns-3.37 but within every target against "
-                "the same ns-3 program with its PRR in 64-bit arithmetic (`--recovery=prr64`, "
-                f"a diagnostic run, not the grade): {', '.join(wide_ok)}.")
+                "the same ns-3 program with its PRR in 64-bit arithmetic "
+                f"(`{' '.join(WIDE_PRR)}`, a diagnostic run, not the grade): "
+                f"{', '.join(wide_ok)}.")
     return out
 
 

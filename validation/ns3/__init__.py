@@ -340,6 +340,12 @@ def _exits_within(pid: int, timeout_s: float) -> bool:
         os.close(fd)
 
 
+def _extra_tag(extra: tuple[str, ...]) -> str:
+    """The part of a run's file names that tells extra program arguments apart
+    (``("--recovery=prr64",)`` -> ``".recovery-prr64"``)."""
+    return "".join(f".{a.lstrip('-').replace('=', '-')}" for a in extra)
+
+
 def run_ns3(row: Row, binary: Path, workdir: Path, seed: int = 1,
             timeout_s: float = 1800.0, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     """Runs one row in ns-3; returns its JSON summary plus the process wall time
@@ -347,7 +353,7 @@ def run_ns3(row: Row, binary: Path, workdir: Path, seed: int = 1,
     ``extra``: more arguments of the program (e.g. a diagnostic recovery)."""
 
     workdir.mkdir(parents=True, exist_ok=True)
-    tag = "".join(f".{a.lstrip('-').replace('=', '-')}" for a in extra)
+    tag = _extra_tag(extra)
     out = workdir / f"{row.name}{tag}.ns3.json"
     cwnd = workdir / f"{row.name}{tag}.ns3.cwnd.csv"
     cmd = [str(binary), *ns3_args(row, seed), *extra, f"--out={out}", f"--cwnd={cwnd}"]
@@ -369,8 +375,7 @@ def ns3_result(row: Row, binary: Path, workdir: Path, seed: int = 1,
     """run_ns3 for each of the row's seeds (averaged, see ``average``), or
     (reuse=True) the result of an earlier run with identical arguments in
     ``workdir`` (marked ``from_cache``: its timing is not fresh)."""
-    tag = "".join(f".{a.lstrip('-').replace('=', '-')}" for a in extra)
-    path = workdir / f"{row.name}{tag}.ns3.result.json"
+    path = workdir / f"{row.name}{_extra_tag(extra)}.ns3.result.json"
     args = ns3_args(row, seed) + list(extra) + (
         [f"seeds={row.seeds}"] if row.seeds > 1 else [])
     args.append(f"result-format={RESULT_FORMAT}")
@@ -461,16 +466,14 @@ def window_growth_violations(row: Row, cwnd: dict[str, list]) -> list[dict[str, 
     t = cwnd["t_s"]
     out: list[dict[str, float]] = []
     for flow, series in enumerate(cwnd["cwnd_bytes"]):
-        if not series:
-            continue
-        peak = series[0]
+        peak = 0.0  # the largest window sampled before sample k
         for k in range(1, len(series)):
+            peak = max(peak, series[k - 1])
             acks = peak_mbps * 1e6 / 8 * (t[k] - t[k - 1]) / WIRE_DATA_BYTES + 2
-            bound = max(peak, series[k - 1]) + 2 * unit * acks
+            bound = peak + 2 * unit * acks
             if series[k] > bound:
                 out.append({"flow": flow, "t_s": t[k], "before_bytes": series[k - 1],
                             "after_bytes": series[k], "bound_bytes": bound})
-            peak = max(peak, series[k - 1])
     return out
 
 
@@ -740,9 +743,8 @@ class RowResult:
 
 def flagged_runs(result: dict[str, Any]) -> list[int]:
     """Indexes (seed - first seed) of a result's runs that fail the window-growth
-    check (``window_growth_violations``)."""
-    runs = result.get("runs") or [result]
-    return [k for k, r in enumerate(runs) if r.get("growth_violations")]
+    check (``window_growth_violations``; a single run's have no ``run``)."""
+    return sorted({v.get("run", 0) for v in result.get("growth_violations", [])})
 
 
 def compare(row: Row, ns3: dict[str, Any], orb: dict[str, Any]) -> list[Metric]:
