@@ -199,6 +199,7 @@ class EnvConfig:
     rate_max_mbps: float = 100000.0
     discrete_factors: list[float] = field(default_factory=lambda: [0.5, 0.8, 1.0, 1.25, 2.0])
     residual_controller: str = "cubic"  # residual: base controller if none is given
+    residual_background_cap: float = 0.0  # > 0: residual scale cap where background flows run
     max_window_bytes: int = 2**30
     window_cap_bdp: float = 3.0  # > 0: agent windows <= this many path BDPs (>= 10 packets)
     step_rtts: float = 0.0  # > 0: a step lasts this many srtts (step_interval_s unused)

@@ -55,6 +55,8 @@ def test_randomize_rejects_bad_values(overrides: list[str], match: str) -> None:
     (["reward.orca_beta=0.5"], r"reward\.orca_beta"),
     (["env.window_cap_bdp=-1"], r"env\.window_cap_bdp"),
     (["env.step_rtts=-2"], r"env\.step_rtts"),
+    (["env.residual_background_cap=-1"],
+     r"env\.residual_background_cap = -1 is out of range; allowed: \[0, 1024\]"),
 ])
 def test_reward_and_env_reject_bad_values(overrides: list[str], match: str) -> None:
     _reject("gym", overrides, match)

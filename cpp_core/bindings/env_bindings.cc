@@ -81,6 +81,8 @@ EnvConfig EnvConfigFromDict(const py::dict& dict) {
   c.step_rtts = r.Param(FindParam(t, "step_rtts"));
   c.residual_controller =
       r.ChoiceParam(FindParam(t, "residual_controller"));
+  c.residual_background_cap =
+      r.Param(FindParam(t, "residual_background_cap"));
   if (r.Has("reward")) c.reward = RewardConfigFromValue(r.Get("reward"));
   r.RejectUnknown();
   ValidateEnvConfig(c);

@@ -131,7 +131,7 @@ void EnvInstance::Reset(uint64_t seed, const EnvOutput& out) {
   std::fill(residual_scale_.begin(), residual_scale_.end(), 1.0);
   if (config_.control == ControlMode::kAgent &&
       config_.action == ActionMode::kRate) {
-    ApplyAction(nullptr, nullptr);  // initial rate and its window
+    ApplyAction(nullptr, nullptr, 0);  // initial rate and its window
   }
   Observe(0.0, out);
   *out.reward = 0.0;
@@ -188,7 +188,8 @@ TimeNs EnvInstance::NextStepInterval() const {
   return static_cast<TimeNs>(std::llround(ms * 1e6));
 }
 
-void EnvInstance::ApplyAction(const float* box, const int64_t* discrete) {
+void EnvInstance::ApplyAction(const float* box, const int64_t* discrete,
+                              TimeNs step_end) {
   const double mss = spec_->packet_bytes;
   const double min_window = 2.0 * mss;
   const double log_factor = std::log2(config_.window_max_factor);
@@ -225,7 +226,12 @@ void EnvInstance::ApplyAction(const float* box, const int64_t* discrete) {
         break;
       }
       case ActionMode::kResidual: {
-        const double scale = std::exp2(a * log_factor);
+        double scale = std::exp2(a * log_factor);
+        const double cap = config_.residual_background_cap;
+        if (cap > 0 && scale > cap &&
+            BackgroundOnFirstLink(i, sim_->now(), step_end)) {
+          scale = cap;
+        }
         if (scale != residual_scale_[i]) {
           auto* r = dynamic_cast<ResidualController*>(&sim_->controller(i));
           if (r == nullptr) {
@@ -246,9 +252,12 @@ void EnvInstance::Step(const float* box, const int64_t* discrete,
   if (sim_ == nullptr || sim_->done()) {
     throw std::logic_error("step called on a finished episode; reset first");
   }
-  if (config_.control != ControlMode::kBaseline) ApplyAction(box, discrete);
   const TimeNs before = sim_->now();
-  sim_->Step(NextStepInterval());
+  const TimeNs interval = NextStepInterval();
+  if (config_.control != ControlMode::kBaseline) {
+    ApplyAction(box, discrete, before + interval);
+  }
+  sim_->Step(interval);
   const double dt_s = ToSeconds(sim_->now() - before);
   Observe(dt_s, out);
   *out.terminated = 0;
@@ -282,6 +291,36 @@ bool EnvInstance::SharesFirstLink(int subflow, TimeNs t) const {
     const std::vector<int>& other = ForwardRouteAt(static_cast<int>(j), t);
     if (std::find(other.begin(), other.end(), first) != other.end())
       return true;
+  }
+  return false;
+}
+
+bool EnvInstance::BackgroundOnFirstLink(int subflow, TimeNs from,
+                                        TimeNs to) const {
+  const auto crosses_at = [&](TimeNs t) {
+    const std::vector<int>& mine = ForwardRouteAt(subflow, t);
+    if (mine.empty()) return false;
+    for (size_t g = num_subflows_; g < all_subflows_.size(); ++g) {
+      if (sim_->spec().flows[all_subflows_[g].flow].start > t) continue;
+      const std::vector<int>& other = ForwardRouteAt(static_cast<int>(g), t);
+      if (std::find(other.begin(), other.end(), mine[0]) != other.end()) {
+        return true;
+      }
+    }
+    return false;
+  };
+  if (crosses_at(from)) return true;
+  // Each instant in (from, to] at which the answer may change.
+  const auto changes_within = [&](const SubflowInfo& s) {
+    for (const RouteChange& c : s.path->changes) {
+      if (c.time > from && c.time <= to && crosses_at(c.time)) return true;
+    }
+    const TimeNs start = sim_->spec().flows[s.flow].start;
+    return start > from && start <= to && crosses_at(start);
+  };
+  if (changes_within(all_subflows_[subflow])) return true;
+  for (size_t g = num_subflows_; g < all_subflows_.size(); ++g) {
+    if (changes_within(all_subflows_[g])) return true;
   }
   return false;
 }

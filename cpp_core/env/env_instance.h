@@ -92,12 +92,19 @@ class EnvInstance {
   };
 
   void ListSubflows(const SimulationSpec& spec);
-  void ApplyAction(const float* box, const int64_t* discrete);
+  // `step_end`: when the step the action governs ends (the residual
+  // background cap looks at the routes up to then).
+  void ApplyAction(const float* box, const int64_t* discrete,
+                   TimeNs step_end);
   TimeNs NextStepInterval() const;
   double WindowCap(int subflow, const SubflowProbe& p);
   void Observe(double dt_s, const EnvOutput& out);
   const std::vector<int>& ForwardRouteAt(int subflow, TimeNs t) const;
   bool SharesFirstLink(int subflow, TimeNs t) const;
+  // Whether a background flow started by then crosses the subflow's first
+  // link at some instant of [from, to] (routes change at handovers only,
+  // so the ends and the route changes and flow starts between are enough).
+  bool BackgroundOnFirstLink(int subflow, TimeNs from, TimeNs to) const;
 
   std::shared_ptr<const SimulationSpec> spec_;
   EnvConfig config_;

@@ -236,6 +236,9 @@ const ParamTable& EnvParams() {
         factors,
         ChoiceParam("residual_controller", "cubic", ResidualBases(),
                     "residual: base controller when none is named"),
+        RealParam("residual_background_cap", 0.0, 0.0, 1024.0, "",
+                  "residual: largest scale on a subflow while a started "
+                  "background flow crosses its first link (0: no cap)"),
         IntParam("max_window_bytes", 1073741824.0, 4096, 1099511627776.0,
                  "bytes", "largest window an action may set"),
         RealParam("window_cap_bdp", 3.0, 0.0, 1e6, "path BDPs",
@@ -359,6 +362,7 @@ void ValidateEnvConfig(const EnvConfig& c) {
   check("step_rtts", c.step_rtts);
   FindParam(env, "residual_controller")
       .CheckChoice("env.", c.residual_controller);
+  check("residual_background_cap", c.residual_background_cap);
   if ((c.action == ActionMode::kResidual) !=
           (c.control == ControlMode::kResidual) &&
       c.control != ControlMode::kBaseline) {

@@ -130,6 +130,13 @@ struct EnvConfig {
   // Residual mode without a named controller: the base controller
   // (orbitcc.env builds "residual:<name>" from it).
   std::string residual_controller = "cubic";
+  // > 0: while a background flow that has started crosses a subflow's first
+  // link, the residual scale of that subflow is at most this (1: never above
+  // the base controller's window). A shield: the agent may add to the base
+  // only where it takes from no other flow. Like the other settings of one
+  // action mode, the other modes ignore it (a baseline replaying an agent's
+  // task switches the action to window and keeps the rest).
+  double residual_background_cap = 0.0;
   RewardConfig reward;
 };
 
