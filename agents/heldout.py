@@ -9,6 +9,12 @@ return is computed by the same reward code as the agent's.
 
   python -m orbitcc.agents.heldout <run dir or model.zip> --seeds 20 \
       --baselines newreno,olia,maco
+
+``--first-seed 10000`` plays the validation episodes instead (the seeds
+orbitcc-train selects checkpoints on; keep 0..N-1 for the reported table);
+``--override env.<name>=<value>`` changes the task for every entrant (e.g. a
+shield the agent was not trained with); ``--jobs 2`` plays episodes in
+parallel processes (the rows do not depend on it).
 """
 
 from __future__ import annotations
@@ -90,11 +96,12 @@ def aggregate(rows: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
     return out
 
 
-def table(results: dict[str, dict[str, tuple[float, float]]], n: int) -> str:
+def table(results: dict[str, dict[str, tuple[float, float]]], n: int, first: int = 0) -> str:
     """A Markdown table: entrant x (mean +- std) of TABLE_KEYS."""
     head = ("| entrant | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
             "| unfairness (%) | loss rate |")
-    lines = [f"{n} held-out seeds (randomize.split=test), mean +- std", "", head,
+    which = "held-out seeds" if first == 0 else f"seeds {first}-{first + n - 1}"
+    lines = [f"{n} {which} (randomize.split=test), mean +- std", "", head,
              "|---|---|---|---|---|---|---|"]
     for name, agg in results.items():
         cells = []
@@ -160,37 +167,101 @@ def task_overrides(config: dict[str, Any]) -> list[str]:
     return out
 
 
+# One worker process's checkpoint (loaded once per process by play_many).
+_WORKER_CHECKPOINT: Any = None
+
+
+def _play_job(job: tuple[str, str, list[str], int, str | None]) -> dict[str, float]:
+    global _WORKER_CHECKPOINT
+    path, scenario, overrides, seed, controller = job
+    if controller is not None:
+        return play(scenario, overrides, seed, controller=controller)
+    if _WORKER_CHECKPOINT is None:
+        from orbitcc.agents.checkpoint import load_checkpoint
+
+        _WORKER_CHECKPOINT = load_checkpoint(path)
+    return play(scenario, overrides, seed, policy=_WORKER_CHECKPOINT.act)
+
+
+def play_many(path: str, scenario: str, overrides: list[str], seeds: Sequence[int],
+              entrants: Sequence[str | None], jobs: int) -> list[list[dict[str, float]]]:
+    """Rows per entrant (None: the checkpoint at ``path``; else a baseline) and
+    seed, played in ``jobs`` processes (each episode is independent and
+    deterministic, so the rows do not depend on ``jobs``)."""
+    import sys
+    import time
+
+    work = [(path, scenario, overrides, s, e) for e in entrants for s in seeds]
+    start = time.monotonic()
+
+    def progress(done: int) -> None:
+        # On stderr, so the tables on stdout stay clean; about 20 lines at most.
+        if done == len(work) or done % max(1, len(work) // 20) == 0:
+            elapsed = time.monotonic() - start
+            eta = elapsed / done * (len(work) - done)
+            print(f"heldout: {done}/{len(work)} episodes, {elapsed:.0f} s elapsed, "
+                  f"ETA {eta:.0f} s", file=sys.stderr, flush=True)
+
+    flat: list[dict[str, float]] = []
+    if jobs <= 1:
+        for w in work:
+            flat.append(_play_job(w))
+            progress(len(flat))
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            for row in pool.imap(_play_job, work, chunksize=1):
+                flat.append(row)
+                progress(len(flat))
+    n = len(seeds)
+    return [flat[i * n:(i + 1) * n] for i in range(len(entrants))]
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("checkpoint", help="orbitcc-train run dir or its model.zip")
-    parser.add_argument("--seeds", type=int, default=20, help="held-out seeds 0..N-1")
+    parser.add_argument("--seeds", type=int, default=20,
+                        help="how many test-split seeds: FIRST..FIRST+N-1")
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="the first seed (0: the held-out table; 10000: validation)")
     parser.add_argument("--baselines", default="newreno,olia,cubic,bbr,maco")
+    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
+                        help="an env/reward/randomize override for every entrant (repeatable)")
+    parser.add_argument("--jobs", type=int, default=1, help="parallel processes")
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args(argv)
     if args.seeds < 1:
         parser.error("--seeds must be >= 1")
+    if args.first_seed < 0:
+        parser.error("--first-seed must be >= 0")
+    if args.jobs < 1:
+        parser.error("--jobs must be >= 1")
+    for o in args.override:
+        if "=" not in o or o.split(".", 1)[0] not in ("env", "reward", "randomize"):
+            parser.error(f"--override {o!r}: expected env.<name>=<value>, reward.<name>=<value> "
+                         "or randomize.<name>=<value>")
+        if o.startswith("randomize.split="):
+            parser.error("--override randomize.split: the evaluation always plays the test split")
     from orbitcc.agents.checkpoint import load_checkpoint
 
     ckpt = load_checkpoint(args.checkpoint)
     scenario = ckpt.config["scenario"]["name"]
-    overrides = task_overrides(ckpt.config)
-    results: dict[str, dict[str, tuple[float, float]]] = {}
-    raw: dict[str, list[dict[str, float]]] = {}
-    rows = [play(scenario, overrides, s, policy=ckpt.act) for s in range(args.seeds)]
-    raw[ckpt.label] = rows
-    results[ckpt.label] = aggregate(rows)
-    for name in [b for b in args.baselines.split(",") if b]:
-        rows = [play(scenario, overrides, s, controller=name) for s in range(args.seeds)]
-        raw[name] = rows
-        results[name] = aggregate(rows)
-    print(table(results, args.seeds))
+    overrides = [*task_overrides(ckpt.config), *args.override]
+    seeds = list(range(args.first_seed, args.first_seed + args.seeds))
+    baselines = [b for b in args.baselines.split(",") if b]
+    played = play_many(str(ckpt.path), scenario, overrides, seeds, [None, *baselines],
+                       args.jobs)
+    raw = dict(zip([ckpt.label, *baselines], played, strict=True))
+    results = {name: aggregate(rows) for name, rows in raw.items()}
+    print(table(results, args.seeds, args.first_seed))
     diffs = {name: paired(raw[ckpt.label], raw[name]) for name in raw if name != ckpt.label}
     if diffs:
         print()
         print(paired_table(ckpt.label, diffs))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"seeds": list(range(args.seeds)), "overrides": overrides,
+            json.dump({"seeds": seeds, "overrides": overrides,
                        "per_seed": raw, "paired": diffs,
                        "mean_std": {k: {m: list(v) for m, v in agg.items()}
                                     for k, agg in results.items()}}, f, indent=1,

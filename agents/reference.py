@@ -108,6 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     p_eval = sub.add_parser("evaluate", help="held-out table: reference vs baselines")
     p_eval.add_argument("--seeds", type=int, default=20)
     p_eval.add_argument("--baselines", default="newreno,olia,lia,balia,cubic,bbr,maco")
+    p_eval.add_argument("--jobs", type=int, default=1, help="parallel processes")
     p_eval.add_argument("--json", default=None)
     args = parser.parse_args(argv)
     if args.cmd == "ship":
@@ -117,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
         from orbitcc.agents import heldout
 
         heldout.main([str(reference_dir()), "--seeds", str(args.seeds),
-                      "--baselines", args.baselines,
+                      "--baselines", args.baselines, "--jobs", str(args.jobs),
                       *(["--json", args.json] if args.json else [])])
 
 

@@ -368,6 +368,34 @@ def test_paired_comparison_counts_wins_per_seed() -> None:
         paired(agent, base[:2])
 
 
+def test_heldout_plays_a_seed_range_with_overrides_in_parallel(tmp_path: Path) -> None:
+    """--first-seed picks the episodes, --override changes the task for every
+    entrant, and --jobs changes nothing in the rows."""
+    pytest.importorskip("stable_baselines3")
+    from orbitcc.agents.heldout import main
+
+    def run(*extra: str) -> dict:
+        out = tmp_path / f"{len(list(tmp_path.iterdir()))}.json"
+        main(["reference:ppo_starlink", "--seeds", "2", "--first-seed", "10000",
+              "--baselines", "olia", "--json", str(out), *extra])
+        return json.loads(out.read_text())
+
+    plain = run()
+    assert plain["seeds"] == [10000, 10001]
+    capped = run("--override", "env.residual_background_cap=1", "--jobs", "2")
+    assert capped["overrides"][-1] == "env.residual_background_cap=1"
+    # The baseline ignores a residual setting; the agent is held to OLIA's
+    # window where a background flow runs, so its rows change.
+    assert capped["per_seed"]["olia"] == plain["per_seed"]["olia"]
+    assert capped["per_seed"]["agent:ppo_starlink"] != plain["per_seed"]["agent:ppo_starlink"]
+    again = run("--override", "env.residual_background_cap=1")
+    assert again["per_seed"] == capped["per_seed"]
+    with pytest.raises(SystemExit):
+        main(["reference:ppo_starlink", "--override", "randomize.split=train"])
+    with pytest.raises(SystemExit):
+        main(["reference:ppo_starlink", "--override", "scenario=single_link"])
+
+
 def test_reference_agent_is_an_entrant_by_name() -> None:
     pytest.importorskip("stable_baselines3")
     from orbitcc.agents.checkpoint import resolve_checkpoint
