@@ -14,6 +14,7 @@
 #include "env/env_instance.h"
 #include "env/env_output_buffers_for_test.h"
 #include "env/env_spec.h"
+#include "env/shared_link_spec_for_test.h"
 
 namespace orbitcc {
 namespace {
@@ -98,50 +99,6 @@ TEST(BackgroundFeaturesTest, OneSwitchAppendsThemLast) {
               std::string::npos)
         << e.what();
   }
-}
-
-PathSpec Path(int forward, int reverse) {
-  PathSpec p;
-  p.forward = {forward};
-  p.reverse = {reverse};
-  return p;
-}
-
-// A 20 Mb/s link (10 ms each way) shared by the agent's flow and a NewReno
-// background flow writing `bg_mbps` (constant bit rate); with `second_link`
-// the agent's flow has a second subflow on a link of its own.
-std::shared_ptr<SimulationSpec> SharedLinkSpec(double bg_mbps,
-                                               bool second_link) {
-  auto spec = std::make_shared<SimulationSpec>();
-  spec->duration = 5 * kNsPerSec;
-  LinkSpec a;
-  a.name = "a";
-  a.capacity_bps = 20e6;
-  a.delay = 10 * kNsPerMs;
-  a.buffer_packets = 100;
-  LinkSpec b = a;
-  b.name = "b";
-  LinkSpec rev;
-  rev.name = "rev";
-  rev.capacity_bps = 1e9;
-  rev.delay = 10 * kNsPerMs;
-  spec->links = {a, rev, b};
-  FlowSpec f;
-  f.name = "f";
-  f.controller = "external";
-  f.paths = {Path(0, 1)};
-  if (second_link) {
-    f.paths.push_back(Path(2, 1));
-  }
-  FlowSpec bg;
-  bg.name = "bg";
-  bg.controller = "newreno";
-  bg.background = true;
-  bg.paths = {Path(0, 1)};
-  bg.app.kind = AppSpec::Kind::kCbr;
-  bg.app.rate_bps = bg_mbps * 1e6;
-  spec->flows = {f, bg};
-  return spec;
 }
 
 EnvConfig BackgroundConfig() {

@@ -14,44 +14,24 @@
 #include "env/env_instance.h"
 #include "env/env_output_buffers_for_test.h"
 #include "env/env_spec.h"
+#include "env/shared_link_spec_for_test.h"
 
 namespace orbitcc {
 namespace {
 
-// Links a (0) and b (1), 20 Mb/s, 10 ms each way, and a reverse link (2).
-// The connection under test has subflow 0 on a and subflow 1 on b; with
-// `subflow1_joins_s` >= 0 subflow 1 moves onto a at that time. A CUBIC
-// background flow runs on a from `bg_start_s`.
+// SharedLinkSpec's two links with the connection under test on OLIA behind
+// the residual wrapper: subflow 0 on link a, subflow 1 on link b, and with
+// `subflow1_joins_s` >= 0 subflow 1 moves onto a at that time. The 15 Mb/s
+// NewReno background flow on a starts at `bg_start_s`.
 std::shared_ptr<SimulationSpec> CapSpec(double bg_start_s,
                                         double subflow1_joins_s) {
-  auto spec = std::make_shared<SimulationSpec>();
-  spec->duration = Seconds(3.0);
-  LinkSpec a;
-  a.name = "a";
-  a.capacity_bps = 20e6;
-  a.delay = 10 * kNsPerMs;
-  a.buffer_packets = 50;
-  LinkSpec b = a;
-  b.name = "b";
-  LinkSpec rev;
-  rev.name = "rev";
-  rev.capacity_bps = 1e9;
-  rev.delay = 10 * kNsPerMs;
-  spec->links = {a, b, rev};
-  FlowSpec mp;
-  mp.name = "mp";
+  auto spec = SharedLinkSpec(15.0, true);
+  FlowSpec& mp = spec->flows[0];
   mp.controller = "residual:olia";
-  mp.paths = {PathSpec{{0}, {2}, {}}, PathSpec{{1}, {2}, {}}};
   if (subflow1_joins_s >= 0) {
-    mp.paths[1].changes = {RouteChange{Seconds(subflow1_joins_s), {0}, {2}}};
+    mp.paths[1].changes = {RouteChange{Seconds(subflow1_joins_s), {0}, {1}}};
   }
-  FlowSpec bg;
-  bg.name = "bg";
-  bg.controller = "cubic";
-  bg.background = true;
-  bg.start = Seconds(bg_start_s);
-  bg.paths = {PathSpec{{0}, {2}, {}}};
-  spec->flows = {mp, bg};
+  spec->flows[1].start = Seconds(bg_start_s);
   return spec;
 }
 
@@ -113,7 +93,7 @@ TEST(ResidualBackgroundCapTest, CapsOnlyScalesAboveIt) {
   for (const auto& s : Scales(off, mixed)) EXPECT_EQ(s[0], 4.0);
 }
 
-// The background flow's bytes delivered over the 3 s with `action`.
+// The background flow's bytes delivered over the 5 s with `action`.
 uint64_t BackgroundBytes(double cap, const float* action) {
   EnvInstance env(CapSpec(0.0, -1.0), CapConfig(cap));
   EnvOutputBuffers buf(env);
