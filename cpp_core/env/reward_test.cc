@@ -9,6 +9,7 @@
 #include "env/env_instance.h"
 #include "env/env_output_buffers_for_test.h"
 #include "env/env_spec.h"
+#include "env/shared_link_spec_for_test.h"
 
 namespace orbitcc {
 namespace {
@@ -208,41 +209,18 @@ TEST(RewardTest, ParsersNameTheAllowedValues) {
   EXPECT_THROW(ValidateEnvConfig(c), std::invalid_argument);
 }
 
-// One 20 Mb/s link, 10 ms each way (path BDP 50,000 bytes).
+// One 20 Mb/s link, 10 ms each way (path BDP 50,000 bytes): SharedLinkSpec's
+// link a without its background flow (link b stays unused).
 std::shared_ptr<SimulationSpec> OneLink() {
-  auto spec = std::make_shared<SimulationSpec>();
-  spec->duration = 5 * kNsPerSec;
-  LinkSpec a;
-  a.name = "a";
-  a.capacity_bps = 20e6;
-  a.delay = 10 * kNsPerMs;
-  a.buffer_packets = 100;
-  LinkSpec rev;
-  rev.name = "rev";
-  rev.capacity_bps = 1e9;
-  rev.delay = 10 * kNsPerMs;
-  spec->links = {a, rev};
-  FlowSpec f;
-  f.name = "f";
-  f.controller = "external";
-  f.paths = {PathSpec{{0}, {1}, {}}};
-  spec->flows = {f};
+  auto spec = SharedLinkSpec(0.0, false);
+  spec->flows.pop_back();
   return spec;
 }
 
 // OneLink plus a NewReno background flow on the same link whose
 // application writes at `bg_mbps` (constant bit rate).
 std::shared_ptr<SimulationSpec> SharedWithCbr(double bg_mbps) {
-  auto spec = OneLink();
-  FlowSpec bg;
-  bg.name = "bg";
-  bg.controller = "newreno";
-  bg.background = true;
-  bg.paths = {PathSpec{{0}, {1}, {}}};
-  bg.app.kind = AppSpec::Kind::kCbr;
-  bg.app.rate_bps = bg_mbps * 1e6;
-  spec->flows.push_back(bg);
-  return spec;
+  return SharedLinkSpec(bg_mbps, false);
 }
 
 // The mean fairness term over steps 10-39 with a constant action: the fair
