@@ -138,9 +138,10 @@ def paired(agent: list[dict[str, float]], other: list[dict[str, float]]
     return out
 
 
-def paired_table(label: str, diffs: dict[str, dict[str, dict[str, float]]]) -> str:
+def paired_table(label: str, diffs: dict[str, dict[str, dict[str, float]]],
+                 seeds: str = "held-out seed") -> str:
     """Markdown: per baseline, agent - baseline (mean +- std, seeds won)."""
-    lines = [f"{label} minus each baseline, per held-out seed: mean +- std (seeds won)", "",
+    lines = [f"{label} minus each baseline, per {seeds}: mean +- std (seeds won)", "",
              "| baseline | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
              "| unfairness (%) |",
              "|---|---|---|---|---|---|"]
@@ -258,7 +259,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     diffs = {name: paired(raw[ckpt.label], raw[name]) for name in raw if name != ckpt.label}
     if diffs:
         print()
-        print(paired_table(ckpt.label, diffs))
+        print(paired_table(ckpt.label, diffs,
+                           "held-out seed" if args.first_seed == 0 else "seed"))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"seeds": seeds, "overrides": overrides,
