@@ -139,9 +139,10 @@ def paired(agent: list[dict[str, float]], other: list[dict[str, float]]
 
 
 def paired_table(label: str, diffs: dict[str, dict[str, dict[str, float]]],
-                 seeds: str = "held-out seed") -> str:
+                 first: int = 0) -> str:
     """Markdown: per baseline, agent - baseline (mean +- std, seeds won)."""
-    lines = [f"{label} minus each baseline, per {seeds}: mean +- std (seeds won)", "",
+    seed = "held-out seed" if first == 0 else "seed"
+    lines = [f"{label} minus each baseline, per {seed}: mean +- std (seeds won)", "",
              "| baseline | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
              "| unfairness (%) |",
              "|---|---|---|---|---|---|"]
@@ -259,8 +260,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     diffs = {name: paired(raw[ckpt.label], raw[name]) for name in raw if name != ckpt.label}
     if diffs:
         print()
-        print(paired_table(ckpt.label, diffs,
-                           "held-out seed" if args.first_seed == 0 else "seed"))
+        print(paired_table(ckpt.label, diffs, args.first_seed))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"seeds": seeds, "overrides": overrides,

@@ -282,12 +282,18 @@ const std::vector<int>& EnvInstance::ForwardRouteAt(int subflow,
   return *route;
 }
 
-bool EnvInstance::SharesFirstLink(int subflow, TimeNs t) const {
+bool EnvInstance::SharesFirstLink(int subflow, TimeNs t,
+                                  bool started_background_only) const {
   const std::vector<int>& mine = ForwardRouteAt(subflow, t);
   if (mine.empty()) return false;
   const int first = mine[0];
-  for (size_t j = 0; j < all_subflows_.size(); ++j) {
+  const size_t begin = started_background_only ? num_subflows_ : 0;
+  for (size_t j = begin; j < all_subflows_.size(); ++j) {
     if (static_cast<int>(j) == subflow) continue;
+    if (started_background_only &&
+        sim_->spec().flows[all_subflows_[j].flow].start > t) {
+      continue;
+    }
     const std::vector<int>& other = ForwardRouteAt(static_cast<int>(j), t);
     if (std::find(other.begin(), other.end(), first) != other.end())
       return true;
@@ -298,16 +304,7 @@ bool EnvInstance::SharesFirstLink(int subflow, TimeNs t) const {
 bool EnvInstance::BackgroundOnFirstLink(int subflow, TimeNs from,
                                         TimeNs to) const {
   const auto crosses_at = [&](TimeNs t) {
-    const std::vector<int>& mine = ForwardRouteAt(subflow, t);
-    if (mine.empty()) return false;
-    for (size_t g = num_subflows_; g < all_subflows_.size(); ++g) {
-      if (sim_->spec().flows[all_subflows_[g].flow].start > t) continue;
-      const std::vector<int>& other = ForwardRouteAt(static_cast<int>(g), t);
-      if (std::find(other.begin(), other.end(), mine[0]) != other.end()) {
-        return true;
-      }
-    }
-    return false;
+    return SharesFirstLink(subflow, t, /*started_background_only=*/true);
   };
   if (crosses_at(from)) return true;
   // Each instant in (from, to] at which the answer may change.

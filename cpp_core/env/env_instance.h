@@ -100,7 +100,11 @@ class EnvInstance {
   double WindowCap(int subflow, const SubflowProbe& p);
   void Observe(double dt_s, const EnvOutput& out);
   const std::vector<int>& ForwardRouteAt(int subflow, TimeNs t) const;
-  bool SharesFirstLink(int subflow, TimeNs t) const;
+  // Whether another subflow's route (with `started_background_only`, a
+  // background flow's that has started by t) crosses the subflow's first
+  // link at t.
+  bool SharesFirstLink(int subflow, TimeNs t,
+                       bool started_background_only = false) const;
   // Whether a background flow started by then crosses the subflow's first
   // link at some instant of [from, to] (routes change at handovers only,
   // so the ends and the route changes and flow starts between are enough).
