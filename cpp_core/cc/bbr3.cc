@@ -601,8 +601,12 @@ void Bbr3::OnPacketsLost(const LossEvent& loss) {
     return;
   }
   cwnd_ = cwnd_ > loss.bytes_lost + mss_ ? cwnd_ - loss.bytes_lost : mss_;
-  // As BBR v1 here: each loss extends the recovery episode.
-  recovery_start_time_ = std::max(recovery_start_time_, loss.now);
+  // Unlike BBR v1 here, later losses do not extend the episode: recovery
+  // ends when an ACK covers a packet sent after it began (the draft's
+  // "exiting loss recovery" restores the saved cwnd), and the loss response
+  // is left to the bounds. Extending it under steady random loss would keep
+  // cwnd at the conservation value, and inflight_lo (seeded from cwnd)
+  // would ratchet down with it.
 }
 
 void Bbr3::OnRetransmissionTimeout(TimeNs now) {

@@ -236,9 +236,10 @@ TEST(Bbr3Test, RandomLossBelowThresholdKeepsTheRate) {
   EXPECT_TRUE(up_seen);
   EXPECT_EQ(h.bbr.inflight_hi(), Bbr3::kInfinite);
   EXPECT_DOUBLE_EQ(h.bbr.bw_bps(), kBw);
-  // All but the rounds of ProbeRTT, of the first recovery and of the
-  // probes' DOWN phases (pacing 0.9 less the margin).
-  EXPECT_GE(full, 60);
+  // At least two rounds in three; the others are ProbeRTT's, the probes'
+  // DOWN phases (pacing 0.9 less the margin) and the packet-conservation
+  // rounds that start each recovery episode.
+  EXPECT_GE(full, 54);
 }
 
 TEST(Bbr3Test, RandomLossAboveThresholdBoundsInflight) {
