@@ -105,3 +105,14 @@ def test_bad_input_is_one_clear_error(kwargs, needle):
     args = {"scenario": "single_link", "num_agents": 2, "overrides": SHORT, **kwargs}
     with pytest.raises(ValueError, match=needle):
         orbitcc.make_multiagent(**args)
+
+
+def test_parameter_sharing_example_runs():
+    # Smoke test of the training example with a tiny budget (docs/multiagent.md
+    # has the convergence run).
+    pytest.importorskip("torch")
+    from orbitcc.agents.multiagent_ppo import main
+
+    out = main(["--iterations", "1", "--episodes", "1", "--override", "duration_s=1"])
+    assert set(out) == {"share", "min_share", "jain"}
+    assert 0.0 <= out["jain"] <= 1.0
