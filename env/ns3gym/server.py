@@ -34,6 +34,12 @@ and ``examples/opengym/sim.cc``; the mapping onto orbitcc: docs/ns3gym.md):
 - ``opengym``: the opengym example's spaces: observation Box(0, 10, (5,),
   uint32), action Discrete(5), here five features of OrbitCC-v0 scaled to
   0..10 and OrbitCC-v0's discrete window factors.
+- ``orbitcc``: OrbitCC-v0 on the wire as orbitcc's ns-3 program sends it
+  (``--gymLayout=orbitcc``, validation/ns3/gym_bridge.h): observation
+  Box(-10, 10, (n,), FLOAT), action Box(-1, 1, (flows,), FLOAT), OrbitCC-v0's
+  reward; ``orbitcc.env.ns3gym.backend.Ns3OrbitCCEnv`` reads both. The same
+  agent then runs inside ns-3, through this server and natively
+  (``python -m orbitcc.env.ns3gym.speed``).
 
 Actions are passed through as ns3-gym's ns-3 side takes them (a missing
 value reads 0, a cWnd above the space's 65535 is applied); ``--strict``
@@ -56,7 +62,7 @@ from gymnasium import spaces
 
 from orbitcc.env.ns3gym import protocol as pb
 
-LAYOUTS = ("rl-tcp-time", "rl-tcp-event", "opengym")
+LAYOUTS = ("rl-tcp-time", "rl-tcp-event", "opengym", "orbitcc")
 REWARDS = ("ns3gym", "orbitcc")
 # ns3-gym's rl-tcp spaces (tcp-rl-env.cc): uint64 observations in [0, 1e9],
 # uint32 actions [new_ssThresh, new_cWnd] in [0, 65535].
@@ -118,15 +124,18 @@ def _action_values(action: Any, n: int) -> list[float]:
 class _RlTcp(_Layout):
     """ns3-gym's rl-tcp example (time- or event-based) over Ns3GymTcp-v0."""
 
-    def __init__(self, scenario: str, overrides: Sequence[str], step_s: float, event: bool,
-                 reward: str) -> None:
+    def __init__(
+        self, scenario: str, overrides: Sequence[str], step_s: float, event: bool, reward: str
+    ) -> None:
         from orbitcc.env.ns3gym.tcp import Ns3GymTcpEnv
 
         self.event = event
         self.reward = reward
-        self.env = Ns3GymTcpEnv(scenario=scenario,
-                                overrides=[*overrides, f"env.step_interval_s={step_s!r}"],
-                                info_level=0)
+        self.env = Ns3GymTcpEnv(
+            scenario=scenario,
+            overrides=[*overrides, f"env.step_interval_s={step_s!r}"],
+            info_level=0,
+        )
         self.n = self.env.num_subflows
         fields = 15 if event else 16
         self.obs_space = spaces.Box(0, RL_TCP_OBS_HIGH, (fields,), np.uint64)
@@ -143,37 +152,41 @@ class _RlTcp(_Layout):
         for i in range(self.n):
             r = rows[i]
             if not self.event:
-                out.append((_as_uint64_then_wire(r), 0.0 if self.reward == "ns3gym" else reward,
-                            ""))
+                out.append(
+                    (_as_uint64_then_wire(r), 0.0 if self.reward == "ns3gym" else reward, "")
+                )
                 continue
             p = sim.probe(i)
             signals = int(p["congestion_signals"])
             loss = signals > self._signals[i]
             self._signals[i] = signals
             # TcpEventGymEnv::GetObservation, field by field.
-            event_row = np.array([
-                r[0],  # socketUuid
-                0,  # envType: event-based
-                r[2],  # simTime_us
-                r[3],  # nodeId
-                r[4],  # ssThresh
-                r[5],  # cWnd
-                r[6],  # segmentSize
-                r[9],  # segmentsAcked: the step's (ns-3: this ACK's)
-                float(p["inflight_bytes"]),  # bytesInFlight
-                r[11],  # rtt (us): the step's mean sample (ns-3: this ACK's)
-                r[12],  # minRtt (us)
-                GET_SS_THRESH if loss else INCREASE_WINDOW,  # calledFunc
-                CA_RECOVERY if loss else CA_OPEN,  # caState
-                0,  # caEvent: CA_EVENT_TX_START (no CA events in orbitcc)
-                0,  # ecnState: ECN_DISABLED (the core has no ECN)
-            ])
+            event_row = np.array(
+                [
+                    r[0],  # socketUuid
+                    0,  # envType: event-based
+                    r[2],  # simTime_us
+                    r[3],  # nodeId
+                    r[4],  # ssThresh
+                    r[5],  # cWnd
+                    r[6],  # segmentSize
+                    r[9],  # segmentsAcked: the step's (ns-3: this ACK's)
+                    float(p["inflight_bytes"]),  # bytesInFlight
+                    r[11],  # rtt (us): the step's mean sample (ns-3: this ACK's)
+                    r[12],  # minRtt (us)
+                    GET_SS_THRESH if loss else INCREASE_WINDOW,  # calledFunc
+                    CA_RECOVERY if loss else CA_OPEN,  # caState
+                    0,  # caEvent: CA_EVENT_TX_START (no CA events in orbitcc)
+                    0,  # ecnState: ECN_DISABLED (the core has no ECN)
+                ]
+            )
             if self.reward == "ns3gym":
                 rew = EVENT_PENALTY if loss else EVENT_REWARD
             else:
                 rew = reward
-            out.append((_as_uint64_then_wire(event_row), rew,
-                         "GetSsThresh" if loss else "IncreaseWindow"))
+            out.append(
+                (_as_uint64_then_wire(event_row), rew, "GetSsThresh" if loss else "IncreaseWindow")
+            )
         return out
 
     def reset(self, seed: int) -> list[tuple[Any, float, str]]:
@@ -196,26 +209,35 @@ class _RlTcp(_Layout):
 class _OpenGym(_Layout):
     """The opengym example's spaces over OrbitCC-v0 with its discrete action."""
 
-    def __init__(self, scenario: str, overrides: Sequence[str], step_s: float,
-                 reward: str) -> None:
+    def __init__(self, scenario: str, overrides: Sequence[str], step_s: float, reward: str) -> None:
         from orbitcc.env.orbitcc_env import OrbitCCEnv
 
         self.reward = reward
-        self.env = OrbitCCEnv(scenario=scenario, controller=None,
-                              overrides=[*overrides, "env.action=discrete",
-                                         f"env.step_interval_s={step_s!r}", "env.step_rtts=0"],
-                              info_level=0)
+        self.env = OrbitCCEnv(
+            scenario=scenario,
+            controller=None,
+            overrides=[
+                *overrides,
+                "env.action=discrete",
+                f"env.step_interval_s={step_s!r}",
+                "env.step_rtts=0",
+            ],
+            info_level=0,
+        )
         factors = list(self.env.config.env.discrete_factors)
         if len(factors) != OPENGYM_NODES:
             self.env.close()
-            raise ValueError(f"env.discrete_factors = {factors}; the opengym layout's action "
-                             f"is Discrete({OPENGYM_NODES}): give {OPENGYM_NODES} factors")
+            raise ValueError(
+                f"env.discrete_factors = {factors}; the opengym layout's action "
+                f"is Discrete({OPENGYM_NODES}): give {OPENGYM_NODES} factors"
+            )
         features = list(self.env.config.env.features)
         missing = [f for f in OPENGYM_FEATURES if f not in features]
         if missing:
             self.env.close()
-            raise ValueError(f"env.features = {features}; the opengym layout shows "
-                             f"{list(OPENGYM_FEATURES)}")
+            raise ValueError(
+                f"env.features = {features}; the opengym layout shows {list(OPENGYM_FEATURES)}"
+            )
         self._idx = [features.index(f) for f in OPENGYM_FEATURES]
         self._nf = len(features)
         space = self.env.observation_space
@@ -248,8 +270,11 @@ class _OpenGym(_Layout):
         # ns-3's example ignores its action; here it picks a window factor.
         # An index outside 0..4 (passed through as in ns3-gym) keeps the window.
         if not 0 <= k < OPENGYM_NODES:
-            k = list(self.env.config.env.discrete_factors).index(1.0) \
-                if 1.0 in self.env.config.env.discrete_factors else OPENGYM_NODES // 2
+            k = (
+                list(self.env.config.env.discrete_factors).index(1.0)
+                if 1.0 in self.env.config.env.discrete_factors
+                else OPENGYM_NODES // 2
+            )
         n = self.env.num_subflows
         obs, reward, terminated, truncated, _ = self.env.step(np.full(n, k, dtype=np.int64))
         return self._state(obs, float(reward)), bool(terminated or truncated)
@@ -258,14 +283,68 @@ class _OpenGym(_Layout):
         self.env.close()
 
 
-def make_layout(layout: str, scenario: str, overrides: Sequence[str] = (),
-                step_s: float = 0.1, reward: str = "ns3gym") -> _Layout:
+class _OrbitCC(_Layout):
+    """OrbitCC-v0's observation, action and reward over the protocol."""
+
+    # gym_bridge.h's orbitcc layout: one scalar bound pair for the whole Box.
+    OBS_BOUND = 10.0
+
+    def __init__(self, scenario: str, overrides: Sequence[str], step_s: float | None) -> None:
+        from orbitcc.env.orbitcc_env import OrbitCCEnv
+
+        extra = [] if step_s is None else [f"env.step_interval_s={step_s!r}"]
+        self.env = OrbitCCEnv(
+            scenario=scenario, controller=None, overrides=[*overrides, *extra], info_level=0
+        )
+        n = int(np.prod(self.env.observation_space.shape))
+        self.obs_space = spaces.Box(-self.OBS_BOUND, self.OBS_BOUND, (n,), np.float32)
+        a = self.env.action_space
+        if not isinstance(a, spaces.Box):
+            self.env.close()
+            raise ValueError(
+                f"env.action = {self.env.config.env.action}; the orbitcc layout "
+                "carries Box actions (window, rate or residual)"
+            )
+        self.act_space = spaces.Box(
+            float(np.min(a.low)), float(np.max(a.high)), a.shape, np.float32
+        )
+
+    def reset(self, seed: int) -> list[tuple[Any, float, str]]:
+        obs, _ = self.env.reset(seed=seed)
+        return [(np.asarray(obs, dtype=np.float32).ravel(), 0.0, "")]
+
+    def step(self, actions: list[Any]) -> tuple[list[tuple[Any, float, str]], bool]:
+        space = self.env.action_space
+        a = np.asarray(_action_values(actions[0], int(np.prod(space.shape))), dtype=np.float32)
+        a = np.clip(a.reshape(space.shape), space.low, space.high)
+        obs, reward, terminated, truncated, _ = self.env.step(a)
+        return (
+            [(np.asarray(obs, dtype=np.float32).ravel(), float(reward), "")],
+            bool(terminated or truncated),
+        )
+
+    def close(self) -> None:
+        self.env.close()
+
+
+def make_layout(
+    layout: str,
+    scenario: str,
+    overrides: Sequence[str] = (),
+    step_s: float | None = None,
+    reward: str = "ns3gym",
+) -> _Layout:
+    """A layout; ``step_s`` None: ns3-gym's 0.1 s (the orbitcc layout: the
+    config's ``env.step_interval_s``)."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout = {layout!r}; allowed: {', '.join(LAYOUTS)}")
     if reward not in REWARDS:
         raise ValueError(f"reward = {reward!r}; allowed: {', '.join(REWARDS)}")
-    if not 1e-4 <= step_s <= 60.0:
+    if step_s is not None and not 1e-4 <= step_s <= 60.0:
         raise ValueError(f"step_s = {step_s}; allowed: 0.0001 ... 60 s")
+    if layout == "orbitcc":
+        return _OrbitCC(scenario, overrides, step_s)
+    step_s = 0.1 if step_s is None else step_s
     if layout == "opengym":
         return _OpenGym(scenario, overrides, step_s, reward)
     return _RlTcp(scenario, overrides, step_s, event=layout == "rl-tcp-event", reward=reward)
@@ -289,18 +368,29 @@ class Ns3GymServer:
       max_message_bytes: the largest message accepted from the agent.
     """
 
-    def __init__(self, port: int, layout: str = "rl-tcp-time", scenario: str = "single_link",
-                 overrides: Sequence[str] = (), host: str = "127.0.0.1", step_s: float = 0.1,
-                 reward: str = "ns3gym", sim_seed: int = 0, strict: bool = False,
-                 timeout_s: float = DEFAULT_TIMEOUT_S,
-                 max_message_bytes: int = 64 * 2**20) -> None:
+    def __init__(
+        self,
+        port: int,
+        layout: str = "rl-tcp-time",
+        scenario: str = "single_link",
+        overrides: Sequence[str] = (),
+        host: str = "127.0.0.1",
+        step_s: float | None = None,
+        reward: str = "ns3gym",
+        sim_seed: int = 0,
+        strict: bool = False,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        max_message_bytes: int = 64 * 2**20,
+    ) -> None:
         import zmq
 
         if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
             raise ValueError(f"port = {port!r}; allowed: 1 ... 65535")
         if not isinstance(host, str) or not host or any(c in host for c in "/ *"):
-            raise ValueError(f"host = {host!r}; allowed: the agent's address, such as "
-                             "127.0.0.1 (default) or a host name")
+            raise ValueError(
+                f"host = {host!r}; allowed: the agent's address, such as "
+                "127.0.0.1 (default) or a host name"
+            )
         if not 0 < timeout_s < 1e6:
             raise ValueError(f"timeout_s = {timeout_s}; allowed: > 0 and < 1e6 s")
         self._zmq = zmq
@@ -333,9 +423,10 @@ class Ns3GymServer:
             sock.send(msg.SerializeToString())
             return sock.recv()
         except zmq.Again:
-            raise ServerError(f"no {what} from the agent at tcp://{self.host}:{self.port} within "
-                              f"{self.timeout_s:g} s (is an ns3-gym agent listening there?)"
-                              ) from None
+            raise ServerError(
+                f"no {what} from the agent at tcp://{self.host}:{self.port} within "
+                f"{self.timeout_s:g} s (is an ns3-gym agent listening there?)"
+            ) from None
 
     def _action(self, reply: Any) -> Any:
         space = self.layout.act_space
@@ -345,17 +436,25 @@ class Ns3GymServer:
                 ok = isinstance(value, int) and 0 <= value < int(space.n)
             else:
                 arr = np.asarray(value, dtype=np.float64)
-                ok = (arr.size == int(np.prod(space.shape))
-                      and bool(np.all(arr >= space.low.ravel()))
-                      and bool(np.all(arr <= space.high.ravel())))
+                ok = (
+                    arr.size == int(np.prod(space.shape))
+                    and bool(np.all(arr >= space.low.ravel()))
+                    and bool(np.all(arr <= space.high.ravel()))
+                )
             if not ok:
-                raise ValueError(f"action {np.asarray(value).tolist()} is outside the action "
-                                 f"space {space} (--strict)")
+                raise ValueError(
+                    f"action {np.asarray(value).tolist()} is outside the action "
+                    f"space {space} (--strict)"
+                )
         return value
 
     def _state(self, obs: Any, reward: float, info: str, over: bool = False) -> Any:
-        msg = pb.EnvStateMsg(obsData=pb.value_to_pb(obs, self.layout.obs_space, strict=False),
-                             reward=reward, isGameOver=over, info=info)
+        msg = pb.EnvStateMsg(
+            obsData=pb.value_to_pb(obs, self.layout.obs_space, strict=False),
+            reward=reward,
+            isGameOver=over,
+            info=info,
+        )
         if over:
             msg.reason = pb.SIMULATION_END
         return msg
@@ -367,11 +466,17 @@ class Ns3GymServer:
         (the agent sent stopSimReq: its reset() or close())."""
         sock = self._socket()
         try:
-            init = pb.SimInitMsg(simProcessId=os.getpid(), wafShellProcessId=os.getppid(),
-                                 obsSpace=pb.space_to_pb(self.layout.obs_space),
-                                 actSpace=pb.space_to_pb(self.layout.act_space))
-            ack = pb.parse(pb.SimInitAck, self._exchange(sock, init, "init acknowledgement"),
-                           "init acknowledgement (SimInitAck)")
+            init = pb.SimInitMsg(
+                simProcessId=os.getpid(),
+                wafShellProcessId=os.getppid(),
+                obsSpace=pb.space_to_pb(self.layout.obs_space),
+                actSpace=pb.space_to_pb(self.layout.act_space),
+            )
+            ack = pb.parse(
+                pb.SimInitAck,
+                self._exchange(sock, init, "init acknowledgement"),
+                "init acknowledgement (SimInitAck)",
+            )
             self.episodes += 1
             if ack.stopSimReq:
                 return "stopped"
@@ -379,20 +484,24 @@ class Ns3GymServer:
             while True:
                 actions = []
                 for obs, reward, info in states:
-                    reply = pb.parse(pb.EnvActMsg,
-                                     self._exchange(sock, self._state(obs, reward, info),
-                                                    "action (EnvActMsg)"),
-                                     "action message (EnvActMsg)")
+                    reply = pb.parse(
+                        pb.EnvActMsg,
+                        self._exchange(sock, self._state(obs, reward, info), "action (EnvActMsg)"),
+                        "action message (EnvActMsg)",
+                    )
                     if reply.stopSimReq:
                         return "stopped"
                     try:
                         actions.append(self._action(reply))
                     except ValueError as e:
                         # Tell the agent (a game over naming the refusal), then stop.
-                        end = pb.EnvStateMsg(obsData=pb.value_to_pb(obs, self.layout.obs_space,
-                                                                    strict=False),
-                                             reward=0.0, isGameOver=True, reason=pb.GAME_OVER,
-                                             info=f"orbitcc-ns3gym-server: {e}")
+                        end = pb.EnvStateMsg(
+                            obsData=pb.value_to_pb(obs, self.layout.obs_space, strict=False),
+                            reward=0.0,
+                            isGameOver=True,
+                            reason=pb.GAME_OVER,
+                            info=f"orbitcc-ns3gym-server: {e}",
+                        )
                         self._exchange(sock, end, "answer to the game over")
                         raise
                 states, over = self.layout.step(actions)
@@ -401,8 +510,9 @@ class Ns3GymServer:
                     # ns-3's NotifySimulationEnd: one last state, then it exits
                     # whatever the agent answers.
                     obs, reward, info = states[0]
-                    self._exchange(sock, self._state(obs, reward, info, over=True),
-                                   "answer to the last state")
+                    self._exchange(
+                        sock, self._state(obs, reward, info, over=True), "answer to the last state"
+                    )
                     return "simulation_end"
         finally:
             sock.close(linger=0)
@@ -428,29 +538,69 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="orbitcc-ns3gym-server",
         description="Serve orbitcc scenarios over ns3-gym's ZeroMQ/protobuf protocol (the "
-                    "simulation side): an ns3-gym agent script runs against orbitcc unchanged "
-                    "(Ns3Env(port=PORT, startSim=False)). docs/ns3gym.md")
-    p.add_argument("--port", "--openGymPort", dest="port", type=int, default=5555,
-                   help="the agent's port (ns3-gym's openGymPort; default 5555)")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="the agent's address (ns-3 connects to localhost; default 127.0.0.1)")
+        "simulation side): an ns3-gym agent script runs against orbitcc unchanged "
+        "(Ns3Env(port=PORT, startSim=False)). docs/ns3gym.md",
+    )
+    p.add_argument(
+        "--port",
+        "--openGymPort",
+        dest="port",
+        type=int,
+        default=5555,
+        help="the agent's port (ns3-gym's openGymPort; default 5555)",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the agent's address (ns-3 connects to localhost; default 127.0.0.1)",
+    )
     p.add_argument("--scenario", default="single_link", help="an orbitcc scenario preset")
     p.add_argument("--layout", default="rl-tcp-time", choices=LAYOUTS)
-    p.add_argument("--override", "-o", action="append", default=[], metavar="KEY=VALUE",
-                   help="a Hydra override on configs/gym.yaml (repeatable), e.g. "
-                        "scenario.transport=tcp duration_s=10")
-    p.add_argument("--step-s", "--envTimeStep", dest="step_s", type=float, default=0.1,
-                   help="simulated seconds per state (ns3-gym's envTimeStep, 0.1 s)")
-    p.add_argument("--reward", default="ns3gym", choices=REWARDS,
-                   help="ns3gym: the example's own reward (rl-tcp-time 0, rl-tcp-event +2/-30, "
-                        "opengym a counter); orbitcc: OrbitCC-v0's reward for the overrides")
-    p.add_argument("--sim-seed", "--simSeed", dest="seed", type=int, default=0,
-                   help="the first episode's seed (+1 per episode)")
+    p.add_argument(
+        "--override",
+        "-o",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Hydra override on configs/gym.yaml (repeatable), e.g. "
+        "scenario.transport=tcp duration_s=10",
+    )
+    p.add_argument(
+        "--step-s",
+        "--envTimeStep",
+        dest="step_s",
+        type=float,
+        default=None,
+        help="simulated seconds per state (ns3-gym's envTimeStep, 0.1 s; the "
+        "orbitcc layout: env.step_interval_s)",
+    )
+    p.add_argument(
+        "--reward",
+        default="ns3gym",
+        choices=REWARDS,
+        help="ns3gym: the example's own reward (rl-tcp-time 0, rl-tcp-event +2/-30, "
+        "opengym a counter); orbitcc: OrbitCC-v0's reward for the overrides",
+    )
+    p.add_argument(
+        "--sim-seed",
+        "--simSeed",
+        dest="seed",
+        type=int,
+        default=0,
+        help="the first episode's seed (+1 per episode)",
+    )
     p.add_argument("--episodes", type=int, default=0, help="episodes to serve (0: for ever)")
-    p.add_argument("--strict", action="store_true",
-                   help="refuse actions outside the action space (ns3-gym passes them through)")
-    p.add_argument("--timeout-s", type=float, default=DEFAULT_TIMEOUT_S,
-                   help="longest wait for the agent, at any point (default 600 s)")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse actions outside the action space (ns3-gym passes them through)",
+    )
+    p.add_argument(
+        "--timeout-s",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        help="longest wait for the agent, at any point (default 600 s)",
+    )
     return p
 
 
@@ -459,22 +609,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     # ns3-gym's launcher passes the simulation's own --key=value arguments;
     # those orbitcc has no use for are named, not silently dropped.
     if unknown:
-        print(f"orbitcc-ns3gym-server: ignoring arguments {unknown} (not orbitcc settings; "
-              "use --override KEY=VALUE)", file=sys.stderr)
+        print(
+            f"orbitcc-ns3gym-server: ignoring arguments {unknown} (not orbitcc settings; "
+            "use --override KEY=VALUE)",
+            file=sys.stderr,
+        )
     if args.episodes < 0:
-        print(f"orbitcc-ns3gym-server: --episodes = {args.episodes}; allowed: 0 (for ever) "
-              "or more", file=sys.stderr)
+        print(
+            f"orbitcc-ns3gym-server: --episodes = {args.episodes}; allowed: 0 (for ever) or more",
+            file=sys.stderr,
+        )
         return 2
     try:
-        server = Ns3GymServer(args.port, args.layout, args.scenario, args.override,
-                              host=args.host, step_s=args.step_s, reward=args.reward,
-                              sim_seed=args.seed, strict=args.strict, timeout_s=args.timeout_s)
+        server = Ns3GymServer(
+            args.port,
+            args.layout,
+            args.scenario,
+            args.override,
+            host=args.host,
+            step_s=args.step_s,
+            reward=args.reward,
+            sim_seed=args.seed,
+            strict=args.strict,
+            timeout_s=args.timeout_s,
+        )
     except (ValueError, KeyError) as e:
         print(f"orbitcc-ns3gym-server: {e}", file=sys.stderr)
         return 2
-    print(f"orbitcc-ns3gym-server: {args.layout} on {args.scenario}, connecting to the agent at "
-          f"tcp://{args.host}:{args.port}", file=sys.stderr, flush=True)
-    started = time.perf_counter()
+    print(
+        f"orbitcc-ns3gym-server: {args.layout} on {args.scenario}, connecting to the agent at "
+        f"tcp://{args.host}:{args.port}",
+        file=sys.stderr,
+        flush=True,
+    )
+    started, cpu = time.perf_counter(), time.process_time()
     try:
         server.serve(args.episodes)
     except ServerError as e:
@@ -487,8 +655,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         server.close()
-    print(f"orbitcc-ns3gym-server: {server.episodes} episode(s), {server.steps} steps in "
-          f"{time.perf_counter() - started:.2f} s", file=sys.stderr)
+    print(
+        f"orbitcc-ns3gym-server: {server.episodes} episode(s), {server.steps} steps in "
+        f"{time.perf_counter() - started:.2f} s (cpu_s={time.process_time() - cpu:.4f})",
+        file=sys.stderr,
+    )
     return 0
 
 
