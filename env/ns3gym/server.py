@@ -554,6 +554,13 @@ def _parser() -> argparse.ArgumentParser:
         default="127.0.0.1",
         help="the agent's address (ns-3 connects to localhost; default 127.0.0.1)",
     )
+    p.add_argument(
+        "--bind",
+        default=None,
+        metavar="ADDR",
+        help="not a server setting: in ns3-gym the agent binds and the simulation connects "
+        "(use --host for the agent's address; the agent chooses its bind address)",
+    )
     p.add_argument("--scenario", default="single_link", help="an orbitcc scenario preset")
     p.add_argument("--layout", default="rl-tcp-time", choices=LAYOUTS)
     p.add_argument(
@@ -614,6 +621,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             "use --override KEY=VALUE)",
             file=sys.stderr,
         )
+    if args.bind is not None:
+        print(
+            f"orbitcc-ns3gym-server: --bind {args.bind}: in ns3-gym the agent binds its socket "
+            "and the simulation connects to it, so this server connects: give the agent's "
+            "address as --host (default 127.0.0.1); the agent picks its bind address "
+            "(ns3-gym: all interfaces; orbitcc's Ns3GymEnv(bind=...), default 127.0.0.1)",
+            file=sys.stderr,
+        )
+        return 2
     if args.episodes < 0:
         print(
             f"orbitcc-ns3gym-server: --episodes = {args.episodes}; allowed: 0 (for ever) or more",
