@@ -5,9 +5,12 @@ schema as ``messages.proto`` beside this file), so no generated code and no
 ``protoc`` are needed: only the ``protobuf`` runtime.
 
 Spaces map to Gymnasium's: ``Discrete(n)``; ``Box(low, high, shape, dtype)``
-with dtype INT -> int64, UINT -> uint64, FLOAT -> float32, DOUBLE -> float64;
+with dtype INT -> int64, UINT -> uint64, FLOAT -> float32, DOUBLE -> float64
+(integer bounds rounded inwards and clamped to the wire's int32/uint32 range);
 ``Tuple``; ``Dict`` (keys from the element names). Anything else is refused
 with a ``ProtocolError`` naming what was received and what is supported.
+Values are read and written strictly (checked against the space, reshaped)
+or as ns3-gym does (``strict=False``: as sent, flat).
 """
 
 from __future__ import annotations
