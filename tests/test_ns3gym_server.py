@@ -394,3 +394,129 @@ def test_orbitcc_layout_through_the_server_is_the_native_episode() -> None:
     for g, w in zip(got_obs, want_obs, strict=True):
         np.testing.assert_array_equal(g, w)
     np.testing.assert_array_equal(np.float32(got_rew), np.float32(want_rew))
+
+
+class Ns3GymStyleEnv:
+    """The agent side as ns3-gym's Python package behaves (its Ns3Env and
+    Ns3ZmqBridge with startSim=False), rewritten for numpy 2 from its
+    documented behaviour: the constructor binds the port, answers the init
+    message and reads the first state; step() returns (obs, reward, done,
+    info) with obs the flat array that was sent, and answers a game over at
+    once with a stop request; reset() after steps drops the bridge and binds
+    the port again for the next simulation. Loopback only here (ns3-gym
+    binds all interfaces)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self._open()
+        self.dirty = False
+
+    def _open(self) -> None:
+        self.ctx = zmq.Context()
+        self.sock = self.ctx.socket(zmq.REP)
+        self.sock.setsockopt(zmq.LINGER, 1000)
+        self.sock.setsockopt(zmq.RCVTIMEO, 30000)
+        self.sock.bind(f"tcp://127.0.0.1:{self.port}")
+        init = pb.SimInitMsg.FromString(self.sock.recv())
+        self.action_space = self._space(init.actSpace)
+        self.observation_space = self._space(init.obsSpace)
+        self.sock.send(pb.SimInitAck(done=True).SerializeToString())
+        self.pending = False
+        self._rx()
+
+    @staticmethod
+    def _space(desc: Any) -> Any:
+        from gymnasium import spaces
+
+        if desc.type == pb.DISCRETE:
+            d = pb.DiscreteSpace()
+            desc.space.Unpack(d)
+            return spaces.Discrete(d.n)
+        b = _box(desc)
+        dtype = {pb.INT: np.int64, pb.UINT: np.uint64}.get(b.dtype, np.float64)
+        return spaces.Box(low=b.low, high=b.high, shape=tuple(b.shape), dtype=dtype)
+
+    def _rx(self) -> None:
+        if self.pending:
+            return
+        msg = pb.EnvStateMsg.FromString(self.sock.recv())
+        box = pb.BoxDataContainer()
+        msg.obsData.data.Unpack(box)
+        field = {pb.INT: "intData", pb.UINT: "uintData", pb.DOUBLE: "doubleData"}
+        self.obs = np.array(getattr(box, field.get(box.dtype, "floatData")))
+        self.reward, self.done, self.info = msg.reward, msg.isGameOver, msg.info or {}
+        self.pending = True
+        if self.done:  # ns3-gym answers a game over with a stop at once
+            self.sock.send(pb.EnvActMsg(stopSimReq=True).SerializeToString())
+            self.pending = False
+
+    def step(self, action: Any) -> tuple:
+        from gymnasium import spaces
+
+        c = pb.DataContainer()
+        if isinstance(self.action_space, spaces.Box):
+            values = [int(v) for v in action]
+            box = pb.BoxDataContainer(dtype=pb.UINT, shape=[len(values)], uintData=values)
+            c.type = pb.BOX
+            c.data.Pack(box)
+        else:
+            c.type = pb.DISCRETE
+            c.data.Pack(pb.DiscreteDataContainer(data=int(action)))
+        self.sock.send(pb.EnvActMsg(actData=c).SerializeToString())
+        self.pending = False
+        self._rx()
+        self.dirty = True
+        return self.obs, self.reward, self.done, self.info
+
+    def reset(self) -> np.ndarray:
+        if not self.dirty:
+            return self.obs
+        self.close()
+        self._open()
+        self.dirty = False
+        return self.obs
+
+    def close(self) -> None:
+        if self.pending:  # a state awaits an answer: ask the simulation to stop
+            self.sock.send(pb.EnvActMsg(stopSimReq=True).SerializeToString())
+            self.pending = False
+        self.sock.close()
+        self.ctx.term()
+
+
+@pytest.mark.parametrize("layout", ["rl-tcp-time", "opengym"])
+def test_an_ns3gym_agent_script_runs_unchanged(layout: str) -> None:
+    """ns3-gym's examples' test.py loop (2 iterations, reset between them)
+    against the server, through an agent side that behaves as ns3-gym's."""
+    port = _free_port()
+    srv = _server(port, layout, *TCP, "-o", "duration_s=1", episodes=2)
+    try:
+        env = Ns3GymStyleEnv(port)
+        episodes = []
+        for _iteration in range(2):
+            obs = env.reset()
+            steps, times = 0, [obs[2]] if layout != "opengym" else []
+            while True:
+                if layout == "opengym":
+                    action = env.action_space.sample()
+                else:
+                    action = time_based_action(obs)  # TcpTimeBased: [5 MSS, 10 MSS]
+                obs, reward, done, info = env.step(action)
+                steps += 1
+                if layout != "opengym":
+                    times.append(obs[2])
+                    if not done:
+                        assert obs[5] == 15000  # its cWnd, 10 x 1500
+                else:
+                    assert env.observation_space.contains(obs.astype(np.uint64))
+                    assert info == "testInfo|123" and reward == steps + 1
+                if done:
+                    break
+            episodes.append((steps, times))
+        env.close()
+    finally:
+        _finish(srv)
+    assert [s for s, _ in episodes] == [10, 10]
+    if layout != "opengym":
+        for _, times in episodes:  # each iteration is a fresh simulation from t = 0
+            assert times[0] == 0 and np.all(np.diff(times[:-1]) == 100_000)
