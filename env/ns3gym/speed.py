@@ -10,9 +10,11 @@ docs/ns3gym.md ("Switching from ns3-gym").
      by the same client over the same protocol (the switch with no code
      change);
    - native: ``orbitcc/OrbitCC-v0`` in-process.
-2. ns3-gym's rl-tcp time-based layout with a NewReno agent: the server vs
-   the native ``orbitcc/Ns3GymTcp-v0`` (the repo's ns-3 program has no rl-tcp
-   layout, so there is no ns-3 row here).
+2. ns3-gym's rl-tcp time-based layout with a NewReno agent: ns3-gym's own
+   rl-tcp program (``--ns3gym-rl-tcp BINARY``: ns3-gym's ``examples/rl-tcp``
+   built by the user, see docs/ns3gym.md; its ``sim.cc`` set to orbitcc's
+   single_link: 100 Mb/s, 40 ms, a 1-BDP buffer), the server and the native
+   ``orbitcc/Ns3GymTcp-v0``.
 
 Steps per wall second (what the user waits) and per CPU second (the agent's
 process plus the simulator's own: the ns-3 program's clock, the server's
@@ -25,6 +27,7 @@ import argparse
 import os
 import platform
 import re
+import resource
 import socket
 import subprocess
 import sys
@@ -192,18 +195,66 @@ def orbitcc_layout_rows(
     return rows
 
 
-def rl_tcp_rows(duration_s: float, seeds: Sequence[int]) -> list[dict[str, Any]]:
+# ns3-gym's rl-tcp sim.cc arguments for orbitcc's single_link (100 Mb/s, 40 ms
+# RTT = 2 x (10 ms + 0.01 ms + 10 ms) access/bottleneck/access, buffer = the
+# BDP in 1500-byte packets as sim.cc sizes it, 1500-byte packets; sim.cc does
+# not attach its random loss model, so the runs here have none either).
+RL_TCP_ARGS = (
+    "--transport_prot=TcpRlTimeBased",
+    "--bottleneck_bandwidth=100Mbps",
+    "--bottleneck_delay=0.01ms",
+    "--access_bandwidth=1Gbps",
+    "--access_delay=10ms",
+    "--mtu=1500",
+)
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run_ns3gym_rl_tcp(binary: str, policy: Policy, duration_s: float, seed: int) -> dict[str, Any]:
+    """One episode of ns3-gym's own rl-tcp program (time-based) with
+    orbitcc's client in ns3-gym's mode; CPU = this process + the program's
+    (a reaped child)."""
+    from orbitcc.env.ns3gym.client import Ns3GymEnv
+
+    before = _children_cpu()
+    env = Ns3GymEnv(
+        [binary, *RL_TCP_ARGS, f"--duration={duration_s:g}", "--envTimeStep=0.1"],
+        sim_seed=int(seed) + 1,
+        timeout_s=300,
+        strict=False,
+    )
+    steps, wall, cpu, ret = _episode(lambda: env.reset()[0], env.step, policy)
+    env.close()
+    return _speed(
+        "ns3-gym rl-tcp program (ns-3.37) + protocol",
+        steps,
+        wall,
+        cpu + _children_cpu() - before,
+        ret,
+    )
+
+
+def rl_tcp_rows(
+    duration_s: float, seeds: Sequence[int], ns3gym_rl_tcp: str | None = None
+) -> list[dict[str, Any]]:
     from orbitcc.env.ns3gym.tcp import NewRenoAgent, Ns3GymTcpEnv
 
-    overrides = [*OVERRIDES, "scenario.loss_rate=0.001", f"duration_s={duration_s:g}"]
+    overrides = [*OVERRIDES, f"duration_s={duration_s:g}"]
     newreno = NewRenoAgent()
 
     def agent(obs: np.ndarray) -> np.ndarray:
         # Whole bytes: ns3-gym's uint32 action field takes no fractions.
         return np.trunc(newreno(obs)).astype(np.int64)
 
+    ns3: list[dict[str, Any]] = []
     server, native = [], []
     for seed in seeds:
+        if ns3gym_rl_tcp:
+            ns3.append(run_ns3gym_rl_tcp(ns3gym_rl_tcp, agent, duration_s, int(seed)))
         server.append(run_server("rl-tcp-time", agent, overrides, int(seed), strict=False))
         env = Ns3GymTcpEnv(scenario=SCENARIO, overrides=overrides, info_level=0)
         steps, wall, cpu, ret = _episode(
@@ -213,7 +264,7 @@ def rl_tcp_rows(duration_s: float, seeds: Sequence[int]) -> list[dict[str, Any]]
         )
         env.close()
         native.append(_speed("native orbitcc/Ns3GymTcp-v0", steps, wall, cpu, ret))
-    return [_total(server), _total(native)]
+    return ([_total(ns3)] if ns3 else []) + [_total(server), _total(native)]
 
 
 def _total(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -254,9 +305,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--duration-s", type=float, default=20.0, help="episode length (20 s)")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     p.add_argument("--no-ns3", action="store_true", help="skip the ns-3 path")
+    p.add_argument(
+        "--ns3gym-rl-tcp",
+        metavar="BINARY",
+        default=None,
+        help="ns3-gym's rl-tcp example program, built by you (docs/ns3gym.md): adds its row "
+        "to the rl-tcp table",
+    )
     a = p.parse_args(argv)
     if not 1.0 <= a.duration_s <= 600.0:
         p.error(f"--duration-s = {a.duration_s}; allowed: 1 ... 600")
+    if a.ns3gym_rl_tcp is not None and not os.access(a.ns3gym_rl_tcp, os.X_OK):
+        p.error(f"--ns3gym-rl-tcp = {a.ns3gym_rl_tcp!r}: not an executable file")
     with_ns3 = not a.no_ns3
     if with_ns3:
         from orbitcc.env.ns3gym import backend
@@ -274,10 +334,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table(orbitcc_layout_rows(a.duration_s, a.seeds, with_ns3)), flush=True)
     print(
         f"\n### ns3-gym rl-tcp time-based layout, NewRenoAgent: {SCENARIO} "
-        f"{' '.join(OVERRIDES)} scenario.loss_rate=0.001 duration_s={a.duration_s:g}, "
-        f"seeds {a.seeds}\n"
+        f"{' '.join(OVERRIDES)} duration_s={a.duration_s:g}, seeds {a.seeds}"
+        + (f"; ns3-gym's rl-tcp {' '.join(RL_TCP_ARGS)}" if a.ns3gym_rl_tcp else "")
+        + "\n"
     )
-    print(table(rl_tcp_rows(a.duration_s, a.seeds)))
+    print(table(rl_tcp_rows(a.duration_s, a.seeds, a.ns3gym_rl_tcp)))
     print(f"\nmachine: {_machine()} (at end)")
     return 0
 
