@@ -520,3 +520,46 @@ def test_an_ns3gym_agent_script_runs_unchanged(layout: str) -> None:
     if layout != "opengym":
         for _, times in episodes:  # each iteration is a fresh simulation from t = 0
             assert times[0] == 0 and np.all(np.diff(times[:-1]) == 100_000)
+
+
+def test_two_sockets_notify_in_turn_and_each_answer_reaches_its_socket() -> None:
+    """With two subflows under test (starlink_dual's MPQUIC), one state per
+    socket per step, socketUuid 1 then 2, as ns3-gym's sockets each notify;
+    each answer sets that socket's window."""
+    port = _free_port()
+    srv = _server(port, "rl-tcp-time", "--scenario=starlink_dual", "-o", "duration_s=0.5")
+    seen = []
+    try:
+        with Ns3GymEnv(None, port=port, timeout_s=30, strict=False) as env:
+            obs, _ = env.reset()
+            done = False
+            while not done:
+                uuid = int(obs[0])
+                seen.append((uuid, int(obs[2]), int(obs[5])))
+                # Socket 1 gets 20 packets, socket 2 gets 30.
+                obs, _, terminated, truncated, _ = env.step([15000, 1500 * (10 + 10 * uuid)])
+                done = terminated or truncated
+    finally:
+        _finish(srv)
+    assert [u for u, _, _ in seen] == [1, 2] * 5
+    assert [t for _, t, _ in seen] == [t for t in range(0, 500_000, 100_000) for _ in (1, 2)]
+    # From the second step on, each socket's window is the one its answer set.
+    assert all(w == 1500 * (10 + 10 * u) for u, t, w in seen if t > 0)
+
+
+def test_a_reply_that_is_not_protobuf_ends_the_server_with_a_clear_error() -> None:
+    port = _free_port()
+    agent = RawAgent(port)
+    srv = _server(port, "opengym", *TCP)
+    try:
+        agent.init()
+        agent.state()
+        agent.sock.send(b"\xff\xff\xff\xffnot protobuf")
+        out, _ = srv.communicate(timeout=30)
+    finally:
+        agent.close()
+        if srv.poll() is None:
+            srv.kill()
+    assert srv.returncode == 2
+    assert "expected an ns3-gym action message (ns3opengym.EnvActMsg)" in out
+    assert "Is the peer an ns3-gym (ns3opengym protobuf over ZeroMQ) agent?" in out

@@ -140,8 +140,9 @@ _DTYPES = {INT: np.int64, UINT: np.uint64, FLOAT: np.float32, DOUBLE: np.float64
 _DATA_FIELD = {INT: "intData", UINT: "uintData", FLOAT: "floatData", DOUBLE: "doubleData"}
 
 
-def parse(cls: Any, payload: bytes, what: str) -> Any:
-    """Parses ``payload`` as ``cls``; a ProtocolError names what arrived."""
+def parse(cls: Any, payload: bytes, what: str, peer: str = "simulation") -> Any:
+    """Parses ``payload`` as ``cls``; a ProtocolError names what arrived and
+    asks whether the ``peer`` (simulation or agent) speaks the protocol."""
     msg = cls()
     try:
         msg.ParseFromString(payload)
@@ -150,7 +151,7 @@ def parse(cls: Any, payload: bytes, what: str) -> Any:
         raise ProtocolError(
             f"expected an ns3-gym {what} ({cls.DESCRIPTOR.full_name}), received {len(payload)} "
             f"bytes that do not parse as one (first bytes: {head}): {e}. Is the peer an "
-            "ns3-gym (ns3opengym protobuf over ZeroMQ) simulation?") from None
+            f"ns3-gym (ns3opengym protobuf over ZeroMQ) {peer}?") from None
     return msg
 
 

@@ -475,7 +475,8 @@ class Ns3GymServer:
             ack = pb.parse(
                 pb.SimInitAck,
                 self._exchange(sock, init, "init acknowledgement"),
-                "init acknowledgement (SimInitAck)",
+                "init acknowledgement",
+                peer="agent",
             )
             self.episodes += 1
             if ack.stopSimReq:
@@ -487,7 +488,8 @@ class Ns3GymServer:
                     reply = pb.parse(
                         pb.EnvActMsg,
                         self._exchange(sock, self._state(obs, reward, info), "action (EnvActMsg)"),
-                        "action message (EnvActMsg)",
+                        "action message",
+                        peer="agent",
                     )
                     if reply.stopSimReq:
                         return "stopped"
