@@ -54,9 +54,12 @@ def _server(port: int, layout: str, *args: str, episodes: int = 1) -> subprocess
     )
 
 
+def _kill(srv: subprocess.Popen) -> None:
+    srv.kill()
+    srv.communicate()
+
+
 def _finish(srv: subprocess.Popen) -> str:
-    if sys.exc_info()[0] is not None:  # the test failed: do not wait for the server
-        srv.kill()
     try:
         out, _ = srv.communicate(timeout=30)
     except subprocess.TimeoutExpired:
@@ -171,9 +174,12 @@ def test_rl_tcp_time_with_a_raw_protocol_agent() -> None:
         obs, *_ = agent.state()
         assert obs[2] == 0
         agent.stop()
-    finally:
+    except BaseException:
         agent.close()
-        out = _finish(srv)
+        _kill(srv)
+        raise
+    agent.close()
+    out = _finish(srv)
     assert "2 episode(s)" in out
 
 
@@ -192,8 +198,10 @@ def test_rl_tcp_event_and_opengym_with_orbitccs_client() -> None:
                 done = terminated or truncated
                 assert obs[1] == 0  # envType: event-based
                 funcs.append((int(obs[11]), int(obs[12]), reward, info["ns3_info"]))
-    finally:
-        _finish(srv)
+    except BaseException:
+        _kill(srv)  # report the test's own failure, not the server's wait
+        raise
+    _finish(srv)
     # 1 % random loss: some steps carry ns-3's GetSsThresh call (penalty -30,
     # CA_RECOVERY), the others IncreaseWindow (+2, CA_OPEN), as rl-tcp's sim.cc.
     kinds = {(f, ca, r, i) for f, ca, r, i in funcs}
@@ -216,8 +224,10 @@ def test_rl_tcp_event_and_opengym_with_orbitccs_client() -> None:
                 assert env.observation_space.contains(obs)
                 rewards.append(reward)
                 done = terminated or truncated
-    finally:
-        _finish(srv)
+    except BaseException:
+        _kill(srv)  # report the test's own failure, not the server's wait
+        raise
+    _finish(srv)
     # The example's reward counts its calls: 1 (reset), 2, 3, ...
     assert rewards == [float(k) for k in range(2, 22)]
 
@@ -328,8 +338,10 @@ def test_rl_tcp_agent_logic_for_a_whole_episode(layout: str, policy: Callable) -
         # ns3-gym's behaviour for its scripts: actions passed through, flat observations.
         with Ns3GymEnv(None, port=port, timeout_s=30, strict=False) as env:
             trace = _ns3gym_episode(env, policy)
-    finally:
-        _finish(srv)
+    except BaseException:
+        _kill(srv)  # report the test's own failure, not the server's wait
+        raise
+    _finish(srv)
     assert len(trace) == 51  # the reset state, 49 steps and the end of the simulation
     applied, cut = 0, 0
     for (_obs, action), (nxt, _) in zip(trace[:-1], trace[1:], strict=True):
@@ -388,8 +400,10 @@ def test_orbitcc_layout_through_the_server_is_the_native_episode() -> None:
                 got_rew.append(reward)
                 done = terminated or truncated
             assert truncated and not terminated
-    finally:
-        _finish(srv)
+    except BaseException:
+        _kill(srv)  # report the test's own failure, not the server's wait
+        raise
+    _finish(srv)
     assert len(got_obs) == len(want_obs) == 21
     for g, w in zip(got_obs, want_obs, strict=True):
         np.testing.assert_array_equal(g, w)
@@ -514,8 +528,10 @@ def test_an_ns3gym_agent_script_runs_unchanged(layout: str) -> None:
                     break
             episodes.append((steps, times))
         env.close()
-    finally:
-        _finish(srv)
+    except BaseException:
+        _kill(srv)  # report the test's own failure, not the server's wait
+        raise
+    _finish(srv)
     assert [s for s, _ in episodes] == [10, 10]
     if layout != "opengym":
         for _, times in episodes:  # each iteration is a fresh simulation from t = 0
@@ -539,8 +555,10 @@ def test_two_sockets_notify_in_turn_and_each_answer_reaches_its_socket() -> None
                 # Socket 1 gets 20 packets, socket 2 gets 30.
                 obs, _, terminated, truncated, _ = env.step([15000, 1500 * (10 + 10 * uuid)])
                 done = terminated or truncated
-    finally:
-        _finish(srv)
+    except BaseException:
+        _kill(srv)  # report the test's own failure, not the server's wait
+        raise
+    _finish(srv)
     assert [u for u, _, _ in seen] == [1, 2] * 5
     assert [t for _, t, _ in seen] == [t for t in range(0, 500_000, 100_000) for _ in (1, 2)]
     # From the second step on, each socket's window is the one its answer set.
