@@ -581,3 +581,32 @@ def test_a_reply_that_is_not_protobuf_ends_the_server_with_a_clear_error() -> No
     assert srv.returncode == 2
     assert "expected an ns3-gym action message (ns3opengym.EnvActMsg)" in out
     assert "Is the peer an ns3-gym (ns3opengym protobuf over ZeroMQ) agent?" in out
+
+
+def test_a_launcher_can_start_the_server_like_an_ns3_program() -> None:
+    """A client that starts its simulation (ns3-gym's startSim=True, orbitcc's
+    Ns3GymEnv(command)) passes --openGymPort and --simSeed; each reset starts
+    a fresh server process for the next seed."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "orbitcc.env.ns3gym.server",
+        "--episodes=1",
+        "--layout=rl-tcp-time",
+        "--override=duration_s=0.5",
+        "--override=scenario.transport=tcp",
+        "--override=scenario.loss_rate=0.01",
+    ]
+    with Ns3GymEnv(cmd, timeout_s=60, sim_seed=5, strict=False) as env:
+        pids, lengths = [], []
+        for _ in range(2):
+            obs, _ = env.reset()
+            pids.append(env.sim_pid)
+            n, done = 0, False
+            while not done:
+                obs, _, terminated, truncated, info = env.step([3000, 30000])
+                n += 1
+                done = terminated or truncated
+            lengths.append(n)
+            assert info["ns3_reason"] == "simulation_end"
+    assert lengths == [5, 5] and pids[0] != pids[1]
