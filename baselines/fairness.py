@@ -59,8 +59,11 @@ FAIRNESS_SUITES: dict[str, dict[str, Any]] = {
     "fairness_leo": {
         "entrants": ["newreno", "cubic", "bbr", "bbr3"],
         "flows": 4,
-        "overrides": ["scenario.schedule_source=starlink_dual",
-                      "scenario.capacity_mbps=190", "scenario.rtt_ms=25"],
+        "overrides": [
+            "scenario.schedule_source=starlink_dual",
+            "scenario.capacity_mbps=190",
+            "scenario.rtt_ms=25",
+        ],
         "seeds": [0, 1, 2],
         "duration_s": 60.0,
     },
@@ -79,8 +82,9 @@ def jain_index(rates: Sequence[float] | np.ndarray, axis: int = 0) -> np.ndarray
     return float(out) if out.ndim == 0 else out
 
 
-def jain_over_time(rates: np.ndarray, dt_s: float,
-                   window_s: float = DEFAULT_WINDOW_S) -> np.ndarray:
+def jain_over_time(
+    rates: np.ndarray, dt_s: float, window_s: float = DEFAULT_WINDOW_S
+) -> np.ndarray:
     """Jain's index at every sample of ``rates`` (flows x samples), each flow's
     rate averaged over the trailing ``window_s`` (the first samples average
     over what there is)."""
@@ -95,8 +99,9 @@ def jain_over_time(rates: np.ndarray, dt_s: float,
     return np.asarray(jain_index(mean, axis=0))
 
 
-def convergence_time(t_s: np.ndarray, jain: np.ndarray,
-                     threshold: float = DEFAULT_THRESHOLD) -> float | None:
+def convergence_time(
+    t_s: np.ndarray, jain: np.ndarray, threshold: float = DEFAULT_THRESHOLD
+) -> float | None:
     """First time after which ``jain`` stays >= threshold to the end; None if
     the last sample is below it."""
     j = np.asarray(jain, dtype=float)
@@ -107,9 +112,15 @@ def convergence_time(t_s: np.ndarray, jain: np.ndarray,
     return float(t[0]) if below.size == 0 else float(t[below[-1] + 1])
 
 
-def run_cell(entrant: str, flows: int, seed: int = 0, overrides: Sequence[str] = (),
-             duration_s: float | None = None, threshold: float = DEFAULT_THRESHOLD,
-             window_s: float = DEFAULT_WINDOW_S) -> dict[str, Any]:
+def run_cell(
+    entrant: str,
+    flows: int,
+    seed: int = 0,
+    overrides: Sequence[str] = (),
+    duration_s: float | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    window_s: float = DEFAULT_WINDOW_S,
+) -> dict[str, Any]:
     """One fairness cell: ``flows`` copies of ``entrant`` on single_link."""
     if isinstance(flows, bool) or not isinstance(flows, int) or not 2 <= flows <= 64:
         raise ValueError(f"flows = {flows!r} is out of range; allowed: an integer in [2, 64]")
@@ -125,7 +136,7 @@ def run_cell(entrant: str, flows: int, seed: int = 0, overrides: Sequence[str] =
     dt = float(t[1] - t[0]) if t.size > 1 else 0.1
     j = jain_over_time(per_flow, dt, window_s)
     start = min(len(t) - 1, max(0, round(window_s / dt) - 1))  # the first full window
-    tail = j[int(0.75 * len(j)):]
+    tail = j[int(0.75 * len(j)) :]
     return {
         "kind": "n_copies",
         "entrant": entrant,
@@ -143,11 +154,17 @@ def run_cell(entrant: str, flows: int, seed: int = 0, overrides: Sequence[str] =
     }
 
 
-def run_suite(entrants: Sequence[str], flows: int, seeds: Sequence[int],
-              overrides: Sequence[str] = (), duration_s: float | None = None,
-              threshold: float = DEFAULT_THRESHOLD) -> list[dict[str, Any]]:
-    return [run_cell(e, flows, s, overrides, duration_s, threshold)
-            for e in entrants for s in seeds]
+def run_suite(
+    entrants: Sequence[str],
+    flows: int,
+    seeds: Sequence[int],
+    overrides: Sequence[str] = (),
+    duration_s: float | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> list[dict[str, Any]]:
+    return [
+        run_cell(e, flows, s, overrides, duration_s, threshold) for e in entrants for s in seeds
+    ]
 
 
 def _mean_std(values: list[float]) -> str:
@@ -159,40 +176,52 @@ def _mean_std(values: list[float]) -> str:
 
 def table(records: list[dict[str, Any]]) -> str:
     """Markdown: one row per entrant, mean +- std over seeds."""
-    lines = ["| entrant | N | Jain mean | Jain final | convergence s (converged runs) "
-             "| utilisation |", "|---|---|---|---|---|---|"]
+    lines = [
+        "| entrant | N | Jain mean | Jain final | convergence s (converged runs) | utilisation |",
+        "|---|---|---|---|---|---|",
+    ]
     for e in dict.fromkeys(r["entrant"] for r in records):
         rs = [r for r in records if r["entrant"] == e]
         conv = [r["convergence_s"] for r in rs if r["convergence_s"] is not None]
         lines.append(
             f"| {e} | {rs[0]['flows']} | {_mean_std([r['jain_mean'] for r in rs])} | "
             f"{_mean_std([r['jain_final'] for r in rs])} | {_mean_std(conv)} "
-            f"({len(conv)}/{len(rs)}) | {_mean_std([r['utilization'] for r in rs])} |")
+            f"({len(conv)}/{len(rs)}) | {_mean_std([r['utilization'] for r in rs])} |"
+        )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--suite", default="fairness_quick",
-                        help=f"one of: {', '.join(FAIRNESS_SUITES)}")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--suite", default="fairness_quick", help=f"one of: {', '.join(FAIRNESS_SUITES)}"
+    )
     parser.add_argument("--entrants", nargs="+", help="overrides the suite's entrants")
     parser.add_argument("--flows", type=int, help="overrides the suite's N")
     parser.add_argument("--seeds", type=int, help="seeds 0..K-1 instead of the suite's")
     parser.add_argument("--duration", type=float, help="episode length (s)")
     parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD)
-    parser.add_argument("--override", action="append", default=[],
-                        help="extra Hydra override, e.g. scenario.queue=fq_codel")
+    parser.add_argument(
+        "--override",
+        action="append",
+        default=[],
+        help="extra Hydra override, e.g. scenario.queue=fq_codel",
+    )
     parser.add_argument("--out", type=Path, help="append one JSON record per cell")
     args = parser.parse_args(argv)
     if args.suite not in FAIRNESS_SUITES:
         parser.error(f"suite = {args.suite!r} is unknown; allowed: {', '.join(FAIRNESS_SUITES)}")
     suite = FAIRNESS_SUITES[args.suite]
     records = run_suite(
-        args.entrants or suite["entrants"], args.flows or suite["flows"],
+        args.entrants or suite["entrants"],
+        args.flows or suite["flows"],
         list(range(args.seeds)) if args.seeds else suite["seeds"],
-        [*suite["overrides"], *args.override], args.duration or suite["duration_s"],
-        args.threshold)
+        [*suite["overrides"], *args.override],
+        args.duration or suite["duration_s"],
+        args.threshold,
+    )
     if args.out:
         with args.out.open("a") as fh:
             for r in records:

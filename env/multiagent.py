@@ -51,8 +51,9 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 
 def _require_pettingzoo() -> None:
     if _ParallelEnv is object:
-        raise ImportError("orbitcc.make_multiagent needs PettingZoo: "
-                          "pip install 'orbitcc[multiagent]'")
+        raise ImportError(
+            "orbitcc.make_multiagent needs PettingZoo: pip install 'orbitcc[multiagent]'"
+        )
 
 
 class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
@@ -60,32 +61,48 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
 
     metadata = {"name": "orbitcc_multiagent_v0", "render_modes": []}
 
-    def __init__(self, scenario: str = "single_link", num_agents: int = 2,
-                 overrides: Sequence[str] = (), baseline_flows: Sequence[str] = (),
-                 fairness_weight: float = 1.0, delay_weight: float = 0.0,
-                 team_weight: float = 0.0) -> None:
+    def __init__(
+        self,
+        scenario: str = "single_link",
+        num_agents: int = 2,
+        overrides: Sequence[str] = (),
+        baseline_flows: Sequence[str] = (),
+        fairness_weight: float = 1.0,
+        delay_weight: float = 0.0,
+        team_weight: float = 0.0,
+    ) -> None:
         _require_pettingzoo()
         n = check_count("num_agents", num_agents, 1, 1024)
-        for name, value in (("fairness_weight", fairness_weight),
-                            ("delay_weight", delay_weight), ("team_weight", team_weight)):
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or not (
-                    0.0 <= float(value) <= (1.0 if name == "team_weight" else 1e6)):
+        for name, value in (
+            ("fairness_weight", fairness_weight),
+            ("delay_weight", delay_weight),
+            ("team_weight", team_weight),
+        ):
+            if (
+                not isinstance(value, (int, float))
+                or isinstance(value, bool)
+                or not (0.0 <= float(value) <= (1.0 if name == "team_weight" else 1e6))
+            ):
                 hi = 1 if name == "team_weight" else 1e6
                 raise ValueError(f"{name} = {value!r} is out of range; allowed: [0, {hi}]")
         baselines = [str(c) for c in baseline_flows]
         known = set(_core.controller_names()) - {"external"}
         for c in baselines:
             if c not in known:
-                raise ValueError(f"baseline_flows: controller {c!r} is unknown; allowed: "
-                                 f"{', '.join(sorted(known))}")
+                raise ValueError(
+                    f"baseline_flows: controller {c!r} is unknown; allowed: "
+                    f"{', '.join(sorted(known))}"
+                )
         total = n + len(baselines)
         ov = [str(o) for o in overrides]
         if scenario == "single_link":
             ov.append(f"scenario.num_flows={total}")
         cfg, control, _ = compose_gym(scenario, None, ov)
         if control != "agent":
-            raise ValueError("make_multiagent: env.action must be window, rate or discrete "
-                             "(each agent sets its own flow's window)")
+            raise ValueError(
+                "make_multiagent: env.action must be window, rate or discrete "
+                "(each agent sets its own flow's window)"
+            )
         spec = build_spec(cfg)
         spec["record_series"] = False
         if scenario == "single_link":
@@ -98,8 +115,9 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         else:
             spec["flows"] = _replicate_connection(scenario, spec["flows"], n, baselines)
         self._generic = scenario != "single_link"
-        self._batch = _core.BatchSimulation(spec, cfg.env.to_core(control, cfg.reward), 1, 1,
-                                            "disabled")
+        self._batch = _core.BatchSimulation(
+            spec, cfg.env.to_core(control, cfg.reward), 1, 1, "disabled"
+        )
         self.config = cfg
         self.spec = spec
         self._weights = (float(fairness_weight), float(delay_weight), float(team_weight))
@@ -109,15 +127,16 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         # the flows under test (the agents' flows) in flow order.
         counts = [len(f["paths"]) for f in spec["flows"][:n]]
         starts = np.cumsum([0, *counts])
-        self._subflows = {a: list(range(int(starts[i]), int(starts[i + 1])))
-                          for i, a in enumerate(self.possible_agents)}
+        self._subflows = {
+            a: list(range(int(starts[i]), int(starts[i + 1])))
+            for i, a in enumerate(self.possible_agents)
+        }
         self._num_flows = total
         obs_spec = self._batch.observation_spec
         self._layout = tuple(int(x) for x in obs_spec["layout"])
         low = np.asarray(obs_spec["low"], dtype=np.float32).reshape(self._layout)
         high = np.asarray(obs_spec["high"], dtype=np.float32).reshape(self._layout)
-        self._obs_bounds = {a: (low[s].ravel(), high[s].ravel())
-                            for a, s in self._subflows.items()}
+        self._obs_bounds = {a: (low[s].ravel(), high[s].ravel()) for a, s in self._subflows.items()}
         self._action_spec = self._batch.action_spec
         self._obs = self._batch.obs[0]
         self._sub = self._batch.subflow_metrics[0]
@@ -128,10 +147,14 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         # order), and which flows are application-limited (their demand is
         # what they deliver; bulk flows are greedy).
         starts_all = np.cumsum([0, *[len(f["paths"]) for f in spec["flows"]]])
-        self._core_subflows = [list(range(int(starts_all[i]), int(starts_all[i + 1])))
-                               for i in range(len(spec["flows"]))]
-        self._app_limited = [f.get("background", False) and "app" in f
-                             and f["app"].get("kind") != "bulk" for f in spec["flows"]]
+        self._core_subflows = [
+            list(range(int(starts_all[i]), int(starts_all[i + 1])))
+            for i in range(len(spec["flows"]))
+        ]
+        self._app_limited = [
+            f.get("background", False) and "app" in f and f["app"].get("kind") != "bulk"
+            for f in spec["flows"]
+        ]
         self._packet_bits = 8.0 * float(spec.get("packet_bytes", 1500))
         self._last_t = 0.0
         self._last_arrived: dict[int, int] = {}
@@ -152,21 +175,25 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         a = self._action_spec
         self._observation_spaces = {
             agent: spaces.Box(lo, hi, dtype=np.float32)
-            for agent, (lo, hi) in self._obs_bounds.items()}
+            for agent, (lo, hi) in self._obs_bounds.items()
+        }
         self._action_spaces: dict[str, Any] = {}
         for agent, subs in self._subflows.items():
             k = len(subs)
             if a["discrete"]:
                 self._action_spaces[agent] = spaces.MultiDiscrete(
-                    np.full((k,), a["num_choices"], dtype=np.int64))
+                    np.full((k,), a["num_choices"], dtype=np.int64)
+                )
             else:
                 self._action_spaces[agent] = spaces.Box(
-                    float(a["low"]), float(a["high"]), shape=(k,), dtype=np.float32)
+                    float(a["low"]), float(a["high"]), shape=(k,), dtype=np.float32
+                )
 
     # ---------------------------------------------------------------- API --
 
-    def reset(self, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict, dict]:
         if seed is not None:
             seeds: list[int | None] | None = [check_seed(seed)]
         elif not self._started:
@@ -185,16 +212,16 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         if not self.agents:
             raise RuntimeError("the episode is over; call reset()")
         discrete = bool(self._action_spec["discrete"])
-        joint = np.zeros(int(self._batch.num_subflows),
-                         dtype=np.int64 if discrete else np.float32)
+        joint = np.zeros(int(self._batch.num_subflows), dtype=np.int64 if discrete else np.float32)
         for agent in self.agents:
             if agent not in actions:
                 raise ValueError(f"actions has no entry for {agent!r}")
             a = np.asarray(actions[agent]).reshape(-1)
             subs = self._subflows[agent]
             if a.shape != (len(subs),):
-                raise ValueError(f"action of {agent!r} has shape {a.shape}; "
-                                 f"expected ({len(subs)},)")
+                raise ValueError(
+                    f"action of {agent!r} has shape {a.shape}; expected ({len(subs)},)"
+                )
             joint[subs] = a
         self._batch.step(joint)
         obs = self._observations()
@@ -249,15 +276,18 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         sim = self._batch.simulation(0)
         t = float(sim.now_s)
         dt = t - self._last_t
-        capacity = {i: float(sim.link_stats(i)["capacity_mbps"])
-                    for i in range(int(sim.num_links))}
+        capacity = {i: float(sim.link_stats(i)["capacity_mbps"]) for i in range(int(sim.num_links))}
         links: list[frozenset[int]] = []
         demand: list[float] = []
-        for f, subs, limited in zip(self.spec["flows"], self._core_subflows,
-                                    self._app_limited, strict=True):
+        for f, subs, limited in zip(
+            self.spec["flows"], self._core_subflows, self._app_limited, strict=True
+        ):
             started = float(f.get("start_s", 0.0)) <= t
-            links.append(frozenset(min(_route_at(p, t), key=lambda k: capacity[k])
-                                   for p in f["paths"]) if started else frozenset())
+            links.append(
+                frozenset(min(_route_at(p, t), key=lambda k: capacity[k]) for p in f["paths"])
+                if started
+                else frozenset()
+            )
             arrived = sum(int(sim.packet_accounting(k)["arrived"]) for k in subs)
             if limited:
                 delivered = arrived - self._last_arrived.get(subs[0], 0)
@@ -281,19 +311,29 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
             x = float(sub[s, _COL["throughput_mbps"]].sum())
             srtt = sub[s, _COL["srtt_ms"]]
             mrtt = sub[s, _COL["min_rtt_ms"]]
-            q = float(np.mean(np.where(mrtt > 0, np.maximum(srtt / np.where(mrtt > 0, mrtt, 1)
-                                                            - 1.0, 0.0), 0.0)))
+            q = float(
+                np.mean(
+                    np.where(
+                        mrtt > 0, np.maximum(srtt / np.where(mrtt > 0, mrtt, 1) - 1.0, 0.0), 0.0
+                    )
+                )
+            )
             share = x / fair[a] if fair[a] > 0 else 1.0
             raw[a] = min(share, 1.0) - w * abs(share - 1.0) - d * q
-            infos[a] = {"throughput_mbps": x, "fair_share_mbps": fair[a], "share": share,
-                        "queueing": q}
+            infos[a] = {
+                "throughput_mbps": x,
+                "fair_share_mbps": fair[a],
+                "share": share,
+                "queueing": q,
+            }
         team = float(np.mean(list(raw.values()))) if raw else 0.0
         rewards = {a: (1.0 - b) * r + b * team for a, r in raw.items()}
         return rewards, infos
 
 
-def _replicate_connection(scenario: str, flows: list[dict], n: int,
-                          baselines: Sequence[str]) -> list[dict]:
+def _replicate_connection(
+    scenario: str, flows: list[dict], n: int, baselines: Sequence[str]
+) -> list[dict]:
     """Flows of a preset with a fixed set of flows, with N agents.
 
     The preset's connection under test (its first flow that is not
@@ -305,14 +345,18 @@ def _replicate_connection(scenario: str, flows: list[dict], n: int,
     """
     under_test = [f for f in flows if not f.get("background", False)]
     if not under_test:
-        raise ValueError(f"scenario = {scenario!r} has no flow under test to replicate; "
-                         "make_multiagent needs one")
+        raise ValueError(
+            f"scenario = {scenario!r} has no flow under test to replicate; "
+            "make_multiagent needs one"
+        )
     template = under_test[0]
     others = [f for f in flows if f is not template]
     if any(not f.get("background", False) for f in others):
-        raise ValueError(f"scenario = {scenario!r} has {len(under_test)} flows under test; "
-                         "make_multiagent replicates a preset with one connection under "
-                         "test (allowed: single_link, or a preset with one)")
+        raise ValueError(
+            f"scenario = {scenario!r} has {len(under_test)} flows under test; "
+            "make_multiagent replicates a preset with one connection under "
+            "test (allowed: single_link, or a preset with one)"
+        )
     agents = []
     for i in range(n):
         f = copy.deepcopy(template)
@@ -323,8 +367,7 @@ def _replicate_connection(scenario: str, flows: list[dict], n: int,
     extra = []
     for j, name in enumerate(baselines):
         f = copy.deepcopy(template)
-        f.update(name=f"baseline{j}", controller=name, controller_params={},
-                 background=True)
+        f.update(name=f"baseline{j}", controller=name, controller_params={}, background=True)
         extra.append(f)
     return [*agents, *others, *extra]
 
@@ -338,8 +381,9 @@ def _route_at(path: dict, t: float) -> list[int]:
     return forward
 
 
-def max_min_shares(links: Sequence[frozenset[int]], capacity: dict[int, float],
-                   demand: Sequence[float]) -> list[float]:
+def max_min_shares(
+    links: Sequence[frozenset[int]], capacity: dict[int, float], demand: Sequence[float]
+) -> list[float]:
     """Max-min fair aggregate rates of multipath flows (progressive filling).
 
     Flow i may spread its rate over the links ``links[i]`` (its paths'
@@ -353,8 +397,11 @@ def max_min_shares(links: Sequence[frozenset[int]], capacity: dict[int, float],
     """
     k = len(links)
     universe = sorted(set().union(*links)) if k else []
-    subsets = [frozenset(c) for r in range(1, len(universe) + 1)
-               for c in itertools.combinations(universe, r)]
+    subsets = [
+        frozenset(c)
+        for r in range(1, len(universe) + 1)
+        for c in itertools.combinations(universe, r)
+    ]
     members = [[i for i in range(k) if links[i] <= t] for t in subsets]
     cap_t = [sum(capacity.get(link, 0.0) for link in t) for t in subsets]
     x = [0.0] * k
@@ -388,13 +435,15 @@ def jain(values: Sequence[float]) -> float:
     return float(x.sum() ** 2 / (len(x) * s)) if s > 0 else 1.0
 
 
-def make_multiagent(scenario: str = "single_link", num_agents: int = 2,
-                    overrides: Sequence[str] = (), **kwargs: Any) -> OrbitCCParallelEnv:
+def make_multiagent(
+    scenario: str = "single_link", num_agents: int = 2, overrides: Sequence[str] = (), **kwargs: Any
+) -> OrbitCCParallelEnv:
     """N learning flows as a PettingZoo ``ParallelEnv`` (docs/multiagent.md).
 
     Keyword arguments: ``baseline_flows`` (controllers of extra hand-coded
     flows beside the agents, e.g. ``["cubic"]``), ``fairness_weight``,
     ``delay_weight``, ``team_weight`` (see the module docstring).
     """
-    return OrbitCCParallelEnv(scenario=scenario, num_agents=num_agents, overrides=overrides,
-                              **kwargs)
+    return OrbitCCParallelEnv(
+        scenario=scenario, num_agents=num_agents, overrides=overrides, **kwargs
+    )

@@ -55,8 +55,13 @@ def test_convergence_time_is_when_the_index_stays_above_the_threshold():
 def test_two_cubic_flows_on_single_link_converge():
     # Two CUBIC flows, 20 Mb/s, 40 ms, 1 BDP: they share the link fairly
     # (RFC 9438's design goal of intra-protocol fairness) within seconds.
-    r = run_cell("cubic", 2, seed=0, overrides=["scenario.capacity_mbps=20",
-                                                 "scenario.rtt_ms=40"], duration_s=20.0)
+    r = run_cell(
+        "cubic",
+        2,
+        seed=0,
+        overrides=["scenario.capacity_mbps=20", "scenario.rtt_ms=40"],
+        duration_s=20.0,
+    )
     assert r["convergence_s"] is not None and r["convergence_s"] < 15.0
     assert r["jain_final"] > 0.95
     assert sum(r["throughput_mbps"]) <= 20.0 * 1.001  # never above the link

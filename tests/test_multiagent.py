@@ -17,20 +17,23 @@ SHORT = ["scenario.capacity_mbps=20", "scenario.rtt_ms=40", "duration_s=3"]
 
 
 def test_passes_pettingzoos_parallel_api_test():
-    env = orbitcc.make_multiagent("single_link", num_agents=3, overrides=SHORT,
-                                  baseline_flows=["cubic"])
+    env = orbitcc.make_multiagent(
+        "single_link", num_agents=3, overrides=SHORT, baseline_flows=["cubic"]
+    )
     parallel_api_test(env, num_cycles=40)
 
 
 def rollout(seed: int, actions: np.ndarray) -> tuple[list, list]:
-    env = orbitcc.make_multiagent("single_link", num_agents=2,
-                                  overrides=[*SHORT, "scenario.loss_rate=0.01"])
+    env = orbitcc.make_multiagent(
+        "single_link", num_agents=2, overrides=[*SHORT, "scenario.loss_rate=0.01"]
+    )
     obs, _ = env.reset(seed=seed)
     observations, rewards = [obs], []
     k = 0
     while env.agents:
-        obs, rew, _, _, _ = env.step({a: actions[k % len(actions), i:i + 1]
-                                      for i, a in enumerate(env.agents)})
+        obs, rew, _, _, _ = env.step(
+            {a: actions[k % len(actions), i : i + 1] for i, a in enumerate(env.agents)}
+        )
         observations.append(obs)
         rewards.append(rew)
         k += 1
@@ -49,8 +52,9 @@ def test_same_seed_same_trajectory_other_seed_differs():
 
 
 def test_agents_are_the_flows_and_baselines_run_beside_them():
-    env = orbitcc.make_multiagent("single_link", num_agents=2, overrides=SHORT,
-                                  baseline_flows=["cubic"])
+    env = orbitcc.make_multiagent(
+        "single_link", num_agents=2, overrides=SHORT, baseline_flows=["cubic"]
+    )
     assert env.possible_agents == ["flow_0", "flow_1"]
     flows = env.spec["flows"]
     assert [f["controller"] for f in flows] == ["external", "external", "cubic"]
@@ -63,9 +67,13 @@ def test_agents_are_the_flows_and_baselines_run_beside_them():
 
 def test_reward_peaks_at_the_max_min_share_and_punishes_grabbing():
     # Two agents and one CUBIC flow on 20 Mb/s: max-min share 20/3 each.
-    env = orbitcc.make_multiagent("single_link", num_agents=2,
-                                  overrides=[*SHORT, "duration_s=6"],
-                                  baseline_flows=["cubic"], fairness_weight=1.0)
+    env = orbitcc.make_multiagent(
+        "single_link",
+        num_agents=2,
+        overrides=[*SHORT, "duration_s=6"],
+        baseline_flows=["cubic"],
+        fairness_weight=1.0,
+    )
     env.reset(seed=0)
     low, high = np.float32(-1.0), np.float32(1.0)  # smallest / largest window
     last = None
@@ -85,11 +93,11 @@ def test_reward_peaks_at_the_max_min_share_and_punishes_grabbing():
 
 
 def test_team_reward_mixes_in_the_mean():
-    env = orbitcc.make_multiagent("single_link", num_agents=2, overrides=SHORT,
-                                  team_weight=1.0)
+    env = orbitcc.make_multiagent("single_link", num_agents=2, overrides=SHORT, team_weight=1.0)
     env.reset(seed=0)
-    _, rew, _, _, _ = env.step({"flow_0": np.array([1.0], dtype=np.float32),
-                                "flow_1": np.array([-1.0], dtype=np.float32)})
+    _, rew, _, _, _ = env.step(
+        {"flow_0": np.array([1.0], dtype=np.float32), "flow_1": np.array([-1.0], dtype=np.float32)}
+    )
     assert rew["flow_0"] == pytest.approx(rew["flow_1"])
 
 
@@ -97,8 +105,8 @@ def test_team_reward_mixes_in_the_mean():
     ("kwargs", "needle"),
     [
         ({"num_agents": 0}, "num_agents = 0 is out of range"),
-        ({"scenario": "starlink_dual", "baseline_flows": ["vegas"]},
-         "controller 'vegas' is unknown"),
+        # Several connections under test: which one would the agents copy?
+        ({"scenario": "refwa_bottleneck", "overrides": []}, "flows under test"),
         ({"baseline_flows": ["vegas"]}, "controller 'vegas' is unknown"),
         ({"team_weight": 2.0}, "team_weight = 2.0 is out of range"),
     ],
@@ -131,8 +139,9 @@ def test_starlink_dual_passes_pettingzoos_parallel_api_test():
 
 
 def test_starlink_dual_agents_are_copies_of_the_mpquic_connection():
-    env = orbitcc.make_multiagent("starlink_dual", num_agents=3, overrides=DUAL,
-                                  baseline_flows=["olia"])
+    env = orbitcc.make_multiagent(
+        "starlink_dual", num_agents=3, overrides=DUAL, baseline_flows=["olia"]
+    )
     flows = env.spec["flows"]
     assert [f["controller"] for f in flows] == ["external"] * 3 + ["newreno", "olia"]
     assert [bool(f.get("background", False)) for f in flows] == [False] * 3 + [True] * 2
@@ -143,7 +152,8 @@ def test_starlink_dual_agents_are_copies_of_the_mpquic_connection():
         assert env.action_space(a).shape == (2,)
     obs, _ = env.reset(seed=0)
     assert {a: o.shape for a, o in obs.items()} == {
-        a: env.observation_space(a).shape for a in env.possible_agents}
+        a: env.observation_space(a).shape for a in env.possible_agents
+    }
 
 
 def dual_rollout(seed: int, actions: np.ndarray) -> list:
@@ -152,8 +162,9 @@ def dual_rollout(seed: int, actions: np.ndarray) -> list:
     out = [obs]
     k = 0
     while env.agents:
-        obs, rew, _, _, info = env.step({a: actions[k % len(actions), 2 * i:2 * i + 2]
-                                         for i, a in enumerate(env.agents)})
+        obs, rew, _, _, info = env.step(
+            {a: actions[k % len(actions), 2 * i : 2 * i + 2] for i, a in enumerate(env.agents)}
+        )
         out.append((obs, rew, {a: i["fair_share_mbps"] for a, i in info.items()}))
         k += 1
     return out
@@ -164,9 +175,11 @@ def test_starlink_dual_same_seed_same_trajectory_other_seed_differs():
     a, b, c = dual_rollout(5, actions), dual_rollout(5, actions), dual_rollout(6, actions)
 
     def same(x: list, y: list) -> bool:
-        return all(np.array_equal(o1[k], o2[k]) for (o1, *_), (o2, *_) in
-                   zip(x[1:], y[1:], strict=True) for k in o1) and \
-            [r for _, r, _ in x[1:]] == [r for _, r, _ in y[1:]]
+        return all(
+            np.array_equal(o1[k], o2[k])
+            for (o1, *_), (o2, *_) in zip(x[1:], y[1:], strict=True)
+            for k in o1
+        ) and [r for _, r, _ in x[1:]] == [r for _, r, _ in y[1:]]
 
     assert same(a, b)
     assert not same(a, c)  # capacity jitter, blackouts and the on/off background differ
@@ -198,8 +211,9 @@ def test_max_min_shares_of_multipath_flows_match_hand_water_filling():
 def test_starlink_dual_physics_delivered_bytes_fit_the_links():
     # Deterministic preset (bulk NewReno background, no jitter): 3 agents
     # holding large windows for 40 s, across disjoint and shared phases.
-    env = orbitcc.make_multiagent("starlink_dual", num_agents=3,
-                                  overrides=["duration_s=40", "scenario.deterministic=true"])
+    env = orbitcc.make_multiagent(
+        "starlink_dual", num_agents=3, overrides=["duration_s=40", "scenario.deterministic=true"]
+    )
     env.reset(seed=0)
     sim = env._batch.simulation(0)
     big = np.array([1.0, 1.0], dtype=np.float32)
@@ -223,10 +237,29 @@ def test_starlink_dual_physics_delivered_bytes_fit_the_links():
         assert shares == pytest.approx([c / 4] * 3, rel=1e-9, abs=1e-9)
     pb = 8 * env.spec["packet_bytes"]
     agents = sum(int(sim.packet_accounting(k)["arrived"]) for k in range(6)) * pb
-    allflows = sum(int(sim.packet_accounting(k)["arrived"])
-                   for k in range(int(sim.num_subflows))) * pb
+    allflows = (
+        sum(int(sim.packet_accounting(k)["arrived"]) for k in range(int(sim.num_subflows))) * pb
+    )
     links = 8 * sum(int(sim.link_stats(k)["bytes_transmitted"]) for k in (0, 1))
     # Every delivered data packet crossed one access link, and the links
     # never sent more than their capacity allows.
     assert agents <= allflows <= links <= capacity_bits * 1.01
     assert agents > 0.3 * capacity_bits  # the agents did use the capacity
+
+
+@pytest.mark.parametrize("scenario", ["iridium_mptcp", "starlink_lte_video", "lms_e2e_isl"])
+def test_other_one_connection_presets_give_each_agent_the_same_share(scenario):
+    # Identical agents (copies of the connection) have the same max-min
+    # share, and together with the other flows never more than the links.
+    env = orbitcc.make_multiagent(scenario, num_agents=2, overrides=["duration_s=1"])
+    obs, _ = env.reset(seed=0)
+    n_paths = len(env.spec["flows"][0]["paths"])
+    assert all(env.action_space(a).shape == (n_paths,) for a in env.possible_agents)
+    while env.agents:
+        _, _, _, _, info = env.step({a: env.action_space(a).sample() for a in env.agents})
+        if info:
+            shares = [i["fair_share_mbps"] for i in info.values()]
+            used = set().union(*env.last_links["links"])
+            total = sum(env.last_links["capacity_mbps"][k] for k in used)
+            assert shares[0] == pytest.approx(shares[1])
+            assert 0.0 <= sum(shares) <= total * (1 + 1e-9)
