@@ -20,10 +20,16 @@ Reward of agent i at each step (``fairness_weight`` w, ``delay_weight`` d,
 
 where x_i is the agent's throughput over the step, q_i its queueing delay
 relative to its minimum RTT (srtt / min_rtt - 1, clipped at 0), and f_i the
-max-min fair share: the bottleneck's capacity over the step split equally
-among all flows (agents and single_link's bulk baseline flows are all
-greedy, so water-filling gives each the same share on one bottleneck).
-r_i peaks at 1 when the agent takes exactly its share.
+max-min fair share: on single_link the bottleneck's capacity over the step
+split equally among all flows (agents and single_link's bulk baseline flows
+are all greedy, so water-filling gives each the same share on one
+bottleneck); on other presets the multipath max-min allocation of
+``max_min_shares`` over the links in use. r_i peaks at 1 when the agent
+takes exactly its share.
+
+Presets with a fixed set of flows (starlink_dual, iridium_mptcp, ...): each
+agent is a copy of the preset's one connection under test, over all its
+paths (``_replicate_connection``); the preset's background flows stay.
 """
 
 from __future__ import annotations
