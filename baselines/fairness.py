@@ -138,8 +138,15 @@ def run_cell(
     if not 0.0 <= stagger_s <= 1e4:
         raise ValueError(f"stagger_s = {stagger_s!r} is out of range; allowed: [0, 1e4]")
     starts = [i * float(stagger_s) for i in range(flows)]
+    given = [str(o) for o in overrides]
+    if any(o.startswith("scenario.schedule_source=") for o in given) and not any(
+        o.startswith("scenario.schedule_seed=") for o in given
+    ):
+        # A replayed LEO path is drawn from schedule_seed, not from the
+        # episode seed (as reproduce_aqm): one schedule per seed.
+        given.append(f"scenario.schedule_seed={int(seed)}")
     ov = [
-        *[str(o) for o in overrides],
+        *given,
         f"scenario.num_flows={flows}",
         f"scenario.flow_start_s=[{','.join(repr(x) for x in starts)}]",
     ]
