@@ -97,7 +97,7 @@ def write_csv(board: Board, path: Path) -> None:
 
 # -------------------------------------------------------------------- plots --
 
-class UnlabelledPlot(ValueError):
+class UnlabelledPlotError(ValueError):
     """A figure with an axes whose x or y axis has no label."""
 
 
@@ -108,10 +108,10 @@ def check_labels(fig: Any, name: str) -> None:
         if not ax.axison or not ax.get_visible():
             continue
         if not ax.get_ylabel().strip():
-            raise UnlabelledPlot(f"plot {name!r}: an axes ({ax.get_title()!r}) has no y label")
+            raise UnlabelledPlotError(f"plot {name!r}: an axes ({ax.get_title()!r}) has no y label")
         siblings = ax.get_shared_x_axes().get_siblings(ax)
         if not any(s.get_xlabel().strip() for s in siblings):
-            raise UnlabelledPlot(f"plot {name!r}: an axes ({ax.get_title()!r}) has no x label")
+            raise UnlabelledPlotError(f"plot {name!r}: an axes ({ax.get_title()!r}) has no x label")
 
 
 def _png(fig: Any, name: str = "") -> str:
@@ -413,38 +413,48 @@ def plot_fairness(board: Board) -> str | None:
     return _png(fig, "fairness")
 
 
-_SPACING = re.compile(r"scenario\.spacing_km=([0-9.eE+-]+)")
+# maco_density sweeps the completion plot draws (MACO Figs. 12-13): override
+# key -> x axis label.
+SWEEP_AXES = {"scenario.spacing_km": "satellite spacing R1 (km)",
+              "scenario.bandwidth_mhz": "bandwidth W (MHz)",
+              "scenario.terrestrial_delay_ms": "terrestrial delay (ms)"}
+_OVERRIDE = re.compile(r"(scenario\.[a-z_]+)=([0-9.eE+-]+)$")
 
 
 def plot_completion_vs_spacing(board: Board) -> str | None:
+    """10 MB completion time against each swept maco_density parameter."""
     import matplotlib.pyplot as plt
 
-    points: dict[str, list[tuple[float, float, float]]] = {}
+    points: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
     for c in board.cells:
         if board.cell_scenario.get(c) != "maco_density":
             continue
-        m = [_SPACING.match(o) for o in board.cell_overrides.get(c, [])]
-        spacing = next((float(x.group(1)) for x in m if x), None)
-        if spacing is None:
+        found = [m for m in (_OVERRIDE.match(o) for o in board.cell_overrides.get(c, []))
+                 if m and m.group(1) in SWEEP_AXES]
+        if len(found) != 1:
             continue
+        param, value = found[0].group(1), float(found[0].group(2))
         for e in board.entrants:
             st = board.table.get((e, c), {}).get("completion_time_s")
             if st is not None and st.n:
-                points.setdefault(e, []).append((spacing, st.mean, st.std))
+                points.setdefault(param, {}).setdefault(e, []).append((value, st.mean, st.std))
     if not points:
         return None
     colors = _colors(board.entrants)
-    fig, ax = plt.subplots(figsize=(7.5, 4.6), layout="constrained")
-    for e, pts in points.items():
-        pts.sort()
-        x, y, s = (np.array(v) for v in zip(*pts, strict=True))
-        ax.errorbar(x, y, yerr=s, marker="o", ms=4, capsize=2, label=e, color=colors[e])
-    ax.set_xlabel("satellite spacing R1 (km)")
-    ax.set_ylabel("10 MB completion time (s), mean +- std")
-    ax.set_title("maco_density: completion time vs satellite spacing", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    return _png(fig, "completion vs spacing")
+    params = [p for p in SWEEP_AXES if p in points]
+    fig, axes = plt.subplots(1, len(params), figsize=(5.2 * len(params), 4.4), squeeze=False,
+                             layout="constrained")
+    for ax, param in zip(axes.flat, params, strict=True):
+        for e, pts in points[param].items():
+            pts.sort()
+            x, y, sd = (np.array(v) for v in zip(*pts, strict=True))
+            ax.errorbar(x, y, yerr=sd, marker="o", ms=4, capsize=2, label=e, color=colors[e])
+        ax.set_xlabel(SWEEP_AXES[param])
+        ax.set_ylabel("10 MB completion time (s)")
+        ax.set_title(f"maco_density: {param.removeprefix('scenario.')} sweep", fontsize=10)
+        ax.grid(alpha=0.3)
+    _legend_below(fig, axes.flat[0], ncol=min(8, len(board.entrants)))
+    return _png(fig, "completion time")
 
 
 # --------------------------------------------------------------------- html --
@@ -560,9 +570,10 @@ def write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
                       if others else ""),
            "no entrant classifies losses" + (f" ({', '.join(others)} give no verdict)"
                                              if others else ""))
-    figure("Completion time vs satellite spacing (maco_density)",
-           plot_completion_vs_spacing(board), "10 MB file; mean +- std over seeds.",
-           "this suite has no maco_density spacing cells (suite=quick/standard/full do)")
+    figure("Completion time vs satellite spacing, bandwidth and delay (maco_density)",
+           plot_completion_vs_spacing(board),
+           "10 MB file; mean +- std over seeds (MACO Figs. 12-13).",
+           "this suite has no maco_density sweep cells (suite=quick/standard/full/paper do)")
 
     parts.append("<h2>Per scenario (mean +- std over seeds)</h2>")
     for c in board.cells:

@@ -7,8 +7,9 @@ were owed, as max-min fair shares, that they did not get):
 
     u(e, c, s) = w_T ln(T / T*_c) + w_D ln(D*_c / D) + w_L ln(1 - L) + w_H ln(1 - H)
 
-T*_c and D*_c are the best seed-means of the ranked entrants on the cell; every
-ratio is floored at ``score.floor`` (a starved sender, a starved background).
+T*_c and D*_c are the best seed-means of the ranked entrants on the cell; u is
+never below (w_T + w_D) ln(score.floor), the score of a run that delivered
+nothing or left the background nothing (ln 0).
 With unit weights u is the log of Kleinrock's power T / D discounted by the
 share of packets lost and of the background's share taken (Winstein and
 Balakrishnan's log-throughput-minus-log-delay objective, SIGCOMM 2013, plus
@@ -76,15 +77,15 @@ SCORE_FIELDS = {"T": "throughput_mbps", "D": "p95_delay_ms", "L": "loss_rate",
 class ScoreConfig:
     """The ranking's utility (docs/leaderboard.md "Score").
 
-    u = w_T ln(T/T*) + w_D ln(D*/D) + w_L ln(1 - L) + w_H ln(1 - H), every
-    ratio floored at ``floor``.
+    u = max(w_T ln(T/T*) + w_D ln(D*/D) + w_L ln(1 - L) + w_H ln(1 - H),
+            (w_T + w_D) ln(floor)).
     """
 
     throughput_weight: float = 1.0  # w_T
     delay_weight: float = 1.0  # w_D (p95 one-way delay); w_T = w_D: Kleinrock's power
     loss_weight: float = 1.0  # w_L on ln(1 - loss rate)
     harm_weight: float = 1.0  # w_H on ln(1 - background shortfall)
-    floor: float = 1e-3  # smallest ratio a term counts (a starved sender or background)
+    floor: float = 1e-3  # u >= (w_T + w_D) ln(floor): an idle sender or a starved background
     bootstrap: int = 1000  # bootstrap resamples of the seed set (0: none)
     bootstrap_seed: int = 0  # the resampling's RNG seed (the tables are reproducible)
 
@@ -108,7 +109,9 @@ class ScoreConfig:
                 f"{w[0]:g}·ln(T/T*) + {w[1]:g}·ln(D*/D) + {w[2]:g}·ln(1 - L) + "
                 f"{w[3]:g}·ln(1 - H), with T throughput, D p95 one-way delay, L loss rate, "
                 "H the background flows' shortfall against their max-min fair share, and "
-                f"T*, D* the best seed-means on the cell; ratios floored at {self.floor:g}. "
+                "T*, D* the best seed-means on the cell; never below "
+                f"{(w[0] + w[1]) * math.log(self.floor):.1f} ({w[0] + w[1]:g}·ln "
+                f"{self.floor:g}: nothing delivered, or the background left nothing). "
                 "0 = the best throughput and delay with no loss or harm; -0.69 = half of "
                 "that (ln 2). Ranked: entrants with every ranked cell and seed. '=': "
                 "shares the rank (paired 95 % t-interval of the per-seed score difference "
@@ -223,28 +226,30 @@ def _nanmean(a: np.ndarray, axis: int) -> np.ndarray:
 def utilities(a: dict[str, np.ndarray], cfg: ScoreConfig,
               norm: np.ndarray | None = None) -> np.ndarray:
     """u per (entrant, cell, seed); NaN where no run. ``norm``: the entrants
-    whose seed-means set T* and D* (default: all)."""
-    floor = math.log(cfg.floor)
+    whose seed-means set T* and D* (default: all).
+
+    u = max(w_T ln(T/T*) + w_D ln(D*/D) + w_L ln(1 - L) + w_H ln(1 - H), u_min)
+    with u_min = (w_T + w_D) ln(floor): a run with nothing delivered, or one
+    that leaves the background nothing (ln 0), scores u_min. One floor on the
+    sum, not one per term, keeps u monotone in every term everywhere.
+    """
     t, d = a["T"], a["D"]
-    sel = np.ones(t.shape[0], bool) if norm is None else norm
-    if not sel.any():
-        sel = np.ones(t.shape[0], bool)
+    sel = np.ones(t.shape[0], bool) if norm is None or not norm.any() else norm
+    u_min = (cfg.throughput_weight + cfg.delay_weight) * math.log(cfg.floor)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         t_best = np.nanmax(_nanmean(t[sel], 2), axis=0)  # (C,)
-        d_mean = _nanmean(np.where(d > 0, d, np.nan)[sel], 2)
-        d_best = np.nanmin(d_mean, axis=0)
+        d_best = np.nanmin(_nanmean(np.where(d > 0, d, np.nan)[sel], 2), axis=0)
         t_best = np.where(np.isfinite(t_best) & (t_best > 0), t_best, np.nan)[None, :, None]
         d_best = np.where(np.isfinite(d_best), d_best, np.nan)[None, :, None]
-        t_term = np.maximum(np.nan_to_num(np.log(t / t_best), nan=floor, neginf=floor), floor)
-        # A run with nothing delivered has no delay: the worst delay term too.
-        d_term = np.where((t > 0) & (d > 0),
-                          np.maximum(np.nan_to_num(np.log(d_best / d), nan=floor,
-                                                   neginf=floor), floor), floor)
-        l_term = np.maximum(np.log(np.maximum(1.0 - a["L"], 0.0)), floor)
-        h_term = np.maximum(np.log(np.maximum(1.0 - a["H"], 0.0)), floor)
-        u = (cfg.throughput_weight * t_term + cfg.delay_weight * d_term
-             + cfg.loss_weight * l_term + cfg.harm_weight * h_term)
+        # No entrant delivered anything on the cell: every run there is idle.
+        t_term = np.where(np.isnan(t_best), -np.inf, np.log(t / t_best))
+        d_term = np.where((d > 0) & ~np.isnan(d_best), np.log(d_best / d), 0.0)
+        l_term = np.log(1.0 - a["L"])
+        h_term = np.log(1.0 - a["H"])
+        raw = (cfg.throughput_weight * t_term + cfg.delay_weight * d_term
+               + cfg.loss_weight * l_term + cfg.harm_weight * h_term)
+        u = np.maximum(np.where(t > 0, raw, -np.inf), u_min)
     return np.where(np.isnan(t), np.nan, u)
 
 
