@@ -440,8 +440,10 @@ class FairnessMeter:
     fairness relative to the optimal allocation, 1 = everyone got its share).
     """
 
-    def __init__(self, sim: Any, spec: dict[str, Any]) -> None:
+    def __init__(self, sim: Any, spec: dict[str, Any], keep_steps: bool = False) -> None:
         self.sim = sim
+        # (t_s, the step's shortfall on each shared link owed something), when kept.
+        self.steps: list[tuple[float, list[float]]] | None = [] if keep_steps else None
         flows = spec["flows"]
         self.packet_bits = 8.0 * float(spec.get("packet_bytes", 1500))
         self.test: list[int] = []
@@ -458,6 +460,7 @@ class FairnessMeter:
                      for fi in self.bg_flows}
         self.arrived = dict.fromkeys(range(sim.num_subflows), 0)
         self.offered = dict.fromkeys(self.bg_flows, 0.0)
+        self.unsent = dict.fromkeys(self.bg_flows, 0.0)
         self.t = 0.0
         self.owed = dict.fromkeys([*self.bg_flows, -1], 0.0)  # Mb/s x s; -1: test
         self.got = dict.fromkeys([*self.bg_flows, -1], 0.0)
@@ -489,9 +492,10 @@ class FairnessMeter:
         for g in self.bg:
             fi = self.bg_flow[g]
             link = int(sim.probe(g)["first_link"])
-            if now - dt < self.start[fi] or link not in link_test:
+            if now < self.start[fi] or link not in link_test:  # as the env: started by now
                 continue
             shared.setdefault(link, []).append((fi, mbps[g], demand[fi]))
+        step_short: list[float] = []
         for link, bgs in shared.items():
             total = link_test[link] + sum(m for _, m, _ in bgs)
             if not total > 0:
@@ -502,6 +506,7 @@ class FairnessMeter:
             if owed_bg > 0:
                 self.owed_bg += owed_bg * dt
                 self.short += max(0.0, owed_bg - got_bg) * dt
+                step_short.append(max(0.0, owed_bg - got_bg) / owed_bg)
             for (fi, m, _), o in zip(bgs, shares[:-1], strict=True):
                 if o > 0:
                     self.owed[fi] += o * dt
@@ -509,6 +514,8 @@ class FairnessMeter:
             if shares[-1] > 0:
                 self.owed[-1] += shares[-1] * dt
                 self.got[-1] += link_test[link] * dt
+        if self.steps is not None:
+            self.steps.append((now, step_short))
 
     def _demands(self, dt: float) -> dict[int, float]:
         out = {fi: math.inf for fi in self.bg_flows}
@@ -517,13 +524,15 @@ class FairnessMeter:
             return out
         flows = self.sim.summary()["flows"]
         for fi in limited:
-            offered = float(flows[fi]["app"]["offered_bytes"])
-            received = sum(self.arrived[g] for g, f in self.bg_flow.items() if f == fi)
-            # Unsent at the step's start: offered then minus what had arrived
-            # (bytes in flight count as sent, as in the env).
-            backlog = max(0.0, self.offered[fi] - received * self.packet_bits / 8.0)
-            out[fi] = (offered - self.offered[fi] + backlog) * 8e-6 / dt
+            f = flows[fi]
+            offered = float(f["app"]["offered_bytes"])
+            # Still to send at the step's start: offered by then minus the new data
+            # sent by then (acknowledged or in flight, as the env counts it).
+            out[fi] = (offered - self.offered[fi] + self.unsent[fi]) * 8e-6 / dt
+            sent = (int(f["packets_sent"]) - int(f["packets_retransmitted"])) * (
+                self.packet_bits / 8.0)
             self.offered[fi] = offered
+            self.unsent[fi] = max(0.0, offered - sent)
         return out
 
     def result(self, flows: list[dict[str, Any]]) -> dict[str, Any]:
