@@ -38,7 +38,15 @@ from orbitcc.baselines.results import (
     locked,
     read_records,
 )
-from orbitcc.baselines.stats import Board, ScoreConfig, build_board, ranking_rows, text_table
+from orbitcc.baselines.stats import (
+    Board,
+    ScoreConfig,
+    build_board,
+    ranking_note,
+    ranking_rows,
+    text_table,
+    unranked_rows,
+)
 from orbitcc.cli.common import handle_help, one_line_errors
 from orbitcc.config import AGENT_ENTRANT_PREFIX, SuiteConfig, register_configs, to_object
 
@@ -180,10 +188,29 @@ def board_from(the_plan: Plan, suite: SuiteConfig, records: list[dict[str, Any]]
         missing=len(the_plan.cells) - len(records))
 
 
+def print_ranking(board: Board, suite_name: str | None = None) -> None:
+    """The ranking as the console shows it: ranked entrants (shared ranks
+    "=k"), then the entrants that did not play every ranked cell, apart."""
+    name = f"{suite_name}: " if suite_name else ""
+    print(f"\nranking ({name}log-power utility with loss and harm, mean over "
+          f"{len(board.seeds)} seeds; docs/leaderboard.md)")
+    if board.ranking:
+        print(text_table(*ranking_rows(board)))
+        print(ranking_note(board))
+    else:
+        print("no entrant played every ranked cell with every seed: nobody is ranked")
+    if board.unranked:
+        print("\nnot ranked (did not play every ranked cell and seed):")
+        print(text_table(*unranked_rows(board)))
+
+
 @hydra.main(version_base="1.3", config_path="pkg://orbitcc.configs", config_name="leaderboard")
 @one_line_errors(PROG, (ValueError, PlanError, ResultsError, RuntimeError))
 def _app(cfg: DictConfig) -> None:
     started = time.perf_counter()
+    from orbitcc.baselines.merge import load
+
+    start_info = {"load": load(), "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     lb: LeaderboardConfig = to_object(cfg)
     suite = lb.suite
@@ -214,10 +241,16 @@ def _app(cfg: DictConfig) -> None:
 
     paths = write_reports(board, run_dir, suite_name=suite.name, the_plan=the_plan,
                           html=lb.report, timeline_cell=lb.timeline_cell, score=lb.score)
-    header, rows = ranking_rows(board)
-    print(f"\nranking ({suite.name}: utility score, mean over {len(suite.seeds)} seeds; "
-          "docs/leaderboard.md)")
-    print(text_table(header, rows))
+    from orbitcc.baselines.merge import ARCHIVE_FILE, manifest, write_manifest
+
+    container = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(container, dict)
+    data = manifest(the_plan, records, container, start_info, lb.launcher.name)
+    if results.resolve() != (run_dir / "results.jsonl").resolve():
+        data["results"] = str(results.resolve())
+    write_manifest(run_dir / ARCHIVE_FILE, data)
+    paths["archive"] = run_dir / ARCHIVE_FILE
+    print_ranking(board, suite.name)
     print(f"\n{len(records)}/{len(the_plan.cells)} cells, {len(failures)} failed, "
           f"{time.perf_counter() - started:.1f} s")
     for name, path in paths.items():
