@@ -315,6 +315,17 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
     return Checkpoint(model_path.resolve(), model, config, obs_norm)
 
 
+class AgentEntrant:
+    """The ``agent`` entrant kind: how the leaderboard's cell runner and the
+    ns-3 backend find and load a checkpoint without importing this package
+    (entry point ``orbitcc.entrants: agent`` in pyproject.toml; the interface
+    is ``orbitcc.env.entrant.AgentLoader``)."""
+
+    config_file = CONFIG_FILE
+    resolve = staticmethod(resolve_checkpoint)
+    load = staticmethod(load_checkpoint)
+
+
 def _check_obs_norm(path: Path, norm: Any, space: Any) -> None:
     """VecNormalize statistics: finite, one mean/var per observation element."""
     import numpy as np
