@@ -209,7 +209,7 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
                    "commit": commit, **constraint_summary(multiplier)}
         if evaluation is not None:
             summary.update(evaluation.summary(agent))
-            evaluation.write_curve(run_dir, f"{agent.algo} on {cfg.scenario.name}")
+            evaluation.save_curve(run_dir, f"{agent.algo} on {cfg.scenario.name}")
         (run_dir / "train_summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if run is not None:
             run.summary.update({"timesteps": summary["timesteps"], "wall_s": wall})
@@ -341,7 +341,7 @@ class Evaluation:
                     "curve": self.callback.curve})
         return out
 
-    def write_curve(self, run_dir: Path, title: str) -> None:
+    def save_curve(self, run_dir: Path, title: str) -> None:
         write_curve(self.callback.curve, run_dir / "curve.csv")
         plot_curve(self.callback.curve, self.reference, run_dir / "curve.png",
                    f"{title} (held-out validation seeds)")
