@@ -1,27 +1,13 @@
-"""orbitcc-train: train a Stable-Baselines3 agent on the C++-batched env.
+"""Training a Stable-Baselines3 agent on the C++-batched env: what
+``orbitcc-train`` runs (its Hydra app and usage: orbitcc/cli/train.py).
 
-The console script (the Hydra app) is orbitcc/cli/train.py; this module is
-the training itself, :func:`train`, which reads top to bottom like CleanRL's
-ppo.py: config, env, model, logging, train and save, each step a named
-function below it.
-
-  orbitcc-train                                          # PPO on single_link, no W&B
-  orbitcc-train scenario=starlink_dual agent=sac logger=wandb_offline seed=3
-  orbitcc-train agent.total_timesteps=256 agent.num_envs=2 duration_s=2    # smoke
-  orbitcc-train -m seed=0,1,2                            # three runs (Hydra multirun)
-
-  orbitcc-train agent=ppo_starlink                       # the shipped recipe (docs/agents.md)
-
-Top to bottom: compose the config (configs/train.yaml) -> build the vector env
-(one C++ BatchSimulation behind SB3's VecEnv API, optionally VecNormalize) ->
-SB3 model -> W&B run (logger.mode) -> train (progress bar with ETA, wall-clock
-budget, periodic evaluation on held-out seeds, early stop) -> write model.zip,
-config.yaml, command.txt, train_summary.json (and curve.csv / curve.png with
-evaluation) into the run dir outputs/train/<scenario>-<algo>-s<seed>-<time>.
-Seeds: training episodes run on the train split (randomize.split=train), env
-i of the batch on seed + i; evaluations on the test split, so no evaluation
-episode can be a training episode (cpp_core/engine/domain_randomization.h).
-The model's initialisation and exploration use agent.seed (None: seed).
+:func:`train` reads top to bottom like CleanRL's ppo.py, each step a named
+function below it: the config (train split, run record) -> the env (one C++
+BatchSimulation behind SB3's VecEnv API; constraints; VecNormalize) -> the
+model -> logging and callbacks (W&B, progress, budget, held-out evaluation)
+-> learn -> model.zip (the best evaluated policy, else the final one) and
+train_summary.json. Evaluations play the test split on seeds from
+VALIDATION_SEED_BASE, so no evaluation episode is a training episode.
 """
 
 from __future__ import annotations
