@@ -281,7 +281,7 @@ def compose_config(config_name: str = "sim", overrides: list[str] | tuple[str, .
             return compose(config_name=config_name, overrides=list(overrides))
     except (HydraException, OmegaConfBaseException) as err:
         hint = ""
-        if config_name in _UPPER_SCHEMAS and f"{config_name}_schema" in str(err):
+        if config_name in _UPPER_SCHEMAS and "_schema'" in str(err):
             hint = (f" (the {config_name} schemas are stored when "
                     f"{_UPPER_SCHEMAS[config_name]} is imported)")
         for group in ("scenario", "controller"):

@@ -227,3 +227,27 @@ def test_the_layer_checks_see_function_level_and_cyclic_imports(tmp_path: Path) 
     assert _cycles({"a": {"b"}, "b": set()}) == []
     assert layer_of("orbitcc.cli.sim") == "orbitcc.cli"
     assert layer_of("orbitcc.scenario.lms") == "orbitcc"
+
+
+# ------------------------------------------------------- design decisions --
+
+DECISION = re.compile(r"[Dd]esign decisions? (\d+)(?: and (\d+))?|\(decision (\d+)\)|"
+                      r"decision (\d+) of the design")
+
+
+def test_every_design_decision_the_code_cites_is_defined() -> None:
+    # "design decision N" in a comment, docstring or doc must point at a
+    # numbered definition in docs/architecture.md ("N. **...**").
+    defined = set(re.findall(r"^(\d+)\. \*\*", (ROOT / "docs" / "architecture.md").read_text(),
+                             re.MULTILINE))
+    cited: dict[str, set[str]] = {}
+    for folder in ("cpp_core", "orbitcc", "env", "agents", "baselines", "validation",
+                   "tests", "docs"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix not in (".h", ".cc", ".py", ".md") or not path.is_file():
+                continue
+            for groups in DECISION.findall(path.read_text(errors="replace")):
+                for n in filter(None, groups):
+                    cited.setdefault(n, set()).add(str(path.relative_to(ROOT)))
+    assert {"1", "2", "3", "4", "5", "6"} <= set(cited)  # the pattern finds them
+    assert {n: sorted(where) for n, where in cited.items() if n not in defined} == {}

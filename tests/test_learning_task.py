@@ -398,6 +398,7 @@ def test_heldout_plays_a_seed_range_with_overrides_in_parallel(tmp_path: Path) -
 
 def test_reference_agent_is_an_entrant_by_name() -> None:
     pytest.importorskip("stable_baselines3")
+    import orbitcc.baselines.leaderboard  # noqa: F401  (stores the leaderboard schemas)
     from orbitcc.agents.checkpoint import resolve_checkpoint
     from orbitcc.agents.reference import reference_dir
 

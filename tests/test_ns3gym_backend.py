@@ -122,9 +122,9 @@ def test_unexpressible_scenarios_are_refused(scenario: str, overrides: list[str]
 
 
 def test_missing_ns3_gives_the_install_command(monkeypatch) -> None:
-    from orbitcc import ns3
+    from orbitcc.ns3 import build
 
-    monkeypatch.setattr(ns3, "ns3_version", lambda: None)
+    monkeypatch.setattr(build, "ns3_version", lambda: None)
     with pytest.raises(Ns3BackendError, match="apt-get install -y libns3-dev"):
         backend.ns3_binary()
 
