@@ -137,21 +137,23 @@ def checkpoint_files(model_path: Path, config_file: str) -> list[Path]:
 
 
 def _load_checkpoint(path: str) -> Any:
-    from orbitcc.agents.checkpoint import load_checkpoint
+    from orbitcc.env.entrant import agent_loader
 
-    return load_checkpoint(path)
+    return agent_loader().load(path)
 
 
 def inspect_agent(entrant: str) -> AgentInfo:
     """Loads an ``agent:<path>`` checkpoint once; one clear error if it cannot be used."""
     raw = entrant[len(AGENT_ENTRANT_PREFIX):].strip()
+    from orbitcc.env.entrant import agent_loader
+
     try:
-        from orbitcc.agents.checkpoint import CONFIG_FILE, resolve_checkpoint
+        loader = agent_loader()
     except ImportError as err:
         raise PlanError(f"entrant {entrant!r}: agents need the train extra "
                         f"(pip install 'orbitcc[train]'): {err}") from None
     try:
-        model_path = resolve_checkpoint(raw)
+        model_path = loader.resolve(raw)
     except FileNotFoundError as err:
         raise PlanError(f"entrant {entrant!r}: {err}") from None
     try:
@@ -162,7 +164,7 @@ def inspect_agent(entrant: str) -> AgentInfo:
     model = ckpt.model
     return AgentInfo(
         model_path=str(model_path.resolve()), label=ckpt.label,
-        checkpoint_hash=file_hash(*checkpoint_files(model_path, CONFIG_FILE)),
+        checkpoint_hash=file_hash(*checkpoint_files(model_path, loader.config_file)),
         env_overrides=ckpt.env_overrides(),
         trained_scenario=str(ckpt.config.get("scenario", {}).get("name", "?")),
         observation_shape=tuple(model.observation_space.shape or ()),
@@ -283,7 +285,7 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
     """
     from orbitcc import _core
     from orbitcc.config import available
-    from orbitcc.scenario import build_spec
+    from orbitcc.runner import build_spec
 
     known_scenarios = available("scenario")
     controllers = controller_names()

@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import platform
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -271,30 +270,3 @@ def merge(out_dir: Path, in_dirs: list[Path], log: Any = print,
     log(f"{PROG}: {len(ordered)}/{len(the_plan.cells)} cells of suite {lb.suite.name} from "
         f"{len(in_dirs)} archives")
     return {"results": results, **paths}, board
-
-
-USAGE = f"usage: {PROG} OUT_DIR IN_DIR [IN_DIR ...]"
-
-
-def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
-    if any(a in ("-h", "--help") for a in args):
-        print((__doc__ or "").strip())
-        sys.exit(0)
-    if len(args) < 2:
-        print(f"{PROG}: error: {USAGE}", file=sys.stderr)
-        sys.exit(2)
-    from orbitcc.baselines.leaderboard import print_ranking
-
-    try:
-        paths, board = merge(Path(args[0]), [Path(a) for a in args[1:]])
-    except (MergeError, ResultsError) as err:
-        print(f"{PROG}: error: {' '.join(str(err).split())}", file=sys.stderr)
-        sys.exit(2)
-    print_ranking(board)
-    for name, path in paths.items():
-        print(f"{name}: {path}")
-
-
-if __name__ == "__main__":
-    main()

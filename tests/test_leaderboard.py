@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import orbitcc.baselines.leaderboard  # noqa: F401  (stores the leaderboard schemas)
 from orbitcc.baselines.cells import (
     Cell,
     PlanError,
@@ -47,7 +48,7 @@ SMALL = ["suite=quick", "suite.scenarios=[starlink_dual,lms_ka]", "suite.cells=[
 def leaderboard(args: list[str], cwd: Path, out: Path, timeout: float = 600,
                 check: bool = True) -> subprocess.CompletedProcess:
     env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "orbitcc.baselines.leaderboard", f"hydra.run.dir={out}",
+    cmd = [sys.executable, "-m", "orbitcc.cli.leaderboard", f"hydra.run.dir={out}",
            "progress=false", *args]
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=timeout)
@@ -306,7 +307,7 @@ def test_sigkill_at_random_points_then_restart(small_run: Path, tmp_path: Path) 
     out = tmp_path / "killed"
     args = [*SMALL, "report=false", "launcher.workers=2"]
     env = {**os.environ, "WANDB_MODE": "disabled"}
-    cmd = [sys.executable, "-m", "orbitcc.baselines.leaderboard", f"hydra.run.dir={out}",
+    cmd = [sys.executable, "-m", "orbitcc.cli.leaderboard", f"hydra.run.dir={out}",
            "progress=false", *args]
     rng = random.Random(13)
     results = out / "results.jsonl"

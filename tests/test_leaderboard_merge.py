@@ -54,7 +54,7 @@ def test_merged_report_equals_one_run_over_the_union(runs: dict[str, Path],
                                                      tmp_path: Path) -> None:
     out = tmp_path / "merged"
     env = {**os.environ, "WANDB_MODE": "disabled"}
-    proc = subprocess.run([sys.executable, "-m", "orbitcc.baselines.merge", str(out),
+    proc = subprocess.run([sys.executable, "-m", "orbitcc.cli.leaderboard_merge", str(out),
                            str(runs["a"]), str(runs["b"])], capture_output=True, text=True,
                           env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr
@@ -121,7 +121,7 @@ def test_merge_refuses_duplicated_and_mismatched_cells(runs: dict[str, Path],
 
 def test_merge_console_script_bad_usage() -> None:
     exe = Path(sys.executable).with_name("orbitcc-leaderboard-merge")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "orbitcc.baselines.merge"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "orbitcc.cli.leaderboard_merge"]
     proc = subprocess.run([*cmd, "only_out"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "usage: orbitcc-leaderboard-merge OUT_DIR IN_DIR" in (
         proc.stderr)
