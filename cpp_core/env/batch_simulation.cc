@@ -1,6 +1,7 @@
 #include "env/batch_simulation.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -116,6 +117,7 @@ void BatchSimulation::Step(const float* box, const int64_t* discrete) {
                                                         ": " + e.what());
     }
   }
+  const auto started = std::chrono::steady_clock::now();
   pool_.ParallelFor(num_envs(), [&](int i) {
     reset_happened_[i] = 0;
     if (autoreset_ == AutoresetMode::kNextStep && needs_reset_[i]) {
@@ -149,6 +151,10 @@ void BatchSimulation::Step(const float* box, const int64_t* discrete) {
       // Metrics stay those of the reset (t = 0); final_metrics has the step.
     }
   });
+  parallel_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now() - started)
+                      .count();
+  ++steps_taken_;
 }
 
 const Summary& BatchSimulation::last_summary(int i) {

@@ -77,6 +77,12 @@ class BatchSimulation {
   // several threads holds this flag (ExclusiveUse) while doing so; the
   // Python bindings do, and so do the Simulation handles they give out.
   const std::shared_ptr<UseFlag>& use_flag() const { return use_; }
+  // Wall seconds the Step calls spent inside the thread pool (every env's
+  // simulation work) and how many Step calls there were: against the wall
+  // time of the caller's whole loop this gives the serial share of a
+  // batched step, Amdahl's s (orbitcc-bench's cores table).
+  double parallel_seconds() const { return parallel_ns_ * 1e-9; }
+  uint64_t steps_taken() const { return steps_taken_; }
 
  private:
   EnvOutput Output(int i);
@@ -108,6 +114,8 @@ class BatchSimulation {
   std::vector<uint8_t> has_summary_;
   Summary scratch_;
   std::shared_ptr<UseFlag> use_ = std::make_shared<UseFlag>();
+  int64_t parallel_ns_ = 0;
+  uint64_t steps_taken_ = 0;
 };
 
 }  // namespace orbitcc
