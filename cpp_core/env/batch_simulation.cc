@@ -1,5 +1,7 @@
 #include "env/batch_simulation.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -7,6 +9,15 @@
 #include <string>
 
 namespace orbitcc {
+namespace {
+
+int64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
 
 AutoresetMode ParseAutoresetMode(const std::string& name) {
   if (name == "next_step") return AutoresetMode::kNextStep;
@@ -118,6 +129,7 @@ void BatchSimulation::Step(const float* box, const int64_t* discrete) {
     }
   }
   const auto started = std::chrono::steady_clock::now();
+  const int64_t cpu_started = ThreadCpuNs();
   pool_.ParallelFor(num_envs(), [&](int i) {
     reset_happened_[i] = 0;
     if (autoreset_ == AutoresetMode::kNextStep && needs_reset_[i]) {
@@ -154,6 +166,7 @@ void BatchSimulation::Step(const float* box, const int64_t* discrete) {
   parallel_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
                       std::chrono::steady_clock::now() - started)
                       .count();
+  parallel_cpu_ns_ += ThreadCpuNs() - cpu_started;
   ++steps_taken_;
 }
 

@@ -78,10 +78,13 @@ class BatchSimulation {
   // Python bindings do, and so do the Simulation handles they give out.
   const std::shared_ptr<UseFlag>& use_flag() const { return use_; }
   // Wall seconds the Step calls spent inside the thread pool (every env's
-  // simulation work) and how many Step calls there were: against the wall
-  // time of the caller's whole loop this gives the serial share of a
-  // batched step, Amdahl's s (orbitcc-bench's cores table).
+  // simulation work), the calling thread's CPU seconds in there (with one
+  // thread: all of that work, immune to being descheduled on a busy
+  // machine), and how many Step calls there were: against the caller's
+  // whole loop this gives the serial share of a batched step, Amdahl's s
+  // (orbitcc-bench's cores table).
   double parallel_seconds() const { return parallel_ns_ * 1e-9; }
+  double parallel_caller_cpu_seconds() const { return parallel_cpu_ns_ * 1e-9; }
   uint64_t steps_taken() const { return steps_taken_; }
 
  private:
@@ -115,6 +118,7 @@ class BatchSimulation {
   Summary scratch_;
   std::shared_ptr<UseFlag> use_ = std::make_shared<UseFlag>();
   int64_t parallel_ns_ = 0;
+  int64_t parallel_cpu_ns_ = 0;
   uint64_t steps_taken_ = 0;
 };
 
