@@ -408,7 +408,7 @@ def _sim_config(scenario: str, controller: str, overrides: tuple[str, ...],
     Composed as plan() does: the scenario cell once (with a fixed controller)
     and each controller's node once, swapped in, so a worker that meets
     every entrant on every cell composes scenarios + controllers times, not
-    their product (~0.1 CPU-s each; 44 of them per worker on the quick suite).
+    their product (~0.1 CPU-s each; 32 of them per worker on the quick suite).
     """
     full = _sim_overrides(scenario, controller, overrides, duration_s)
     base = compose_config("sim", _sim_overrides(scenario, controller_names()[0], overrides,

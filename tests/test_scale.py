@@ -249,3 +249,39 @@ def test_prepared_spec_is_reused_and_seed_free() -> None:
     assert a["random_losses"] != b["random_losses"]
     assert prepared.run(seed=1, duration_s=2.0) == a
     assert len(prepared._specs) == 1 and dataclasses.replace(prepared.config).seed == 0
+
+
+@pytest.mark.slow
+def test_ray_on_a_two_node_local_cluster(tmp_path: Path) -> None:
+    """A head and a worker node (two raylets, loopback only), as ``ray start
+    --head`` and ``ray start --address`` make them, started and stopped by the
+    test itself (ray.cluster_utils kills exactly its own processes); the
+    leaderboard joins it (no Ray start inside the run) and gives the pool's
+    tables."""
+    pytest.importorskip("ray")
+    from ray.cluster_utils import Cluster
+    from test_leaderboard import TINY, leaderboard, tables
+
+    pool = tmp_path / "pool"
+    leaderboard(TINY, tmp_path, pool)
+    node = {
+        "num_cpus": 1,
+        "node_ip_address": "127.0.0.1",
+        "include_dashboard": False,
+        "object_store_memory": 80 * 2**20,
+    }
+    cluster = Cluster(initialize_head=True, head_node_args=node)
+    try:
+        cluster.add_node(**{k: v for k, v in node.items() if k != "include_dashboard"})
+        cluster.wait_for_nodes(timeout=120)
+        out = tmp_path / "ray"
+        proc = leaderboard(
+            [*TINY, "launcher=ray", f"launcher.address={cluster.address}"],
+            tmp_path,
+            out,
+            timeout=900,
+        )
+        assert "on launcher ray" in proc.stdout
+        assert tables(out) == tables(pool)
+    finally:
+        cluster.shutdown()

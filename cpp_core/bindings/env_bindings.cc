@@ -623,10 +623,14 @@ void RegisterEnvBindings(py::module_& m) {
           },
           py::arg("action"),
           "Steps every env (GIL released); results land in the buffers.")
+      .def("set_timing", &BatchSimulation::set_timing, py::arg("on"),
+           "Starts (or stops) recording timing(): off by default, since "
+           "the thread CPU clock is a system call per step in a VM.")
       .def(
           "timing",
           [](const BatchSimulation& b) {
             py::dict d;
+            d["enabled"] = b.timing();
             d["steps"] = b.steps_taken();
             d["parallel_s"] = b.parallel_seconds();
             d["parallel_caller_cpu_s"] = b.parallel_caller_cpu_seconds();

@@ -128,8 +128,11 @@ void BatchSimulation::Step(const float* box, const int64_t* discrete) {
                                                         ": " + e.what());
     }
   }
-  const auto started = std::chrono::steady_clock::now();
-  const int64_t cpu_started = ThreadCpuNs();
+  // Timing is opt-in: the thread CPU clock is a system call in a VM.
+  const bool timed = timing_;
+  const auto started =
+      timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  const int64_t cpu_started = timed ? ThreadCpuNs() : 0;
   pool_.ParallelFor(num_envs(), [&](int i) {
     reset_happened_[i] = 0;
     if (autoreset_ == AutoresetMode::kNextStep && needs_reset_[i]) {
@@ -163,11 +166,12 @@ void BatchSimulation::Step(const float* box, const int64_t* discrete) {
       // Metrics stay those of the reset (t = 0); final_metrics has the step.
     }
   });
+  ++steps_taken_;
+  if (!timed) return;
   parallel_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
                       std::chrono::steady_clock::now() - started)
                       .count();
   parallel_cpu_ns_ += ThreadCpuNs() - cpu_started;
-  ++steps_taken_;
 }
 
 const Summary& BatchSimulation::last_summary(int i) {

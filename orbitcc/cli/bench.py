@@ -56,6 +56,7 @@ class BenchConfig:
     learning_steps: int = 8192  # training steps per learning figure
     # Only the environment and learning figures (minutes instead of the whole bench).
     learning_only: bool = False
+    learning_num_envs: list[int] = field(default_factory=list)  # + PPO at these num_envs
     leo_controllers: list[str] = field(
         default_factory=lambda: ["maco", "olia", "lia", "balia", "bbr", "cubic", "newreno"])
     # Issue 30 (docs/benchmarks.md): fixed costs of the Python layer and the
@@ -511,6 +512,55 @@ def cores_table(cfg: BenchConfig) -> dict[str, Any]:
                                  cfg.leo_scenario)
 
 
+def ppo_scaling(num_envs_list: list[int], steps: int, seed: int = 0) -> dict[str, Any]:
+    """PPO (the shipped recipe, agent=ppo_starlink, fresh policy) at several
+    agent.num_envs: training steps per wall and per CPU second, and the share
+    of the CPU spent in the policy update (model.train: torch) against
+    collecting the rollouts (env steps + policy forward passes)."""
+    import torch
+    from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
+
+    from orbitcc.agents.checkpoint import build_model
+    from orbitcc.agents.reference import RECIPE
+    from orbitcc.agents.train import field_overrides, make_env
+    from orbitcc.config import compose_config, to_object
+
+    rows = []
+    for n in num_envs_list:
+        node = compose_config("train", [f"agent={RECIPE}", f"seed={seed}",
+                                        f"agent.num_envs={n}"])
+        cfg = to_object(node)
+        torch.set_num_threads(cfg.agent.torch_threads)
+        overrides = [*field_overrides(node), "randomize.split=train"]
+        if cfg.duration_s is not None:
+            overrides.append(f"duration_s={cfg.duration_s}")
+        env: Any = VecMonitor(make_env(cfg, cfg.scenario.name, overrides))
+        if cfg.agent.normalize_obs or cfg.agent.normalize_reward:
+            env = VecNormalize(env, norm_obs=cfg.agent.normalize_obs,
+                               norm_reward=cfg.agent.normalize_reward, gamma=cfg.agent.gamma)
+        model = build_model(cfg.agent, env, seed=seed)
+        train_cpu = [0.0]
+        inner = model.train
+
+        def timed_train(inner: Any = inner, acc: list[float] = train_cpu) -> None:
+            c = time.process_time()
+            inner()
+            acc[0] += time.process_time() - c
+
+        model.train = timed_train  # type: ignore[method-assign]
+        c0, w0 = time.process_time(), time.perf_counter()
+        model.learn(total_timesteps=max(steps, 2 * n * cfg.agent.n_steps))
+        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        env.close()
+        rows.append({"num_envs": n, "timesteps": model.num_timesteps,
+                     "steps_per_s": model.num_timesteps / wall,
+                     "steps_per_cpu_s": model.num_timesteps / cpu,
+                     "update_cpu_share": train_cpu[0] / cpu, "cores_used": cpu / wall,
+                     "torch_threads": cfg.agent.torch_threads,
+                     "num_threads": cfg.agent.num_threads})
+    return {"recipe": RECIPE, "rows": rows}
+
+
 def say(msg: str) -> None:
     print(f"[orbitcc-bench] {msg}", flush=True)
 
@@ -523,6 +573,9 @@ def run_learning_bench(cfg: BenchConfig) -> dict[str, Any]:
     report.update(env_figures(cfg))
     say(f"learning: PPO training throughput ({cfg.learning_steps} steps x {cfg.repeats})")
     report["learning"] = learning_figures(cfg)
+    if cfg.learning_num_envs:
+        with Section(report, "PPO at several num_envs"):
+            report["ppo_scaling"] = ppo_scaling(list(cfg.learning_num_envs), cfg.learning_steps)
     report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return report
 
@@ -653,6 +706,10 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         if reach:
             lines.append(f"reference run reached NewReno's held-out return after "
                          f"{reach['step']:.0f} steps, {reach['wall_s']:.0f} s")
+    for row in report.get("ppo_scaling", {}).get("rows", []):
+        lines.append(f"PPO num_envs={row['num_envs']}: {row['steps_per_s']:.0f} steps/s, "
+                     f"{row['steps_per_cpu_s']:.0f} steps per CPU s, update (torch) "
+                     f"{row['update_cpu_share']:.0%} of the CPU, {row['cores_used']:.2f} cores")
     if "leo" in report:  # absent with learning_only
         leo = report["leo"]
         lines.append(f"orbit/channel share of {report['env_scenario']} run time: "
