@@ -252,7 +252,7 @@ def test_prepared_spec_is_reused_and_seed_free() -> None:
 
 
 @pytest.mark.slow
-def test_ray_on_a_two_node_local_cluster(tmp_path: Path) -> None:
+def test_ray_on_a_two_node_local_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A head and a worker node (two raylets, loopback only), as ``ray start
     --head`` and ``ray start --address`` make them, started and stopped by the
     test itself (ray.cluster_utils kills exactly its own processes); the
@@ -274,9 +274,14 @@ def test_ray_on_a_two_node_local_cluster(tmp_path: Path) -> None:
     try:
         cluster.add_node(**{k: v for k, v in node.items() if k != "include_dashboard"})
         cluster.wait_for_nodes(timeout=120)
+        # Loopback only: the nodes listen on 127.0.0.1, and the driver must
+        # not swap that address for the machine's own (Ray does so unless
+        # RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0; a sandbox may not route it).
+        monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        address = "127.0.0.1:" + cluster.address.rsplit(":", 1)[1]
         out = tmp_path / "ray"
         proc = leaderboard(
-            [*TINY, "launcher=ray", f"launcher.address={cluster.address}"],
+            [*TINY, "launcher=ray", f"launcher.address={address}"],
             tmp_path,
             out,
             timeout=900,
