@@ -178,62 +178,58 @@ void StepWithAction(BatchSimulation& b, py::handle action_obj) {
   if (!action) throw py::value_error("action must be numeric");
   const bool ok_shape =
       action.size() == n * s &&
-      ((action.ndim() == 2 && action.shape(0) == n &&
-        action.shape(1) == s) ||
+      ((action.ndim() == 2 && action.shape(0) == n && action.shape(1) == s) ||
        (n == 1 && action.ndim() == 1 && action.shape(0) == s));
   if (!ok_shape) {
     throw py::value_error("action has shape " + ShapeText(action) +
-                "; expected (" + std::to_string(n) + ", " +
-                std::to_string(s) +
-                ") (num_envs, num_subflows)");
+                          "; expected (" + std::to_string(n) + ", " +
+                          std::to_string(s) + ") (num_envs, num_subflows)");
   }
   const char kind = action.dtype().kind();
   if (spec.discrete) {
     if (kind != 'i' && kind != 'u') {
-      throw py::value_error(
-"discrete actions must be integers, got dtype " +
-std::string(py::str(action.dtype())));
+      throw py::value_error("discrete actions must be integers, got dtype " +
+                            std::string(py::str(action.dtype())));
     }
-    auto a = py::array_t<int64_t,
-               py::array::c_style |
-                   py::array::forcecast>::ensure(action);
+    auto a = py::array_t<int64_t, py::array::c_style |
+                                      py::array::forcecast>::ensure(action);
     ExclusiveUse use(*b.use_flag(), kBatch);
     py::gil_scoped_release release;
     b.Step(nullptr, a.data());
   } else {
-    // Real numbers only: a bool, complex or object array is not an
-    // action (numpy would cast it silently).
+    // Real numbers only: a bool, complex or object array is not an action
+    // (numpy would cast it silently).
     if (kind != 'f' && kind != 'i' && kind != 'u') {
       throw py::value_error(
-"actions must be real numbers (a float or integer "
-"array), got dtype " + std::string(py::str(action.dtype())));
+          "actions must be real numbers (a float or integer array), got "
+          "dtype " +
+          std::string(py::str(action.dtype())));
     }
     // Finite values beyond float32 would become inf in the cast.
     if (kind == 'f' && action.itemsize() > 4) {
       auto wide = py::array_t<double, py::array::c_style |
-                                py::array::forcecast>::
-ensure(action);
+                                          py::array::forcecast>::ensure(action);
       const double* w = wide.data();
       for (py::ssize_t k = 0; k < wide.size(); ++k) {
         if (std::isfinite(w[k]) &&
-  std::fabs(w[k]) > std::numeric_limits<float>::max()) {
-throw py::value_error(
-    "action for env " + std::to_string(k / s) +
-    ", subflow " + std::to_string(k % s) + " is " +
-    py::str(py::float_(w[k])).cast<std::string>() +
-    ", beyond the float32 range of the action space "
-    "(|a| <= 3.4e38)");
+            std::fabs(w[k]) > std::numeric_limits<float>::max()) {
+          throw py::value_error(
+              "action for env " + std::to_string(k / s) + ", subflow " +
+              std::to_string(k % s) + " is " +
+              py::str(py::float_(w[k])).cast<std::string>() +
+              ", beyond the float32 range of the action space "
+              "(|a| <= 3.4e38)");
         }
       }
     }
-    auto a =
-        py::array_t<float, py::array::c_style |
-                     py::array::forcecast>::ensure(action);
+    auto a = py::array_t<float, py::array::c_style |
+                                    py::array::forcecast>::ensure(action);
     if (!a) throw py::value_error("action must be numeric");
     ExclusiveUse use(*b.use_flag(), kBatch);
     py::gil_scoped_release release;
     b.Step(a.data(), nullptr);
   }
+}
 }
 
 
@@ -262,9 +258,10 @@ const InfoKeys& Keys() {
     }
     for (size_t i = 0; i < names.size(); ++i) {
       k->step.push_back(intern(names[i]));
-      if (names[i] == "congestion_losses") k->congestion_col = static_cast<int>(i);
-      if (names[i] == "random_losses") k->random_col = static_cast<int>(i);
-      if (names[i] == "handover_losses") k->handover_col = static_cast<int>(i);
+      const int col = static_cast<int>(i);
+      if (names[i] == "congestion_losses") k->congestion_col = col;
+      if (names[i] == "random_losses") k->random_col = col;
+      if (names[i] == "handover_losses") k->handover_col = col;
     }
     for (const std::string& name : SubflowMetricNames()) {
       k->subflow.push_back(intern(name));
@@ -340,8 +337,9 @@ py::tuple StepSingle(BatchSimulation& b, py::handle action, int info_level) {
   for (size_t i = 0; i < num_step; ++i) {
     values[i] = PyFloat_FromDouble(m[i]);
     const int failed =
-        values[i] == nullptr ? -1
-                             : PyDict_SetItem(info.ptr(), k.step[i].ptr(), values[i]);
+        values[i] == nullptr
+            ? -1
+            : PyDict_SetItem(info.ptr(), k.step[i].ptr(), values[i]);
     Py_XDECREF(values[i]);  // the dict holds it now
     if (failed != 0) throw py::error_already_set();
   }

@@ -130,8 +130,8 @@ void BatchSimulation::Step(const float* box, const int64_t* discrete) {
   }
   // Timing is opt-in: the thread CPU clock is a system call in a VM.
   const bool timed = timing_;
-  const auto started =
-      timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  const auto started = timed ? std::chrono::steady_clock::now()
+                             : std::chrono::steady_clock::time_point();
   const int64_t cpu_started = timed ? ThreadCpuNs() : 0;
   pool_.ParallelFor(num_envs(), [&](int i) {
     reset_happened_[i] = 0;

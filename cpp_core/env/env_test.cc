@@ -192,7 +192,9 @@ TEST(ThreadPoolTest, EveryIndexOnceAcrossSpinningAndSleepingRounds) {
     const int n = 1 + (round * 37) % 257;
     for (int i = 0; i < n; ++i) hits[i].store(0);
     pool.ParallelFor(n, [&](int i) { hits[i].fetch_add(1); });
-    for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << round << " " << i;
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(hits[i].load(), 1) << round << " " << i;
+    }
     if (round % 50 == 49) {  // let the workers fall asleep
       std::this_thread::sleep_for(
           std::chrono::nanoseconds(4 * ThreadPool::kSpinNs));

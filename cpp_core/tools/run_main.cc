@@ -14,11 +14,12 @@
 //              "probes": [Simulation.probe(i) per subflow, at the end],
 //              "summary": Simulation.summary()}, ...]}
 //
-// ("cwnd" only with --trace: writing it was most of the runner's fixed
-// cost, docs/benchmarks.md). wall_s / cpu_s time the step loop only (build
-// and JSON excluded), like run_orbitcc. Any error (unreadable file, malformed JSON, invalid spec)
-// prints one line "orbitcc_run: <file>: <problem>" and exits with status 1;
-// bad usage exits with status 2.
+// ("cwnd" only with --trace: a user's run needs no trace, and writing it
+// is a part of the runner's fixed cost, docs/benchmarks.md). wall_s / cpu_s
+// time the step loop only (build and JSON excluded), like run_orbitcc. Any
+// error (unreadable file, malformed JSON, invalid spec) prints one line
+// "orbitcc_run: <file>: <problem>" and exits with status 1; bad usage exits
+// with status 2.
 #include <time.h>
 
 #include <cerrno>
