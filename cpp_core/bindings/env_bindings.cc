@@ -230,7 +230,6 @@ void StepWithAction(BatchSimulation& b, py::handle action_obj) {
     b.Step(a.data(), nullptr);
   }
 }
-}
 
 
 constexpr size_t kMaxStepMetrics = 64;

@@ -568,15 +568,16 @@ def say(msg: str) -> None:
 def run_learning_bench(cfg: BenchConfig) -> dict[str, Any]:
     """``learning_only=true``: env steps/s (random vs baseline-driven actions)
     and the training-loop figures, without the core/memory figures."""
-    report: dict[str, Any] = {"machine": machine()}
-    say("environment figures")
-    report.update(env_figures(cfg))
+    report: dict[str, Any] = {"machine": machine(), "conditions_start": conditions()}
+    with Section(report, "environment figures"):
+        report.update(env_figures(cfg))
     say(f"learning: PPO training throughput ({cfg.learning_steps} steps x {cfg.repeats})")
     report["learning"] = learning_figures(cfg)
     if cfg.learning_num_envs:
         with Section(report, "PPO at several num_envs"):
             report["ppo_scaling"] = ppo_scaling(list(cfg.learning_num_envs), cfg.learning_steps)
     report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    report["conditions_end"] = conditions()
     return report
 
 
