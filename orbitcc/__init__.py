@@ -9,6 +9,8 @@ Public API:
   orbitcc.describe("maco")  a controller's (or "env", "reward", "features") settings:
                             default, range and help of each, from the C++ tables
   orbitcc.make_vec(...)     N envs stepped together in C++ (Gymnasium VectorEnv)
+  orbitcc.make_multiagent(...)  N learning flows on one bottleneck (PettingZoo
+                            ParallelEnv; the orbitcc[multiagent] extra)
   gymnasium.make("orbitcc/OrbitCC-v0", scenario=..., controller=None, overrides=[...])
 
 ``import orbitcc`` is light: Hydra, Gymnasium, the C++ core (and everything
@@ -28,11 +30,12 @@ from typing import TYPE_CHECKING, Any
 from orbitcc.version import __version__
 
 if TYPE_CHECKING:  # for type checkers and IDEs only
-    from orbitcc.env import make_vec
+    from orbitcc.env import make_multiagent, make_vec
     from orbitcc.params import describe
     from orbitcc.runner import prepare, run
 
-__all__ = ["__version__", "controllers", "describe", "make_vec", "prepare", "run",
+__all__ = ["__version__", "controllers", "describe", "make_multiagent", "make_vec", "prepare",
+           "run",
            "scenarios"]
 
 _LAZY = {
@@ -40,6 +43,7 @@ _LAZY = {
     "run": ("orbitcc.runner", "run"),
     "prepare": ("orbitcc.runner", "prepare"),
     "make_vec": ("orbitcc.env", "make_vec"),
+    "make_multiagent": ("orbitcc.env", "make_multiagent"),
     "describe": ("orbitcc.params", "describe"),
 }
 # Sub-packages reachable as attributes after a bare ``import orbitcc``.
