@@ -44,7 +44,7 @@ import numpy as np
 
 from orbitcc import _core
 from orbitcc.env._build import check_count, check_seed, compose_gym
-from orbitcc.scenario import build_spec
+from orbitcc.runner import build_spec
 
 SUBFLOW_METRICS: tuple[str, ...] = tuple(_core.ENV_SUBFLOW_METRICS)
 _COL = {name: i for i, name in enumerate(SUBFLOW_METRICS)}
