@@ -71,12 +71,13 @@ def test_starlink_dual_shared_bottleneck_every_30_s(dual_60s: dict,
     # (Mid-phase the two satellites are equally far away, so equal values
     # can occur there; elsewhere the slant ranges differ.)
     assert np.mean(cap[0][disjoint] != cap[1][disjoint]) > 0.9
-    # starlink_dual routes subflow 1 over satellite 0's access and terrestrial
-    # links (0, 4) in the shared phases and over its own (1, 5) otherwise.
+    # starlink_dual routes subflow 1 over satellite 0's terrestrial and access
+    # links (4, 0; downlink) in the shared phases and over its own (5, 1)
+    # otherwise.
     spec = build_spec(sim_config("starlink_dual", "duration_s=60.0"))
     sub1 = spec["flows"][0]["paths"][1]
-    assert sub1["forward"] == [0, 4]
-    assert [c["forward"] for c in sub1["changes"]] == [[1, 5], [0, 4], [1, 5], [0, 4]]
+    assert sub1["forward"] == [4, 0]
+    assert [c["forward"] for c in sub1["changes"]] == [[5, 1], [4, 0], [5, 1], [4, 0]]
     np.testing.assert_allclose([c["t_s"] for c in sub1["changes"]], [7.5, 23.0, 37.5, 53.0])
     # The background NewReno flow shares subflow 0's satellite throughout.
     names = [f["name"] for f in dual_60s["flows"]]

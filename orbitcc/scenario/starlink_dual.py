@@ -16,7 +16,10 @@ Topology (link indices):
   5  terrestrial segment behind satellite 1's gateway (core1)
 Links 4-5 exist when ``core_capacity_mbps`` > 0 (the paper's experiment, the
 default); with 0 the access links are the bottleneck (the link-budget-rate
-variant, preset ``starlink_dual_linkbudget``). A path is access then core.
+variant, preset ``starlink_dual_linkbudget``). Data flows downlink, to the
+mobile host (the paper's C_N is measured from "data received by the mobile
+host", Sec. 4.1.2): server -> terrestrial segment -> gateway -> satellite ->
+terminal, so a path is the terrestrial link, then the access link.
 While both subflows are on the same satellite, subflow 1 is routed over
 satellite 0's links (a RouteChange), so the two subflows and the background
 TCP flow share one bottleneck queue; when subflow 1 attaches to the next
@@ -194,7 +197,8 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
         constant_link("return0", s.reverse_capacity_mbps, base_one_way_ms),
         constant_link("return1", s.reverse_capacity_mbps, base_one_way_ms),
     ]
-    fwd = ([[0, 4], [1, 5]] if core else [[0], [1]])
+    # Downlink: the terrestrial segment first, then the satellite access.
+    fwd = ([[4, 0], [5, 1]] if core else [[0], [1]])
     if core:
         core_buffer = buffer_packets_for(s.core_capacity_mbps, 2 * base_one_way_ms,
                                          s.buffer_bdp, s.packet_bytes)
