@@ -9,12 +9,13 @@ def test_reproduce_maco_writes_tables_and_keeps_the_discussion(tmp_path):
     out = tmp_path / "docs" / "reproduction.md"
     out.parent.mkdir()
     out.write_text(
-        f"# intro\n\n{reproduce_maco.BEGIN}\nold\n{reproduce_maco.END}\n\nhand-written\n")
+        f"# intro\n\n{reproduce_maco.BEGIN}\nSTALE-GENERATED-TEXT\n{reproduce_maco.END}\n\n"
+        "hand-written\n")
     reproduce_maco.main(["--seeds", "1", "--duration", "3", "--sweep-seeds", "1",
                          "--sweep-file-bytes", "200000", "--out", str(out)])
     text = out.read_text()
     assert text.startswith("# intro") and text.rstrip().endswith("hand-written")
-    assert "old" not in text
+    assert "STALE-GENERATED-TEXT" not in text
     for controller in ("MACO", "OLIA", "BBR"):
         assert controller in text
     assert text.count("| congestion signals acted on |") == len(reproduce_maco.VARIANTS)
