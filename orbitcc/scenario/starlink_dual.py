@@ -69,6 +69,7 @@ from orbitcc import _core
 from orbitcc.scenario._common import (
     SCHEDULERS,
     SPEED_OF_LIGHT_KM_S,
+    BottleneckQueue,
     buffer_packets_for,
     check_shared_fields,
     choose,
@@ -83,7 +84,7 @@ BACKGROUND_TRAFFIC = ("onoff", "bulk")
 
 
 @dataclass
-class StarlinkDualScenario(AccessRandomness):
+class StarlinkDualScenario(AccessRandomness, BottleneckQueue):
     kind: str = "starlink_dual"
     name: str = "starlink_dual"
     description: str = ""
@@ -191,9 +192,9 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
     buffer = buffer_packets_for(200.0, 2 * base_one_way_ms, s.buffer_bdp, s.packet_bytes)
     links = [
         {"name": "access0", "process": s.along_track(0), "buffer_packets": buffer,
-         **({} if core else {"bottleneck": True}), **s.overlays()},
+         **({} if core else {"bottleneck": True}), **s.overlays(), **s.queue_fields()},
         {"name": "access1", "process": s.along_track(1), "buffer_packets": buffer,
-         **s.overlays()},
+         **s.overlays(), **s.queue_fields()},
         constant_link("return0", s.reverse_capacity_mbps, base_one_way_ms),
         constant_link("return1", s.reverse_capacity_mbps, base_one_way_ms),
     ]
@@ -202,10 +203,12 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
     if core:
         core_buffer = buffer_packets_for(s.core_capacity_mbps, 2 * base_one_way_ms,
                                          s.buffer_bdp, s.packet_bytes)
+        # The queue discipline (scenario.queue) applies where the queue builds.
         links += [constant_link("core0", s.core_capacity_mbps, 0.0,
-                                buffer_packets=core_buffer, bottleneck=True),
+                                buffer_packets=core_buffer, bottleneck=True,
+                                **s.queue_fields()),
                   constant_link("core1", s.core_capacity_mbps, 0.0,
-                                buffer_packets=core_buffer)]
+                                buffer_packets=core_buffer, **s.queue_fields())]
     # Subflow 1 joins subflow 0's queue while they share a satellite. It moves
     # after a hard handover's blackout (it was not on the leaving satellite):
     # the fixed blackout, or the longest random one (the draw itself is made

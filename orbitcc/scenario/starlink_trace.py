@@ -33,6 +33,7 @@ from pathlib import Path
 
 from orbitcc.paths import config_path
 from orbitcc.scenario._common import (
+    BottleneckQueue,
     check_shared_fields,
     choose,
     constant_link,
@@ -68,7 +69,7 @@ def trace_means(bw_file: str, delay_file: str) -> tuple[float, float]:
 
 
 @dataclass
-class StarlinkTraceScenario(AccessRandomness):
+class StarlinkTraceScenario(AccessRandomness, BottleneckQueue):
     kind: str = "starlink_trace"
     name: str = "starlink_trace"
     description: str = ""
@@ -136,6 +137,7 @@ def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
         "buffer_packets": s.buffer_packets,
         "bottleneck": True,
         **s.overlays(),
+        **s.queue_fields(),
     }
     if s.reverse_delay == "trace":
         # The delay file replayed on the return path too, from the same
