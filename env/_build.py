@@ -18,7 +18,7 @@ from typing import Any
 
 from orbitcc import _core
 from orbitcc.config import GymConfig, available, compose_config, to_object
-from orbitcc.scenario import build_spec
+from orbitcc.runner import build_spec
 
 
 def default_scenario() -> str:

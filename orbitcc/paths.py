@@ -23,6 +23,9 @@ CONFIG_DIR = _config_dir()
 # The source checkout (docs/, tools/ live here); in an installed copy the
 # directory above the package, which has no docs.
 REPO_DIR = Path(__file__).resolve().parent.parent
+# The package's own folder (orbitcc/): the compiled module and the native
+# runner (orbitcc_run) sit here.
+PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def config_path(path: str | Path) -> Path:

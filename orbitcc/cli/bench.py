@@ -172,8 +172,7 @@ def machine() -> dict[str, Any]:
 def scenario_spec(scenario: str, controller: str | None, duration_s: float) -> dict:
     """The core spec of a preset, as orbitcc.run would build it (series off)."""
     from orbitcc.config import compose_config, to_object
-    from orbitcc.runner import sim_overrides
-    from orbitcc.scenario import build_spec
+    from orbitcc.runner import build_spec, sim_overrides
 
     cfg = compose_config("sim", sim_overrides(scenario, controller, 0, duration_s, ()))
     spec = build_spec(to_object(cfg))
