@@ -26,7 +26,7 @@ BASE = ["suite=quick", "suite.scenarios=[starlink_dual,lms_ka]", "suite.cells=[]
 
 def leaderboard(args: list[str], out: Path, check: bool = True) -> subprocess.CompletedProcess:
     env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "orbitcc.baselines.leaderboard", f"hydra.run.dir={out}",
+    cmd = [sys.executable, "-m", "orbitcc.cli.leaderboard", f"hydra.run.dir={out}",
            "progress=false", *args]
     proc = subprocess.run(cmd, cwd=out.parent, env=env, capture_output=True, text=True,
                           timeout=900)
