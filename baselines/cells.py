@@ -137,7 +137,8 @@ def checkpoint_files(model_path: Path, config_file: str) -> list[Path]:
 
 
 def _load_checkpoint(path: str) -> Any:
-    from orbitcc.agents.checkpoint import load_checkpoint
+    # The one safe loader (orbitcc.env.checkpoint): nothing is unpickled.
+    from orbitcc.env.checkpoint import load_checkpoint
 
     return load_checkpoint(path)
 
@@ -145,17 +146,17 @@ def _load_checkpoint(path: str) -> Any:
 def inspect_agent(entrant: str) -> AgentInfo:
     """Loads an ``agent:<path>`` checkpoint once; one clear error if it cannot be used."""
     raw = entrant[len(AGENT_ENTRANT_PREFIX):].strip()
-    try:
-        from orbitcc.agents.checkpoint import CONFIG_FILE, resolve_checkpoint
-    except ImportError as err:
-        raise PlanError(f"entrant {entrant!r}: agents need the train extra "
-                        f"(pip install 'orbitcc[train]'): {err}") from None
+    from orbitcc.env.checkpoint import CONFIG_FILE, resolve_checkpoint
+
     try:
         model_path = resolve_checkpoint(raw)
     except FileNotFoundError as err:
         raise PlanError(f"entrant {entrant!r}: {err}") from None
     try:
         ckpt = _load_checkpoint(str(model_path))
+    except ImportError as err:
+        raise PlanError(f"entrant {entrant!r}: agents need the train extra "
+                        f"(pip install 'orbitcc[train]'): {err}") from None
     except Exception as err:  # noqa: BLE001 - a corrupt zip raises many kinds
         raise PlanError(f"entrant {entrant!r}: cannot load the checkpoint {model_path}: "
                         f"{type(err).__name__}: {err}") from None
