@@ -176,7 +176,7 @@ clang-test: install
 	  -DPython_EXECUTABLE=$(abspath $(PY)) -Dpybind11_DIR=$$($(PY) -m pybind11 --cmakedir) \
 	  -S cpp_core -B $(CLANG_DIR) >/dev/null
 	$(VENV)/bin/cmake --build $(CLANG_DIR) --target orbitcc_cpp_tests _core
-	$(CLANG_DIR)/orbitcc_cpp_tests --gtest_brief=1
+	cd $(CLANG_DIR) && ./orbitcc_cpp_tests --gtest_brief=1
 	WANDB_MODE=disabled $(PY) tests/sanitizer_smoke.py $$(ls $(abspath $(CLANG_DIR))/_core*.so)
 
 # UBSan on the optimised (Release, -O2) GCC build, not only ASan's -O1: the C++ tests
