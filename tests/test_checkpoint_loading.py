@@ -325,3 +325,26 @@ def test_the_shipped_statistics_pass_the_bounds() -> None:
     assert ckpt.obs_norm is not None
     norm = read_obs_norm(REFERENCE / "obs_norm.json", ckpt.model.observation_space)
     assert norm["mean"] == json.loads((REFERENCE / "obs_norm.json").read_text())["mean"]
+
+
+def test_no_other_code_loads_a_checkpoint() -> None:
+    """The one loader is the only place that hands a file to SB3 or torch (the
+    ns-3 backend's ``PPO.load`` and the reference agent's ``.load`` were two
+    more): unpickling calls anywhere else in the package fail this test."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    pattern = re.compile(r"(\b[A-Z][A-Za-z0-9]*|ALGO_CLASSES\[[^]]*\]|classes\[[^]]*\])\.load\("
+                         r"|torch\.load\(|\bth\.load\(|pickle\.loads?\(|cloudpickle"
+                         r"|load_from_zip_file|yaml\.(unsafe_)?load\(|allow_pickle=True")
+    allowed = {root / "env" / "checkpoint.py"}
+    offenders = []
+    for folder in ("orbitcc", "env", "agents", "baselines", "tools", "validation"):
+        for path in sorted((root / folder).rglob("*.py")):
+            if path in allowed:
+                continue
+            for n, line in enumerate(path.read_text().splitlines(), 1):
+                code = line.split("#", 1)[0]
+                if pattern.search(code) and "OmegaConf.load(" not in code:
+                    offenders.append(f"{path.relative_to(root)}:{n}: {line.strip()}")
+    assert offenders == []
