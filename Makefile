@@ -24,7 +24,7 @@ endif
 
 .PHONY: run test install install-base cpp-test py-test validate validate-findings bench reproduce lint clean \
 	ns3-deps validate-ns3 \
-	sanitize tsan fuzz fuzz-short
+	sanitize tsan clang-test ubsan-release fuzz fuzz-short
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,7 +54,7 @@ run: install-base
 
 # The README's test command and all that CI runs (.ci/run): the C++ and Python
 # tests, then the sanitizer runs (docs/robustness.md).
-test: install cpp-test py-test sanitize tsan
+test: install cpp-test py-test sanitize tsan clang-test ubsan-release
 
 # GoogleTest comes from Debian's libgtest-dev; installed here when we can.
 cpp-test: install
@@ -161,6 +161,36 @@ tsan: install
 	  -DORBITCC_BUILD_PYTHON=OFF >/dev/null
 	$(VENV)/bin/cmake --build $(TSAN_DIR) --target orbitcc_env_tests
 	TSAN_OPTIONS=halt_on_error=1 $(TSAN_DIR)/orbitcc_env_tests --gtest_brief=1
+
+# A second toolchain (issue 24, item 9; docs/robustness.md): Debian's clang at
+# -O3 (Release, LTO where clang's linker plugin is found) builds the C++ tests
+# and the module in build/clang, runs the tests and the Python smoke run with
+# that module. Only the targets it runs, through ccache.
+CLANG_DIR ?= build/clang
+CLANGXX ?= clang++
+clang-test: install
+	@if ! command -v $(CLANGXX) >/dev/null; then \
+	  echo "clang-test: $(CLANGXX) is missing (apt-get install clang)"; exit 1; fi
+	$(VENV)/bin/cmake -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
+	  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CLANGXX) -DBUILD_TESTING=ON \
+	  -DPython_EXECUTABLE=$(abspath $(PY)) -Dpybind11_DIR=$$($(PY) -m pybind11 --cmakedir) \
+	  -S cpp_core -B $(CLANG_DIR) >/dev/null
+	$(VENV)/bin/cmake --build $(CLANG_DIR) --target orbitcc_cpp_tests _core
+	cd $(CLANG_DIR) && ./orbitcc_cpp_tests --gtest_brief=1
+	WANDB_MODE=disabled $(PY) tests/sanitizer_smoke.py $$(ls $(abspath $(CLANG_DIR))/_core*.so)
+
+# UBSan on the optimised (Release, -O2) GCC build, not only ASan's -O1: the C++ tests
+# and the Python smoke run (libubsan is linked into the module; no preload).
+UBSAN_DIR ?= build/ubsan-release
+ubsan-release: install
+	$(VENV)/bin/cmake -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
+	  -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON -DPython_EXECUTABLE=$(abspath $(PY)) \
+	  -DORBITCC_SANITIZE=undefined -DORBITCC_SANITIZE_OPT=-O2 \
+	  -Dpybind11_DIR=$$($(PY) -m pybind11 --cmakedir) -S cpp_core -B $(UBSAN_DIR) >/dev/null
+	$(VENV)/bin/cmake --build $(UBSAN_DIR) --target orbitcc_cpp_tests _core
+	cd $(UBSAN_DIR) && UBSAN_OPTIONS=print_stacktrace=1 ./orbitcc_cpp_tests --gtest_brief=1
+	UBSAN_OPTIONS=print_stacktrace=1 WANDB_MODE=disabled \
+	  $(PY) tests/sanitizer_smoke.py $$(ls $(abspath $(UBSAN_DIR))/_core*.so)
 
 # Env fuzzing (tests/fuzz_env.py): >= 1e6 env steps over every preset and
 # action mode (tens of minutes); CI runs the short one.

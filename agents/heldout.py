@@ -211,8 +211,12 @@ def play_many(path: str, scenario: str, overrides: list[str], seeds: Sequence[in
             progress(len(flat))
     else:
         import multiprocessing
+        import os
 
-        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        from orbitcc.lifetime import die_with_parent
+
+        with multiprocessing.get_context("spawn").Pool(
+                jobs, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
             for row in pool.imap(_play_job, work, chunksize=1):
                 flat.append(row)
                 progress(len(flat))

@@ -28,14 +28,16 @@ def summary() -> dict[str, Any]:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
-def train_throughput(steps: int, trained: bool, seed: int = 0) -> float:
+def train_throughput(steps: int, trained: bool, seed: int = 0,
+                     checkpoint_dir: Path | None = None) -> float:
     """PPO training steps per wall second of the recipe for ``steps`` steps,
-    starting from a fresh (random) policy or from the shipped checkpoint."""
+    starting from a fresh (random) policy or from the shipped checkpoint (or
+    the one in ``checkpoint_dir``), loaded by the one safe loader."""
     import numpy as np
     import torch
     from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
 
-    from orbitcc.agents.checkpoint import ALGO_CLASSES, build_model
+    from orbitcc.agents.checkpoint import build_model, load_checkpoint
     from orbitcc.agents.train import field_overrides, make_env
     from orbitcc.config import compose_config, to_object
 
@@ -52,15 +54,11 @@ def train_throughput(steps: int, trained: bool, seed: int = 0) -> float:
         env = VecNormalize(env, norm_obs=agent.normalize_obs,
                            norm_reward=agent.normalize_reward, gamma=agent.gamma)
     if trained:
-        path = reference_dir() / "model.zip"
-        if not path.is_file():
-            raise FileNotFoundError(f"no shipped reference checkpoint at {path}")
-        model = ALGO_CLASSES[agent.algo].load(str(path), env=env, device="cpu")
-        norm = reference_dir() / "obs_norm.json"
-        if agent.normalize_obs and norm.is_file():  # act as the shipped policy does
-            stats = json.loads(norm.read_text())
-            env.obs_rms.mean = np.asarray(stats["mean"], dtype=np.float64)
-            env.obs_rms.var = np.asarray(stats["var"], dtype=np.float64)
+        ckpt = load_checkpoint(checkpoint_dir or reference_dir(), env=env)
+        model = ckpt.model
+        if agent.normalize_obs and ckpt.obs_norm is not None:  # act as it does
+            env.obs_rms.mean = np.asarray(ckpt.obs_norm["mean"], dtype=np.float64)
+            env.obs_rms.var = np.asarray(ckpt.obs_norm["var"], dtype=np.float64)
     else:
         model = build_model(agent, env, seed=seed)
     started = time.perf_counter()

@@ -137,6 +137,8 @@ def checkpoint_files(model_path: Path, config_file: str) -> list[Path]:
 
 
 def _load_checkpoint(path: str) -> Any:
+    # The agent entrant kind loads through the one safe loader
+    # (orbitcc.env.checkpoint): nothing is unpickled.
     from orbitcc.env.entrant import agent_loader
 
     return agent_loader().load(path)
@@ -158,6 +160,9 @@ def inspect_agent(entrant: str) -> AgentInfo:
         raise PlanError(f"entrant {entrant!r}: {err}") from None
     try:
         ckpt = _load_checkpoint(str(model_path))
+    except ImportError as err:
+        raise PlanError(f"entrant {entrant!r}: agents need the train extra "
+                        f"(pip install 'orbitcc[train]'): {err}") from None
     except Exception as err:  # noqa: BLE001 - a corrupt zip raises many kinds
         raise PlanError(f"entrant {entrant!r}: cannot load the checkpoint {model_path}: "
                         f"{type(err).__name__}: {err}") from None

@@ -106,7 +106,9 @@ def summary_table(records: list[dict[str, Any]], metrics: list[str]) -> str:
         for m in metrics:
             scale = 100.0 if m in PERCENT else 1.0
             mean, std, n = mean_std(r.get(m) for r in rs)
-            cells.append("-" if n == 0 else f"{mean * scale:.4g} +- {std * scale:.2g}")
+            # Seeds whose value is missing or not finite are named, not averaged.
+            count = "" if n == len(rs) else f" ({n} of {len(rs)} seeds)"
+            cells.append("-" if n == 0 else f"{mean * scale:.4g} +- {std * scale:.2g}{count}")
         rows.append(cells)
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()

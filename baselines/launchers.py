@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from orbitcc.baselines.cells import Cell, run_cell, worker_init
+from orbitcc.lifetime import die_with_parent
 
 Outcome = tuple[Cell, dict[str, Any] | None, str | None]  # (cell, record, error)
 LAUNCHERS = ("pool", "ray", "submitit", "serial")
@@ -129,10 +130,18 @@ def batch_cells(cells: list[Cell], workers: int, cap: int = MAX_CELLS_PER_TASK
     return tasks
 
 
+def _pool_worker_init(parent_pid: int) -> None:
+    # A SIGKILLed run leaves no orphans: its workers die with it (and then
+    # multiprocessing's resource tracker, whose pipe they held).
+    die_with_parent(parent_pid)
+    worker_init()
+
+
 def _pool(cells: list[Cell], cfg: LauncherConfig, suite: str) -> Iterator[Outcome]:
     workers = min(cfg.workers or os.cpu_count() or 1, len(cells))
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init,
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                             initializer=_pool_worker_init, initargs=(os.getpid(),),
                              max_tasks_per_child=cfg.max_tasks_per_child) as pool:
         pending: dict[Future, list[Cell]] = {}
         # max_tasks_per_child=1 promises a fresh process per cell: no batching.

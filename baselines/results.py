@@ -31,6 +31,10 @@ REQUIRED_FIELDS: tuple[str, ...] = (
     "key", "entrant", "scenario", "cell", "seed", "overrides", "throughput_mbps",
     "p95_delay_ms", "loss_rate", "config_hash", "git_commit", "orbitcc_version",
 )
+# Of those, the metrics every cell produces as finite numbers: a row with NaN,
+# inf or a string there was not written by a finished cell (issue 24, item 8:
+# such a row counted as done and was averaged as a valid seed).
+FINITE_FIELDS: tuple[str, ...] = ("throughput_mbps", "p95_delay_ms", "loss_rate")
 
 
 class ResultsError(RuntimeError):
@@ -131,6 +135,12 @@ def read_records(path: Path, required: Iterable[str] = ()) -> list[dict[str, Any
             raise ResultsError(
                 f"{path}:{n} is not a complete cell record (missing {', '.join(missing)}); "
                 "remove that line (or use another results= path) and rerun.")
+        bad = [k for k in FINITE_FIELDS if k in required and not finite(record[k])]
+        if bad:
+            raise ResultsError(
+                f"{path}:{n} is a corrupt cell record ({bad[0]} = {record[bad[0]]!r}; "
+                "allowed: a finite number); remove that line (or use another results= "
+                "path) and rerun: its cell runs again.")
         out.append(record)
     return out
 

@@ -14,6 +14,7 @@ import gymnasium as gym
 import numpy as np
 
 from orbitcc import _core
+from orbitcc.env._args import check_info_level, check_reset_options
 from orbitcc.env._build import build_batch, check_seed
 from orbitcc.env.render import Trace, draw
 from orbitcc.env.spaces import action_space, observation_space
@@ -55,7 +56,7 @@ class OrbitCCEnv(gym.Env):
         self.controller = built.controller
         self.scenario = self.config.scenario.name
         self.render_mode = render_mode
-        self.info_level = int(info_level)
+        self.info_level = check_info_level(info_level)
         self.observation_spec: dict[str, Any] = self._batch.observation_spec
         self.action_spec: dict[str, Any] = self._batch.action_spec
         self.observation_space = observation_space(self.observation_spec)
@@ -76,11 +77,14 @@ class OrbitCCEnv(gym.Env):
         self._trace = Trace() if render_mode is not None else None
         self._fig: Any = None
         self._human: Any = None
+        self._closed = False
 
     # ------------------------------------------------------------------ API --
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        self._check_open("reset()")
+        check_reset_options(options, allowed=())
         super().reset(seed=seed)
         if seed is not None:
             seeds: list[int | None] | None = [check_seed(seed)]
@@ -97,6 +101,7 @@ class OrbitCCEnv(gym.Env):
         return self._obs.copy(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        self._check_open("step()")
         if not self._started:
             raise RuntimeError("call reset() before step()")
         if self._done:
@@ -120,15 +125,18 @@ class OrbitCCEnv(gym.Env):
 
     def summary(self) -> dict[str, Any]:
         """The episode's metrics so far, exactly as ``orbitcc.run`` reports them."""
+        self._check_open("summary()")
         return dict(self._batch.simulation(0).summary())
 
     @property
     def simulation(self) -> Any:
         """The running ``orbitcc._core.Simulation`` (valid until the next reset)."""
+        self._check_open("simulation")
         return self._batch.simulation(0)
 
     @property
     def episode_seed(self) -> int:
+        self._check_open("episode_seed")
         return int(self._batch.episode_seed(0))
 
     def render(self) -> np.ndarray | None:
@@ -151,11 +159,24 @@ class OrbitCCEnv(gym.Env):
         return None
 
     def close(self) -> None:
+        """Frees the simulation; the env can then only be closed again."""
         if self._human is not None:
             import matplotlib.pyplot as plt
 
             plt.close(self._human)
             self._human = None
+        if self._closed:
+            return
+        self._closed = True
+        # The buffer views go with the batch (they keep its memory alive).
+        self._batch = None
+        self._obs = self._rewards = self._term = self._trunc = None  # type: ignore[assignment]
+        self._metrics = self._subflow = None  # type: ignore[assignment]
+
+    def _check_open(self, what: str) -> None:
+        if self._closed:
+            raise RuntimeError(f"{what} after close(): this env is closed and its "
+                               "simulation freed; make a new one (gym.make / orbitcc.env.make)")
 
     # ------------------------------------------------------------ internals --
 

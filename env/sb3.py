@@ -42,6 +42,7 @@ class OrbitCCSB3VecEnv(VecEnv):
         self._started = False
 
     def reset(self) -> np.ndarray:
+        self._check_open("reset()")
         seeds: list[int | None] | None
         if any(s is not None for s in self._seeds):
             seeds = [None if s is None else int(s) for s in self._seeds]
@@ -59,6 +60,7 @@ class OrbitCCSB3VecEnv(VecEnv):
         self._actions = np.asarray(actions)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        self._check_open("step()")
         assert self._actions is not None, "step_async must come first"
         actions = self._actions
         if not self._batch.action_spec["discrete"]:
@@ -87,11 +89,17 @@ class OrbitCCSB3VecEnv(VecEnv):
                 done.copy(), infos)
 
     def close(self) -> None:
-        pass
+        self._batch = None  # type: ignore[assignment]
+
+    def _check_open(self, what: str) -> None:
+        if self._batch is None:
+            raise RuntimeError(f"{what} after close(): this VecEnv is closed and its "
+                               "simulations freed; make a new one")
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         """An attribute of each env: its view's (``episode_seed``, ``simulation``,
         ``summary``, ...) or, for shared settings (``render_mode``, ``config``), ours."""
+        self._check_open(f"get_attr({attr_name!r})")
         out = []
         for i in self._indices(indices):
             view = _EnvView(self._batch, i)
@@ -104,6 +112,7 @@ class OrbitCCSB3VecEnv(VecEnv):
     def env_method(self, method_name: str, *args: Any, indices: Any = None,
                    **kwargs: Any) -> list[Any]:
         """Calls ``method_name`` of each env's view (see ``_EnvView``)."""
+        self._check_open(f"env_method({method_name!r})")
         out = []
         for i in self._indices(indices):
             method = getattr(_EnvView(self._batch, i), method_name, None)

@@ -25,6 +25,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from orbitcc import _core
+from orbitcc.env._args import check_reset_options
 from orbitcc.env._build import build_batch, check_count, check_seed
 from orbitcc.env.spaces import action_space, observation_space
 
@@ -98,6 +99,8 @@ class OrbitCCVectorEnv(VectorEnv):
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        self._check_open("reset()")
+        check_reset_options(options, allowed=("reset_mask",))
         mask = None
         if options and "reset_mask" in options:
             mask = np.asarray(options["reset_mask"], dtype=bool)
@@ -120,6 +123,7 @@ class OrbitCCVectorEnv(VectorEnv):
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:
+        self._check_open("step()")
         if not self._started:
             raise RuntimeError("call reset() before step()")
         # One C++ call steps and copies the results out (obs, rewards,
@@ -140,10 +144,20 @@ class OrbitCCVectorEnv(VectorEnv):
 
     def episode_summary(self, env: int) -> dict[str, Any]:
         """Metrics of env's last finished episode (the ``orbitcc.run`` keys)."""
+        self._check_open("episode_summary()")
         return dict(self._batch.last_summary(env))
 
     def close_extras(self, **kwargs: Any) -> None:
+        # The buffer views go with the batch (they keep its memory alive).
         self._batch = None  # type: ignore[assignment]
+        self._obs = self._final_obs = self._rewards = None  # type: ignore[assignment]
+        self._term = self._trunc = self._metrics = None  # type: ignore[assignment]
+        self._final_metrics = None  # type: ignore[assignment]
+
+    def _check_open(self, what: str) -> None:
+        if self._batch is None:
+            raise RuntimeError(f"{what} after close(): this vector env is closed and its "
+                               "simulations freed; make a new one (orbitcc.make_vec)")
 
     def _out(self, arr: np.ndarray) -> np.ndarray:
         return arr.copy() if self.copy else arr

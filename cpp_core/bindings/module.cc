@@ -15,6 +15,7 @@
 #include "bindings/simulation_handle.h"
 #include "bindings/spec_from_dict.h"
 #include "bindings/summary_dict.h"
+#include "bindings/toolchain_check.h"
 #include "cc/controller.h"
 #include "engine/simulation.h"
 #include "spec/summary_value.h"
@@ -72,6 +73,40 @@ PYBIND11_MODULE(_core, m) {
   m.doc() =
       "orbitcc's packet-level LEO congestion-control simulator (C++ core).";
   m.attr("__version__") = kVersion;
+  // An older libstdc++ than the headers this module was compiled with gives
+  // one clear ImportError instead of a crash later (issue 24, item 9).
+  const orbitcc::LibstdcxxInfo libstdcxx = orbitcc::InspectLibstdcxx();
+  if (const std::string problem = orbitcc::LibstdcxxProblem(libstdcxx);
+      !problem.empty()) {
+    throw py::import_error(problem);
+  }
+  m.def(
+      "libstdcxx_info",
+      []() {
+        const orbitcc::LibstdcxxInfo i = orbitcc::InspectLibstdcxx();
+        py::dict d;
+        d["headers_release"] = i.headers_release;
+        d["needed_minor"] = i.needed_minor;
+        d["loaded_path"] = i.loaded_path;
+        d["loaded_minor"] = i.loaded_minor;
+        d["copies"] = i.copies;
+        d["problem"] = orbitcc::LibstdcxxProblem(i);
+        return d;
+      },
+      "The libstdc++ this module was compiled for (headers_release: GCC "
+      "major; needed_minor: GLIBCXX_3.4.<n>) and the one it runs with.");
+  m.def(
+      "libstdcxx_problem",
+      [](int headers_release, int loaded_minor) {
+        orbitcc::LibstdcxxInfo i;
+        i.headers_release = headers_release;
+        i.needed_minor = orbitcc::GlibcxxMinorOfGccRelease(headers_release);
+        i.loaded_path = "/old/libstdc++.so.6";
+        i.loaded_minor = loaded_minor;
+        i.copies = {i.loaded_path};
+        return orbitcc::LibstdcxxProblem(i);
+      },
+      "The import check's message for a given pair (empty when compatible).");
   orbitcc::RegisterLeoBindings(m);
   orbitcc::RegisterEnvBindings(m);
   orbitcc::RegisterParamBindings(m);

@@ -3,18 +3,19 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
+#include <string>
+
+#include "sim/format.h"
 
 namespace orbitcc {
 namespace {
 
 void Require(bool ok, const char* name, double value, const char* range) {
   if (ok) return;
-  std::ostringstream msg;
-  msg << "adaptive Kalman filter option '" << name << "' = " << value
-      << " is out of range; allowed: " << range;
-  throw std::invalid_argument(msg.str());
+  throw std::invalid_argument(std::string("adaptive Kalman filter option '") +
+                              name + "' = " + FormatNumber(value, 6) +
+                              " is out of range; allowed: " + range);
 }
 
 // Sum of squared residuals of the fit c_j ~ alpha_j q + beta_j r.

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "sim/format.h"
 
 namespace orbitcc {
 void RefwaParams::Validate() const {
@@ -84,12 +86,12 @@ std::string RefwaStabilityWarning(const RefwaParams& params) {
   }
   if (o2 >= 1.0) problems.push_back("psi >= 1 (Omega2 >= 1)");
   if (problems.empty()) return "";
-  std::ostringstream msg;
-  msg << "REFWA parameters phi = " << params.phi << ", psi = " << params.psi
-      << " lie outside the stability region of the REFWA paper's Appendix I "
-         "(0 <= phi - 1 <= psi + 1, psi < 1): ";
+  std::string msg = "REFWA parameters phi = " + FormatNumber(params.phi, 6) +
+                    ", psi = " + FormatNumber(params.psi, 6) +
+                    " lie outside the stability region of the REFWA paper's "
+                    "Appendix I (0 <= phi - 1 <= psi + 1, psi < 1): ";
   for (std::size_t i = 0; i < problems.size(); ++i) {
-    msg << (i ? "; " : "") << problems[i];
+    msg += (i ? "; " : "") + problems[i];
   }
   // The exact discrete-time test (Jury) for the poles of
   // z^2 + Omega1 z + Omega2 tells whether the linearised recursion still
@@ -97,15 +99,17 @@ std::string RefwaStabilityWarning(const RefwaParams& params) {
   const bool poles_inside =
       std::fabs(o2) < 1.0 && 1.0 + o1 + o2 > 0.0 && 1.0 - o1 + o2 > 0.0;
   if (poles_inside) {
-    msg << ". The linearised recursion still has both poles inside the unit "
-           "circle (it converges), but this is outside the region the paper "
-           "analysed.";
+    msg +=
+        ". The linearised recursion still has both poles inside the unit "
+        "circle (it converges), but this is outside the region the paper "
+        "analysed.";
   } else {
-    msg << ". The linearised recursion has a pole on or outside the unit "
-           "circle: the aggregate window will oscillate without settling or "
-           "diverge.";
+    msg +=
+        ". The linearised recursion has a pole on or outside the unit "
+        "circle: the aggregate window will oscillate without settling or "
+        "diverge.";
   }
-  return msg.str();
+  return msg;
 }
 
 RefwaRouter::RefwaRouter(const RefwaParams& params) : params_(params) {

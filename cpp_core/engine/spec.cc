@@ -1,12 +1,12 @@
 #include "engine/spec.h"
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 #include <utility>
 
 #include "cc/controller.h"
 #include "net/packet.h"
+#include "sim/format.h"
 #include "transport/stream_scheduler.h"
 
 namespace orbitcc {
@@ -21,20 +21,14 @@ void CheckPath(const std::string& where, const std::vector<int>& path,
   if (path.empty()) Fail(where, "must name at least one link");
   for (int link : path) {
     if (link < 0 || static_cast<size_t>(link) >= num_links) {
-      std::ostringstream msg;
-      msg << "link index " << link << " does not exist; allowed: 0.."
-          << static_cast<long>(num_links) - 1;
-      Fail(where, msg.str());
+      Fail(where, "link index " + std::to_string(link) +
+                      " does not exist; allowed: 0.." +
+                      std::to_string(static_cast<long>(num_links) - 1));
     }
   }
 }
 
-std::string Num(double x) {
-  std::ostringstream out;
-  out.precision(6);
-  out << x;
-  return out.str();
-}
+std::string Num(double x) { return FormatNumber(x, 6); }
 
 // A capacity is 0 (an outage) or within the physical range.
 void CheckCapacity(const std::string& where, double bps) {

@@ -8,10 +8,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
+#include "sim/format.h"
 #include "sim/time.h"
 
 namespace orbitcc {
@@ -57,13 +57,9 @@ constexpr uint64_t LossStateSubstream(uint64_t link_id) {
   throw std::invalid_argument(what + ": " + message);
 }
 
-// Formats a double with enough digits to be unambiguous in error messages.
-inline std::string FormatDouble(double v) {
-  std::ostringstream out;
-  out.precision(12);
-  out << v;
-  return out.str();
-}
+// Formats a double with enough digits to be unambiguous in error messages
+// (no iostreams: sim/format.h).
+inline std::string FormatDouble(double v) { return FormatNumber(v, 12); }
 
 // True if `v` is a finite probability in [0, 1].
 inline bool IsProbability(double v) {

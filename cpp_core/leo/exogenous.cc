@@ -14,11 +14,21 @@ constexpr double kPiD = 3.14159265358979323846;
 // Longest blackout or delay jump any distribution may produce: an hour.
 constexpr double kMaxDurationS = 3600.0;
 
-void Require(bool ok, const std::string& field, const std::string& range,
-             double value) {
-  if (ok) return;
+// Validation formats nothing unless it fails (issue 24, item 9): the field
+// name and the range are built only on the way to the exception.
+[[noreturn]] void OutOfRange(const std::string& field, const std::string& range,
+                             double value) {
   throw std::invalid_argument(field + " = " + FormatDouble(value) +
                               " is out of range; allowed: " + range);
+}
+
+void Require(bool ok, const std::string& where, const char* suffix,
+             const char* range, double value) {
+  if (!ok) OutOfRange(where + suffix, range, value);
+}
+
+std::string DurationRange() {
+  return "[0, " + FormatDouble(kMaxDurationS) + "] s";
 }
 
 }  // namespace
@@ -74,49 +84,52 @@ double RandomDuration::MeanSeconds() const {
 }
 
 void RandomDuration::Validate(const std::string& where) const {
-  const std::string range = "[0, " + FormatDouble(kMaxDurationS) + "] s";
   switch (kind) {
     case Kind::kFixed:
-      Require(std::isfinite(fixed_s) && fixed_s >= 0.0 &&
-                  fixed_s <= kMaxDurationS,
-              where, range, fixed_s);
+      if (!(std::isfinite(fixed_s) && fixed_s >= 0.0 &&
+            fixed_s <= kMaxDurationS)) {
+        OutOfRange(where, DurationRange(), fixed_s);
+      }
       return;
     case Kind::kUniform:
     case Kind::kLogNormal:
-      Require(std::isfinite(min_s) && min_s >= 0.0 && min_s <= kMaxDurationS,
-              where + ".min_s", range, min_s);
-      Require(std::isfinite(max_s) && max_s >= min_s &&
-                  max_s <= kMaxDurationS,
-              where + ".max_s",
-              "[min_s = " + FormatDouble(min_s) + ", " +
-                  FormatDouble(kMaxDurationS) + "] s",
-              max_s);
+      if (!(std::isfinite(min_s) && min_s >= 0.0 && min_s <= kMaxDurationS)) {
+        OutOfRange(where + ".min_s", DurationRange(), min_s);
+      }
+      if (!(std::isfinite(max_s) && max_s >= min_s &&
+            max_s <= kMaxDurationS)) {
+        OutOfRange(where + ".max_s",
+                   "[min_s = " + FormatDouble(min_s) + ", " +
+                       FormatDouble(kMaxDurationS) + "] s",
+                   max_s);
+      }
       break;
   }
   if (kind == Kind::kLogNormal) {
-    Require(std::isfinite(median_s) && median_s >= min_s && median_s <= max_s,
-            where + ".median_s",
-            "[min_s, max_s] = [" + FormatDouble(min_s) + ", " +
-                FormatDouble(max_s) + "] s",
-            median_s);
-    Require(std::isfinite(sigma) && sigma >= 0.0 && sigma <= 5.0,
-            where + ".sigma", "[0, 5]", sigma);
+    if (!(std::isfinite(median_s) && median_s >= min_s && median_s <= max_s)) {
+      OutOfRange(where + ".median_s",
+                 "[min_s, max_s] = [" + FormatDouble(min_s) + ", " +
+                     FormatDouble(max_s) + "] s",
+                 median_s);
+    }
+    Require(std::isfinite(sigma) && sigma >= 0.0 && sigma <= 5.0, where,
+            ".sigma", "[0, 5]", sigma);
   }
 }
 
 void LinkJitterParams::Validate(const std::string& where) const {
   Require(std::isfinite(capacity_sigma) && capacity_sigma >= 0.0 &&
               capacity_sigma <= 2.0,
-          where + ".capacity_sigma", "[0, 2]", capacity_sigma);
+          where, ".capacity_sigma", "[0, 2]", capacity_sigma);
   Require(std::isfinite(max_factor) && max_factor >= 0.0 && max_factor <= 100.0,
-          where + ".max_factor", "[0, 100] (0: no ceiling)", max_factor);
-  Require(interval > 0 && interval <= 3600 * kNsPerSec, where + ".interval_s",
+          where, ".max_factor", "[0, 100] (0: no ceiling)", max_factor);
+  Require(interval > 0 && interval <= 3600 * kNsPerSec, where, ".interval_s",
           "(0, 3600] s", ToSeconds(interval));
   Require(std::isfinite(correlation) && correlation >= 0.0 &&
               correlation < 1.0,
-          where + ".correlation", "[0, 1)", correlation);
+          where, ".correlation", "[0, 1)", correlation);
   Require(handover_delay_max >= 0 && handover_delay_max <= 10 * kNsPerSec,
-          where + ".handover_delay_ms", "[0, 10000] ms",
+          where, ".handover_delay_ms", "[0, 10000] ms",
           ToSeconds(handover_delay_max) * 1e3);
 }
 

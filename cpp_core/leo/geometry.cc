@@ -2,17 +2,18 @@
 
 #include <algorithm>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
+#include <string>
+
+#include "sim/format.h"
 
 namespace orbitcc {
 
 void LeoRequire(bool ok, const std::string& field, const std::string& range,
                 double value) {
   if (ok) return;
-  std::ostringstream msg;
-  msg << field << " must be " << range << " (got " << value << ")";
-  throw std::invalid_argument(msg.str());
+  throw std::invalid_argument(field + " must be " + range + " (got " +
+                              FormatNumber(value, 6) + ")");
 }
 
 // ---------------------------------------------------------------------------

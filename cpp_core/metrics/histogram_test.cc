@@ -104,6 +104,98 @@ TEST(LogHistogramTest, MeanMaxCountAndMerge) {
   EXPECT_EQ(a.Quantile(0.5), 30.0);
 }
 
+// Issue 24: every one-way delay of a flow was 59,960 us, in the bucket
+// [59904, 60416) whose midpoint 60,159.5 us became a p99 of 60.16 ms above
+// the max of 59.96 ms. Every quantile of identical samples is that sample.
+TEST(LogHistogramTest, QuantilesOfIdenticalSamplesAreTheSample) {
+  LogHistogram h;
+  for (int i = 0; i < 1000; ++i) h.Add(59960);
+  ASSERT_GT(LogHistogram::Midpoint(LogHistogram::Index(59960)), 59960.0);
+  for (double q : {0.0, 0.01, 0.5, 0.95, 0.99, 0.999, 1.0}) {
+    EXPECT_EQ(h.Quantile(q), 59960.0) << "q = " << q;
+  }
+  EXPECT_EQ(h.min(), 59960u);
+  EXPECT_EQ(h.max(), 59960u);
+}
+
+// Against exact order statistics: for every q on a fine grid, the estimate
+// lies in the bucket of the exact order statistic x_(ceil(q n)) (so within
+// 1/64 of it), inside [min, max], and is non-decreasing in q; q = 0 and 1
+// give the exact min and max.
+void CheckAgainstOrderStatistics(const std::vector<uint64_t>& values) {
+  LogHistogram h;
+  for (uint64_t v : values) h.Add(v);
+  std::vector<uint64_t> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const double lo = static_cast<double>(sorted.front());
+  const double hi = static_cast<double>(sorted.back());
+  ASSERT_EQ(h.min(), sorted.front());
+  ASSERT_EQ(h.max(), sorted.back());
+  EXPECT_EQ(h.Quantile(0.0), lo);
+  EXPECT_EQ(h.Quantile(1.0), hi);
+  double previous = lo;
+  for (int k = 0; k <= 1000; ++k) {
+    const double q = k / 1000.0;
+    const double approx = h.Quantile(q);
+    const uint64_t exact = ExactQuantile(sorted, q);
+    ASSERT_GE(approx, lo) << "q = " << q;
+    ASSERT_LE(approx, hi) << "q = " << q;
+    ASSERT_GE(approx, previous) << "q = " << q;
+    previous = approx;
+    // Same bucket as the exact order statistic: the bucket's value range
+    // [first, last] (clamped to the observed range) holds the estimate.
+    uint64_t first = exact, last = exact;
+    if (exact >= LogHistogram::kSub) {  // width 2^(msb - 6)
+      const int shift = 63 - __builtin_clzll(exact) - LogHistogram::kSubBits;
+      first = exact >> shift << shift;
+      last = first + (uint64_t{1} << shift) - 1;
+    }
+    ASSERT_EQ(LogHistogram::Index(first), LogHistogram::Index(exact));
+    ASSERT_EQ(LogHistogram::Index(last), LogHistogram::Index(exact));
+    ASSERT_GE(approx, std::max(static_cast<double>(first), lo))
+        << "q = " << q << " exact " << exact;
+    ASSERT_LE(approx, std::min(static_cast<double>(last), hi))
+        << "q = " << q << " exact " << exact;
+  }
+}
+
+TEST(LogHistogramTest, QuantilesAgreeWithExactOrderStatistics) {
+  // Known samples: 1..1000 us (ranks are the values themselves).
+  std::vector<uint64_t> ramp;
+  for (uint64_t v = 1; v <= 1000; ++v) ramp.push_back(v);
+  CheckAgainstOrderStatistics(ramp);
+  LogHistogram h;
+  for (uint64_t v : ramp) h.Add(v);
+  EXPECT_EQ(h.Quantile(0.05), 50.0);  // < 64: exact
+  const double p99 = h.Quantile(0.99);  // x_(990) = 990, bucket [984, 991]
+  EXPECT_GE(p99, 984.0);
+  EXPECT_LE(p99, 991.0);
+  // Random delays: a narrow band inside one or two buckets (where clamping
+  // matters) and a wide log-normal one; a handful of samples.
+  std::mt19937_64 gen(5);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<uint64_t> v;
+    const int n = 1 + static_cast<int>(gen() % 500);
+    std::uniform_int_distribution<uint64_t> narrow(59900, 60100);
+    std::lognormal_distribution<double> wide(std::log(30000.0), 1.0);
+    for (int i = 0; i < n; ++i) {
+      v.push_back(trial % 2 ? narrow(gen) : static_cast<uint64_t>(wide(gen)));
+    }
+    CheckAgainstOrderStatistics(v);
+  }
+}
+
+TEST(LogHistogramTest, MergeKeepsTheMinimum) {
+  LogHistogram a, b;
+  EXPECT_EQ(a.min(), 0u);
+  a.Add(70000);
+  b.Add(65000);
+  a.Merge(b);
+  EXPECT_EQ(a.min(), 65000u);
+  EXPECT_EQ(a.Quantile(0.0), 65000.0);
+  EXPECT_EQ(a.Quantile(1.0), 70000.0);
+}
+
 // Memory is a fixed array: the object never allocates, whatever it records.
 TEST(LogHistogramTest, ConstantMemory) {
   static_assert(std::is_trivially_copyable<LogHistogram>::value,

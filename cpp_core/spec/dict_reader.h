@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <limits>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "sim/format.h"
 #include "sim/param_spec.h"
 #include "sim/time.h"
 #include "spec/value.h"
@@ -210,12 +210,7 @@ class DictReader {
 
  private:
   std::string Prefix() const { return where_.empty() ? "" : where_ + "."; }
-  static std::string Num(double x) {
-    std::ostringstream out;
-    out.precision(12);
-    out << x;
-    return out.str();
-  }
+  static std::string Num(double x) { return FormatNumber(x, 12); }
   const Value* map_;
   std::string where_;
   std::set<std::string> allowed_;

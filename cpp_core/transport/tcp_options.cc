@@ -1,9 +1,9 @@
 #include "transport/tcp_options.h"
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 
+#include "sim/format.h"
 #include "transport/transport_config.h"
 
 namespace orbitcc {
@@ -37,10 +37,11 @@ class Reader {
     if (it == params_.end()) return fallback;
     const double v = it->second;
     if (!(v >= lo && v <= hi)) {  // also rejects NaN
-      std::ostringstream msg;
-      msg << "transport parameter '" << key << "' = " << v
-          << " is out of range; allowed: [" << lo << ", " << hi << "]";
-      throw std::invalid_argument(msg.str());
+      throw std::invalid_argument("transport parameter '" + key + "' = " +
+                                  FormatNumber(v, 6) +
+                                  " is out of range; allowed: [" +
+                                  FormatNumber(lo, 6) + ", " +
+                                  FormatNumber(hi, 6) + "]");
     }
     return v;
   }
@@ -48,10 +49,8 @@ class Reader {
                    double hi) const {
     const double v = Get(key, fallback, lo, hi);
     if (v != std::floor(v)) {
-      std::ostringstream msg;
-      msg << "transport parameter '" << key << "' = " << v
-          << " must be an integer";
-      throw std::invalid_argument(msg.str());
+      throw std::invalid_argument("transport parameter '" + key + "' = " +
+                                  FormatNumber(v, 6) + " must be an integer");
     }
     return static_cast<uint64_t>(v);
   }

@@ -438,7 +438,7 @@ def side_by_side(cells: Sequence[Any], log: Callable[[str], None] = print
     over seeds per (entrant, scenario cell), each metric's gap and steps/s.
     """
     from orbitcc.config import AGENT_ENTRANT_PREFIX
-    from orbitcc.env.entrant import agent_loader
+    from orbitcc.env.checkpoint import load_checkpoint
 
     check_cells(cells)
     records: list[dict[str, Any]] = []
@@ -446,7 +446,7 @@ def side_by_side(cells: Sequence[Any], log: Callable[[str], None] = print
         base = {"entrant": cell.entrant, "entrant_label": cell.entrant_label,
                 "scenario": cell.scenario, "cell": cell.cell, "seed": cell.seed}
         if cell.entrant.startswith(AGENT_ENTRANT_PREFIX):
-            model = agent_loader().load(cell.entrant[len(AGENT_ENTRANT_PREFIX):]).model
+            model = load_checkpoint(cell.entrant[len(AGENT_ENTRANT_PREFIX):]).model
             play = policy_from(model)
             overrides = _cell_overrides(cell)
             pair = [run_orbitcc(play, cell.scenario, overrides, cell.seed),
@@ -494,6 +494,7 @@ def _main(argv: Sequence[str] | None = None) -> None:
 
     from stable_baselines3 import PPO
 
+    from orbitcc.env.checkpoint import load_model
     from orbitcc.env.orbitcc_env import OrbitCCEnv
 
     ap = argparse.ArgumentParser(prog="python -m orbitcc.env.ns3gym.backend")
@@ -505,7 +506,12 @@ def _main(argv: Sequence[str] | None = None) -> None:
     train_ov = ["scenario.transport=tcp", "scenario.schedule_source=starlink_dual",
                 "duration_s=20"]
     if args.model and Path(args.model).exists():
-        model = PPO.load(args.model, device="cpu")
+        # Through the one safe loader (nothing in the file is unpickled): a
+        # PPO with SB3's default MlpPolicy on the training env's spaces.
+        env = OrbitCCEnv("single_link", None, train_ov, info_level=0)
+        spaces = (env.observation_space, env.action_space)
+        env.close()
+        model = load_model(args.model, "ppo", {}, spaces)
         print(f"PPO loaded from {args.model}\n")
     else:
         env = OrbitCCEnv("single_link", None, train_ov, info_level=0)

@@ -727,6 +727,8 @@ def _app(cfg: DictConfig) -> None:
     from orbitcc.config import to_object
 
     bench_cfg = to_object(cfg)
+    if bench_cfg.json:  # before minutes of measuring, not after (issue 24, item 8)
+        check_writable(Path(bench_cfg.json))
     report = run_bench(bench_cfg)
     for line in summary_lines(report):
         print(line)
@@ -735,6 +737,21 @@ def _app(cfg: DictConfig) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(report, indent=2) + "\n")
         print(f"wrote {path}")
+
+
+def check_writable(path: Path) -> None:
+    """Raises ValueError unless ``path`` can be written (its folder is made)."""
+    import tempfile
+
+    if path.is_dir():
+        raise ValueError(f"--json {path}: is a directory; allowed: a file path")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}."):
+            pass
+    except OSError as err:
+        raise ValueError(f"--json {path}: cannot write there ({err.strerror or err}); "
+                         "allowed: a path in a writable folder") from None
 
 
 def _translate_argv(argv: list[str]) -> list[str]:
