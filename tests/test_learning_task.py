@@ -507,7 +507,7 @@ def test_best_checkpoint_is_the_best_feasible_one() -> None:
     callback = HeldOutEvalCallback(
         1, lambda policy: dict(zip(("return", "unfairness_pct"), next(results),
                                    strict=True)),
-        act=lambda m, obs: obs, save_best=lambda m: saved.append(callback.num_timesteps),
+        policy_of=lambda m: (lambda obs: obs), save_best=lambda m: saved.append(callback.num_timesteps),
         feasible=lambda r: r["unfairness_pct"] <= 8.0)
     callback.model = SimpleNamespace(logger=Logger(None, []))
     for step in range(1, 6):
