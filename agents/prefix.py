@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 RECIPE = "ppo_starlink"
-PREFIX_ROLLOUTS = 2  # update 1 is logged (SB3 dumps losses a rollout later); both are in the parameters
+# Update 1 is logged (SB3 dumps losses a rollout later); both are in the parameters.
+PREFIX_ROLLOUTS = 2
 ROLLOUT_STEPS = 128 * 8  # the recipe's n_steps x num_envs
 # Relative tolerance of the comparison. The prefix is bitwise reproducible on
 # one machine (checked at two runs); 1e-9 leaves room only for a
