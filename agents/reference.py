@@ -95,11 +95,13 @@ def ship(run_dir: Path, docs_dir: Path | None = None) -> Path:
     return dest
 
 
-def seeds_report(run_dirs: list[Path], seeds: int, baselines: list[str], jobs: int = 1
-                 ) -> dict[str, Any]:
+def seeds_report(run_dirs: list[Path], seeds: int, baselines: list[str], jobs: int = 1,
+                 extra: list[str] | None = None) -> dict[str, Any]:
     """The held-out numbers of several training seeds of the recipe: per run,
     the agent's means over ``seeds`` test-split episodes and its paired
-    differences to each baseline; over the runs, mean +- std (ddof 1) of each."""
+    differences to each baseline; over the runs, mean +- std (ddof 1) of each.
+    ``extra``: overrides appended to the task for every entrant (e.g. a
+    shorter duration_s)."""
     import numpy as np
     from omegaconf import OmegaConf
 
@@ -118,13 +120,14 @@ def seeds_report(run_dirs: list[Path], seeds: int, baselines: list[str], jobs: i
         raise ValueError("seeds: the runs were trained on different tasks; compare runs "
                          "of one recipe")
     scenario = configs[0]["scenario"]["name"]  # type: ignore[index]
+    task = [*tasks[0], *(extra or [])]
     test_seeds = list(range(seeds))
-    base_rows = heldout.play_many(str(run_dirs[0]), scenario, tasks[0], test_seeds,
+    base_rows = heldout.play_many(str(run_dirs[0]), scenario, task, test_seeds,
                                   baselines, jobs) if baselines else []
     base = dict(zip(baselines, base_rows, strict=True))
     per_run = []
     for run in run_dirs:
-        (rows,) = heldout.play_many(str(run), scenario, tasks[0], test_seeds, [None], jobs)
+        (rows,) = heldout.play_many(str(run), scenario, task, test_seeds, [None], jobs)
         per_run.append({"run": str(run),
                         "mean": {k: float(np.mean([r[k] for r in rows]))
                                  for k in heldout.TABLE_KEYS},

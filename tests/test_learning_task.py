@@ -561,12 +561,12 @@ def test_constrained_training_moves_the_multipliers_by_the_rule(tmp_path: Path) 
     assert constraints["queueing"]["limit"] == 100.0
     history = summary["multiplier_history"]
     assert len(history) == 4  # one update per rollout of 2 x 128 steps
-    lam = {"unfairness": 1.0, "queueing": 1.0}  # reward.fairness_weight, delay_weight
+    lam = {"unfairness": 2.0, "queueing": 1.0}  # reward.fairness_weight (fair: 2), delay_weight
     for point in history:
         for metric, c in constraints.items():
             lam[metric] = max(0.0, lam[metric] + 2.0 * (point[metric] - c["limit"]))
             assert point[f"{metric}_multiplier"] == pytest.approx(lam[metric], rel=1e-12)
-    assert lam["unfairness"] > 1.0  # the background flow was squeezed at some step
+    assert lam["unfairness"] > 2.0  # the background flow was squeezed at some step
     assert lam["queueing"] == 0.0  # far below its limit: the term is dropped
     for metric, c in constraints.items():
         assert c["final_multiplier"] == history[-1][f"{metric}_multiplier"]
