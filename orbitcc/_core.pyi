@@ -46,6 +46,12 @@ def refwa_router_params() -> list[dict[str, Any]]:
 def simulation_params() -> list[dict[str, Any]]:
     """The simulation spec's scalar settings (packet_bytes, initial_window_packets)."""
 
+def queue_kinds() -> list[str]:
+    """A link's queue disciplines: droptail, codel, fq_codel, red (docs/aqm.md)."""
+
+def queue_params(kind: str) -> list[dict[str, Any]]:
+    """The settings of one queue discipline (docs/aqm.md); ValueError if unknown."""
+
 def stream_params() -> list[dict[str, Any]]:
     """A multi-stream QUIC flow's settings (stream scheduler, weights; docs/streams.md)."""
 

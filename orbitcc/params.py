@@ -30,6 +30,8 @@ CONTROLLER_SUMMARIES = {
     "cubic": "CUBIC (RFC 9438).",
     "external": "The window and pacing rate are set from outside each step (the RL agent).",
     "bbr": "BBR v1 (Cardwell et al.; Linux tcp_bbr). Defaults are the published constants.",
+    "bbr3": ("BBRv3 (draft-cardwell-ccwg-bbr): loss-bounded inflight_hi / inflight_lo,\n"
+             "ProbeBW DOWN/CRUISE/REFILL/UP. Defaults are the draft's constants."),
     "lia": "LIA, linked increases (RFC 6356). Coupled: needs a multipath QUIC flow.",
     "olia": "OLIA (Khalili et al.; MACO paper Eq. 1), the MPQUIC default. Coupled.",
     "balia": "BALIA (Peng, Walid, Hwang, Low). Coupled.",
@@ -61,6 +63,9 @@ def tables() -> dict[str, list[Row]]:
     out["refwa_router"] = list(_core.refwa_router_params())
     out["simulation"] = list(_core.simulation_params())
     out["quic_streams"] = list(_core.stream_params())
+    for kind in _core.queue_kinds():
+        if kind != "droptail":
+            out[f"queue_{kind}"] = list(_core.queue_params(kind))
     return out
 
 
@@ -68,7 +73,8 @@ def describe(name: str) -> str:
     """A readable table of one owner's settings: default, range, unit and help of each.
 
     ``name`` is a controller (``"maco"``), ``"env"``, ``"reward"``,
-    ``"refwa_router"`` or ``"features"`` (the observation features).
+    ``"refwa_router"``, a queue discipline (``"queue_codel"``, ``"queue_fq_codel"``,
+    ``"queue_red"``) or ``"features"`` (the observation features).
     """
     if name == "features":
         rows = _core.env_feature_catalogue()
@@ -91,6 +97,10 @@ def describe(name: str) -> str:
             "quic_streams": "a multi-stream QUIC flow: {stream_scheduler, streams: "
                             "[{weight, app}, ...]}"}.get(
                 name, f"controller={name}; set with controller.params.<name>=<value>")
+    if name.startswith("queue_"):
+        kind = name[len("queue_"):]
+        head = (f"a link's queue: {{type: {kind}, <name>: <value>}}; a preset's bottlenecks: "
+                f"scenario.queue={kind} +scenario.queue_params.<name>=<value>")
     if not rows:
         return f"{name}: no parameters ({head})"
     lines = [f"{name} ({head})"]
@@ -173,7 +183,7 @@ def render_doc(text: str) -> str:
                       text)
 
 
-GENERATED_DOCS = ("docs/controllers.md", "docs/env.md", "docs/streams.md")
+GENERATED_DOCS = ("docs/controllers.md", "docs/env.md", "docs/streams.md", "docs/aqm.md")
 
 
 def generated_files() -> dict[Path, str]:

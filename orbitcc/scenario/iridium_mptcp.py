@@ -48,6 +48,7 @@ from typing import Any
 from orbitcc import _core
 from orbitcc.scenario._common import (
     SCHEDULERS,
+    BottleneckQueue,
     check_shared_fields,
     choose,
     flow,
@@ -59,7 +60,7 @@ from orbitcc.validation import check_range
 
 
 @dataclass
-class IridiumMptcpScenario(AccessRandomness):
+class IridiumMptcpScenario(AccessRandomness, BottleneckQueue):
     kind: str = "iridium_mptcp"
     name: str = "iridium_mptcp"
     description: str = ""
@@ -154,6 +155,7 @@ def build_iridium_mptcp(s: IridiumMptcpScenario, controller: str | None,
     for k in range(s.num_subflows):
         links.append({"name": f"path{k}", "process": s.isl_path(k),
                       "buffer_packets": s.buffer_packets, "bottleneck": k == 0,
+                      **s.queue_fields(),
                       **s.overlays()})
         links.append({"name": f"path{k}_return", "process": s.isl_path(k, reverse=True)})
         paths.append({"forward": [2 * k], "reverse": [2 * k + 1]})

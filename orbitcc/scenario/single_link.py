@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from orbitcc.scenario._common import check_shared_fields
+from orbitcc.scenario._common import BottleneckQueue, check_shared_fields
 from orbitcc.scenario.schedule import load_schedule
 from orbitcc.validation import check_range
 
@@ -14,7 +14,7 @@ TRANSPORTS = ("quic", "tcp")
 
 
 @dataclass
-class SingleLinkScenario:
+class SingleLinkScenario(BottleneckQueue):
     """One bottleneck link with a given capacity, base RTT, buffer and random loss.
 
     The forward (data) link carries half the base RTT as propagation delay; the
@@ -121,6 +121,7 @@ def build_single_link(s: SingleLinkScenario, controller: str | None,
             "buffer_packets": s.buffer_size_packets(),
             "loss_rate": s.loss_rate,
             "bottleneck": True,
+            **s.queue_fields(),
         },
         {"name": "reverse", "capacity_mbps": s.reverse_capacity_mbps, "delay_ms": s.rtt_ms / 2},
     ]

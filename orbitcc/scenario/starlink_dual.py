@@ -50,6 +50,7 @@ from orbitcc import _core
 from orbitcc.scenario._common import (
     SCHEDULERS,
     SPEED_OF_LIGHT_KM_S,
+    BottleneckQueue,
     buffer_packets_for,
     check_shared_fields,
     choose,
@@ -64,7 +65,7 @@ BACKGROUND_TRAFFIC = ("onoff", "bulk")
 
 
 @dataclass
-class StarlinkDualScenario(AccessRandomness):
+class StarlinkDualScenario(AccessRandomness, BottleneckQueue):
     kind: str = "starlink_dual"
     name: str = "starlink_dual"
     description: str = ""
@@ -160,9 +161,9 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
     buffer = buffer_packets_for(200.0, 2 * base_one_way_ms, s.buffer_bdp, s.packet_bytes)
     links = [
         {"name": "access0", "process": s.along_track(0), "buffer_packets": buffer,
-         "bottleneck": True, **s.overlays()},
+         "bottleneck": True, **s.overlays(), **s.queue_fields()},
         {"name": "access1", "process": s.along_track(1), "buffer_packets": buffer,
-         **s.overlays()},
+         **s.overlays(), **s.queue_fields()},
         constant_link("return0", s.reverse_capacity_mbps, base_one_way_ms),
         constant_link("return1", s.reverse_capacity_mbps, base_one_way_ms),
     ]

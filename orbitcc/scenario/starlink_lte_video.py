@@ -54,6 +54,7 @@ from typing import Any
 
 from orbitcc.scenario._common import (
     SCHEDULERS,
+    BottleneckQueue,
     check_shared_fields,
     choose,
     constant_link,
@@ -66,7 +67,7 @@ from orbitcc.validation import check_range
 
 
 @dataclass
-class StarlinkLteVideoScenario(AccessRandomness):
+class StarlinkLteVideoScenario(AccessRandomness, BottleneckQueue):
     kind: str = "starlink_lte_video"
     name: str = "starlink_lte_video"
     description: str = ""
@@ -135,10 +136,10 @@ def build_starlink_lte_video(s: StarlinkLteVideoScenario, controller: str | None
     links = [
         {"name": "starlink_access", "process": s.access(), **s.overlays()},
         constant_link("starlink_shaper", s.path_capacity_mbps, 0.0,
-                      buffer_packets=s.buffer_packets, bottleneck=True),
+                      buffer_packets=s.buffer_packets, bottleneck=True, **s.queue_fields()),
         {"name": "starlink_return", "process": s.access()},
         constant_link("lte", s.path_capacity_mbps, half, loss_rate=s.lte_loss_rate,
-                      buffer_packets=s.buffer_packets),
+                      buffer_packets=s.buffer_packets, **s.queue_fields()),
         constant_link("lte_return", 1000.0, half),
     ]
     if s.video_mode == "file":

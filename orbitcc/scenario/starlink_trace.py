@@ -27,6 +27,7 @@ from pathlib import Path
 
 from orbitcc.paths import config_path
 from orbitcc.scenario._common import (
+    BottleneckQueue,
     check_shared_fields,
     constant_link,
     flow,
@@ -59,7 +60,7 @@ def trace_means(bw_file: str, delay_file: str) -> tuple[float, float]:
 
 
 @dataclass
-class StarlinkTraceScenario(AccessRandomness):
+class StarlinkTraceScenario(AccessRandomness, BottleneckQueue):
     kind: str = "starlink_trace"
     name: str = "starlink_trace"
     description: str = ""
@@ -103,6 +104,7 @@ def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
         "buffer_packets": s.buffer_packets,
         "bottleneck": True,
         **s.overlays(),
+        **s.queue_fields(),
     }
     oracle = static_oracle_path(0, mean_capacity, 2 * mean_delay, 15.0,
                                 (12.0 - s.start_offset_s) % 15.0)
