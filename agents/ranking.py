@@ -23,7 +23,6 @@ the means over the episodes:
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -156,5 +155,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    assert math.isfinite(WINDOW_MAX_FACTOR)
     main()
