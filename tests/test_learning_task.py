@@ -465,7 +465,7 @@ def test_multipliers_price_the_terms_as_the_same_weights_in_cpp() -> None:
     plain = OrbitCCSB3VecEnv("starlink_dual", num_envs=2, overrides=base)
     wrapped = ConstraintMultipliers(
         OrbitCCSB3VecEnv("starlink_dual", num_envs=2, overrides=base),
-        [Constraint("unfairness", 1.0, 0.05), Constraint("queueing", 1.0, 0.1)])
+        [Constraint("unfairness", 2.0, 0.05), Constraint("queueing", 1.0, 0.1)])  # fair: w_f 2
     wrapped.multipliers = [3.0, 2.0]
     heavy = OrbitCCSB3VecEnv("starlink_dual", num_envs=2, overrides=[
         *base, "reward.fairness_weight=3", "reward.delay_weight=2"])
@@ -482,7 +482,7 @@ def test_multipliers_price_the_terms_as_the_same_weights_in_cpp() -> None:
         q = np.array([info["queueing"] for info in infos])
         unfair.append(u)
         queue.append(q)
-        np.testing.assert_allclose(r_wrapped, r_plain - 2.0 * u - 1.0 * q,
+        np.testing.assert_allclose(r_wrapped, r_plain - 1.0 * u - 1.0 * q,
                                    rtol=1e-6, atol=1e-6)
         np.testing.assert_allclose(r_wrapped, r_heavy, rtol=1e-5, atol=1e-5)
     assert np.concatenate(unfair).sum() > 0  # the background flow was squeezed at times
@@ -507,7 +507,8 @@ def test_best_checkpoint_is_the_best_feasible_one() -> None:
     callback = HeldOutEvalCallback(
         1, lambda policy: dict(zip(("return", "unfairness_pct"), next(results),
                                    strict=True)),
-        policy_of=lambda m: (lambda obs: obs), save_best=lambda m: saved.append(callback.num_timesteps),
+        policy_of=lambda m: (lambda obs: obs),
+        save_best=lambda m: saved.append(callback.num_timesteps),
         feasible=lambda r: r["unfairness_pct"] <= 8.0)
     callback.model = SimpleNamespace(logger=Logger(None, []))
     for step in range(1, 6):
