@@ -199,7 +199,7 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
                    "last_episode": watch.episodes.last, "agent": asdict(agent),
                    "commit": commit, **constraint_summary(multiplier)}
         if evaluation is not None:
-            summary.update(evaluation.summary(agent))
+            summary.update(evaluation.summary())
             evaluation.save_curve(run_dir, f"{agent.algo} on {cfg.scenario.name}")
         (run_dir / "train_summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if run is not None:
@@ -320,7 +320,7 @@ class Evaluation:
         if not curve or curve[-1]["step"] < model.num_timesteps:
             self.callback.run_eval()
 
-    def summary(self, agent: AgentConfig) -> dict[str, Any]:
+    def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.limits or self.bar:
             out.update({"eval_limits": self.limits, "select_against": self.bar,

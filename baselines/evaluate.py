@@ -19,6 +19,7 @@ from orbitcc.baselines.cells import Cell, PlanError, plan, run_cell
 from orbitcc.baselines.launchers import LauncherConfig
 from orbitcc.baselines.leaderboard import run_cells
 from orbitcc.baselines.results import append_record, read_records
+from orbitcc.baselines.stats import PERCENT
 from orbitcc.config import SuiteConfig
 
 PROG = "orbitcc-eval"
@@ -27,6 +28,7 @@ TABLE_METRICS = (
     "throughput_mbps", "goodput_mbps", "p95_delay_ms", "mean_delay_ms", "loss_rate",
     "congestion_losses", "handover_losses", "random_losses", "congestion_signals",
     "jain_fairness", "utilization", "completion_time_s", "power", "duration_s", "events",
+    "background_throughput_mbps", "background_shortfall", "fair_jain",
     "episode_return", "env_steps", "handover_recovery_censored", "wall_s",
 )
 
@@ -75,7 +77,7 @@ def run_suite(suite: SuiteConfig, results: Path, resume: bool = True,
 
 def _brief(r: dict[str, Any]) -> str:
     return (f"{r['throughput_mbps']:.2f} Mb/s, p95 {r['p95_delay_ms']:.1f} ms, "
-            f"loss {r['loss_rate']:.4f} ({r['wall_s']:.2f} s)")
+            f"loss {100 * r['loss_rate']:.3f} % ({r['wall_s']:.2f} s)")
 
 
 def mean_std(values: Iterable[Any]) -> tuple[float, float, int]:
@@ -89,18 +91,22 @@ def mean_std(values: Iterable[Any]) -> tuple[float, float, int]:
 
 
 def summary_table(records: list[dict[str, Any]], metrics: list[str]) -> str:
-    """Mean +- std over seeds per (entrant, scenario cell), in the order of ``records``."""
+    """Mean +- std over seeds per (entrant, scenario cell), in the order of ``records``.
+    Loss and utilisation in %, as every leaderboard table (results.jsonl keeps
+    the fractions)."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in records:
         cell = r.get("cell", r["scenario"])
         groups.setdefault((r.get("entrant_label", r["entrant"]), cell), []).append(r)
-    header = ["entrant", "scenario", "seeds", *metrics]
+    header = ["entrant", "scenario", "seeds",
+              *[f"{m} %" if m in PERCENT else m for m in metrics]]
     rows = []
     for (label, scenario), rs in groups.items():
         cells = [label, scenario, str(len(rs))]
         for m in metrics:
+            scale = 100.0 if m in PERCENT else 1.0
             mean, std, n = mean_std(r.get(m) for r in rs)
-            cells.append("-" if n == 0 else f"{mean:.4g} +- {std:.2g}")
+            cells.append("-" if n == 0 else f"{mean * scale:.4g} +- {std * scale:.2g}")
         rows.append(cells)
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()

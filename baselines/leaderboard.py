@@ -23,7 +23,15 @@ from orbitcc.baselines.results import (
     locked,
     read_records,
 )
-from orbitcc.baselines.stats import Board, ScoreConfig, build_board
+from orbitcc.baselines.stats import (
+    Board,
+    ScoreConfig,
+    build_board,
+    ranking_note,
+    ranking_rows,
+    text_table,
+    unranked_rows,
+)
 from orbitcc.config import AGENT_ENTRANT_PREFIX, SuiteConfig
 
 
@@ -161,6 +169,22 @@ def board_from(the_plan: Plan, suite: SuiteConfig, records: list[dict[str, Any]]
         score, ranked=labels[:len(suite.scenarios) + len(suite.cells)],
         skipped=the_plan.skipped,
         missing=len(the_plan.cells) - len(records))
+
+
+def print_ranking(board: Board, suite_name: str | None = None) -> None:
+    """The ranking as the console shows it: ranked entrants (shared ranks
+    "=k"), then the entrants that did not play every ranked cell, apart."""
+    name = f"{suite_name}: " if suite_name else ""
+    print(f"\nranking ({name}log-power utility with loss and harm, mean over "
+          f"{len(board.seeds)} seeds; docs/leaderboard.md)")
+    if board.ranking:
+        print(text_table(*ranking_rows(board)))
+        print(ranking_note(board))
+    else:
+        print("no entrant played every ranked cell with every seed: nobody is ranked")
+    if board.unranked:
+        print("\nnot ranked (did not play every ranked cell and seed):")
+        print(text_table(*unranked_rows(board)))
 
 
 store_leaderboard_schemas()

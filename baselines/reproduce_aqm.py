@@ -2,9 +2,11 @@
 restores fairness between competing congestion controllers.
 
 CUBIC and BBR share one bottleneck whose capacity and RTT replay the first
-access link of ``starlink_dual`` (``single_link`` with
-``scenario.schedule_source=starlink_dual``: handovers, outages, capacity
-jitter, one schedule per seed), with the preset's 1-BDP buffer, drop-tail
+access link of ``starlink_dual_linkbudget`` (``single_link`` with
+``scenario.schedule_source=starlink_dual_linkbudget``: handovers, outages,
+capacity jitter, one schedule per seed; the access link at the link budget's
+rate as the bottleneck, the former ``starlink_dual``, whose access link is no
+longer its bottleneck), with the preset's 1-BDP buffer, drop-tail
 against FQ-CoDel. Jain's index of the two flows' throughputs, mean +- std
 over seeds. ``tests/test_findings_aqm.py`` checks the direction; the numbers
 are in docs/aqm.md.
@@ -29,7 +31,7 @@ def overrides(queue: str, seed: int, controllers: tuple[str, str] = ("cubic", "b
     return [
         "scenario.num_flows=2",
         f"scenario.flow_controllers=[{controllers[0]},{controllers[1]}]",
-        "scenario.schedule_source=starlink_dual",
+        "scenario.schedule_source=starlink_dual_linkbudget",
         f"scenario.schedule_seed={seed}",
         # The nominal rate and RTT of the replayed path size the buffer.
         "scenario.capacity_mbps=190",

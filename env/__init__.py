@@ -32,7 +32,7 @@ def _camel(name: str) -> str:
 
 def register_envs() -> None:
     """Registers ``orbitcc/OrbitCC-v0`` and the per-scenario ids (idempotent)."""
-    from orbitcc.config import available
+    from orbitcc.paths import available  # not orbitcc.config: no Hydra at import
 
     ids = [(ENV_ID, {})] + [
         (f"orbitcc/{_camel(name)}-v0", {"scenario": name}) for name in available("scenario")]

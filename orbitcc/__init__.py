@@ -2,6 +2,8 @@
 
 Public API:
   orbitcc.run(...)          one episode of a hand-coded controller at core speed
+  orbitcc.prepare(...)      one composed scenario, run for many seeds/values
+                            (``.run(seed=..., **changes)``) without composing again
   orbitcc.scenarios()       the scenario presets shipped in configs/scenario/
   orbitcc.controllers()     the controllers the C++ core implements
   orbitcc.describe("maco")  a controller's (or "env", "reward", "features") settings:
@@ -30,14 +32,16 @@ from orbitcc.version import __version__
 if TYPE_CHECKING:  # for type checkers and IDEs only
     from orbitcc.env import make_multiagent, make_vec
     from orbitcc.params import describe
-    from orbitcc.runner import run
+    from orbitcc.runner import prepare, run
 
-__all__ = ["__version__", "controllers", "describe", "make_multiagent", "make_vec", "run",
+__all__ = ["__version__", "controllers", "describe", "make_multiagent", "make_vec", "prepare",
+           "run",
            "scenarios"]
 
 _LAZY = {
     "_core": ("orbitcc._core", None),
     "run": ("orbitcc.runner", "run"),
+    "prepare": ("orbitcc.runner", "prepare"),
     "make_vec": ("orbitcc.env", "make_vec"),
     "make_multiagent": ("orbitcc.env", "make_multiagent"),
     "describe": ("orbitcc.params", "describe"),
@@ -66,7 +70,7 @@ def __dir__() -> list[str]:
 
 def scenarios() -> list[str]:
     """Names of the scenario presets (files in configs/scenario/)."""
-    from orbitcc.config import available
+    from orbitcc.paths import available
 
     return available("scenario")
 

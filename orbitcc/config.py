@@ -10,9 +10,12 @@ composition serves the console scripts (Hydra apps) and the Python API
 
 from __future__ import annotations
 
+import copy
 import shlex
 import sys
+from collections import OrderedDict
 from dataclasses import dataclass, field, fields, is_dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +26,7 @@ from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from orbitcc import _core
-from orbitcc.paths import CONFIG_DIR
+from orbitcc.paths import CONFIG_DIR, available
 from orbitcc.scenario import SCENARIO_SCHEMAS
 from orbitcc.validation import check_range
 
@@ -229,12 +232,19 @@ class GymConfig(SimConfig):
     print_table: bool = False
 
 
+_registered = False
+
+
 def register_configs() -> None:
-    """Registers the core's schemas with Hydra's ConfigStore (idempotent).
+    """Registers the core's schemas with Hydra's ConfigStore, once per process
+    (storing them again cost ~0.2 CPU-s on every call).
 
     The layers above store their own when imported: ``orbitcc.agents.config``
     (agent, logger, train, eval) and ``orbitcc.baselines.leaderboard``
     (leaderboard, launcher); a config of theirs composes once that is done."""
+    global _registered
+    if _registered:
+        return
     cs = ConfigStore.instance()
     cs.store(name="sim_schema", node=SimConfig)
     cs.store(group="controller", name="controller_schema", node=ControllerConfig)
@@ -245,6 +255,7 @@ def register_configs() -> None:
     cs.store(group="reward", name="reward_schema", node=RewardConfig)
     cs.store(group="randomize", name="randomize_schema", node=RandomizeConfig)
     cs.store(group="suite", name="suite_schema", node=SuiteConfig)
+    _registered = True
 
 
 def write_run_record(run_dir: Path, cfg: DictConfig) -> None:
@@ -255,9 +266,6 @@ def write_run_record(run_dir: Path, cfg: DictConfig) -> None:
     (run_dir / "command.txt").write_text(shlex.join(sys.argv) + "\n")
 
 
-def available(group: str) -> list[str]:
-    """Names of the YAML presets in a config group (e.g. scenarios)."""
-    return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
 
 
 # Primary configs whose schemas live above the core (they store them on import).
@@ -265,12 +273,40 @@ _UPPER_SCHEMAS = {"train": "orbitcc.agents.config", "eval": "orbitcc.agents.conf
                   "leaderboard": "orbitcc.baselines.leaderboard"}
 
 
-def compose_config(config_name: str = "sim", overrides: list[str] | tuple[str, ...] = ()):
-    """Composes a config with Hydra's Compose API; returns the OmegaConf node.
+# Composition is memoised per process (docs/benchmarks.md, "Compose once"):
+# a Hydra compose costs 0.1-0.7 CPU-s, against ~0.1 s for a 30 s episode. A
+# call's overrides are split into those that choose the defaults list
+# (config groups such as scenario=, controller=, reward=; anything with +, ~
+# or @) and value overrides (key=value on a composed node). The first kind is
+# composed by Hydra once per distinct tuple; the value overrides are then
+# applied by Hydra's own override code to a copy, exactly as Hydra applies
+# them after composing the defaults, so a sweep over values never composes
+# again. Any override Hydra must see whole (sweeps, errors) takes Hydra's path.
+_CACHE_SIZE = 256
+_composed: OrderedDict[tuple[str, tuple[str, ...]], DictConfig] = OrderedDict()
+_objects: OrderedDict[tuple[str, tuple[str, ...]], Any] = OrderedDict()
 
-    Raises ValueError with Hydra's message (which names the key) on a bad
-    override or an unknown preset.
-    """
+
+def _remember(cache: OrderedDict, key: Any, value: Any) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
+
+
+def clear_compose_cache() -> None:
+    """Forgets memoised compositions (after editing configs/ in a running process)."""
+    _composed.clear()
+    _objects.clear()
+
+
+def _hydra_compose(config_name: str, overrides: tuple[str, ...]) -> DictConfig:
+    """One full Hydra composition (the Compose API), memoised."""
+    key = (config_name, overrides)
+    cfg = _composed.get(key)
+    if cfg is not None:
+        _composed.move_to_end(key)
+        return cfg
     register_configs()
     from hydra.core.global_hydra import GlobalHydra
 
@@ -278,7 +314,7 @@ def compose_config(config_name: str = "sim", overrides: list[str] | tuple[str, .
         GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-            return compose(config_name=config_name, overrides=list(overrides))
+            cfg = compose(config_name=config_name, overrides=list(overrides))
     except (HydraException, OmegaConfBaseException) as err:
         hint = ""
         if config_name in _UPPER_SCHEMAS and "_schema'" in str(err):
@@ -289,6 +325,96 @@ def compose_config(config_name: str = "sim", overrides: list[str] | tuple[str, .
                 hint = f" (known {group} presets: {', '.join(available(group))})"
                 break
         raise ValueError(f"invalid configuration: {err}{hint}") from None
+    _remember(_composed, key, cfg)
+    return cfg
+
+
+@lru_cache(maxsize=1)
+def _config_groups() -> frozenset[str]:
+    """Config group names (folders of configs/, nested ones as a/b)."""
+    return frozenset(str(p.relative_to(CONFIG_DIR)) for p in CONFIG_DIR.rglob("*")
+                     if p.is_dir() and not p.name.startswith(("_", ".")))
+
+
+@lru_cache(maxsize=1)
+def _override_tools() -> tuple[Any, Any] | None:
+    """Hydra's override parser and the function that applies value overrides
+    to a composed config (the one Hydra's config loader calls); None if this
+    Hydra has neither where 1.3 keeps them (then every call composes)."""
+    try:
+        from hydra._internal.config_loader_impl import ConfigLoaderImpl
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+
+        return OverridesParser.create(), ConfigLoaderImpl._apply_overrides_to_config
+    except (ImportError, AttributeError):
+        return None
+
+
+def _split_overrides(overrides: tuple[str, ...]) -> tuple[tuple[str, ...], list[Any]] | None:
+    """(defaults-list overrides as written, parsed value overrides), or None
+    when Hydra must compose with every override itself."""
+    tools = _override_tools()
+    if tools is None:
+        return None
+    parser, _ = tools
+    try:
+        parsed = parser.parse_overrides(list(overrides))
+    except Exception:  # noqa: BLE001 - Hydra's own compose reports it properly
+        return None
+    groups = _config_groups()
+    choose: list[str] = []
+    values: list[Any] = []
+    for text, o in zip(overrides, parsed, strict=True):
+        key = o.key_or_group
+        if o.is_sweep_override() or o.package is not None or key.startswith("hydra"):
+            return None
+        if o.is_add() or o.is_delete() or o.is_force_add() or key in groups:
+            choose.append(text)
+        else:
+            values.append(o)
+    return tuple(choose), values
+
+
+def compose_config(config_name: str = "sim", overrides: list[str] | tuple[str, ...] = ()):
+    """Composes a config with Hydra's Compose API; returns the OmegaConf node
+    (the caller's own copy: changing it changes no later composition).
+
+    Memoised per process (see above). Raises ValueError with Hydra's message
+    (which names the key) on a bad override or an unknown preset.
+    """
+    overrides = tuple(str(o) for o in overrides)
+    key = (config_name, overrides)
+    cfg = _composed.get(key)
+    if cfg is None:
+        split = _split_overrides(overrides)
+        if split is None or not split[1]:
+            cfg = _hydra_compose(config_name, overrides)
+        else:
+            choose, values = split
+            cfg = copy.deepcopy(_hydra_compose(config_name, choose))
+            try:
+                _override_tools()[1](values, cfg)  # type: ignore[index]
+            except (HydraException, OmegaConfBaseException):
+                cfg = None  # Hydra's own compose gives the error with its hint
+            if cfg is None:
+                cfg = _hydra_compose(config_name, overrides)
+            else:
+                _remember(_composed, key, cfg)
+    return copy.deepcopy(cfg)
+
+
+def compose_object(config_name: str = "sim",
+                   overrides: list[str] | tuple[str, ...] = ()) -> Any:
+    """``to_object(compose_config(...))``, memoised per (config, overrides):
+    the validated dataclasses, as the caller's own copy."""
+    key = (config_name, tuple(str(o) for o in overrides))
+    obj = _objects.get(key)
+    if obj is None:
+        obj = to_object(compose_config(config_name, key[1]))
+        _remember(_objects, key, obj)
+    else:
+        _objects.move_to_end(key)
+    return copy.deepcopy(obj)
 
 
 def to_object(cfg) -> Any:

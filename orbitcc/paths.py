@@ -32,3 +32,12 @@ def config_path(path: str | Path) -> Path:
     """A path from a config: absolute as given, relative to ``configs/`` otherwise."""
     p = Path(path)
     return p if p.is_absolute() else CONFIG_DIR / p
+
+
+def available(group: str) -> list[str]:
+    """Names of the YAML presets in a config group (e.g. scenarios).
+
+    Here, not in orbitcc.config, so that listing presets (``orbitcc.scenarios()``,
+    the Gymnasium ids that ``import orbitcc.env`` registers) loads no Hydra.
+    """
+    return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))

@@ -23,6 +23,8 @@ PRESETS = [
     "iridium_mptcp",
     "starlink_lte_video",
     "starlink_trace",
+    "starlink_dual_linkbudget",
+    "starlink_leoreplayer",
 ]
 
 

@@ -148,6 +148,16 @@ def test_python_folders_are_the_packages_setup_maps() -> None:
                             "orbitcc.baselines.cells", "orbitcc.cli.sim", "orbitcc.ns3"}
 
 
+def test_every_console_script_is_in_the_cli_layer() -> None:
+    # [project.scripts]: the entry points a user runs sit on top (orbitcc/cli/).
+    text = (ROOT / "pyproject.toml").read_text()
+    scripts = text.split("[project.scripts]", 1)[1].split("\n[", 1)[0]
+    targets = dict(re.findall(r'^([\w-]+)\s*=\s*"([\w.]+):\w+"', scripts, re.MULTILINE))
+    assert "orbitcc-sim" in targets and "orbitcc-train" in targets
+    assert {name: t for name, t in targets.items() if layer_of(t) != "orbitcc.cli"} == {}
+    assert all(t in MODULES for t in targets.values())
+
+
 def test_nothing_imports_names_from_the_facade() -> None:
     bad = [f"{MODULES[m].relative_to(ROOT)}:{line} imports the facade"
            for m, used, line in _edges() if used == FACADE]

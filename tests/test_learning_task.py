@@ -185,7 +185,10 @@ def test_fair_reward_prices_taking_the_background_share() -> None:
     base = ["env=normalized", *TASK, "duration_s=20"]
     unfair = {"newreno": 0.0, "olia": 0.0}
     for name in unfair:
-        for seed in range(2):
+        # Four seeds: at starlink_dual's operating point (25 Mb/s, ~100 ms
+        # paths) one 20 s episode's draw can reverse the pair (seed 1: OLIA's
+        # term 23.2 vs NewReno's 11.3); over seeds 0-3 the sums are 63.3 vs 53.5.
+        for seed in range(4):
             fair = play("starlink_dual", [*base, "reward=fair"], seed, controller=name)
             plain = play("starlink_dual", [*base, "reward=normalized"], seed, controller=name)
             unfair[name] += plain["return"] - fair["return"]  # the fairness term

@@ -108,6 +108,8 @@ void LinkJitterParams::Validate(const std::string& where) const {
   Require(std::isfinite(capacity_sigma) && capacity_sigma >= 0.0 &&
               capacity_sigma <= 2.0,
           where + ".capacity_sigma", "[0, 2]", capacity_sigma);
+  Require(std::isfinite(max_factor) && max_factor >= 0.0 && max_factor <= 100.0,
+          where + ".max_factor", "[0, 100] (0: no ceiling)", max_factor);
   Require(interval > 0 && interval <= 3600 * kNsPerSec, where + ".interval_s",
           "(0, 3600] s", ToSeconds(interval));
   Require(std::isfinite(correlation) && correlation >= 0.0 &&
@@ -172,7 +174,9 @@ class JitteredLink : public LinkProcess {
     s.time = t;
     s.handover = handover;
     const double sg = p_.capacity_sigma;
-    s.capacity_bps = current_.capacity_bps * std::exp(sg * x_ - 0.5 * sg * sg);
+    double factor = std::exp(sg * x_ - 0.5 * sg * sg);
+    if (p_.max_factor > 0.0) factor = std::min(factor, p_.max_factor);
+    s.capacity_bps = current_.capacity_bps * factor;
     s.propagation_delay = current_.propagation_delay + extra_delay_;
     return s;
   }

@@ -30,11 +30,12 @@ from orbitcc.baselines.leaderboard import (
     LeaderboardConfig,
     board_from,
     make_plan,
+    print_ranking,
     run_cells,
     suite_entrants,
 )
+from orbitcc.baselines.merge import ARCHIVE_FILE, load, manifest, write_manifest
 from orbitcc.baselines.results import ResultsError
-from orbitcc.baselines.stats import ranking_rows, text_table
 from orbitcc.cli.common import handle_help, one_line_errors
 from orbitcc.config import register_configs, to_object
 
@@ -45,6 +46,7 @@ PROG = "orbitcc-leaderboard"
 @one_line_errors(PROG, (ValueError, PlanError, ResultsError, RuntimeError))
 def _app(cfg: DictConfig) -> None:
     started = time.perf_counter()
+    start_info = {"load": load(), "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     lb: LeaderboardConfig = to_object(cfg)
     suite = lb.suite
@@ -75,10 +77,14 @@ def _app(cfg: DictConfig) -> None:
 
     paths = write_reports(board, run_dir, suite_name=suite.name, the_plan=the_plan,
                           html=lb.report, timeline_cell=lb.timeline_cell, score=lb.score)
-    header, rows = ranking_rows(board)
-    print(f"\nranking ({suite.name}: utility score, mean over {len(suite.seeds)} seeds; "
-          "docs/leaderboard.md)")
-    print(text_table(header, rows))
+    container = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(container, dict)
+    data = manifest(the_plan, records, container, start_info, lb.launcher.name)
+    if results.resolve() != (run_dir / "results.jsonl").resolve():
+        data["results"] = str(results.resolve())
+    write_manifest(run_dir / ARCHIVE_FILE, data)
+    paths["archive"] = run_dir / ARCHIVE_FILE
+    print_ranking(board, suite.name)
     print(f"\n{len(records)}/{len(the_plan.cells)} cells, {len(failures)} failed, "
           f"{time.perf_counter() - started:.1f} s")
     for name, path in paths.items():

@@ -414,7 +414,9 @@ def run_orbitcc_native(row: Row, runner: Path, workdir: Path, seed: int = 1,
         specs.append(spec)
         files.append(str(path))
     out = workdir / f"{row.name}.orbitcc-run.json"
-    proc = run_timed([str(runner), "--out", str(out), *files])
+    # --trace: the cwnd trace, as ns-3's program writes one (the comparison
+    # and the window-growth check read it).
+    proc = run_timed([str(runner), "--trace", "--out", str(out), *files])
     if proc["returncode"] != 0:
         raise RuntimeError(f"{RUNNER} failed on row {row.name} (exit {proc['returncode']}): "
                            + (proc["stderr"] or proc["stdout"])[-3000:])
