@@ -125,14 +125,28 @@ lint: install
 clean:
 	rm -rf build $(VENV) *.egg-info
 
-# The shipped reference agent (docs/agents.md): train with the recipe, copy the
-# run into agents/reference/ppo_starlink (+ docs/img/ppo_starlink_curve.png),
-# then the held-out table against every baseline (20 test-split seeds, paired).
-.PHONY: train-reference
+# The shipped reference agent (docs/agents.md): train the recipe (a step
+# budget, configs/agent/ppo_starlink.yaml) on each of TRAIN_SEEDS, copy the
+# first seed's run into agents/reference/ppo_starlink (+
+# docs/img/ppo_starlink_curve.png), then the held-out table against every
+# baseline (20 test-split seeds, paired) and the seeds' mean +- std.
+TRAIN_SEEDS ?= 0 1 2
+.PHONY: train-reference golden-prefix
 train-reference: install
-	WANDB_MODE=disabled $(VENV)/bin/orbitcc-train agent=ppo_starlink seed=0 hydra.run.dir=outputs/train/reference
-	$(PY) -m orbitcc.agents.reference ship outputs/train/reference --docs docs/img
+	for s in $(TRAIN_SEEDS); do \
+	  WANDB_MODE=disabled $(VENV)/bin/orbitcc-train agent=ppo_starlink seed=$$s \
+	    hydra.run.dir=outputs/train/reference/seed$$s || exit 1; \
+	done
+	$(PY) -m orbitcc.agents.reference ship outputs/train/reference/seed$(firstword $(TRAIN_SEEDS)) --docs docs/img
 	$(PY) -m orbitcc.agents.reference evaluate --seeds 20 --json agents/reference/ppo_starlink/heldout.json
+	$(PY) -m orbitcc.agents.reference seeds $(foreach s,$(TRAIN_SEEDS),outputs/train/reference/seed$(s)) \
+	  --seeds 20 --json agents/reference/ppo_starlink/seeds.json
+
+# The recipe's golden prefix (tests/test_recipe_prefix.py, docs/agents.md):
+# regenerate it when a change is meant to move the learning curve, and commit
+# it with that change.
+golden-prefix: install
+	WANDB_MODE=disabled $(PY) -m orbitcc.agents.prefix --write tests/golden/ppo_starlink_prefix.json
 
 # Sanitizers (docs/robustness.md), each in its own build dir so the release
 # build is untouched: ASan + UBSan for the C++ tests and a Python smoke run of

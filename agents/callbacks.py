@@ -173,7 +173,9 @@ class HeldOutEvalCallback(BaseCallback):
     seeds (test split), logged as ``eval/*``; keeps the best model; stops
     early after ``patience`` evaluations without improvement (0: never).
 
-    ``evaluate(policy) -> dict`` plays the episodes (orbitcc.agents.heldout);
+    ``evaluate(policy) -> dict`` plays the episodes (orbitcc.agents.heldout)
+    with ``policy = policy_of(model)``, the model's deterministic action
+    (orbitcc.env.policy: the one evaluation path of every evaluator);
     ``save_best(model)`` writes the best checkpoint. ``reference`` is a
     return to beat (NewReno's on the same seeds): the wall time and step
     count at which the agent first reaches it are recorded. ``feasible(result)``,
@@ -183,14 +185,14 @@ class HeldOutEvalCallback(BaseCallback):
     """
 
     def __init__(self, every: int, evaluate: Callable[[Callable], dict[str, float]],
-                 act: Callable[[Any, Any], Any], save_best: Callable[[Any], None],
+                 policy_of: Callable[[Any], Callable[[Any], Any]], save_best: Callable[[Any], None],
                  patience: int = 0, reference: float | None = None,
                  progress: ProgressCallback | None = None,
                  feasible: Callable[[dict[str, float]], bool] | None = None) -> None:
         super().__init__()
         self.every = int(every)
         self.evaluate = evaluate
-        self.act = act
+        self.policy_of = policy_of
         self.save_best = save_best
         self.patience = int(patience)
         self.reference = reference
@@ -212,7 +214,7 @@ class HeldOutEvalCallback(BaseCallback):
     def run_eval(self) -> None:
         wall = time.perf_counter() - self._started
         model = self.model
-        result = self.evaluate(lambda obs: self.act(model, obs))
+        result = self.evaluate(self.policy_of(model))
         ok = self.feasible is None or self.feasible(result)
         point = {"step": float(self.num_timesteps), "wall_s": wall, **result,
                  "feasible": float(ok)}

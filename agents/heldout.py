@@ -169,8 +169,9 @@ def task_overrides(config: dict[str, Any]) -> list[str]:
     return out
 
 
-# One worker process's checkpoint (loaded once per process by play_many).
-_WORKER_CHECKPOINT: Any = None
+# One process's checkpoint and its path (loaded once per process and path by
+# play_many; a new path, e.g. the next training seed's run, loads anew).
+_WORKER_CHECKPOINT: tuple[str, Any] | None = None
 
 
 def _play_job(job: tuple[str, str, list[str], int, str | None]) -> dict[str, float]:
@@ -178,11 +179,11 @@ def _play_job(job: tuple[str, str, list[str], int, str | None]) -> dict[str, flo
     path, scenario, overrides, seed, controller = job
     if controller is not None:
         return play(scenario, overrides, seed, controller=controller)
-    if _WORKER_CHECKPOINT is None:
+    if _WORKER_CHECKPOINT is None or _WORKER_CHECKPOINT[0] != path:
         from orbitcc.agents.checkpoint import load_checkpoint
 
-        _WORKER_CHECKPOINT = load_checkpoint(path)
-    return play(scenario, overrides, seed, policy=_WORKER_CHECKPOINT.act)
+        _WORKER_CHECKPOINT = (path, load_checkpoint(path))
+    return play(scenario, overrides, seed, policy=_WORKER_CHECKPOINT[1].act)
 
 
 def play_many(path: str, scenario: str, overrides: list[str], seeds: Sequence[int],

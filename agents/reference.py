@@ -93,6 +93,80 @@ def ship(run_dir: Path, docs_dir: Path | None = None) -> Path:
     return dest
 
 
+def seeds_report(run_dirs: list[Path], seeds: int, baselines: list[str], jobs: int = 1,
+                 extra: list[str] | None = None) -> dict[str, Any]:
+    """The held-out numbers of several training seeds of the recipe: per run,
+    the agent's means over ``seeds`` test-split episodes and its paired
+    differences to each baseline; over the runs, mean +- std (ddof 1) of each.
+    ``extra``: overrides appended to the task for every entrant (e.g. a
+    shorter duration_s)."""
+    import numpy as np
+    from omegaconf import OmegaConf
+
+    from orbitcc.agents import heldout
+
+    if len(run_dirs) < 1:
+        raise ValueError("seeds: give at least one run dir")
+    configs = []
+    for run in run_dirs:
+        path = run / "config.yaml"
+        if not path.is_file():
+            raise FileNotFoundError(f"{run} holds no config.yaml (not an orbitcc-train run)")
+        configs.append(OmegaConf.to_container(OmegaConf.load(path), resolve=True))
+    tasks = [heldout.task_overrides(c) for c in configs]  # type: ignore[arg-type]
+    if any(t != tasks[0] for t in tasks):
+        raise ValueError("seeds: the runs were trained on different tasks; compare runs "
+                         "of one recipe")
+    scenario = configs[0]["scenario"]["name"]  # type: ignore[index]
+    task = [*tasks[0], *(extra or [])]
+    test_seeds = list(range(seeds))
+    base_rows = heldout.play_many(str(run_dirs[0]), scenario, task, test_seeds,
+                                  baselines, jobs) if baselines else []
+    base = dict(zip(baselines, base_rows, strict=True))
+    per_run = []
+    for run in run_dirs:
+        (rows,) = heldout.play_many(str(run), scenario, task, test_seeds, [None], jobs)
+        per_run.append({"run": str(run),
+                        "mean": {k: float(np.mean([r[k] for r in rows]))
+                                 for k in heldout.TABLE_KEYS},
+                        "paired": {b: heldout.paired(rows, base[b]) for b in baselines},
+                        "per_seed": rows})
+
+    def over_runs(values: list[float]) -> list[float]:
+        a = np.asarray(values, dtype=float)
+        return [float(a.mean()), float(a.std(ddof=1)) if a.size > 1 else 0.0]
+
+    return {"runs": [str(r) for r in run_dirs], "test_seeds": test_seeds,
+            "mean_std": {k: over_runs([r["mean"][k] for r in per_run])
+                         for k in heldout.TABLE_KEYS},
+            "paired_mean_std": {b: {k: over_runs([r["paired"][b][k]["mean"] for r in per_run])
+                                    for k in heldout.PAIRED_KEYS} for b in baselines},
+            "baselines": {b: {k: float(np.mean([r[k] for r in rows]))
+                              for k in heldout.TABLE_KEYS} for b, rows in base.items()},
+            "per_run": per_run}
+
+
+def seeds_table(report: dict[str, Any]) -> str:
+    """Markdown: the agent over training seeds, and paired to each baseline."""
+    n = len(report["runs"])
+    keys = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps", "unfairness_pct")
+    head = "| return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) | unfairness (%) |"
+    lines = [f"{n} training seeds x {len(report['test_seeds'])} held-out episodes: mean +- "
+             "std over the training seeds of each run's mean", "",
+             "| entrant " + head, "|---|---|---|---|---|---|",
+             f"| {RECIPE} ({n} seeds) | "
+             + " | ".join(f"{report['mean_std'][k][0]:.1f} +- {report['mean_std'][k][1]:.1f}"
+                          for k in keys) + " |"]
+    for b, m in report["baselines"].items():
+        lines.append(f"| {b} | " + " | ".join(f"{m[k]:.1f}" for k in keys) + " |")
+    lines += ["", "Agent minus baseline (paired per episode), mean +- std over the training "
+              "seeds:", "", "| baseline " + head, "|---|---|---|---|---|---|"]
+    for b, d in report["paired_mean_std"].items():
+        lines.append(f"| {b} | " + " | ".join(f"{d[k][0]:+.1f} +- {d[k][1]:.1f}"
+                                               for k in keys) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     import argparse
 
@@ -108,8 +182,23 @@ def main(argv: list[str] | None = None) -> None:
     p_eval.add_argument("--baselines", default="newreno,olia,lia,balia,cubic,bbr,maco")
     p_eval.add_argument("--jobs", type=int, default=1, help="parallel processes")
     p_eval.add_argument("--json", default=None)
+    p_seeds = sub.add_parser("seeds", help="several training seeds' held-out numbers, "
+                             "mean +- std over the seeds")
+    p_seeds.add_argument("run_dirs", nargs="+", help="orbitcc-train run dirs of the recipe")
+    p_seeds.add_argument("--seeds", type=int, default=20, help="held-out test seeds 0..N-1")
+    p_seeds.add_argument("--baselines", default="newreno,olia")
+    p_seeds.add_argument("--jobs", type=int, default=1, help="parallel processes")
+    p_seeds.add_argument("--json", default=None)
     args = parser.parse_args(argv)
-    if args.cmd == "ship":
+    if args.cmd == "seeds":
+        if args.seeds < 1:
+            parser.error("--seeds must be >= 1")
+        report = seeds_report([Path(r) for r in args.run_dirs], args.seeds,
+                              [b for b in args.baselines.split(",") if b], args.jobs)
+        print(seeds_table(report))
+        if args.json:
+            Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    elif args.cmd == "ship":
         dest = ship(Path(args.run_dir), Path(args.docs) if args.docs else None)
         print(f"shipped {args.run_dir} -> {dest}")
     else:

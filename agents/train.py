@@ -34,6 +34,7 @@ from orbitcc.agents.callbacks import (
 from orbitcc.agents.checkpoint import MODEL_FILE, build_model
 from orbitcc.agents.config import AgentConfig, LoggerConfig, TrainConfig
 from orbitcc.config import to_object, write_run_record
+from orbitcc.env.policy import DeterministicPolicy
 from orbitcc.env.sb3 import OrbitCCSB3VecEnv
 
 # Top-level keys of train.yaml that belong to the env (configs/gym.yaml).
@@ -99,12 +100,16 @@ def start_wandb(log: LoggerConfig, run_dir: Path, name: str, config: dict[str, A
                       job_type="train")
 
 
+def obs_norm_of(env: Any) -> dict[str, Any]:
+    """VecNormalize's observation statistics as plain numbers (obs_norm.json)."""
+    rms = env.obs_rms
+    return {"mean": rms.mean.tolist(), "var": rms.var.tolist(),
+            "clip_obs": float(env.clip_obs), "epsilon": float(env.epsilon)}
+
+
 def save_obs_norm(env: Any, path: Path) -> None:
     """VecNormalize's observation statistics as JSON (no pickle)."""
-    rms = env.obs_rms
-    path.write_text(json.dumps({"mean": rms.mean.tolist(), "var": rms.var.tolist(),
-                                "clip_obs": float(env.clip_obs),
-                                "epsilon": float(env.epsilon)}) + "\n")
+    path.write_text(json.dumps(obs_norm_of(env)) + "\n")
 
 
 def plot_curve(curve: list[dict[str, float]], reference: float | None, path: Path,
@@ -356,10 +361,11 @@ def make_evaluation(cfg: TrainConfig, scenario: str, task: list[str], env: Any,
         rows = [play(scenario, task, s, policy=policy) for s in seeds]
         return {k: float(sum(r[k] for r in rows) / len(rows)) for k in rows[0]}
 
-    def act(model: Any, obs: Any) -> Any:
-        if agent.normalize_obs:
-            obs = env.normalize_obs(obs)
-        return model.predict(obs, deterministic=True)[0]
+    def policy_of(model: Any) -> Any:
+        # The evaluators' one path (orbitcc.env.policy), with the current
+        # VecNormalize statistics as obs_norm.json will hold them.
+        norm = obs_norm_of(env) if agent.normalize_obs else None
+        return DeterministicPolicy.of(model, norm).act
 
     def save_best(model: Any) -> None:
         model.save(str(run_dir / "best_model.zip"))
@@ -374,7 +380,7 @@ def make_evaluation(cfg: TrainConfig, scenario: str, task: list[str], env: Any,
         return (all(result[key] <= bound for key, bound in limits.items())
                 and all(matches(result, b) for b in bar.values()))
 
-    callback = HeldOutEvalCallback(agent.eval_every_steps, evaluate, act, save_best,
+    callback = HeldOutEvalCallback(agent.eval_every_steps, evaluate, policy_of, save_best,
                                    patience=agent.early_stop_evals, reference=reference,
                                    progress=progress,
                                    feasible=feasible if (limits or bar) else None)

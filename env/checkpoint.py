@@ -37,11 +37,13 @@ import json
 import math
 import re
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from orbitcc.env.policy import DeterministicPolicy
 
 MODEL_FILE = "model.zip"
 CONFIG_FILE = "config.yaml"
@@ -110,16 +112,24 @@ class Checkpoint:
     # when the agent was trained with agent.normalize_obs.
     obs_norm: dict[str, Any] | None = None
 
+    _policy: DeterministicPolicy | None = field(default=None, repr=False, compare=False)
+
     def act(self, obs: Any) -> Any:
-        """The deterministic action for one observation (normalised as in training)."""
-        if self.obs_norm is not None:
-            mean = np.asarray(self.obs_norm["mean"], dtype=np.float64)
-            var = np.asarray(self.obs_norm["var"], dtype=np.float64)
-            clip = float(self.obs_norm["clip_obs"])
-            eps = float(self.obs_norm["epsilon"])
-            obs = np.clip((np.asarray(obs, dtype=np.float64) - mean) / np.sqrt(var + eps),
-                          -clip, clip).astype(np.float32)
-        return self.model.predict(obs, deterministic=True)[0]
+        """The deterministic action for one observation, normalised as in
+        training and computed in float64 in a fixed order
+        (``orbitcc.env.policy``): every evaluator gets the same action,
+        batched or not."""
+        return self.policy().act(obs)
+
+    def act_batch(self, obs: Any) -> Any:
+        """Actions for a batch of observations, each row exactly as ``act``."""
+        return self.policy().act_batch(obs)
+
+    def policy(self) -> DeterministicPolicy:
+        """The deterministic policy of these weights (built once)."""
+        if self._policy is None:
+            self._policy = DeterministicPolicy.of(self.model, self.obs_norm)
+        return self._policy
 
     @property
     def label(self) -> str:

@@ -468,7 +468,7 @@ def test_multipliers_price_the_terms_as_the_same_weights_in_cpp() -> None:
     plain = OrbitCCSB3VecEnv("starlink_dual", num_envs=2, overrides=base)
     wrapped = ConstraintMultipliers(
         OrbitCCSB3VecEnv("starlink_dual", num_envs=2, overrides=base),
-        [Constraint("unfairness", 1.0, 0.05), Constraint("queueing", 1.0, 0.1)])
+        [Constraint("unfairness", 2.0, 0.05), Constraint("queueing", 1.0, 0.1)])  # fair: w_f 2
     wrapped.multipliers = [3.0, 2.0]
     heavy = OrbitCCSB3VecEnv("starlink_dual", num_envs=2, overrides=[
         *base, "reward.fairness_weight=3", "reward.delay_weight=2"])
@@ -485,7 +485,7 @@ def test_multipliers_price_the_terms_as_the_same_weights_in_cpp() -> None:
         q = np.array([info["queueing"] for info in infos])
         unfair.append(u)
         queue.append(q)
-        np.testing.assert_allclose(r_wrapped, r_plain - 2.0 * u - 1.0 * q,
+        np.testing.assert_allclose(r_wrapped, r_plain - 1.0 * u - 1.0 * q,
                                    rtol=1e-6, atol=1e-6)
         np.testing.assert_allclose(r_wrapped, r_heavy, rtol=1e-5, atol=1e-5)
     assert np.concatenate(unfair).sum() > 0  # the background flow was squeezed at times
@@ -510,7 +510,8 @@ def test_best_checkpoint_is_the_best_feasible_one() -> None:
     callback = HeldOutEvalCallback(
         1, lambda policy: dict(zip(("return", "unfairness_pct"), next(results),
                                    strict=True)),
-        act=lambda m, obs: obs, save_best=lambda m: saved.append(callback.num_timesteps),
+        policy_of=lambda m: (lambda obs: obs),
+        save_best=lambda m: saved.append(callback.num_timesteps),
         feasible=lambda r: r["unfairness_pct"] <= 8.0)
     callback.model = SimpleNamespace(logger=Logger(None, []))
     for step in range(1, 6):
@@ -564,12 +565,12 @@ def test_constrained_training_moves_the_multipliers_by_the_rule(tmp_path: Path) 
     assert constraints["queueing"]["limit"] == 100.0
     history = summary["multiplier_history"]
     assert len(history) == 4  # one update per rollout of 2 x 128 steps
-    lam = {"unfairness": 1.0, "queueing": 1.0}  # reward.fairness_weight, delay_weight
+    lam = {"unfairness": 2.0, "queueing": 1.0}  # reward.fairness_weight (fair: 2), delay_weight
     for point in history:
         for metric, c in constraints.items():
             lam[metric] = max(0.0, lam[metric] + 2.0 * (point[metric] - c["limit"]))
             assert point[f"{metric}_multiplier"] == pytest.approx(lam[metric], rel=1e-12)
-    assert lam["unfairness"] > 1.0  # the background flow was squeezed at some step
+    assert lam["unfairness"] > 2.0  # the background flow was squeezed at some step
     assert lam["queueing"] == 0.0  # far below its limit: the term is dropped
     for metric, c in constraints.items():
         assert c["final_multiplier"] == history[-1][f"{metric}_multiplier"]

@@ -215,7 +215,11 @@ Policy = Callable[[np.ndarray], Any]
 
 
 def policy_from(entrant: Any) -> Policy:
-    """A callable obs -> action: an SB3 model (deterministic) or a callable."""
+    """A callable obs -> action: a loaded checkpoint (its ``act``: the
+    evaluators' one deterministic path, observation normalisation included),
+    an SB3 model (deterministic ``predict``) or a callable."""
+    if hasattr(entrant, "act") and hasattr(entrant, "env_overrides"):
+        return entrant.act
     if hasattr(entrant, "predict"):
         return lambda obs: entrant.predict(obs, deterministic=True)[0]
     if callable(entrant):
@@ -446,8 +450,9 @@ def side_by_side(cells: Sequence[Any], log: Callable[[str], None] = print
         base = {"entrant": cell.entrant, "entrant_label": cell.entrant_label,
                 "scenario": cell.scenario, "cell": cell.cell, "seed": cell.seed}
         if cell.entrant.startswith(AGENT_ENTRANT_PREFIX):
-            model = load_checkpoint(cell.entrant[len(AGENT_ENTRANT_PREFIX):]).model
-            play = policy_from(model)
+            # The checkpoint's own act (normalised observations, the one
+            # deterministic path), as heldout and the leaderboard play it.
+            play = policy_from(load_checkpoint(cell.entrant[len(AGENT_ENTRANT_PREFIX):]))
             overrides = _cell_overrides(cell)
             pair = [run_orbitcc(play, cell.scenario, overrides, cell.seed),
                     run_ns3(play, cell.scenario, overrides, cell.seed)]

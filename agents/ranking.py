@@ -1,0 +1,158 @@
+"""Does the task's reward rank entrants as a networking researcher would?
+(issue 27, item 2; docs/env.md, "Does the reward rank sensibly").
+
+On a fixed set of validation episodes (test split, seeds from 10000, the
+seeds orbitcc-train selects checkpoints on) every entrant plays the recipe's
+task (``agent=ppo_starlink``'s env and reward) as a residual policy with a
+*constant* action: a = 0 is the base controller bit for bit (4^0 = 1), a > 0
+scales its window and pacing rate by 4^a: a tuned-constant grabber (NewReno
+x1.41 is a = 0.25, OLIA x2.83 is a = 0.75, the constant-scale policies the
+issue found ranked above their base controllers). Two rules are checked on
+the means over the episodes:
+
+1. *No grabber outranks its base controller while it is less fair*: a
+   grabber whose background flows got less (Mb/s) or whose unfairness is
+   higher than its base's must have a lower return.
+2. *Pareto*: wherever one entrant is at least as good as another on all of
+   throughput, p95 delay and the background flows' throughput, its return
+   is at least as high.
+
+  python -m orbitcc.agents.ranking --episodes 8           # the table and the verdicts
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+VALIDATION_SEED_BASE = 10_000  # as orbitcc.agents.train's periodic evaluation
+WINDOW_MAX_FACTOR = 4.0  # the recipe's env.window_max_factor: scale = 4 ** a
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A constant residual action over a base controller."""
+
+    base: str
+    action: float  # a in [-1, 1]: window x 4**a
+
+    @property
+    def name(self) -> str:
+        if self.action == 0:
+            return self.base
+        return f"{self.base} x{WINDOW_MAX_FACTOR ** self.action:.2f}"
+
+
+# The base controllers of the task and the grabbers the issue measured (plus
+# x2 and a yielding x0.71 so the Pareto rule has pairs to compare).
+ENTRANTS = (Entrant("newreno", 0.0), Entrant("newreno", 0.25), Entrant("newreno", 0.5),
+            Entrant("olia", 0.0), Entrant("olia", 0.75), Entrant("olia", 0.5),
+            Entrant("olia", -0.25), Entrant("cubic", 0.0))
+
+
+def task_overrides(extra: Sequence[str] = ()) -> list[str]:
+    """The recipe's env and reward, field by field (configs/agent/ppo_starlink.yaml)."""
+    from orbitcc.agents.train import field_overrides
+    from orbitcc.config import compose_config
+
+    node = compose_config("train", ["agent=ppo_starlink", *extra])
+    out = field_overrides(node)
+    if node.get("duration_s") is not None:
+        out.append(f"duration_s={float(node.duration_s)}")
+    return out
+
+
+def play_entrant(entrant: Entrant, overrides: Sequence[str], seed: int) -> dict[str, float]:
+    """One validation episode of ``entrant`` (heldout.play's numbers)."""
+    from orbitcc.agents.heldout import play
+
+    action = np.full(2, entrant.action, dtype=np.float32)
+    return play("starlink_dual", [*overrides, f"env.residual_controller={entrant.base}"],
+                seed, policy=lambda obs: action)
+
+
+def measure(entrants: Sequence[Entrant], episodes: int, overrides: Sequence[str],
+            first_seed: int = VALIDATION_SEED_BASE) -> dict[str, dict[str, float]]:
+    """Mean over the episodes of each table key, per entrant."""
+    seeds = range(first_seed, first_seed + episodes)
+    out = {}
+    for e in entrants:
+        rows = [play_entrant(e, overrides, s) for s in seeds]
+        out[e.name] = {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
+    return out
+
+
+def grabber_violations(entrants: Sequence[Entrant], means: dict[str, dict[str, float]]
+                       ) -> list[str]:
+    """Rule 1: grabbers (a > 0) less fair than their base yet ranked above it."""
+    out = []
+    for e in entrants:
+        if e.action <= 0:
+            continue
+        g, b = means[e.name], means[e.base]
+        less_fair = (g["background_mbps"] < b["background_mbps"]
+                     or g["unfairness_pct"] > b["unfairness_pct"])
+        if less_fair and g["return"] >= b["return"]:
+            out.append(f"{e.name} (return {g['return']:.1f}, background "
+                       f"{g['background_mbps']:.1f} Mb/s, unfairness {g['unfairness_pct']:.1f} %)"
+                       f" outranks {e.base} ({b['return']:.1f}, {b['background_mbps']:.1f} Mb/s,"
+                       f" {b['unfairness_pct']:.1f} %)")
+    return out
+
+
+def dominates(a: dict[str, float], b: dict[str, float]) -> bool:
+    """a at least as good as b on throughput, p95 delay and background throughput."""
+    return (a["throughput_mbps"] >= b["throughput_mbps"] and a["p95_delay_ms"] <= b["p95_delay_ms"]
+            and a["background_mbps"] >= b["background_mbps"])
+
+
+def pareto_violations(means: dict[str, dict[str, float]]) -> list[str]:
+    """Rule 2: pairs where one dominates the other yet has the lower return."""
+    out = []
+    for na, a in means.items():
+        for nb, b in means.items():
+            if na != nb and dominates(a, b) and a["return"] < b["return"]:
+                out.append(f"{na} dominates {nb} (throughput {a['throughput_mbps']:.1f} vs "
+                           f"{b['throughput_mbps']:.1f}, p95 {a['p95_delay_ms']:.1f} vs "
+                           f"{b['p95_delay_ms']:.1f}, background {a['background_mbps']:.1f} vs "
+                           f"{b['background_mbps']:.1f}) but returns {a['return']:.1f} < "
+                           f"{b['return']:.1f}")
+    return out
+
+
+def table(means: dict[str, dict[str, float]]) -> str:
+    lines = ["| entrant | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
+             "| unfairness (%) | loss rate |", "|---|---|---|---|---|---|---|"]
+    for name, m in sorted(means.items(), key=lambda kv: -kv[1]["return"]):
+        lines.append(f"| {name} | {m['return']:.1f} | {m['throughput_mbps']:.1f} | "
+                     f"{m['p95_delay_ms']:.1f} | {m['background_mbps']:.1f} | "
+                     f"{m['unfairness_pct']:.1f} | {m['loss_rate']:.4f} |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m orbitcc.agents.ranking",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("--episodes", type=int, default=8)
+    parser.add_argument("--first-seed", type=int, default=VALIDATION_SEED_BASE)
+    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
+                        help="a reward./env./duration_s override of the task (repeatable)")
+    args = parser.parse_args(argv)
+    if args.episodes < 1:
+        parser.error("--episodes must be >= 1")
+    means = measure(ENTRANTS, args.episodes, task_overrides(args.override), args.first_seed)
+    print(f"{args.episodes} validation episodes (seeds {args.first_seed}-"
+          f"{args.first_seed + args.episodes - 1}, test split), means:\n")
+    print(table(means))
+    bad = grabber_violations(ENTRANTS, means) + pareto_violations(means)
+    print("\n" + ("\n".join(bad) if bad else "no grabber outranks its base while less fair; "
+                  "the return agrees with every Pareto-dominance"))
+    if bad:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
