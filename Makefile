@@ -184,7 +184,13 @@ CLANG_DIR ?= build/clang
 CLANGXX ?= clang++
 clang-test: install
 	@if ! command -v $(CLANGXX) >/dev/null; then \
-	  echo "clang-test: $(CLANGXX) is missing (apt-get install clang)"; exit 1; fi
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing clang (Debian's) ..."; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang) >/dev/null; \
+	  else \
+	    echo "clang-test: $(CLANGXX) is missing (sudo apt-get install clang)"; exit 1; \
+	  fi; \
+	fi
 	$(VENV)/bin/cmake -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
 	  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CLANGXX) -DBUILD_TESTING=ON \
 	  -DPython_EXECUTABLE=$(abspath $(PY)) -Dpybind11_DIR=$$($(PY) -m pybind11 --cmakedir) \
