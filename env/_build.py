@@ -19,6 +19,7 @@ from typing import Any
 from orbitcc import _core
 from orbitcc.config import GymConfig, available, compose_config, to_object
 from orbitcc.scenario import build_spec
+from orbitcc.validation import check_setting
 
 
 def default_scenario() -> str:
@@ -87,9 +88,14 @@ def check_count(name: str, value: Any, lo: int, hi: int) -> int:
     return int(value)
 
 
-def check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not hasattr(seed, "__index__") or int(seed) < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if int(seed) >= 2**63:
-        raise ValueError(f"seed must be < 2**63, got {seed!r}")
+def check_seed(seed: Any, num_envs: int = 1) -> int:
+    """A seed in the spec table's range (orbitcc.describe("simulation")); env i
+    of ``num_envs`` uses seed + i, so the last one must be in range too."""
+    if isinstance(seed, bool) or not hasattr(seed, "__index__"):
+        raise ValueError(f"seed = {seed!r} must be an integer (got {type(seed).__name__})")
+    check_setting("simulation", "seed", int(seed))
+    if num_envs > 1:
+        check_setting("simulation", "seed", int(seed) + num_envs - 1,
+                      f"seed + {num_envs - 1} (env {num_envs - 1} of num_envs = {num_envs}; "
+                      f"seed = {int(seed)})")
     return int(seed)

@@ -107,7 +107,7 @@ class OrbitCCVectorEnv(VectorEnv):
             seeds = None if self._started else [
                 int(self.config.seed) + i for i in range(self.num_envs)]
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            seeds = [check_seed(seed) + i for i in range(self.num_envs)]
+            seeds = [check_seed(seed, self.num_envs) + i for i in range(self.num_envs)]
         else:
             seeds = [None if s is None else check_seed(s) for s in seed]
             if len(seeds) != self.num_envs:

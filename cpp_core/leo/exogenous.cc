@@ -74,48 +74,63 @@ double RandomDuration::MeanSeconds() const {
 }
 
 void RandomDuration::Validate(const std::string& where) const {
-  const std::string range = "[0, " + FormatDouble(kMaxDurationS) + "] s";
+  // Strings are built only when a value is refused: the success path formats
+  // nothing (a crash under another toolchain was traced to number formatting
+  // here; issue 24, item 9).
+  auto in = [](double x, double lo, double hi) {
+    return std::isfinite(x) && x >= lo && x <= hi;
+  };
+  auto fail = [&](const std::string& field, double value,
+                  const std::string& range) {
+    Require(false, field, range, value);
+  };
   switch (kind) {
     case Kind::kFixed:
-      Require(std::isfinite(fixed_s) && fixed_s >= 0.0 &&
-                  fixed_s <= kMaxDurationS,
-              where, range, fixed_s);
+      if (!in(fixed_s, 0.0, kMaxDurationS)) {
+        fail(where, fixed_s, "[0, " + FormatDouble(kMaxDurationS) + "] s");
+      }
       return;
     case Kind::kUniform:
     case Kind::kLogNormal:
-      Require(std::isfinite(min_s) && min_s >= 0.0 && min_s <= kMaxDurationS,
-              where + ".min_s", range, min_s);
-      Require(std::isfinite(max_s) && max_s >= min_s &&
-                  max_s <= kMaxDurationS,
-              where + ".max_s",
-              "[min_s = " + FormatDouble(min_s) + ", " +
-                  FormatDouble(kMaxDurationS) + "] s",
-              max_s);
+      if (!in(min_s, 0.0, kMaxDurationS)) {
+        fail(where + ".min_s", min_s,
+             "[0, " + FormatDouble(kMaxDurationS) + "] s");
+      }
+      if (!in(max_s, min_s, kMaxDurationS)) {
+        fail(where + ".max_s", max_s,
+             "[min_s = " + FormatDouble(min_s) + ", " +
+                 FormatDouble(kMaxDurationS) + "] s");
+      }
       break;
   }
   if (kind == Kind::kLogNormal) {
-    Require(std::isfinite(median_s) && median_s >= min_s && median_s <= max_s,
-            where + ".median_s",
-            "[min_s, max_s] = [" + FormatDouble(min_s) + ", " +
-                FormatDouble(max_s) + "] s",
-            median_s);
-    Require(std::isfinite(sigma) && sigma >= 0.0 && sigma <= 5.0,
-            where + ".sigma", "[0, 5]", sigma);
+    if (!in(median_s, min_s, max_s)) {
+      fail(where + ".median_s", median_s,
+           "[min_s, max_s] = [" + FormatDouble(min_s) + ", " +
+               FormatDouble(max_s) + "] s");
+    }
+    if (!in(sigma, 0.0, 5.0)) fail(where + ".sigma", sigma, "[0, 5]");
   }
 }
 
 void LinkJitterParams::Validate(const std::string& where) const {
-  Require(std::isfinite(capacity_sigma) && capacity_sigma >= 0.0 &&
-              capacity_sigma <= 2.0,
-          where + ".capacity_sigma", "[0, 2]", capacity_sigma);
-  Require(interval > 0 && interval <= 3600 * kNsPerSec, where + ".interval_s",
-          "(0, 3600] s", ToSeconds(interval));
-  Require(std::isfinite(correlation) && correlation >= 0.0 &&
-              correlation < 1.0,
-          where + ".correlation", "[0, 1)", correlation);
-  Require(handover_delay_max >= 0 && handover_delay_max <= 10 * kNsPerSec,
-          where + ".handover_delay_ms", "[0, 10000] ms",
-          ToSeconds(handover_delay_max) * 1e3);
+  // As RandomDuration::Validate: messages are built only on failure.
+  if (!(std::isfinite(capacity_sigma) && capacity_sigma >= 0.0 &&
+        capacity_sigma <= 2.0)) {
+    Require(false, where + ".capacity_sigma", "[0, 2]", capacity_sigma);
+  }
+  if (!(interval >= kNsPerMs && interval <= 3600 * kNsPerSec)) {
+    Require(false, where + ".interval_s", "[0.001, 3600] s",
+            ToSeconds(interval));
+  }
+  if (!(std::isfinite(correlation) && correlation >= 0.0 &&
+        correlation < 1.0)) {
+    Require(false, where + ".correlation", "[0, 1)", correlation);
+  }
+  if (!(handover_delay_max >= 0 && handover_delay_max <= 10 * kNsPerSec)) {
+    Require(false, where + ".handover_delay_ms", "[0, 10000] ms",
+            ToSeconds(handover_delay_max) * 1e3);
+  }
 }
 
 namespace {

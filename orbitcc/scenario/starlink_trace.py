@@ -27,7 +27,7 @@ from pathlib import Path
 
 from orbitcc.paths import config_path
 from orbitcc.scenario._common import (
-    check_shared_fields,
+    check_settings,
     constant_link,
     flow,
     pick_controller,
@@ -35,7 +35,6 @@ from orbitcc.scenario._common import (
     static_oracle_path,
 )
 from orbitcc.scenario._random import AccessRandomness
-from orbitcc.validation import check_range
 
 
 def resolve(path: str) -> Path:
@@ -78,15 +77,12 @@ class StarlinkTraceScenario(AccessRandomness):
     handover_delay_jitter_ms: float = 0.0
 
     def __post_init__(self) -> None:
-        o = "scenario"
+        check_settings(self)  # every value against the C++ table
         for key in ("bw_file", "delay_file"):
             if not resolve(getattr(self, key)).is_file():
                 raise ValueError(f"scenario.{key} = {getattr(self, key)!r}: no such file "
                                  "(relative paths start at the configs directory)")
-        check_range(o, "start_offset_s", self.start_offset_s, 0.0, 1e6)
-        check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
         self.check_randomness()
-        check_shared_fields(self)
 
 
 def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
