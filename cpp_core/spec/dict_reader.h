@@ -84,14 +84,16 @@ inline std::string ParamValueProblem(const ParamSpec& spec, const Value& v) {
       }
       if (spec.Allows(v.AsDouble())) return "";
       return spec.OutOfRange(ValueText(v));
-    case ParamKind::kChoice:
-      if (v.is_string()) {
-        for (const std::string& c : spec.choices) {
-          if (c == v.AsString()) return "";
-        }
-        return "= " + ValueText(v) + " is unknown" + allowed;
+    case ParamKind::kChoice: {
+      std::string names;  // as ParamSpec::CheckChoice words it
+      for (const std::string& c : spec.choices) {
+        if (v.is_string() && c == v.AsString()) return "";
+        names += (names.empty() ? "" : ", ") + c;
       }
-      return "= " + ValueText(v) + " must be a string" + allowed;
+      return "= " + ValueText(v) +
+             (v.is_string() ? " is unknown" : " must be a string") +
+             "; allowed: " + names;
+    }
     case ParamKind::kText:
       if (v.is_string()) return "";
       return "= " + ValueText(v) + " must be a string (got " + v.TypeName() +

@@ -63,9 +63,9 @@ ParamSpec Transport(const char* d, const char* help) {
   return AsChoice(FlowParams(), "transport", d, help);
 }
 ParamSpec Controller(const char* d) {
-  return AsChoice(FlowParams(), "controller", d,
-                  "controller of the flows under test (the run's controller= "
-                  "overrides it)");
+  return ChoiceParam("controller", d, SplitNames(KnownControllerNames()),
+                     "controller of the flows under test (the run's "
+                     "controller= overrides it)");
 }
 ParamSpec Scheduler(const char* d, const char* help) {
   return AsChoice(FlowParams(), "scheduler", d, help);
@@ -512,8 +512,11 @@ const ParamTable& FlowParams() {
   static const ParamTable kParams = {
       ChoiceParam("transport", "quic", {"quic", "tcp"},
                   "multipath QUIC or single-path TCP"),
-      ChoiceParam("controller", "cubic", SplitNames(KnownControllerNames()),
-                  "congestion controller"),
+      // A registered name or residual:<name> (the env's residual mode):
+      // ValidateSpec checks it against the registry.
+      TextParam("controller", "cubic",
+                "congestion controller: a registered name or "
+                "residual:<name>"),
       ChoiceParam("scheduler", "minrtt", {"minrtt", "roundrobin"},
                   "multipath packet scheduler"),
       IntParam("file_bytes", 0, 0, static_cast<double>(int64_t{1} << 50),

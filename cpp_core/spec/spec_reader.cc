@@ -212,7 +212,7 @@ FlowSpec ParseFlow(const Value& obj, const std::string& where) {
   FlowSpec f;
   f.name = r.Str("name", where);
   f.transport = r.ChoiceParam(FlowRow("transport"));
-  f.controller = r.ChoiceParam(FlowRow("controller"));
+  f.controller = r.Str("controller", FlowRow("controller").default_text);
   if (r.Has("controller_params")) {
     f.controller_params =
         NumberTable(r, "controller_params", /*controller=*/true);
