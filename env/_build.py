@@ -62,9 +62,9 @@ def compose_gym(scenario: str | None, controller: str | None,
 def build_batch(scenario: str | None, controller: str | None, overrides: Sequence[str],
                 num_envs: int = 1, num_threads: int | None = 1,
                 autoreset_mode: str = "disabled") -> Built:
-    check_count("num_envs", num_envs, 1, 1 << 16)
+    check_count("num_envs", num_envs, *BATCH_LIMITS["num_envs"])
     if num_threads is not None:
-        check_count("num_threads", num_threads, 1, 1024)
+        check_count("num_threads", num_threads, *BATCH_LIMITS["num_threads"])
     cfg, control, sim_controller = compose_gym(scenario, controller, overrides)
     spec = build_spec(cfg)
     spec["record_series"] = False
@@ -77,6 +77,10 @@ def build_batch(scenario: str | None, controller: str | None, overrides: Sequenc
     batch = _core.BatchSimulation(spec, cfg.env.to_core(control, cfg.reward),
                                   int(num_envs), int(num_threads), autoreset_mode)
     return Built(batch, cfg, control, sim_controller or "", spec)
+
+
+# [lo, hi] of num_envs and num_threads: the C++ table (BatchParams()).
+BATCH_LIMITS = {r["name"]: (int(r["low"]), int(r["high"])) for r in _core.batch_params()}
 
 
 def check_count(name: str, value: Any, lo: int, hi: int) -> int:

@@ -25,7 +25,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from orbitcc import _core
-from orbitcc.env._build import build_batch, check_count, check_seed
+from orbitcc.env._build import BATCH_LIMITS, build_batch, check_count, check_seed
 from orbitcc.env.spaces import action_space, observation_space
 
 STEP_METRICS: tuple[str, ...] = tuple(_core.ENV_STEP_METRICS)
@@ -66,7 +66,7 @@ class OrbitCCVectorEnv(VectorEnv):
         if kwargs:
             raise TypeError(f"unexpected arguments: {', '.join(kwargs)}")
         mode = AutoresetMode(autoreset_mode)
-        num_envs = check_count("num_envs", num_envs, 1, 1 << 16)
+        num_envs = check_count("num_envs", num_envs, *BATCH_LIMITS["num_envs"])
         built = build_batch(scenario, controller, overrides, num_envs=num_envs,
                             num_threads=num_threads, autoreset_mode=_MODES[mode])
         self._batch = built.batch

@@ -546,7 +546,7 @@ class AgentConfig:
         if self.log_std_init is not None and self.algo not in ("ppo", "a2c"):
             raise ValueError(f"agent.log_std_init applies to ppo and a2c only (algo = "
                              f"{self.algo!r}); leave it null")
-        check_range(o, "num_envs", self.num_envs, 1, 4096)
+        check_setting("batch", "num_envs", self.num_envs, "agent.num_envs")
         _check_optional(o, "num_threads", self.num_threads, 1, 1024)
         check_range(o, "torch_threads", self.torch_threads, 1, 1024)
         _check_choice(o, "device", self.device, DEVICES)
@@ -687,7 +687,8 @@ class SuiteConfig:
             problem = _entrant_problem(entrant, controllers)
             if problem:
                 raise ValueError(f"suite.entrants[{i}] = {entrant!r} {problem}")
-        _check_optional(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
+        if self.duration_s is not None:
+            check_setting("simulation", "duration_s", self.duration_s, "suite.duration_s")
 
     def scenario_cells(self) -> list[tuple[str, tuple[str, ...], str | None]]:
         """(preset, overrides, label) of every scenario cell, in suite order."""

@@ -32,6 +32,6 @@ def check_param(owner: str, name: str, value: float, table: list[dict]) -> None:
 
 def check_setting(table: str, name: str, value: Any, key: str | None = None) -> None:
     """Checks ``value`` against row ``name`` of a C++ table (``"simulation"``,
-    ``"link"`` or ``"flow"``: the one declaration of its range); the
+    ``"link"``, ``"flow"`` or ``"batch"``: the one declaration of its range); the
     ValueError names ``key`` (default ``name``), the value and what is allowed."""
     _core.check_setting(table, name, value, key or name)

@@ -8,6 +8,7 @@
 #include "cc/refwa_router.h"
 #include "bindings/py_value.h"
 #include "engine/spec.h"
+#include "env/batch_simulation.h"
 #include "spec/scenario_params.h"
 #include "transport/stream_scheduler.h"
 
@@ -93,18 +94,12 @@ void RegisterParamBindings(py::module_& m) {
       "controller_catalogue",
       []() {
         py::list out;
-        std::string all = KnownControllerNames();
-        size_t start = 0;
-        while (start < all.size()) {
-          size_t comma = all.find(", ", start);
-          if (comma == std::string::npos) comma = all.size();
-          const std::string name = all.substr(start, comma - start);
+        for (const std::string& name : KnownControllerList()) {
           py::dict d;
           d["name"] = name;
           d["coupled"] = IsCoupledController(name);
           d["params"] = ParamTableToPy(ControllerParamTable(name));
           out.append(d);
-          start = comma + 2;
         }
         return out;
       },
@@ -159,9 +154,10 @@ void RegisterParamBindings(py::module_& m) {
       "check_setting",
       [](const std::string& table, const std::string& name, py::handle value,
          const std::string& key) {
-        const ParamTable& rows = table == "link"   ? LinkParams()
-                                 : table == "flow" ? FlowParams()
-                                                   : SimulationParams();
+        const ParamTable& rows = table == "link"    ? LinkParams()
+                                 : table == "flow"  ? FlowParams()
+                                 : table == "batch" ? BatchParams()
+                                                    : SimulationParams();
         ParamTable one = {FindParam(rows, name)};
         one[0].name = key.empty() ? name : key;
         Value holder = Value::Map();
@@ -169,8 +165,8 @@ void RegisterParamBindings(py::module_& m) {
         CheckSettings(one, holder, "");
       },
       py::arg("table"), py::arg("name"), py::arg("value"), py::arg("key") = "",
-      "Checks one value against row `name` of the 'link', 'flow' or "
-      "'simulation' table; the ValueError names `key` (default: name).");
+      "Checks one value against row `name` of the 'link', 'flow', 'batch' "
+      "or 'simulation' table; the ValueError names `key` (default: name).");
   m.def(
       "closest_names",
       [](const std::string& name, const std::vector<std::string>& known) {

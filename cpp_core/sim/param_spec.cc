@@ -206,12 +206,10 @@ ParamSpec NumberListParam(std::string name, std::vector<double> defaults,
 
 ParamSpec NamesListParam(std::string name, std::vector<std::string> defaults,
                          std::vector<std::string> choices, std::string help) {
-  ParamSpec p;
-  p.name = std::move(name);
+  ParamSpec p = ChoiceParam(std::move(name), "", std::move(choices),
+                            std::move(help));
   p.kind = ParamKind::kNames;
   p.names_default = std::move(defaults);
-  p.choices = std::move(choices);
-  p.help = std::move(help);
   return p;
 }
 

@@ -60,10 +60,13 @@ inline bool IntegerAllowed(const ParamSpec& spec, const Value& v) {
 // allowed: [0.001, 1e+06] Mb/s", "must be true or false, got int 2"), or ""
 // when it is allowed. The success path formats nothing (issue 24, item 9).
 inline std::string ParamValueProblem(const ParamSpec& spec, const Value& v) {
-  const std::string allowed =
-      "; allowed: " + spec.RangeText() + (spec.unit.empty() ? "" : " " + spec.unit);
+  // Built only when a value is refused (nothing is formatted on success).
+  auto allowed = [&spec] {
+    return "; allowed: " + spec.RangeText() +
+           (spec.unit.empty() ? "" : " " + spec.unit);
+  };
   if (v.is_null()) {
-    return spec.nullable ? "" : "= null is not allowed" + allowed;
+    return spec.nullable ? "" : "= null is not allowed" + allowed();
   }
   switch (spec.kind) {
     case ParamKind::kFlag:
@@ -73,21 +76,23 @@ inline std::string ParamValueProblem(const ParamSpec& spec, const Value& v) {
     case ParamKind::kInteger:
       if (!v.is_integer()) {
         return "= " + ValueText(v) + " must be an integer (got " +
-               v.TypeName() + ")" + allowed;
+               v.TypeName() + ")" + allowed();
       }
       if (IntegerAllowed(spec, v)) return "";
       return spec.OutOfRange(ValueText(v));
     case ParamKind::kReal:
       if (!v.is_number()) {
         return "= " + ValueText(v) + " must be a number (got " + v.TypeName() +
-               ")" + allowed;
+               ")" + allowed();
       }
       if (spec.Allows(v.AsDouble())) return "";
       return spec.OutOfRange(ValueText(v));
     case ParamKind::kChoice: {
-      std::string names;  // as ParamSpec::CheckChoice words it
       for (const std::string& c : spec.choices) {
         if (v.is_string() && c == v.AsString()) return "";
+      }
+      std::string names;  // as ParamSpec::CheckChoice words it
+      for (const std::string& c : spec.choices) {
         names += (names.empty() ? "" : ", ") + c;
       }
       return "= " + ValueText(v) +

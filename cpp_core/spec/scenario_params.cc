@@ -13,18 +13,6 @@
 namespace orbitcc {
 namespace {
 
-std::vector<std::string> SplitNames(const std::string& list) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < list.size()) {
-    size_t comma = list.find(", ", start);
-    if (comma == std::string::npos) comma = list.size();
-    out.push_back(list.substr(start, comma - start));
-    start = comma + 2;
-  }
-  return out;
-}
-
 ParamSpec Capacity(std::string name, double default_mbps, std::string help) {
   ParamSpec p = RealParam(std::move(name), default_mbps, kMinCapacityBps * 1e-6,
                           kMaxCapacityBps * 1e-6, "Mb/s", std::move(help));
@@ -63,7 +51,7 @@ ParamSpec Transport(const char* d, const char* help) {
   return AsChoice(FlowParams(), "transport", d, help);
 }
 ParamSpec Controller(const char* d) {
-  return ChoiceParam("controller", d, SplitNames(KnownControllerNames()),
+  return ChoiceParam("controller", d, KnownControllerList(),
                      "controller of the flows under test (the run's "
                      "controller= overrides it)");
 }
@@ -201,7 +189,7 @@ ParamTable SingleLink() {
       IntParam("num_flows", 1, 1, 10000, "", "flows sharing the bottleneck"),
       Transport("quic", "transport of every flow"),
       Controller("cubic"),
-      NamesListParam("flow_controllers", {}, SplitNames(KnownControllerNames()),
+      NamesListParam("flow_controllers", {}, KnownControllerList(),
                      "per flow (empty or num_flows entries): overrides "
                      "controller"),
       NumberListParam("flow_start_s", {}, 0.0, kMaxDurationSeconds, false,

@@ -8,21 +8,12 @@
 #include <string>
 
 #include "engine/spec.h"
+#include "sim/error_of.h"
 #include "spec/dict_reader.h"
 #include "spec/spec_reader.h"
 
 namespace orbitcc {
 namespace {
-
-template <typename Fn>
-std::string ErrorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

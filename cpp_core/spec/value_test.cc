@@ -9,22 +9,12 @@
 #include <string>
 
 #include "engine/simulation.h"
+#include "sim/error_of.h"
 #include "spec/spec_reader.h"
 #include "spec/summary_value.h"
 
 namespace orbitcc {
 namespace {
-
-// The message of the std::invalid_argument that `fn` throws ("" if none).
-template <typename Fn>
-std::string ErrorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
 
 std::string JsonError(const std::string& text) {
   return ErrorOf([&] { ParseJson(text); });
