@@ -177,9 +177,6 @@ void RegisterEnvBindings(py::module_& m) {
       "normaliser, help, bounds, mobility (needs the mobility oracle), "
       "group (base, mobility or background: the switch that adds it).");
   m.def(
-      "batch_params", []() { return ParamTableToPy(BatchParams()); },
-      "A vector env's sizes (num_envs, num_threads).");
-  m.def(
       "env_params", []() { return ParamTableToPy(EnvParams()); },
       "The env settings (configs/env/): name, default, range, help.");
   m.def(

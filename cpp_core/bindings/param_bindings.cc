@@ -89,16 +89,21 @@ py::list ParamTableToPy(const ParamTable& table) {
   return out;
 }
 
+py::dict NamedTableToPy(const std::string& name, const ParamTable& table) {
+  py::dict d;
+  d["name"] = name;
+  d["params"] = ParamTableToPy(table);
+  return d;
+}
+
 void RegisterParamBindings(py::module_& m) {
   m.def(
       "controller_catalogue",
       []() {
         py::list out;
         for (const std::string& name : KnownControllerList()) {
-          py::dict d;
-          d["name"] = name;
+          py::dict d = NamedTableToPy(name, ControllerParamTable(name));
           d["coupled"] = IsCoupledController(name);
-          d["params"] = ParamTableToPy(ControllerParamTable(name));
           out.append(d);
         }
         return out;
@@ -112,25 +117,30 @@ void RegisterParamBindings(py::module_& m) {
       },
       py::arg("name"),
       "The parameter table of a controller (name, default, range, help).");
-  m.def(
-      "simulation_params",
-      []() { return ParamTableToPy(SimulationParams()); },
-      "The simulation spec's scalar settings (packet_bytes, ...).");
-  m.def(
-      "link_params", []() { return ParamTableToPy(LinkParams()); },
-      "A link's settings (links[i].<name>).");
-  m.def(
-      "flow_params", []() { return ParamTableToPy(FlowParams()); },
-      "A flow's scalar settings (flows[i].<name>).");
+  // The plain tables, each as <name>_params().
+  const struct {
+    const char* name;
+    const ParamTable& (*table)();
+    const char* doc;
+  } kTables[] = {
+      {"simulation_params", SimulationParams,
+       "The simulation spec's settings (seed, duration_s, packet_bytes, ...)."},
+      {"link_params", LinkParams, "A link's settings (links[i].<name>)."},
+      {"flow_params", FlowParams, "A flow's scalar settings (flows[i].<name>)."},
+      {"batch_params", BatchParams,
+       "A vector env's sizes (num_envs, num_threads)."},
+  };
+  for (const auto& t : kTables) {
+    auto table = t.table;
+    m.def(t.name, [table]() { return ParamTableToPy(table()); }, t.doc);
+  }
   m.def(
       "scenario_kinds",
       []() {
         py::list out;
         for (const ScenarioKind& k : ScenarioKinds()) {
-          py::dict d;
-          d["name"] = k.name;
+          py::dict d = NamedTableToPy(k.name, k.params);
           d["help"] = k.help;
-          d["params"] = ParamTableToPy(k.params);
           out.append(d);
         }
         return out;

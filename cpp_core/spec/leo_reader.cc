@@ -34,20 +34,25 @@ ParamSpec PeriodParam(std::string name, double default_s, std::string help) {
 // least 1 km (at <= 20 km/s a handover every >= 25 ms; 1e-308 km would hand
 // over ~1e300 times a second), speeds 0.01 .. 20 km/s.
 const ParamTable& AlongTrackParams() {
+  // Distances along or across the track: within the Earth's circumference.
+  constexpr double kCircumferenceKm = 40075.0;
+  auto km = [&](const char* name, double default_km, double lo,
+                const char* help) {
+    return RealParam(name, default_km, lo, kCircumferenceKm, "km", help);
+  };
   static const ParamTable kParams = {
       PositiveParam("altitude_km", 550.0, 0.0, 100000.0, "km",
                     "orbit altitude"),
-      RealParam("spacing_km", 150.0, 1.0, 40075.0, "km",
-                "R1, along-track distance between satellites"),
+      km("spacing_km", 150.0, 1.0,
+         "R1, along-track distance between satellites"),
       RealParam("speed_km_s", 7.0, 0.01, 20.0, "km/s", "v, ground speed"),
-      RealParam("footprint_radius_km", 230.0, 1.0, 40075.0, "km",
-                "R2, footprint radius"),
-      RealParam("handover_radius_km", 0.0, 0.0, 40075.0, "km",
-                "a, handover distance (0: 0.75 * spacing_km)"),
-      RealParam("cross_track_km", 0.0, -40075.0, 40075.0, "km",
-                "terminal's offset across the track"),
-      RealParam("phase_km", 0.0, -40075.0, 40075.0, "km",
-                "position of the first satellite at t = 0"),
+      km("footprint_radius_km", 230.0, 1.0, "R2, footprint radius"),
+      km("handover_radius_km", 0.0, 0.0,
+         "a, handover distance (0: 0.75 * spacing_km)"),
+      km("cross_track_km", 0.0, -kCircumferenceKm,
+         "terminal's offset across the track"),
+      km("phase_km", 0.0, -kCircumferenceKm,
+         "position of the first satellite at t = 0"),
       FlagParam("alternate_leader", false,
                 "subflows take turns on the leading satellite"),
       IntParam("subflow", 0, 0, 1, "", "which subflow's satellite"),
