@@ -311,3 +311,254 @@ def test_round_trip_against_our_ns3_program(tmp_path) -> None:
         assert obs[0, 4] == pytest.approx(16 * iw * 8 / 0.0503 / 1e6, rel=0.05)
         obs, _ = env.reset()  # a new simulation
         assert obs.shape == (1, 5)
+
+
+# --------------------------------------------------------------------------
+# ns3-gym compatibility (issue 28) and hostile peers (issue 24, item 2)
+
+
+def _box_desc(low: float, high: float, dtype: int, shape: list[int]):
+    desc = pb.SpaceDescription(type=pb.BOX)
+    desc.space.Pack(pb.BoxSpace(low=low, high=high, dtype=dtype, shape=shape))
+    return desc
+
+
+class _ScriptedSim:
+    """An ns-3 side in a thread: sends ``init``, then each state of
+    ``states`` and records the EnvActMsg replies (bounded waits)."""
+
+    def __init__(self, port: int, obs_desc, act_desc, states: list) -> None:
+        import threading
+
+        import zmq
+
+        self.replies: list = []
+        self.error: BaseException | None = None
+        self._zmq = zmq
+        self._args = (port, obs_desc, act_desc, states)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        zmq = self._zmq
+        port, obs_desc, act_desc, states = self._args
+        ctx = zmq.Context()
+        sock = ctx.socket(zmq.REQ)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.RCVTIMEO, 20000)
+        try:
+            sock.connect(f"tcp://127.0.0.1:{port}")
+            sock.send(pb.SimInitMsg(obsSpace=obs_desc, actSpace=act_desc).SerializeToString())
+            sock.recv()
+            for state in states:
+                sock.send(state.SerializeToString())
+                self.replies.append(pb.parse(pb.EnvActMsg, sock.recv(), "EnvActMsg"))
+        except BaseException as e:  # reported by the test
+            self.error = e
+        finally:
+            sock.close()
+            ctx.term()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _box_state(values, dtype: int, over: bool = False):
+    b = pb.BoxDataContainer(dtype=dtype, shape=[len(values)])
+    getattr(b, pb._DATA_FIELD[dtype]).extend(values)
+    c = pb.DataContainer(type=pb.BOX)
+    c.data.Pack(b)
+    return pb.EnvStateMsg(obsData=c, isGameOver=over)
+
+
+def test_int_box_with_infinite_bounds_maps_to_the_wire_range() -> None:
+    # ns3-ai's documented form: OpenGymBoxSpace(-INFINITY, INFINITY, shape, "int").
+    s = pb.space_from_pb(_box_desc(float("-inf"), float("inf"), pb.INT, [3]))
+    assert s.dtype == np.int64 and s.low.tolist() == [-(2**31)] * 3
+    assert s.high.tolist() == [2**31 - 1] * 3  # int32: what intData carries
+    s = pb.space_from_pb(_box_desc(float("-inf"), 5.0, pb.UINT, [1]))
+    assert s.low.tolist() == [0] and s.high.tolist() == [5]
+    with pytest.raises(ProtocolError, match="low = nan"):
+        pb.space_from_pb(_box_desc(float("nan"), 1.0, pb.INT, [1]))
+    with pytest.raises(ProtocolError, match="low <= high"):
+        pb.space_from_pb(_box_desc(2.0, 1.0, pb.FLOAT, [1]))
+    with pytest.raises(ProtocolError, match="hold no value"):
+        pb.space_from_pb(_box_desc(-5.0, -1.0, pb.UINT, [1]))
+
+
+def test_uint_high_4294967295_is_sendable() -> None:
+    """float32 rounds 4294967295 to 4294967296; the space's high must be the
+    largest uint32, and action = space.high must reach ns-3 exactly."""
+    desc = _box_desc(0.0, 4294967295.0, pb.UINT, [2])
+    assert pb.BoxSpace.FromString(desc.space.value).high == 4294967296.0  # the wire's rounding
+    port = _free_port()
+    sim = _ScriptedSim(port, _box_desc(0, 10, pb.UINT, [1]), desc,
+                       [_box_state([1], pb.UINT), _box_state([2], pb.UINT, over=True)])
+    with Ns3GymEnv(None, port=port, timeout_s=20) as env:
+        assert env.action_space.high.tolist() == [4294967295, 4294967295]
+        env.reset()
+        env.step(env.action_space.high)
+    sim.thread.join(20)
+    assert sim.error is None
+    b = pb.BoxDataContainer()
+    sim.replies[0].actData.data.Unpack(b)
+    assert b.dtype == pb.UINT and list(b.uintData) == [4294967295, 4294967295]
+
+
+@pytest.mark.parametrize("dtype", [pb.FLOAT, pb.DOUBLE])
+def test_float_actions_travel_as_float(dtype: int) -> None:
+    """ns3-gym's agent sends every float Box as FLOAT; an ns-3 script
+    DynamicCasts to OpenGymBoxContainer<float>, so DOUBLE would be a null."""
+    port = _free_port()
+    sim = _ScriptedSim(port, _box_desc(0, 10, pb.UINT, [1]), _box_desc(-1, 1, dtype, [2]),
+                       [_box_state([1], pb.UINT), _box_state([2], pb.UINT, over=True)])
+    with Ns3GymEnv(None, port=port, timeout_s=20) as env:
+        env.reset()
+        env.step(np.array([0.25, -0.5]))
+    sim.thread.join(20)
+    assert sim.error is None
+    b = pb.BoxDataContainer()
+    sim.replies[0].actData.data.Unpack(b)
+    assert b.dtype == pb.FLOAT and list(b.floatData) == [0.25, -0.5] and not b.doubleData
+
+
+def test_strict_or_ns3gym_pass_through() -> None:
+    """strict=True (default): out-of-space actions raise, observations are
+    checked and reshaped. strict=False: ns3-gym's behaviour, the rl-tcp
+    policy's cWnd 65620 > 65535 reaches ns-3 and a flat array of whatever
+    size was sent comes back."""
+    obs_desc = _box_desc(0, 1e9, pb.UINT, [2, 2])
+    act_desc = _box_desc(0, 65535, pb.UINT, [2])
+    port = _free_port()
+    sim = _ScriptedSim(port, obs_desc, act_desc,
+                       [_box_state([1, 2, 3, 4], pb.UINT), _box_state([5, 6, 7], pb.UINT)])
+    with Ns3GymEnv(None, port=port, timeout_s=20) as env:
+        obs, _ = env.reset()
+        assert obs.shape == (2, 2) and obs.tolist() == [[1, 2], [3, 4]]
+        with pytest.raises(ValueError, match="not in the action space"):
+            env.step([1000, 65620])
+        with pytest.raises(ProtocolError, match="has 3 values; the space's shape"):
+            env.step([1000, 65535])
+    sim.thread.join(20)
+    port = _free_port()
+    sim = _ScriptedSim(port, obs_desc, act_desc,
+                       [_box_state([1, 2, 3, 4], pb.UINT), _box_state([5, 6, 7], pb.UINT),
+                        _box_state([8], pb.UINT, over=True)])
+    with Ns3GymEnv(None, port=port, timeout_s=20, strict=False) as env:
+        obs, _ = env.reset()
+        assert obs.shape == (4,) and obs.tolist() == [1, 2, 3, 4]  # ns3-gym: flat
+        obs, *_ = env.step([1000, 65620])
+        assert obs.tolist() == [5, 6, 7]
+        # What the wire cannot carry is still refused, naming the value.
+        with pytest.raises(ValueError, match=r"-1.*uint32 field; allowed: whole numbers 0"):
+            env.step([-1, 10])
+        env.step([1, 2, 3])  # ns3-gym sends any length
+    sim.thread.join(20)
+    assert sim.error is None
+    got = []
+    for r in sim.replies[:2]:
+        b = pb.BoxDataContainer()
+        r.actData.data.Unpack(b)
+        got.append((list(b.shape), list(b.uintData)))
+    assert got == [([2], [1000, 65620]), ([3], [1, 2, 3])]
+
+
+def test_bind_address_is_an_option() -> None:
+    with Ns3GymEnv(peer("normal", steps=2), timeout_s=30) as env:
+        assert env.bind == "127.0.0.1"
+        import zmq
+
+        endpoint = env._state["socket"].getsockopt(zmq.LAST_ENDPOINT).decode()
+        assert endpoint == f"tcp://127.0.0.1:{env.port}"
+    # All interfaces (ns3-gym's tcp://*): the fake peer still reaches it on loopback.
+    with Ns3GymEnv(peer("normal", steps=2), timeout_s=30, bind="*") as env:
+        endpoint = env._state["socket"].getsockopt(zmq.LAST_ENDPOINT).decode()
+        assert endpoint == f"tcp://0.0.0.0:{env.port}"
+        env.reset()
+        assert env.step(3)[1] == 3.0
+    for bad in ("", "tcp://x", "1.2.3.4:5"):
+        with pytest.raises(ValueError, match="bind = "):
+            Ns3GymEnv(peer(), bind=bad)
+    with pytest.raises(ValueError, match="cannot listen on port .* of '203.0.113.7'"):
+        Ns3GymEnv(peer(), bind="203.0.113.7", timeout_s=5)
+
+
+def _raw_peer(port: int, payload: bytes, hold_s: float) -> None:
+    import socket
+
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=1)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.02)
+    try:
+        s.sendall(payload)
+        time.sleep(hold_s)
+    except OSError:
+        pass
+    finally:
+        s.close()
+
+
+def test_a_peer_that_is_not_zeromq_gets_a_clear_error_in_time() -> None:
+    """Issue 24: 4,096 random bytes from a raw TCP peer made recv block for
+    ever. Now the client gives up within ~timeout_s and says why. It runs in
+    a child process so that a regression fails this test instead of hanging
+    the run."""
+    port = _free_port()
+    script = (
+        "import threading, time, numpy as np\n"
+        "from tests.test_ns3gym import _raw_peer\n"
+        "from orbitcc.env.ns3gym import Ns3GymEnv\n"
+        "payload = np.random.default_rng(24).integers(0, 256, 4096, dtype=np.uint8).tobytes()\n"
+        f"threading.Thread(target=_raw_peer, args=({port}, payload, 8.0), daemon=True).start()\n"
+        "t = time.monotonic()\n"
+        "try:\n"
+        f"    Ns3GymEnv(None, port={port}, timeout_s=2)\n"
+        "except Exception as e:\n"
+        "    print(type(e).__name__, round(time.monotonic() - t, 2), e)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=30, cwd=root)
+    name, elapsed, message = out.stdout.split(" ", 2)
+    assert name == "Ns3GymTimeoutError", out.stdout + out.stderr
+    assert float(elapsed) < 4.0
+    assert "within 2 s" in message and "a peer connected" in message and "ZeroMQ" in message
+
+
+def test_an_oversized_message_is_not_buffered() -> None:
+    """A message above max_message_bytes closes its connection (ZeroMQ's
+    MAXMSGSIZE) instead of being buffered; the client reports it in time."""
+    import threading
+
+    import zmq
+
+    port = _free_port()
+    limit = 64 * 1024
+
+    def big_sender() -> None:
+        ctx = zmq.Context()
+        s = ctx.socket(zmq.REQ)
+        s.setsockopt(zmq.LINGER, 0)
+        s.connect(f"tcp://127.0.0.1:{port}")
+        s.send(b"\x00" * (4 * limit))
+        time.sleep(5)
+        s.close()
+        ctx.term()
+
+    threading.Thread(target=big_sender, daemon=True).start()
+    started = time.monotonic()
+    with pytest.raises(Ns3GymTimeoutError, match="dropped"):
+        Ns3GymEnv(None, port=port, timeout_s=2, max_message_bytes=limit)
+    assert time.monotonic() - started < 4.0
+    with pytest.raises(ValueError, match="max_message_bytes = 10; allowed"):
+        Ns3GymEnv(None, port=port, max_message_bytes=10)

@@ -40,6 +40,11 @@ class Ns3GymTimeoutError(Ns3GymError, TimeoutError):
     """The ns-3 side sent nothing within the timeout."""
 
 
+# ns3-gym's messages are a few hundred bytes (an observation of 10^6 doubles
+# is 8 MB); 64 MiB leaves room for any real layout and refuses the rest.
+DEFAULT_MAX_MESSAGE_BYTES = 64 * 2**20
+
+
 def _stop_process(proc: subprocess.Popen | None, grace_s: float = 2.0) -> None:
     """Terminates the process group of ``proc`` (TERM, then KILL)."""
     if proc is None or proc.poll() is not None:
@@ -59,6 +64,9 @@ def _stop_process(proc: subprocess.Popen | None, grace_s: float = 2.0) -> None:
 def _cleanup(state: dict[str, Any]) -> None:
     """Finalizer shared by close(), errors, GC and interpreter exit."""
     _stop_process(state.get("proc"))
+    mon = state.get("monitor")
+    if mon is not None:
+        mon.close(linger=0)
     sock = state.get("socket")
     if sock is not None:
         sock.close(linger=0)
@@ -82,15 +90,32 @@ class Ns3GymEnv(gym.Env):
       sim_args: extra ``--key=value`` arguments for every start.
       sim_seed: seed for the first simulation (``reset(seed=...)`` overrides;
         each later reset without a seed adds 1), passed as ``--simSeed``.
-      timeout_s: longest wait for any message (start-up included).
+      timeout_s: longest wait for any message (start-up included); every
+        socket operation is bounded by it.
       cwd: working directory of the ns-3 program.
+      bind: the interface to listen on: ``"127.0.0.1"`` (default: only this
+        machine), an address of one interface, or ``"*"`` for all of them
+        (ns3-gym's choice; needed for a simulation on another machine).
+      strict: True (default): actions outside the action space raise
+        ``ValueError`` and observations are checked against the observation
+        space and reshaped to it (Gymnasium's contract). False: ns3-gym's
+        behaviour: actions go to the simulation as given (only what the
+        wire cannot carry is refused) and observations come back as ns3-gym
+        returns them (Box data as the flat array that was sent).
+      max_message_bytes: the largest message accepted; ZeroMQ drops a
+        longer one with its connection before buffering it (ZMQ_MAXMSGSIZE).
+
+    Float actions travel as FLOAT (float32), as ns3-gym's agent side sends
+    them, whatever the space's dtype: ns-3 scripts written for ns3-gym read
+    them as ``OpenGymBoxContainer<float>``.
     """
 
     metadata = {"render_modes": []}
 
     def __init__(self, command: Sequence[str] | None = None, port: int = 0,
                  sim_args: Mapping[str, Any] | None = None, sim_seed: int = 0,
-                 timeout_s: float = 60.0, cwd: str | None = None) -> None:
+                 timeout_s: float = 60.0, cwd: str | None = None, bind: str = "127.0.0.1",
+                 strict: bool = True, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         import zmq  # pyzmq: pip install 'orbitcc[ns3gym]'
 
         if command is not None and (isinstance(command, str) or not command):
@@ -100,31 +125,54 @@ class Ns3GymEnv(gym.Env):
         if command is None and int(port) == 0:
             raise ValueError("port = 0 needs a command to start (the simulation must be told "
                              "the port); give port=N to wait for a simulation started by hand")
-        if not timeout_s > 0:
-            raise ValueError(f"timeout_s = {timeout_s}; it must be > 0")
+        if not timeout_s > 0 or not timeout_s < 1e6:
+            raise ValueError(f"timeout_s = {timeout_s}; allowed: > 0 and < 1e6 s")
+        if not isinstance(bind, str) or not bind or any(c in bind for c in "/: "):
+            raise ValueError(f"bind = {bind!r}; allowed: an interface address such as "
+                             "'127.0.0.1' (default), or '*' for all interfaces")
+        if isinstance(max_message_bytes, bool) or not isinstance(max_message_bytes, int) or \
+                not 1024 <= max_message_bytes <= 2**31 - 1:
+            raise ValueError(f"max_message_bytes = {max_message_bytes!r}; allowed: an integer "
+                             f"1024 ... {2**31 - 1}")
         self._zmq = zmq
         self.command = list(command) if command is not None else None
         self.sim_args = dict(sim_args or {})
         self.timeout_s = float(timeout_s)
         self.cwd = cwd
+        self.bind = bind
+        self.strict = bool(strict)
+        self.max_message_bytes = int(max_message_bytes)
         self._seed = int(sim_seed)
         self._state: dict[str, Any] = {}
         self._finalizer = weakref.finalize(self, _cleanup, self._state)
         ctx = zmq.Context()
         sock = ctx.socket(zmq.REP)
         sock.setsockopt(zmq.LINGER, 0)
+        # Every operation is bounded (issue 24): receive and send give up
+        # after timeout_s, and a message above max_message_bytes closes its
+        # connection instead of being buffered.
+        timeout_ms = max(1, int(self.timeout_s * 1000))
+        sock.setsockopt(zmq.RCVTIMEO, timeout_ms)
+        sock.setsockopt(zmq.SNDTIMEO, timeout_ms)
+        sock.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
         self._state.update(context=ctx, socket=sock)
+        self._monitor = sock.get_monitor_socket(zmq.EVENT_ACCEPTED
+                                                | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+                                                | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+                                                | zmq.EVENT_DISCONNECTED)
+        self._state["monitor"] = self._monitor
+        self._peer_trouble: list[str] = []
         try:
             if int(port) == 0:
-                self.port = sock.bind_to_random_port("tcp://127.0.0.1", min_port=20000,
+                self.port = sock.bind_to_random_port(f"tcp://{bind}", min_port=20000,
                                                      max_port=60000, max_tries=200)
             else:
-                sock.bind(f"tcp://127.0.0.1:{int(port)}")
+                sock.bind(f"tcp://{bind}:{int(port)}")
                 self.port = int(port)
         except zmq.ZMQError as e:
             self._finalizer()
-            raise ValueError(f"cannot listen on port {port}: {e}; give another port or 0 for "
-                             "a free one") from None
+            raise ValueError(f"cannot listen on port {port} of {bind!r}: {e}; give another "
+                             "port, 0 for a free one, or another bind address") from None
         self._owe_reply = False  # REP: a received request awaits our reply
         self._done = True
         self._fresh = False  # a started simulation whose first state is unread
@@ -199,9 +247,16 @@ class Ns3GymEnv(gym.Env):
         deadline = time.monotonic() + self.timeout_s
         while True:
             if sock.poll(100, zmq.POLLIN):
-                payload = sock.recv()
-                self._owe_reply = True
-                return payload
+                # Never a blocking recv: a peer that is not ZeroMQ can make
+                # poll report readable with no whole message (issue 24).
+                try:
+                    payload = sock.recv(zmq.NOBLOCK)
+                except zmq.Again:
+                    payload = None
+                if payload is not None:
+                    self._owe_reply = True
+                    return payload
+            self._read_monitor()
             proc = self._proc()
             if proc is not None and proc.poll() is not None:
                 code = proc.returncode
@@ -210,10 +265,44 @@ class Ns3GymEnv(gym.Env):
             if time.monotonic() > deadline:
                 raise Ns3GymTimeoutError(f"no {what} from the ns-3 side within "
                                          f"{self.timeout_s:g} s (port {self.port})"
-                                         + self._output_tail())
+                                         + self._trouble() + self._output_tail())
+
+    def _read_monitor(self) -> None:
+        """Notes connections that failed ZeroMQ's handshake or were dropped
+        (a peer that is not ZeroMQ; a message above max_message_bytes)."""
+        from zmq.utils.monitor import recv_monitor_message
+
+        zmq = self._zmq
+        mon = self._state.get("monitor")
+        while mon is not None and mon.poll(0, zmq.POLLIN):
+            try:
+                event = recv_monitor_message(mon, zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            kind = event.get("event")
+            if kind == zmq.EVENT_ACCEPTED:
+                note = "a peer connected"
+            elif kind == zmq.EVENT_DISCONNECTED:
+                note = "a connection was dropped"
+            else:
+                note = "a connection failed ZeroMQ's handshake (the peer is not ZeroMQ)"
+            if len(self._peer_trouble) < 20:
+                self._peer_trouble.append(note)
+
+    def _trouble(self) -> str:
+        if not self._peer_trouble:
+            return ""
+        notes = sorted(set(self._peer_trouble))
+        return (f"; meanwhile {'; '.join(notes)} ({len(self._peer_trouble)} event(s)): is "
+                "the peer an ns3-gym (ZeroMQ) simulation? A message above max_message_bytes "
+                f"= {self.max_message_bytes} is dropped with its connection")
 
     def _send(self, msg: Any) -> None:
-        self._state["socket"].send(msg.SerializeToString())
+        try:
+            self._state["socket"].send(msg.SerializeToString())
+        except self._zmq.Again:
+            raise Ns3GymTimeoutError(f"could not send to the ns-3 side within "
+                                     f"{self.timeout_s:g} s (port {self.port})") from None
         self._owe_reply = False
 
     def _fail_reply(self) -> None:
@@ -229,7 +318,7 @@ class Ns3GymEnv(gym.Env):
                        "state message (EnvStateMsg)")
         info: dict[str, Any] = {"ns3_info": msg.info}
         if msg.HasField("obsData"):
-            obs = pb.value_from_pb(msg.obsData, self.observation_space)
+            obs = pb.value_from_pb(msg.obsData, self.observation_space, strict=self.strict)
             self._last_obs = obs
         elif getattr(self, "_last_obs", None) is not None:
             obs = self._last_obs  # ns3-gym may omit it in the final state
@@ -283,16 +372,18 @@ class Ns3GymEnv(gym.Env):
             raise Ns3GymError("the env is closed")
         if self._done:
             raise Ns3GymError("step() after the episode ended: call reset() first")
-        if not self.action_space.contains(action):
+        if self.strict and not self.action_space.contains(action):
             try:
                 action = self._coerce(action)
             except Exception:
                 raise ValueError(f"action {action!r} is not in the action space "
                                  f"{self.action_space}") from None
+        # ns3-gym's agent sends float actions as FLOAT (float32) whatever the
+        # space's dtype; ns-3 scripts cast to OpenGymBoxContainer<float>.
+        act = pb.value_to_pb(action, self.action_space, strict=self.strict, float_code=pb.FLOAT)
         self._fresh = False
         try:
-            self._send(pb.EnvActMsg(actData=pb.value_to_pb(action, self.action_space),
-                                    stopSimReq=False))
+            self._send(pb.EnvActMsg(actData=act, stopSimReq=False))
             obs, reward, over, info = self._recv_state()
         except BaseException:
             self._finalizer()

@@ -5,9 +5,12 @@ schema as ``messages.proto`` beside this file), so no generated code and no
 ``protoc`` are needed: only the ``protobuf`` runtime.
 
 Spaces map to Gymnasium's: ``Discrete(n)``; ``Box(low, high, shape, dtype)``
-with dtype INT -> int64, UINT -> uint64, FLOAT -> float32, DOUBLE -> float64;
+with dtype INT -> int64, UINT -> uint64, FLOAT -> float32, DOUBLE -> float64
+(integer bounds rounded inwards and clamped to the wire's int32/uint32 range);
 ``Tuple``; ``Dict`` (keys from the element names). Anything else is refused
 with a ``ProtocolError`` naming what was received and what is supported.
+Values are read and written strictly (checked against the space, reshaped)
+or as ns3-gym does (``strict=False``: as sent, flat).
 """
 
 from __future__ import annotations
@@ -137,8 +140,9 @@ _DTYPES = {INT: np.int64, UINT: np.uint64, FLOAT: np.float32, DOUBLE: np.float64
 _DATA_FIELD = {INT: "intData", UINT: "uintData", FLOAT: "floatData", DOUBLE: "doubleData"}
 
 
-def parse(cls: Any, payload: bytes, what: str) -> Any:
-    """Parses ``payload`` as ``cls``; a ProtocolError names what arrived."""
+def parse(cls: Any, payload: bytes, what: str, peer: str = "simulation") -> Any:
+    """Parses ``payload`` as ``cls``; a ProtocolError names what arrived and
+    asks whether the ``peer`` (simulation or agent) speaks the protocol."""
     msg = cls()
     try:
         msg.ParseFromString(payload)
@@ -147,7 +151,7 @@ def parse(cls: Any, payload: bytes, what: str) -> Any:
         raise ProtocolError(
             f"expected an ns3-gym {what} ({cls.DESCRIPTOR.full_name}), received {len(payload)} "
             f"bytes that do not parse as one (first bytes: {head}): {e}. Is the peer an "
-            "ns3-gym (ns3opengym protobuf over ZeroMQ) simulation?") from None
+            f"ns3-gym (ns3opengym protobuf over ZeroMQ) {peer}?") from None
     return msg
 
 
@@ -161,6 +165,32 @@ def _unpack(any_msg: Any, cls: Any, where: str) -> Any:
 
 # ---------------------------------------------------------------------------
 # Spaces
+
+
+# What the wire carries for integer boxes: BoxDataContainer.intData is int32,
+# uintData uint32 (messages.proto; ns-3's OpenGymBoxContainer<uint64_t> is
+# narrowed to uint32 on the wire too).
+WIRE_RANGE = {INT: (-(2**31), 2**31 - 1), UINT: (0, 2**32 - 1)}
+
+
+def _integer_bounds(code: int, low: float, high: float, where: str) -> tuple[int, int]:
+    """Integer bounds of an INT/UINT Box from the float32 ones on the wire.
+
+    BoxSpace.low/high are float32, so 4294967295 arrives as 4294967296 and
+    +-INFINITY (ns-3 scripts write ``OpenGymBoxSpace(-INFINITY, INFINITY, ...,
+    int)`` for an unbounded box) has no integer value. The bounds are taken
+    in Python integers (no overflow), ceil/floor to whole numbers, and clamped
+    to what the wire's data field can carry, so ``space.high`` is a value that
+    can be sent (int32 for INT, uint32 for UINT).
+    """
+    wire_lo, wire_hi = WIRE_RANGE[code]
+    lo = wire_lo if np.isinf(low) else max(wire_lo, int(np.ceil(low)))
+    hi = wire_hi if np.isinf(high) else min(wire_hi, int(np.floor(high)))
+    if lo > hi:
+        kind = "INT (int32)" if code == INT else "UINT (uint32)"
+        raise ProtocolError(f"{where}: Box bounds low = {low}, high = {high} hold no value of "
+                            f"dtype {kind}; allowed: {wire_lo} ... {wire_hi}")
+    return lo, hi
 
 
 def space_from_pb(desc: Any, where: str = "space") -> spaces.Space:
@@ -179,11 +209,12 @@ def space_from_pb(desc: Any, where: str = "space") -> spaces.Space:
         dtype = _DTYPES[b.dtype]
         shape = tuple(int(x) for x in b.shape)
         low, high = float(b.low), float(b.high)
-        if np.issubdtype(dtype, np.integer):
-            info = np.iinfo(dtype)
-            low = max(low, float(info.min)) if np.isfinite(low) else float(info.min)
-            high = min(high, float(info.max)) if np.isfinite(high) else float(info.max)
-            return spaces.Box(low=dtype(low), high=dtype(high), shape=shape, dtype=dtype)
+        if np.isnan(low) or np.isnan(high) or low > high:
+            raise ProtocolError(f"{where}: Box bounds low = {low}, high = {high}; they must be "
+                                "numbers (infinite allowed) with low <= high")
+        if b.dtype in (INT, UINT):
+            lo_int, hi_int = _integer_bounds(b.dtype, low, high, where)
+            return spaces.Box(low=dtype(lo_int), high=dtype(hi_int), shape=shape, dtype=dtype)
         return spaces.Box(low=low, high=high, shape=shape, dtype=dtype)
     if t == TUPLE:
         tup = _unpack(desc.space, TupleSpace, where)
@@ -247,8 +278,17 @@ def _dtype_code(dtype: Any) -> int:
 # Values
 
 
-def value_from_pb(container: Any, space: spaces.Space, where: str = "observation") -> Any:
-    """A value of ``space`` from a DataContainer."""
+def value_from_pb(container: Any, space: spaces.Space, where: str = "observation",
+                  strict: bool = True) -> Any:
+    """A value of ``space`` from a DataContainer.
+
+    ``strict``: Box data is checked against the space's size and reshaped to
+    its shape, in its dtype. Not strict: ns3-gym's own reading (its
+    ``Ns3ZmqBridge._create_data``): Box data comes back as the flat array of
+    the values sent, whatever the space says; Tuple and Dict as sent.
+    """
+    if not strict:
+        return _value_as_sent(container, where)
     if isinstance(space, spaces.Discrete):
         if container.type != DISCRETE:
             raise ProtocolError(f"{where}: expected Discrete data, received type {container.type}")
@@ -256,12 +296,7 @@ def value_from_pb(container: Any, space: spaces.Space, where: str = "observation
     if isinstance(space, spaces.Box):
         if container.type != BOX:
             raise ProtocolError(f"{where}: expected Box data, received type {container.type}")
-        b = _unpack(container.data, BoxDataContainer, where)
-        field = _DATA_FIELD.get(b.dtype)
-        if field is None:
-            raise ProtocolError(f"{where}: Box data dtype {b.dtype} is not supported")
-        values = np.asarray(getattr(b, field), dtype=np.float64 if b.dtype in (FLOAT, DOUBLE)
-                            else np.int64)
+        values = _box_values(_unpack(container.data, BoxDataContainer, where), where)
         if values.size != int(np.prod(space.shape)):
             raise ProtocolError(f"{where}: Box data has {values.size} values; the space's shape "
                                 f"{space.shape} needs {int(np.prod(space.shape))}")
@@ -284,27 +319,89 @@ def value_from_pb(container: Any, space: spaces.Space, where: str = "observation
     raise ProtocolError(f"{where}: unsupported space {space}")
 
 
-def value_to_pb(value: Any, space: spaces.Space, name: str = "") -> Any:
-    """A DataContainer holding ``value`` of ``space``."""
+def _box_values(b: Any, where: str) -> np.ndarray:
+    field = _DATA_FIELD.get(b.dtype)
+    if field is None:
+        raise ProtocolError(f"{where}: Box data dtype {b.dtype} is not supported; supported: "
+                            "INT (1), UINT (2), FLOAT (3), DOUBLE (4)")
+    return np.asarray(getattr(b, field),
+                      dtype=np.float64 if b.dtype in (FLOAT, DOUBLE) else np.int64)
+
+
+def _value_as_sent(container: Any, where: str) -> Any:
+    t = container.type
+    if t == DISCRETE:
+        return int(_unpack(container.data, DiscreteDataContainer, where).data)
+    if t == BOX:
+        return _box_values(_unpack(container.data, BoxDataContainer, where), where)
+    if t == TUPLE:
+        tup = _unpack(container.data, TupleDataContainer, where)
+        return tuple(_value_as_sent(e, f"{where}[{i}]") for i, e in enumerate(tup.element))
+    if t == DICT:
+        d = _unpack(container.data, DictDataContainer, where)
+        return {e.name: _value_as_sent(e, f"{where}[{e.name!r}]") for e in d.element}
+    raise ProtocolError(f"{where}: data of space type {t} ({_SPACE_NAMES.get(t, 'unknown')}); "
+                        f"supported: {SUPPORTED}")
+
+
+def value_to_pb(value: Any, space: spaces.Space, name: str = "", strict: bool = True,
+                float_code: int | None = None) -> Any:
+    """A DataContainer holding ``value`` of ``space``.
+
+    ``strict``: the value is cast to the space's dtype and shape (the caller
+    checks that it is in the space). Not strict: ns3-gym's pass-through (its
+    ``_pack_data``): the values go as given, flat, in the wire field of the
+    space's dtype; only what the wire cannot carry (a fraction or an out of
+    range number in an int32/uint32 field) is refused with a ValueError.
+    ``float_code``: the wire dtype of float Boxes (None: FLOAT for float32,
+    DOUBLE for float64; ns3-gym's agent side always sends FLOAT).
+    """
     c = DataContainer(name=name)
     if isinstance(space, spaces.Discrete):
         c.type = DISCRETE
-        c.data.Pack(DiscreteDataContainer(data=int(value)))
+        c.data.Pack(DiscreteDataContainer(data=_wire_int(value, INT, name or "Discrete")))
     elif isinstance(space, spaces.Box):
-        arr = np.asarray(value, dtype=space.dtype).reshape(space.shape)
         code = _dtype_code(space.dtype)
-        b = BoxDataContainer(dtype=code, shape=list(space.shape))
-        getattr(b, _DATA_FIELD[code]).extend(arr.ravel().tolist())
+        if code in (FLOAT, DOUBLE) and float_code is not None:
+            code = float_code
+        if strict:
+            arr = np.asarray(value, dtype=space.dtype).reshape(space.shape)
+            shape = list(space.shape)
+        else:
+            arr = np.asarray(value).ravel()
+            shape = list(space.shape) if arr.size == int(np.prod(space.shape)) else [arr.size]
+        b = BoxDataContainer(dtype=code, shape=shape)
+        if code in (INT, UINT):
+            data = [_wire_int(x, code, name or "Box") for x in arr.ravel().tolist()]
+        else:
+            data = np.asarray(arr, dtype=np.float64).ravel().tolist()
+        getattr(b, _DATA_FIELD[code]).extend(data)
         c.type = BOX
         c.data.Pack(b)
     elif isinstance(space, spaces.Tuple):
         c.type = TUPLE
-        c.data.Pack(TupleDataContainer(element=[value_to_pb(v, s)
-                                                for v, s in zip(value, space.spaces, strict=True)]))
+        c.data.Pack(TupleDataContainer(element=[
+            value_to_pb(v, s, strict=strict, float_code=float_code)
+            for v, s in zip(value, space.spaces, strict=True)]))
     elif isinstance(space, spaces.Dict):
         c.type = DICT
-        c.data.Pack(DictDataContainer(element=[value_to_pb(value[k], s, k)
-                                               for k, s in space.spaces.items()]))
+        c.data.Pack(DictDataContainer(element=[
+            value_to_pb(value[k], s, k, strict=strict, float_code=float_code)
+            for k, s in space.spaces.items()]))
     else:
         raise ProtocolError(f"unsupported space {space}")
     return c
+
+
+def _wire_int(x: Any, code: int, what: str) -> int:
+    """``x`` as an integer the wire's int32 (INT) or uint32 (UINT) field holds."""
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: {x!r} is not a number") from None
+    lo, hi = WIRE_RANGE[code]
+    if not np.isfinite(f) or f != int(f) or not lo <= int(f) <= hi:
+        kind = "int32" if code == INT else "uint32"
+        raise ValueError(f"{what}: {x!r} cannot travel in ns3-gym's {kind} field; allowed: "
+                         f"whole numbers {lo} ... {hi}")
+    return int(x) if isinstance(x, (int, np.integer)) else int(f)

@@ -1,0 +1,685 @@
+"""``orbitcc-ns3gym-server``: orbitcc scenarios served over ns3-gym's protocol.
+
+The simulation side of ns3-gym (what an ns-3 program with ns3-gym's
+``OpenGymInterface`` does), so an agent script written for ns3-gym runs
+against orbitcc with no change but where it connects::
+
+    orbitcc-ns3gym-server --port 5555 --scenario single_link --layout rl-tcp-time
+
+and, unchanged, ns3-gym's ``Ns3Env(port=5555, startSim=False)`` (or orbitcc's
+``Ns3GymEnv(None, port=5555)``). As in ns3-gym the agent binds a ZeroMQ REP
+socket and the simulation connects a REQ socket to it (ns-3 connects to
+``tcp://localhost:PORT``; here ``--host``, default 127.0.0.1). Per episode:
+the server sends ``SimInitMsg`` (the spaces), reads ``SimInitAck``, then
+sends ``EnvStateMsg`` (observation, reward, game over, info) and reads each
+``EnvActMsg`` until the simulation ends (a last state with ``isGameOver``
+and reason ``SimulationEnd``) or the agent asks it to stop (its ``reset()``
+or ``close()``). Then it connects again for the next episode (seed + 1),
+which is what an ns3-gym agent's ``reset()`` waits for when it did not
+start the simulation itself. It also accepts ns3-gym's launcher arguments
+(``--openGymPort``, ``--simSeed``), so a client that starts its simulation
+(ns3-gym's ``startSim=True``, orbitcc's ``Ns3GymEnv([...])``) can start it.
+
+Layouts (field order and units: ns3-gym's ``examples/rl-tcp/tcp-rl-env.cc``
+and ``examples/opengym/sim.cc``; the mapping onto orbitcc: docs/ns3gym.md):
+
+- ``rl-tcp-time``: ``TcpTimeStepGymEnv``: observation Box(0, 1e9, (16,),
+  uint64), action Box(0, 65535, (2,), uint32) = [ssThresh, cWnd] in bytes,
+  one state per socket every ``--step-s`` (its ``envTimeStep``, 0.1 s);
+  orbitcc's ``Ns3GymTcp-v0`` underneath.
+- ``rl-tcp-event``: ``TcpEventGymEnv``'s 15 fields and the same action; one
+  state per step (orbitcc steps in time, not per ACK), flagged as ns-3's
+  ``GetSsThresh`` call when the step had a congestion event, else as its
+  ``IncreaseWindow`` call.
+- ``opengym``: the opengym example's spaces: observation Box(0, 10, (5,),
+  uint32), action Discrete(5), here five features of OrbitCC-v0 scaled to
+  0..10 and OrbitCC-v0's discrete window factors.
+- ``orbitcc``: OrbitCC-v0 on the wire as orbitcc's ns-3 program sends it
+  (``--gymLayout=orbitcc``, validation/ns3/gym_bridge.h): observation
+  Box(-10, 10, (n,), FLOAT), action Box(-1, 1, (flows,), FLOAT), OrbitCC-v0's
+  reward; ``orbitcc.env.ns3gym.backend.Ns3OrbitCCEnv`` reads both. The same
+  agent then runs inside ns-3, through this server and natively
+  (``python -m orbitcc.env.ns3gym.speed``).
+
+Actions are passed through as ns3-gym's ns-3 side takes them (a missing
+value reads 0, a cWnd above the space's 65535 is applied); ``--strict``
+refuses an action outside the action space instead (the episode ends and
+the server exits with status 2, naming the action). Every wait is bounded
+by ``--timeout-s``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from orbitcc.env.ns3gym import protocol as pb
+
+LAYOUTS = ("rl-tcp-time", "rl-tcp-event", "opengym", "orbitcc")
+REWARDS = ("ns3gym", "orbitcc")
+# ns3-gym's rl-tcp spaces (tcp-rl-env.cc): uint64 observations in [0, 1e9],
+# uint32 actions [new_ssThresh, new_cWnd] in [0, 65535].
+RL_TCP_OBS_HIGH = 1e9
+RL_TCP_ACT_HIGH = 65535
+# rl-tcp's sim.cc sets TcpRl::Reward = 2 (IncreaseWindow) and TcpRl::Penalty
+# = -30 (GetSsThresh) for the event-based env; the time-based env never sets
+# its reward (0).
+EVENT_REWARD, EVENT_PENALTY = 2.0, -30.0
+# TcpEventGymEnv's calledFunc values and ns-3's TcpCongState_t.
+GET_SS_THRESH, INCREASE_WINDOW = 0, 1
+CA_OPEN, CA_RECOVERY = 0, 3
+# The opengym example's spaces (examples/opengym/sim.cc) and its info string.
+OPENGYM_NODES, OPENGYM_HIGH = 5, 10
+OPENGYM_INFO = "testInfo|123"
+# OrbitCC-v0 features shown in the opengym layout (newest history row).
+OPENGYM_FEATURES = ("cwnd", "delivery_rate", "rtt_ratio", "loss_rate", "throughput")
+DEFAULT_TIMEOUT_S = 600.0
+UINT32_WRAP = 1 << 32
+
+
+class ServerError(RuntimeError):
+    """The exchange with the agent broke down (timeout, bad message)."""
+
+
+# ---------------------------------------------------------------------------
+# Layouts: spaces, the states of a step and how an action applies.
+
+
+class _Layout:
+    obs_space: spaces.Space
+    act_space: spaces.Space
+
+    def reset(self, seed: int) -> list[tuple[Any, float, str]]:
+        raise NotImplementedError
+
+    def step(self, actions: list[Any]) -> tuple[list[tuple[Any, float, str]], bool]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+def _as_uint64_then_wire(row: np.ndarray) -> list[int]:
+    """ns-3 adds each field to an ``OpenGymBoxContainer<uint64_t>``
+    (a double is truncated towards zero) and protobuf's uint32 ``uintData``
+    keeps the low 32 bits (messages.proto), so a value >= 2^32 wraps there
+    as it does in ns3-gym."""
+    return [int(x) % UINT32_WRAP for x in np.trunc(np.maximum(row, 0.0)).tolist()]
+
+
+def _action_values(action: Any, n: int) -> list[float]:
+    """ns-3's ``OpenGymBoxContainer::GetValue(i)``: the i-th value sent, 0
+    when fewer were sent."""
+    flat = np.asarray(action, dtype=np.float64).ravel().tolist()
+    return [float(flat[i]) if i < len(flat) else 0.0 for i in range(n)]
+
+
+class _RlTcp(_Layout):
+    """ns3-gym's rl-tcp example (time- or event-based) over Ns3GymTcp-v0."""
+
+    def __init__(
+        self, scenario: str, overrides: Sequence[str], step_s: float, event: bool, reward: str
+    ) -> None:
+        from orbitcc.env.ns3gym.tcp import Ns3GymTcpEnv
+
+        self.event = event
+        self.reward = reward
+        self.env = Ns3GymTcpEnv(
+            scenario=scenario,
+            overrides=[*overrides, f"env.step_interval_s={step_s!r}"],
+            info_level=0,
+        )
+        self.n = self.env.num_subflows
+        fields = 15 if event else 16
+        self.obs_space = spaces.Box(0, RL_TCP_OBS_HIGH, (fields,), np.uint64)
+        self.act_space = spaces.Box(0, RL_TCP_ACT_HIGH, (2,), np.uint32)
+        self._signals = [0] * self.n
+
+    def _rows(self, obs: np.ndarray) -> np.ndarray:
+        return np.atleast_2d(np.asarray(obs, dtype=np.float64))
+
+    def _states(self, obs: np.ndarray, reward: float) -> list[tuple[Any, float, str]]:
+        rows = self._rows(obs)
+        out = []
+        sim = self.env.simulation
+        for i in range(self.n):
+            r = rows[i]
+            if not self.event:
+                out.append(
+                    (_as_uint64_then_wire(r), 0.0 if self.reward == "ns3gym" else reward, "")
+                )
+                continue
+            p = sim.probe(i)
+            signals = int(p["congestion_signals"])
+            loss = signals > self._signals[i]
+            self._signals[i] = signals
+            # TcpEventGymEnv::GetObservation, field by field.
+            event_row = np.array(
+                [
+                    r[0],  # socketUuid
+                    0,  # envType: event-based
+                    r[2],  # simTime_us
+                    r[3],  # nodeId
+                    r[4],  # ssThresh
+                    r[5],  # cWnd
+                    r[6],  # segmentSize
+                    r[9],  # segmentsAcked: the step's (ns-3: this ACK's)
+                    float(p["inflight_bytes"]),  # bytesInFlight
+                    r[11],  # rtt (us): the step's mean sample (ns-3: this ACK's)
+                    r[12],  # minRtt (us)
+                    GET_SS_THRESH if loss else INCREASE_WINDOW,  # calledFunc
+                    CA_RECOVERY if loss else CA_OPEN,  # caState
+                    0,  # caEvent: CA_EVENT_TX_START (no CA events in orbitcc)
+                    0,  # ecnState: ECN_DISABLED (the core has no ECN)
+                ]
+            )
+            if self.reward == "ns3gym":
+                rew = EVENT_PENALTY if loss else EVENT_REWARD
+            else:
+                rew = reward
+            out.append(
+                (_as_uint64_then_wire(event_row), rew, "GetSsThresh" if loss else "IncreaseWindow")
+            )
+        return out
+
+    def reset(self, seed: int) -> list[tuple[Any, float, str]]:
+        obs, _ = self.env.reset(seed=seed)
+        self._signals = [0] * self.n
+        return self._states(obs, 0.0)
+
+    def step(self, actions: list[Any]) -> tuple[list[tuple[Any, float, str]], bool]:
+        a = np.array([_action_values(x, 2) for x in actions], dtype=np.float64)
+        # ns-3 keeps the unsigned 32-bit values as sent: a negative or
+        # fractional value has no uint32 form (the client refuses it).
+        a = np.clip(np.trunc(a), 0.0, float(UINT32_WRAP - 1))
+        obs, reward, terminated, truncated, _ = self.env.step(a[0] if self.n == 1 else a)
+        return self._states(obs, float(reward)), bool(terminated or truncated)
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class _OpenGym(_Layout):
+    """The opengym example's spaces over OrbitCC-v0 with its discrete action."""
+
+    def __init__(self, scenario: str, overrides: Sequence[str], step_s: float, reward: str) -> None:
+        from orbitcc.env.orbitcc_env import OrbitCCEnv
+
+        self.reward = reward
+        self.env = OrbitCCEnv(
+            scenario=scenario,
+            controller=None,
+            overrides=[
+                *overrides,
+                "env.action=discrete",
+                f"env.step_interval_s={step_s!r}",
+                "env.step_rtts=0",
+            ],
+            info_level=0,
+        )
+        factors = list(self.env.config.env.discrete_factors)
+        if len(factors) != OPENGYM_NODES:
+            self.env.close()
+            raise ValueError(
+                f"env.discrete_factors = {factors}; the opengym layout's action "
+                f"is Discrete({OPENGYM_NODES}): give {OPENGYM_NODES} factors"
+            )
+        features = list(self.env.config.env.features)
+        missing = [f for f in OPENGYM_FEATURES if f not in features]
+        if missing:
+            self.env.close()
+            raise ValueError(
+                f"env.features = {features}; the opengym layout shows {list(OPENGYM_FEATURES)}"
+            )
+        self._idx = [features.index(f) for f in OPENGYM_FEATURES]
+        self._nf = len(features)
+        space = self.env.observation_space
+        self._low = np.asarray(space.low, dtype=np.float64).ravel()
+        self._high = np.asarray(space.high, dtype=np.float64).ravel()
+        self._counter = 0.0
+        self.obs_space = spaces.Box(0, OPENGYM_HIGH, (OPENGYM_NODES,), np.uint32)
+        self.act_space = spaces.Discrete(OPENGYM_NODES)
+
+    def _state(self, obs: Any, reward: float) -> list[tuple[Any, float, str]]:
+        flat = np.asarray(obs, dtype=np.float64).ravel()
+        # Flow 0's newest history row (flow-major, oldest first: OrbitCC-v0).
+        base = (len(flat) // max(1, self.env.num_subflows)) - self._nf
+        idx = [base + k for k in self._idx]
+        lo, hi = self._low[idx], self._high[idx]
+        scaled = np.rint(OPENGYM_HIGH * (flat[idx] - lo) / np.maximum(hi - lo, 1e-12))
+        values = [int(x) for x in np.clip(scaled, 0, OPENGYM_HIGH)]
+        # The example's reward counts its calls (1, 2, 3, ...).
+        self._counter += 1.0
+        rew = self._counter if self.reward == "ns3gym" else reward
+        return [(values, rew, OPENGYM_INFO)]
+
+    def reset(self, seed: int) -> list[tuple[Any, float, str]]:
+        obs, _ = self.env.reset(seed=seed)
+        self._counter = 0.0
+        return self._state(obs, 0.0)
+
+    def step(self, actions: list[Any]) -> tuple[list[tuple[Any, float, str]], bool]:
+        k = int(_action_values(actions[0], 1)[0])
+        # ns-3's example ignores its action; here it picks a window factor.
+        # An index outside 0..4 (passed through as in ns3-gym) keeps the window.
+        if not 0 <= k < OPENGYM_NODES:
+            k = (
+                list(self.env.config.env.discrete_factors).index(1.0)
+                if 1.0 in self.env.config.env.discrete_factors
+                else OPENGYM_NODES // 2
+            )
+        n = self.env.num_subflows
+        obs, reward, terminated, truncated, _ = self.env.step(np.full(n, k, dtype=np.int64))
+        return self._state(obs, float(reward)), bool(terminated or truncated)
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class _OrbitCC(_Layout):
+    """OrbitCC-v0's observation, action and reward over the protocol."""
+
+    # gym_bridge.h's orbitcc layout: one scalar bound pair for the whole Box.
+    OBS_BOUND = 10.0
+
+    def __init__(self, scenario: str, overrides: Sequence[str], step_s: float | None) -> None:
+        from orbitcc.env.orbitcc_env import OrbitCCEnv
+
+        extra = [] if step_s is None else [f"env.step_interval_s={step_s!r}"]
+        self.env = OrbitCCEnv(
+            scenario=scenario, controller=None, overrides=[*overrides, *extra], info_level=0
+        )
+        n = int(np.prod(self.env.observation_space.shape))
+        self.obs_space = spaces.Box(-self.OBS_BOUND, self.OBS_BOUND, (n,), np.float32)
+        a = self.env.action_space
+        if not isinstance(a, spaces.Box):
+            self.env.close()
+            raise ValueError(
+                f"env.action = {self.env.config.env.action}; the orbitcc layout "
+                "carries Box actions (window, rate or residual)"
+            )
+        self.act_space = spaces.Box(
+            float(np.min(a.low)), float(np.max(a.high)), a.shape, np.float32
+        )
+
+    def reset(self, seed: int) -> list[tuple[Any, float, str]]:
+        obs, _ = self.env.reset(seed=seed)
+        return [(np.asarray(obs, dtype=np.float32).ravel(), 0.0, "")]
+
+    def step(self, actions: list[Any]) -> tuple[list[tuple[Any, float, str]], bool]:
+        space = self.env.action_space
+        a = np.asarray(_action_values(actions[0], int(np.prod(space.shape))), dtype=np.float32)
+        a = np.clip(a.reshape(space.shape), space.low, space.high)
+        obs, reward, terminated, truncated, _ = self.env.step(a)
+        return (
+            [(np.asarray(obs, dtype=np.float32).ravel(), float(reward), "")],
+            bool(terminated or truncated),
+        )
+
+    def close(self) -> None:
+        self.env.close()
+
+
+def make_layout(
+    layout: str,
+    scenario: str,
+    overrides: Sequence[str] = (),
+    step_s: float | None = None,
+    reward: str = "ns3gym",
+) -> _Layout:
+    """A layout; ``step_s`` None: ns3-gym's 0.1 s (the orbitcc layout: the
+    config's ``env.step_interval_s``)."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout = {layout!r}; allowed: {', '.join(LAYOUTS)}")
+    if reward not in REWARDS:
+        raise ValueError(f"reward = {reward!r}; allowed: {', '.join(REWARDS)}")
+    if step_s is not None and not 1e-4 <= step_s <= 60.0:
+        raise ValueError(f"step_s = {step_s}; allowed: 0.0001 ... 60 s")
+    if layout == "orbitcc":
+        return _OrbitCC(scenario, overrides, step_s)
+    step_s = 0.1 if step_s is None else step_s
+    if layout == "opengym":
+        return _OpenGym(scenario, overrides, step_s, reward)
+    return _RlTcp(scenario, overrides, step_s, event=layout == "rl-tcp-event", reward=reward)
+
+
+# ---------------------------------------------------------------------------
+# The exchange
+
+
+class Ns3GymServer:
+    """Serves episodes of one layout to an ns3-gym agent listening on host:port.
+
+    Args:
+      port, host: where the agent's REP socket listens.
+      layout, scenario, overrides, step_s, reward: what is served
+        (``make_layout``).
+      sim_seed: the first episode's seed; each next episode adds 1.
+      strict: refuse actions outside the action space (default: pass them
+        through, as ns3-gym's ns-3 side does).
+      timeout_s: bound of every wait (the agent's replies, its arrival).
+      max_message_bytes: the largest message accepted from the agent.
+    """
+
+    def __init__(
+        self,
+        port: int,
+        layout: str = "rl-tcp-time",
+        scenario: str = "single_link",
+        overrides: Sequence[str] = (),
+        host: str = "127.0.0.1",
+        step_s: float | None = None,
+        reward: str = "ns3gym",
+        sim_seed: int = 0,
+        strict: bool = False,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        max_message_bytes: int = 64 * 2**20,
+    ) -> None:
+        import zmq
+
+        if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
+            raise ValueError(f"port = {port!r}; allowed: 1 ... 65535")
+        if not isinstance(host, str) or not host or any(c in host for c in "/ *"):
+            raise ValueError(
+                f"host = {host!r}; allowed: the agent's address, such as "
+                "127.0.0.1 (default) or a host name"
+            )
+        if not 0 < timeout_s < 1e6:
+            raise ValueError(f"timeout_s = {timeout_s}; allowed: > 0 and < 1e6 s")
+        self._zmq = zmq
+        self.port, self.host = port, host
+        self.strict = strict
+        self.timeout_s = float(timeout_s)
+        self.max_message_bytes = int(max_message_bytes)
+        self.seed = int(sim_seed)
+        self.layout = make_layout(layout, scenario, overrides, step_s, reward)
+        self.episodes = 0
+        self.steps = 0
+        self._ctx = zmq.Context()
+
+    # -- socket ---------------------------------------------------------
+
+    def _socket(self) -> Any:
+        zmq = self._zmq
+        s = self._ctx.socket(zmq.REQ)
+        ms = max(1, int(self.timeout_s * 1000))
+        s.setsockopt(zmq.LINGER, 0)
+        s.setsockopt(zmq.RCVTIMEO, ms)
+        s.setsockopt(zmq.SNDTIMEO, ms)
+        s.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
+        s.connect(f"tcp://{self.host}:{self.port}")
+        return s
+
+    def _exchange(self, sock: Any, msg: Any, what: str) -> bytes:
+        zmq = self._zmq
+        try:
+            sock.send(msg.SerializeToString())
+            return sock.recv()
+        except zmq.Again:
+            raise ServerError(
+                f"no {what} from the agent at tcp://{self.host}:{self.port} within "
+                f"{self.timeout_s:g} s (is an ns3-gym agent listening there?)"
+            ) from None
+
+    def _action(self, reply: Any) -> Any:
+        space = self.layout.act_space
+        value = pb.value_from_pb(reply.actData, space, "action", strict=False)
+        if self.strict:
+            if isinstance(space, spaces.Discrete):
+                ok = isinstance(value, int) and 0 <= value < int(space.n)
+            else:
+                arr = np.asarray(value, dtype=np.float64)
+                ok = (
+                    arr.size == int(np.prod(space.shape))
+                    and bool(np.all(arr >= space.low.ravel()))
+                    and bool(np.all(arr <= space.high.ravel()))
+                )
+            if not ok:
+                raise ValueError(
+                    f"action {np.asarray(value).tolist()} is outside the action "
+                    f"space {space} (--strict)"
+                )
+        return value
+
+    def _state(self, obs: Any, reward: float, info: str, over: bool = False) -> Any:
+        msg = pb.EnvStateMsg(
+            obsData=pb.value_to_pb(obs, self.layout.obs_space, strict=False),
+            reward=reward,
+            isGameOver=over,
+            info=info,
+        )
+        if over:
+            msg.reason = pb.SIMULATION_END
+        return msg
+
+    # -- episodes -------------------------------------------------------
+
+    def serve_episode(self) -> str:
+        """One episode; returns how it ended: 'simulation_end' or 'stopped'
+        (the agent sent stopSimReq: its reset() or close())."""
+        sock = self._socket()
+        try:
+            init = pb.SimInitMsg(
+                simProcessId=os.getpid(),
+                wafShellProcessId=os.getppid(),
+                obsSpace=pb.space_to_pb(self.layout.obs_space),
+                actSpace=pb.space_to_pb(self.layout.act_space),
+            )
+            ack = pb.parse(
+                pb.SimInitAck,
+                self._exchange(sock, init, "init acknowledgement"),
+                "init acknowledgement",
+                peer="agent",
+            )
+            self.episodes += 1
+            if ack.stopSimReq:
+                return "stopped"
+            states = self.layout.reset(self.seed)
+            while True:
+                actions = []
+                for obs, reward, info in states:
+                    reply = pb.parse(
+                        pb.EnvActMsg,
+                        self._exchange(sock, self._state(obs, reward, info), "action (EnvActMsg)"),
+                        "action message",
+                        peer="agent",
+                    )
+                    if reply.stopSimReq:
+                        return "stopped"
+                    try:
+                        actions.append(self._action(reply))
+                    except ValueError as e:
+                        # Tell the agent (a game over naming the refusal), then stop.
+                        end = pb.EnvStateMsg(
+                            obsData=pb.value_to_pb(obs, self.layout.obs_space, strict=False),
+                            reward=0.0,
+                            isGameOver=True,
+                            reason=pb.GAME_OVER,
+                            info=f"orbitcc-ns3gym-server: {e}",
+                        )
+                        self._exchange(sock, end, "answer to the game over")
+                        raise
+                states, over = self.layout.step(actions)
+                self.steps += 1
+                if over:
+                    # ns-3's NotifySimulationEnd: one last state, then it exits
+                    # whatever the agent answers.
+                    obs, reward, info = states[0]
+                    self._exchange(
+                        sock, self._state(obs, reward, info, over=True), "answer to the last state"
+                    )
+                    return "simulation_end"
+        finally:
+            sock.close(linger=0)
+            self.seed += 1
+
+    def serve(self, episodes: int = 0) -> None:
+        """``episodes`` episodes (0: until interrupted or a timeout)."""
+        k = 0
+        while episodes == 0 or k < episodes:
+            self.serve_episode()
+            k += 1
+
+    def close(self) -> None:
+        self.layout.close()
+        self._ctx.term()
+
+
+# ---------------------------------------------------------------------------
+# Command line
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="orbitcc-ns3gym-server",
+        description="Serve orbitcc scenarios over ns3-gym's ZeroMQ/protobuf protocol (the "
+        "simulation side): an ns3-gym agent script runs against orbitcc unchanged "
+        "(Ns3Env(port=PORT, startSim=False)). docs/ns3gym.md",
+    )
+    p.add_argument(
+        "--port",
+        "--openGymPort",
+        dest="port",
+        type=int,
+        default=5555,
+        help="the agent's port (ns3-gym's openGymPort; default 5555)",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the agent's address (ns-3 connects to localhost; default 127.0.0.1)",
+    )
+    p.add_argument(
+        "--bind",
+        default=None,
+        metavar="ADDR",
+        help="not a server setting: in ns3-gym the agent binds and the simulation connects "
+        "(use --host for the agent's address; the agent chooses its bind address)",
+    )
+    p.add_argument("--scenario", default="single_link", help="an orbitcc scenario preset")
+    p.add_argument("--layout", default="rl-tcp-time", choices=LAYOUTS)
+    p.add_argument(
+        "--override",
+        "-o",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Hydra override on configs/gym.yaml (repeatable), e.g. "
+        "scenario.transport=tcp duration_s=10",
+    )
+    p.add_argument(
+        "--step-s",
+        "--envTimeStep",
+        dest="step_s",
+        type=float,
+        default=None,
+        help="simulated seconds per state (ns3-gym's envTimeStep, 0.1 s; the "
+        "orbitcc layout: env.step_interval_s)",
+    )
+    p.add_argument(
+        "--reward",
+        default="ns3gym",
+        choices=REWARDS,
+        help="ns3gym: the example's own reward (rl-tcp-time 0, rl-tcp-event +2/-30, "
+        "opengym a counter); orbitcc: OrbitCC-v0's reward for the overrides",
+    )
+    p.add_argument(
+        "--sim-seed",
+        "--simSeed",
+        dest="seed",
+        type=int,
+        default=0,
+        help="the first episode's seed (+1 per episode)",
+    )
+    p.add_argument("--episodes", type=int, default=0, help="episodes to serve (0: for ever)")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse actions outside the action space (ns3-gym passes them through)",
+    )
+    p.add_argument(
+        "--timeout-s",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        help="longest wait for the agent, at any point (default 600 s)",
+    )
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args, unknown = _parser().parse_known_args(argv)
+    # ns3-gym's launcher passes the simulation's own --key=value arguments;
+    # those orbitcc has no use for are named, not silently dropped.
+    if unknown:
+        print(
+            f"orbitcc-ns3gym-server: ignoring arguments {unknown} (not orbitcc settings; "
+            "use --override KEY=VALUE)",
+            file=sys.stderr,
+        )
+    if args.bind is not None:
+        print(
+            f"orbitcc-ns3gym-server: --bind {args.bind}: in ns3-gym the agent binds its socket "
+            "and the simulation connects to it, so this server connects: give the agent's "
+            "address as --host (default 127.0.0.1); the agent picks its bind address "
+            "(ns3-gym: all interfaces; orbitcc's Ns3GymEnv(bind=...), default 127.0.0.1)",
+            file=sys.stderr,
+        )
+        return 2
+    if args.episodes < 0:
+        print(
+            f"orbitcc-ns3gym-server: --episodes = {args.episodes}; allowed: 0 (for ever) or more",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        server = Ns3GymServer(
+            args.port,
+            args.layout,
+            args.scenario,
+            args.override,
+            host=args.host,
+            step_s=args.step_s,
+            reward=args.reward,
+            sim_seed=args.seed,
+            strict=args.strict,
+            timeout_s=args.timeout_s,
+        )
+    except (ValueError, KeyError) as e:
+        print(f"orbitcc-ns3gym-server: {e}", file=sys.stderr)
+        return 2
+    print(
+        f"orbitcc-ns3gym-server: {args.layout} on {args.scenario}, connecting to the agent at "
+        f"tcp://{args.host}:{args.port}",
+        file=sys.stderr,
+        flush=True,
+    )
+    started, cpu = time.perf_counter(), time.process_time()
+    try:
+        server.serve(args.episodes)
+    except ServerError as e:
+        print(f"orbitcc-ns3gym-server: {e}", file=sys.stderr)
+        return 3
+    except (ValueError, pb.ProtocolError) as e:
+        print(f"orbitcc-ns3gym-server: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        server.close()
+    print(
+        f"orbitcc-ns3gym-server: {server.episodes} episode(s), {server.steps} steps in "
+        f"{time.perf_counter() - started:.2f} s (cpu_s={time.process_time() - cpu:.4f})",
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
