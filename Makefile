@@ -34,7 +34,7 @@ $(VENV)/bin/python:
 # C++ core is compiled here). constraints.txt pins torch to the CPU build.
 $(VENV)/.installed: $(VENV)/bin/python pyproject.toml setup.py constraints.txt
 	$(PIP) install -q -c constraints.txt "setuptools>=77" wheel pybind11 cmake ninja
-	$(PIP) install -q -c constraints.txt --no-build-isolation -e ".[test,train,cluster]"
+	$(PIP) install -q -c constraints.txt --no-build-isolation -e ".[test,train,cluster,multiagent]"
 	touch $@ $(VENV)/.installed-base
 
 # Only what the hand-coded controllers need (make run): no torch, no Ray.

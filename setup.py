@@ -111,7 +111,7 @@ setup(
         "orbitcc": ["py.typed", "_core.pyi"],
         "orbitcc.configs": ["*.yaml"],
         **{f"orbitcc.configs.{group}": ["*"] for group in CONFIG_GROUPS},
-        "orbitcc.ns3": ["*.cc", "*.h", "*.proto", "CMakeLists.txt", "README.md"],
+        "orbitcc.ns3": ["*.cc", "*.h", "*.proto", "CMakeLists.txt", "README.md", "notes/*"],
         "orbitcc.env.ns3gym": ["*.proto"],
         "orbitcc.agents": ["reference/*/*"],  # the shipped reference agent
     },

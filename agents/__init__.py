@@ -1,11 +1,13 @@
 """Stable-Baselines3 agents on the C++-batched env (package ``orbitcc.agents``).
 
-- ``orbitcc-train`` (``orbitcc.agents.train``): config -> C++ vector env ->
-  SB3 model -> (optional) W&B run -> train -> ``model.zip`` + ``config.yaml``
-  + ``command.txt`` in the run dir;
-- ``orbitcc-eval`` (``orbitcc.agents.evaluate``): a suite of (entrant,
-  scenario, seed) runs -> ``results.jsonl`` + a mean +- std table; entrants
-  are controllers (run in C++ by ``orbitcc.run``) or ``agent:<checkpoint>``.
+- ``orbitcc.agents.train`` (behind ``orbitcc-train``, orbitcc/cli/train.py):
+  config -> C++ vector env -> SB3 model -> (optional) W&B run -> train ->
+  ``model.zip`` + ``config.yaml`` + ``command.txt`` in the run dir;
+- ``orbitcc.agents.checkpoint``: models and checkpoints; the ``agent:<path>``
+  entrant kind that ``orbitcc-eval`` and ``orbitcc-leaderboard`` (baselines)
+  load through the ``orbitcc.entrants`` entry point (orbitcc.env.entrant),
+  never by importing this package;
+- ``orbitcc.agents.config``: the agent, logger, train and eval schemas.
 
 See docs/agents.md. torch / stable-baselines3 / wandb come with the ``train``
 extra and are imported only by these modules.
@@ -13,4 +15,4 @@ extra and are imported only by these modules.
 
 from __future__ import annotations
 
-__all__ = ["callbacks", "checkpoint", "evaluate", "train"]
+__all__ = ["callbacks", "checkpoint", "config", "train"]

@@ -16,7 +16,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import VecEnv
 from torch import nn
 
-from orbitcc.config import AgentConfig
+from orbitcc.agents.config import AgentConfig
 
 ALGO_CLASSES: dict[str, type[BaseAlgorithm]] = {"ppo": PPO, "a2c": A2C, "sac": SAC, "td3": TD3}
 ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
@@ -313,6 +313,17 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
         obs_norm = json.loads(norm_path.read_text())
         _check_obs_norm(norm_path, obs_norm, spaces[0])
     return Checkpoint(model_path.resolve(), model, config, obs_norm)
+
+
+class AgentEntrant:
+    """The ``agent`` entrant kind: how the leaderboard's cell runner and the
+    ns-3 backend find and load a checkpoint without importing this package
+    (entry point ``orbitcc.entrants: agent`` in pyproject.toml; the interface
+    is ``orbitcc.env.entrant.AgentLoader``)."""
+
+    config_file = CONFIG_FILE
+    resolve = staticmethod(resolve_checkpoint)
+    load = staticmethod(load_checkpoint)
 
 
 def _check_obs_norm(path: Path, norm: Any, space: Any) -> None:

@@ -1,37 +1,25 @@
-"""orbitcc-train: train a Stable-Baselines3 agent on the C++-batched env.
+"""Training a Stable-Baselines3 agent on the C++-batched env: what
+``orbitcc-train`` runs (its Hydra app and usage: orbitcc/cli/train.py).
 
-  orbitcc-train                                          # PPO on single_link, no W&B
-  orbitcc-train scenario=starlink_dual agent=sac logger=wandb_offline seed=3
-  orbitcc-train agent.total_timesteps=256 agent.num_envs=2 duration_s=2    # smoke
-  orbitcc-train -m seed=0,1,2                            # three runs (Hydra multirun)
-
-  orbitcc-train agent=ppo_starlink                       # the shipped recipe (docs/agents.md)
-
-Top to bottom: compose the config (configs/train.yaml) -> build the vector env
-(one C++ BatchSimulation behind SB3's VecEnv API, optionally VecNormalize) ->
-SB3 model -> W&B run (logger.mode) -> train (progress bar with ETA, wall-clock
-budget, periodic evaluation on held-out seeds, early stop) -> write model.zip,
-config.yaml, command.txt, train_summary.json (and curve.csv / curve.png with
-evaluation) into the run dir outputs/train/<scenario>-<algo>-s<seed>-<time>.
-Seeds: training episodes run on the train split (randomize.split=train), env
-i of the batch on seed + i; evaluations on the test split, so no evaluation
-episode can be a training episode (cpp_core/engine/domain_randomization.h).
-The model's initialisation and exploration use agent.seed (None: seed).
+:func:`train` reads top to bottom like CleanRL's ppo.py, each step a named
+function below it: the config (train split, run record) -> the env (one C++
+BatchSimulation behind SB3's VecEnv API; constraints; VecNormalize) -> the
+model -> logging and callbacks (W&B, progress, budget, held-out evaluation)
+-> learn -> model.zip (the best evaluated policy, else the final one) and
+train_summary.json. Evaluations play the test split on seeds from
+VALIDATION_SEED_BASE, so no evaluation episode is a training episode.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import hydra
 import torch
-from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf, open_dict
 from stable_baselines3.common.logger import Logger, make_output_format
 from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
@@ -44,14 +32,8 @@ from orbitcc.agents.callbacks import (
     WandbOutput,
 )
 from orbitcc.agents.checkpoint import MODEL_FILE, build_model
-from orbitcc.cli.common import handle_help, one_line_errors
-from orbitcc.config import (
-    LoggerConfig,
-    TrainConfig,
-    register_configs,
-    to_object,
-    write_run_record,
-)
+from orbitcc.agents.config import AgentConfig, LoggerConfig, TrainConfig
+from orbitcc.config import to_object, write_run_record
 from orbitcc.env.sb3 import OrbitCCSB3VecEnv
 
 # Top-level keys of train.yaml that belong to the env (configs/gym.yaml).
@@ -151,200 +133,69 @@ def plot_curve(curve: list[dict[str, float]], reference: float | None, path: Pat
 def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
           overrides: list[str]) -> dict[str, Any]:
     """Trains as ``cfg_node`` says, writing every output into ``run_dir``."""
-    from orbitcc.agents.heldout import play, task_overrides
-    from orbitcc.agents.lagrangian import (
-        CONSTRAINED_METRICS,
-        Constraint,
-        ConstraintMultipliers,
-        MultiplierCallback,
-        base_limits,
-    )
+    from orbitcc.agents.heldout import task_overrides
 
+    # 0. The config: training episodes come from the train split (every
+    #    evaluation from the test split); the resolved config and the command
+    #    are saved before anything runs.
     cfg: TrainConfig = to_object(cfg_node)
-    # Training episodes come from the train split (evaluations: the test split).
     with open_dict(cfg_node):
         cfg_node.randomize.split = "train"
     overrides = [*overrides, "randomize.split=train"]
     run_dir.mkdir(parents=True, exist_ok=True)
     write_run_record(run_dir, cfg_node)
+    config_dict = OmegaConf.to_container(cfg_node, resolve=True)
+    assert isinstance(config_dict, dict)
+    task = task_overrides(config_dict)
     agent = cfg.agent
     seed = cfg.seed if agent.seed is None else agent.seed
     torch.set_num_threads(agent.torch_threads)
 
-    # 1. The env: one C++ BatchSimulation; VecMonitor adds episode return/length
-    #    (raw rewards, before any normalisation).
+    # 1. The env: one C++ BatchSimulation; VecMonitor adds episode return and
+    #    length (raw rewards, before any normalisation); then the constraints'
+    #    multipliers and VecNormalize, when the recipe asks for them.
     env: Any = VecMonitor(make_env(cfg, scenario, overrides))
-    config_dict = OmegaConf.to_container(cfg_node, resolve=True)
-    assert isinstance(config_dict, dict)
-    task = task_overrides(config_dict)
-    #    Constraints (agents/lagrangian.py): the weights of the constrained
-    #    reward terms become Lagrange multipliers, updated after every rollout.
-    constrained = [m for m in CONSTRAINED_METRICS
-                   if getattr(agent, f"{m}_limit") != "none"]
-    multiplier = None
-    limits: dict[str, float] = {}
-    if constrained:
-        base = [m for m in constrained if getattr(agent, f"{m}_limit") == "base"]
-        if base:  # the residual base controller's own means on training episodes
-            limits = base_limits(scenario, task, cfg.env.residual_controller, base)
-        for m in constrained:
-            value = agent.limit_value(m)
-            if value is not None:
-                limits[m] = value
-        weights = {"unfairness": cfg.reward.fairness_weight,
-                   "queueing": cfg.reward.delay_weight}
-        env = ConstraintMultipliers(env, [Constraint(m, weights[m], limits[m])
-                                          for m in constrained])
-        multiplier = MultiplierCallback(env, agent.multiplier_lr)
-        for m in constrained:
-            print(f"orbitcc-train: {m} limit {limits[m]:.4f} (mean per step; "
-                  f"{getattr(agent, f'{m}_limit')}), multiplier starts at {weights[m]:g}",
-                  flush=True)
+    env, multiplier = add_constraints(env, cfg, scenario, task)
     if agent.normalize_obs or agent.normalize_reward:
         env = VecNormalize(env, norm_obs=agent.normalize_obs,
                            norm_reward=agent.normalize_reward, gamma=agent.gamma)
 
-    # 2. The model; then pin the env seeds back to seed + i (SB3 reseeds the env
-    #    with the model seed, which agent.seed may have changed).
+    # 2. The model; then pin the env seeds back to seed + i (SB3 reseeds the
+    #    env with the model seed, which agent.seed may have changed).
     model = build_model(agent, env, seed=seed)
     env.seed(cfg.seed)
 
-    def act(m: Any, obs: Any) -> Any:
-        if agent.normalize_obs:
-            obs = env.normalize_obs(obs)
-        return m.predict(obs, deterministic=True)[0]
-
-    # 3. Logging: SB3's logger writes progress.csv and, with W&B on, the same to W&B.
+    # 3. Logging (progress.csv, and W&B when logger.mode says so) and the
+    #    callbacks: episode metrics, multipliers, progress, budget, evaluation.
     run = start_wandb(cfg.logger, run_dir, run_dir.name, config_dict)
-    outputs = [make_output_format("csv", str(run_dir))]
-    if run is not None:
-        outputs.append(WandbOutput(run))
-    model.set_logger(Logger(str(run_dir), outputs))
-    episodes = EpisodeMetricsCallback()
-    callbacks: list[Any] = [episodes]
-    if multiplier is not None:
-        callbacks.append(multiplier)
-    budget_s = agent.budget_minutes * 60.0 if agent.budget_minutes else None
-    progress = None
-    if cfg.logger.progress:
-        progress = ProgressCallback(agent.total_timesteps, episodes, budget_s=budget_s)
-        callbacks.append(progress)
-    budget = None
-    if budget_s is not None:
-        budget = BudgetCallback(budget_s)
-        callbacks.append(budget)
-    evaluator = None
-    reference = None
-    eval_limits: dict[str, float] = {}
-    if agent.eval_every_steps > 0:
-        seeds = [VALIDATION_SEED_BASE + k for k in range(agent.eval_episodes)]
+    model.set_logger(make_logger(run_dir, run))
+    watch = Watchers.of(cfg, multiplier)
+    evaluation = make_evaluation(cfg, scenario, task, env, run_dir, watch.progress)
+    callbacks = watch.callbacks(evaluation)
 
-        def evaluate(policy: Any) -> dict[str, float]:
-            rows = [play(scenario, task, s, policy=policy) for s in seeds]
-            return {k: float(sum(r[k] for r in rows) / len(rows)) for k in rows[0]}
-
-        def save_best(m: Any) -> None:
-            m.save(str(run_dir / "best_model.zip"))
-            if agent.normalize_obs:
-                save_obs_norm(env, run_dir / ("best_" + OBS_NORM_FILE))
-
-        # Baselines on the same validation episodes, each played once: the
-        # means of its table numbers.
-        baselines: dict[str, dict[str, float]] = {}
-
-        def baseline(name: str) -> dict[str, float]:
-            if name not in baselines:
-                rows = [play(scenario, task, s, controller=name) for s in seeds]
-                baselines[name] = {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
-            return baselines[name]
-
-        # Baselines the kept checkpoint must match (agent.select_against).
-        bar = {name: baseline(name) for name in agent.select_against}
-        # NewReno: the return to beat.
-        reference = baseline("newreno")["return"]
-        feasible = None
-        if constrained:
-            # The constraints on the validation episodes: the base controller's
-            # means on the same episodes ("base"), else the numbers.
-            for m in constrained:
-                key = "unfairness_pct" if m == "unfairness" else m
-                scale = 100.0 if m == "unfairness" else 1.0
-                value = agent.limit_value(m)
-                eval_limits[key] = (scale * value if value is not None else
-                                    baseline(cfg.env.residual_controller)[key])
-
-        if constrained or bar:
-
-            def feasible(result: dict[str, float]) -> bool:
-                return (all(result[key] <= bound for key, bound in eval_limits.items())
-                        and all(matches(result, b) for b in bar.values()))
-
-        evaluator = HeldOutEvalCallback(agent.eval_every_steps, evaluate, act, save_best,
-                                        patience=agent.early_stop_evals, reference=reference,
-                                        progress=progress, feasible=feasible)
-        callbacks.append(evaluator)
-
-    # 4. Train and save.
-    limits = f"{agent.total_timesteps} steps"
-    if budget_s is not None:
-        limits += f" or {agent.budget_minutes:g} min"
+    # 4. Train, keep the best evaluated policy (else the final one), summarise.
     print(f"orbitcc-train: {agent.algo} on {cfg.scenario.name}, {agent.num_envs} envs, "
-          f"seed {seed}, {limits} -> {run_dir}", flush=True)
-    # The code that trains is the checkout's at the start (a long run may
-    # outlive the commit it was started from).
-    commit = git_commit()
+          f"seed {seed}, {watch.limits(agent)} -> {run_dir}", flush=True)
+    commit = git_commit()  # the code that trains: the checkout's at the start
     started = time.perf_counter()
     try:
         model.learn(total_timesteps=agent.total_timesteps, callback=callbacks,
                     log_interval=cfg.logger.log_interval)
-        if evaluator is not None and (not evaluator.curve
-                                      or evaluator.curve[-1]["step"] < model.num_timesteps):
-            evaluator.run_eval()  # the final policy, too
+        if evaluation is not None:
+            evaluation.final_eval(model)
         wall = time.perf_counter() - started
-        if progress is not None:
-            progress.finish()
-        model.save(str(run_dir / "final_model.zip"))
-        if agent.normalize_obs:
-            save_obs_norm(env, run_dir / ("final_" + OBS_NORM_FILE))
-        # model.zip (what entrants load): the best evaluated policy, else the final one.
-        chosen = "final"
-        if evaluator is not None and (run_dir / "best_model.zip").is_file():
-            chosen = "best"
-        shutil.copyfile(run_dir / f"{chosen}_model.zip", run_dir / MODEL_FILE)
-        if agent.normalize_obs:
-            shutil.copyfile(run_dir / f"{chosen}_{OBS_NORM_FILE}", run_dir / OBS_NORM_FILE)
-        stop = "steps"
-        if budget is not None and budget.exhausted:
-            stop = "budget"
-        if evaluator is not None and evaluator.stopped_early:
-            stop = "early_stop"
+        if watch.progress is not None:
+            watch.progress.finish()
+        chosen = save_checkpoints(model, env, run_dir, agent, evaluation)
         summary = {"scenario": cfg.scenario.name, "algo": agent.algo, "seed": seed,
-                   "timesteps": int(model.num_timesteps), "episodes": episodes.episodes,
+                   "timesteps": int(model.num_timesteps), "episodes": watch.episodes.episodes,
                    "wall_s": wall, "steps_per_s": model.num_timesteps / max(wall, 1e-9),
-                   "stopped_by": stop, "checkpoint": chosen,
-                   "last_episode": episodes.last, "agent": asdict(agent),
-                   "commit": commit}
-        if multiplier is not None:
-            summary.update({"constraints": [
-                {"metric": c.metric, "limit": c.limit, "reward_weight": c.reward_weight,
-                 "final_multiplier": lam}
-                for c, lam in zip(multiplier.wrapper.constraints,
-                                  multiplier.wrapper.multipliers, strict=True)],
-                "multiplier_history": multiplier.history})
-        if evaluator is not None:
-            if eval_limits or bar:
-                summary.update({"eval_limits": eval_limits, "select_against": bar,
-                                "best_eval_feasible": evaluator.best_feasible})
-            summary.update({"eval_seeds": [VALIDATION_SEED_BASE + k
-                                           for k in range(agent.eval_episodes)],
-                            "newreno_eval_return": reference,
-                            "best_eval_return": evaluator.best,
-                            "best_eval_step": evaluator.best_step,
-                            "reached_newreno": evaluator.reached_reference,
-                            "curve": evaluator.curve})
-            write_curve(evaluator.curve, run_dir / "curve.csv")
-            plot_curve(evaluator.curve, reference, run_dir / "curve.png",
-                       f"{agent.algo} on {cfg.scenario.name} (held-out validation seeds)")
+                   "stopped_by": watch.stopped_by(evaluation), "checkpoint": chosen,
+                   "last_episode": watch.episodes.last, "agent": asdict(agent),
+                   "commit": commit, **constraint_summary(multiplier)}
+        if evaluation is not None:
+            summary.update(evaluation.summary())
+            evaluation.save_curve(run_dir, f"{agent.algo} on {cfg.scenario.name}")
         (run_dir / "train_summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if run is not None:
             run.summary.update({"timesteps": summary["timesteps"], "wall_s": wall})
@@ -352,10 +203,223 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
         if run is not None:
             run.finish()
         env.close()
-    print(f"orbitcc-train: {model.num_timesteps} steps, {episodes.episodes} episodes in "
-          f"{wall:.1f} s (stopped by {stop}); checkpoint {run_dir / MODEL_FILE} ({chosen})",
-          flush=True)
+    print(f"orbitcc-train: {model.num_timesteps} steps, {watch.episodes.episodes} episodes in "
+          f"{wall:.1f} s (stopped by {summary['stopped_by']}); checkpoint "
+          f"{run_dir / MODEL_FILE} ({chosen})", flush=True)
     return summary
+
+
+# ------------------------------------------------------- the steps of train --
+
+def add_constraints(env: Any, cfg: TrainConfig, scenario: str,
+                    task: list[str]) -> tuple[Any, Any]:
+    """Constraints (agents/lagrangian.py): the weights of the constrained reward
+    terms become Lagrange multipliers, updated after every rollout. Returns the
+    wrapped env and the multipliers' callback (the env and None without any)."""
+    from orbitcc.agents.lagrangian import (
+        Constraint,
+        ConstraintMultipliers,
+        MultiplierCallback,
+        base_limits,
+    )
+
+    agent = cfg.agent
+    constrained = constrained_metrics(agent)
+    if not constrained:
+        return env, None
+    limits: dict[str, float] = {}
+    base = [m for m in constrained if getattr(agent, f"{m}_limit") == "base"]
+    if base:  # the residual base controller's own means on training episodes
+        limits = base_limits(scenario, task, cfg.env.residual_controller, base)
+    for m in constrained:
+        value = agent.limit_value(m)
+        if value is not None:
+            limits[m] = value
+    weights = {"unfairness": cfg.reward.fairness_weight, "queueing": cfg.reward.delay_weight}
+    env = ConstraintMultipliers(env, [Constraint(m, weights[m], limits[m])
+                                      for m in constrained])
+    for m in constrained:
+        print(f"orbitcc-train: {m} limit {limits[m]:.4f} (mean per step; "
+              f"{getattr(agent, f'{m}_limit')}), multiplier starts at {weights[m]:g}",
+              flush=True)
+    return env, MultiplierCallback(env, agent.multiplier_lr)
+
+
+def constrained_metrics(agent: AgentConfig) -> list[str]:
+    """The reward terms trained as constraints (agent.<metric>_limit set)."""
+    from orbitcc.agents.lagrangian import CONSTRAINED_METRICS
+
+    return [m for m in CONSTRAINED_METRICS if getattr(agent, f"{m}_limit") != "none"]
+
+
+def make_logger(run_dir: Path, run: Any) -> Logger:
+    """SB3's logger: progress.csv and, with a W&B run, the same to W&B."""
+    outputs = [make_output_format("csv", str(run_dir))]
+    if run is not None:
+        outputs.append(WandbOutput(run))
+    return Logger(str(run_dir), outputs)
+
+
+@dataclass
+class Watchers:
+    """The callbacks that watch training (all but the evaluation)."""
+
+    episodes: EpisodeMetricsCallback
+    multiplier: Any = None  # MultiplierCallback
+    progress: ProgressCallback | None = None
+    budget: BudgetCallback | None = None
+
+    @staticmethod
+    def of(cfg: TrainConfig, multiplier: Any) -> Watchers:
+        agent = cfg.agent
+        budget_s = agent.budget_minutes * 60.0 if agent.budget_minutes else None
+        episodes = EpisodeMetricsCallback()
+        progress = (ProgressCallback(agent.total_timesteps, episodes, budget_s=budget_s)
+                    if cfg.logger.progress else None)
+        budget = BudgetCallback(budget_s) if budget_s is not None else None
+        return Watchers(episodes, multiplier, progress, budget)
+
+    def callbacks(self, evaluation: Evaluation | None) -> list[Any]:
+        """In the order SB3 calls them: metrics, multipliers, progress, budget, evaluation."""
+        out = [self.episodes, self.multiplier, self.progress, self.budget,
+               evaluation.callback if evaluation is not None else None]
+        return [c for c in out if c is not None]
+
+    def limits(self, agent: AgentConfig) -> str:
+        out = f"{agent.total_timesteps} steps"
+        if self.budget is not None:
+            out += f" or {agent.budget_minutes:g} min"
+        return out
+
+    def stopped_by(self, evaluation: Evaluation | None) -> str:
+        if evaluation is not None and evaluation.callback.stopped_early:
+            return "early_stop"
+        if self.budget is not None and self.budget.exhausted:
+            return "budget"
+        return "steps"
+
+
+@dataclass
+class Evaluation:
+    """The periodic evaluation on held-out validation seeds (test split)."""
+
+    callback: HeldOutEvalCallback
+    seeds: list[int]
+    reference: float  # NewReno's mean return on the same seeds
+    limits: dict[str, float]  # the constraints on the validation episodes
+    bar: dict[str, dict[str, float]]  # agent.select_against: baselines' means
+
+    def final_eval(self, model: Any) -> None:
+        """Evaluates the final policy too, unless the last evaluation was of it."""
+        curve = self.callback.curve
+        if not curve or curve[-1]["step"] < model.num_timesteps:
+            self.callback.run_eval()
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.limits or self.bar:
+            out.update({"eval_limits": self.limits, "select_against": self.bar,
+                        "best_eval_feasible": self.callback.best_feasible})
+        out.update({"eval_seeds": self.seeds, "newreno_eval_return": self.reference,
+                    "best_eval_return": self.callback.best,
+                    "best_eval_step": self.callback.best_step,
+                    "reached_newreno": self.callback.reached_reference,
+                    "curve": self.callback.curve})
+        return out
+
+    def save_curve(self, run_dir: Path, title: str) -> None:
+        write_curve(self.callback.curve, run_dir / "curve.csv")
+        plot_curve(self.callback.curve, self.reference, run_dir / "curve.png",
+                   f"{title} (held-out validation seeds)")
+
+
+def make_evaluation(cfg: TrainConfig, scenario: str, task: list[str], env: Any,
+                    run_dir: Path, progress: ProgressCallback | None) -> Evaluation | None:
+    """The evaluation every agent.eval_every_steps (None when 0): the baselines
+    are played once on the same validation episodes; the kept checkpoint is
+    the best that meets the constraints and matches agent.select_against."""
+    from orbitcc.agents.heldout import play
+
+    agent = cfg.agent
+    if agent.eval_every_steps <= 0:
+        return None
+    seeds = [VALIDATION_SEED_BASE + k for k in range(agent.eval_episodes)]
+    baselines: dict[str, dict[str, float]] = {}
+
+    def baseline(name: str) -> dict[str, float]:
+        if name not in baselines:
+            rows = [play(scenario, task, s, controller=name) for s in seeds]
+            baselines[name] = {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
+        return baselines[name]
+
+    def evaluate(policy: Any) -> dict[str, float]:
+        rows = [play(scenario, task, s, policy=policy) for s in seeds]
+        return {k: float(sum(r[k] for r in rows) / len(rows)) for k in rows[0]}
+
+    def act(model: Any, obs: Any) -> Any:
+        if agent.normalize_obs:
+            obs = env.normalize_obs(obs)
+        return model.predict(obs, deterministic=True)[0]
+
+    def save_best(model: Any) -> None:
+        model.save(str(run_dir / "best_model.zip"))
+        if agent.normalize_obs:
+            save_obs_norm(env, run_dir / ("best_" + OBS_NORM_FILE))
+
+    bar = {name: baseline(name) for name in agent.select_against}
+    reference = baseline("newreno")["return"]  # the return to beat
+    limits = eval_limits(cfg, baseline)
+
+    def feasible(result: dict[str, float]) -> bool:
+        return (all(result[key] <= bound for key, bound in limits.items())
+                and all(matches(result, b) for b in bar.values()))
+
+    callback = HeldOutEvalCallback(agent.eval_every_steps, evaluate, act, save_best,
+                                   patience=agent.early_stop_evals, reference=reference,
+                                   progress=progress,
+                                   feasible=feasible if (limits or bar) else None)
+    return Evaluation(callback, seeds, reference, limits, bar)
+
+
+def eval_limits(cfg: TrainConfig, baseline: Any) -> dict[str, float]:
+    """The constraints on the validation episodes: the numbers given, or
+    ("base") the base controller's means on the same episodes."""
+    out: dict[str, float] = {}
+    for m in constrained_metrics(cfg.agent):
+        key = "unfairness_pct" if m == "unfairness" else m
+        scale = 100.0 if m == "unfairness" else 1.0
+        value = cfg.agent.limit_value(m)
+        out[key] = (scale * value if value is not None else
+                    baseline(cfg.env.residual_controller)[key])
+    return out
+
+
+def save_checkpoints(model: Any, env: Any, run_dir: Path, agent: AgentConfig,
+                     evaluation: Evaluation | None) -> str:
+    """final_model.zip, and model.zip (what entrants load): the best evaluated
+    policy, else the final one (with their obs_norm.json). Returns which."""
+    model.save(str(run_dir / "final_model.zip"))
+    if agent.normalize_obs:
+        save_obs_norm(env, run_dir / ("final_" + OBS_NORM_FILE))
+    chosen = "final"
+    if evaluation is not None and (run_dir / "best_model.zip").is_file():
+        chosen = "best"
+    shutil.copyfile(run_dir / f"{chosen}_model.zip", run_dir / MODEL_FILE)
+    if agent.normalize_obs:
+        shutil.copyfile(run_dir / f"{chosen}_{OBS_NORM_FILE}", run_dir / OBS_NORM_FILE)
+    return chosen
+
+
+def constraint_summary(multiplier: Any) -> dict[str, Any]:
+    """Each constraint's limit and final multiplier, and the multipliers' history."""
+    if multiplier is None:
+        return {}
+    return {"constraints": [
+        {"metric": c.metric, "limit": c.limit, "reward_weight": c.reward_weight,
+         "final_multiplier": lam}
+        for c, lam in zip(multiplier.wrapper.constraints, multiplier.wrapper.multipliers,
+                          strict=True)],
+        "multiplier_history": multiplier.history}
 
 
 def matches(result: dict[str, float], baseline: dict[str, float]) -> bool:
@@ -385,33 +449,3 @@ def git_commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None
-
-
-@hydra.main(version_base="1.3", config_path="pkg://orbitcc.configs", config_name="train")
-@one_line_errors("orbitcc-train")
-def _app(cfg: DictConfig) -> None:
-    hydra_cfg = HydraConfig.get()
-    overrides = gym_overrides(dict(hydra_cfg.runtime.choices), list(hydra_cfg.overrides.task))
-    scenario = hydra_cfg.runtime.choices["scenario"]
-    # Field by field too: a recipe (e.g. agent=ppo_starlink) may set env keys
-    # beside choosing presets, and the env must be exactly the config's.
-    overrides += field_overrides(cfg)
-    # Bad input fails here, before anything runs: one message, no traceback.
-    try:
-        parsed: TrainConfig = to_object(cfg)
-        make_env(parsed, scenario, [*overrides, "randomize.split=train"]).close()
-    except ValueError as err:
-        print(f"orbitcc-train: error: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
-    train(cfg, Path(hydra_cfg.runtime.output_dir), scenario, overrides)
-
-
-def main() -> None:
-    handle_help("orbitcc-train", __doc__ or "",
-                ["scenario", "agent", "env", "reward", "randomize", "logger", "hparams"])
-    register_configs()
-    _app()
-
-
-if __name__ == "__main__":
-    main()

@@ -41,7 +41,7 @@ from orbitcc.config import AGENT_ENTRANT_PREFIX, compose_config, to_object
 # (agents/train.py writes it; Checkpoint.act applies it).
 OBS_NORM_FILE = "obs_norm.json"
 
-RECORD_SCHEMA = 1
+RECORD_SCHEMA = 2  # 2: fairness columns, handover recovery at 1 ms
 BASELINES = "baselines"  # suite entrant: every registered controller
 VERDICTS = ("congestion", "not_congestion", "not_classified")
 OUTCOMES = ("queue_overflow", "random", "outage", "spurious", "unresolved")
@@ -137,21 +137,23 @@ def checkpoint_files(model_path: Path, config_file: str) -> list[Path]:
 
 
 def _load_checkpoint(path: str) -> Any:
-    from orbitcc.agents.checkpoint import load_checkpoint
+    from orbitcc.env.entrant import agent_loader
 
-    return load_checkpoint(path)
+    return agent_loader().load(path)
 
 
 def inspect_agent(entrant: str) -> AgentInfo:
     """Loads an ``agent:<path>`` checkpoint once; one clear error if it cannot be used."""
     raw = entrant[len(AGENT_ENTRANT_PREFIX):].strip()
+    from orbitcc.env.entrant import agent_loader
+
     try:
-        from orbitcc.agents.checkpoint import CONFIG_FILE, resolve_checkpoint
+        loader = agent_loader()
     except ImportError as err:
         raise PlanError(f"entrant {entrant!r}: agents need the train extra "
                         f"(pip install 'orbitcc[train]'): {err}") from None
     try:
-        model_path = resolve_checkpoint(raw)
+        model_path = loader.resolve(raw)
     except FileNotFoundError as err:
         raise PlanError(f"entrant {entrant!r}: {err}") from None
     try:
@@ -162,7 +164,7 @@ def inspect_agent(entrant: str) -> AgentInfo:
     model = ckpt.model
     return AgentInfo(
         model_path=str(model_path.resolve()), label=ckpt.label,
-        checkpoint_hash=file_hash(*checkpoint_files(model_path, CONFIG_FILE)),
+        checkpoint_hash=file_hash(*checkpoint_files(model_path, loader.config_file)),
         env_overrides=ckpt.env_overrides(),
         trained_scenario=str(ckpt.config.get("scenario", {}).get("name", "?")),
         observation_shape=tuple(model.observation_space.shape or ()),
@@ -219,7 +221,17 @@ def cell_label(scenario: str, overrides: list[str] | tuple[str, ...], label: str
     return f"{scenario}[{short}]"
 
 
-SAMPLE_INTERVAL_S = 0.05  # time-series resolution of a cell (handover recovery times)
+# Time-series resolution of a controller cell: the handover recovery times.
+# 1 ms is finer than any recovery the scenarios produce (a packet takes
+# 0.12 ms at 100 Mb/s) and is what the report's recovery CDF shows.
+SAMPLE_INTERVAL_S = 0.001
+# Recovered = the throughput averaged over the next RECOVERY_WINDOW_S is back to
+# RECOVERY_FRACTION of the target: a window of a few RTTs, so that one burst of
+# retransmissions in a 1 ms sample does not count as recovery.
+RECOVERY_WINDOW_S = 0.1
+# The fairness accounting interval: the env's step (env.step_interval_ms), over
+# which the fair reward measures the background flows' shares.
+FAIRNESS_STEP_S = 0.1
 
 
 def _sim_overrides(scenario: str, controller: str, overrides: tuple[str, ...],
@@ -273,7 +285,7 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
     """
     from orbitcc import _core
     from orbitcc.config import available
-    from orbitcc.scenario import build_spec
+    from orbitcc.runner import build_spec
 
     known_scenarios = available("scenario")
     controllers = controller_names()
@@ -396,32 +408,212 @@ def _checkpoint(model_path: str, checkpoint_hash: str) -> Any:
     return _load_checkpoint(model_path)
 
 
+_WORKER_CONTROLLER_NODES: dict[str, Any] = {}
+
+
 @lru_cache(maxsize=64)
 def _sim_config(scenario: str, controller: str, overrides: tuple[str, ...],
                 duration_s: float | None) -> Any:
     """The validated SimConfig of a cell with seed 0 (composing costs more than
-    a short episode, and a worker runs the seeds of a cell one after another)."""
-    return to_object(compose_config("sim", _sim_overrides(scenario, controller, overrides,
-                                                          duration_s)))
+    a short episode, and a worker runs the seeds of a cell one after another).
+
+    Composed as plan() does: the scenario cell once (with a fixed controller)
+    and each controller's node once, swapped in, so a worker that meets
+    every entrant on every cell composes scenarios + controllers times, not
+    their product (~0.1 CPU-s each; 32 of them per worker on the quick suite).
+    """
+    full = _sim_overrides(scenario, controller, overrides, duration_s)
+    base = compose_config("sim", _sim_overrides(scenario, controller_names()[0], overrides,
+                                                duration_s))
+    return to_object(_with_controller(base, controller, overrides, _WORKER_CONTROLLER_NODES,
+                                      full))
 
 
-def _simulate(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
-    """What ``orbitcc.run(..., series=True)`` does, with the composed config cached."""
+class FairnessMeter:
+    """The background flows' throughput against their max-min fair shares, on
+    the links the flows under test use, step by step.
+
+    The accounting is the env's fair reward's (cpp_core/env/env_instance.cc,
+    env_spec.cc: OwedShares, BackgroundShortfall), over FAIRNESS_STEP_S steps:
+    on each link a test subflow's route starts on, what the link delivered in
+    the step (test connection + the started background flows whose route
+    starts there) is split max-min fairly (Bertsekas and Gallager, Data
+    Networks, Sec. 6.5.2) between the test connection, counted as one flow
+    of unlimited demand (RFC 6356 goal 2: a multipath connection should take
+    no more than one TCP flow on a shared bottleneck), and each background
+    flow with its demand over the step (a bulk flow: unlimited; otherwise
+    what it wrote in the step plus what it still had to send). A source that
+    offers little is owed only what it offers.
+
+    Results: ``background_shortfall`` H = sum over steps and links of
+    max(0, owed - got) / sum of owed (the share of what the background was
+    owed that it did not get; 0 when it was owed nothing);
+    ``background_owed_mbps`` the time-mean owed; ``fair_jain`` Jain's index over
+    the normalised allocations x_i = got_i / owed_i of the background flows
+    and the test connection (Jain, Chiu and Hawe, DEC-TR-301, 1984, Sec. 3:
+    fairness relative to the optimal allocation, 1 = everyone got its share).
+    """
+
+    def __init__(self, sim: Any, spec: dict[str, Any], keep_steps: bool = False) -> None:
+        self.sim = sim
+        # (t_s, the step's shortfall on each shared link owed something), when kept.
+        self.steps: list[tuple[float, list[float]]] | None = [] if keep_steps else None
+        flows = spec["flows"]
+        self.packet_bits = 8.0 * float(spec.get("packet_bytes", 1500))
+        self.test: list[int] = []
+        self.bg: list[int] = []
+        self.bg_flow: dict[int, int] = {}
+        for g in range(sim.num_subflows):
+            fi = sim.subflow_flow(g)
+            (self.bg if flows[fi].get("background") else self.test).append(g)
+            if flows[fi].get("background"):
+                self.bg_flow[g] = fi
+        self.bg_flows = sorted(set(self.bg_flow.values()))
+        self.start = {fi: float(flows[fi].get("start_s", 0.0)) for fi in self.bg_flows}
+        self.bulk = {fi: (flows[fi].get("app") or {}).get("kind", "bulk") == "bulk"
+                     for fi in self.bg_flows}
+        self.arrived = dict.fromkeys(range(sim.num_subflows), 0)
+        self.offered = dict.fromkeys(self.bg_flows, 0.0)
+        self.unsent = dict.fromkeys(self.bg_flows, 0.0)
+        self.t = 0.0
+        self.owed = dict.fromkeys([*self.bg_flows, -1], 0.0)  # Mb/s x s; -1: test
+        self.got = dict.fromkeys([*self.bg_flows, -1], 0.0)
+        self.short = 0.0
+        self.owed_bg = 0.0
+
+    def step(self) -> None:
+        """Accounts the simulated time since the last call."""
+        sim = self.sim
+        now = float(sim.now_s)
+        dt = now - self.t
+        if dt <= 0:
+            return
+        self.t = now
+        mbps = {}
+        for g in range(sim.num_subflows):
+            n = int(sim.packet_accounting(g)["arrived"])
+            mbps[g] = (n - self.arrived[g]) * self.packet_bits * 1e-6 / dt
+            self.arrived[g] = n
+        if not self.bg:
+            return
+        link_test: dict[int, float] = {}
+        for g in self.test:
+            link = int(sim.probe(g)["first_link"])
+            if link >= 0:
+                link_test[link] = link_test.get(link, 0.0) + mbps[g]
+        demand = self._demands(dt)
+        shared: dict[int, list[tuple[int, float, float]]] = {}
+        for g in self.bg:
+            fi = self.bg_flow[g]
+            link = int(sim.probe(g)["first_link"])
+            if now < self.start[fi] or link not in link_test:  # as the env: started by now
+                continue
+            shared.setdefault(link, []).append((fi, mbps[g], demand[fi]))
+        step_short: list[float] = []
+        for link, bgs in shared.items():
+            total = link_test[link] + sum(m for _, m, _ in bgs)
+            if not total > 0:
+                continue
+            shares = max_min_shares(total, [d for _, _, d in bgs])
+            owed_bg = sum(shares[:-1])
+            got_bg = sum(m for _, m, _ in bgs)
+            if owed_bg > 0:
+                self.owed_bg += owed_bg * dt
+                self.short += max(0.0, owed_bg - got_bg) * dt
+                step_short.append(max(0.0, owed_bg - got_bg) / owed_bg)
+            for (fi, m, _), o in zip(bgs, shares[:-1], strict=True):
+                if o > 0:
+                    self.owed[fi] += o * dt
+                    self.got[fi] += m * dt
+            if shares[-1] > 0:
+                self.owed[-1] += shares[-1] * dt
+                self.got[-1] += link_test[link] * dt
+        if self.steps is not None:
+            self.steps.append((now, step_short))
+
+    def _demands(self, dt: float) -> dict[int, float]:
+        out = {fi: math.inf for fi in self.bg_flows}
+        limited = [fi for fi in self.bg_flows if not self.bulk[fi]]
+        if not limited:
+            return out
+        flows = self.sim.summary()["flows"]
+        for fi in limited:
+            f = flows[fi]
+            offered = float(f["app"]["offered_bytes"])
+            # Still to send at the step's start: offered by then minus the new data
+            # sent by then (acknowledged or in flight, as the env counts it).
+            out[fi] = (offered - self.offered[fi] + self.unsent[fi]) * 8e-6 / dt
+            sent = (int(f["packets_sent"]) - int(f["packets_retransmitted"])) * (
+                self.packet_bits / 8.0)
+            self.offered[fi] = offered
+            self.unsent[fi] = max(0.0, offered - sent)
+        return out
+
+    def result(self, flows: list[dict[str, Any]]) -> dict[str, Any]:
+        bg = [f for f in flows if f.get("background")]
+        if not bg:
+            return {"background_throughput_mbps": None, "background_owed_mbps": None,
+                    "background_shortfall": None, "fair_jain": None}
+        xs = [self.got[k] / self.owed[k] for k in self.owed if self.owed[k] > 0]
+        jain = (sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+                if len(xs) >= 2 and any(xs) else None)
+        return {
+            "background_throughput_mbps": float(sum(f["throughput_mbps"] for f in bg)),
+            "background_owed_mbps": self.owed_bg / self.t if self.t > 0 else 0.0,
+            "background_shortfall": self.short / self.owed_bg if self.owed_bg > 0 else 0.0,
+            "fair_jain": jain,
+        }
+
+
+def max_min_shares(total: float, demand: list[float]) -> list[float]:
+    """Max-min fair shares of ``total`` between flows of the given demands and
+    one flow of unlimited demand (last element); water filling as the core's
+    MaxMinShares (cpp_core/env/env_spec.cc)."""
+    n = len(demand)
+    share = [0.0] * (n + 1)
+    left = max(0.0, total)
+    unserved = n + 1
+    order = sorted(range(n), key=lambda i: demand[i])
+    k = 0
+    while k < n:
+        d = max(0.0, demand[order[k]])
+        if d >= left / unserved:
+            break
+        share[order[k]] = d
+        left -= d
+        unserved -= 1
+        k += 1
+    level = left / unserved
+    for i in order[k:]:
+        share[i] = level
+    share[n] = level
+    return share
+
+
+def _simulate(cell: Cell) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """What ``orbitcc.run(..., series=True)`` does, with the composed config
+    cached, stepped FAIRNESS_STEP_S at a time for the fairness accounting
+    (stepping does not change the events: the same record as ``run()``)."""
     from orbitcc.runner import build_simulation, collect_series
 
     sim_cfg = dataclasses.replace(
         _sim_config(cell.scenario, cell.entrant, cell.overrides, cell.duration_s),
         seed=cell.seed)
-    sim, _ = build_simulation(sim_cfg, record_series=True)
-    sim.run()
-    return sim.summary(), collect_series(sim)
+    sim, spec = build_simulation(sim_cfg, record_series=True)
+    meter = FairnessMeter(sim, spec)
+    while sim.step(FAIRNESS_STEP_S):
+        meter.step()
+    meter.step()
+    summary = sim.summary()
+    return summary, collect_series(sim), meter.result(summary["flows"])
 
 
 def _run_controller(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
-    m, series = _simulate(cell)
+    m, series, fairness = _simulate(cell)
     under_test = [i for i, f in enumerate(m["flows"]) if not f["background"]]
     mask = np.isin(series["subflow_flow"], under_test)
     thr = np.asarray(series["throughput_mbps"])[mask].sum(axis=0)
+    m.update(fairness)
     return m, {"t_s": np.asarray(series["t_s"]), "throughput_mbps": thr}
 
 
@@ -430,36 +622,50 @@ def _run_agent(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
     agent = _checkpoint(cell.entrant[len(AGENT_ENTRANT_PREFIX):], cell.checkpoint_hash)
     env = _agent_env(cell)
     obs, _ = env.reset(seed=cell.seed)
+    meter = FairnessMeter(env.simulation, _env_spec(env))
     episode_return, steps, done = 0.0, 0, False
     ts: list[float] = []
     thr: list[float] = []
     while not done:
         action = agent.act(obs)
         obs, reward, terminated, truncated, info = env.step(action)
+        meter.step()
         episode_return += float(reward)
         steps += 1
         ts.append(float(info["t_s"]))
         thr.append(float(np.sum(info["subflows"]["throughput_mbps"])))
         done = terminated or truncated
     metrics = env.summary()
+    metrics.update(meter.result(metrics["flows"]))
     metrics["episode_return"] = episode_return
     metrics["env_steps"] = steps
     env.close()
     return metrics, {"t_s": np.asarray(ts), "throughput_mbps": np.asarray(thr)}
 
 
-def handover_recovery(t_s: np.ndarray, thr: np.ndarray,
-                      handovers: list[float]) -> tuple[list[float], int]:
+def _env_spec(env: Any) -> dict[str, Any]:
+    """The core spec of an env's scenario (flows, packet size)."""
+    from orbitcc.runner import build_spec
+
+    return build_spec(env.config)
+
+
+def handover_recovery(t_s: np.ndarray, thr: np.ndarray, handovers: list[float],
+                      window_s: float = 0.0) -> tuple[list[float], int]:
     """Seconds from each handover until the flows under test are back to
     RECOVERY_FRACTION of their throughput before it, at the time series'
     resolution. "Before" is the mean over the RECOVERY_BASELINE_S before the
     handover; when the new path carries less (a shared or weaker satellite),
     the target is the lower mean over [h + 1 s, h + 2 s], where the flows have
-    settled on the new path. Handovers with no traffic before them are left
-    out; those not recovered before the next handover or the end are counted
-    as censored."""
+    settled on the new path. "Back" is the first sample from which the mean
+    over ``window_s`` (0: the sample alone) reaches the target. Handovers with
+    no traffic before them are left out; those not recovered before the next
+    handover or the end are counted as censored."""
     out: list[float] = []
     censored = 0
+    t_s = np.asarray(t_s, float)
+    thr = np.asarray(thr, float)
+    cum = np.concatenate([[0.0], np.cumsum(thr)])
     hs = sorted(float(h) for h in handovers)
     for i, h in enumerate(hs):
         before = (t_s > h - RECOVERY_BASELINE_S) & (t_s <= h)
@@ -474,11 +680,20 @@ def handover_recovery(t_s: np.ndarray, thr: np.ndarray,
         target = base
         if settled.any() and 0 < float(np.mean(thr[settled])) < base:
             target = float(np.mean(thr[settled]))
-        after = np.nonzero((t_s > h) & (t_s <= end) & (thr >= RECOVERY_FRACTION * target))[0]
-        if len(after) == 0:
+        idx = np.nonzero((t_s > h) & (t_s <= end))[0]
+        if len(idx) == 0:
+            censored += 1
+            continue
+        # Mean over the samples in [t, t + window) (at least the sample itself),
+        # never past the next handover.
+        stop = np.searchsorted(t_s, np.minimum(t_s[idx] + window_s, end), side="left")
+        stop = np.clip(np.maximum(stop, idx + 1), idx + 1, idx[-1] + 1)
+        mean = (cum[stop] - cum[idx]) / (stop - idx)
+        ok = np.nonzero(mean >= RECOVERY_FRACTION * target)[0]
+        if len(ok) == 0:
             censored += 1
         else:
-            out.append(round(float(t_s[after[0]] - h), 9))
+            out.append(round(float(t_s[idx[ok[0]]] - h), 9))
     return out, censored
 
 
@@ -518,7 +733,8 @@ def run_cell(cell: Cell | dict[str, Any], suite: str = "") -> dict[str, Any]:
     for k in ("scenario", "controller", "seed"):
         metrics.pop(k, None)
     recovery, censored = handover_recovery(series["t_s"], series["throughput_mbps"],
-                                           metrics.get("handover_times_s", []))
+                                           metrics.get("handover_times_s", []),
+                                           window_s=RECOVERY_WINDOW_S)
     delay_s = metrics.get("mean_delay_ms", math.nan) / 1e3
     thr = metrics.get("throughput_mbps", math.nan)
     record: dict[str, Any] = {
@@ -540,7 +756,7 @@ def run_cell(cell: Cell | dict[str, Any], suite: str = "") -> dict[str, Any]:
 def run_cell_series(cell: Cell) -> dict[str, Any]:
     """The cell's time series (cwnd, throughput, RTT per subflow; handovers),
     for the report's timeline plot. Controllers only."""
-    m, s = _simulate(cell)
+    m, s, _ = _simulate(cell)
     under_test = [i for i, f in enumerate(m["flows"]) if not f["background"]]
     mask = np.isin(s["subflow_flow"], under_test)
     return {"t_s": np.asarray(s["t_s"]), "cwnd_bytes": np.asarray(s["cwnd_bytes"])[mask],

@@ -3,8 +3,11 @@
 - ``pool`` (default): ``concurrent.futures.ProcessPoolExecutor`` with the
   ``spawn`` start method; cells run in worker processes, never in the
   process that writes results.jsonl, and no state is inherited from it.
-- ``ray``: one Ray task per cell (``ray.init(address=...)``; ``null`` starts
-  a local instance, ``auto`` joins the cluster of ``ray start``).
+  Consecutive seeds of one (entrant, scenario cell) go out as one task
+  (``batch_cells``), which pays a round trip and a composition once.
+- ``ray``: one Ray task per batch of cells (``ray.init(address=...)``;
+  ``null`` starts a local instance, ``auto`` joins the cluster of ``ray
+  start``); the instance starts once per leaderboard run.
 - ``submitit``: ``submitit.AutoExecutor`` job arrays, ``cluster=slurm`` on a
   Slurm cluster or ``cluster=local`` (subprocesses on this machine, what the
   tests use); ``cells_per_job`` cells per array task.
@@ -105,27 +108,52 @@ def _serial(cells: list[Cell], suite: str) -> Iterator[Outcome]:
         yield cell, record, error
 
 
+MAX_CELLS_PER_TASK = 8
+
+
+def batch_cells(cells: list[Cell], workers: int, cap: int = MAX_CELLS_PER_TASK
+                ) -> list[list[Cell]]:
+    """Cells grouped into tasks: consecutive seeds of one (entrant, scenario
+    cell) run together (one round trip carries them, and their worker has
+    their config composed already), at most ``cap`` and at most ~1/(2
+    workers) of all cells per task, so every worker still gets several."""
+    cap = max(1, min(cap, len(cells) // (2 * max(workers, 1))))
+    tasks: list[list[Cell]] = []
+    for cell in cells:
+        last = tasks[-1] if tasks else None
+        if (last is not None and len(last) < cap
+                and (last[0].entrant, last[0].cell) == (cell.entrant, cell.cell)):
+            last.append(cell)
+        else:
+            tasks.append([cell])
+    return tasks
+
+
 def _pool(cells: list[Cell], cfg: LauncherConfig, suite: str) -> Iterator[Outcome]:
     workers = min(cfg.workers or os.cpu_count() or 1, len(cells))
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init,
                              max_tasks_per_child=cfg.max_tasks_per_child) as pool:
-        pending: dict[Future, Cell] = {}
-        queue = list(reversed(cells))
-        # Keep a bounded number of cells in flight: a killed run has not
+        pending: dict[Future, list[Cell]] = {}
+        # max_tasks_per_child=1 promises a fresh process per cell: no batching.
+        cap = 1 if cfg.max_tasks_per_child is not None else MAX_CELLS_PER_TASK
+        queue = list(reversed(batch_cells(cells, workers, cap)))
+        # Keep a bounded number of tasks in flight: a killed run has not
         # queued thousands of pickled cells, and results arrive in order-ish.
         while queue or pending:
             while queue and len(pending) < 2 * workers:
-                cell = queue.pop()
-                pending[pool.submit(_safe_run, cell.to_dict(), suite)] = cell
+                task = queue.pop()
+                pending[pool.submit(run_chunk, [c.to_dict() for c in task], suite)] = task
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
-                cell = pending.pop(fut)
+                task = pending.pop(fut)
                 try:
-                    record, error = fut.result()
+                    results = fut.result()
                 except Exception as err:  # noqa: BLE001 - a worker died (segfault, OOM)
-                    record, error = None, f"worker process failed: {_error(err)}"
-                yield cell, record, error
+                    msg = f"worker process failed: {_error(err)}"
+                    results = [(None, msg)] * len(task)
+                for cell, (record, error) in zip(task, results, strict=True):
+                    yield cell, record, error
 
 
 def _ray(cells: list[Cell], cfg: LauncherConfig, suite: str) -> Iterator[Outcome]:
@@ -143,17 +171,21 @@ def _ray(cells: list[Cell], cfg: LauncherConfig, suite: str) -> Iterator[Outcome
                 kwargs["num_cpus"] = cfg.num_cpus
         ray.init(**kwargs)
     try:
-        remote = ray.remote(num_cpus=1, max_retries=0)(_safe_run)
-        refs = {remote.remote(cell.to_dict(), suite): cell for cell in cells}
+        remote = ray.remote(num_cpus=1, max_retries=0)(run_chunk)
+        slots = int(ray.cluster_resources().get("CPU", 1))
+        refs = {remote.remote([c.to_dict() for c in task], suite): task
+                for task in batch_cells(cells, slots)}
         pending = list(refs)
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:
+                task = refs[ref]
                 try:
-                    record, error = ray.get(ref)
+                    results = ray.get(ref)
                 except Exception as err:  # noqa: BLE001 - the task's worker died
-                    record, error = None, f"ray task failed: {_error(err)}"
-                yield refs[ref], record, error
+                    results = [(None, f"ray task failed: {_error(err)}")] * len(task)
+                for cell, (record, error) in zip(task, results, strict=True):
+                    yield cell, record, error
     finally:
         if started_here:
             ray.shutdown()

@@ -1,48 +1,38 @@
-"""orbitcc-leaderboard: every controller and agent on the same scenarios, ranked.
-
-  orbitcc-leaderboard                          # suite=quick, about a minute on 2 cores
-  orbitcc-leaderboard suite=standard           # every preset, 5 seeds
-  orbitcc-leaderboard suite=quick 'agents=[outputs/train/<run>]'
-  orbitcc-leaderboard suite=full launcher=ray launcher.address=auto
-  orbitcc-leaderboard suite=full launcher=slurm launcher.partition=cpu
-  orbitcc-leaderboard suite=ns3_leo backend=ns3   # also inside ns-3, side by side
-
-Runs every cell (entrant, scenario cell, seed) of the suite that results.jsonl
-does not hold yet, fanned out on a process pool, Ray or Slurm (submitit), then
-writes leaderboard.md, leaderboard.csv and a self-contained report.html into
-the output folder (outputs/leaderboard/<suite>/, printed at the end) and prints
-the ranking. A rerun (or a run restarted after a crash) redoes only the
-missing cells. docs/leaderboard.md explains the score and the statistics.
+"""orbitcc-leaderboard's library (the console script is orbitcc/cli/leaderboard.py):
+the leaderboard's schemas, planning a suite's cells, running them on a
+launcher into results.jsonl, and the board the reports are drawn from.
+docs/leaderboard.md explains the score and the statistics.
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import hydra
 from hydra.core.config_store import ConfigStore
-from hydra.core.hydra_config import HydraConfig
-from omegaconf import MISSING, DictConfig, OmegaConf
+from omegaconf import MISSING
 
-from orbitcc.baselines.cells import Cell, Plan, PlanError, plan
+from orbitcc.baselines.cells import Cell, Plan, plan
 from orbitcc.baselines.launchers import LauncherConfig, launch
 from orbitcc.baselines.results import (
     REQUIRED_FIELDS,
-    ResultsError,
     append_record,
     locked,
     read_records,
 )
-from orbitcc.baselines.stats import Board, ScoreConfig, build_board, ranking_rows, text_table
-from orbitcc.cli.common import handle_help, one_line_errors
-from orbitcc.config import AGENT_ENTRANT_PREFIX, SuiteConfig, register_configs, to_object
-
-PROG = "orbitcc-leaderboard"
+from orbitcc.baselines.stats import (
+    Board,
+    ScoreConfig,
+    build_board,
+    ranking_note,
+    ranking_rows,
+    text_table,
+    unranked_rows,
+)
+from orbitcc.config import AGENT_ENTRANT_PREFIX, SuiteConfig
 
 
 @dataclass
@@ -73,7 +63,8 @@ class LeaderboardConfig:
 
 
 def store_leaderboard_schemas() -> None:
-    """The leaderboard's schemas (orbitcc.config.register_configs calls this)."""
+    """The leaderboard's schemas in Hydra's ConfigStore (idempotent; done on
+    import, so composing ``leaderboard`` needs only this module)."""
     cs = ConfigStore.instance()
     cs.store(name="leaderboard_schema", node=LeaderboardConfig)
     cs.store(group="launcher", name="launcher_schema", node=LauncherConfig)
@@ -180,74 +171,20 @@ def board_from(the_plan: Plan, suite: SuiteConfig, records: list[dict[str, Any]]
         missing=len(the_plan.cells) - len(records))
 
 
-@hydra.main(version_base="1.3", config_path="pkg://orbitcc.configs", config_name="leaderboard")
-@one_line_errors(PROG, (ValueError, PlanError, ResultsError, RuntimeError))
-def _app(cfg: DictConfig) -> None:
-    started = time.perf_counter()
-    run_dir = Path(HydraConfig.get().runtime.output_dir)
-    lb: LeaderboardConfig = to_object(cfg)
-    suite = lb.suite
-    the_plan = make_plan(suite, suite_entrants(lb))
-    if lb.timeline_cell and lb.timeline_cell not in the_plan.cell_labels:
-        raise ValueError(f"timeline_cell = {lb.timeline_cell!r} is not a cell of the suite; "
-                         f"allowed: {', '.join(the_plan.cell_labels)}")
-    if lb.backend == "ns3":  # refuse what ns-3 cannot run before anything runs
-        from orbitcc.env.ns3gym.backend import check_cells
-
-        check_cells(the_plan.cells)
-    results = Path(lb.results) if lb.results else run_dir / "results.jsonl"
-    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
-    (run_dir / "command.txt").write_text(" ".join(sys.argv) + "\n")
-    print(f"{PROG}: suite {suite.name}: {len(the_plan.entrants)} entrants x "
-          f"{len(the_plan.cell_labels)} scenario cells x {len(suite.seeds)} seeds = "
-          f"{len(the_plan.cells)} cells on launcher {lb.launcher.name} -> {results}",
-          flush=True)
-    for entrant, cell, reason in the_plan.skipped:
-        print(f"  {entrant} skips {cell}: {reason}", flush=True)
-    records, failures = run_cells(the_plan, results, lb.launcher, suite.name, run_dir,
-                                  resume=lb.resume, progress=lb.progress,
-                                  log=lambda s: print(s, flush=True))
-    for cell, error in failures:
-        print(f"FAILED {cell.describe()}: {error}", file=sys.stderr, flush=True)
-    board = board_from(the_plan, suite, records, lb.score)
-    from orbitcc.baselines.report import write_reports
-
-    paths = write_reports(board, run_dir, suite_name=suite.name, the_plan=the_plan,
-                          html=lb.report, timeline_cell=lb.timeline_cell, score=lb.score)
-    header, rows = ranking_rows(board)
-    print(f"\nranking ({suite.name}: utility score, mean over {len(suite.seeds)} seeds; "
-          "docs/leaderboard.md)")
-    print(text_table(header, rows))
-    print(f"\n{len(records)}/{len(the_plan.cells)} cells, {len(failures)} failed, "
-          f"{time.perf_counter() - started:.1f} s")
-    for name, path in paths.items():
-        print(f"{name}: {path}")
-    if lb.backend == "ns3":
-        _run_ns3(the_plan, run_dir)
-    if failures:
-        sys.exit(1)
+def print_ranking(board: Board, suite_name: str | None = None) -> None:
+    """The ranking as the console shows it: ranked entrants (shared ranks
+    "=k"), then the entrants that did not play every ranked cell, apart."""
+    name = f"{suite_name}: " if suite_name else ""
+    print(f"\nranking ({name}log-power utility with loss and harm, mean over "
+          f"{len(board.seeds)} seeds; docs/leaderboard.md)")
+    if board.ranking:
+        print(text_table(*ranking_rows(board)))
+        print(ranking_note(board))
+    else:
+        print("no entrant played every ranked cell with every seed: nobody is ranked")
+    if board.unranked:
+        print("\nnot ranked (did not play every ranked cell and seed):")
+        print(text_table(*unranked_rows(board)))
 
 
-def _run_ns3(the_plan: Plan, run_dir: Path) -> None:
-    """backend=ns3: every cell in orbitcc and inside ns-3, side by side."""
-    import json
-
-    from orbitcc.env.ns3gym.backend import side_by_side
-
-    print(f"\nbackend=ns3: {len(the_plan.cells)} cells in both simulators", flush=True)
-    records, table = side_by_side(the_plan.cells, log=lambda s: print(s, flush=True))
-    with open(run_dir / "results_ns3.jsonl", "a") as f:
-        for r in records:
-            f.write(json.dumps(r) + "\n")
-    (run_dir / "leaderboard_ns3.md").write_text(table + "\n")
-    print(f"\n{table}\nleaderboard_ns3: {run_dir / 'leaderboard_ns3.md'}")
-
-
-def main() -> None:
-    handle_help(PROG, __doc__ or "", ["suite", "launcher"])
-    register_configs()
-    _app()
-
-
-if __name__ == "__main__":
-    main()
+store_leaderboard_schemas()

@@ -19,14 +19,24 @@ from typing import Any
 
 import numpy as np
 
-from orbitcc.baselines.cells import AGENT_ENTRANT_PREFIX, OUTCOMES, VERDICTS, Plan, run_cell_series
+from orbitcc.baselines.cells import (
+    AGENT_ENTRANT_PREFIX,
+    OUTCOMES,
+    SAMPLE_INTERVAL_S,
+    VERDICTS,
+    Plan,
+    run_cell_series,
+)
 from orbitcc.baselines.stats import (
     Board,
     ScoreConfig,
+    Stat,
     cell_rows,
     csv_rows,
+    ranking_note,
     ranking_rows,
     text_table,
+    unranked_rows,
 )
 
 
@@ -40,13 +50,7 @@ def md_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def _score_text(score: ScoreConfig) -> str:
-    return (f"score = mean over seeds of the mean over ranked cells of "
-            f"u = {score.throughput_weight:.3g}·T/T* + {score.delay_weight:.3g}·D*/D + "
-            f"{score.loss_weight:.3g}/(1 + L/{score.loss_ref:g}) (normalised by the weights' "
-            "sum), with T throughput, D p95 one-way delay, L loss rate and T*, D* the best "
-            "seed-means on the cell; power = Kleinrock's T / mean delay over the cell's "
-            "best. 95 % CI: Student t over seeds. 'rank kept': share of "
-            f"{score.bootstrap} bootstrap resamples of the seeds that give the same rank.")
+    return score.text()
 
 
 def _code(board: Board) -> tuple[str, str]:
@@ -59,7 +63,15 @@ def write_markdown(board: Board, path: Path, suite_name: str, score: ScoreConfig
     lines = [f"# orbitcc leaderboard: suite `{suite_name}`", "",
              f"orbitcc {version}, commit `{commit}`; {len(board.entrants)} entrants, "
              f"{len(board.cells)} scenario cells, seeds {board.seeds}.", "",
-             "## Ranking", "", md_table(*ranking_rows(board)), "", _score_text(score), ""]
+             "## Ranking", ""]
+    if board.ranking:
+        lines += [md_table(*ranking_rows(board)), "", ranking_note(board), ""]
+    else:
+        lines += ["No entrant played every ranked cell with every seed: nobody is ranked.", ""]
+    if board.unranked:
+        lines += ["### Not ranked (did not play every ranked cell and seed)", "",
+                  md_table(*unranked_rows(board)), ""]
+    lines += [_score_text(score), ""]
     if board.missing:
         lines += [f"**{board.missing} cells have no record (failed); see the run's log.**", ""]
     lines += ["## Per scenario (mean +- std over seeds)", ""]
@@ -85,12 +97,34 @@ def write_csv(board: Board, path: Path) -> None:
 
 # -------------------------------------------------------------------- plots --
 
-def _png(fig: Any) -> str:
+class UnlabelledPlotError(ValueError):
+    """A figure with an axes whose x or y axis has no label."""
+
+
+def check_labels(fig: Any, name: str) -> None:
+    """Every visible axes of ``fig`` has a y label and an x label (its own, or
+    that of an axes it shares x with: the bottom row of a column)."""
+    for ax in fig.axes:
+        if not ax.axison or not ax.get_visible():
+            continue
+        if not ax.get_ylabel().strip():
+            raise UnlabelledPlotError(f"plot {name!r}: an axes ({ax.get_title()!r}) has no y label")
+        siblings = ax.get_shared_x_axes().get_siblings(ax)
+        if not any(s.get_xlabel().strip() for s in siblings):
+            raise UnlabelledPlotError(f"plot {name!r}: an axes ({ax.get_title()!r}) has no x label")
+
+
+def _png(fig: Any, name: str = "") -> str:
+    """The figure as a PNG data URI (after checking its axis labels); no date
+    or software stamp, so the same data gives the same bytes."""
     import matplotlib.pyplot as plt
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
+    try:
+        check_labels(fig, name)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=90, metadata={"Software": None})
+    finally:
+        plt.close(fig)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
@@ -99,6 +133,16 @@ def _colors(entrants: list[str]) -> dict[str, Any]:
 
     cmap = matplotlib.colormaps["tab10"]
     return {e: cmap(i % 10) for i, e in enumerate(entrants)}
+
+
+def _legend_below(fig: Any, ax: Any, ncol: int = 5) -> None:
+    """One legend for the figure, below the axes (never over the data), with
+    as many columns as the figure's width holds (about 1.6 inches each)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        fits = max(1, int(fig.get_figwidth() / 1.6))
+        fig.legend(handles, labels, loc="outside lower center", ncol=min(ncol, fits),
+                   fontsize=8, frameon=False)
 
 
 def plot_scatter(board: Board) -> str | None:
@@ -112,8 +156,8 @@ def plot_scatter(board: Board) -> str | None:
     colors = _colors(board.entrants)
     ncol = min(3, len(cells))
     nrow = math.ceil(len(cells) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 4.0 * nrow), squeeze=False,
-                             constrained_layout=True)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 4.0 * nrow + 0.8), squeeze=False,
+                             layout="constrained")
     for ax, c in zip(axes.flat, cells, strict=False):
         for e in board.entrants:
             rs = [r for r in board.records if r["cell"] == c and r["entrant_label"] == e]
@@ -132,8 +176,8 @@ def plot_scatter(board: Board) -> str | None:
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(cells):]:
         ax.axis("off")
-    axes.flat[0].legend(fontsize=7, ncol=2)
-    return _png(fig)
+    _legend_below(fig, axes.flat[0], ncol=min(8, len(board.entrants)))
+    return _png(fig, "throughput vs delay")
 
 
 def _timeline_cell(board: Board, wanted: str | None) -> str | None:
@@ -161,35 +205,57 @@ def timeline_series(board: Board, the_plan: Plan, cell: str) -> dict[str, dict[s
     return out
 
 
+# The timeline plot's resolution: cwnd as 10 ms means of the 1 ms samples; the
+# throughput as 50 ms means (at 1 ms a 100 Mb/s flow is 8 packets a sample, and
+# 10 ms means still show the ACK clock's packet bursts rather than the rate).
+TIMELINE_BIN_S = 0.01
+THROUGHPUT_BIN_S = 0.05
+
+
+def _bin(t: np.ndarray, y: np.ndarray, width: float) -> tuple[np.ndarray, np.ndarray]:
+    """Means of y over consecutive bins of ``width`` seconds (last axis)."""
+    k = max(1, round(width / SAMPLE_INTERVAL_S))
+    n = (len(t) // k) * k
+    if n == 0:
+        return t, y
+    return t[k - 1:n:k], y[..., :n].reshape(*y.shape[:-1], n // k, k).mean(axis=-1)
+
+
 def plot_timeline(series: dict[str, dict[str, Any]], cell: str, seed: int) -> str | None:
     import matplotlib.pyplot as plt
 
     if not series:
         return None
     n = len(series)
-    fig, axes = plt.subplots(n, 2, figsize=(12, 1.7 * n + 0.6), squeeze=False, sharex=True,
-                             constrained_layout=True)
+    fig, axes = plt.subplots(n, 2, figsize=(12, 1.7 * n + 0.9), squeeze=False, sharex=True,
+                             layout="constrained")
     for row, (e, s) in enumerate(series.items()):
-        t = s["t_s"]
-        for k in range(s["cwnd_bytes"].shape[0]):
-            axes[row, 0].plot(t, s["cwnd_bytes"][k] / 1e3, lw=0.8, label=f"subflow {k}")
-            axes[row, 1].plot(t, s["throughput_mbps"][k], lw=0.8, label=f"subflow {k}")
+        t, cwnd = _bin(np.asarray(s["t_s"]), np.asarray(s["cwnd_bytes"]), TIMELINE_BIN_S)
+        t_thr, thr = _bin(np.asarray(s["t_s"]), np.asarray(s["throughput_mbps"]),
+                          THROUGHPUT_BIN_S)
+        for k in range(cwnd.shape[0]):
+            axes[row, 0].plot(t, cwnd[k] / 1e3, lw=0.8, label=f"subflow {k}")
+            axes[row, 1].plot(t_thr, thr[k], lw=0.8, label=f"subflow {k}")
         for ax in axes[row]:
             for h in s["handover_times_s"]:
                 ax.axvline(h, color="k", ls=":", lw=0.8)
             ax.grid(alpha=0.3)
-        axes[row, 0].set_ylabel(e, rotation=0, ha="right", va="center")
-    axes[0, 0].set_title(f"cwnd (kB), {cell}, seed {seed}; dotted: handovers", fontsize=10)
-    axes[0, 1].set_title("throughput per subflow (Mb/s)", fontsize=10)
-    axes[0, 1].legend(fontsize=7, loc="lower right")
+        axes[row, 0].set_ylabel(f"{e}\ncwnd (kB)", fontsize=8)
+        axes[row, 1].set_ylabel(f"{e}\nMb/s", fontsize=8)
+    axes[0, 0].set_title(f"cwnd, {cell}, seed {seed}; dotted: handovers", fontsize=10)
+    axes[0, 1].set_title(f"throughput per subflow ({THROUGHPUT_BIN_S * 1e3:g} ms means)",
+                         fontsize=10)
     axes[-1, 0].set_xlabel("time (s)")
     axes[-1, 1].set_xlabel("time (s)")
-    return _png(fig)
+    _legend_below(fig, axes[0, 1])
+    return _png(fig, "timeline")
 
 
 def _ecdf(ax: Any, xs: list[float], **kw: Any) -> None:
+    """The empirical CDF, from 0 at the smallest value (a jump there is drawn)."""
     xs = np.sort(np.asarray(xs, float))
-    ax.step(xs, np.arange(1, len(xs) + 1) / len(xs), where="post", **kw)
+    ax.step(np.concatenate([xs[:1], xs]), np.arange(len(xs) + 1) / len(xs), where="post", **kw)
+    ax.set_ylim(-0.02, 1.02)
 
 
 def plot_delay_cdf(series: dict[str, dict[str, Any]], cell: str, seed: int) -> str | None:
@@ -198,44 +264,46 @@ def plot_delay_cdf(series: dict[str, dict[str, Any]], cell: str, seed: int) -> s
     if not series:
         return None
     colors = _colors(list(series))
-    fig, ax = plt.subplots(figsize=(6.5, 4.2), constrained_layout=True)
+    fig, ax = plt.subplots(figsize=(7.5, 4.6), layout="constrained")
     for e, s in series.items():
         x = np.asarray(s["srtt_ms"], float).ravel()
         x = x[np.isfinite(x) & (x > 0)]
         if len(x):
             _ecdf(ax, list(x), label=e, color=colors[e])
-    ax.set_xlabel("smoothed RTT (ms), every 0.05 s, subflows under test")
+    ax.set_xlabel(f"smoothed RTT (ms), every {SAMPLE_INTERVAL_S * 1e3:g} ms, "
+                  "subflows under test")
     ax.set_ylabel("CDF")
     ax.set_title(f"delay CDF, {cell}, seed {seed}", fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    return _png(fig)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return _png(fig, "delay CDF")
 
 
 def plot_recovery_cdf(board: Board) -> str | None:
+    """CDF of the handover recovery times (1 ms resolution for controllers),
+    log time axis: recoveries from 1 ms to seconds on one plot."""
     import matplotlib.pyplot as plt
 
     colors = _colors(board.entrants)
-    fig, ax = plt.subplots(figsize=(6.5, 4.2), constrained_layout=True)
+    fig, ax = plt.subplots(figsize=(7.5, 4.6), layout="constrained")
     drawn = False
     for e in board.entrants:
         rs = [r for r in board.records if r["entrant_label"] == e and r["cell"] in board.ranked]
-        xs = [x for r in rs for x in r.get("handover_recovery_s", [])]
+        xs = [max(x, SAMPLE_INTERVAL_S) for r in rs for x in r.get("handover_recovery_s", [])]
         censored = sum(int(r.get("handover_recovery_censored", 0)) for r in rs)
         if xs:
             _ecdf(ax, xs, color=colors[e], label=f"{e} (n={len(xs)}, not recovered {censored})")
             drawn = True
     if not drawn:
-        import matplotlib.pyplot as plt2
-
-        plt2.close(fig)
+        plt.close(fig)
         return None
-    ax.set_xlabel("handover recovery time (s)")
+    ax.set_xscale("log")
+    ax.set_xlabel("handover recovery time (s, log scale)")
     ax.set_ylabel("CDF")
     ax.set_title("handover recovery, all seeds and ranked cells", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    return _png(fig)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return _png(fig, "handover recovery")
 
 
 def confusion(board: Board, entrant: str) -> tuple[np.ndarray, bool]:
@@ -252,77 +320,150 @@ def confusion(board: Board, entrant: str) -> tuple[np.ndarray, bool]:
     return m, classifies
 
 
+def classifiers(board: Board) -> list[str]:
+    """Entrants whose controller gives loss verdicts (MACO); the others put
+    every loss under 'no verdict' and get no matrix."""
+    return [e for e in board.entrants if confusion(board, e)[1]]
+
+
+def misclassification_note(board: Board, entrant: str) -> str:
+    """What the classifier's errors mean, in words and counts."""
+    m, _ = confusion(board, entrant)
+    q, rnd, out = (OUTCOMES.index(k) for k in ("queue_overflow", "random", "outage"))
+    cong, notc = VERDICTS.index("congestion"), VERDICTS.index("not_congestion")
+    judged = int(m[cong].sum() + m[notc].sum())
+    if judged == 0:
+        return f"{entrant}: no declared loss got a verdict."
+    missed = int(m[notc, q])  # queue overflow called "not congestion": no backoff
+    false_cut = int(m[cong, rnd] + m[cong, out])  # channel/outage losses called congestion
+    right = int(m[cong, q] + m[notc, rnd] + m[notc, out])
+    queue = int(m[:, q].sum())
+    return (f"{entrant}: {judged:,} declared losses judged, {right:,} ({right / judged:.0%}) "
+            f"rightly. {missed:,} queue-overflow losses"
+            f"{f' ({missed / queue:.0%} of them)' if queue else ''} were called "
+            "'not congestion': the sender kept its window on a full queue, which keeps the "
+            "queue full for the competing flows (the fairness plot shows what they got) and "
+            f"raises its own loss. {false_cut:,} random or outage losses were called congestion "
+            "(needless window cuts). Spurious and unresolved declarations are counted in "
+            "the matrix but in neither error.")
+
+
 def plot_confusion(board: Board) -> str | None:
     import matplotlib.pyplot as plt
 
-    ents = board.entrants
+    ents = classifiers(board)
     if not ents:
         return None
-    ncol = min(4, len(ents))
+    ncol = min(3, len(ents))
     nrow = math.ceil(len(ents) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3.6 * ncol, 2.6 * nrow), squeeze=False,
-                             constrained_layout=True)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.6 * ncol, 3.0 * nrow), squeeze=False,
+                             layout="constrained")
     for ax, e in zip(axes.flat, ents, strict=False):
-        m, classifies = confusion(board, e)
+        m, _ = confusion(board, e)
         total = m.sum()
         share = m / total if total else m.astype(float)
         ax.imshow(share, cmap="Blues", vmin=0, vmax=1, aspect="auto")
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
-                ax.text(j, i, str(m[i, j]), ha="center", va="center", fontsize=7,
+                ax.text(j, i, f"{m[i, j]:,}", ha="center", va="center", fontsize=7,
                         color="white" if share[i, j] > 0.5 else "black")
         ax.set_xticks(range(len(OUTCOMES)), ["queue", "random", "outage", "spurious",
                                              "unresolved"], fontsize=7, rotation=30)
         ax.set_yticks(range(len(VERDICTS)), ["congestion", "not cong.", "no verdict"],
                       fontsize=7)
-        title = e
-        if classifies:
-            right = m[0, 0] + m[1, 1] + m[1, 2]
-            judged = m[0, :3].sum() + m[1, :3].sum()
-            if judged:
-                title += f" (accuracy {right / judged:.0%})"
-        else:
-            title += " (no classifier)"
-        ax.set_title(title, fontsize=8)
+        ax.set_xlabel("ground truth (cause of the loss)", fontsize=8)
+        ax.set_ylabel("controller's verdict", fontsize=8)
+        ax.set_title(e, fontsize=9)
     for ax in list(axes.flat)[len(ents):]:
         ax.axis("off")
-    fig.suptitle("declared losses: verdict (rows) vs ground truth (columns), ranked cells",
-                 fontsize=9)
-    return _png(fig)
+    return _png(fig, "loss discrimination")
 
 
-_SPACING = re.compile(r"scenario\.spacing_km=([0-9.eE+-]+)")
+def fairness_cells(board: Board) -> list[str]:
+    """Ranked cells with background flows (a fairness column)."""
+    return [c for c in (board.ranked or board.cells)
+            if any(board.table.get((e, c), {}).get("background_shortfall", Stat(0, 0, 0, 0)).n
+                   for e in board.entrants)]
+
+
+def plot_fairness(board: Board) -> str | None:
+    """Per multi-flow cell: what the background flows got of their max-min
+    fair share (100 % - harm) and Jain's index of the normalised allocations,
+    mean +- std over seeds per entrant."""
+    import matplotlib.pyplot as plt
+
+    cells = fairness_cells(board)
+    if not cells:
+        return None
+    fig, axes = plt.subplots(len(cells), 2, figsize=(11, 0.32 * len(board.entrants)
+                                                     * len(cells) + 1.4 * len(cells)),
+                             squeeze=False, layout="constrained")
+    colors = _colors(board.entrants)
+    for row, c in enumerate(cells):
+        ents = [e for e in board.entrants if (e, c) in board.table]
+        for col, (key, scale, label) in enumerate((
+                ("background_shortfall", -100.0, "background got, % of its fair share"),
+                ("fair_jain", 1.0, "Jain's index (normalised by fair shares)"))):
+            ax = axes[row, col]
+            st = [board.table[(e, c)][key] for e in ents]
+            vals = [100.0 + scale * s.mean if key == "background_shortfall" else s.mean
+                    for s in st]
+            errs = [abs(scale) * s.std if s.n > 1 else 0.0 for s in st]
+            y = np.arange(len(ents))
+            ax.barh(y, np.nan_to_num(vals), xerr=errs, color=[colors[e] for e in ents],
+                    capsize=2)
+            ax.set_yticks(y, ents, fontsize=8)
+            ax.invert_yaxis()
+            ax.set_xlim(0, 100 if key == "background_shortfall" else 1.0)
+            ax.set_xlabel(label, fontsize=8)
+            ax.set_ylabel("entrant", fontsize=8)
+            ax.set_title(c, fontsize=9)
+            ax.grid(alpha=0.3, axis="x")
+    return _png(fig, "fairness")
+
+
+# maco_density sweeps the completion plot draws (MACO Figs. 12-13): override
+# key -> x axis label.
+SWEEP_AXES = {"scenario.spacing_km": "satellite spacing R1 (km)",
+              "scenario.bandwidth_mhz": "bandwidth W (MHz)",
+              "scenario.terrestrial_delay_ms": "terrestrial delay (ms)"}
+_OVERRIDE = re.compile(r"(scenario\.[a-z_]+)=([0-9.eE+-]+)$")
 
 
 def plot_completion_vs_spacing(board: Board) -> str | None:
+    """10 MB completion time against each swept maco_density parameter."""
     import matplotlib.pyplot as plt
 
-    points: dict[str, list[tuple[float, float, float]]] = {}
+    points: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
     for c in board.cells:
         if board.cell_scenario.get(c) != "maco_density":
             continue
-        m = [_SPACING.match(o) for o in board.cell_overrides.get(c, [])]
-        spacing = next((float(x.group(1)) for x in m if x), None)
-        if spacing is None:
+        found = [m for m in (_OVERRIDE.match(o) for o in board.cell_overrides.get(c, []))
+                 if m and m.group(1) in SWEEP_AXES]
+        if len(found) != 1:
             continue
+        param, value = found[0].group(1), float(found[0].group(2))
         for e in board.entrants:
             st = board.table.get((e, c), {}).get("completion_time_s")
             if st is not None and st.n:
-                points.setdefault(e, []).append((spacing, st.mean, st.std))
+                points.setdefault(param, {}).setdefault(e, []).append((value, st.mean, st.std))
     if not points:
         return None
     colors = _colors(board.entrants)
-    fig, ax = plt.subplots(figsize=(6.5, 4.2), constrained_layout=True)
-    for e, pts in points.items():
-        pts.sort()
-        x, y, s = (np.array(v) for v in zip(*pts, strict=True))
-        ax.errorbar(x, y, yerr=s, marker="o", ms=4, capsize=2, label=e, color=colors[e])
-    ax.set_xlabel("satellite spacing R1 (km)")
-    ax.set_ylabel("10 MB completion time (s), mean +- std")
-    ax.set_title("maco_density: completion time vs satellite spacing", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    return _png(fig)
+    params = [p for p in SWEEP_AXES if p in points]
+    fig, axes = plt.subplots(1, len(params), figsize=(5.2 * len(params), 4.4), squeeze=False,
+                             layout="constrained")
+    for ax, param in zip(axes.flat, params, strict=True):
+        for e, pts in points[param].items():
+            pts.sort()
+            x, y, sd = (np.array(v) for v in zip(*pts, strict=True))
+            ax.errorbar(x, y, yerr=sd, marker="o", ms=4, capsize=2, label=e, color=colors[e])
+        ax.set_xlabel(SWEEP_AXES[param])
+        ax.set_ylabel("10 MB completion time (s)")
+        ax.set_title(f"maco_density: {param.removeprefix('scenario.')} sweep", fontsize=10)
+        ax.grid(alpha=0.3)
+    _legend_below(fig, axes.flat[0], ncol=min(8, len(board.entrants)))
+    return _png(fig, "completion time")
 
 
 # --------------------------------------------------------------------- html --
@@ -379,8 +520,17 @@ def write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
              f'<p class="note">orbitcc {html.escape(version)}, commit '
              f"<code>{html.escape(commit)}</code>; {len(board.entrants)} entrants, "
              f"{len(board.cells)} scenario cells, seeds {board.seeds}.</p>",
-             "<h2>Ranking</h2>", html_table(*ranking_rows(board), table_id="ranking"),
-             f'<p class="note">{html.escape(_score_text(score))}</p>']
+             "<h2>Ranking</h2>"]
+    if board.ranking:
+        parts += [html_table(*ranking_rows(board), table_id="ranking"),
+                  f'<p class="note">{html.escape(ranking_note(board))}</p>']
+    else:
+        parts.append("<p>No entrant played every ranked cell with every seed: nobody is "
+                     "ranked.</p>")
+    if board.unranked:
+        parts += ["<h3>Not ranked (did not play every ranked cell and seed)</h3>",
+                  html_table(*unranked_rows(board), table_id="unranked")]
+    parts.append(f'<p class="note">{html.escape(_score_text(score))}</p>')
     if board.missing:
         parts.append(f"<p><b>{board.missing} cells have no record (failed).</b></p>")
 
@@ -402,22 +552,37 @@ def write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
     figure("cwnd and throughput over time", plot_timeline(series, cell or "", seed),
            f"{cell}, seed {seed}, every controller entrant (rerun with the same config).",
            "no controller entrant")
+    ms = f"{SAMPLE_INTERVAL_S * 1e3:g} ms"
     figure("Delay CDF", plot_delay_cdf(series, cell or "", seed),
-           "Smoothed RTT sampled every 0.05 s on the subflows under test.",
+           f"Smoothed RTT sampled every {ms} on the subflows under test.",
            "no controller entrant")
+    figure("Fairness to the competing flows", plot_fairness(board),
+           "Per ranked cell with background flows: what the background flows received of "
+           "their max-min fair share on the links the flows under test use (100 % - harm "
+           "H, the score's harm term), and Jain's index over every flow's throughput "
+           "divided by its fair share (1: each got its share). Mean +- std over seeds.",
+           "no ranked cell has background flows")
     figure("Handover recovery time CDF", plot_recovery_cdf(board),
-           "Seconds from a handover until the flows under test are back to 90 % of their mean "
-           "throughput over the second before it, or of what they settle at 1-2 s after it "
-           "when the new path carries less (0.05 s resolution; agents: the env step); 'not "
-           "recovered' before the next handover or the end are counted apart.",
+           "Seconds from a handover until the throughput of the flows under test, averaged "
+           "over the next 0.1 s, is back to 90 % of its mean over the second before it (or "
+           "of what it settles at 1-2 s after it when the new path carries less), at the "
+           f"simulator's {ms} sampling for controllers (agents: the env step); log time "
+           f"axis, recoveries within {ms} drawn at {ms}. 'not recovered' before the next "
+           "handover or the end are counted apart.",
            "no handovers in the ranked cells")
+    notes = " ".join(misclassification_note(board, e) for e in classifiers(board))
+    others = [e for e in board.entrants if e not in classifiers(board)]
     figure("Loss discrimination", plot_confusion(board),
-           "Declared losses by the controller's verdict and the ground-truth cause "
-           "(queue overflow = congestion). Controllers without a loss classifier give no "
-           "verdict.", "no losses")
-    figure("Completion time vs satellite spacing (maco_density)",
-           plot_completion_vs_spacing(board), "10 MB file; mean +- std over seeds.",
-           "this suite has no maco_density spacing cells (suite=quick/standard/full do)")
+           "Declared losses of the flows under test on the ranked cells, by the controller's "
+           "verdict (rows) and the ground-truth cause (columns; queue overflow = congestion). "
+           + notes + (f" {', '.join(others)} do not classify losses (no matrix)."
+                      if others else ""),
+           "no entrant classifies losses" + (f" ({', '.join(others)} give no verdict)"
+                                             if others else ""))
+    figure("Completion time vs satellite spacing, bandwidth and delay (maco_density)",
+           plot_completion_vs_spacing(board),
+           "10 MB file; mean +- std over seeds (MACO Figs. 12-13).",
+           "this suite has no maco_density sweep cells (suite=quick/standard/full/paper do)")
 
     parts.append("<h2>Per scenario (mean +- std over seeds)</h2>")
     for c in board.cells:

@@ -1,22 +1,33 @@
 """Statistics of a leaderboard: per-scenario tables, the ranking and its stability.
 
-Score (documented in docs/leaderboard.md). For a run of entrant e on scenario
-cell c with seed s, with throughput T, p95 one-way delay D and loss rate L:
+Score (docs/leaderboard.md "Score"). For a run of entrant e on a ranked
+scenario cell c with seed s: throughput T, p95 one-way delay D, loss rate L and
+harm H (the share of what the background flows on the test connection's links
+were owed, as max-min fair shares, that they did not get):
 
-    u(e, c, s) = w_T * T / T*_c  +  w_D * D*_c / D  +  w_L / (1 + L / L_ref)
+    u(e, c, s) = w_T ln(T / T*_c) + w_D ln(D*_c / D) + w_L ln(1 - L) + w_H ln(1 - H)
 
-where T*_c is the best (largest) and D*_c the best (smallest) seed-mean of any
-entrant on that cell, so each term lies in [0, 1] and scenarios of different
-capacity weigh the same; weights default to 1/3 each, L_ref to 1 %. An
-entrant's score for seed s is the mean of u over the cells it played, and its
-overall score the mean over seeds, with a 95 % Student-t interval over seeds.
-The power score does the same with Kleinrock's power P = T / mean delay,
-normalised by the best seed-mean power of the cell: P / P*_c.
+T*_c and D*_c are the best seed-means of the ranked entrants on the cell; u is
+never below (w_T + w_D) ln(score.floor), the score of a run that delivered
+nothing or left the background nothing (ln 0).
+With unit weights u is the log of Kleinrock's power T / D discounted by the
+share of packets lost and of the background's share taken (Winstein and
+Balakrishnan's log-throughput-minus-log-delay objective, SIGCOMM 2013, plus
+Kelly's proportional-fairness log term for the competing flows). Log terms make
+the ranking independent of the normalisers: they only set the zero.
+
+Only entrants with a record on every ranked cell for every seed are ranked
+(the others are listed apart with their coverage). An entrant's score for
+seed s is the mean of u over the ranked cells, its score the mean over seeds
+with a 95 % Student-t interval. Entrants whose paired per-seed score
+differences do not separate them (the 95 % t-interval of the mean difference
+contains 0) share a rank: walking down the ranking, an entrant starts a new
+group only when it is separated from the group's first entrant.
 
 Stability: B bootstrap resamples of the seed set (the same seeds for every
-entrant: common random numbers, a paired bootstrap) recompute the normalisers,
-the scores and the ranks; each entrant's table row gives how often it keeps
-its rank and the 95 % interval of its bootstrap rank.
+entrant: common random numbers, a paired bootstrap) recompute the scores and
+ranks; each row gives how often the entrant keeps its rank and the 95 %
+interval of its bootstrap rank.
 """
 
 from __future__ import annotations
@@ -28,13 +39,16 @@ from typing import Any
 
 import numpy as np
 
-from orbitcc.baselines.results import finite
+from orbitcc.baselines.results import ResultsError, finite
 
 # t_{0.975, df} for df = 1..30 (two-sided 95 %); larger df use the normal 1.96.
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201,
          2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074,
          2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 
+# Every human-readable table (leaderboard.md, report.html, the printout, the
+# CSV and orbitcc-eval's table) gives loss and utilisation in %; results.jsonl
+# keeps the core's fractions (loss_rate, as orbitcc.run returns it).
 TABLE_METRICS: tuple[tuple[str, str, str], ...] = (
     # (record key, column title, format)
     ("throughput_mbps", "thr Mb/s", "{:.2f}"),
@@ -44,34 +58,66 @@ TABLE_METRICS: tuple[tuple[str, str, str], ...] = (
     ("loss_rate", "loss %", "{:.3f}"),
     ("utilization", "util %", "{:.1f}"),
     ("power", "power Mb/s/s", "{:.0f}"),
+    ("background_throughput_mbps", "bg thr Mb/s", "{:.2f}"),
+    ("background_shortfall", "bg harm %", "{:.1f}"),
+    ("fair_jain", "Jain", "{:.3f}"),
     ("completion_time_s", "completion s", "{:.2f}"),
-    ("recovery_median_s", "HO recovery s", "{:.2f}"),
+    ("recovery_median_s", "HO recovery s", "{:.3f}"),
 )
-PERCENT = {"loss_rate", "utilization"}
+PERCENT = {"loss_rate", "utilization", "background_shortfall"}
+# The CSV's column stems: the same units as the tables (percent where '%').
+CSV_NAMES = {"loss_rate": "loss_pct", "utilization": "utilization_pct",
+             "background_shortfall": "background_harm_pct"}
+# What the score reads from a record (Board arrays T, D, L, H).
+SCORE_FIELDS = {"T": "throughput_mbps", "D": "p95_delay_ms", "L": "loss_rate",
+                "H": "background_shortfall"}
 
 
 @dataclass
 class ScoreConfig:
-    """The ranking's utility (docs/leaderboard.md)."""
+    """The ranking's utility (docs/leaderboard.md "Score").
 
-    throughput_weight: float = 1 / 3  # w_T
-    delay_weight: float = 1 / 3  # w_D (p95 one-way delay)
-    loss_weight: float = 1 / 3  # w_L
-    loss_ref: float = 0.01  # L_ref: the loss rate that halves the loss term
+    u = max(w_T ln(T/T*) + w_D ln(D*/D) + w_L ln(1 - L) + w_H ln(1 - H),
+            (w_T + w_D) ln(floor)).
+    """
+
+    throughput_weight: float = 1.0  # w_T
+    delay_weight: float = 1.0  # w_D (p95 one-way delay); w_T = w_D: Kleinrock's power
+    loss_weight: float = 1.0  # w_L on ln(1 - loss rate)
+    harm_weight: float = 1.0  # w_H on ln(1 - background shortfall)
+    floor: float = 1e-3  # u >= (w_T + w_D) ln(floor): an idle sender or a starved background
     bootstrap: int = 1000  # bootstrap resamples of the seed set (0: none)
     bootstrap_seed: int = 0  # the resampling's RNG seed (the tables are reproducible)
 
     def __post_init__(self) -> None:
-        for name in ("throughput_weight", "delay_weight", "loss_weight"):
+        for name in ("throughput_weight", "delay_weight", "loss_weight", "harm_weight"):
             v = getattr(self, name)
             if not (0.0 <= v <= 1e6):
                 raise ValueError(f"score.{name} = {v} must be in [0, 1e6]")
-        if self.throughput_weight + self.delay_weight + self.loss_weight <= 0:
-            raise ValueError("score: at least one weight must be positive")
-        if not (0.0 < self.loss_ref <= 1.0):
-            raise ValueError(f"score.loss_ref = {self.loss_ref} must be in (0, 1]")
+        if self.throughput_weight <= 0:
+            raise ValueError(f"score.throughput_weight = {self.throughput_weight} must be > 0 "
+                             "(a score that ignores throughput ranks an idle sender first)")
+        if not (0.0 < self.floor < 1.0):
+            raise ValueError(f"score.floor = {self.floor} must be in (0, 1)")
         if not (0 <= self.bootstrap <= 100_000):
             raise ValueError(f"score.bootstrap = {self.bootstrap} must be in [0, 100000]")
+
+    def text(self) -> str:
+        """The score's definition, as the tables print it."""
+        w = (self.throughput_weight, self.delay_weight, self.loss_weight, self.harm_weight)
+        return (f"score = mean over seeds of the mean over ranked cells of u = "
+                f"{w[0]:g}·ln(T/T*) + {w[1]:g}·ln(D*/D) + {w[2]:g}·ln(1 - L) + "
+                f"{w[3]:g}·ln(1 - H), with T throughput, D p95 one-way delay, L loss rate, "
+                "H the background flows' shortfall against their max-min fair share, and "
+                "T*, D* the best seed-means on the cell; never below "
+                f"{(w[0] + w[1]) * math.log(self.floor):.1f} ({w[0] + w[1]:g}·ln "
+                f"{self.floor:g}: nothing delivered, or the background left nothing). "
+                "0 = the best throughput and delay with no loss or harm; -0.69 = half of "
+                "that (ln 2). Ranked: entrants with every ranked cell and seed. '=': "
+                "shares the rank (paired 95 % t-interval of the per-seed score difference "
+                "with the rank's first entrant contains 0). 95 % CI: Student t over seeds; "
+                f"'rank kept': share of {self.bootstrap} bootstrap resamples of the seeds "
+                "that give the same position.")
 
 
 def t975(n: int) -> float:
@@ -127,26 +173,47 @@ class Board:
     records: list[dict[str, Any]]
     table: dict[tuple[str, str], dict[str, Stat]]  # (entrant, cell) -> metric -> Stat
     ranking: list[dict[str, Any]] = field(default_factory=list)
+    unranked: list[dict[str, Any]] = field(default_factory=list)  # partial entrants
     stability: dict[str, Any] = field(default_factory=dict)
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
     missing: int = 0  # cells without a record (failed)
     ranked: list[str] = field(default_factory=list)  # cells the score averages over
 
 
+def check_record(r: dict[str, Any]) -> None:
+    """A record the score can read: finite, non-negative T, D, L (L <= 1) and
+    H in [0, 1] or absent. Anything else is a corrupt row, never a score."""
+    where = f"record of {r.get('entrant_label')!r} on {r.get('cell')!r} seed {r.get('seed')!r}"
+    for k in ("T", "D", "L", "H"):
+        key = SCORE_FIELDS[k]
+        v = r.get(key)
+        if k == "H" and v is None:
+            continue
+        if not finite(v) or v < 0 or (k in "LH" and v > 1):
+            allowed = "a number in [0, 1]" if k in "LH" else "a finite number >= 0"
+            raise ResultsError(f"{where}: {key} = {v!r}; a cell record holds {allowed}. "
+                               "Remove the row (or rerun the cell).")
+
+
 def _arrays(records: list[dict[str, Any]], entrants: list[str], cells: list[str],
             seeds: list[int]) -> dict[str, np.ndarray]:
     """Metric arrays of shape (entrant, cell, seed); NaN where no run."""
     shape = (len(entrants), len(cells), len(seeds))
-    out = {k: np.full(shape, np.nan) for k in ("T", "D", "L", "P")}
+    out = {k: np.full(shape, np.nan) for k in SCORE_FIELDS}
     ei = {e: i for i, e in enumerate(entrants)}
     ci = {c: i for i, c in enumerate(cells)}
     si = {s: i for i, s in enumerate(seeds)}
     for r in records:
+        if r["entrant_label"] not in ei or r["cell"] not in ci or r["seed"] not in si:
+            continue
+        check_record(r)
         idx = (ei[r["entrant_label"]], ci[r["cell"]], si[r["seed"]])
-        for k, key in (("T", "throughput_mbps"), ("D", "p95_delay_ms"), ("L", "loss_rate"),
-                       ("P", "power")):
+        if not np.isnan(out["T"][idx]):
+            raise ResultsError(f"two records of {r['entrant_label']!r} on {r['cell']!r} "
+                               f"seed {r['seed']}")
+        for k, key in SCORE_FIELDS.items():
             v = r.get(key)
-            out[k][idx] = float(v) if finite(v) else np.nan
+            out[k][idx] = float(v) if v is not None else 0.0  # no background: no harm
     return out
 
 
@@ -156,34 +223,68 @@ def _nanmean(a: np.ndarray, axis: int) -> np.ndarray:
         return np.nanmean(a, axis=axis)
 
 
-def _scores(a: dict[str, np.ndarray], cfg: ScoreConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Per (entrant, seed) utility and power scores (mean over cells played).
+def utilities(a: dict[str, np.ndarray], cfg: ScoreConfig,
+              norm: np.ndarray | None = None) -> np.ndarray:
+    """u per (entrant, cell, seed); NaN where no run. ``norm``: the entrants
+    whose seed-means set T* and D* (default: all).
 
-    Arrays are (E, C, S); normalisers come from the seed-means over S.
+    u = max(w_T ln(T/T*) + w_D ln(D*/D) + w_L ln(1 - L) + w_H ln(1 - H), u_min)
+    with u_min = (w_T + w_D) ln(floor): a run with nothing delivered, or one
+    that leaves the background nothing (ln 0), scores u_min. One floor on the
+    sum, not one per term, keeps u monotone in every term everywhere.
     """
+    t, d = a["T"], a["D"]
+    sel = np.ones(t.shape[0], bool) if norm is None or not norm.any() else norm
+    u_min = (cfg.throughput_weight + cfg.delay_weight) * math.log(cfg.floor)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        t_best = np.nanmax(np.nanmean(a["T"], axis=2), axis=0)  # (C,)
-        d_best = np.nanmin(np.nanmean(a["D"], axis=2), axis=0)
-        p_best = np.nanmax(np.nanmean(a["P"], axis=2), axis=0)
-        t_term = np.where(t_best[None, :, None] > 0, a["T"] / t_best[None, :, None], 0.0)
-        d_term = np.where(a["D"] > 0, d_best[None, :, None] / a["D"], 1.0)
-        l_term = 1.0 / (1.0 + a["L"] / cfg.loss_ref)
-        total = cfg.throughput_weight + cfg.delay_weight + cfg.loss_weight
-        u = (cfg.throughput_weight * t_term + cfg.delay_weight * d_term
-             + cfg.loss_weight * l_term) / total
-        u = np.where(np.isnan(a["T"]) | np.isnan(a["D"]) | np.isnan(a["L"]), np.nan, u)
-        p = np.where(p_best[None, :, None] > 0, a["P"] / p_best[None, :, None], np.nan)
-        return np.nanmean(u, axis=1), np.nanmean(p, axis=1)  # (E, S)
+        t_best = np.nanmax(_nanmean(t[sel], 2), axis=0)  # (C,)
+        d_best = np.nanmin(_nanmean(np.where(d > 0, d, np.nan)[sel], 2), axis=0)
+        t_best = np.where(np.isfinite(t_best) & (t_best > 0), t_best, np.nan)[None, :, None]
+        d_best = np.where(np.isfinite(d_best), d_best, np.nan)[None, :, None]
+        # No entrant delivered anything on the cell: every run there is idle.
+        t_term = np.where(np.isnan(t_best), -np.inf, np.log(t / t_best))
+        d_term = np.where((d > 0) & ~np.isnan(d_best), np.log(d_best / d), 0.0)
+        l_term = np.log(1.0 - a["L"])
+        h_term = np.log(1.0 - a["H"])
+        raw = (cfg.throughput_weight * t_term + cfg.delay_weight * d_term
+               + cfg.loss_weight * l_term + cfg.harm_weight * h_term)
+        u = np.maximum(np.where(t > 0, raw, -np.inf), u_min)
+    return np.where(np.isnan(t), np.nan, u)
 
 
 def _ranks(score: np.ndarray) -> np.ndarray:
-    """1-based ranks, best (highest) first; NaN last; ties by index."""
+    """1-based positions, best (highest) first; NaN last; ties by index."""
     key = np.where(np.isnan(score), -np.inf, score)
     order = np.lexsort((np.arange(len(score)), -key))
     ranks = np.empty(len(score), dtype=int)
     ranks[order] = np.arange(1, len(score) + 1)
     return ranks
+
+
+def separated(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether the paired per-seed differences a - b exclude 0 from their 95 %
+    Student-t interval (seeds are common random numbers: a paired test).
+    Fewer than two seeds cannot separate anything."""
+    d = np.asarray(a, float) - np.asarray(b, float)
+    n = len(d)
+    if n < 2:
+        return False
+    mean = float(np.mean(d))
+    half = t975(n) * float(np.std(d, ddof=1)) / math.sqrt(n)
+    return abs(mean) > half
+
+
+def shared_ranks(order: list[int], per_seed: np.ndarray) -> list[int]:
+    """Competition ranks ("1, 1, 3") in ``order``: an entrant shares the rank
+    of the current group's first entrant unless separated from it."""
+    out: list[int] = []
+    lead = -1
+    for pos, i in enumerate(order, 1):
+        if lead < 0 or separated(per_seed[lead], per_seed[i]):
+            lead, lead_pos = i, pos
+        out.append(lead_pos)
+    return out
 
 
 def build_board(records: list[dict[str, Any]], entrants: list[str], cells: list[str],
@@ -202,41 +303,59 @@ def build_board(records: list[dict[str, Any]], entrants: list[str], cells: list[
         return board
     ranked = [c for c in (cells if ranked is None else ranked) if c in cells]
     board.ranked = ranked
+    if not ranked:
+        return board
     a = _arrays([r for r in records if r["cell"] in ranked], entrants, ranked, seeds)
-    util, power = _scores(a, cfg)  # (E, S)
-    util_mean, power_mean = _nanmean(util, 1), _nanmean(power, 1)
-    ranks = _ranks(util_mean)
-    power_ranks = _ranks(power_mean)
-    played = (~np.isnan(a["T"])).any(axis=2).sum(axis=1)
-    keep, interval = _bootstrap(a, cfg, ranks)
-    rows = []
-    for i in np.argsort(ranks, kind="stable"):
-        u, p = stat(list(util[i])), stat(list(power[i]))
-        rows.append({"rank": int(ranks[i]), "entrant": entrants[i], "score": u,
-                     "power_score": p, "power_rank": int(power_ranks[i]),
-                     "cells": int(played[i]), "rank_kept": keep[i],
-                     "rank_interval": interval[i]})
-    board.ranking = rows
+    have = ~np.isnan(a["T"])  # (E, C, S)
+    full = have.all(axis=(1, 2))
+    u = utilities(a, cfg, norm=full)
+    per_seed = _nanmean(u, 1)  # (E, S): mean over the ranked cells
+    idx = [i for i in range(len(entrants)) if full[i]]
+    mean = np.array([float(np.mean(per_seed[i])) for i in idx])
+    order = [idx[k] for k in np.lexsort((np.arange(len(idx)), -mean))] if idx else []
+    ranks = shared_ranks(order, per_seed)
+    keep, interval = _bootstrap(u, full, order, cfg)
+    for pos, (i, rank) in enumerate(zip(order, ranks, strict=True), 1):
+        shared = ranks.count(rank) > 1
+        board.ranking.append({
+            "rank": rank, "shared": shared, "position": pos, "entrant": entrants[i],
+            "score": stat(list(per_seed[i])), "cells": len(ranked),
+            "rank_kept": keep.get(i, math.nan), "rank_interval": interval.get(i, (pos, pos)),
+            "cell_scores": {c: stat(list(u[i, k])) for k, c in enumerate(ranked)}})
+    for i, e in enumerate(entrants):
+        if full[i]:
+            continue
+        played = [c for k, c in enumerate(ranked) if have[i, k].any()]
+        board.unranked.append({
+            "entrant": e, "cells": len(played), "of": len(ranked),
+            "runs": int(have[i].sum()), "runs_of": int(have[i].size),
+            "missing": [c for c in ranked if c not in played],
+            "cell_scores": {c: stat(list(u[i, ranked.index(c)])) for c in played}})
     board.stability = {"bootstrap": cfg.bootstrap, "seeds": len(seeds),
-                       "top_kept": rows[0]["rank_kept"] if rows else math.nan}
+                       "top_kept": board.ranking[0]["rank_kept"] if board.ranking
+                       else math.nan}
     return board
 
 
-def _bootstrap(a: dict[str, np.ndarray], cfg: ScoreConfig,
-               ranks: np.ndarray) -> tuple[list[float], list[tuple[int, int]]]:
-    n_e, _, n_s = a["T"].shape
-    if cfg.bootstrap == 0 or n_s < 2:
-        return [math.nan] * n_e, [(int(r), int(r)) for r in ranks]
+def _bootstrap(u: np.ndarray, full: np.ndarray, order: list[int], cfg: ScoreConfig,
+               ) -> tuple[dict[int, float], dict[int, tuple[int, int]]]:
+    """Positions of the ranked entrants over resamples of the seed set (the
+    same resampled seeds for every entrant). The normalisers are not
+    recomputed: in a log score they shift every ranked entrant alike."""
+    n_s = u.shape[2]
+    if cfg.bootstrap == 0 or n_s < 2 or not order:
+        return {}, {}
+    per_seed = _nanmean(u[order], 1)  # (R, S) in ranking order
     rng = np.random.default_rng(cfg.bootstrap_seed)
-    boot_ranks = np.empty((cfg.bootstrap, n_e), dtype=int)
+    boot = np.empty((cfg.bootstrap, len(order)), dtype=int)
     for b in range(cfg.bootstrap):
-        idx = rng.integers(0, n_s, size=n_s)
-        util, _ = _scores({k: v[:, :, idx] for k, v in a.items()}, cfg)
-        boot_ranks[b] = _ranks(_nanmean(util, 1))
-    kept = [float(np.mean(boot_ranks[:, i] == ranks[i])) for i in range(n_e)]
-    lo = np.percentile(boot_ranks, 2.5, axis=0, method="lower")
-    hi = np.percentile(boot_ranks, 97.5, axis=0, method="higher")
-    return kept, [(int(x), int(y)) for x, y in zip(lo, hi, strict=True)]
+        pick = rng.integers(0, n_s, size=n_s)
+        boot[b] = _ranks(per_seed[:, pick].mean(axis=1))
+    pos = np.arange(1, len(order) + 1)
+    kept = {i: float(np.mean(boot[:, k] == pos[k])) for k, i in enumerate(order)}
+    lo = np.percentile(boot, 2.5, axis=0, method="lower")
+    hi = np.percentile(boot, 97.5, axis=0, method="higher")
+    return kept, {i: (int(lo[k]), int(hi[k])) for k, i in enumerate(order)}
 
 
 # -------------------------------------------------------------- formatting --
@@ -252,20 +371,44 @@ def text_table(header: list[str], rows: list[list[str]], align: str | None = Non
 
 
 def ranking_rows(board: Board) -> tuple[list[str], list[list[str]]]:
-    header = ["rank", "entrant", "score", "95% CI", "power", "power rank", "cells",
-              "rank kept", "rank 95% interval"]
+    """The ranked entrants; a shared rank reads "=2" (not separated)."""
+    header = ["rank", "entrant", "score", "95% CI", *board.ranked, "rank kept",
+              "rank 95% interval"]
     rows = []
     for r in board.ranking:
-        s, p = r["score"], r["power_score"]
+        s = r["score"]
         lo, hi = r["rank_interval"]
         rows.append([
-            str(r["rank"]), r["entrant"], f"{s.mean:.3f}",
-            "-" if math.isnan(s.ci) else f"+- {s.ci:.3f}",
-            "-" if p.n == 0 else f"{p.mean:.3f}", str(r["power_rank"]),
-            f"{r['cells']}/{len(board.ranked)}",
+            f"={r['rank']}" if r["shared"] else str(r["rank"]), r["entrant"],
+            f"{s.mean:.3f}", "-" if math.isnan(s.ci) else f"+- {s.ci:.3f}",
+            *[f"{r['cell_scores'][c].mean:.3f}" for c in board.ranked],
             "-" if math.isnan(r["rank_kept"]) else f"{r['rank_kept']:.0%}",
             f"{lo}-{hi}" if lo != hi else str(lo)])
     return header, rows
+
+
+def unranked_rows(board: Board) -> tuple[list[str], list[list[str]]]:
+    """Entrants without a record on every ranked cell and seed: not ranked."""
+    header = ["entrant", "coverage", "runs", "missing", *board.ranked]
+    rows = []
+    for r in board.unranked:
+        rows.append([
+            r["entrant"], f"{r['cells']} of {r['of']} cells",
+            f"{r['runs']} of {r['runs_of']}", ", ".join(r["missing"]) or "(seeds)",
+            *[f"{r['cell_scores'][c].mean:.3f}" if c in r["cell_scores"] else "-"
+              for c in board.ranked]])
+    return header, rows
+
+
+def ranking_note(board: Board) -> str:
+    """One line under the ranking saying what separates it."""
+    if len(board.seeds) < 2:
+        return ("One seed: no interval, so no entrant is separated from another and every "
+                "rank is shared; add seeds.")
+    groups = len({r["rank"] for r in board.ranking})
+    return (f"{len(board.ranking)} ranked entrants in {groups} separated groups "
+            "('=': shares the rank above; paired 95 % t-interval over "
+            f"{len(board.seeds)} seeds). Per-cell columns: mean u on that cell.")
 
 
 def cell_rows(board: Board, cell: str) -> tuple[list[str], list[list[str]]]:
@@ -289,7 +432,8 @@ def csv_rows(board: Board) -> tuple[list[str], list[list[Any]]]:
     """One row per (entrant, cell): mean, std, n and 95 % CI of each metric."""
     header = ["entrant", "cell", "scenario", "overrides"]
     for k, _, _ in TABLE_METRICS:
-        header += [f"{k}_mean", f"{k}_std", f"{k}_n", f"{k}_ci95"]
+        name = CSV_NAMES.get(k, k)
+        header += [f"{name}_mean", f"{name}_std", f"{name}_n", f"{name}_ci95"]
     rows = []
     for c in board.cells:
         for e in board.entrants:
@@ -298,8 +442,8 @@ def csv_rows(board: Board) -> tuple[list[str], list[list[Any]]]:
                 continue
             row: list[Any] = [e, c, board.cell_scenario[c], " ".join(board.cell_overrides[c])]
             for k, _, _ in TABLE_METRICS:
-                s = stats[k]
-                row += [_num(s.mean), _num(s.std), s.n, _num(s.ci)]
+                s, scale = stats[k], 100.0 if k in PERCENT else 1.0
+                row += [_num(s.mean * scale), _num(s.std * scale), s.n, _num(s.ci * scale)]
             rows.append(row)
     return header, rows
 

@@ -32,7 +32,7 @@ def _camel(name: str) -> str:
 
 def register_envs() -> None:
     """Registers ``orbitcc/OrbitCC-v0`` and the per-scenario ids (idempotent)."""
-    from orbitcc.config import available
+    from orbitcc.paths import available  # not orbitcc.config: no Hydra at import
 
     ids = [(ENV_ID, {})] + [
         (f"orbitcc/{_camel(name)}-v0", {"scenario": name}) for name in available("scenario")]
@@ -59,6 +59,15 @@ def make_vec(scenario: str | None = None, num_envs: int = 1, controller: str | N
                             overrides=overrides, **kwargs)
 
 
+def make_multiagent(scenario: str = "single_link", num_agents: int = 2,
+                    overrides: Sequence[str] = (), **kwargs: Any) -> Any:
+    """N learning flows sharing a bottleneck, as a PettingZoo ``ParallelEnv``
+    (``orbitcc[multiagent]``; docs/multiagent.md)."""
+    from orbitcc.env.multiagent import make_multiagent as _make
+
+    return _make(scenario=scenario, num_agents=num_agents, overrides=overrides, **kwargs)
+
+
 def make(scenario: str | None = None, controller: str | None = None,
          overrides: Sequence[str] = (), **kwargs: Any) -> Any:
     """One ``OrbitCCEnv`` without Gymnasium's wrappers (for benchmarks)."""
@@ -69,4 +78,4 @@ def make(scenario: str | None = None, controller: str | None = None,
 
 register_envs()
 
-__all__ = ["ENV_ID", "NS3GYM_TCP_ID", "make", "make_vec", "register_envs"]
+__all__ = ["ENV_ID", "NS3GYM_TCP_ID", "make", "make_multiagent", "make_vec", "register_envs"]

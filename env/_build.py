@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from orbitcc import _core
-from orbitcc.config import GymConfig, available, compose_config, to_object
-from orbitcc.scenario import build_spec
+from orbitcc.config import GymConfig, compose_object
+from orbitcc.paths import available
+from orbitcc.runner import build_spec
 from orbitcc.validation import check_setting
 
 
@@ -44,7 +45,8 @@ def compose_gym(scenario: str | None, controller: str | None,
         raise ValueError("overrides must be a list of strings such as ['env.history=8']")
     scenario = scenario or default_scenario()
     base = [f"scenario={scenario}", *[str(o) for o in overrides]]
-    probe = to_object(compose_config("gym", base))
+    # Both compositions are memoised per process (orbitcc.config).
+    probe = compose_object("gym", base)
     if probe.env.action == "residual":
         sim_controller = controller or probe.env.residual_controller
         control = "residual"
@@ -55,7 +57,7 @@ def compose_gym(scenario: str | None, controller: str | None,
     if sim_controller == "external" and control != "agent":
         raise ValueError("controller='external' is the agent's controller; pass "
                          "controller=None to let the action drive the windows")
-    cfg = to_object(compose_config("gym", [*base, f"controller={sim_controller}"]))
+    cfg = compose_object("gym", [*base, f"controller={sim_controller}"])
     return cfg, control, sim_controller
 
 

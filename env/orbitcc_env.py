@@ -103,22 +103,20 @@ class OrbitCCEnv(gym.Env):
             raise RuntimeError("the episode is over; call reset()")
         if action is None and self.control == "baseline":
             action = self._zero_action
-        self._batch.step(np.asarray(action))
-        terminated = bool(self._term[0])
-        truncated = bool(self._trunc[0])
-        self._done = terminated or truncated
-        info = self._info()
+        # One C++ call steps and builds the whole result, info included
+        # (_info() below is the same dict, for reset); at the episode's end
+        # info["episode_metrics"] holds the summary. Not "episode":
+        # Gymnasium's RecordEpisodeStatistics and SB3's Monitor own that key
+        # (return and length); the SB3 adapter uses the same name.
+        result = self._batch.step_single(action, self.info_level)
+        self._done = result[2] or result[3]
         if self._trace is not None:
+            info = result[4]
             self._trace.add(float(self._metrics[0]), self._subflow, _SUB_COLS,
                             info.get("handover_times_s", []))
-        if self._done:
-            # Not "episode": Gymnasium's RecordEpisodeStatistics and SB3's
-            # Monitor own that key (return and length); the SB3 adapter uses
-            # the same name for the same dict.
-            info["episode_metrics"] = self.summary()
         if self.render_mode == "human":
             self.render()
-        return self._obs.copy(), float(self._rewards[0]), terminated, truncated, info
+        return result
 
     def summary(self) -> dict[str, Any]:
         """The episode's metrics so far, exactly as ``orbitcc.run`` reports them."""

@@ -122,8 +122,9 @@ class OrbitCCVectorEnv(VectorEnv):
                                           dict[str, Any]]:
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        self._batch.step(np.asarray(actions))
-        info = self._info()
+        # One C++ call steps and copies the results out (obs, rewards,
+        # flags and the per-env step metrics of info).
+        obs, rewards, term, trunc, info = self._batch.step_vector(actions, self.copy)
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
             done = self._term | self._trunc
             if done.any():
@@ -135,8 +136,7 @@ class OrbitCCVectorEnv(VectorEnv):
                     name: self._final_metrics[:, k].copy()
                     for k, name in enumerate(STEP_METRICS)}
                 info["_final_info"] = done.copy()
-        return (self._out(self._obs), self._rewards.copy(), self._term.copy(),
-                self._trunc.copy(), info)
+        return obs, rewards, term, trunc, info
 
     def episode_summary(self, env: int) -> dict[str, Any]:
         """Metrics of env's last finished episode (the ``orbitcc.run`` keys)."""

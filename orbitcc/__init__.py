@@ -2,11 +2,15 @@
 
 Public API:
   orbitcc.run(...)          one episode of a hand-coded controller at core speed
+  orbitcc.prepare(...)      one composed scenario, run for many seeds/values
+                            (``.run(seed=..., **changes)``) without composing again
   orbitcc.scenarios()       the scenario presets shipped in configs/scenario/
   orbitcc.controllers()     the controllers the C++ core implements
   orbitcc.describe("maco")  a controller's (or "env", "reward", "features") settings:
                             default, range and help of each, from the C++ tables
   orbitcc.make_vec(...)     N envs stepped together in C++ (Gymnasium VectorEnv)
+  orbitcc.make_multiagent(...)  N learning flows on one bottleneck (PettingZoo
+                            ParallelEnv; the orbitcc[multiagent] extra)
   gymnasium.make("orbitcc/OrbitCC-v0", scenario=..., controller=None, overrides=[...])
 
 ``import orbitcc`` is light: Hydra, Gymnasium, the C++ core (and everything
@@ -26,16 +30,20 @@ from typing import TYPE_CHECKING, Any
 from orbitcc.version import __version__
 
 if TYPE_CHECKING:  # for type checkers and IDEs only
-    from orbitcc.env import make_vec
+    from orbitcc.env import make_multiagent, make_vec
     from orbitcc.params import describe
-    from orbitcc.runner import run
+    from orbitcc.runner import prepare, run
 
-__all__ = ["__version__", "controllers", "describe", "make_vec", "run", "scenarios"]
+__all__ = ["__version__", "controllers", "describe", "make_multiagent", "make_vec", "prepare",
+           "run",
+           "scenarios"]
 
 _LAZY = {
     "_core": ("orbitcc._core", None),
     "run": ("orbitcc.runner", "run"),
+    "prepare": ("orbitcc.runner", "prepare"),
     "make_vec": ("orbitcc.env", "make_vec"),
+    "make_multiagent": ("orbitcc.env", "make_multiagent"),
     "describe": ("orbitcc.params", "describe"),
 }
 # Sub-packages reachable as attributes after a bare ``import orbitcc``.
@@ -62,7 +70,7 @@ def __dir__() -> list[str]:
 
 def scenarios() -> list[str]:
     """Names of the scenario presets (files in configs/scenario/)."""
-    from orbitcc.config import available
+    from orbitcc.paths import available
 
     return available("scenario")
 

@@ -30,6 +30,8 @@ CONTROLLER_SUMMARIES = {
     "cubic": "CUBIC (RFC 9438).",
     "external": "The window and pacing rate are set from outside each step (the RL agent).",
     "bbr": "BBR v1 (Cardwell et al.; Linux tcp_bbr). Defaults are the published constants.",
+    "bbr3": ("BBRv3 (draft-cardwell-ccwg-bbr): loss-bounded inflight_hi / inflight_lo,\n"
+             "ProbeBW DOWN/CRUISE/REFILL/UP. Defaults are the draft's constants."),
     "lia": "LIA, linked increases (RFC 6356). Coupled: needs a multipath QUIC flow.",
     "olia": "OLIA (Khalili et al.; MACO paper Eq. 1), the MPQUIC default. Coupled.",
     "balia": "BALIA (Peng, Walid, Hwang, Low). Coupled.",
@@ -65,6 +67,9 @@ def tables() -> dict[str, list[Row]]:
     out["flow"] = list(_core.flow_params())
     for kind in _core.scenario_kinds():
         out[kind["name"]] = list(kind["params"])
+    for kind in _core.queue_kinds():
+        if kind != "droptail":
+            out[f"queue_{kind}"] = list(_core.queue_params(kind))
     return out
 
 
@@ -78,8 +83,9 @@ def describe(name: str) -> str:
 
     ``name`` is a controller (``"maco"``), a scenario kind
     (``"single_link"``), ``"env"``, ``"reward"``, ``"refwa_router"``,
-    ``"simulation"``, ``"link"``, ``"flow"`` or ``"features"`` (the
-    observation features).
+    ``"simulation"``, ``"link"``, ``"flow"``, a queue discipline
+    (``"queue_codel"``, ``"queue_fq_codel"``, ``"queue_red"``) or ``"features"``
+    (the observation features).
     """
     if name == "features":
         rows = _core.env_feature_catalogue()
@@ -107,6 +113,10 @@ def describe(name: str) -> str:
             "link": "a core spec's links[i].<name>",
             "flow": "a core spec's flows[i].<name>"}.get(
                 name, f"controller={name}; set with controller.params.<name>=<value>")
+    if name.startswith("queue_"):
+        kind = name[len("queue_"):]
+        head = (f"a link's queue: {{type: {kind}, <name>: <value>}}; a preset's bottlenecks: "
+                f"scenario.queue={kind} +scenario.queue_params.<name>=<value>")
     if not rows:
         return f"{name}: no parameters ({head})"
     if name in scenario_kinds():
@@ -203,7 +213,7 @@ def render_doc(text: str) -> str:
 
 
 GENERATED_DOCS = ("docs/controllers.md", "docs/env.md", "docs/streams.md",
-                  "docs/scenarios.md")
+                  "docs/scenarios.md", "docs/aqm.md")
 
 
 def generated_files() -> dict[Path, str]:

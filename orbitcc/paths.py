@@ -23,9 +23,21 @@ CONFIG_DIR = _config_dir()
 # The source checkout (docs/, tools/ live here); in an installed copy the
 # directory above the package, which has no docs.
 REPO_DIR = Path(__file__).resolve().parent.parent
+# The package's own folder (orbitcc/): the compiled module and the native
+# runner (orbitcc_run) sit here.
+PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def config_path(path: str | Path) -> Path:
     """A path from a config: absolute as given, relative to ``configs/`` otherwise."""
     p = Path(path)
     return p if p.is_absolute() else CONFIG_DIR / p
+
+
+def available(group: str) -> list[str]:
+    """Names of the YAML presets in a config group (e.g. scenarios).
+
+    Here, not in orbitcc.config, so that listing presets (``orbitcc.scenarios()``,
+    the Gymnasium ids that ``import orbitcc.env`` registers) loads no Hydra.
+    """
+    return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))

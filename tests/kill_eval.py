@@ -32,7 +32,7 @@ RUNS = 12
 
 
 def _cmd(results: Path, run_dir: Path) -> list[str]:
-    return [sys.executable, "-m", "orbitcc.agents.evaluate", f"results={results}",
+    return [sys.executable, "-m", "orbitcc.cli.eval", f"results={results}",
             f"hydra.run.dir={run_dir}", *SUITE]
 
 

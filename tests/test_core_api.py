@@ -152,7 +152,8 @@ def test_orbitcc_bench_writes_the_contract_keys(tmp_path):
     out = run_cli(["orbitcc.cli.bench", "--json", str(path), "repeats=1",
                    "core_seconds_100mbps=2", "core_seconds_1gbps=0.5", "long_episode_s=5",
                    "env_steps=50", "vec_num_envs=[1,2]", "leo_seconds=2",
-                   "leo_controllers=[olia,cubic]", "whole_process_seconds=2"], tmp_path)
+                   "leo_controllers=[olia,cubic]", "whole_process_seconds=2", "ns3=false",
+                   "--cores", "cores_num_envs=2", "cores_calls=5"], tmp_path)
     assert out.returncode == 0, out.stderr
     report = json.loads(path.read_text())
     for key in ("core_packets_per_s", "env_steps_per_s", "vec_env_steps_per_s",
@@ -166,6 +167,17 @@ def test_orbitcc_bench_writes_the_contract_keys(tmp_path):
     assert report["machine"]["commit"]
     imports = report["import_time_s"]
     assert set(imports) == {"python_startup_s", "orbitcc", "orbitcc._core", "orbitcc.runner",
-                            "orbitcc.env"}
+                            "orbitcc.env", "cpu"}
+    # Issue 30: every section states its load, CPU and cores beside its wall time.
+    for name, sec in report["sections"].items():
+        assert sec["wall_s"] > 0 and sec["cpu_s"] + sec["children_cpu_s"] > 0, name
+        assert sec["loadavg_1m_before"] >= 0 and sec["cores_used"] > 0, name
+    compose = report["compose"]
+    assert compose["register_configs_again_cpu_s"] < compose["register_configs_cpu_s"]
+    assert 0 < compose["simulation_cpu_s"] < compose["first_run_cpu_s"]
+    assert report["step_fixed_cost"]["vector_64"]["num_envs"] == 64
+    assert report["env_random_policy"]["cpu_us_per_step"] > 0
+    assert [r["threads"] for r in report["cores"]["rows"]][0] == 1
+    assert 0 <= report["cores"]["serial_fraction"] < 1
     assert report["whole_process"]["whole_process_s"]["mean"] > (
         report["whole_process"]["in_process_s"]["mean"])

@@ -94,7 +94,7 @@ def test_train_rejects_bad_input_with_one_message(overrides: list[str], match: s
                                                   tmp_path: Path) -> None:
     pytest.importorskip("stable_baselines3")
     exe = shutil.which("orbitcc-train")
-    cmd = [exe] if exe else [sys.executable, "-m", "orbitcc.agents.train"]
+    cmd = [exe] if exe else [sys.executable, "-m", "orbitcc.cli.train"]
     proc = subprocess.run([*cmd, *overrides, f"hydra.run.dir={tmp_path / 'run'}"],
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "WANDB_MODE": "disabled"})
@@ -185,7 +185,10 @@ def test_fair_reward_prices_taking_the_background_share() -> None:
     base = ["env=normalized", *TASK, "duration_s=20"]
     unfair = {"newreno": 0.0, "olia": 0.0}
     for name in unfair:
-        for seed in range(2):
+        # Four seeds: at starlink_dual's operating point (25 Mb/s, ~100 ms
+        # paths) one 20 s episode's draw can reverse the pair (seed 1: OLIA's
+        # term 23.2 vs NewReno's 11.3); over seeds 0-3 the sums are 63.3 vs 53.5.
+        for seed in range(4):
             fair = play("starlink_dual", [*base, "reward=fair"], seed, controller=name)
             plain = play("starlink_dual", [*base, "reward=normalized"], seed, controller=name)
             unfair[name] += plain["return"] - fair["return"]  # the fairness term
@@ -197,7 +200,7 @@ def test_fair_reward_prices_taking_the_background_share() -> None:
 def test_training_loop_evaluates_keeps_best_and_prints_100_once(tmp_path: Path) -> None:
     pytest.importorskip("stable_baselines3")
     exe = shutil.which("orbitcc-train")
-    cmd = [exe] if exe else [sys.executable, "-m", "orbitcc.agents.train"]
+    cmd = [exe] if exe else [sys.executable, "-m", "orbitcc.cli.train"]
     run = tmp_path / "run"
     proc = subprocess.run(
         [*cmd, "agent=ppo_starlink", "duration_s=2", "agent.total_timesteps=512",
@@ -228,7 +231,7 @@ def test_training_loop_evaluates_keeps_best_and_prints_100_once(tmp_path: Path) 
 def test_budget_stops_training(tmp_path: Path) -> None:
     pytest.importorskip("stable_baselines3")
     exe = shutil.which("orbitcc-train")
-    cmd = [exe] if exe else [sys.executable, "-m", "orbitcc.agents.train"]
+    cmd = [exe] if exe else [sys.executable, "-m", "orbitcc.cli.train"]
     run = tmp_path / "run"
     proc = subprocess.run(
         [*cmd, "scenario=single_link", "duration_s=2", "agent.total_timesteps=10000000",
@@ -321,8 +324,8 @@ def test_zero_init_actor_plays_the_residual_base_exactly() -> None:
     bit for bit (the reference recipe starts from NewReno this way)."""
     pytest.importorskip("stable_baselines3")
     from orbitcc.agents.checkpoint import build_model
+    from orbitcc.agents.config import AgentConfig
     from orbitcc.agents.heldout import play
-    from orbitcc.config import AgentConfig
     from orbitcc.env.orbitcc_env import OrbitCCEnv
 
     task = ["env=normalized", "reward=fair", *TASK, "duration_s=4", "env.action=residual",
@@ -398,6 +401,7 @@ def test_heldout_plays_a_seed_range_with_overrides_in_parallel(tmp_path: Path) -
 
 def test_reference_agent_is_an_entrant_by_name() -> None:
     pytest.importorskip("stable_baselines3")
+    import orbitcc.baselines.leaderboard  # noqa: F401  (stores the leaderboard schemas)
     from orbitcc.agents.checkpoint import resolve_checkpoint
     from orbitcc.agents.reference import reference_dir
 
@@ -546,7 +550,7 @@ def test_constrained_training_moves_the_multipliers_by_the_rule(tmp_path: Path) 
     pytest.importorskip("stable_baselines3")
     run = tmp_path / "run"
     proc = subprocess.run(
-        [sys.executable, "-m", "orbitcc.agents.train", "agent=ppo_starlink", "duration_s=3",
+        [sys.executable, "-m", "orbitcc.cli.train", "agent=ppo_starlink", "duration_s=3",
          "agent.total_timesteps=1024", "agent.num_envs=2", "agent.n_steps=128",
          "agent.batch_size=64", "agent.eval_every_steps=512", "agent.eval_episodes=1",
          "agent.budget_minutes=null", "agent.unfairness_limit=0",

@@ -14,6 +14,7 @@ import pytest
 
 from orbitcc import ns3
 from orbitcc.cli import validate
+from orbitcc.ns3 import report, sweep
 
 
 def _path_delay_ms(spec: dict, links: list[int]) -> float:
@@ -388,19 +389,19 @@ def test_startup_paragraph_states_what_200x_needs() -> None:
         return ns3.RowResult(row, {"process_cpu_s": ns3_cpu},
                              {"process_cpu_s": orb_cpu, "cpu_s": run_cpu}, [])
     results = [result("a", 1, 8.0, 0.09, 0.03), result("b", 10, 80.0, 0.5, 0.4)]
-    text = validate.startup_paragraph(results, {"interpreter_s": 0.02, "import_s": 0.045})
+    text = report.startup_paragraph(results, {"interpreter_s": 0.02, "import_s": 0.045})
     assert "within 0.040 s" in text and "less than the interpreter start and import" in text
     assert "reach 160x in whole-process" in text  # 80 / 0.5
-    fast = validate.startup_paragraph(results, {"interpreter_s": 0.001, "import_s": 0.002})
+    fast = report.startup_paragraph(results, {"interpreter_s": 0.001, "import_s": 0.002})
     assert "which it meets" in fast
-    assert validate.startup_paragraph([], {"interpreter_s": 0.02, "import_s": 0.04}) == ""
+    assert report.startup_paragraph([], {"interpreter_s": 0.02, "import_s": 0.04}) == ""
 
 
 def _timed(name: str, cc: str, ns3_s: float, orb: dict[str, float],
            seeds: int = 1) -> ns3.RowResult:
     """A row result with ns-3 at ``ns3_s`` on every timing key (wall = CPU)."""
     row = ns3.Row(name, name, cc, seeds=seeds)
-    n = {k: ns3_s for k in validate.TIMING_KEYS}
+    n = {k: ns3_s for k in sweep.TIMING_KEYS}
     n["load"] = {"other_cpus": 0.02, "loadavg_start": 0.1, "cpus": 2, "jobs": 2}
     o = dict(orb, process="orbitcc_run",
              load={"other_cpus": 0.01, "loadavg_start": 0.05, "cpus": 2, "repeats": 5})
@@ -413,19 +414,19 @@ def test_graded_speed_line_names_every_ratio_below_200x() -> None:
     results = [_timed("newreno-1-bdp", "newreno", 6.0, fast),
                _timed("cubic-1-bdp", "cubic", 6.0, slow_wall),
                _timed("bbr-1-bdp", "bbr", 2.0, fast)]  # 100x, not graded
-    line = validate.graded_speed_line(results)
+    line = report.graded_speed_line(results)
     assert "1 of 2" in line and "lowest ratio 150x" in line
     assert "cubic-1-bdp wall, whole process 150x" in line
     assert "bbr" not in line and "newreno-1-bdp" not in line.split("below")[1]
     cached = _timed("newreno-1-bdp", "newreno", 6.0, fast)
     cached.ns3["from_cache"] = True  # not timed in this run: no ratio
-    assert validate.graded_speed_line([cached]) == ""
-    assert "2 of 2" in validate.graded_speed_line(results[:1] * 2)
+    assert report.graded_speed_line([cached]) == ""
+    assert "2 of 2" in report.graded_speed_line(results[:1] * 2)
 
 
 def test_timing_paragraph_states_order_repeats_jobs_and_load() -> None:
     orb = {"wall_s": 0.02, "cpu_s": 0.02, "process_wall_s": 0.03, "process_cpu_s": 0.025}
-    text = validate.timing_paragraph([_timed("a", "newreno", 6.0, orb)])
+    text = report.timing_paragraph([_timed("a", "newreno", 6.0, orb)])
     assert "orbitcc's rows first" in text and "every row 5 times" in text
     assert "median of its 5" in text and "2 programs at a time on 2 CPUs" in text
     assert "0.01 of 2 CPUs busy" in text and "0.02 of 2 CPUs busy" in text
@@ -433,9 +434,9 @@ def test_timing_paragraph_states_order_repeats_jobs_and_load() -> None:
     assert "not idle" not in text
     busy = _timed("a", "newreno", 6.0, orb)
     busy.ns3["load"]["other_cpus"] = 1.3  # e.g. a training job beside the run
-    assert "**The machine was not idle during this run**" in validate.timing_paragraph([busy])
+    assert "**The machine was not idle during this run**" in report.timing_paragraph([busy])
     stretched = _timed("a", "newreno", 6.0, dict(orb, process_wall_s=0.05))  # 2.0
-    assert "not idle" in validate.timing_paragraph([stretched])
+    assert "not idle" in report.timing_paragraph([stretched])
 
 
 def test_orbitcc_timings_are_medians_of_identical_repeats(
@@ -452,9 +453,9 @@ def test_orbitcc_timings_are_medians_of_identical_repeats(
         return {"goodput_mbps": 1.0, "wall_s": w, "cpu_s": w / 2,
                 "process_wall_s": 2 * w, "process_cpu_s": w}
 
-    monkeypatch.setattr(validate, "run_orbitcc_process", fake)
-    bar = validate.Progress(6, enabled=False)
-    out = validate.time_orbitcc(rows, tmp_path, 1, 3, bar)
+    monkeypatch.setattr(sweep, "run_orbitcc_process", fake)
+    bar = sweep.Progress(6, enabled=False)
+    out = sweep.time_orbitcc(rows, tmp_path, 1, 3, bar)
     assert order == ["a", "b", "a", "b", "a", "b"]
     assert out["a"]["wall_s"] == 0.04 and out["b"]["wall_s"] == 0.02  # medians
     assert out["a"]["process_wall_s"] == 0.08 and len(out["a"]["timing_repeats"]) == 3
@@ -463,13 +464,34 @@ def test_orbitcc_timings_are_medians_of_identical_repeats(
 
     def flaky(row: ns3.Row, workdir, seed: int) -> dict:
         return {"goodput_mbps": next(goodputs), "wall_s": 0.01}
-    monkeypatch.setattr(validate, "run_orbitcc_process", flaky)
+    monkeypatch.setattr(sweep, "run_orbitcc_process", flaky)
     with pytest.raises(RuntimeError, match="not deterministic"):
-        validate.time_orbitcc(rows[:1], tmp_path, 1, 2, bar)
+        sweep.time_orbitcc(rows[:1], tmp_path, 1, 2, bar)
 
 
 def test_load_meter_reports_other_processes() -> None:
-    d = validate.LoadMeter().stop()
+    d = sweep.LoadMeter().stop()
     assert d["cpus"] == os.cpu_count() and d["wall_s"] >= 0
     if d["other_cpus"] is not None:  # Linux
         assert 0 <= d["other_cpus"] <= d["cpus"] + 0.5
+
+
+def test_every_diagnosis_note_is_data_and_names_real_rows() -> None:
+    # The report's diagnosis prose lives in validation/ns3/notes/ (notes/README.md):
+    # every note named exists and is one paragraph, every row named is a row
+    # of a matrix (a renamed row would silently lose its note), and a row's
+    # notes are joined in the order index.json gives.
+    index = report.notes_index()
+    rows = {r.name for kind in ("standard", "full", "ci") for r in ns3.matrix(kind)}
+    named = {index["default"], index["bbr"], *(n for ns in index["rows"].values() for n in ns)}
+    files = {p.stem for p in report.NOTES_DIR.glob("*.md")} - {"README"}
+    assert named == files
+    assert set(index["rows"]) <= rows
+    for name in named:
+        text = report.note_text(name)
+        assert text and "\n" not in text and "  " not in text
+    assert report.row_note("cubic-2-rtt", "cubic") == (
+        report.note_text("rtt-unfair") + " " + report.note_text("cubic-rtt-quickack"))
+    assert report.row_note("bbr-1-bdp", "bbr") == report.note_text(index["bbr"])
+    assert report.row_note("newreno-1-bdp", "newreno") == report.note_text(index["default"])
+    assert report.note_text("cubic-1-bdp4").startswith("**Diagnosed: an ns-3.37 PRR overflow")

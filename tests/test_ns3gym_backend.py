@@ -18,7 +18,8 @@ import orbitcc
 from orbitcc.env.ns3gym import backend
 from orbitcc.env.ns3gym.backend import Ns3BackendError
 from orbitcc.env.orbitcc_env import OrbitCCEnv
-from orbitcc.scenario import export_schedule, load_schedule
+from orbitcc.runner import export_schedule
+from orbitcc.scenario import load_schedule
 
 TCP = ["scenario.transport=tcp"]
 
@@ -121,22 +122,22 @@ def test_unexpressible_scenarios_are_refused(scenario: str, overrides: list[str]
 
 
 def test_missing_ns3_gives_the_install_command(monkeypatch) -> None:
-    from orbitcc import ns3
+    from orbitcc.ns3 import build
 
-    monkeypatch.setattr(ns3, "ns3_version", lambda: None)
+    monkeypatch.setattr(build, "ns3_version", lambda: None)
     with pytest.raises(Ns3BackendError, match="apt-get install -y libns3-dev"):
         backend.ns3_binary()
 
 
 def test_eval_backend_ns3_refuses_before_running(tmp_path) -> None:
     # suite=smoke: single_link over QUIC and an LMS channel; ns-3 can run neither.
-    out = subprocess.run([sys.executable, "-m", "orbitcc.agents.evaluate", "suite=smoke",
+    out = subprocess.run([sys.executable, "-m", "orbitcc.cli.eval", "suite=smoke",
                           "backend=ns3", f"hydra.run.dir={tmp_path}"],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode != 0
     assert "cannot run scenario 'single_link'" in out.stderr + out.stdout
     assert not (tmp_path / "results.jsonl").exists()  # nothing ran
-    out = subprocess.run([sys.executable, "-m", "orbitcc.agents.evaluate", "suite=smoke",
+    out = subprocess.run([sys.executable, "-m", "orbitcc.cli.eval", "suite=smoke",
                           "backend=ns4"], capture_output=True, text=True, timeout=300)
     assert "backend = 'ns4'; allowed: orbitcc, ns3" in out.stderr + out.stdout
 
@@ -199,7 +200,7 @@ def test_leaderboard_backend_ns3_side_by_side(tmp_path) -> None:
     TCP on the constant link and on the Starlink path, with the gap table."""
     _ns3_binary()
     out = subprocess.run(
-        [sys.executable, "-m", "orbitcc.baselines.leaderboard", "suite=ns3_leo", "backend=ns3",
+        [sys.executable, "-m", "orbitcc.cli.leaderboard", "suite=ns3_leo", "backend=ns3",
          "suite.duration_s=3", "suite.seeds=[0]", "suite.entrants=[newreno]", "report=false",
          "progress=false", f"hydra.run.dir={tmp_path}"],
         capture_output=True, text=True, timeout=600)

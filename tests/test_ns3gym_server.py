@@ -41,7 +41,7 @@ def _server(port: int, layout: str, *args: str, episodes: int = 1) -> subprocess
         [
             sys.executable,
             "-m",
-            "orbitcc.env.ns3gym.server",
+            "orbitcc.cli.ns3gym_server",
             f"--port={port}",
             f"--layout={layout}",
             f"--episodes={episodes}",
@@ -257,7 +257,7 @@ def test_no_agent_is_a_bounded_wait_with_a_clear_error() -> None:
         [
             sys.executable,
             "-m",
-            "orbitcc.env.ns3gym.server",
+            "orbitcc.cli.ns3gym_server",
             f"--port={port}",
             "--timeout-s=1",
             *TCP,
@@ -271,7 +271,7 @@ def test_no_agent_is_a_bounded_wait_with_a_clear_error() -> None:
         f"no init acknowledgement from the agent at tcp://127.0.0.1:{port} within 1 s" in out.stderr
     )
     bad = subprocess.run(
-        [sys.executable, "-m", "orbitcc.env.ns3gym.server", "--port=0"],
+        [sys.executable, "-m", "orbitcc.cli.ns3gym_server", "--port=0"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -283,7 +283,7 @@ def test_console_script_is_declared() -> None:
     eps = importlib.metadata.entry_points(group="console_scripts")
     assert {e.name: e.value for e in eps}.get(
         "orbitcc-ns3gym-server"
-    ) == "orbitcc.env.ns3gym.server:main"
+    ) == "orbitcc.cli.ns3gym_server:main"
 
 
 # --------------------------------------------------------------------------
@@ -590,7 +590,7 @@ def test_a_launcher_can_start_the_server_like_an_ns3_program() -> None:
     cmd = [
         sys.executable,
         "-m",
-        "orbitcc.env.ns3gym.server",
+        "orbitcc.cli.ns3gym_server",
         "--episodes=1",
         "--layout=rl-tcp-time",
         "--override=duration_s=0.5",

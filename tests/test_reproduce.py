@@ -9,14 +9,21 @@ def test_reproduce_maco_writes_tables_and_keeps_the_discussion(tmp_path):
     out = tmp_path / "docs" / "reproduction.md"
     out.parent.mkdir()
     out.write_text(
-        f"# intro\n\n{reproduce_maco.BEGIN}\nold\n{reproduce_maco.END}\n\nhand-written\n")
-    reproduce_maco.main(["--seeds", "1", "--duration", "3", "--out", str(out)])
+        f"# intro\n\n{reproduce_maco.BEGIN}\nSTALE-GENERATED-TEXT\n{reproduce_maco.END}\n\n"
+        "hand-written\n")
+    reproduce_maco.main(["--seeds", "1", "--duration", "3", "--sweep-seeds", "1",
+                         "--sweep-file-bytes", "200000", "--out", str(out)])
     text = out.read_text()
     assert text.startswith("# intro") and text.rstrip().endswith("hand-written")
-    assert "old" not in text
+    assert "STALE-GENERATED-TEXT" not in text
     for controller in ("MACO", "OLIA", "BBR"):
         assert controller in text
     assert text.count("| congestion signals acted on |") == len(reproduce_maco.VARIANTS)
+    # Every finding row carries the paper's value, orbitcc's and a verdict.
+    findings = text.split("### Findings")[1].split("###")[0]
+    rows = [r for r in findings.splitlines() if r.startswith("| ") and "verdict" not in r]
+    assert len(rows) >= 14
+    assert all(("**reproduces**" in r) != ("**does not reproduce**" in r) for r in rows)
     for variant in reproduce_maco.VARIANTS:
         png = tmp_path / "docs" / "img" / f"reproduction_{variant}.png"
         assert png.read_bytes()[:4] == b"\x89PNG"

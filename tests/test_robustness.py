@@ -317,7 +317,7 @@ def _eval(tmp_path: Path, results: Path, *args: str, name: str = "run",
           popen: bool = False) -> Any:
     """``orbitcc-eval`` on one results file (cubic on single_link)."""
     env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "orbitcc.agents.evaluate", f"results={results}",
+    cmd = [sys.executable, "-m", "orbitcc.cli.eval", f"results={results}",
            f"hydra.run.dir={tmp_path / name}", "suite.entrants=[cubic]",
            "suite.scenarios=[single_link]", *args]
     if popen:
@@ -440,7 +440,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cwd = tmp_path_factory.mktemp("train")
     env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true",
            "WANDB_API_KEY": SECRET, "HYDRA_FULL_ERROR": "1"}
-    proc = subprocess.run([sys.executable, "-m", "orbitcc.agents.train", *TINY_TRAIN],
+    proc = subprocess.run([sys.executable, "-m", "orbitcc.cli.train", *TINY_TRAIN],
                           cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert SECRET not in proc.stdout + proc.stderr
@@ -535,7 +535,7 @@ def _eval_agent(tmp_path: Path, run: Path, results: Path) -> subprocess.Complete
     """orbitcc-eval of cubic, then the agent (so a lazily loaded checkpoint would
     fail only after cubic's rows were written)."""
     env = {**os.environ, "WANDB_MODE": "disabled", "HYDRA_FULL_ERROR": "1"}
-    return subprocess.run([sys.executable, "-m", "orbitcc.agents.evaluate",
+    return subprocess.run([sys.executable, "-m", "orbitcc.cli.eval",
                            f"suite.entrants=[cubic,agent:{run}]",
                            "suite.scenarios=[single_link]", "suite.seeds=[0,1]",
                            "suite.duration_s=1", f"results={results}",

@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -150,6 +151,261 @@ std::string ShapeText(const py::array& a) {
     s += (k ? ", " : "") + std::to_string(a.shape(k));
   }
   return s + (a.ndim() == 1 ? ",)" : ")");
+}
+
+// Steps the batch with a Python action: (num_envs, num_subflows) values, or
+// (num_subflows,) for one env. A C-contiguous float32 array of the right
+// size (what a policy and the spaces' sample() give) goes straight through;
+// anything else is checked and converted first.
+void StepWithAction(BatchSimulation& b, py::handle action_obj) {
+  const ActionSpec& spec = b.action_spec();
+  const py::ssize_t n = b.num_envs(), s = b.num_subflows();
+  if (!spec.discrete && py::isinstance<py::array>(action_obj)) {
+    const auto fast = py::reinterpret_borrow<py::array>(action_obj);
+    const bool shape_ok =
+        (fast.ndim() == 2 && fast.shape(0) == n && fast.shape(1) == s) ||
+        (n == 1 && fast.ndim() == 1 && fast.shape(0) == s);
+    if (shape_ok && fast.dtype().num() == py::detail::npy_api::NPY_FLOAT_ &&
+        (fast.flags() & py::array::c_style) != 0) {
+      const float* data = static_cast<const float*>(fast.data());
+      ExclusiveUse use(*b.use_flag(), kBatch);
+      py::gil_scoped_release release;
+      b.Step(data, nullptr);
+      return;
+    }
+  }
+  const py::array action = py::array::ensure(action_obj);
+  if (!action) throw py::value_error("action must be numeric");
+  const bool ok_shape =
+      action.size() == n * s &&
+      ((action.ndim() == 2 && action.shape(0) == n && action.shape(1) == s) ||
+       (n == 1 && action.ndim() == 1 && action.shape(0) == s));
+  if (!ok_shape) {
+    throw py::value_error("action has shape " + ShapeText(action) +
+                          "; expected (" + std::to_string(n) + ", " +
+                          std::to_string(s) + ") (num_envs, num_subflows)");
+  }
+  const char kind = action.dtype().kind();
+  if (spec.discrete) {
+    if (kind != 'i' && kind != 'u') {
+      throw py::value_error("discrete actions must be integers, got dtype " +
+                            std::string(py::str(action.dtype())));
+    }
+    auto a = py::array_t<int64_t, py::array::c_style |
+                                      py::array::forcecast>::ensure(action);
+    ExclusiveUse use(*b.use_flag(), kBatch);
+    py::gil_scoped_release release;
+    b.Step(nullptr, a.data());
+  } else {
+    // Real numbers only: a bool, complex or object array is not an action
+    // (numpy would cast it silently).
+    if (kind != 'f' && kind != 'i' && kind != 'u') {
+      throw py::value_error(
+          "actions must be real numbers (a float or integer array), got "
+          "dtype " +
+          std::string(py::str(action.dtype())));
+    }
+    // Finite values beyond float32 would become inf in the cast.
+    if (kind == 'f' && action.itemsize() > 4) {
+      auto wide = py::array_t<double, py::array::c_style |
+                                          py::array::forcecast>::ensure(action);
+      const double* w = wide.data();
+      for (py::ssize_t k = 0; k < wide.size(); ++k) {
+        if (std::isfinite(w[k]) &&
+            std::fabs(w[k]) > std::numeric_limits<float>::max()) {
+          throw py::value_error(
+              "action for env " + std::to_string(k / s) + ", subflow " +
+              std::to_string(k % s) + " is " +
+              py::str(py::float_(w[k])).cast<std::string>() +
+              ", beyond the float32 range of the action space "
+              "(|a| <= 3.4e38)");
+        }
+      }
+    }
+    auto a = py::array_t<float, py::array::c_style |
+                                    py::array::forcecast>::ensure(action);
+    if (!a) throw py::value_error("action must be numeric");
+    ExclusiveUse use(*b.use_flag(), kBatch);
+    py::gil_scoped_release release;
+    b.Step(a.data(), nullptr);
+  }
+}
+
+
+constexpr size_t kMaxStepMetrics = 64;
+
+// Keys of the single env's info dict, made once as interned Python strings
+// (never freed: they outlive every env and the module).
+struct InfoKeys {
+  std::vector<py::object> step;     // StepMetricNames()
+  std::vector<py::object> subflow;  // SubflowMetricNames()
+  py::object subflows, loss_causes, congestion, random, handover,
+      handover_times_s, episode_seed, episode_metrics;
+  int congestion_col = -1, random_col = -1, handover_col = -1;
+};
+
+const InfoKeys& Keys() {
+  static const InfoKeys* keys = [] {
+    auto* k = new InfoKeys;
+    const auto intern = [](const std::string& name) {
+      return py::reinterpret_steal<py::object>(
+          PyUnicode_InternFromString(name.c_str()));
+    };
+    const auto& names = StepMetricNames();
+    if (names.size() > kMaxStepMetrics) {
+      throw std::logic_error("more step metrics than kMaxStepMetrics");
+    }
+    for (size_t i = 0; i < names.size(); ++i) {
+      k->step.push_back(intern(names[i]));
+      const int col = static_cast<int>(i);
+      if (names[i] == "congestion_losses") k->congestion_col = col;
+      if (names[i] == "random_losses") k->random_col = col;
+      if (names[i] == "handover_losses") k->handover_col = col;
+    }
+    for (const std::string& name : SubflowMetricNames()) {
+      k->subflow.push_back(intern(name));
+    }
+    k->subflows = intern("subflows");
+    k->loss_causes = intern("loss_causes");
+    k->congestion = intern("congestion");
+    k->random = intern("random");
+    k->handover = intern("handover");
+    k->handover_times_s = intern("handover_times_s");
+    k->episode_seed = intern("episode_seed");
+    k->episode_metrics = intern("episode_metrics");
+    return k;
+  }();
+  return *keys;
+}
+
+// A dict with room for n keys (no resizing while it is filled).
+py::dict NewDict(py::ssize_t n) {
+#if PY_VERSION_HEX < 0x030D0000
+  PyObject* d = _PyDict_NewPresized(n);
+  if (d == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::dict>(d);
+#else
+  (void)n;
+  return py::dict();
+#endif
+}
+
+// A new 1-D array of n elements of a numpy type, straight from numpy's C
+// API (py::array_t's constructor costs several times as much, and the
+// single env's info makes a dozen arrays per step).
+template <typename T>
+py::array NewArray(int type_num, py::ssize_t n) {
+  auto& api = py::detail::npy_api::get();
+  PyObject* descr = api.PyArray_DescrFromType_(type_num);  // new reference
+  if (descr == nullptr) throw py::error_already_set();
+  Py_intptr_t dims[1] = {static_cast<Py_intptr_t>(n)};
+  // PyArray_NewFromDescr steals the descriptor's reference.
+  PyObject* a = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, 1, dims,
+                                          nullptr, nullptr, 0, nullptr);
+  if (a == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::array>(a);
+}
+
+// A new 1-D float64 array holding n values (strided by `stride`).
+py::array NewDoubles(const double* src, py::ssize_t n, py::ssize_t stride) {
+  py::array a = NewArray<double>(py::detail::npy_api::NPY_DOUBLE_, n);
+  double* dst = static_cast<double*>(a.mutable_data());
+  for (py::ssize_t k = 0; k < n; ++k) dst[k] = src[k * stride];
+  return a;
+}
+
+// OrbitCCEnv.step's whole result for a one-env batch, built here rather than
+// in Python (the documented gym.make path paid ~4 us per step for the info
+// dict alone): (obs copy, reward, terminated, truncated, info). info_level 0:
+// the step metrics; 1: + per-subflow arrays, loss causes, handover instants
+// and the episode seed; at the episode's end (either level)
+// info["episode_metrics"] holds the episode summary (orbitcc.run's dict).
+py::tuple StepSingle(BatchSimulation& b, py::handle action, int info_level) {
+  if (b.num_envs() != 1) {
+    throw py::value_error("step_single needs a one-env batch");
+  }
+  StepWithAction(b, action);
+  const InfoKeys& k = Keys();
+  const ObservationSpec& os = b.observation_spec();
+  py::array obs = NewArray<float>(py::detail::npy_api::NPY_FLOAT_, os.size());
+  std::memcpy(obs.mutable_data(), b.obs(), sizeof(float) * os.size());
+  const double* m = b.metrics();
+  const size_t num_step = k.step.size();
+  py::dict info = NewDict(static_cast<py::ssize_t>(num_step) + 5);
+  PyObject* values[kMaxStepMetrics];
+  for (size_t i = 0; i < num_step; ++i) {
+    values[i] = PyFloat_FromDouble(m[i]);
+    const int failed =
+        values[i] == nullptr
+            ? -1
+            : PyDict_SetItem(info.ptr(), k.step[i].ptr(), values[i]);
+    Py_XDECREF(values[i]);  // the dict holds it now
+    if (failed != 0) throw py::error_already_set();
+  }
+  if (info_level >= 1) {
+    const py::ssize_t ns = b.num_subflows();
+    const py::ssize_t nm = static_cast<py::ssize_t>(k.subflow.size());
+    py::dict sub = NewDict(nm);
+    for (py::ssize_t c = 0; c < nm; ++c) {
+      sub[k.subflow[c]] = NewDoubles(b.subflow_metrics() + c, ns, nm);
+    }
+    info[k.subflows] = sub;
+    py::dict causes = NewDict(3);
+    const auto borrowed = [&](int col) {
+      return py::reinterpret_borrow<py::object>(values[col]);
+    };
+    causes[k.congestion] = borrowed(k.congestion_col);
+    causes[k.random] = borrowed(k.random_col);
+    causes[k.handover] = borrowed(k.handover_col);
+    info[k.loss_causes] = causes;
+    const std::vector<double>& hos = b.env(0).step_handovers_s();
+    py::list ho(hos.size());
+    for (size_t i = 0; i < hos.size(); ++i) {
+      ho[i] = py::reinterpret_steal<py::object>(PyFloat_FromDouble(hos[i]));
+    }
+    info[k.handover_times_s] = ho;
+    info[k.episode_seed] = py::int_(b.episode_seed(0));
+  }
+  const bool terminated = b.terminated()[0] != 0;
+  const bool truncated = b.truncated()[0] != 0;
+  if ((terminated || truncated) && b.has_last_summary(0)) {
+    info[k.episode_metrics] = SummaryToDict(b.last_summary(0));
+  }
+  return py::make_tuple(std::move(obs), b.rewards()[0], terminated, truncated,
+                        std::move(info));
+}
+
+// The vector env's step result, built in one call (the Python version of
+// these copies was most of a batched step's serial part, Amdahl's s):
+// (obs, rewards, terminated, truncated, info) with info = {step metric:
+// (num_envs,) array}. `copy_obs` false hands out the observation buffer
+// itself (overwritten by the next step); the rest are always copies.
+py::tuple StepVector(py::object self, py::handle action, bool copy_obs) {
+  auto& b = self.cast<BatchSimulation&>();
+  StepWithAction(b, action);
+  const InfoKeys& k = Keys();
+  const py::ssize_t n = b.num_envs();
+  const py::ssize_t obs_size = b.observation_spec().size();
+  py::array obs;
+  if (copy_obs) {
+    obs = py::array_t<float>({n, obs_size});
+    std::memcpy(obs.mutable_data(), b.obs(), sizeof(float) * n * obs_size);
+  } else {
+    obs = View<float>({n, obs_size}, b.obs(), self);
+  }
+  py::array rewards = NewArray<double>(py::detail::npy_api::NPY_DOUBLE_, n);
+  std::memcpy(rewards.mutable_data(), b.rewards(), sizeof(double) * n);
+  py::array term = NewArray<bool>(py::detail::npy_api::NPY_BOOL_, n);
+  std::memcpy(term.mutable_data(), b.terminated(), n);
+  py::array trunc = NewArray<bool>(py::detail::npy_api::NPY_BOOL_, n);
+  std::memcpy(trunc.mutable_data(), b.truncated(), n);
+  const py::ssize_t nm = static_cast<py::ssize_t>(k.step.size());
+  py::dict info = NewDict(nm);
+  for (py::ssize_t c = 0; c < nm; ++c) {
+    info[k.step[c]] = NewDoubles(b.metrics() + c, n, nm);
+  }
+  return py::make_tuple(std::move(obs), std::move(rewards), std::move(term),
+                        std::move(trunc), std::move(info));
 }
 
 }  // namespace
@@ -359,70 +615,35 @@ void RegisterEnvBindings(py::module_& m) {
           "starts env i's seed sequence.")
       .def(
           "step",
-          [](BatchSimulation& b, py::array action) {
-            const ActionSpec& spec = b.action_spec();
-            const py::ssize_t n = b.num_envs(), s = b.num_subflows();
-            const bool ok_shape =
-                action.size() == n * s &&
-                ((action.ndim() == 2 && action.shape(0) == n &&
-                  action.shape(1) == s) ||
-                 (n == 1 && action.ndim() == 1 && action.shape(0) == s));
-            if (!ok_shape) {
-              throw py::value_error("action has shape " + ShapeText(action) +
-                                    "; expected (" + std::to_string(n) + ", " +
-                                    std::to_string(s) +
-                                    ") (num_envs, num_subflows)");
-            }
-            const char kind = action.dtype().kind();
-            if (spec.discrete) {
-              if (kind != 'i' && kind != 'u') {
-                throw py::value_error(
-                    "discrete actions must be integers, got dtype " +
-                    std::string(py::str(action.dtype())));
-              }
-              auto a = py::array_t<int64_t,
-                                   py::array::c_style |
-                                       py::array::forcecast>::ensure(action);
-              ExclusiveUse use(*b.use_flag(), kBatch);
-              py::gil_scoped_release release;
-              b.Step(nullptr, a.data());
-            } else {
-              // Real numbers only: a bool, complex or object array is not an
-              // action (numpy would cast it silently).
-              if (kind != 'f' && kind != 'i' && kind != 'u') {
-                throw py::value_error(
-                    "actions must be real numbers (a float or integer "
-                    "array), got dtype " + std::string(py::str(action.dtype())));
-              }
-              // Finite values beyond float32 would become inf in the cast.
-              if (kind == 'f' && action.itemsize() > 4) {
-                auto wide = py::array_t<double, py::array::c_style |
-                                                    py::array::forcecast>::
-                    ensure(action);
-                const double* w = wide.data();
-                for (py::ssize_t k = 0; k < wide.size(); ++k) {
-                  if (std::isfinite(w[k]) &&
-                      std::fabs(w[k]) > std::numeric_limits<float>::max()) {
-                    throw py::value_error(
-                        "action for env " + std::to_string(k / s) +
-                        ", subflow " + std::to_string(k % s) + " is " +
-                        py::str(py::float_(w[k])).cast<std::string>() +
-                        ", beyond the float32 range of the action space "
-                        "(|a| <= 3.4e38)");
-                  }
-                }
-              }
-              auto a =
-                  py::array_t<float, py::array::c_style |
-                                         py::array::forcecast>::ensure(action);
-              if (!a) throw py::value_error("action must be numeric");
-              ExclusiveUse use(*b.use_flag(), kBatch);
-              py::gil_scoped_release release;
-              b.Step(a.data(), nullptr);
-            }
+          [](BatchSimulation& b, py::handle action) {
+            StepWithAction(b, action);
           },
           py::arg("action"),
           "Steps every env (GIL released); results land in the buffers.")
+      .def("set_timing", &BatchSimulation::set_timing, py::arg("on"),
+           "Starts (or stops) recording timing(): off by default, since "
+           "the thread CPU clock is a system call per step in a VM.")
+      .def(
+          "timing",
+          [](const BatchSimulation& b) {
+            py::dict d;
+            d["enabled"] = b.timing();
+            d["steps"] = b.steps_taken();
+            d["parallel_s"] = b.parallel_seconds();
+            d["parallel_caller_cpu_s"] = b.parallel_caller_cpu_seconds();
+            return d;
+          },
+          "Step calls so far, the wall seconds they spent in the thread "
+          "pool (the parallel part; the rest of a step's time is serial) and "
+          "the calling thread's CPU seconds in there.")
+      .def("step_vector", &StepVector, py::arg("action"),
+           py::arg("copy_obs") = true,
+           "Steps every env and returns (obs, rewards, terminated, "
+           "truncated, info of (num_envs,) step-metric arrays).")
+      .def("step_single", &StepSingle, py::arg("action"),
+           py::arg("info_level") = 1,
+           "One-env batch: steps and returns Gymnasium's (obs, reward, "
+           "terminated, truncated, info), info built as OrbitCCEnv documents.")
       .def(
           "simulation",
           [](BatchSimulation& b, int i) {

@@ -10,6 +10,7 @@
 #include "engine/spec.h"
 #include "env/batch_simulation.h"
 #include "spec/scenario_params.h"
+#include "net/queue_discipline.h"
 #include "transport/stream_scheduler.h"
 
 namespace py = pybind11;
@@ -188,6 +189,27 @@ void RegisterParamBindings(py::module_& m) {
       "refwa_router_params",
       []() { return ParamTableToPy(RefwaParams::Params()); },
       "The REFWA router's settings (a link's router: {type: refwa, ...}).");
+  m.def(
+      "queue_kinds", []() { return QueueKindNames(); },
+      "A link's queue disciplines: droptail, codel, fq_codel, red.");
+  m.def(
+      "queue_params",
+      [](const std::string& kind) {
+        const std::vector<std::string>& names = QueueKindNames();
+        for (size_t k = 0; k < names.size(); ++k) {
+          if (names[k] == kind) {
+            return ParamTableToPy(
+                QueueConfig::Params(static_cast<QueueKind>(k)));
+          }
+        }
+        std::string list;
+        for (const auto& a : names) list += (list.empty() ? "" : ", ") + a;
+        throw py::value_error("queue '" + kind + "' is unknown; allowed: " +
+                              list);
+      },
+      py::arg("kind"),
+      "The settings of a queue discipline (a link's queue: {type: <kind>, "
+      "...}): name, default, range, help.");
   m.def(
       "stream_params", []() { return ParamTableToPy(StreamParams()); },
       "A multi-stream QUIC flow's settings (stream scheduler, weights).");

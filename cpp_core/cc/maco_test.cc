@@ -79,9 +79,10 @@ class MacoTest : public ::testing::Test {
  protected:
   std::unique_ptr<Maco> Make(int index = 0,
                              std::map<std::string, double> p = {},
-                             int path = -1) {
+                             int path = -1, uint32_t initial_window = 10) {
     ControllerContext ctx;
     ctx.mss = kMss;
+    ctx.initial_window_packets = initial_window;
     ctx.subflow_index = index;
     ctx.path_id = path < 0 ? index : path;
     ctx.connection = &conn_;
@@ -199,7 +200,8 @@ TEST_F(MacoTest, AveragedBdpIntegratesOverTheLastRoundTrip) {
 TEST_F(MacoTest, QuickStartWithoutHistoryUsesFourMssAndBdpThreshold) {
   oracle_.default_capacity_bps = 100e6;
   oracle_.prop_rtt = Millis(50);
-  auto m = Make();
+  // A transport whose own initial window is below 4 MSS: Alg. 2 line 14.
+  auto m = Make(0, {}, -1, /*initial_window=*/2);
   m->OnPacketSent(Seconds(1), kMss, kMss, false);
   EXPECT_EQ(m->cwnd_bytes(), 4u * kMss);    // Alg. 2 line 14
   EXPECT_EQ(m->ssthresh_bytes(), 625000u);  // SST = C_A * D
@@ -207,6 +209,20 @@ TEST_F(MacoTest, QuickStartWithoutHistoryUsesFourMssAndBdpThreshold) {
   // Slow start adds one MSS per acknowledged MSS (Alg. 2 line 18).
   Ack(*m, Seconds(1) + Millis(50), Millis(50));
   EXPECT_EQ(m->cwnd_bytes(), 5u * kMss);
+}
+
+TEST_F(MacoTest, QuickStartWithoutHistoryNeverStartsBelowTheTransportWindow) {
+  // Choice (maco.cc): the no-history window is max(4 MSS, the transport's
+  // initial window), so MACO starts where OLIA and BBR start (RFC 9002: 10).
+  oracle_.default_capacity_bps = 100e6;
+  oracle_.prop_rtt = Millis(50);
+  auto m = Make();
+  m->OnPacketSent(Seconds(1), kMss, kMss, false);
+  EXPECT_EQ(m->cwnd_bytes(), 10u * kMss);
+  EXPECT_EQ(m->ssthresh_bytes(), 625000u);
+  auto q = Make(0, {{"qs_initial_packets", 16}});
+  q->OnPacketSent(Seconds(1), kMss, kMss, false);
+  EXPECT_EQ(q->cwnd_bytes(), 16u * kMss);  // a larger configured window wins
 }
 
 TEST_F(MacoTest, QuickStartUsesOwnHistoryAfterReconnect) {
@@ -415,9 +431,11 @@ TEST_F(MacoTest, RecordsRecoveryTimeUntilCwndReachesBdp) {
   const auto& r = m->recovery_records()[0];
   EXPECT_EQ(r.phase, Maco::Phase::kSlowStart);
   EXPECT_EQ(r.start, Seconds(1));
-  // 4 MSS -> 25000 B at one MSS per ACK, one ACK per ms: ~17 ms.
-  EXPECT_GE(r.duration, Millis(15));
-  EXPECT_LE(r.duration, Millis(22));
+  // 10 MSS (the transport's initial window) -> 25000 B at one MSS per ACK,
+  // one ACK per ms: ~7 ms, plus the few ms the Eq. 14 average needs to
+  // cover its window: ~11 ms.
+  EXPECT_GE(r.duration, Millis(9));
+  EXPECT_LE(r.duration, Millis(15));
   // Congestion: the CA clock runs until the window is back at the BDP.
   m->OnPacketsLost(Loss(now, Millis(60), now - Millis(20)));
   ASSERT_TRUE(m->last_loss_judged_congestion());

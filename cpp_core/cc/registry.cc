@@ -6,6 +6,7 @@
 
 #include "cc/balia.h"
 #include "cc/bbr.h"
+#include "cc/bbr3.h"
 #include "cc/controller.h"
 #include "cc/cubic.h"
 #include "cc/external.h"
@@ -44,6 +45,7 @@ const std::vector<Entry>& Registry() {
       {"cubic", false, Make<Cubic>, Cubic::Params},
       {"external", false, Make<External>, NoParams},
       {"bbr", false, Make<Bbr>, Bbr::Params},
+      {"bbr3", false, Make<Bbr3>, Bbr3::Params},
       {"lia", true, Make<Lia>, NoParams},
       {"olia", true, Make<Olia>, NoParams},
       {"balia", true, Make<Balia>, NoParams},

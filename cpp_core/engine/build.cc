@@ -65,7 +65,7 @@ void Simulation::BuildLinks() {
       s.loss_rate = ls.loss_rate;
       process = std::make_unique<ScheduleProcess>(std::vector<LinkState>{s});
     }
-    LinkConfig config{ls.name, ls.buffer_packets, ls.buffer_bytes};
+    LinkConfig config{ls.name, ls.buffer_packets, ls.buffer_bytes, ls.queue};
     links_.push_back(std::make_unique<Link>(
         static_cast<int>(i), config, std::move(process), spec_.seed, this));
     if (ls.make_router_agent) {

@@ -12,6 +12,7 @@
 #include "app/app_spec.h"
 #include "cc/controller.h"
 #include "net/link_process.h"
+#include "net/queue_discipline.h"
 #include "net/router_agent.h"
 #include "engine/domain_randomization.h"
 #include "sim/param_spec.h"
@@ -56,6 +57,9 @@ struct LinkSpec {
   double loss_rate = 0.0;
   uint64_t buffer_packets = 0;  // 0 and buffer_bytes 0: unlimited
   uint64_t buffer_bytes = 0;
+  // The queue discipline: drop-tail (default) or an AQM
+  // (net/queue_discipline.h; spec key "queue").
+  QueueConfig queue;
   // Piecewise-constant schedule overriding the constants above when not
   // empty (first entry at time 0), optionally repeating with `period`.
   std::vector<LinkState> schedule;

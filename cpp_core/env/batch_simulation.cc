@@ -1,11 +1,23 @@
 #include "env/batch_simulation.h"
 
+#include <time.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
 namespace orbitcc {
+namespace {
+
+int64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
 
 AutoresetMode ParseAutoresetMode(const std::string& name) {
   if (name == "next_step") return AutoresetMode::kNextStep;
@@ -120,6 +132,11 @@ void BatchSimulation::Step(const float* box, const int64_t* discrete) {
                                                         ": " + e.what());
     }
   }
+  // Timing is opt-in: the thread CPU clock is a system call in a VM.
+  const bool timed = timing_;
+  const auto started = timed ? std::chrono::steady_clock::now()
+                             : std::chrono::steady_clock::time_point();
+  const int64_t cpu_started = timed ? ThreadCpuNs() : 0;
   pool_.ParallelFor(num_envs(), [&](int i) {
     reset_happened_[i] = 0;
     if (autoreset_ == AutoresetMode::kNextStep && needs_reset_[i]) {
@@ -153,6 +170,12 @@ void BatchSimulation::Step(const float* box, const int64_t* discrete) {
       // Metrics stay those of the reset (t = 0); final_metrics has the step.
     }
   });
+  ++steps_taken_;
+  if (!timed) return;
+  parallel_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now() - started)
+                      .count();
+  parallel_cpu_ns_ += ThreadCpuNs() - cpu_started;
 }
 
 const Summary& BatchSimulation::last_summary(int i) {

@@ -81,6 +81,19 @@ class BatchSimulation {
   // several threads holds this flag (ExclusiveUse) while doing so; the
   // Python bindings do, and so do the Simulation handles they give out.
   const std::shared_ptr<UseFlag>& use_flag() const { return use_; }
+  // Wall seconds the Step calls spent inside the thread pool (every env's
+  // simulation work), the calling thread's CPU seconds in there (with one
+  // thread: all of that work, immune to being descheduled on a busy
+  // machine), and how many Step calls there were: against the caller's
+  // whole loop this gives the serial share of a batched step, Amdahl's s
+  // (orbitcc-bench's cores table).
+  // Off by default (reading the thread CPU clock costs a system call per
+  // Step in a virtual machine); orbitcc-bench turns it on.
+  void set_timing(bool on) { timing_ = on; }
+  bool timing() const { return timing_; }
+  double parallel_seconds() const { return parallel_ns_ * 1e-9; }
+  double parallel_caller_cpu_seconds() const { return parallel_cpu_ns_ * 1e-9; }
+  uint64_t steps_taken() const { return steps_taken_; }
 
  private:
   EnvOutput Output(int i);
@@ -112,6 +125,10 @@ class BatchSimulation {
   std::vector<uint8_t> has_summary_;
   Summary scratch_;
   std::shared_ptr<UseFlag> use_ = std::make_shared<UseFlag>();
+  bool timing_ = false;
+  int64_t parallel_ns_ = 0;
+  int64_t parallel_cpu_ns_ = 0;
+  uint64_t steps_taken_ = 0;
 };
 
 }  // namespace orbitcc

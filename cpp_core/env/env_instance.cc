@@ -343,12 +343,23 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   int srtt_n = 0;
   // Feature inputs per subflow; the features are computed once the
   // background flows' step is known (the background oracle needs it).
-  std::vector<FeatureInputs> inputs(num_subflows_);
-  std::vector<int> link_of(num_subflows_, -1);  // index into links_used
+  // Scratch members, reused every step: a step allocates nothing (heap
+  // traffic from many envs on many threads was a shared resource).
+  std::vector<FeatureInputs>& inputs = scratch_.inputs;
+  inputs.assign(num_subflows_, FeatureInputs{});
+  std::vector<int>& link_of = scratch_.link_of;  // index into links_used
+  link_of.assign(num_subflows_, -1);
   // Reward inputs beyond the step metrics.
-  StepMeasures sm_in;
-  std::vector<int> links_used;
-  std::vector<double> link_test_mbps;  // parallel to links_used
+  StepMeasures& sm_in = scratch_.measures;
+  {
+    std::vector<StepMeasures::SharedLink> shared = std::move(sm_in.shared);
+    sm_in = StepMeasures{};
+    sm_in.shared = std::move(shared);
+  }
+  std::vector<int>& links_used = scratch_.links_used;
+  links_used.clear();
+  std::vector<double>& link_test_mbps = scratch_.link_test_mbps;  // parallel
+  link_test_mbps.clear();
   double queueing_sum = 0, base_rtt_sum = 0;
   int queueing_n = 0, base_n = 0;
   const double handover_flag = step_handovers_.empty() ? 0.0 : 1.0;
@@ -479,7 +490,10 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   // Background flows on the links the test subflows use (fair reward).
   sm_in.shared.resize(links_used.size());
   for (size_t k = 0; k < links_used.size(); ++k) {
-    sm_in.shared[k].test_mbps = link_test_mbps[k];
+    StepMeasures::SharedLink& l = sm_in.shared[k];
+    l.test_mbps = link_test_mbps[k];
+    l.background_mbps.clear();
+    l.background_demand_mbps.clear();
   }
   for (size_t b = 0; b < background_last_.size(); ++b) {
     const int g = num_subflows_ + static_cast<int>(b);

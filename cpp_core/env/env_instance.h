@@ -133,6 +133,14 @@ class EnvInstance {
   std::vector<double> rate_max_mbps_;      // decaying max of delivery rates
   std::vector<double> capacity_bps_;       // last non-zero path capacity
   std::vector<Counters> background_last_;  // background subflows
+  struct Scratch {  // Observe's working memory, kept between steps
+    std::vector<FeatureInputs> inputs;
+    std::vector<int> link_of;
+    std::vector<int> links_used;
+    std::vector<double> link_test_mbps;
+    StepMeasures measures;
+  };
+  Scratch scratch_;
 };
 
 }  // namespace orbitcc

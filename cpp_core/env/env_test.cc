@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "engine/simulation.h"
@@ -175,6 +178,28 @@ TEST(ThreadPoolTest, RunsEveryIndexAndRethrows) {
                std::runtime_error);
   pool.ParallelFor(5, [&](int i) { hits[i] += 1; });
   EXPECT_EQ(hits[4], 2);
+}
+
+// Back-to-back rounds (workers still spinning) and rounds after an idle
+// pause longer than the spin (workers asleep) both run every index exactly
+// once, in chunks, whatever the index count relative to the threads.
+TEST(ThreadPoolTest, EveryIndexOnceAcrossSpinningAndSleepingRounds) {
+  ThreadPool pool(4);
+  EXPECT_EQ(pool.ChunkSize(64), 4);  // 64 / (4 * 4 threads)
+  EXPECT_EQ(pool.ChunkSize(3), 1);
+  std::vector<std::atomic<int>> hits(257);
+  for (int round = 0; round < 300; ++round) {
+    const int n = 1 + (round * 37) % 257;
+    for (int i = 0; i < n; ++i) hits[i].store(0);
+    pool.ParallelFor(n, [&](int i) { hits[i].fetch_add(1); });
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(hits[i].load(), 1) << round << " " << i;
+    }
+    if (round % 50 == 49) {  // let the workers fall asleep
+      std::this_thread::sleep_for(
+          std::chrono::nanoseconds(4 * ThreadPool::kSpinNs));
+    }
+  }
 }
 
 std::vector<float> RunBatch(int num_envs, int threads, AutoresetMode mode) {

@@ -1,8 +1,39 @@
 #include "env/thread_pool.h"
 
+#include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define ORBITCC_CPU_RELAX() _mm_pause()
+#elif defined(__aarch64__)
+#define ORBITCC_CPU_RELAX() asm volatile("yield")
+#else
+#define ORBITCC_CPU_RELAX() ((void)0)
+#endif
+
 namespace orbitcc {
+namespace {
+
+// Spins until ready() or kSpinNs have passed; whether ready() held. Yields
+// the core now and then, so an oversubscribed machine loses little to it.
+template <typename Ready>
+bool SpinUntil(const Ready& ready) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::nanoseconds(ThreadPool::kSpinNs);
+  for (int k = 1;; ++k) {
+    if (ready()) return true;
+    if ((k & 63) == 0) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::yield();
+    } else {
+      ORBITCC_CPU_RELAX();
+    }
+  }
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
   if (num_threads < 1) throw std::invalid_argument("num_threads must be >= 1");
@@ -14,40 +45,52 @@ ThreadPool::ThreadPool(int num_threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
+    stop_.store(true, std::memory_order_release);
   }
   wake_.notify_all();
   for (std::thread& t : workers_) t.join();
 }
 
+int ThreadPool::ChunkSize(int n) const {
+  return std::max(1, n / (4 * num_threads()));
+}
+
 void ThreadPool::RunTasks() {
   for (;;) {
-    const int i = next_.fetch_add(1, std::memory_order_relaxed);
-    if (i >= n_) return;
-    try {
-      (*fn_)(i);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!error_) error_ = std::current_exception();
+    const int begin = next_.fetch_add(chunk_, std::memory_order_relaxed);
+    if (begin >= n_) return;
+    const int end = std::min(n_, begin + chunk_);
+    for (int i = begin; i < end; ++i) {
+      try {
+        (*fn_)(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!error_) error_ = std::current_exception();
+      }
     }
   }
 }
 
 void ThreadPool::WorkerLoop() {
   uint64_t seen = 0;
+  const auto ready = [&] {
+    return stop_.load(std::memory_order_acquire) ||
+           generation_.load(std::memory_order_acquire) != seen;
+  };
   for (;;) {
-    {
+    if (!SpinUntil(ready)) {
       std::unique_lock<std::mutex> lock(mu_);
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
+      wake_.wait(lock, ready);
     }
+    if (stop_.load(std::memory_order_acquire)) return;
+    seen = generation_.load(std::memory_order_acquire);
     RunTasks();
-    {
+    if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // The last worker out wakes the caller if it went to sleep; taking
+      // the lock orders this after the caller's check of active_.
       std::lock_guard<std::mutex> lock(mu_);
-      --active_;
+      done_cv_.notify_one();
     }
-    done_cv_.notify_one();
   }
 }
 
@@ -61,17 +104,26 @@ void ThreadPool::ParallelFor(int n, const std::function<void(int)>& fn) {
     std::lock_guard<std::mutex> lock(mu_);
     fn_ = &fn;
     n_ = n;
+    chunk_ = ChunkSize(n);
     next_.store(0, std::memory_order_relaxed);
-    active_ = static_cast<int>(workers_.size());
+    active_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
     error_ = nullptr;
-    ++generation_;
+    // Published with release: a spinning worker that sees the new
+    // generation also sees fn_, n_, chunk_ and the counters.
+    generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
   RunTasks();
+  const auto all_done = [&] {
+    return active_.load(std::memory_order_acquire) == 0;
+  };
+  if (!SpinUntil(all_done)) {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, all_done);
+  }
   std::exception_ptr error;
   {
-    std::unique_lock<std::mutex> lock(mu_);
-    done_cv_.wait(lock, [&] { return active_ == 0; });
+    std::lock_guard<std::mutex> lock(mu_);
     error = error_;
     error_ = nullptr;
     fn_ = nullptr;

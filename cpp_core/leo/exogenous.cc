@@ -119,6 +119,9 @@ void LinkJitterParams::Validate(const std::string& where) const {
         capacity_sigma <= 2.0)) {
     Require(false, where + ".capacity_sigma", "[0, 2]", capacity_sigma);
   }
+  if (!(std::isfinite(max_factor) && max_factor >= 0.0 && max_factor <= 100.0)) {
+    Require(false, where + ".max_factor", "[0, 100] (0: no ceiling)", max_factor);
+  }
   if (!(interval >= kNsPerMs && interval <= 3600 * kNsPerSec)) {
     Require(false, where + ".interval_s", "[0.001, 3600] s",
             ToSeconds(interval));
@@ -187,7 +190,9 @@ class JitteredLink : public LinkProcess {
     s.time = t;
     s.handover = handover;
     const double sg = p_.capacity_sigma;
-    s.capacity_bps = current_.capacity_bps * std::exp(sg * x_ - 0.5 * sg * sg);
+    double factor = std::exp(sg * x_ - 0.5 * sg * sg);
+    if (p_.max_factor > 0.0) factor = std::min(factor, p_.max_factor);
+    s.capacity_bps = current_.capacity_bps * factor;
     s.propagation_delay = current_.propagation_delay + extra_delay_;
     return s;
   }

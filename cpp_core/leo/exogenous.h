@@ -78,8 +78,13 @@ double StandardNormal(Rng& rng);
 //              uniformly in [0, handover_delay_max] (latency jumps at
 //              reassignment; it also holds from time 0).
 // Outages of the base (capacity 0) stay outages.
+//   ceiling    when `max_factor` > 0 the factor is capped at it: a link whose
+//              base is a link budget's Shannon rate (the MACO paper's Eq. 3)
+//              cannot carry more than that rate, so its jitter is a fade
+//              below the budget (max_factor = 1), whose mean is then below 1.
 struct LinkJitterParams {
   double capacity_sigma = 0.0;  // >= 0, <= 2
+  double max_factor = 0.0;      // 0: no ceiling; else > 0
   TimeNs interval = 1 * kNsPerSec;
   double correlation = 0.0;  // [0, 1)
   bool redraw_at_handover = true;

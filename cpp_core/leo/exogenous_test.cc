@@ -162,6 +162,34 @@ TEST(LinkJitter, CapacityFactorHasMeanOneAndTheGivenCorrelation) {
   EXPECT_NEAR(sum_lag / n_lag, 0.8, 0.06);
 }
 
+TEST(LinkJitter, CeilingCapsTheFactorAtTheBaseRate) {
+  // max_factor = 1: the jitter is a fade below the base (a link budget's
+  // Shannon rate). The capped log-normal has mean
+  // E[min(1, exp(sigma x - sigma^2/2))] = 2 Phi(-sigma/2) (x ~ N(0, 1)), and
+  // sits at the ceiling with probability 1 - Phi(sigma/2).
+  LinkJitterParams p;
+  p.capacity_sigma = 0.3;
+  p.interval = 100 * kNsPerMs;
+  p.correlation = 0.0;
+  p.redraw_at_handover = false;
+  p.max_factor = 1.0;
+  double sum_f = 0.0;
+  long n = 0, at_ceiling = 0;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    for (const LinkState& st : RunJitter(seed, p, 135 * kNsPerSec).states) {
+      if (st.capacity_bps <= 0.0) continue;
+      const double f = st.capacity_bps / 100e6;
+      EXPECT_LE(f, 1.0);
+      sum_f += f;
+      at_ceiling += f == 1.0 ? 1 : 0;
+      ++n;
+    }
+  }
+  const double phi_half_sigma = 0.5 * std::erfc(-0.15 / std::sqrt(2.0));
+  EXPECT_NEAR(sum_f / n, 2.0 * (1.0 - phi_half_sigma), 0.01);
+  EXPECT_NEAR(static_cast<double>(at_ceiling) / n, 1.0 - phi_half_sigma, 0.02);
+}
+
 TEST(LinkJitter, OutagesStayOutagesAndDelayJumpsOnlyAtHandovers) {
   LinkJitterParams p;
   p.capacity_sigma = 0.2;

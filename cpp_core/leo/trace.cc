@@ -480,7 +480,16 @@ std::unique_ptr<LinkProcess> MakeStarlinkTraceLink(
   bw_options.packet_bytes = options.packet_bytes;
   bw_options.loss_rate = options.loss_rate;
   bw_options.start_offset = options.start_offset;
-  auto bandwidth_process = MakeMahimahiProcess(bandwidth, bw_options);
+  std::unique_ptr<LinkProcess> bandwidth_process;
+  if (options.constant_capacity_bps > 0.0) {
+    LinkState level;
+    level.capacity_bps = options.constant_capacity_bps;
+    level.loss_rate = options.loss_rate;
+    bandwidth_process = std::make_unique<TimelineProcess>(
+        std::vector<LinkState>{level}, /*period=*/0);
+  } else {
+    bandwidth_process = MakeMahimahiProcess(bandwidth, bw_options);
+  }
 
   std::vector<LinkState> delay_segments;
   delay_segments.reserve(delays_ms.size());

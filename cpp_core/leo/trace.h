@@ -137,6 +137,11 @@ struct StarlinkTraceOptions {
   bool mark_reconfigurations = true;
   TimeNs reconfiguration_period = 15 * kNsPerSec;
   TimeNs reconfiguration_offset = 12 * kNsPerSec;  // in trace time
+  // > 0: the link's capacity is this constant and only the delay file is
+  // replayed (a return path whose delay follows the trace, as LeoReplayer's
+  // mm-delay applies the delay file in both directions, while ACKs need a
+  // negligible share of the capacity).
+  double constant_capacity_bps = 0.0;
 };
 std::unique_ptr<LinkProcess> MakeStarlinkTraceLink(
     const std::string& bandwidth_path, const std::string& delay_path,

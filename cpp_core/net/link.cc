@@ -15,7 +15,8 @@ Link::Link(int id, LinkConfig config, std::unique_ptr<LinkProcess> process,
       process_(std::move(process)),
       seed_(seed),
       host_(host),
-      events_(host->event_queue()) {}
+      events_(host->event_queue()),
+      aqm_(MakeQueueDiscipline(config_.queue, seed, id)) {}
 
 void Link::Start() {
   state_ = process_->Initial();
@@ -30,7 +31,8 @@ void Link::Start() {
 bool Link::BufferFull(uint32_t incoming_bytes) const {
   // The buffer counts the packet being serialised, so a buffer of B packets
   // delays a packet by at most B transmission times (queue + its own).
-  if (config_.buffer_packets > 0 && queue_.size() >= config_.buffer_packets) {
+  if (config_.buffer_packets > 0 &&
+      queue_packets() >= config_.buffer_packets) {
     return true;
   }
   if (config_.buffer_bytes > 0 &&
@@ -59,6 +61,10 @@ void Link::Admit(TimeNs now, const Packet& packet) {
     host_->OnLinkDrop(now, packet, LossCause::kOutage);
     return;
   }
+  if (aqm_ != nullptr) {
+    AdmitToDiscipline(now, packet);
+    return;
+  }
   if (BufferFull(packet.bytes)) {
     // A full buffer during an outage overflowed because of the outage.
     const LossCause cause =
@@ -71,9 +77,37 @@ void Link::Admit(TimeNs now, const Packet& packet) {
   OnQueued(now, packet.bytes);
 }
 
+void Link::AdmitToDiscipline(TimeNs now, const Packet& packet) {
+  AccountQueue(now);
+  // FQ-CoDel makes room by dropping from the fattest flow; CoDel and RED
+  // tail-drop what does not fit, as drop-tail does.
+  while (BufferFull(packet.bytes) && aqm_->DropForSpace(now, this)) {
+    SyncQueueBytes();
+  }
+  if (BufferFull(packet.bytes)) {
+    const LossCause cause = state_.capacity_bps <= 0.0
+                                ? LossCause::kOutage
+                                : LossCause::kQueueOverflow;
+    ++stats_.drops[cause];
+    host_->OnLinkDrop(now, packet, cause);
+    return;
+  }
+  aqm_->Enqueue(now, packet, state_.capacity_bps, this);  // RED may drop it
+  SyncQueueBytes();
+  stats_.max_queue_bytes = std::max(stats_.max_queue_bytes, queue_bytes_);
+  if (!busy_ && aqm_->packets() > 0) StartTransmission(now);
+}
+
+void Link::OnQueueDrop(TimeNs now, const Packet& packet) {
+  // The caller brings queue_bytes_ up to date (SyncQueueBytes).
+  ++stats_.drops.queue_overflow;
+  ++stats_.aqm_drops;
+  host_->OnLinkDrop(now, packet, LossCause::kQueueOverflow);
+}
+
 void Link::Enqueue(TimeNs now, const Packet& packet, uint16_t hop,
                    uint16_t route) {
-  if ((router_ != nullptr && !packet.is_ack) ||
+  if ((router_ != nullptr && !packet.is_ack) || aqm_ != nullptr ||
       (state_.capacity_bps <= 0.0 && state_.drop_arrivals) ||
       BufferFull(packet.bytes)) {
     Packet p = packet;  // the router or the drop sees it stamped
@@ -109,6 +143,15 @@ void Link::OnQueued(TimeNs now, uint32_t bytes) {
 }
 
 void Link::StartTransmission(TimeNs now) {
+  if (aqm_ != nullptr) {
+    // The discipline picks the next packet (and may drop some first).
+    AccountQueue(now);
+    Packet next;
+    const bool have = aqm_->Dequeue(now, &next, this);
+    if (have) queue_.push_back(next);
+    SyncQueueBytes();
+    if (!have) return;
+  }
   busy_ = true;
   remaining_bits_ = 8.0 * queue_.front().bytes;
   tx_progress_time_ = now;
@@ -162,7 +205,9 @@ void Link::OnTransmitted(TimeNs now, int64_t generation) {
     f.packet = packet;
     if (was_empty) events_->Push(arrival, EventKind::kLinkArrival, id_, 0);
   }
-  if (!queue_.empty()) StartTransmission(now);
+  if (!queue_.empty() || (aqm_ != nullptr && aqm_->packets() > 0)) {
+    StartTransmission(now);
+  }
 }
 
 void Link::OnArrival(TimeNs now) {

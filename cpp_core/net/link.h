@@ -1,5 +1,6 @@
-// A unidirectional link: drop-tail queue, serialisation at the current
-// capacity, then propagation (design decision 4).
+// A unidirectional link: a drop-tail queue (or an AQM discipline,
+// net/queue_discipline.h), serialisation at the current capacity, then
+// propagation (design decision 4).
 //
 // Capacity, delay and loss rate change over time as a LinkProcess dictates.
 // Capacity 0 is an outage: the packet being serialised pauses and the queue is
@@ -18,6 +19,7 @@
 
 #include "net/link_process.h"
 #include "net/packet.h"
+#include "net/queue_discipline.h"
 #include "net/ring_buffer.h"
 #include "net/router_agent.h"
 #include "sim/event_queue.h"
@@ -47,12 +49,14 @@ struct LinkConfig {
   std::string name;
   uint64_t buffer_packets = 0;  // 0 = unlimited (when buffer_bytes is 0 too)
   uint64_t buffer_bytes = 0;    // 0 = not limited in bytes
+  QueueConfig queue;            // drop-tail unless an AQM is chosen
 };
 
 struct LinkStats {
   uint64_t packets_transmitted = 0;
   uint64_t bytes_transmitted = 0;  // serialised (including later-corrupted)
   LossCounts drops;
+  uint64_t aqm_drops = 0;  // of drops.queue_overflow, made by the AQM
   double capacity_bit_ns = 0.0;  // integral of capacity over time (bits*1e9)
   uint64_t max_queue_bytes = 0;
   // Integral of the queue's bytes over time (bytes*ns), up to the last
@@ -60,7 +64,7 @@ struct LinkStats {
   double queue_byte_ns = 0.0;
 };
 
-class Link {
+class Link : private QueueDropSink {
  public:
   Link(int id, LinkConfig config, std::unique_ptr<LinkProcess> process,
        uint64_t seed, LinkHost* host);
@@ -90,13 +94,16 @@ class Link {
   double capacity_bps() const { return state_.capacity_bps; }
   TimeNs propagation_delay() const { return state_.propagation_delay; }
   uint64_t queue_bytes() const { return queue_bytes_; }
-  size_t queue_packets() const { return queue_.size(); }
+  size_t queue_packets() const {
+    return queue_.size() + (aqm_ != nullptr ? aqm_->packets() : 0);
+  }
   size_t packets_in_propagation() const { return pipe_.size(); }
   // Data packets queued or propagating on this link (conservation checks).
   uint64_t DataPacketsHeld() const {
     uint64_t n = 0;
     for (size_t i = 0; i < queue_.size(); ++i) n += !queue_[i].is_ack;
     for (size_t i = 0; i < pipe_.size(); ++i) n += !pipe_[i].packet.is_ack;
+    if (aqm_ != nullptr) n += aqm_->DataPackets();
     return n;
   }
   // Capacity integral including the current, not yet closed, interval.
@@ -118,6 +125,11 @@ class Link {
     Packet packet;
   };
   bool BufferFull(uint32_t incoming_bytes) const;
+  // Admit's AQM branch: the discipline takes the packet (or drops it).
+  void AdmitToDiscipline(TimeNs now, const Packet& packet);
+  // QueueDropSink: the discipline dropped a packet it held (or, RED, one
+  // arriving); a congestion loss.
+  void OnQueueDrop(TimeNs now, const Packet& packet) override;
   // Enqueue after the router agent (if any) has seen the packet.
   void Admit(TimeNs now, const Packet& packet);
   // Accounts a packet of `bytes` just appended to the queue.
@@ -138,13 +150,21 @@ class Link {
   LinkState next_state_;
   bool has_next_state_ = false;
 
-  RingBuffer<Packet> queue_;  // front() is being serialised when busy_
+  // front() is being serialised when busy_. With an AQM it holds that packet
+  // only; aqm_ holds the ones waiting.
+  RingBuffer<Packet> queue_;
+  std::unique_ptr<QueueDiscipline> aqm_;  // nullptr: drop-tail
   uint64_t queue_bytes_ = 0;
   TimeNs queue_changed_ = 0;  // time of the last change of queue_bytes_
   void AccountQueue(TimeNs now) {
     stats_.queue_byte_ns += static_cast<double>(queue_bytes_) *
                             static_cast<double>(now - queue_changed_);
     queue_changed_ = now;
+  }
+  // With an AQM: the queue's bytes are the packet in service and the
+  // discipline's (after AccountQueue for the interval before the change).
+  void SyncQueueBytes() {
+    queue_bytes_ = (queue_.empty() ? 0 : queue_.front().bytes) + aqm_->bytes();
   }
   RingBuffer<InFlight> pipe_;
   TimeNs last_arrival_ = 0;

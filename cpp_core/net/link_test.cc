@@ -97,7 +97,7 @@ std::unique_ptr<Link> MakeLink(FakeHost* host, std::vector<LinkState> states,
                                uint64_t buffer_bytes = 0, uint64_t seed = 1,
                                int id = 0) {
   auto link = std::make_unique<Link>(
-      id, LinkConfig{"test", buffer_packets, buffer_bytes},
+      id, LinkConfig{"test", buffer_packets, buffer_bytes, QueueConfig{}},
       std::make_unique<ScheduleProcess>(std::move(states)), seed, host);
   link->Start();
   return link;

@@ -43,6 +43,7 @@ enum class StreamId : uint64_t {
   kApplication = 5,  // application-level randomness (e.g. video frames)
   kController = 6,   // controllers' own randomness (BBR's cycle phase)
   kFlowTiming = 7,   // flow start jitter (FlowSpec::start_jitter)
+  kQueue = 8,        // counter-based AQM draws (RED's early drop)
 };
 
 // xoshiro256** generator: small, fast, and statistically strong.

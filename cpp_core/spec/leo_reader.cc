@@ -497,16 +497,22 @@ ParsedModel ParseStarlinkTrace(DictReader& r) {
   // [0, random_start_periods) and drawn from Rng(seed, StreamId::kOrbit,
   // link), so the 15 s grid and the oracle's handover grid stay aligned.
   const int64_t periods = r.Int("random_start_periods", 0, 0, 1000000);
+  // The stream of that draw: the link's index by default; two links naming
+  // the same stream (a trace link and its return) start at the same offset.
+  const int64_t stream = r.Int("random_start_stream", -1, -1, 1000000);
+  o.constant_capacity_bps =
+      r.FloatIn("constant_capacity_mbps", 0.0, 0.0, 1e6) * 1e6;
   r.RejectUnknown();
   auto trace = std::make_shared<const MahimahiTrace>(ReadMahimahiTrace(bw));
   auto delays =
       std::make_shared<const std::vector<double>>(ReadDelayFile(delay));
   ParsedModel m;
-  m.make_process = [trace, delay, delays, o, periods](uint64_t seed,
-                                                      int link) {
+  m.make_process = [trace, delay, delays, o, periods, stream](uint64_t seed,
+                                                              int link) {
     StarlinkTraceOptions opts = o;
     if (periods > 0) {
-      Rng rng(seed, StreamId::kOrbit, static_cast<uint64_t>(link));
+      Rng rng(seed, StreamId::kOrbit,
+              static_cast<uint64_t>(stream >= 0 ? stream : link));
       const auto k =
           static_cast<int64_t>(rng.Uniform() * static_cast<double>(periods));
       opts.start_offset += k * o.reconfiguration_period;
@@ -618,7 +624,8 @@ const std::vector<ModelKind>& ModelKinds() {
        {"bw_file", "delay_file", "bin_ms", "packet_bytes", "delay_interval_ms",
         "loss_rate", "start_offset_s", "mark_reconfigurations",
         "reconfiguration_period_s", "reconfiguration_offset_s",
-        "random_start_periods"},
+        "random_start_periods", "random_start_stream",
+        "constant_capacity_mbps"},
        ParseStarlinkTrace},
       {"csv_trace",
        true,
@@ -708,6 +715,7 @@ ProcessFactory ParseJitterOverlay(ProcessFactory base, const Value& obj,
   DictReader r(obj, where);
   LinkJitterParams p;
   p.capacity_sigma = r.Float("capacity_sigma", 0.0);
+  p.max_factor = r.Float("max_factor", 0.0);
   p.interval = r.Seconds("interval_s", 1.0);
   p.correlation = r.Float("correlation", 0.0);
   p.redraw_at_handover = r.Bool("redraw_at_handover", true);

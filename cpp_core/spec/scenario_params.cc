@@ -6,6 +6,7 @@
 
 #include "cc/controller.h"
 #include "engine/spec.h"
+#include "net/queue_discipline.h"
 #include "spec/dict_reader.h"
 #include "spec/leo_reader.h"
 #include "transport/stream_scheduler.h"
@@ -34,6 +35,12 @@ ParamSpec AsChoice(const ParamTable& table, const char* base,
   ParamSpec p = FindParam(table, base);
   p.default_text = std::move(default_choice);
   p.help = std::move(help);
+  return p;
+}
+
+// A row whose 0 means "none" besides its range.
+ParamSpec ZeroOk(ParamSpec p) {
+  p.zero_ok = true;
   return p;
 }
 
@@ -122,6 +129,9 @@ void AddRandomness(ParamTable* t, double jitter_sigma = 0.1,
       RealParam("capacity_jitter_sigma", jitter_sigma, 0.0, 2.0, "",
                 "log-sd of the capacity factor (mean 1), redrawn at each "
                 "handover (0: none)"),
+      RealParam("capacity_jitter_max_factor", 0.0, 0.0, 100.0, "",
+                "ceiling of the capacity factor (0: no ceiling); a link "
+                "whose base is a model's ceiling stays below max_factor x base"),
       PeriodParam("capacity_jitter_interval_s", 1.0,
                   "AR(1) update interval of the capacity factor"),
       HiOpen(RealParam("capacity_jitter_correlation", 0.8, 0.0, 1.0, "",
@@ -232,9 +242,12 @@ ParamTable StarlinkDual() {
                 "transmit power (MACO Table 3)"),
       PositiveParam("bandwidth_mhz", 12.5, 0.0, 1e4, "MHz",
                     "W, channel bandwidth"),
-      OneWayDelay("terrestrial_delay_ms", 10.0,
+      OneWayDelay("terrestrial_delay_ms", 45.0,
                   "satellite -> gateway -> server one-way delay added to "
                   "each access link"),
+      ZeroOk(Capacity("core_capacity_mbps", 25.0,
+                      "capacity of each gateway's terrestrial segment (0: "
+                      "none, the access links are the bottleneck)")),
       Seconds("hard_outage_s", 0.0, 0.0, 60.0, false,
               "blackout at an RSS-forced migration (deterministic runs)"),
       Seconds("soft_outage_s", 0.0, 0.0, 60.0, false,
@@ -242,14 +255,18 @@ ParamTable StarlinkDual() {
       PositiveParam("buffer_bdp", 1.0, 0.0, 1e4, "BDP",
                     "per access link, BDP at 200 Mb/s and the base RTT"),
       Controller("olia"),
+      FlagParam("bbr_single_path", true,
+                "with controller bbr the MPQUIC flow opens subflow 0 only "
+                "(BBR is the paper's single-path benchmark)"),
       Scheduler("roundrobin", "MPQUIC packet scheduler"),
       FileBytes(),
       FlagParam("background", true,
                 "a NewReno TCP flow on subflow 0's satellite"),
       As(FlowParams(), "start_s", "background_start_s", 0.0,
          "start of the background flow"),
-      ChoiceParam("background_traffic", "onoff", {"onoff", "bulk"},
-                  "background flow's traffic (bulk when deterministic)"),
+      ChoiceParam("background_traffic", "bulk", {"bulk", "onoff"},
+                  "background flow's traffic: bulk (the paper) or Pareto "
+                  "on/off (bulk when deterministic)"),
       Capacity("background_rate_mbps", 100.0,
                "background rate offered while on"),
       Sojourn("background_mean_on_s", 1.0, "mean on period"),
@@ -261,6 +278,9 @@ ParamTable StarlinkDual() {
       ReverseCapacity(),
   };
   AddRandomness(&t);
+  for (ParamSpec& p : t) {  // the link budget's Shannon rate is the ceiling
+    if (p.name == "capacity_jitter_max_factor") p.default_value = 1.0;
+  }
   return t;
 }
 
@@ -437,9 +457,22 @@ ParamTable StarlinkTrace() {
                 "mahimahi bandwidth trace (relative: to configs/)"),
       TextParam("delay_file", "traces/starlink_synthetic.delay",
                 "one-way delay per interval (relative: to configs/)"),
+      TextParam("trace_dir", "",
+                "a LeoCC/LeoReplayer dataset directory (relative: to "
+                "configs/); when set, the trace is <trace_dir>/<trace_id>/"
+                "bw_<id>.txt + delay_<id>.txt and bw_file / delay_file are "
+                "ignored"),
+      IntParam("trace_id", 1, 0, 1e9, "", "the trace of trace_dir"),
       Seconds("start_offset_s", 0.0, 0.0, kMaxDurationSeconds, false,
               "replay starts this far into the trace"),
+      Seconds("reconfiguration_offset_s", 12.0, 0.0, 15.0, false,
+              "first 15 s Starlink reconfiguration boundary in trace time"),
       BufferPackets(100, nullptr, "access link buffer (0: unlimited)"),
+      Loss("loss_rate", 0.0, "random loss on the trace (data) link"),
+      Loss("reverse_loss_rate", 0.0, "random loss on the ACK return link"),
+      ChoiceParam("reverse_delay", "mean", {"mean", "trace"},
+                  "ACK return link delay: the trace's mean, or the trace "
+                  "itself"),
       Transport("quic", "transport of the flow under test"),
       Controller("cubic"),
       FileBytes(),
@@ -524,29 +557,42 @@ const ParamTable& FlowParams() {
   return kParams;
 }
 
+// BottleneckQueue (orbitcc/scenario/_common.py): every preset's bottleneck
+// links take a queue discipline (docs/aqm.md); the discipline's own settings
+// are checked against its table (orbitcc.describe("queue_<kind>")) when the
+// links are built.
+ParamTable WithQueue(ParamTable t) {
+  t.push_back(ChoiceParam("queue", "droptail", QueueKindNames(),
+                          "queue discipline of the bottleneck links"));
+  t.push_back(MappingParam("queue_params",
+                           "the discipline's settings, e.g. {min_th: 20, "
+                           "max_th: 60} for red (describe('queue_red'))"));
+  return t;
+}
+
 const std::vector<ScenarioKind>& ScenarioKinds() {
   static const std::vector<ScenarioKind> kKinds = {
       {"single_link",
        "N flows share one drop-tail bottleneck (the calibration scenario)",
-       SingleLink()},
+       WithQueue(SingleLink())},
       {"starlink_dual",
        "MACO's Starlink: 2 MPQUIC subflows over the along-track model and a "
        "NewReno background flow",
-       StarlinkDual()},
-      {"lms", "Khan et al.: one flow over a 3-state LMS channel", Lms()},
+       WithQueue(StarlinkDual())},
+      {"lms", "Khan et al.: one flow over a 3-state LMS channel", WithQueue(Lms())},
       {"lms_e2e_isl",
        "Khan et al.: LMS access, an on/off ISL and LMS access end to end",
-       LmsE2eIsl()},
+       WithQueue(LmsE2eIsl())},
       {"refwa_bottleneck",
        "REFWA: TCP flows in RTT groups through one satellite bottleneck",
-       RefwaBottleneck()},
+       WithQueue(RefwaBottleneck())},
       {"iridium_mptcp",
        "Du et al.: MPTCP over an Iridium-like constellation with ISL routing",
-       IridiumMptcp()},
+       WithQueue(IridiumMptcp())},
       {"starlink_lte_video",
-       "Starlink + LTE MPTCP video streaming (Kyutech)", StarlinkLteVideo()},
+       "Starlink + LTE MPTCP video streaming (Kyutech)", WithQueue(StarlinkLteVideo())},
       {"starlink_trace", "a recorded (or synthetic) Starlink trace replayed",
-       StarlinkTrace()},
+       WithQueue(StarlinkTrace())},
   };
   return kKinds;
 }

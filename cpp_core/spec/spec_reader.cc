@@ -77,6 +77,36 @@ LinkState ScheduleEntry(const Value& item, const std::string& where) {
   return s;
 }
 
+// A link's "queue": a name ("codel") or a mapping {type: codel, target_ms:
+// 10, ...} whose other keys are the rows of QueueConfig::Params(type).
+QueueConfig ParseQueue(const Value& obj, const std::string& where) {
+  const std::vector<std::string>& names = QueueKindNames();
+  auto kind_of = [&](const std::string& name, const std::string& field) {
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (names[k] == name) return static_cast<QueueKind>(k);
+    }
+    std::string list;
+    for (const auto& a : names) list += (list.empty() ? "" : ", ") + a;
+    Fail(field, "unknown value '" + name + "'; allowed: " + list);
+  };
+  if (obj.is_string()) {
+    return QueueConfig::FromValues(kind_of(obj.AsString(), where), {},
+                                   where + ".");
+  }
+  if (!obj.is_map()) {
+    Fail(where, "must be a queue name or a mapping {type: ..., settings}");
+  }
+  DictReader r(obj, where);
+  if (!r.Has("type")) Fail(r.Field("type"), "is required");
+  const QueueKind kind = kind_of(r.Str("type", ""), r.Field("type"));
+  std::vector<std::pair<std::string, double>> values;
+  for (const ParamSpec& row : QueueConfig::Params(kind)) {
+    values.emplace_back(row.name, r.Param(row));
+  }
+  r.RejectUnknown();
+  return QueueConfig::FromValues(kind, values, where + ".");
+}
+
 LinkSpec ParseLink(const Value& obj, const std::string& where,
                    std::vector<std::string>* warnings) {
   DictReader r(obj, where);
@@ -88,6 +118,7 @@ LinkSpec ParseLink(const Value& obj, const std::string& where,
   l.buffer_packets = static_cast<uint64_t>(r.IntParam(LinkRow("buffer_packets")));
   l.buffer_bytes = static_cast<uint64_t>(r.IntParam(LinkRow("buffer_bytes")));
   l.bottleneck = r.FlagParam(LinkRow("bottleneck"));
+  if (r.Has("queue")) l.queue = ParseQueue(r.Get("queue"), r.Field("queue"));
   const Value::Items& schedule = r.List("schedule");
   for (size_t i = 0; i < schedule.size(); ++i) {
     l.schedule.push_back(ScheduleEntry(

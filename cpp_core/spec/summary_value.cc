@@ -181,6 +181,7 @@ Value ProbeToValue(const SubflowProbe& p) {
   d["delivery_rate_mbps"] = p.delivery_rate_mbps;
   d["path_capacity_mbps"] = p.path_capacity_mbps;
   d["path_rtt_ms"] = p.path_rtt_ms;
+  d["first_link"] = p.first_link;  // index of link_stats(); -1 before a route
   d["in_slow_start"] = p.in_slow_start;
   d["ssthresh_bytes"] = p.ssthresh_bytes;
   d["congestion_signals"] = p.congestion_signals;

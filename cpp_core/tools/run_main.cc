@@ -1,22 +1,25 @@
 // orbitcc_run: runs simulation specs given as JSON files, natively.
 //
-//   orbitcc_run [--out OUT.json] SPEC.json [SPEC.json ...]
+//   orbitcc_run [--out OUT.json] [--trace] SPEC.json [SPEC.json ...]
 //
 // Each spec is the dict orbitcc._core.Simulation accepts (read by the same
 // reader, spec/spec_reader.h). A run steps the simulation every
-// `sample_interval_s` and records each subflow's congestion window after
-// every step, as orbitcc.ns3.run_orbitcc does through the module, so both
-// give the same numbers. The result (to OUT.json, or stdout) is
+// `sample_interval_s`, as orbitcc.ns3.run_orbitcc does through the module,
+// so both give the same numbers; with --trace it also records each
+// subflow's congestion window after every step. The result (to OUT.json, or
+// stdout) is
 //
 //   {"runs": [{"spec": path, "wall_s", "cpu_s", "events",
 //              "cwnd": {"t_s": [...], "cwnd_bytes": [[...] per subflow]},
 //              "probes": [Simulation.probe(i) per subflow, at the end],
 //              "summary": Simulation.summary()}, ...]}
 //
-// wall_s / cpu_s time the step loop only (build and JSON excluded), like
-// run_orbitcc. Any error (unreadable file, malformed JSON, invalid spec)
-// prints one line "orbitcc_run: <file>: <problem>" and exits with status 1;
-// bad usage exits with status 2.
+// ("cwnd" only with --trace: a user's run needs no trace, and writing it
+// is a part of the runner's fixed cost, docs/benchmarks.md). wall_s / cpu_s
+// time the step loop only (build and JSON excluded), like run_orbitcc. Any
+// error (unreadable file, malformed JSON, invalid spec) prints one line
+// "orbitcc_run: <file>: <problem>" and exits with status 1; bad usage exits
+// with status 2.
 #include <time.h>
 
 #include <cerrno>
@@ -40,7 +43,7 @@ namespace orbitcc {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: orbitcc_run [--out OUT.json] SPEC.json [SPEC.json ...]";
+    "usage: orbitcc_run [--out OUT.json] [--trace] SPEC.json [SPEC.json ...]";
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -65,7 +68,7 @@ double CpuSeconds() {
 // `out` as JSON. The result is written piece by piece, the same text as
 // WriteJson of one Value built from it, but without that Value: the cwnd
 // trace goes from its vectors to the text.
-void RunOne(const std::string& path, std::string* out) {
+void RunOne(const std::string& path, bool trace, std::string* out) {
   const Value doc = ParseJson(ReadFile(path));
   std::vector<std::string> warnings;
   SimulationSpec spec = SpecFromValue(doc, &warnings);
@@ -76,16 +79,18 @@ void RunOne(const std::string& path, std::string* out) {
   if (interval <= 0) {
     throw std::invalid_argument("sample_interval_s: must be > 0 to sample");
   }
-  const size_t samples = static_cast<size_t>(spec.duration / interval) + 1;
+  const size_t samples =
+      trace ? static_cast<size_t>(spec.duration / interval) + 1 : 0;
   Simulation sim(std::move(spec));
   const int n = sim.num_subflows();
   std::vector<double> t_s;
   t_s.reserve(samples);
-  std::vector<std::vector<double>> cwnd(static_cast<size_t>(n));
+  std::vector<std::vector<double>> cwnd(trace ? static_cast<size_t>(n) : 0);
   for (auto& c : cwnd) c.reserve(samples);
   const auto wall_start = std::chrono::steady_clock::now();
   const double cpu_start = CpuSeconds();
   while (sim.Step(interval)) {
+    if (!trace) continue;
     t_s.push_back(ToSeconds(sim.now()));
     for (int i = 0; i < n; ++i) {
       // Probe(i).cwnd_bytes, without the rest of the probe.
@@ -105,14 +110,17 @@ void RunOne(const std::string& path, std::string* out) {
   AppendJson(Value(cpu), out);
   out->append(", \"events\": ");
   AppendJson(Value(sim.events_processed()), out);
-  out->append(", \"cwnd\": {\"t_s\": ");
-  AppendJson(t_s, out);
-  out->append(", \"cwnd_bytes\": [");
-  for (size_t i = 0; i < cwnd.size(); ++i) {
-    if (i > 0) out->append(", ");
-    AppendJson(cwnd[i], out);
+  if (trace) {
+    out->append(", \"cwnd\": {\"t_s\": ");
+    AppendJson(t_s, out);
+    out->append(", \"cwnd_bytes\": [");
+    for (size_t i = 0; i < cwnd.size(); ++i) {
+      if (i > 0) out->append(", ");
+      AppendJson(cwnd[i], out);
+    }
+    out->append("]}");
   }
-  out->append("]}, \"probes\": ");
+  out->append(", \"probes\": ");
   Value probes = Value::List();
   for (int i = 0; i < n; ++i) probes.Append(ProbeToValue(sim.Probe(i)));
   AppendJson(probes, out);
@@ -123,6 +131,7 @@ void RunOne(const std::string& path, std::string* out) {
 
 int Main(int argc, char** argv) {
   std::string out_path;
+  bool trace = false;
   std::vector<std::string> specs;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -133,6 +142,8 @@ int Main(int argc, char** argv) {
         return 2;
       }
       out_path = argv[++i];
+    } else if (arg == "--trace") {
+      trace = true;
     } else if (arg == "--help" || arg == "-h") {
       std::cout << kUsage << "\n";
       return 0;
@@ -152,7 +163,7 @@ int Main(int argc, char** argv) {
   for (size_t k = 0; k < specs.size(); ++k) {
     if (k > 0) text += ", ";
     try {
-      RunOne(specs[k], &text);
+      RunOne(specs[k], trace, &text);
     } catch (const std::exception& e) {
       std::cerr << "orbitcc_run: " << specs[k] << ": " << e.what() << "\n";
       return 1;

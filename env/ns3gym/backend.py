@@ -13,7 +13,7 @@ steps per second of each backend.
 What ns-3 can express (``SUPPORTED``): the ``single_link`` scenario over TCP
 with bulk flows — a constant bottleneck, or a time-varying LEO-like one
 (``scenario.schedule_file`` / ``scenario.schedule_source``: capacity, RTT and
-outages exported from any preset by ``orbitcc.scenario.export_schedule``).
+outages exported from any preset by ``orbitcc.runner.export_schedule``).
 Anything else raises ``Ns3BackendError`` naming the scenario and what is
 supported; a machine without ns-3 gets the install command.
 """
@@ -57,7 +57,7 @@ def check_expressible(cfg: Any) -> None:
     if getattr(s, "kind", None) != "single_link":
         raise _fail(name, f"its kind is {getattr(s, 'kind', '?')!r} (multipath, LEO "
                           "constellation or channel models have no ns-3 program here; export "
-                          "its path with orbitcc.scenario.export_schedule and run single_link "
+                          "its path with orbitcc.runner.export_schedule and run single_link "
                           "with scenario.schedule_file)")
     if s.transport != "tcp":
         raise _fail(name, f"scenario.transport = {s.transport!r}; ns-3 runs TCP "
@@ -101,7 +101,9 @@ def ns3_args(cfg: Any) -> list[str]:
             r.throughput_weight, r.delay_weight, r.loss_weight, r.throughput_ref_mbps,
             r.delay_ref_ms, r.scale)),
     ]
-    points = s.schedule_points()
+    from orbitcc.runner import source_points
+
+    points = s.schedule_points(source_points(s))
     if points:
         args.append("--schedule=" + ",".join(f"{t:g}:{c:g}:{rtt:g}" for t, c, rtt in points))
     return args
@@ -245,7 +247,9 @@ def _speed(steps: int, wall: float, cpu: float) -> dict[str, float]:
 
 def mean_path_rtt_ms(scenario: Any, duration_s: float) -> float:
     """Time-weighted mean propagation RTT of a single_link path (its schedule)."""
-    points = scenario.schedule_points()
+    from orbitcc.runner import source_points
+
+    points = scenario.schedule_points(source_points(scenario))
     if not points:
         return float(scenario.rtt_ms)
     total = 0.0
@@ -353,15 +357,15 @@ def _controller_pair(cell: Any) -> list[dict[str, Any]]:
     """A hand-coded TCP controller: orbitcc.run and the dumbbell's own ns-3 TCP."""
     import subprocess
 
-    import orbitcc
     from orbitcc.env._build import compose_gym
+    from orbitcc.runner import run
 
     overrides = _cell_overrides(cell)
     cfg, _, _ = compose_gym(cell.scenario, None, overrides)
     args = [a for a in ns3_args(cfg) if not a.startswith("--gym")]
     binary = ns3_binary()
     started = time.perf_counter()
-    m = orbitcc.run(cell.scenario, cell.entrant, seed=cell.seed, overrides=list(cell.overrides),
+    m = run(cell.scenario, cell.entrant, seed=cell.seed, overrides=list(cell.overrides),
                     duration_s=cell.duration_s)
     o_wall = time.perf_counter() - started
     sent = sum(f["packets_sent"] for f in m["flows"])
@@ -433,8 +437,8 @@ def side_by_side(cells: Sequence[Any], log: Callable[[str], None] = print
     run. Returns one record per (cell, backend) and a Markdown table: mean
     over seeds per (entrant, scenario cell), each metric's gap and steps/s.
     """
-    from orbitcc.agents.checkpoint import load_checkpoint
     from orbitcc.config import AGENT_ENTRANT_PREFIX
+    from orbitcc.env.entrant import agent_loader
 
     check_cells(cells)
     records: list[dict[str, Any]] = []
@@ -442,7 +446,7 @@ def side_by_side(cells: Sequence[Any], log: Callable[[str], None] = print
         base = {"entrant": cell.entrant, "entrant_label": cell.entrant_label,
                 "scenario": cell.scenario, "cell": cell.cell, "seed": cell.seed}
         if cell.entrant.startswith(AGENT_ENTRANT_PREFIX):
-            model = load_checkpoint(cell.entrant[len(AGENT_ENTRANT_PREFIX):]).model
+            model = agent_loader().load(cell.entrant[len(AGENT_ENTRANT_PREFIX):]).model
             play = policy_from(model)
             overrides = _cell_overrides(cell)
             pair = [run_orbitcc(play, cell.scenario, overrides, cell.seed),

@@ -107,7 +107,7 @@ def run_server(
         [
             sys.executable,
             "-m",
-            "orbitcc.env.ns3gym.server",
+            "orbitcc.cli.ns3gym_server",
             f"--port={port}",
             f"--layout={layout}",
             "--episodes=1",

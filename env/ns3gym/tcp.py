@@ -223,7 +223,7 @@ def compare_newreno(scenario: str, overrides: Sequence[str], seeds: Sequence[int
                     per_ack: bool = True) -> tuple[float, float]:
     """Mean throughput (Mb/s) of ``NewRenoAgent`` in this layout and of orbitcc's
     ``newreno`` on the same scenario and seeds."""
-    import orbitcc
+    from orbitcc.runner import run
 
     agent_thr, ref_thr = [], []
     for seed in seeds:
@@ -236,8 +236,8 @@ def compare_newreno(scenario: str, overrides: Sequence[str], seeds: Sequence[int
             done = terminated or truncated
         agent_thr.append(float(env.summary()["throughput_mbps"]))
         env.close()
-        ref_thr.append(float(orbitcc.run(scenario, "newreno", seed=int(seed),
-                                         overrides=list(overrides))["throughput_mbps"]))
+        ref_thr.append(float(run(scenario, "newreno", seed=int(seed),
+                                 overrides=list(overrides))["throughput_mbps"]))
     return float(np.mean(agent_thr)), float(np.mean(ref_thr))
 
 

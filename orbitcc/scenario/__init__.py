@@ -15,7 +15,6 @@ from orbitcc.scenario.iridium_mptcp import IridiumMptcpScenario, build_iridium_m
 from orbitcc.scenario.lms import LmsScenario, build_lms
 from orbitcc.scenario.lms_e2e_isl import LmsE2eIslScenario, build_lms_e2e_isl
 from orbitcc.scenario.refwa_bottleneck import RefwaBottleneckScenario, build_refwa_bottleneck
-from orbitcc.scenario.schedule import export_schedule as export_schedule
 from orbitcc.scenario.schedule import load_schedule as load_schedule
 from orbitcc.scenario.single_link import SingleLinkScenario, build_single_link
 from orbitcc.scenario.starlink_dual import StarlinkDualScenario, build_starlink_dual
@@ -51,8 +50,14 @@ _BUILDERS = {
 _TAKES_DURATION = frozenset(_BUILDERS) - {"single_link"}
 
 
-def build_spec(sim: Any) -> dict:
-    """Builds the core spec dict from a validated ``SimConfig`` object."""
+def build_spec(sim: Any, schedule_points: list[tuple[float, float, float]] | None = None
+               ) -> dict:
+    """Builds the core spec dict from a validated ``SimConfig`` object.
+
+    ``schedule_points``: the path of a ``single_link`` scenario with
+    ``schedule_source``, exported by the runner (``orbitcc.runner.build_spec``
+    does both): a builder maps a config to a spec and never runs a simulation.
+    """
     scenario = sim.scenario
     builder = _BUILDERS.get(scenario.kind)
     if builder is None:
@@ -64,7 +69,7 @@ def build_spec(sim: Any) -> dict:
     if scenario.kind in _TAKES_DURATION:
         spec = builder(scenario, controller, params, sim.duration_s)
     else:
-        spec = builder(scenario, controller, params)
+        spec = builder(scenario, controller, params, schedule_points)
     spec["seed"] = int(sim.seed)
     if sim.duration_s is not None:
         spec["duration_s"] = float(sim.duration_s)

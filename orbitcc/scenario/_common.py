@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from orbitcc import _core
+from orbitcc.validation import check_param
 
 SPEED_OF_LIGHT_KM_S = 299792.458
 # Fields every preset has that are not settings (no table row).
@@ -98,3 +99,36 @@ def buffer_packets_for(capacity_mbps: float, rtt_ms: float, bdp: float,
     """Buffer of ``bdp`` bandwidth-delay products, in packets (>= 2)."""
     bdp_bytes = capacity_mbps * 1e6 / 8 * rtt_ms * 1e-3
     return max(2, round(bdp * bdp_bytes / packet_bytes))
+
+
+@dataclass
+class BottleneckQueue:
+    """The queue discipline of a preset's bottleneck links (docs/aqm.md).
+
+    ``queue``: droptail (default) | codel | fq_codel | red; ``queue_params``:
+    that discipline's settings (``orbitcc.describe("queue_codel")``, ...), e.g.
+    ``scenario.queue=red scenario.queue_params={min_th: 20, max_th: 60}``.
+    Each builder adds :meth:`queue_fields` to the links it calls bottlenecks;
+    the link buffer stays the preset's and bounds the AQM's queue too.
+    """
+
+    queue: str = "droptail"
+    queue_params: dict[str, Any] = field(default_factory=dict)
+
+    def queue_fields(self) -> dict[str, Any]:
+        """``{"queue": {...}}`` for a bottleneck link dict, or ``{}`` for drop-tail.
+
+        Raises ValueError naming ``scenario.queue`` / ``scenario.queue_params.<key>``.
+        """
+        table = _core.queue_params(self.queue)
+        names = [r["name"] for r in table]
+        for key, value in dict(self.queue_params).items():
+            if key not in names:
+                raise ValueError(
+                    f"scenario.queue_params.{key} is not a setting of queue "
+                    f"{self.queue!r}; allowed: {', '.join(names) or 'none'}")
+            check_param("scenario.queue_params", key, value, table)
+        if self.queue == "droptail":
+            return {}
+        return {"queue": {"type": self.queue, **{k: float(v) for k, v in
+                                                  dict(self.queue_params).items()}}}

@@ -23,6 +23,9 @@ seed (``cpp_core/leo/exogenous.h``, ``cpp_core/leo/gilbert_elliott.h``):
   sigma^2/2), x a stationary AR(1) standard normal updated every
   ``capacity_jitter_interval_s`` (mean factor 1: the long-run capacity is the
   budget's), redrawn at each handover (a new satellite brings its own load).
+  ``capacity_jitter_max_factor`` > 0 caps the factor: a link whose base is a
+  link budget's Shannon rate cannot exceed it (max factor 1, a fade below the
+  budget; the capped factor's mean is 2 Phi(-sigma/2), 0.96 at sigma 0.1).
 * **Latency jump at a handover**: an extra one-way delay uniform in
   [0, ``handover_delay_jitter_ms``], redrawn at each handover (Huston reports
   minimum-RTT steps at every reassignment, up to 30 -> 80 ms).
@@ -52,6 +55,7 @@ class AccessRandomness:
     capacity_jitter_sigma: float = 0.1
     capacity_jitter_interval_s: float = 1.0
     capacity_jitter_correlation: float = 0.8
+    capacity_jitter_max_factor: float = 0.0  # 0: no ceiling
     handover_delay_jitter_ms: float = 5.0
     ge_p_good: float = 0.0
     ge_p_bad: float = 0.3
@@ -88,6 +92,8 @@ class AccessRandomness:
                              "interval_s": self.capacity_jitter_interval_s,
                              "correlation": self.capacity_jitter_correlation,
                              "handover_delay_ms": self.handover_delay_jitter_ms}
+            if self.capacity_jitter_max_factor > 0:
+                out["jitter"]["max_factor"] = self.capacity_jitter_max_factor
         if self.ge_p_good > 0 or self.ge_p_bad > 0:
             out["loss_process"] = {"type": "gilbert_elliott", "p_good": self.ge_p_good,
                                    "p_bad": self.ge_p_bad,

@@ -47,6 +47,7 @@ from typing import Any
 
 from orbitcc import _core
 from orbitcc.scenario._common import (
+    BottleneckQueue,
     check_settings,
     flow,
     pick_controller,
@@ -56,7 +57,7 @@ from orbitcc.scenario._random import AccessRandomness
 
 
 @dataclass
-class IridiumMptcpScenario(AccessRandomness):
+class IridiumMptcpScenario(AccessRandomness, BottleneckQueue):
     kind: str = "iridium_mptcp"
     name: str = "iridium_mptcp"
     description: str = ""
@@ -139,6 +140,7 @@ def build_iridium_mptcp(s: IridiumMptcpScenario, controller: str | None,
     for k in range(s.num_subflows):
         links.append({"name": f"path{k}", "process": s.isl_path(k),
                       "buffer_packets": s.buffer_packets, "bottleneck": k == 0,
+                      **s.queue_fields(),
                       **s.overlays()})
         links.append({"name": f"path{k}_return", "process": s.isl_path(k, reverse=True)})
         paths.append({"forward": [2 * k], "reverse": [2 * k + 1]})

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from orbitcc.scenario._common import (
+    BottleneckQueue,
     check_settings,
     constant_link,
     flow,
@@ -43,7 +44,7 @@ LOS_CAPACITY_MBPS = {"ka": 80.0, "s": 4.0}
 
 
 @dataclass
-class LmsScenario:
+class LmsScenario(BottleneckQueue):
     kind: str = "lms"
     name: str = "lms_ka"
     description: str = ""
@@ -83,6 +84,7 @@ def build_lms(s: LmsScenario, controller: str | None, params: dict[str, float],
         "process": {"type": "lms", "preset": s.band, "delay_ms": s.one_way_delay_ms},
         "buffer_packets": int(s.buffer_packets or 0),
         "bottleneck": True,
+        **s.queue_fields(),
     }
     transport = single_path_transport(s.transport, name)
     return {

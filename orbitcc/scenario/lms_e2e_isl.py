@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from orbitcc.scenario._common import (
+    BottleneckQueue,
     check_settings,
     constant_link,
     flow,
@@ -43,7 +44,7 @@ from orbitcc.scenario.lms_traffic import check_traffic, traffic_fields
 
 
 @dataclass
-class LmsE2eIslScenario:
+class LmsE2eIslScenario(BottleneckQueue):
     kind: str = "lms_e2e_isl"
     name: str = "lms_e2e_isl"
     description: str = ""
@@ -88,9 +89,11 @@ def build_lms_e2e_isl(s: LmsE2eIslScenario, controller: str | None,
            "delay_ms": s.isl_delay_ms}
     one_way = 2 * s.access_delay_ms + s.isl_delay_ms
     links = [
-        {"name": "lms_up", "process": lms, "buffer_packets": buffer, "bottleneck": True},
-        {"name": "isl", "process": isl, "buffer_packets": buffer},
-        {"name": "lms_down", "process": dict(lms), "buffer_packets": buffer},
+        {"name": "lms_up", "process": lms, "buffer_packets": buffer, "bottleneck": True,
+         **s.queue_fields()},
+        {"name": "isl", "process": isl, "buffer_packets": buffer, **s.queue_fields()},
+        {"name": "lms_down", "process": dict(lms), "buffer_packets": buffer,
+         **s.queue_fields()},
         constant_link("return", s.reverse_capacity_mbps, one_way),
     ]
     transport = single_path_transport(s.transport, name)

@@ -65,6 +65,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orbitcc.scenario._common import (
+    BottleneckQueue,
     check_settings,
     constant_link,
     flow,
@@ -78,7 +79,7 @@ EQUAL_RTT_GROUP = 1  # Fig. 1(a): three satellites, RTT 160 ms at 20 ms ISLs
 
 
 @dataclass
-class RefwaBottleneckScenario:
+class RefwaBottleneckScenario(BottleneckQueue):
     kind: str = "refwa_bottleneck"
     name: str = "refwa_bottleneck"
     description: str = ""
@@ -163,7 +164,7 @@ def build_refwa_bottleneck(s: RefwaBottleneckScenario, controller: str | None,
     buffer_bytes = max(2 * s.packet_bytes, round(bdp_bytes))
     bottleneck: dict[str, Any] = {
         "name": "bottleneck", "capacity_mbps": capacity, "delay_ms": 2 * s.isl_delay_ms,
-        "buffer_bytes": buffer_bytes, "bottleneck": True,
+        "buffer_bytes": buffer_bytes, "bottleneck": True, **s.queue_fields(),
     }
     if s.router == "refwa":
         bottleneck["router"] = {"type": "refwa", "phi": s.phi, "psi": s.psi,

@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from orbitcc.scenario._common import check_settings
+from orbitcc.scenario._common import BottleneckQueue, check_settings
+from orbitcc.scenario.schedule import load_schedule
 
 
 @dataclass
-class SingleLinkScenario:
+class SingleLinkScenario(BottleneckQueue):
     """One bottleneck link with a given capacity, base RTT, buffer and random loss.
 
     The forward (data) link carries half the base RTT as propagation delay; the
@@ -40,7 +41,7 @@ class SingleLinkScenario:
     packet_bytes: int = 1500  # full packet on the wire
     reverse_capacity_mbps: float = 1000.0  # ACK link
     # A time-varying path (a LEO-like bottleneck, e.g. exported from another
-    # scenario by orbitcc.scenario.export_schedule): a JSON file of
+    # scenario by orbitcc.runner.export_schedule): a JSON file of
     # [t_s, capacity_mbps, rtt_ms] change points (capacity 0: an outage that
     # holds the queue), or a scenario preset whose first subflow's path is
     # exported with seed schedule_seed. capacity_mbps / rtt_ms apply until
@@ -67,15 +68,22 @@ class SingleLinkScenario:
             raise ValueError("scenario.schedule_file and scenario.schedule_source are "
                              "exclusive; set one")
 
-    def schedule_points(self) -> list[tuple[float, float, float]]:
-        """The path's [t_s, capacity_mbps, rtt_ms] change points ([] if constant)."""
-        from orbitcc.scenario.schedule import load_schedule, source_schedule
+    def schedule_points(self, exported: list[tuple[float, float, float]] | None = None
+                        ) -> list[tuple[float, float, float]]:
+        """The path's [t_s, capacity_mbps, rtt_ms] change points ([] if constant).
 
+        With ``schedule_source`` the points are the source preset's path,
+        which only running it gives: the runner exports them
+        (``orbitcc.runner.source_points``) and passes them as ``exported``.
+        """
         if self.schedule_file is not None:
             return load_schedule(self.schedule_file)["points"]
         if self.schedule_source is not None:
-            return source_schedule(self.schedule_source, int(self.schedule_seed),
-                                   float(self.duration_s))["points"]
+            if exported is None:
+                raise ValueError(f"scenario.schedule_source = {self.schedule_source!r}: its "
+                                 "path is exported by running that preset; build the spec "
+                                 "with orbitcc.runner.build_spec")
+            return exported
         return []
 
     def buffer_size_packets(self) -> int:
@@ -86,7 +94,8 @@ class SingleLinkScenario:
 
 
 def build_single_link(s: SingleLinkScenario, controller: str | None,
-                      params: dict[str, float]) -> dict:
+                      params: dict[str, float],
+                      exported: list[tuple[float, float, float]] | None = None) -> dict:
     links = [
         {
             "name": "bottleneck",
@@ -95,10 +104,11 @@ def build_single_link(s: SingleLinkScenario, controller: str | None,
             "buffer_packets": s.buffer_size_packets(),
             "loss_rate": s.loss_rate,
             "bottleneck": True,
+            **s.queue_fields(),
         },
         {"name": "reverse", "capacity_mbps": s.reverse_capacity_mbps, "delay_ms": s.rtt_ms / 2},
     ]
-    points = s.schedule_points()
+    points = s.schedule_points(exported)
     if points:
         fwd = [{"t_s": 0.0, "capacity_mbps": s.capacity_mbps, "delay_ms": s.rtt_ms / 2,
                 "loss_rate": s.loss_rate}]

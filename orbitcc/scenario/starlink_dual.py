@@ -8,14 +8,32 @@ Integrated Terrestrial and LEO Satellite Networks* (IEEE TMC 2024), Sec. 3.1,
 30 s) and Figs. 12-13 (R1 / W / delay sweeps, 10 MB file).
 
 Topology (link indices):
-  0  access of subflow 0 (along-track, subflow 0's satellite), bottleneck
+  0  access of subflow 0 (along-track, subflow 0's satellite)
   1  access of subflow 1 (along-track, subflow 1's satellite)
   2  ACK return of subflow 0 and of the background flow (constant)
   3  ACK return of subflow 1 (constant)
-While both subflows are on the same satellite, subflow 1 is routed over link
-0 (a RouteChange), so the two subflows and the background TCP flow share one
-bottleneck queue; when subflow 1 attaches to the next satellite it moves back
-to link 1. The builder takes these instants from
+  4  terrestrial segment behind satellite 0's gateway (core0), bottleneck
+  5  terrestrial segment behind satellite 1's gateway (core1)
+Links 4-5 exist when ``core_capacity_mbps`` > 0 (the paper's experiment, the
+default); with 0 the access links are the bottleneck (the link-budget-rate
+variant, preset ``starlink_dual_linkbudget``). Data flows downlink, to the
+mobile host (the paper's C_N is measured from "data received by the mobile
+host", Sec. 4.1.2): server -> terrestrial segment -> gateway -> satellite ->
+terminal, so a path is the terrestrial link, then the access link.
+While both subflows are on the same satellite, subflow 1 is routed over
+satellite 0's links (a RouteChange), so the two subflows and the background
+TCP flow share one bottleneck queue; when subflow 1 attaches to the next
+satellite it moves back to its own links.
+
+Operating point (docs/scenarios.md, "starlink_dual: the MACO paper's
+operating point", gives every value's source and every inference): a ~100 ms
+average RTT (Sec. 6.3.1, Fig. 4(b)) from a 45 ms one-way terrestrial segment
+(Eq. 11's D_terr); a 25 Mb/s terrestrial segment per gateway, inferred from
+the reported throughput ranges (OLIA ~38 Mb/s over two subflows in the first
+22 s, single-path BBR 5-15 Mb/s beside the NewReno flow: Sec. 6.3.2), below
+the access links' link-budget rate (Table 3, ~199 Mb/s peak, Fig. 4(a)); a
+bulk NewReno background flow (Sec. 6.2, 6.3.3); BBR as the single-path
+benchmark (Sec. 6, benchmark 1: ``bbr_single_path``). The builder takes these instants from
 ``_core.leo_along_track_schedule``, which uses the same geometry as the links.
 
 Choice (see docs/leo_models.md, "The MACO along-track model"): the paper's
@@ -32,7 +50,8 @@ jitter around the Table 3 budget redrawn per satellite, a latency jump at
 each handover, Gilbert-Elliott loss bursts on both access links, and the
 background NewReno flow as a Pareto on/off source (random arrivals and
 sizes; Pareto on/off as the REFWA paper's web traffic, Sec. E) instead of the
-paper's bulk flow. ``deterministic: true`` restores the paper's fixed model:
+paper's bulk flow (the default is now the paper's bulk flow; ``onoff`` is the
+randomised variant). ``deterministic: true`` restores the paper's fixed model:
 ``hard_outage_s`` / ``soft_outage_s`` blackouts, no jitter, no random loss,
 a bulk background flow.
 
@@ -49,6 +68,7 @@ from typing import Any
 from orbitcc import _core
 from orbitcc.scenario._common import (
     SPEED_OF_LIGHT_KM_S,
+    BottleneckQueue,
     buffer_packets_for,
     check_settings,
     constant_link,
@@ -59,7 +79,7 @@ from orbitcc.scenario._random import AccessRandomness
 
 
 @dataclass
-class StarlinkDualScenario(AccessRandomness):
+class StarlinkDualScenario(AccessRandomness, BottleneckQueue):
     kind: str = "starlink_dual"
     name: str = "starlink_dual"
     description: str = ""
@@ -73,16 +93,22 @@ class StarlinkDualScenario(AccessRandomness):
     tx_power_dbm: float = 35.12
     bandwidth_mhz: float = 12.5
     # Satellite -> gateway -> server one-way delay added to each access link.
-    terrestrial_delay_ms: float = 10.0
+    terrestrial_delay_ms: float = 45.0
+    # Capacity of each gateway's terrestrial segment (0: none, the access
+    # links are the bottleneck).
+    core_capacity_mbps: float = 25.0
     hard_outage_s: float = 0.0  # blackout at an RSS-forced migration
     soft_outage_s: float = 0.0  # blackout at a make-before-break attach
     buffer_bdp: float = 1.0  # per access link, BDP at 200 Mb/s and the base RTT
     controller: str = "olia"
+    # BBR is the paper's single-path benchmark (Sec. 6, item 1): with
+    # controller bbr the MPQUIC flow opens subflow 0 only.
+    bbr_single_path: bool = True
     scheduler: str = "roundrobin"  # MACO's experiments use round-robin
     file_bytes: int = 0  # 0: bulk; >0 a file (maco_density: 10 MB)
     background: bool = True  # NewReno TCP flow on subflow 0's satellite
     background_start_s: float = 0.0
-    background_traffic: str = "onoff"  # onoff | bulk (bulk when deterministic)
+    background_traffic: str = "bulk"  # bulk (the paper) | onoff
     background_rate_mbps: float = 100.0  # offered while on
     background_mean_on_s: float = 1.0
     background_mean_off_s: float = 1.0
@@ -90,6 +116,8 @@ class StarlinkDualScenario(AccessRandomness):
     duration_s: float = 60.0
     packet_bytes: int = 1500
     reverse_capacity_mbps: float = 1000.0
+    # The link budget's Shannon rate is the access capacity's ceiling.
+    capacity_jitter_max_factor: float = 1.0
 
     def __post_init__(self) -> None:
         check_settings(self)  # every value against the C++ table
@@ -128,34 +156,50 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
     name, cc_params = pick_controller(s.controller, controller, params)
     duration = float(duration_s if duration_s is not None else s.duration_s)
     base_one_way_ms = s.altitude_km / SPEED_OF_LIGHT_KM_S * 1e3 + s.terrestrial_delay_ms
+    core = s.core_capacity_mbps > 0
+    # Buffers hold buffer_bdp x the BDP of the link's own rate at the base RTT:
+    # the access links' ~200 Mb/s link-budget peak, the core's capacity.
     buffer = buffer_packets_for(200.0, 2 * base_one_way_ms, s.buffer_bdp, s.packet_bytes)
     links = [
         {"name": "access0", "process": s.along_track(0), "buffer_packets": buffer,
-         "bottleneck": True, **s.overlays()},
+         **({} if core else {"bottleneck": True}), **s.overlays(), **s.queue_fields()},
         {"name": "access1", "process": s.along_track(1), "buffer_packets": buffer,
-         **s.overlays()},
+         **s.overlays(), **s.queue_fields()},
         constant_link("return0", s.reverse_capacity_mbps, base_one_way_ms),
         constant_link("return1", s.reverse_capacity_mbps, base_one_way_ms),
     ]
+    # Downlink: the terrestrial segment first, then the satellite access.
+    fwd = ([[4, 0], [5, 1]] if core else [[0], [1]])
+    if core:
+        core_buffer = buffer_packets_for(s.core_capacity_mbps, 2 * base_one_way_ms,
+                                         s.buffer_bdp, s.packet_bytes)
+        # The queue discipline (scenario.queue) applies where the queue builds.
+        links += [constant_link("core0", s.core_capacity_mbps, 0.0,
+                                buffer_packets=core_buffer, bottleneck=True,
+                                **s.queue_fields()),
+                  constant_link("core1", s.core_capacity_mbps, 0.0,
+                                buffer_packets=core_buffer, **s.queue_fields())]
     # Subflow 1 joins subflow 0's queue while they share a satellite. It moves
     # after a hard handover's blackout (it was not on the leaving satellite):
     # the fixed blackout, or the longest random one (the draw itself is made
     # in the core at reset, so the builder cannot know it).
     timeline = s.schedule(duration)
     join_delay = s.hard_outage_s if s.deterministic else s.outage_max_s
-    sub1 = {"forward": [1], "reverse": [3], "changes": []}
+    sub1: dict[str, Any] = {"forward": fwd[1], "reverse": [3], "changes": []}
     for start, end in timeline["shared"]:
         if start <= 0.0:
-            sub1["forward"] = [0]
+            sub1["forward"] = fwd[0]
         else:
             t = start + join_delay
             if t < end and t < duration:
-                sub1["changes"].append({"t_s": t, "forward": [0], "reverse": [3]})
+                sub1["changes"].append({"t_s": t, "forward": fwd[0], "reverse": [3]})
         if end < duration and (start <= 0.0 or start + join_delay < end):
-            sub1["changes"].append({"t_s": end, "forward": [1], "reverse": [3]})
+            sub1["changes"].append({"t_s": end, "forward": fwd[1], "reverse": [3]})
+    paths = [{"forward": fwd[0], "reverse": [2]}, sub1]
+    if name == "bbr" and s.bbr_single_path:
+        paths = paths[:1]  # the paper's single-path benchmark (Sec. 6, item 1)
     flows = [
-        flow("mpquic", "quic", name, cc_params,
-             [{"forward": [0], "reverse": [2]}, sub1],
+        flow("mpquic", "quic", name, cc_params, paths,
              scheduler=s.scheduler, file_bytes=int(s.file_bytes)),
     ]
     if s.background:
@@ -166,7 +210,7 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
                             "mean_on_s": s.background_mean_on_s,
                             "mean_off_s": s.background_mean_off_s}
         flows.append(flow("background_tcp", "tcp", "newreno", {},
-                          [{"forward": [0], "reverse": [2]}],
+                          [{"forward": fwd[0], "reverse": [2]}],
                           background=True, start_s=float(s.background_start_s), **extra))
     oracle = {"paths": [dict(s.along_track(k), path_id=k) for k in (0, 1)]}
     return {

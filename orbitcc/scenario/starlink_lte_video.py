@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orbitcc.scenario._common import (
+    BottleneckQueue,
     check_settings,
     constant_link,
     flow,
@@ -63,7 +64,7 @@ from orbitcc.scenario._random import AccessRandomness
 
 
 @dataclass
-class StarlinkLteVideoScenario(AccessRandomness):
+class StarlinkLteVideoScenario(AccessRandomness, BottleneckQueue):
     kind: str = "starlink_lte_video"
     name: str = "starlink_lte_video"
     description: str = ""
@@ -113,10 +114,10 @@ def build_starlink_lte_video(s: StarlinkLteVideoScenario, controller: str | None
     links = [
         {"name": "starlink_access", "process": s.access(), **s.overlays()},
         constant_link("starlink_shaper", s.path_capacity_mbps, 0.0,
-                      buffer_packets=s.buffer_packets, bottleneck=True),
+                      buffer_packets=s.buffer_packets, bottleneck=True, **s.queue_fields()),
         {"name": "starlink_return", "process": s.access()},
         constant_link("lte", s.path_capacity_mbps, half, loss_rate=s.lte_loss_rate,
-                      buffer_packets=s.buffer_packets),
+                      buffer_packets=s.buffer_packets, **s.queue_fields()),
         constant_link("lte_return", 1000.0, half),
     ]
     if s.video_mode == "file":

@@ -6,8 +6,12 @@ is the synthetic ``configs/traces/starlink_synthetic.{bw,delay}`` (see
 ``configs/traces/README.md``; not a measurement). Handovers are marked at
 the Starlink 15 s reconfiguration grid (seconds 12/27/42/57).
 
-Links: 0 the trace link (bottleneck, drop-tail ``buffer_packets``), 1 the ACK
-return with a constant delay equal to the delay file's mean. The oracle
+Links: 0 the trace link (bottleneck, drop-tail ``buffer_packets``, random
+loss ``loss_rate``), 1 the ACK return (capacity ``reverse_capacity_mbps``,
+random loss ``reverse_loss_rate``) whose one-way delay is the delay file's
+mean (``reverse_delay: mean``) or the delay file itself, replayed from the same
+offset (``reverse_delay: trace``: LeoReplayer's mm-delay delays both
+directions by the file, so the RTT is twice the replayed delay). The oracle
 (for MACO) knows the trace's mean capacity, twice its mean delay and the
 reconfiguration grid, not the per-bin values. Paths are relative to the
 package's configs directory unless absolute.
@@ -15,8 +19,10 @@ package's configs directory unless absolute.
 Exogenous randomness: unless ``deterministic: true``, the replay starts a
 whole number of 15 s reconfiguration periods into the trace, uniform over the
 trace's length and drawn in the core from the episode seed (so the grid and
-the oracle's handover grid stay aligned). Loss bursts (Gilbert-Elliott, as
-the other Starlink presets) are overlaid on the trace link.
+the oracle's handover grid stay aligned; the return link draws the same
+offset). ``reconfiguration_offset_s`` places the 15 s grid in trace time.
+Loss bursts (Gilbert-Elliott, as the other Starlink presets) are overlaid on
+the trace link.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from pathlib import Path
 
 from orbitcc.paths import config_path
 from orbitcc.scenario._common import (
+    BottleneckQueue,
     check_settings,
     constant_link,
     flow,
@@ -58,14 +65,24 @@ def trace_means(bw_file: str, delay_file: str) -> tuple[float, float]:
 
 
 @dataclass
-class StarlinkTraceScenario(AccessRandomness):
+class StarlinkTraceScenario(AccessRandomness, BottleneckQueue):
     kind: str = "starlink_trace"
     name: str = "starlink_trace"
     description: str = ""
     bw_file: str = "traces/starlink_synthetic.bw"
     delay_file: str = "traces/starlink_synthetic.delay"
+    # A downloaded LeoCC/LeoReplayer dataset directory (configs/traces/
+    # leoreplayer/README.md): when set, trace <trace_id> is
+    # <trace_dir>/<id>/bw_<id>.txt + delay_<id>.txt (bw_file / delay_file
+    # are then ignored).
+    trace_dir: str = ""
+    trace_id: int = 1
     start_offset_s: float = 0.0
+    reconfiguration_offset_s: float = 12.0  # first 15 s boundary in trace time
     buffer_packets: int = 100
+    loss_rate: float = 0.0  # random loss on the trace (data) link
+    reverse_loss_rate: float = 0.0  # random loss on the ACK return link
+    reverse_delay: str = "mean"  # mean | trace
     transport: str = "quic"
     controller: str = "cubic"
     file_bytes: int = 0
@@ -78,6 +95,14 @@ class StarlinkTraceScenario(AccessRandomness):
 
     def __post_init__(self) -> None:
         check_settings(self)  # every value against the C++ table
+        if self.trace_dir:
+            folder = resolve(self.trace_dir) / str(self.trace_id)
+            if not folder.is_dir():
+                raise ValueError(f"scenario.trace_dir = {self.trace_dir!r} has no trace "
+                                 f"folder {folder.name!r} (scenario.trace_id = "
+                                 f"{self.trace_id}); expected <trace_dir>/<id>/bw_<id>.txt")
+            self.bw_file = str(folder / f"bw_{self.trace_id}.txt")
+            self.delay_file = str(folder / f"delay_{self.trace_id}.txt")
         for key in ("bw_file", "delay_file"):
             if not resolve(getattr(self, key)).is_file():
                 raise ValueError(f"scenario.{key} = {getattr(self, key)!r}: no such file "
@@ -90,23 +115,40 @@ def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
     name, cc_params = pick_controller(s.controller, controller, params)
     bw, delay = str(resolve(s.bw_file)), str(resolve(s.delay_file))
     mean_capacity, mean_delay = trace_means(bw, delay)
+    periods = 0 if s.deterministic else int(trace_period_s(bw) // 15.0)
     link = {
         "name": "trace",
         "process": {"type": "starlink_trace", "bw_file": bw, "delay_file": delay,
-                    "start_offset_s": s.start_offset_s,
-                    "random_start_periods": (0 if s.deterministic
-                                             else int(trace_period_s(bw) // 15.0))},
+                    "start_offset_s": s.start_offset_s, "loss_rate": s.loss_rate,
+                    "reconfiguration_offset_s": s.reconfiguration_offset_s,
+                    "random_start_periods": periods, "random_start_stream": 0},
         "buffer_packets": s.buffer_packets,
         "bottleneck": True,
         **s.overlays(),
+        **s.queue_fields(),
     }
+    if s.reverse_delay == "trace":
+        # The delay file replayed on the return path too, from the same
+        # offset (the same random draw: stream 0), at a constant capacity.
+        ret: dict = {"name": "return",
+                     "process": {"type": "starlink_trace", "bw_file": bw,
+                                 "delay_file": delay, "start_offset_s": s.start_offset_s,
+                                 "loss_rate": s.reverse_loss_rate,
+                                 "constant_capacity_mbps": s.reverse_capacity_mbps,
+                                 "mark_reconfigurations": False,
+                                 "random_start_periods": periods,
+                                 "random_start_stream": 0}}
+    else:
+        ret = constant_link("return", s.reverse_capacity_mbps, mean_delay,
+                            **({"loss_rate": s.reverse_loss_rate}
+                               if s.reverse_loss_rate > 0 else {}))
     oracle = static_oracle_path(0, mean_capacity, 2 * mean_delay, 15.0,
-                                (12.0 - s.start_offset_s) % 15.0)
+                                (s.reconfiguration_offset_s - s.start_offset_s) % 15.0)
     return {
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,
         "stop_when_complete": s.file_bytes > 0,
-        "links": [link, constant_link("return", s.reverse_capacity_mbps, mean_delay)],
+        "links": [link, ret],
         "flows": [flow("flow0", single_path_transport(s.transport, name), name, cc_params,
                        [{"forward": [0], "reverse": [1]}], file_bytes=int(s.file_bytes))],
         "oracle": {"paths": [oracle]},

@@ -1,10 +1,18 @@
 """Cross-validation against ns-3 (``orbitcc.ns3``; sources in ``validation/ns3/``).
 
 The C++ programs in this folder are our own ns-3 programs (ns-3.37, Debian's
-``libns3-dev``); this module builds them, describes the validation matrix, runs
-one matrix row in both simulators on exactly the same topology, and reduces both
-outputs to the same metrics. ``orbitcc-validate`` (``orbitcc/cli/validate.py``)
-drives it and writes docs/validation.md.
+``libns3-dev``). One module per job, re-exported here:
+
+- ``build``: find the installed ns-3 and build the programs against it;
+- ``rows``: the validation matrix, its rows described once for both simulators;
+- ``run``: one row in ns-3 and in orbitcc, on exactly the same topology,
+  reduced to the same keys;
+- ``compare``: the metrics, their targets and the window-growth check;
+- ``sweep``: the whole matrix, timed as ``orbitcc-validate`` runs it;
+- ``report``: docs/validation.md, with the diagnosis notes read from
+  ``notes/`` (data, not code).
+
+``orbitcc-validate`` (``orbitcc/cli/validate.py``) drives them.
 
 Definitions shared by both sides (so a difference is a model difference):
 
@@ -18,785 +26,68 @@ Definitions shared by both sides (so a difference is a model difference):
 
 from __future__ import annotations
 
-import json
-import os
-import sys
-import time
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Any
-
-SOURCE_DIR = Path(__file__).resolve().parent
-INSTALL_HINT = "sudo apt-get install -y libns3-dev libgsl-dev   (Debian 12 / Ubuntu: ns-3.37)"
-PKG_MODULES = ("ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point",
-               "ns3-applications", "ns3-traffic-control")
-PROGRAM = "orbitcc-ns3-dumbbell"
-
-MSS = 1448
-WIRE_DATA_BYTES = MSS + 32 + 20 + 2  # TCP with timestamps, IPv4, PPP (README.md)
-ACCESS_MBPS = 10_000.0  # access and egress links of the dumbbell
-SAMPLE_S = 0.05  # cwnd trace interval, both simulators
-
-
-class Ns3UnavailableError(RuntimeError):
-    """ns-3 (or a tool to build against it) is not installed."""
-
-
-# ---------------------------------------------------------------------------
-# Finding and building ns-3 programs
-
-
-def ns3_version() -> str | None:
-    """The installed ns-3 version (pkg-config), or None when ns-3 is missing."""
-    import shutil
-    import subprocess
-
-    pkg = shutil.which("pkg-config")
-    if pkg is None:
-        return None
-    out = subprocess.run([pkg, "--modversion", *PKG_MODULES], capture_output=True, text=True)
-    if out.returncode != 0:
-        return None
-    return out.stdout.split()[0]
-
-
-def _cmake() -> str:
-    import shutil
-
-    venv_cmake = Path(sys.executable).parent / "cmake"
-    exe = str(venv_cmake) if venv_cmake.exists() else shutil.which("cmake")
-    if exe is None:
-        raise Ns3UnavailableError("cmake is needed to build the ns-3 programs: pip install cmake")
-    return exe
-
-
-def gym_proto() -> Path | None:
-    """messages.proto of orbitcc.env.ns3gym (repository or installed layout)."""
-    for p in (SOURCE_DIR.parent.parent / "env" / "ns3gym" / "messages.proto",
-              SOURCE_DIR.parent / "env" / "ns3gym" / "messages.proto"):
-        if p.exists():
-            return p
-    return None
-
-
-def has_gym_mode(binary: Path) -> bool:
-    """Whether a built program speaks the ns3-gym protocol (--openGymPort)."""
-    return (binary.parent / "messages.pb.h").exists()
-
-
-def _source_hash() -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    proto = gym_proto()
-    if proto is not None:
-        h.update(proto.read_bytes())
-    for p in sorted(SOURCE_DIR.glob("*")):
-        if p.suffix in (".cc", ".h", ".proto") or p.name == "CMakeLists.txt":
-            h.update(p.name.encode())
-            h.update(p.read_bytes())
-    return h.hexdigest()[:12]
-
-
-def default_build_dir() -> Path:
-    base = os.environ.get("ORBITCC_NS3_BUILD_DIR")
-    if base:
-        return Path(base)
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return cache / "orbitcc" / "ns3-build"
-
-
-def build_programs(build_dir: Path | None = None, quiet: bool = True) -> Path:
-    """Builds the ns-3 programs (once per source version); returns the binary.
-
-    Raises Ns3UnavailableError (with the install command) when ns-3 is missing.
-    """
-    import shutil
-    import subprocess
-
-    version = ns3_version()
-    if version is None:
-        raise Ns3UnavailableError(
-            "ns-3 was not found (pkg-config knows no " + ", ".join(PKG_MODULES) + ").\n"
-            "Install it with:\n  " + INSTALL_HINT)
-    root = (build_dir or default_build_dir()) / f"{version}-{_source_hash()}"
-    binary = root / PROGRAM
-    if binary.exists():
-        return binary
-    root.mkdir(parents=True, exist_ok=True)
-    cmake = _cmake()
-    configure = [cmake, "-S", str(SOURCE_DIR), "-B", str(root), "-DCMAKE_BUILD_TYPE=Release"]
-    proto = gym_proto()
-    if proto is not None:
-        configure.append(f"-DORBITCC_PROTO={proto}")
-    ninja = str(Path(sys.executable).parent / "ninja")
-    if not Path(ninja).exists():
-        ninja = shutil.which("ninja") or ""
-    if ninja:
-        configure += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"]
-    for cmd in (configure, [cmake, "--build", str(root)]):
-        out = subprocess.run(cmd, capture_output=quiet, text=True)
-        if out.returncode != 0:
-            detail = (out.stdout or "") + (out.stderr or "") if quiet else ""
-            raise Ns3UnavailableError(f"building the ns-3 programs failed ({' '.join(cmd)}):\n"
-                                 + detail[-3000:])
-    return binary
-
-
-# ---------------------------------------------------------------------------
-# The matrix
-
-
-@dataclass(frozen=True)
-class Row:
-    """One scenario both simulators express exactly."""
-
-    name: str  # short id, e.g. "newreno-1-bdp"
-    label: str  # human title
-    cc: str  # newreno | cubic | bbr (every flow)
-    flows: int = 1
-    rtts_ms: tuple[float, ...] = (50.0,)
-    buffer_bdp: float = 1.0
-    loss: float = 0.0
-    schedule: tuple[tuple[float, float], ...] = ()  # (t_s, Mb/s); 0 = outage
-    duration_s: float = 30.0
-    capacity_mbps: float = 100.0
-    # Seeds averaged on both sides (seed, seed + 1, ...): a 30 s run at 0.1 %
-    # loss has only ~20 losses, so one realisation moves goodput by 2x.
-    seeds: int = 1
-    # Each flow starts at a time drawn uniformly from [0, start_spread_ms) by
-    # the seed (``starts_ms``), the same draws in both simulators. 0: all at t = 0.
-    start_spread_ms: float = 0.0
-
-    def rtt(self, i: int) -> float:
-        return self.rtts_ms[min(i, len(self.rtts_ms) - 1)]
-
-    def starts_ms(self, seed: int) -> tuple[float, ...]:
-        """Per-flow start times of one seed, in whole microseconds (so that the
-        ns-3 command line carries them exactly)."""
-        if self.start_spread_ms <= 0:
-            return (0.0,) * self.flows
-        import random  # only rows with a spread need it (import time counts)
-
-        rng = random.Random(f"orbitcc-validate-start/{seed}")
-        return tuple(round(rng.uniform(0.0, self.start_spread_ms) * 1e3) / 1e3
-                     for _ in range(self.flows))
-
-    @property
-    def buffer_packets(self) -> int:
-        bdp = self.capacity_mbps * 1e6 / 8 * min(self.rtts_ms) * 1e-3
-        return max(3, round(self.buffer_bdp * bdp / WIRE_DATA_BYTES))
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @staticmethod
-    def from_json(d: dict[str, Any]) -> Row:
-        d = dict(d)
-        d["rtts_ms"] = tuple(d["rtts_ms"])
-        d["schedule"] = tuple(tuple(x) for x in d["schedule"])
-        return Row(**d)
-
-
-CCS = ("newreno", "cubic", "bbr")
-# Seeds of each graded random-loss row (ns-3's 30 s runs at 0.1-1 % loss:
-# goodput standard deviation 15-35 % of the mean; with 20 seeds the standard
-# error of a relative difference was 5-7 %, as large as the gaps being judged,
-# so 50: 3-5 %). An ns-3 run of these rows costs 1-2 CPU seconds.
-LOSS_SEEDS = 50
-# Two-flow rows have no randomness of their own: how two flows share a drop-tail
-# link is decided by the relative phase of their ACK clocks (Floyd and Jacobson
-# 1992), which moves the split by tens of percent when one RTT changes by half a
-# millisecond, in both simulators. One realisation of that phase is not a
-# reference, so these rows are averaged over PHASE_SEEDS seeds, each starting
-# every flow at a uniform time within one base RTT (50 ms: the whole range of the
-# relative phase), identically in both simulators.
-PHASE_SEEDS = 10
-PHASE_SPREAD_MS = 50.0
-CC_TITLE = {"newreno": "NewReno", "cubic": "CUBIC", "bbr": "BBR"}
-# 100 -> 50 Mb/s at 10 s, a 2 s outage at 15 s, back to 100 Mb/s at 17 s,
-# 150 % at 24 s.
-STEP_SCHEDULE = ((10.0, 50.0), (15.0, 0.0), (17.0, 100.0), (24.0, 150.0))
-
-
-def matrix(kind: str = "standard", duration_s: float = 30.0) -> list[Row]:
-    """The validation matrix: ``standard`` (docs/validation.md), ``full``
-    (every combination) or ``ci`` (two short rows)."""
-    if kind == "ci":
-        # NewReno's recovery and CUBIC's HyStart exit both shape the first
-        # 10 s of a BDP-buffer row.
-        return [Row("newreno-1-bdp-ci", "NewReno, 1 flow, BDP buffer (10 s)", "newreno",
-                    duration_s=10.0),
-                Row("cubic-1-bdp-ci", "CUBIC, 1 flow, BDP buffer (10 s)", "cubic",
-                    duration_s=10.0)]
-    rows: list[Row] = []
-    d = duration_s
-    if kind == "full":
-        for cc in CCS:
-            for flows, rtts in ((1, (50.0,)), (2, (50.0,)), (2, (50.0, 100.0))):
-                for buf, btitle in ((1.0, "BDP"), (0.25, "BDP/4")):
-                    for loss in (0.0, 0.001, 0.01):
-                        topo = (f"{flows} flow" + ("s" if flows > 1 else "")
-                                + (", RTT 50/100 ms" if len(rtts) > 1 else ""))
-                        rows.append(Row(
-                            f"{cc}-{flows}{'-rtt' if len(rtts) > 1 else ''}-"
-                            f"{'bdp' if buf == 1 else 'bdp4'}-loss{loss:g}",
-                            f"{CC_TITLE[cc]}, {topo}, {btitle} buffer, loss {loss:.1%}",
-                            cc, flows, rtts, buf, loss, duration_s=d))
-            rows.append(Row(f"{cc}-1-schedule", f"{CC_TITLE[cc]}, 1 flow, capacity steps + "
-                            "2 s outage", cc, schedule=STEP_SCHEDULE, duration_s=d))
-        return rows
-    if kind != "standard":
-        raise ValueError(f"matrix kind {kind!r} is unknown; allowed: standard, full, ci")
-    for cc in CCS:
-        t = CC_TITLE[cc]
-        # NewReno and CUBIC loss rows are graded: mean of LOSS_SEEDS seeds on
-        # both sides (one 30 s run at 1 % loss moves goodput by +-35 %).
-        loss_seeds = 1 if cc == "bbr" else LOSS_SEEDS
-        nseeds = f" (mean of {loss_seeds} seeds)" if loss_seeds > 1 else ""
-        phase = (f" (mean of {PHASE_SEEDS} seeds, starts within "
-                 f"{PHASE_SPREAD_MS:g} ms)")
-        rows += [
-            Row(f"{cc}-1-bdp", f"{t}, 1 flow, BDP buffer", cc, duration_s=d),
-            Row(f"{cc}-1-bdp4", f"{t}, 1 flow, BDP/4 buffer", cc, buffer_bdp=0.25,
-                duration_s=d),
-            Row(f"{cc}-1-loss0.1", f"{t}, 1 flow, BDP, random loss 0.1 %" + nseeds, cc,
-                loss=0.001, duration_s=d, seeds=loss_seeds),
-            Row(f"{cc}-1-loss1", f"{t}, 1 flow, BDP, random loss 1 %" + nseeds, cc, loss=0.01,
-                duration_s=d, seeds=loss_seeds),
-            Row(f"{cc}-2-bdp", f"{t}, 2 equal flows, BDP buffer" + phase, cc, flows=2,
-                duration_s=d, seeds=PHASE_SEEDS, start_spread_ms=PHASE_SPREAD_MS),
-            Row(f"{cc}-2-rtt", f"{t}, 2 flows, RTT 50 vs 100 ms, BDP (of 50 ms)" + phase, cc,
-                flows=2, rtts_ms=(50.0, 100.0), duration_s=d, seeds=PHASE_SEEDS,
-                start_spread_ms=PHASE_SPREAD_MS),
-            Row(f"{cc}-1-schedule", f"{t}, 1 flow, capacity 100/50/outage/100/150 Mb/s", cc,
-                schedule=STEP_SCHEDULE, duration_s=d),
-        ]
-    return rows
-
-
-# ---------------------------------------------------------------------------
-# ns-3 side
-
-
-def ns3_args(row: Row, seed: int = 1) -> list[str]:
-    args = [
-        f"--cc={row.cc}", f"--flows={row.flows}",
-        "--rttMs=" + ",".join(f"{r:g}" for r in row.rtts_ms),
-        f"--capacityMbps={row.capacity_mbps:g}", f"--bufferPackets={row.buffer_packets}",
-        f"--loss={row.loss:g}", f"--duration={row.duration_s:g}", f"--mss={MSS}",
-        f"--seed={seed}", f"--sampleMs={SAMPLE_S * 1e3:g}",
-    ]
-    if row.start_spread_ms > 0:
-        args.append("--startMs=" + ",".join(f"{x:.3f}" for x in row.starts_ms(seed)))
-    if row.schedule:
-        args.append("--schedule=" + ",".join(f"{t:g}:{c:g}" for t, c in row.schedule))
-    return args
-
-
-def run_timed(cmd: list[str], timeout_s: float | None = None) -> dict[str, Any]:
-    """Runs ``cmd`` to completion; returns its exit status, output, wall time
-    and CPU seconds (user + system of the process and what it waited for,
-    from ``wait4``: interpreter start, imports and all).
-
-    The wall time ends when the process exits, not at the next poll: this
-    waits on a pidfd (Linux) or in a blocking ``wait4``, so a 20 ms process
-    is not rounded up to a polling interval."""
-    import subprocess
-    import tempfile
-
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        started = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
-        if timeout_s is not None and not _exits_within(proc.pid, timeout_s):
-            proc.kill()
-            os.wait4(proc.pid, 0)
-            raise TimeoutError(f"{cmd[0]} ran longer than {timeout_s:g} s")
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return {"returncode": proc.returncode, "stdout": out.read(), "stderr": err.read(),
-                "wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime}
-
-
-def _exits_within(pid: int, timeout_s: float) -> bool:
-    """Whether the child ``pid`` exits within ``timeout_s`` (not reaped)."""
-    import select
-
-    try:
-        fd = os.pidfd_open(pid)
-    except (AttributeError, OSError):  # no pidfd: poll every 10 ms
-        deadline = time.perf_counter() + timeout_s
-        while time.perf_counter() < deadline:
-            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
-                return True
-            time.sleep(0.01)
-        return False
-    try:
-        return bool(select.select([fd], [], [], timeout_s)[0])
-    finally:
-        os.close(fd)
-
-
-def _extra_tag(extra: tuple[str, ...]) -> str:
-    """The part of a run's file names that tells extra program arguments apart
-    (``("--recovery=prr64",)`` -> ``".recovery-prr64"``)."""
-    return "".join(f".{a.lstrip('-').replace('=', '-')}" for a in extra)
-
-
-def run_ns3(row: Row, binary: Path, workdir: Path, seed: int = 1,
-            timeout_s: float = 1800.0, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Runs one row in ns-3; returns its JSON summary plus the process wall time
-    (``process_wall_s``) and the cwnd trace (``cwnd``: t_s and per-flow lists).
-    ``extra``: more arguments of the program (e.g. a diagnostic recovery)."""
-
-    workdir.mkdir(parents=True, exist_ok=True)
-    tag = _extra_tag(extra)
-    out = workdir / f"{row.name}{tag}.ns3.json"
-    cwnd = workdir / f"{row.name}{tag}.ns3.cwnd.csv"
-    cmd = [str(binary), *ns3_args(row, seed), *extra, f"--out={out}", f"--cwnd={cwnd}"]
-    proc = run_timed(cmd, timeout_s)
-    if proc["returncode"] != 0:
-        raise RuntimeError(f"ns-3 failed on row {row.name} (exit {proc['returncode']}):\n"
-                           + (proc["stderr"] or proc["stdout"])[-3000:])
-    result = json.loads(out.read_text())
-    result["process_wall_s"] = proc["wall_s"]
-    result["process_cpu_s"] = proc["cpu_s"]
-    result["command"] = " ".join([PROGRAM, *ns3_args(row, seed), *extra])
-    result["cwnd"] = read_cwnd_csv(cwnd)
-    result["growth_violations"] = window_growth_violations(row, result["cwnd"])
-    return result
-
-
-def ns3_result(row: Row, binary: Path, workdir: Path, seed: int = 1,
-               reuse: bool = False, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    """run_ns3 for each of the row's seeds (averaged, see ``average``), or
-    (reuse=True) the result of an earlier run with identical arguments in
-    ``workdir`` (marked ``from_cache``: its timing is not fresh)."""
-    path = workdir / f"{row.name}{_extra_tag(extra)}.ns3.result.json"
-    args = ns3_args(row, seed) + list(extra) + (
-        [f"seeds={row.seeds}"] if row.seeds > 1 else [])
-    args.append(f"result-format={RESULT_FORMAT}")
-    if reuse and path.exists():
-        data = json.loads(path.read_text())
-        if data.get("args") == args:
-            data["from_cache"] = True
-            return data
-    runs = []
-    for k in range(row.seeds):
-        one = Row(**{**row.to_json(), "name": row.name if k == 0 else f"{row.name}.s{seed + k}",
-                     "rtts_ms": row.rtts_ms, "schedule": row.schedule})
-        runs.append(run_ns3(one, binary, workdir, seed + k, extra=extra))
-    result = average(runs)
-    result["args"] = args
-    result["timed_at"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    path.write_text(json.dumps(result))
-    return result
-
-
-_SUMMED = ("wall_s", "cpu_s", "process_wall_s", "process_cpu_s")
-# Version of a cached ns-3 result (--reuse-ns3 takes only its own): 2 added
-# the per-seed figures (``runs``) and the window-growth check.
-RESULT_FORMAT = 2
-
-
-def _std(vals: list[float]) -> float:
-    """Sample standard deviation (0 for one value)."""
-    if len(vals) < 2:
-        return 0.0
-    m = sum(vals) / len(vals)
-    return (sum((v - m) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5
-
-
-def average(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """One result from several seeds: numbers averaged (per flow too), times
-    summed (the work of all seeds), everything else from the first run. Each
-    averaged number ``x`` also gets ``x_std``, its standard deviation over
-    the seeds."""
-    if len(runs) == 1:
-        return runs[0]
-    out = dict(runs[0])
-    for key, value in runs[0].items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            vals = [r[key] for r in runs]
-            out[key] = sum(vals) if key in _SUMMED else sum(vals) / len(vals)
-            if key not in _SUMMED:
-                out[key + "_std"] = _std(vals)
-    flows = []
-    for i, f0 in enumerate(runs[0]["flows"]):
-        f = dict(f0)
-        for key, value in f0.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                vals = [r["flows"][i][key] for r in runs]
-                f[key] = sum(vals) / len(vals)
-                f[key + "_std"] = _std(vals)
-        flows.append(f)
-    out["flows"] = flows
-    out["seeds"] = len(runs)
-    # Each seed's own figures (no trace, no timing: the repeats of orbitcc's
-    # rows must compare equal), so that a subset of seeds can be averaged.
-    out["runs"] = [{k: v for k, v in r.items() if k not in _PER_RUN_DROPPED} for r in runs]
-    out["growth_violations"] = [dict(v, run=k) for k, r in enumerate(runs)
-                                for v in r.get("growth_violations", [])]
-    return out
-
-
-_PER_RUN_DROPPED = frozenset({"cwnd", "attributes", "command", "runs", *_SUMMED})
-
-
-def window_growth_violations(row: Row, cwnd: dict[str, list]) -> list[dict[str, float]]:
-    """Sample intervals in which a flow's congestion window grew by more than
-    RFC 5681 allows: in slow start at most L = 2 SMSS per ACK (RFC 3465's
-    limit), and an interval of ``dt`` brings at most ``C dt / wire`` + 2 ACKs
-    (one per segment the bottleneck can deliver, whatever the delayed-ACK
-    policy), so the window can end an interval at most that much above the
-    largest window seen before it (a reduction may restore an ssthresh from
-    an earlier, larger window). Congestion avoidance grows far slower. The
-    bound is generous by design: it flags a window that jumps from one
-    segment to hundreds in one round trip (ns-3.37's CUBIC after an RTO adds
-    every segment a cumulative ACK covers at once, SACKed ones included), not
-    a fine difference. Checked on NewReno and CUBIC (BBR sets its window from
-    its model, not per ACK)."""
-    if row.cc == "bbr":
-        return []
-    peak_mbps = max([row.capacity_mbps, *(c for _, c in row.schedule)])
-    unit = float(max(MSS, WIRE_DATA_BYTES))  # the larger of the two traces' units
-    t = cwnd["t_s"]
-    out: list[dict[str, float]] = []
-    for flow, series in enumerate(cwnd["cwnd_bytes"]):
-        peak = 0.0  # the largest window sampled before sample k
-        for k in range(1, len(series)):
-            peak = max(peak, series[k - 1])
-            acks = peak_mbps * 1e6 / 8 * (t[k] - t[k - 1]) / WIRE_DATA_BYTES + 2
-            bound = peak + 2 * unit * acks
-            if series[k] > bound:
-                out.append({"flow": flow, "t_s": t[k], "before_bytes": series[k - 1],
-                            "after_bytes": series[k], "bound_bytes": bound})
-    return out
-
-
-def read_cwnd_csv(path: Path) -> dict[str, list]:
-    lines = path.read_text().splitlines()
-    t: list[float] = []
-    cols: list[list[float]] = [[] for _ in lines[0].split(",")[1:]]
-    for line in lines[1:]:
-        parts = line.split(",")
-        t.append(float(parts[0]))
-        for i, v in enumerate(parts[1:]):
-            cols[i].append(float(v))
-    return {"t_s": t, "cwnd_bytes": cols}
-
-
-# ---------------------------------------------------------------------------
-# orbitcc side
-
-# Transport and controller settings that reproduce ns-3.37's (README.md). The
-# TCP transport's defaults are ns-3's (SACK, PRR, delayed ACK 2 / 200 ms, min
-# RTO 1 s, per-ACK growth, CUBIC without the Reno-friendly region); only the
-# header sizes of ns-3's point-to-point framing are set here; the rest of the
-# difference is documented.
-NS3_TRANSPORT_PARAMS: dict[str, float] = {
-    "header_bytes": WIRE_DATA_BYTES - MSS,  # 20 IPv4 + 32 TCP with timestamps + 2 PPP
-    "ack_bytes": 54,  # the same headers without payload (SACK blocks not counted)
-}
-# ns-3.37's TcpNewReno sets ssthresh to half the pipe (BytesInFlight()) when
-# recovery starts, not half the window as Linux and orbitcc's default do.
-# ns-3.37's TcpCubic keeps its ACK counter (m_cWndCnt) across losses and
-# timeouts and adds at most one MSS per ACK (Linux clears it at each reduction
-# and spends old credit as one MSS, tcp_cong_avoid_ai): on the 0.1 % and 1 %
-# loss rows this was a 20-30 % goodput difference (docs/tcp.md).
-NS3_CONTROLLER_PARAMS: dict[str, dict[str, float]] = {
-    "newreno": {"ssthresh_from_pipe": 1.0},
-    "cubic": {"ns3_ack_counter": 1.0},
-}
-ORBITCC_PACKET_BYTES = WIRE_DATA_BYTES
-def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = SAMPLE_S,
-                 transport: str = "tcp") -> dict[str, Any]:
-    """The core spec of a row: the same bottleneck (both directions), delays and
-    buffer as the ns-3 program. Each flow with a longer RTT crosses its own
-    access link carrying the extra delay (10 Gb/s, as in ns-3). The ns-3
-    program's zero-delay 10 Gb/s hops that only attach hosts to the routers
-    are left out (1.2 us of serialisation each, per packet)."""
-    rtt_min = min(row.rtts_ms)
-    half = rtt_min / 2
-    starts = row.starts_ms(seed)
-    neck: dict[str, Any] = {
-        "name": "bottleneck", "capacity_mbps": row.capacity_mbps, "delay_ms": half,
-        "buffer_packets": row.buffer_packets, "loss_rate": row.loss, "bottleneck": True,
-    }
-    if row.schedule:
-        neck["schedule"] = [{"t_s": 0.0, "capacity_mbps": row.capacity_mbps,
-                             "delay_ms": half, "loss_rate": row.loss}]
-        neck["schedule"] += [{"t_s": t, "capacity_mbps": c, "delay_ms": half,
-                              "loss_rate": row.loss} for t, c in row.schedule]
-    links: list[dict[str, Any]] = [
-        neck,
-        {"name": "bottleneck_rev", "capacity_mbps": row.capacity_mbps, "delay_ms": half},
-    ]
-    flows = []
-    for i in range(row.flows):
-        access = (row.rtt(i) - rtt_min) / 2
-        forward, reverse = [0], [1]
-        if access > 0:
-            links += [
-                {"name": f"access{i}", "capacity_mbps": ACCESS_MBPS, "delay_ms": access},
-                {"name": f"access{i}_rev", "capacity_mbps": ACCESS_MBPS, "delay_ms": access},
-            ]
-            forward, reverse = [len(links) - 2, 0], [1, len(links) - 1]
-        flow: dict[str, Any] = {
-            "name": f"flow{i}", "transport": transport, "controller": row.cc,
-            "paths": [{"forward": forward, "reverse": reverse}],
-            "start_s": starts[i] * 1e-3,
-        }
-        if row.cc in NS3_CONTROLLER_PARAMS:
-            flow["controller_params"] = dict(NS3_CONTROLLER_PARAMS[row.cc])
-        if transport == "tcp":
-            flow["transport_params"] = dict(NS3_TRANSPORT_PARAMS)
-        flows.append(flow)
-    return {
-        "seed": seed, "duration_s": row.duration_s, "sample_interval_s": sample_interval_s,
-        "record_series": True, "packet_bytes": ORBITCC_PACKET_BYTES,
-        "initial_window_packets": 10, "links": links, "flows": flows,
-    }
-
-
-def run_spec(row: Row, seed: int = 1, transport: str = "tcp",
-             sample_interval_s: float = SAMPLE_S) -> dict[str, Any]:
-    """The spec ``run_orbitcc`` runs (and the native runner reads): the row's
-    spec without the series store (the cwnd trace is sampled by probing)."""
-    spec = orbitcc_spec(row, seed, sample_interval_s=sample_interval_s, transport=transport)
-    spec["record_series"] = False
-    return spec
-
-
-def orbitcc_result(row: Row, spec: dict[str, Any], summary: dict[str, Any],
-                   probes: list[dict[str, Any]], cwnd: dict[str, Any], wall_s: float,
-                   cpu_s: float, transport: str = "tcp") -> dict[str, Any]:
-    """One run's result (same keys as the ns-3 JSON) from what the core
-    reports: its summary, each subflow's final probe and the sampled cwnd
-    trace. In-process runs (``run_orbitcc``) and the native runner's JSON
-    (``run_orbitcc_native``) both go through here."""
-    # The spec's own draws (whole microseconds, see Row.starts_ms).
-    start_ms = [round(flow["start_s"] * 1e3, 3) for flow in spec["flows"]]
-    flows = []
-    for i, f in enumerate(summary["flows"]):
-        reverse_ms = row.rtt(i) / 2  # the ACK path's propagation delay
-        probe = probes[i]  # one subflow per flow here
-        flows.append({
-            "cc": row.cc, "base_rtt_ms": row.rtt(i), "start_ms": start_ms[i],
-            # orbitcc rates a flow over the time since its start; ns-3's program
-            # divides by the whole duration.
-            "goodput_mbps": f["goodput_mbps"] * (1.0 - start_ms[i] * 1e-3 / row.duration_s),
-            # The sender's RTT samples (timestamp echoes, as ns-3's "RTT" trace).
-            "mean_rtt_ms": probe["mean_rtt_sample_ms"], "rtt_samples": probe["rtt_samples"],
-            "mean_packet_rtt_ms": f["mean_delay_ms"] + reverse_ms,
-            "p95_rtt_ms": f["p95_delay_ms"] + reverse_ms,
-            "data_segments": f["packets_sent"], "retransmissions": f["packets_retransmitted"],
-            "timeouts": f["timeouts"], "spurious_losses": f["loss_truth"]["spurious"],
-        })
-    trace = {"t_s": cwnd["t_s"], "cwnd_bytes": cwnd["cwnd_bytes"]}
-    return {
-        "simulator": "orbitcc", "transport": transport, "wall_s": wall_s, "cpu_s": cpu_s,
-        "duration_s": row.duration_s,
-        "goodput_mbps": sum(f["goodput_mbps"] for f in flows),
-        "jain_fairness": jain([f["goodput_mbps"] for f in flows]),
-        "buffer_packets": row.buffer_packets, "flows": flows,
-        "cwnd": trace, "growth_violations": window_growth_violations(row, trace),
-    }
-
-
-def run_orbitcc(row: Row, seed: int = 1, transport: str = "tcp",
-                sample_interval_s: float = SAMPLE_S) -> dict[str, Any]:
-    """Runs one row in orbitcc (in this process); same keys as the ns-3 JSON.
-
-    The cwnd trace is sampled by stepping the core every ``sample_interval_s``
-    and reading each subflow's window (as ns-3's program samples its sockets),
-    so the run needs neither numpy nor the series store; ``wall_s``/``cpu_s``
-    time that whole loop.
-    """
-    from orbitcc import _core
-
-    spec = run_spec(row, seed, transport, sample_interval_s)
-    sim = _core.Simulation(spec)
-    n = sim.num_subflows
-    t_s: list[float] = []
-    cwnd: list[list[float]] = [[] for _ in range(n)]
-    started = time.perf_counter()
-    cpu = time.process_time()
-    while sim.step(sample_interval_s):
-        t_s.append(sim.now_s)
-        for i in range(n):
-            cwnd[i].append(float(sim.probe(i)["cwnd_bytes"]))
-    cpu = time.process_time() - cpu
-    wall = time.perf_counter() - started
-    probes = [sim.probe(i) for i in range(n)]
-    return orbitcc_result(row, spec, sim.summary(), probes,
-                          {"t_s": t_s, "cwnd_bytes": cwnd}, wall, cpu, transport)
-
-
-# ---------------------------------------------------------------------------
-# orbitcc as a whole process: the native runner (cpp_core/tools/run_main.cc)
-
-RUNNER = "orbitcc_run"
-
-
-def native_runner() -> tuple[Path | None, str]:
-    """The native runner and, when there is none, why. The package build
-    (setup.py, ``make install``) places it beside ``orbitcc._core``;
-    ``ORBITCC_RUNNER`` names another binary."""
-    override = os.environ.get("ORBITCC_RUNNER")
-    if override:
-        path = Path(override)
-        if path.is_file() and os.access(path, os.X_OK):
-            return path, ""
-        return None, f"ORBITCC_RUNNER={override} is not an executable file"
-    import orbitcc
-
-    path = Path(orbitcc.__file__).resolve().parent / RUNNER
-    if path.is_file() and os.access(path, os.X_OK):
-        return path, ""
-    return None, (f"the native runner is not built ({path} is missing; "
-                  "rebuild the package: make install)")
-
-
-def run_orbitcc_native(row: Row, runner: Path, workdir: Path, seed: int = 1,
-                       transport: str = "tcp") -> dict[str, Any]:
-    """Runs the row's seeds (seed, seed + 1, ...) in one native runner process;
-    returns what ``average`` of ``run_orbitcc`` over them returns (the same
-    numbers), plus the process's wall and CPU seconds (``process_wall_s``,
-    ``process_cpu_s``: process start, reading the specs, the runs, JSON out)."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    specs, files = [], []
-    for k in range(row.seeds):
-        spec = run_spec(row, seed + k, transport)
-        path = workdir / f"{row.name}.s{seed + k}.spec.json"
-        path.write_text(json.dumps(spec))
-        specs.append(spec)
-        files.append(str(path))
-    out = workdir / f"{row.name}.orbitcc-run.json"
-    proc = run_timed([str(runner), "--out", str(out), *files])
-    if proc["returncode"] != 0:
-        raise RuntimeError(f"{RUNNER} failed on row {row.name} (exit {proc['returncode']}): "
-                           + (proc["stderr"] or proc["stdout"])[-3000:])
-    runs = json.loads(out.read_text())["runs"]
-    result = average([orbitcc_result(row, spec, r["summary"], r["probes"], r["cwnd"],
-                                     r["wall_s"], r["cpu_s"], transport)
-                      for spec, r in zip(specs, runs, strict=True)])
-    result["process_wall_s"] = proc["wall_s"]
-    result["process_cpu_s"] = proc["cpu_s"]
-    result["process"] = RUNNER
-    return result
-
-
-def jain(xs: list[float]) -> float:
-    sq = sum(x * x for x in xs)
-    return sum(xs) ** 2 / (len(xs) * sq) if sq > 0 else 1.0
-
-
-# ---------------------------------------------------------------------------
-# Comparison
-
-
-@dataclass
-class Metric:
-    name: str
-    ns3: float
-    orbitcc: float
-    target: float | None = None  # allowed |relative difference|, None: reported only
-    ns3_std: float = 0.0  # standard deviation over the seeds (rows of several seeds)
-    orbitcc_std: float = 0.0
-    seeds: int = 1
-
-    @property
-    def rel_se(self) -> float | None:
-        """Standard error of the relative difference of the two means (seeds > 1)."""
-        if self.seeds < 2 or self.ns3 == 0:
-            return None
-        return ((self.ns3_std ** 2 + self.orbitcc_std ** 2) / self.seeds) ** 0.5 / abs(self.ns3)
-
-    @property
-    def rel(self) -> float | None:
-        if self.ns3 == 0:
-            return None if self.orbitcc == 0 else float("inf")
-        return (self.orbitcc - self.ns3) / abs(self.ns3)
-
-    @property
-    def within(self) -> bool | None:
-        if self.target is None:
-            return None
-        r = self.rel
-        return r is not None and abs(r) <= self.target
-
-
-@dataclass
-class RowResult:
-    row: Row
-    ns3: dict[str, Any]
-    orbitcc: dict[str, Any]
-    metrics: list[Metric] = field(default_factory=list)
-    # Against ns-3 with its PRR in 64 bits (orbitcc-validate's diagnostic of a
-    # row outside a target); empty when not run.
-    wide_prr_metrics: list[Metric] = field(default_factory=list)
-
-
-def flagged_runs(result: dict[str, Any]) -> list[int]:
-    """Indexes (seed - first seed) of a result's runs that fail the window-growth
-    check (``window_growth_violations``; a single run's have no ``run``)."""
-    return sorted({v.get("run", 0) for v in result.get("growth_violations", [])})
-
-
-def compare(row: Row, ns3: dict[str, Any], orb: dict[str, Any]) -> list[Metric]:
-    """The metrics of one row; targets from the validation issue (goodput 10 %,
-    mean RTT 10 % on one-flow rows, RTT-unfairness ratio 15 %) for NewReno and
-    CUBIC; BBR rows are reported only (ns-3.37's BBR is not a reference).
-
-    An ns-3 run that breaks RFC 5681's bound on window growth
-    (``window_growth_violations``) is not a reference: on a row of several
-    seeds the metrics are those of the other seeds, on both sides alike, and
-    the all-seed goodput follows, reported only. orbitcc's own runs are
-    checked too but never left out (a violation there is a bug)."""
-    bad = flagged_runs(ns3)
-    if bad and row.seeds > 1 and len(bad) < row.seeds and "runs" in orb:
-        keep = [k for k in range(row.seeds) if k not in bad]
-        out = _metrics(row, average([ns3["runs"][k] for k in keep]),
-                       average([orb["runs"][k] for k in keep]), len(keep))
-        out.insert(1, Metric(f"goodput Mb/s (total), all {row.seeds} seeds",
-                             ns3["goodput_mbps"], orb["goodput_mbps"], None,
-                             ns3.get("goodput_mbps_std", 0.0), orb.get("goodput_mbps_std", 0.0),
-                             row.seeds))
-        return out
-    return _metrics(row, ns3, orb, row.seeds)
-
-
-def _metrics(row: Row, ns3: dict[str, Any], orb: dict[str, Any], seeds: int) -> list[Metric]:
-    graded = row.cc != "bbr"
-    g = 0.10 if graded else None
-    out = [Metric("goodput Mb/s (total)", ns3["goodput_mbps"], orb["goodput_mbps"], g,
-                  ns3.get("goodput_mbps_std", 0.0), orb.get("goodput_mbps_std", 0.0), seeds)]
-    n_f, o_f = ns3["flows"], orb["flows"]
-    if row.flows > 1:
-        for i in range(row.flows):
-            out.append(Metric(f"goodput Mb/s flow {i}", n_f[i]["goodput_mbps"],
-                              o_f[i]["goodput_mbps"], g, n_f[i].get("goodput_mbps_std", 0.0),
-                              o_f[i].get("goodput_mbps_std", 0.0), seeds))
-        if len(set(row.rtts_ms)) > 1:
-            # The ratio of the mean goodputs over the seeds.
-            def ratio(f: list[dict[str, Any]]) -> float:
-                return f[0]["goodput_mbps"] / max(f[1]["goodput_mbps"], 1e-9)
-            out.append(Metric("goodput ratio flow0/flow1", ratio(n_f), ratio(o_f),
-                              0.15 if graded else None))
-        out.append(Metric("Jain index", ns3["jain_fairness"], orb["jain_fairness"]))
-    for i in range(row.flows):
-        sfx = f" flow {i}" if row.flows > 1 else ""
-        out.append(Metric(f"mean RTT ms{sfx}", n_f[i]["mean_rtt_ms"], o_f[i]["mean_rtt_ms"],
-                          0.10 if graded and row.flows == 1 else None,
-                          n_f[i].get("mean_rtt_ms_std", 0.0), o_f[i].get("mean_rtt_ms_std", 0.0),
-                          seeds))
-        out.append(Metric(f"p95 RTT ms{sfx}", n_f[i]["p95_rtt_ms"], o_f[i]["p95_rtt_ms"]))
-    out.append(Metric("retransmissions", sum(f["retransmissions"] for f in n_f),
-                      sum(f["retransmissions"] for f in o_f)))
-    out.append(Metric("timeouts", sum(f["timeouts"] for f in n_f),
-                      sum(f["timeouts"] for f in o_f)))
-    return out
+from orbitcc.ns3.build import (
+    INSTALL_HINT,
+    PKG_MODULES,
+    PROGRAM,
+    SOURCE_DIR,
+    Ns3UnavailableError,
+    build_programs,
+    default_build_dir,
+    gym_proto,
+    has_gym_mode,
+    ns3_version,
+)
+from orbitcc.ns3.compare import (
+    Metric,
+    RowResult,
+    compare,
+    flagged_runs,
+)
+from orbitcc.ns3.rows import (
+    ACCESS_MBPS,
+    CC_TITLE,
+    CCS,
+    LOSS_SEEDS,
+    MSS,
+    PHASE_SEEDS,
+    PHASE_SPREAD_MS,
+    SAMPLE_S,
+    STEP_SCHEDULE,
+    WIRE_DATA_BYTES,
+    Row,
+    matrix,
+)
+from orbitcc.ns3.run import (
+    NS3_CONTROLLER_PARAMS,
+    NS3_TRANSPORT_PARAMS,
+    ORBITCC_PACKET_BYTES,
+    RESULT_FORMAT,
+    RUNNER,
+    average,
+    jain,
+    native_runner,
+    ns3_args,
+    ns3_result,
+    orbitcc_result,
+    orbitcc_spec,
+    read_cwnd_csv,
+    run_ns3,
+    run_orbitcc,
+    run_orbitcc_native,
+    run_spec,
+    run_timed,
+    window_growth_violations,
+)
+
+# The public names of the jobs, as `from orbitcc.ns3 import ...` has always given them.
+__all__ = [
+    "ACCESS_MBPS", "CCS", "CC_TITLE", "INSTALL_HINT", "LOSS_SEEDS", "MSS", "Metric",
+    "NS3_CONTROLLER_PARAMS", "NS3_TRANSPORT_PARAMS", "Ns3UnavailableError",
+    "ORBITCC_PACKET_BYTES", "PHASE_SEEDS", "PHASE_SPREAD_MS", "PKG_MODULES", "PROGRAM",
+    "RESULT_FORMAT", "RUNNER", "Row", "RowResult", "SAMPLE_S", "SOURCE_DIR", "STEP_SCHEDULE",
+    "WIRE_DATA_BYTES", "average", "build_programs", "compare", "default_build_dir",
+    "flagged_runs", "gym_proto", "has_gym_mode", "jain", "matrix", "native_runner", "ns3_args",
+    "ns3_result", "ns3_version", "orbitcc_result", "orbitcc_spec", "read_cwnd_csv", "run_ns3",
+    "run_orbitcc", "run_orbitcc_native", "run_spec", "run_timed", "window_growth_violations"
+]

@@ -14,7 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-from orbitcc.ns3 import Row, average, run_orbitcc
+from orbitcc.ns3.rows import Row
+from orbitcc.ns3.run import average, run_orbitcc
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,65 @@
+"""orbitcc-train: train a Stable-Baselines3 agent on the C++-batched env.
+
+  orbitcc-train                                          # PPO on single_link, no W&B
+  orbitcc-train scenario=starlink_dual agent=sac logger=wandb_offline seed=3
+  orbitcc-train agent.total_timesteps=256 agent.num_envs=2 duration_s=2    # smoke
+  orbitcc-train -m seed=0,1,2                            # three runs (Hydra multirun)
+
+  orbitcc-train agent=ppo_starlink                       # the shipped recipe (docs/agents.md)
+
+The training itself is orbitcc.agents.train.train; this module is the Hydra
+app around it. Top to bottom: compose the config (configs/train.yaml) -> build the vector env
+(one C++ BatchSimulation behind SB3's VecEnv API, optionally VecNormalize) ->
+SB3 model -> W&B run (logger.mode) -> train (progress bar with ETA, wall-clock
+budget, periodic evaluation on held-out seeds, early stop) -> write model.zip,
+config.yaml, command.txt, train_summary.json (and curve.csv / curve.png with
+evaluation) into the run dir outputs/train/<scenario>-<algo>-s<seed>-<time>.
+Seeds: training episodes run on the train split (randomize.split=train), env
+i of the batch on seed + i; evaluations on the test split, so no evaluation
+episode can be a training episode (cpp_core/engine/domain_randomization.h).
+The model's initialisation and exploration use agent.seed (None: seed).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+
+from orbitcc.agents.config import TrainConfig
+from orbitcc.agents.train import field_overrides, gym_overrides, make_env, train
+from orbitcc.cli.common import handle_help, one_line_errors
+from orbitcc.config import register_configs, to_object
+
+
+@hydra.main(version_base="1.3", config_path="pkg://orbitcc.configs", config_name="train")
+@one_line_errors("orbitcc-train")
+def _app(cfg: DictConfig) -> None:
+    hydra_cfg = HydraConfig.get()
+    overrides = gym_overrides(dict(hydra_cfg.runtime.choices), list(hydra_cfg.overrides.task))
+    scenario = hydra_cfg.runtime.choices["scenario"]
+    # Field by field too: a recipe (e.g. agent=ppo_starlink) may set env keys
+    # beside choosing presets, and the env must be exactly the config's.
+    overrides += field_overrides(cfg)
+    # Bad input fails here, before anything runs: one message, no traceback.
+    try:
+        parsed: TrainConfig = to_object(cfg)
+        make_env(parsed, scenario, [*overrides, "randomize.split=train"]).close()
+    except ValueError as err:
+        print(f"orbitcc-train: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
+    train(cfg, Path(hydra_cfg.runtime.output_dir), scenario, overrides)
+
+
+def main() -> None:
+    handle_help("orbitcc-train", __doc__ or "",
+                ["scenario", "agent", "env", "reward", "randomize", "logger", "hparams"])
+    register_configs()
+    _app()
+
+
+if __name__ == "__main__":
+    main()

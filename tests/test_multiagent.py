@@ -1,0 +1,265 @@
+"""orbitcc.make_multiagent: N learning flows as a PettingZoo ParallelEnv
+(docs/multiagent.md): PettingZoo's own API test, seeding, the per-agent
+fairness reward and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import orbitcc
+from orbitcc.env.multiagent import max_min_shares
+
+pytest.importorskip("pettingzoo")
+from pettingzoo.test import parallel_api_test  # noqa: E402
+
+SHORT = ["scenario.capacity_mbps=20", "scenario.rtt_ms=40", "duration_s=3"]
+
+
+def test_passes_pettingzoos_parallel_api_test():
+    env = orbitcc.make_multiagent(
+        "single_link", num_agents=3, overrides=SHORT, baseline_flows=["cubic"]
+    )
+    parallel_api_test(env, num_cycles=40)
+
+
+def rollout(seed: int, actions: np.ndarray) -> tuple[list, list]:
+    env = orbitcc.make_multiagent(
+        "single_link", num_agents=2, overrides=[*SHORT, "scenario.loss_rate=0.01"]
+    )
+    obs, _ = env.reset(seed=seed)
+    observations, rewards = [obs], []
+    k = 0
+    while env.agents:
+        obs, rew, _, _, _ = env.step(
+            {a: actions[k % len(actions), i : i + 1] for i, a in enumerate(env.agents)}
+        )
+        observations.append(obs)
+        rewards.append(rew)
+        k += 1
+    return observations, rewards
+
+
+def test_same_seed_same_trajectory_other_seed_differs():
+    rng = np.random.default_rng(0)
+    actions = rng.uniform(-1, 1, size=(50, 2)).astype(np.float32)
+    a, ra = rollout(3, actions)
+    b, rb = rollout(3, actions)
+    c, rc = rollout(4, actions)
+    same = all(np.array_equal(x[k], y[k]) for x, y in zip(a, b, strict=True) for k in x)
+    assert same and ra == rb
+    assert ra != rc  # the random loss of seed 4 differs
+
+
+def test_agents_are_the_flows_and_baselines_run_beside_them():
+    env = orbitcc.make_multiagent(
+        "single_link", num_agents=2, overrides=SHORT, baseline_flows=["cubic"]
+    )
+    assert env.possible_agents == ["flow_0", "flow_1"]
+    flows = env.spec["flows"]
+    assert [f["controller"] for f in flows] == ["external", "external", "cubic"]
+    assert [f.get("background", False) for f in flows] == [False, False, True]
+    obs, infos = env.reset(seed=0)
+    assert set(obs) == set(env.possible_agents) == set(infos)
+    for a in env.agents:
+        assert env.observation_space(a).contains(obs[a])
+
+
+def test_reward_peaks_at_the_max_min_share_and_punishes_grabbing():
+    # Two agents and one CUBIC flow on 20 Mb/s: max-min share 20/3 each.
+    env = orbitcc.make_multiagent(
+        "single_link",
+        num_agents=2,
+        overrides=[*SHORT, "duration_s=6"],
+        baseline_flows=["cubic"],
+        fairness_weight=1.0,
+    )
+    env.reset(seed=0)
+    low, high = np.float32(-1.0), np.float32(1.0)  # smallest / largest window
+    last = None
+    while env.agents:
+        _, rew, _, _, info = env.step({"flow_0": np.array([high]), "flow_1": np.array([low])})
+        if env.agents:
+            last = (rew, info)
+    assert last is not None
+    rew, info = last
+    assert info["flow_0"]["fair_share_mbps"] == pytest.approx(20.0 / 3, rel=0.01)
+    # The grabber is above its share, the starved one below; both pay.
+    assert info["flow_0"]["share"] > 1.0 > info["flow_1"]["share"]
+    for a in ("flow_0", "flow_1"):
+        s = info[a]["share"]
+        assert rew[a] == pytest.approx(min(s, 1.0) - abs(s - 1.0))
+        assert rew[a] < 1.0
+
+
+def test_team_reward_mixes_in_the_mean():
+    env = orbitcc.make_multiagent("single_link", num_agents=2, overrides=SHORT, team_weight=1.0)
+    env.reset(seed=0)
+    _, rew, _, _, _ = env.step(
+        {"flow_0": np.array([1.0], dtype=np.float32), "flow_1": np.array([-1.0], dtype=np.float32)}
+    )
+    assert rew["flow_0"] == pytest.approx(rew["flow_1"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"num_agents": 0}, "num_agents = 0 is out of range"),
+        # Several connections under test: which one would the agents copy?
+        ({"scenario": "refwa_bottleneck", "overrides": []}, "flows under test"),
+        ({"baseline_flows": ["vegas"]}, "controller 'vegas' is unknown"),
+        ({"team_weight": 2.0}, "team_weight = 2.0 is out of range"),
+    ],
+)
+def test_bad_input_is_one_clear_error(kwargs, needle):
+    args = {"scenario": "single_link", "num_agents": 2, "overrides": SHORT, **kwargs}
+    with pytest.raises(ValueError, match=needle):
+        orbitcc.make_multiagent(**args)
+
+
+def test_parameter_sharing_example_runs():
+    # Smoke test of the training example with a tiny budget (docs/multiagent.md
+    # has the convergence run).
+    pytest.importorskip("torch")
+    from orbitcc.agents.multiagent_ppo import main
+
+    out = main(["--iterations", "1", "--episodes", "1", "--override", "duration_s=1"])
+    assert set(out) == {"share", "min_share", "jain"}
+    assert 0.0 <= out["jain"] <= 1.0
+
+
+# ------------------------------------------------ presets with fixed flows --
+
+DUAL = ["duration_s=2"]
+
+
+def test_starlink_dual_passes_pettingzoos_parallel_api_test():
+    env = orbitcc.make_multiagent("starlink_dual", num_agents=2, overrides=DUAL)
+    parallel_api_test(env, num_cycles=20)
+
+
+def test_starlink_dual_agents_are_copies_of_the_mpquic_connection():
+    env = orbitcc.make_multiagent(
+        "starlink_dual", num_agents=3, overrides=DUAL, baseline_flows=["olia"]
+    )
+    flows = env.spec["flows"]
+    assert [f["controller"] for f in flows] == ["external"] * 3 + ["newreno", "olia"]
+    assert [bool(f.get("background", False)) for f in flows] == [False] * 3 + [True] * 2
+    # Each agent has the connection's two subflows, with its route changes.
+    for f in flows[:3]:
+        assert f["paths"] == flows[4]["paths"] and len(f["paths"]) == 2
+    for a in env.possible_agents:
+        assert env.action_space(a).shape == (2,)
+    obs, _ = env.reset(seed=0)
+    assert {a: o.shape for a, o in obs.items()} == {
+        a: env.observation_space(a).shape for a in env.possible_agents
+    }
+
+
+def dual_rollout(seed: int, actions: np.ndarray) -> list:
+    env = orbitcc.make_multiagent("starlink_dual", num_agents=2, overrides=["duration_s=3"])
+    obs, _ = env.reset(seed=seed)
+    out = [obs]
+    k = 0
+    while env.agents:
+        obs, rew, _, _, info = env.step(
+            {a: actions[k % len(actions), 2 * i : 2 * i + 2] for i, a in enumerate(env.agents)}
+        )
+        out.append((obs, rew, {a: i["fair_share_mbps"] for a, i in info.items()}))
+        k += 1
+    return out
+
+
+def test_starlink_dual_same_seed_same_trajectory_other_seed_differs():
+    actions = np.random.default_rng(0).uniform(-1, 1, size=(30, 4)).astype(np.float32)
+    a, b, c = dual_rollout(5, actions), dual_rollout(5, actions), dual_rollout(6, actions)
+
+    def same(x: list, y: list) -> bool:
+        return all(
+            np.array_equal(o1[k], o2[k])
+            for (o1, *_), (o2, *_) in zip(x[1:], y[1:], strict=True)
+            for k in o1
+        ) and [r for _, r, _ in x[1:]] == [r for _, r, _ in y[1:]]
+
+    assert same(a, b)
+    assert not same(a, c)  # capacity jitter, blackouts and the on/off background differ
+
+
+def test_max_min_shares_of_multipath_flows_match_hand_water_filling():
+    inf = float("inf")
+    both, link0 = frozenset({0, 1}), frozenset({0})
+    # Two links 100 + 60 Mb/s, a greedy single-path flow on link 0 and two
+    # agents pooling both links: 160 / 3 each (the single-path flow fits on
+    # link 0).
+    x = max_min_shares([both, both, link0], {0: 100.0, 1: 60.0}, [inf, inf, inf])
+    assert x == pytest.approx([160 / 3] * 3)
+    # 30 + 60 Mb/s: 90 / 3 each, the single-path flow exactly fills link 0.
+    x = max_min_shares([both, both, link0], {0: 30.0, 1: 60.0}, [inf, inf, inf])
+    assert x == pytest.approx([30.0, 30.0, 30.0])
+    # Link 0 only 20 Mb/s: the single-path flow is held to 20, the agents
+    # share the rest, (120 - 20) / 2 each.
+    x = max_min_shares([both, both, link0], {0: 20.0, 1: 100.0}, [inf, inf, inf])
+    assert x == pytest.approx([50.0, 50.0, 20.0])
+    # An application-limited flow wanting 10 leaves the rest to the others.
+    x = max_min_shares([both, both, link0], {0: 100.0, 1: 60.0}, [inf, inf, 10.0])
+    assert x == pytest.approx([75.0, 75.0, 10.0])
+    # Shared phase: everybody on link 0.
+    x = max_min_shares([link0, link0, link0], {0: 90.0, 1: 60.0}, [inf, inf, inf])
+    assert x == pytest.approx([30.0, 30.0, 30.0])
+
+
+def test_starlink_dual_physics_delivered_bytes_fit_the_links():
+    # Deterministic preset (bulk NewReno background, no jitter): 3 agents
+    # holding large windows for 40 s, across disjoint and shared phases.
+    env = orbitcc.make_multiagent(
+        "starlink_dual", num_agents=3, overrides=["duration_s=40", "scenario.deterministic=true"]
+    )
+    env.reset(seed=0)
+    sim = env._batch.simulation(0)
+    big = np.array([1.0, 1.0], dtype=np.float32)
+    capacity_bits = 0.0
+    used_totals, t_prev, phases = [], 0.0, set()
+    while env.agents:
+        _, _, _, _, info = env.step({a: big for a in env.agents})
+        t = float(sim.now_s)
+        caps = env.last_links["capacity_mbps"]
+        capacity_bits += (caps[0] + caps[1]) * 1e6 * (t - t_prev)
+        t_prev = t
+        used = set().union(*env.last_links["links"])
+        phases.add(tuple(sorted(used)))
+        if info:
+            shares = [i["fair_share_mbps"] for i in info.values()]
+            used_totals.append((shares, sum(caps[k] for k in used)))
+    assert phases == {(0, 1), (0,)}  # both the disjoint and the shared phase occur
+    # Greedy flows (bulk background) and C0 ~ C1: the max-min allocation
+    # splits the links in use equally among the 3 agents and the background.
+    for shares, c in used_totals:
+        assert shares == pytest.approx([c / 4] * 3, rel=1e-9, abs=1e-9)
+    pb = 8 * env.spec["packet_bytes"]
+    agents = sum(int(sim.packet_accounting(k)["arrived"]) for k in range(6)) * pb
+    allflows = (
+        sum(int(sim.packet_accounting(k)["arrived"]) for k in range(int(sim.num_subflows))) * pb
+    )
+    links = 8 * sum(int(sim.link_stats(k)["bytes_transmitted"]) for k in (0, 1))
+    # Every delivered data packet crossed one access link, and the links
+    # never sent more than their capacity allows.
+    assert agents <= allflows <= links <= capacity_bits * 1.01
+    assert agents > 0.3 * capacity_bits  # the agents did use the capacity
+
+
+@pytest.mark.parametrize("scenario", ["iridium_mptcp", "starlink_lte_video", "lms_e2e_isl"])
+def test_other_one_connection_presets_give_each_agent_the_same_share(scenario):
+    # Identical agents (copies of the connection) have the same max-min
+    # share, and together with the other flows never more than the links.
+    env = orbitcc.make_multiagent(scenario, num_agents=2, overrides=["duration_s=1"])
+    obs, _ = env.reset(seed=0)
+    n_paths = len(env.spec["flows"][0]["paths"])
+    assert all(env.action_space(a).shape == (n_paths,) for a in env.possible_agents)
+    while env.agents:
+        _, _, _, _, info = env.step({a: env.action_space(a).sample() for a in env.agents})
+        if info:
+            shares = [i["fair_share_mbps"] for i in info.values()]
+            used = set().union(*env.last_links["links"])
+            total = sum(env.last_links["capacity_mbps"][k] for k in used)
+            assert shares[0] == pytest.approx(shares[1])
+            assert 0.0 <= sum(shares) <= total * (1 + 1e-9)
