@@ -22,7 +22,7 @@ from orbitcc.config import (
     _check_optional,
     entrant_controllers,
 )
-from orbitcc.validation import check_range
+from orbitcc.validation import check_range, check_setting
 
 ALGOS = ("ppo", "a2c", "sac", "td3")
 ON_POLICY_ALGOS = ("ppo", "a2c")
@@ -130,7 +130,7 @@ class AgentConfig:
         if self.log_std_init is not None and self.algo not in ("ppo", "a2c"):
             raise ValueError(f"agent.log_std_init applies to ppo and a2c only (algo = "
                              f"{self.algo!r}); leave it null")
-        check_range(o, "num_envs", self.num_envs, 1, 4096)
+        check_setting("batch", "num_envs", self.num_envs, "agent.num_envs")
         _check_optional(o, "num_threads", self.num_threads, 1, 1024)
         check_range(o, "torch_threads", self.torch_threads, 1, 1024)
         _check_choice(o, "device", self.device, DEVICES)

@@ -20,6 +20,7 @@ from orbitcc import _core
 from orbitcc.config import GymConfig, compose_object
 from orbitcc.paths import available
 from orbitcc.runner import build_spec
+from orbitcc.validation import check_setting
 
 
 def default_scenario() -> str:
@@ -63,9 +64,9 @@ def compose_gym(scenario: str | None, controller: str | None,
 def build_batch(scenario: str | None, controller: str | None, overrides: Sequence[str],
                 num_envs: int = 1, num_threads: int | None = 1,
                 autoreset_mode: str = "disabled") -> Built:
-    check_count("num_envs", num_envs, 1, 1 << 16)
+    check_count("num_envs", num_envs, *BATCH_LIMITS["num_envs"])
     if num_threads is not None:
-        check_count("num_threads", num_threads, 1, 1024)
+        check_count("num_threads", num_threads, *BATCH_LIMITS["num_threads"])
     cfg, control, sim_controller = compose_gym(scenario, controller, overrides)
     spec = build_spec(cfg)
     spec["record_series"] = False
@@ -80,6 +81,10 @@ def build_batch(scenario: str | None, controller: str | None, overrides: Sequenc
     return Built(batch, cfg, control, sim_controller or "", spec)
 
 
+# [lo, hi] of num_envs and num_threads: the C++ table (BatchParams()).
+BATCH_LIMITS = {r["name"]: (int(r["low"]), int(r["high"])) for r in _core.batch_params()}
+
+
 def check_count(name: str, value: Any, lo: int, hi: int) -> int:
     """A whole number in [lo, hi]: rejects bools, floats (1.5) and strings."""
     if isinstance(value, bool) or not hasattr(value, "__index__"):
@@ -89,9 +94,14 @@ def check_count(name: str, value: Any, lo: int, hi: int) -> int:
     return int(value)
 
 
-def check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not hasattr(seed, "__index__") or int(seed) < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if int(seed) >= 2**63:
-        raise ValueError(f"seed must be < 2**63, got {seed!r}")
+def check_seed(seed: Any, num_envs: int = 1) -> int:
+    """A seed in the spec table's range (orbitcc.describe("simulation")); env i
+    of ``num_envs`` uses seed + i, so the last one must be in range too."""
+    if isinstance(seed, bool) or not hasattr(seed, "__index__"):
+        raise ValueError(f"seed = {seed!r} must be an integer (got {type(seed).__name__})")
+    check_setting("simulation", "seed", int(seed))
+    if num_envs > 1:
+        check_setting("simulation", "seed", int(seed) + num_envs - 1,
+                      f"seed + {num_envs - 1} (env {num_envs - 1} of num_envs = {num_envs}; "
+                      f"seed = {int(seed)})")
     return int(seed)

@@ -26,7 +26,7 @@ from gymnasium.vector.utils import batch_space
 
 from orbitcc import _core
 from orbitcc.env._args import check_reset_options
-from orbitcc.env._build import build_batch, check_count, check_seed
+from orbitcc.env._build import BATCH_LIMITS, build_batch, check_count, check_seed
 from orbitcc.env.spaces import action_space, observation_space
 
 STEP_METRICS: tuple[str, ...] = tuple(_core.ENV_STEP_METRICS)
@@ -67,7 +67,7 @@ class OrbitCCVectorEnv(VectorEnv):
         if kwargs:
             raise TypeError(f"unexpected arguments: {', '.join(kwargs)}")
         mode = AutoresetMode(autoreset_mode)
-        num_envs = check_count("num_envs", num_envs, 1, 1 << 16)
+        num_envs = check_count("num_envs", num_envs, *BATCH_LIMITS["num_envs"])
         built = build_batch(scenario, controller, overrides, num_envs=num_envs,
                             num_threads=num_threads, autoreset_mode=_MODES[mode])
         self._batch = built.batch
@@ -110,7 +110,7 @@ class OrbitCCVectorEnv(VectorEnv):
             seeds = None if self._started else [
                 int(self.config.seed) + i for i in range(self.num_envs)]
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            seeds = [check_seed(seed) + i for i in range(self.num_envs)]
+            seeds = [check_seed(seed, self.num_envs) + i for i in range(self.num_envs)]
         else:
             seeds = [None if s is None else check_seed(s) for s in seed]
             if len(seeds) != self.num_envs:

@@ -44,7 +44,7 @@ def refwa_router_params() -> list[dict[str, Any]]:
     """The REFWA router's settings."""
 
 def simulation_params() -> list[dict[str, Any]]:
-    """The simulation spec's scalar settings (packet_bytes, initial_window_packets)."""
+    """The simulation spec's settings (seed, duration_s, packet_bytes, ...)."""
 
 def queue_kinds() -> list[str]:
     """A link's queue disciplines: droptail, codel, fq_codel, red (docs/aqm.md)."""
@@ -54,6 +54,30 @@ def queue_params(kind: str) -> list[dict[str, Any]]:
 
 def stream_params() -> list[dict[str, Any]]:
     """A multi-stream QUIC flow's settings (stream scheduler, weights; docs/streams.md)."""
+
+def link_params() -> list[dict[str, Any]]:
+    """A link's settings (links[i].<name>)."""
+
+def flow_params() -> list[dict[str, Any]]:
+    """A flow's scalar settings (flows[i].<name>)."""
+
+def batch_params() -> list[dict[str, Any]]:
+    """A vector env's sizes (num_envs, num_threads)."""
+
+def scenario_kinds() -> list[dict[str, Any]]:
+    """Every scenario kind: name, help and params (its settings' table)."""
+
+def scenario_params(kind: str) -> list[dict[str, Any]]:
+    """The settings table of one scenario kind."""
+
+def check_scenario(kind: str, values: dict[str, Any], owner: str = "scenario") -> None:
+    """Checks a preset's settings against its kind's table (ValueError naming the key)."""
+
+def check_setting(table: str, name: str, value: Any, key: str = "") -> None:
+    """Checks one value against a row of the link, flow, batch or simulation table."""
+
+def closest_names(name: str, known: list[str]) -> list[str]:
+    """Up to 3 of `known` closest to `name` (for did-you-mean hints)."""
 
 def check_env_config(env: dict[str, Any]) -> None:
     """Validates an env dict against the tables; raises ValueError naming the field."""

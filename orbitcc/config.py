@@ -28,7 +28,7 @@ from omegaconf.errors import OmegaConfBaseException
 from orbitcc import _core
 from orbitcc.paths import CONFIG_DIR, available
 from orbitcc.scenario import SCENARIO_SCHEMAS
-from orbitcc.validation import check_range
+from orbitcc.validation import check_range, check_setting
 
 
 @dataclass
@@ -116,11 +116,14 @@ class SimConfig:
     randomize: RandomizeConfig = field(default_factory=RandomizeConfig)  # per-episode draws
 
     def __post_init__(self) -> None:
-        check_range("sim", "seed", self.seed, 0, 2**63 - 1)
+        # Ranges: the spec's table (orbitcc.describe("simulation")).
+        check_setting("simulation", "seed", self.seed)
         if self.duration_s is not None:
-            check_range("sim", "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
-        check_range("sim", "sample_interval_s", self.sample_interval_s, 0.0, 3600.0,
-                    lo_open=True)
+            check_setting("simulation", "duration_s", self.duration_s)
+        check_setting("simulation", "sample_interval_s", self.sample_interval_s)
+        for key in ("plot", "print_table"):
+            if not isinstance(getattr(self, key), bool):
+                raise ValueError(f"{key} = {getattr(self, key)!r} must be true or false")
 
 
 def _row(table: list[dict[str, Any]], name: str) -> dict[str, Any]:
@@ -268,6 +271,92 @@ def write_run_record(run_dir: Path, cfg: DictConfig) -> None:
 
 
 
+def _groups() -> list[str]:
+    return sorted(p.name for p in CONFIG_DIR.iterdir() if p.is_dir() and any(p.glob("*.yaml")))
+
+
+def _closest(name: str, known: list[str]) -> list[str]:
+    """Up to 3 of ``known`` closest to ``name`` (never an internal ``*_schema``)."""
+    known = [k for k in known if not k.endswith("_schema")]
+    return list(_core.closest_names(name, known))
+
+
+def _did_you_mean(name: str, known: list[str]) -> str:
+    close = _closest(name, known)
+    return f"did you mean {', '.join(close)}? " if close else ""
+
+
+def _override_parts(override: str) -> tuple[str, str | None]:
+    """(key without +/++/~, raw value or None) of one Hydra override."""
+    key, sep, value = override.partition("=")
+    return key.lstrip("+~"), (value if sep else None)
+
+
+def check_groups(overrides: list[str] | tuple[str, ...]) -> None:
+    """Rejects ``group=name`` where ``name`` is no preset of the group (an
+    internal ``*_schema`` included), naming the closest presets."""
+    groups = _groups()
+    for override in overrides:
+        key, value = _override_parts(override)
+        if key in groups and value is not None and value != "null":
+            known = available(key)
+            if value not in known:
+                raise ValueError(f"invalid configuration: {key}={value} is no {key} preset; "
+                                 f"{_did_you_mean(value, known)}allowed: {', '.join(known)}")
+
+
+def _explain_key(config_name: str, overrides: list[str]) -> str | None:
+    """For an override of a key no schema declares: the closest keys and the
+    valid ones. None when every dotted key exists."""
+    plain = [o for o in overrides if "." not in _override_parts(o)[0]]
+    try:
+        with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+            base = compose(config_name=config_name, overrides=plain)
+    except (HydraException, OmegaConfBaseException):
+        return None
+    for override in overrides:
+        key, _ = _override_parts(override)
+        node: Any = base
+        parts = key.split(".")
+        for depth, part in enumerate(parts):
+            if not isinstance(node, DictConfig) or node._is_none():
+                break
+            if part not in node:
+                where = ".".join(parts[:depth])
+                keys = [str(k) for k in node.keys()]
+                return (f"{key} is not a setting; {_did_you_mean(part, keys)}"
+                        f"valid keys of {where or 'the config'}: {', '.join(keys)}")
+            node = node._get_node(part)
+    return None
+
+
+def check_bool_overrides(cfg: Any, overrides: list[str] | tuple[str, ...]) -> None:
+    """Rejects an override that gives a number for a bool setting
+    (``scenario.deterministic=2``): OmegaConf would read any non-zero int as true."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from omegaconf.nodes import BooleanNode
+
+    parser = OverridesParser.create()
+    for override in overrides:
+        key, value = _override_parts(override)
+        if value is None:
+            continue
+        node: Any = cfg
+        for part in key.split("."):
+            if not isinstance(node, DictConfig) or part not in node:
+                node = None
+                break
+            node = node._get_node(part)
+        if not isinstance(node, BooleanNode):
+            continue
+        try:
+            parsed = parser.parse_override(override).value()
+        except Exception:  # noqa: BLE001 - Hydra has already parsed it once
+            continue
+        if parsed is not None and not isinstance(parsed, bool):
+            raise ValueError(f"invalid configuration: {key} = {value} must be true or false")
+
+
 # Primary configs whose schemas live above the core (they store them on import).
 _UPPER_SCHEMAS = {"train": "orbitcc.agents.config", "eval": "orbitcc.agents.config",
                   "leaderboard": "orbitcc.baselines.leaderboard"}
@@ -310,12 +399,18 @@ def _hydra_compose(config_name: str, overrides: tuple[str, ...]) -> DictConfig:
     register_configs()
     from hydra.core.global_hydra import GlobalHydra
 
+    overrides = list(overrides)
+    check_groups(overrides)
     if GlobalHydra.instance().is_initialized():
         GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
             cfg = compose(config_name=config_name, overrides=list(overrides))
     except (HydraException, OmegaConfBaseException) as err:
+        GlobalHydra.instance().clear()
+        explained = _explain_key(config_name, overrides)
+        if explained:
+            raise ValueError(f"invalid configuration: {explained}") from None
         hint = ""
         if config_name in _UPPER_SCHEMAS and "_schema'" in str(err):
             hint = (f" (the {config_name} schemas are stored when "
@@ -325,6 +420,7 @@ def _hydra_compose(config_name: str, overrides: tuple[str, ...]) -> DictConfig:
                 hint = f" (known {group} presets: {', '.join(available(group))})"
                 break
         raise ValueError(f"invalid configuration: {err}{hint}") from None
+    check_bool_overrides(cfg, overrides)
     _remember(_composed, key, cfg)
     return cfg
 
@@ -399,6 +495,7 @@ def compose_config(config_name: str = "sim", overrides: list[str] | tuple[str, .
             if cfg is None:
                 cfg = _hydra_compose(config_name, overrides)
             else:
+                check_bool_overrides(cfg, overrides)
                 _remember(_composed, key, cfg)
     return copy.deepcopy(cfg)
 
@@ -421,12 +518,25 @@ def to_object(cfg) -> Any:
     """Instantiates the dataclasses behind a composed config (runs range checks).
 
     Rejects keys a schema does not declare, including ones added with Hydra's
-    ``+key=value`` (which bypasses the schema while composing).
+    ``+key=value`` (which bypasses the schema while composing), and, inside a
+    Hydra app, a number given for a bool on the command line.
     """
     unknown = unknown_keys(cfg)
     if unknown:
+        hints = []
+        for key in unknown:
+            parent, _, last = key.rpartition(".")
+            node = OmegaConf.select(cfg, parent) if parent else cfg
+            schema = OmegaConf.get_type(node) if isinstance(node, DictConfig) else None
+            if schema is not None and is_dataclass(schema):
+                names = [f.name for f in fields(schema)]
+                hints.append(f"{key}: {_did_you_mean(last, names)}valid keys: {', '.join(names)}")
         raise ValueError(f"invalid configuration: unknown key(s) {', '.join(unknown)}; "
-                         "no schema declares them (the docs/ pages list every field)")
+                         "no schema declares them" + (f" ({'; '.join(hints)})" if hints else ""))
+    from hydra.core.hydra_config import HydraConfig
+
+    if HydraConfig.initialized():
+        check_bool_overrides(cfg, list(HydraConfig.get().overrides.task))
     try:
         return OmegaConf.to_object(cfg)
     except OmegaConfBaseException as err:
@@ -540,7 +650,7 @@ class SuiteConfig:
         for i, name in enumerate(self.scenarios):
             _check_choice(o, f"scenarios[{i}]", name, tuple(known))
         for i, seed in enumerate(self.seeds):
-            check_range(o, f"seeds[{i}]", seed, 0, 2**63 - 1)
+            check_setting("simulation", "seed", seed, f"suite.seeds[{i}]")
         for group, items in (("cells", self.cells), ("sweeps", self.sweeps)):
             for i, item in enumerate(items):
                 _check_choice(o, f"{group}[{i}].scenario", item.scenario, tuple(known))
@@ -552,7 +662,8 @@ class SuiteConfig:
             problem = _entrant_problem(entrant, controllers)
             if problem:
                 raise ValueError(f"suite.entrants[{i}] = {entrant!r} {problem}")
-        _check_optional(o, "duration_s", self.duration_s, 0.0, 1e6, lo_open=True)
+        if self.duration_s is not None:
+            check_setting("simulation", "duration_s", self.duration_s, "suite.duration_s")
 
     def scenario_cells(self) -> list[tuple[str, tuple[str, ...], str | None]]:
         """(preset, overrides, label) of every scenario cell, in suite order."""

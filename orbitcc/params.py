@@ -63,18 +63,29 @@ def tables() -> dict[str, list[Row]]:
     out["refwa_router"] = list(_core.refwa_router_params())
     out["simulation"] = list(_core.simulation_params())
     out["quic_streams"] = list(_core.stream_params())
+    out["link"] = list(_core.link_params())
+    out["flow"] = list(_core.flow_params())
+    for kind in _core.scenario_kinds():
+        out[kind["name"]] = list(kind["params"])
     for kind in _core.queue_kinds():
         if kind != "droptail":
             out[f"queue_{kind}"] = list(_core.queue_params(kind))
     return out
 
 
+def scenario_kinds() -> list[str]:
+    """The scenario kinds whose settings the C++ tables declare."""
+    return [k["name"] for k in _core.scenario_kinds()]
+
+
 def describe(name: str) -> str:
     """A readable table of one owner's settings: default, range, unit and help of each.
 
-    ``name`` is a controller (``"maco"``), ``"env"``, ``"reward"``,
-    ``"refwa_router"``, a queue discipline (``"queue_codel"``, ``"queue_fq_codel"``,
-    ``"queue_red"``) or ``"features"`` (the observation features).
+    ``name`` is a controller (``"maco"``), a scenario kind
+    (``"single_link"``), ``"env"``, ``"reward"``, ``"refwa_router"``,
+    ``"simulation"``, ``"link"``, ``"flow"``, a queue discipline
+    (``"queue_codel"``, ``"queue_fq_codel"``, ``"queue_red"``) or ``"features"``
+    (the observation features).
     """
     if name == "features":
         rows = _core.env_feature_catalogue()
@@ -88,14 +99,19 @@ def describe(name: str) -> str:
         return "\n".join(lines)
     all_tables = tables()
     if name not in all_tables:
-        raise ValueError(f"nothing called {name!r} has settings; known: "
-                         f"{', '.join(sorted(all_tables))}, features")
+        known = [*sorted(all_tables), "features"]
+        close = list(_core.closest_names(name, known))
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        raise ValueError(f"nothing called {name!r} has settings; {hint}known: "
+                         f"{', '.join(known)}")
     rows = all_tables[name]
     head = {"env": "set with env.<name>=<value>", "reward": "set with reward.<name>=<value>",
             "refwa_router": "a link's router: {type: refwa, <name>: <value>}",
             "simulation": "the scenario spec; presets set them as scenario.<name>",
             "quic_streams": "a multi-stream QUIC flow: {stream_scheduler, streams: "
-                            "[{weight, app}, ...]}"}.get(
+                            "[{weight, app}, ...]}",
+            "link": "a core spec's links[i].<name>",
+            "flow": "a core spec's flows[i].<name>"}.get(
                 name, f"controller={name}; set with controller.params.<name>=<value>")
     if name.startswith("queue_"):
         kind = name[len("queue_"):]
@@ -103,12 +119,25 @@ def describe(name: str) -> str:
                 f"scenario.queue={kind} +scenario.queue_params.<name>=<value>")
     if not rows:
         return f"{name}: no parameters ({head})"
+    if name in scenario_kinds():
+        help_text = next(k["help"] for k in _core.scenario_kinds() if k["name"] == name)
+        head = (f"scenario kind: {help_text}; presets "
+                f"{', '.join(_presets_of(name)) or '(none)'}; set with scenario.<name>=<value>")
     lines = [f"{name} ({head})"]
     for r in rows:
         unit = f" {r['unit']}" if r["unit"] else ""
         lines.append(f"  {r['name']} = {r['default_text']}{unit}    allowed: {r['range_text']}")
         lines.append(f"      {r['help']}")
     return "\n".join(lines)
+
+
+def _presets_of(kind: str) -> list[str]:
+    """The presets in configs/scenario/ whose schema is ``kind``'s."""
+    out = []
+    for path in sorted((CONFIG_DIR / "scenario").glob("*.yaml")):
+        if re.search(rf"^\s*-\s*{kind}_schema\s*$", path.read_text(), re.M):
+            out.append(path.stem)
+    return out
 
 
 # How the feature tables mark the features a switch adds (docs/env.md).
@@ -183,7 +212,8 @@ def render_doc(text: str) -> str:
                       text)
 
 
-GENERATED_DOCS = ("docs/controllers.md", "docs/env.md", "docs/streams.md", "docs/aqm.md")
+GENERATED_DOCS = ("docs/controllers.md", "docs/env.md", "docs/streams.md",
+                  "docs/scenarios.md", "docs/aqm.md")
 
 
 def generated_files() -> dict[Path, str]:

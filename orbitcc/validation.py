@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+from typing import Any
+
+from orbitcc import _core
 
 
 def check_range(owner: str, name: str, value: float, lo: float, hi: float,
@@ -25,3 +28,10 @@ def check_param(owner: str, name: str, value: float, table: list[dict]) -> None:
     check_range(owner, name, value, row["low"], row["high"], lo_open=row["low_open"])
     if row["kind"] == "integer" and value != int(value):
         raise ValueError(f"{owner}.{name} = {value!r} must be an integer")
+
+
+def check_setting(table: str, name: str, value: Any, key: str | None = None) -> None:
+    """Checks ``value`` against row ``name`` of a C++ table (``"simulation"``,
+    ``"link"``, ``"flow"`` or ``"batch"``: the one declaration of its range); the
+    ValueError names ``key`` (default ``name``), the value and what is allowed."""
+    _core.check_setting(table, name, value, key or name)

@@ -62,7 +62,7 @@ def test_overrides_reach_the_core():
         ({"controller": "no_such_controller"}, "controller"),
         ({"overrides": ["scenario.capacity_mbps=-5"]}, "scenario.capacity_mbps"),
         ({"overrides": ["scenario.packet_bytes=0"]}, "scenario.packet_bytes"),
-        ({"overrides": ["scenario.buffer_packets=0"]}, "scenario.buffer_packets"),
+        ({"overrides": ["scenario.buffer_packets=-1"]}, "scenario.buffer_packets"),  # 0: unlimited
         ({"overrides": ["scenario.unknown_key=1"]}, "scenario.unknown_key"),
         ({"overrides": ["scenario.transport=sctp"]}, "allowed: quic, tcp"),
         ({"overrides": ["scenario.controller=vegas"]}, "allowed:"),

@@ -146,12 +146,13 @@ def test_env_reset_seed_changes_the_channel() -> None:
 
 
 @pytest.mark.parametrize("key,value,allowed", [
-    ("outage_sigma", -1, "[0.0, 5.0]"),
-    ("outage_min_s", -0.1, "[0.0, 60.0]"),
-    ("outage_median_s", 2.0, "[0.02, 0.5]"),
-    ("ge_p_bad", 1.5, "[0.0, 1.0]"),
-    ("capacity_jitter_correlation", 1.0, "[0.0, 0.999]"),
-    ("ge_mean_bad_s", 0.0, "(0.0, 1000000.0]"),
+    # The ranges of the C++ table (orbitcc.describe("starlink_dual")).
+    ("outage_sigma", -1, "[0, 5]"),
+    ("outage_min_s", -0.1, "[0, 60] s"),
+    ("outage_median_s", 2.0, "[outage_min_s, outage_max_s] = [0.02, 0.5] s"),
+    ("ge_p_bad", 1.5, "[0, 1]"),
+    ("capacity_jitter_correlation", 1.0, "[0, 1)"),
+    ("ge_mean_bad_s", 0.0, "[0.001, 100000] s"),
 ])
 def test_out_of_range_distribution_parameters(key: str, value: float, allowed: str) -> None:
     with pytest.raises(ValueError) as err:

@@ -74,7 +74,8 @@ def test_bad_input_is_one_error_line(tmp_path: Path) -> None:
     spec = ns3.run_spec(_row("newreno-1-bdp", 1.0))
     spec["links"][0]["capacity_mbps"] = "fast"
     invalid.write_text(json.dumps(spec))
-    _one_error_line(_run(str(invalid)), "links[0].capacity_mbps: must be a number, got str")
+    _one_error_line(_run(str(invalid)),
+                    "links[0].capacity_mbps = 'fast' must be a number (got str)")
     unknown = tmp_path / "unknown.json"
     spec["links"][0]["capacity_mbps"] = 100.0
     unknown.write_text(json.dumps({**spec, "sead": 3}))
@@ -91,5 +92,6 @@ def test_the_same_spec_errors_in_the_module() -> None:
 
     spec = ns3.run_spec(_row("newreno-1-bdp", 1.0))
     spec["links"][0]["capacity_mbps"] = "fast"
-    with pytest.raises(ValueError, match=r"links\[0\]\.capacity_mbps: must be a number, got str"):
+    with pytest.raises(ValueError,
+                       match=r"links\[0\]\.capacity_mbps = 'fast' must be a number \(got str\)"):
         _core.Simulation(spec)

@@ -30,7 +30,9 @@ from orbitcc import _core
 
 def test_tiny_capacity_is_rejected_at_once_not_a_hang() -> None:
     # Used to hang: 1500 B at 1e-6 b/s overflowed int64 ns, the clock ran back.
-    with pytest.raises(ValueError, match=r"capacity_mbps.*allowed: 0 \(outage\) or"):
+    # The preset's own key and range (issue 23): a link's [0.001, 1e6] Mb/s.
+    with pytest.raises(ValueError, match=r"^scenario\.capacity_mbps = 1e-12 is out of range; "
+                                         r"allowed: \[0\.001, 1000000\] Mb/s"):
         orbitcc.run("single_link", "cubic", duration_s=2,
                     overrides=["scenario.capacity_mbps=1e-12"])
     with pytest.raises(ValueError, match=r"capacity_mbps"):
@@ -100,7 +102,8 @@ def test_application_event_rate_is_bounded() -> None:
 
 
 def test_sample_interval_is_bounded() -> None:
-    with pytest.raises(ValueError, match=r"sample_interval_s: must be >= 1e-06"):
+    with pytest.raises(ValueError, match=r"sample_interval_s = 1e-09 is out of range; "
+                                         r"allowed: \[1e-06, 3600\] s"):
         orbitcc.run("single_link", "cubic", duration_s=2, overrides=["sample_interval_s=1e-9"])
     spec = one_link_spec(duration_s=1000.0, sample_interval_s=1e-4)  # 1e7 samples
     with pytest.raises(ValueError, match=r"at most 1e\+06 are kept.*>= 0\.001"):
@@ -219,7 +222,8 @@ def _leo_spec(process: dict) -> dict:
 
 def test_nonsense_schedules_and_numbers_are_rejected() -> None:
     spec = one_link_spec(duration_s=1.0, schedule=[[0.0, 10.0, 20.0], [1e7, 10.0, 20.0]])
-    with pytest.raises(ValueError, match=r"schedule\[1\].*t_s must be in \[0, 1e6\]"):
+    with pytest.raises(ValueError, match=r"schedule\[1\]\[0\] \(t_s\) = 1e\+07 is out of range; "
+                                         r"allowed: \[0, 1000000\] s"):
         _core.Simulation(spec)
     spec = one_link_spec(duration_s=1.0, schedule=[[0.0, True, 20.0]])
     with pytest.raises(ValueError, match=r"schedule\[0\]\[1\].*must be a number"):
@@ -272,8 +276,10 @@ def test_counts_must_be_whole_numbers(kwargs: dict) -> None:
 
 def test_seeds_beyond_int64_get_a_clear_error() -> None:
     v = orbitcc.make_vec("single_link", num_envs=2)
-    with pytest.raises(ValueError, match=r"seeds\[1\] = 9223372036854775808 is out of range"):
-        v.reset(seed=2**63 - 1)  # env 1 gets 2**63
+    # env 1 would get 2**63: refused before any env is reset, naming seed.
+    with pytest.raises(ValueError, match=r"seed \+ 1 \(env 1 of num_envs = 2.*\) = "
+                                         r"9223372036854775808 is out of range"):
+        v.reset(seed=2**63 - 1)
     b = v.batch
     with pytest.raises(ValueError, match=r"seeds\[0\].*out of range"):
         b.reset([2**64, None])

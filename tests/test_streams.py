@@ -188,8 +188,9 @@ def test_bad_stream_specs_name_the_key_and_the_allowed_values(change, message):
 @pytest.mark.parametrize("override, message", [
     ("scenario.stream_scheduler=lottery",
      "scenario.stream_scheduler = 'lottery' is unknown; allowed: rr, fq, wfq, bp"),
-    ("scenario.stream_weights=[1,0]", "stream_weights has 2 entries"),
-    ("scenario.load=0", "scenario.load = 0.0 is out of range"),
+    ("scenario.stream_weights=[1,2]", "stream_weights has 2 entries"),
+    ("scenario.stream_weights=[0]", "scenario.stream_weights[0] = 0 is not allowed"),
+    ("scenario.load=0", "scenario.load = 0 is out of range"),
     ("scenario.app=foo", "scenario.app = 'foo' is unknown; allowed: cbr, poisson, bulk"),
 ])
 def test_bad_lms_traffic_is_rejected_at_config_time(override, message):

@@ -114,13 +114,8 @@ PYBIND11_MODULE(_core, m) {
       "controller_names",
       []() {
         py::list names;
-        std::string all = orbitcc::KnownControllerNames();
-        size_t start = 0;
-        while (start < all.size()) {
-          size_t comma = all.find(", ", start);
-          if (comma == std::string::npos) comma = all.size();
-          names.append(all.substr(start, comma - start));
-          start = comma + 2;
+        for (const std::string& n : orbitcc::KnownControllerList()) {
+          names.append(n);
         }
         return names;
       },

@@ -6,7 +6,10 @@
 
 #include "cc/controller.h"
 #include "cc/refwa_router.h"
+#include "bindings/py_value.h"
 #include "engine/spec.h"
+#include "env/batch_simulation.h"
+#include "spec/scenario_params.h"
 #include "net/queue_discipline.h"
 #include "transport/stream_scheduler.h"
 
@@ -29,12 +32,21 @@ const char* KindName(ParamKind kind) {
       return "list";
     case ParamKind::kNames:
       return "names";
+    case ParamKind::kText:
+      return "text";
+    case ParamKind::kMapping:
+      return "mapping";
   }
   return "?";
 }
 
 py::object DefaultToPy(const ParamSpec& p) {
+  if (p.nullable && p.default_text == "null") return py::none();
   switch (p.kind) {
+    case ParamKind::kText:
+      return py::str(p.default_text);
+    case ParamKind::kMapping:
+      return py::dict();
     case ParamKind::kChoice:
       return py::str(p.default_text);
     case ParamKind::kList:
@@ -66,6 +78,10 @@ py::list ParamTableToPy(const ParamTable& table) {
     d["low"] = p.lo;
     d["high"] = p.hi;
     d["low_open"] = p.lo_open;
+    d["high_open"] = p.hi_open;
+    d["zero_ok"] = p.zero_ok;
+    d["nullable"] = p.nullable;
+    d["null_text"] = p.null_text;
     d["choices"] = p.choices;
     d["unit"] = p.unit;
     d["help"] = p.help;
@@ -74,23 +90,22 @@ py::list ParamTableToPy(const ParamTable& table) {
   return out;
 }
 
+py::dict NamedTableToPy(const std::string& name, const ParamTable& table) {
+  py::dict d;
+  d["name"] = name;
+  d["params"] = ParamTableToPy(table);
+  return d;
+}
+
 void RegisterParamBindings(py::module_& m) {
   m.def(
       "controller_catalogue",
       []() {
         py::list out;
-        std::string all = KnownControllerNames();
-        size_t start = 0;
-        while (start < all.size()) {
-          size_t comma = all.find(", ", start);
-          if (comma == std::string::npos) comma = all.size();
-          const std::string name = all.substr(start, comma - start);
-          py::dict d;
-          d["name"] = name;
+        for (const std::string& name : KnownControllerList()) {
+          py::dict d = NamedTableToPy(name, ControllerParamTable(name));
           d["coupled"] = IsCoupledController(name);
-          d["params"] = ParamTableToPy(ControllerParamTable(name));
           out.append(d);
-          start = comma + 2;
         }
         return out;
       },
@@ -103,10 +118,73 @@ void RegisterParamBindings(py::module_& m) {
       },
       py::arg("name"),
       "The parameter table of a controller (name, default, range, help).");
+  // The plain tables, each as <name>_params().
+  const struct {
+    const char* name;
+    const ParamTable& (*table)();
+    const char* doc;
+  } kTables[] = {
+      {"simulation_params", SimulationParams,
+       "The simulation spec's settings (seed, duration_s, packet_bytes, ...)."},
+      {"link_params", LinkParams, "A link's settings (links[i].<name>)."},
+      {"flow_params", FlowParams, "A flow's scalar settings (flows[i].<name>)."},
+      {"batch_params", BatchParams,
+       "A vector env's sizes (num_envs, num_threads)."},
+  };
+  for (const auto& t : kTables) {
+    auto table = t.table;
+    m.def(t.name, [table]() { return ParamTableToPy(table()); }, t.doc);
+  }
   m.def(
-      "simulation_params",
-      []() { return ParamTableToPy(SimulationParams()); },
-      "The simulation spec's scalar settings (packet_bytes, ...).");
+      "scenario_kinds",
+      []() {
+        py::list out;
+        for (const ScenarioKind& k : ScenarioKinds()) {
+          py::dict d = NamedTableToPy(k.name, k.params);
+          d["help"] = k.help;
+          out.append(d);
+        }
+        return out;
+      },
+      "Every scenario kind: name, help and params (its settings' table).");
+  m.def(
+      "scenario_params",
+      [](const std::string& kind) {
+        return ParamTableToPy(ScenarioParams(kind));
+      },
+      py::arg("kind"), "The settings table of one scenario kind.");
+  m.def(
+      "check_scenario",
+      [](const std::string& kind, py::handle values, const std::string& owner) {
+        CheckSettings(ScenarioParams(kind), ValueFromPy(values), owner);
+      },
+      py::arg("kind"), py::arg("values"), py::arg("owner") = "scenario",
+      "Checks a preset's settings ({name: value}) against its kind's table; "
+      "ValueError '<owner>.<name> = <value> is out of range; allowed: ...'.");
+  m.def(
+      "check_setting",
+      [](const std::string& table, const std::string& name, py::handle value,
+         const std::string& key) {
+        const ParamTable& rows = table == "link"    ? LinkParams()
+                                 : table == "flow"  ? FlowParams()
+                                 : table == "batch" ? BatchParams()
+                                                    : SimulationParams();
+        ParamTable one = {FindParam(rows, name)};
+        one[0].name = key.empty() ? name : key;
+        Value holder = Value::Map();
+        holder[one[0].name] = ValueFromPy(value);
+        CheckSettings(one, holder, "");
+      },
+      py::arg("table"), py::arg("name"), py::arg("value"), py::arg("key") = "",
+      "Checks one value against row `name` of the 'link', 'flow', 'batch' "
+      "or 'simulation' table; the ValueError names `key` (default: name).");
+  m.def(
+      "closest_names",
+      [](const std::string& name, const std::vector<std::string>& known) {
+        return ClosestNames(name, known);
+      },
+      py::arg("name"), py::arg("known"),
+      "Up to 3 of `known` closest to `name` (for did-you-mean hints).");
   m.def(
       "refwa_router_params",
       []() { return ParamTableToPy(RefwaParams::Params()); },

@@ -5,6 +5,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <string>
+
 #include "sim/param_spec.h"
 
 namespace orbitcc {
@@ -13,6 +15,8 @@ namespace orbitcc {
 // "names"), default (number, string or list; None when derived), default_text,
 // low, high, low_open, choices, unit, help.
 pybind11::list ParamTableToPy(const ParamTable& table);
+// {"name": name, "params": its rows}: a catalogue entry.
+pybind11::dict NamedTableToPy(const std::string& name, const ParamTable& table);
 
 // Registers controller_catalogue() and controller_params(name).
 void RegisterParamBindings(pybind11::module_& m);

@@ -258,6 +258,8 @@ const ParamTable& ControllerParamTable(const std::string& name);
 
 // Names accepted by MakeController, comma separated, for error messages.
 std::string KnownControllerNames();
+// The same names as a list, in registry order.
+std::vector<std::string> KnownControllerList();
 bool IsKnownController(const std::string& name);
 // Whether the controller needs a ConnectionView (coupled multipath).
 bool IsCoupledController(const std::string& name);

@@ -65,11 +65,17 @@ std::string ResidualBase(const std::string& name) {
 
 }  // namespace
 
+std::vector<std::string> KnownControllerList() {
+  std::vector<std::string> names;
+  for (const Entry& e : Registry()) names.push_back(e.name);
+  return names;
+}
+
 std::string KnownControllerNames() {
   std::string names;
-  for (const Entry& e : Registry()) {
+  for (const std::string& name : KnownControllerList()) {
     if (!names.empty()) names += ", ";
-    names += e.name;
+    names += name;
   }
   return names;
 }

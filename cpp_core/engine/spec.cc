@@ -53,6 +53,17 @@ void CheckDelay(const std::string& where, TimeNs delay) {
 
 const ParamTable& SimulationParams() {
   static const ParamTable kParams = {
+      // [0, 2**63): every int64 seed; a double holds the bound exactly.
+      HiOpen(IntParam("seed", 0, 0, 9223372036854775808.0, "",
+                      "fixes all exogenous randomness (channels, losses, "
+                      "traffic); env i of a vector env uses seed + i")),
+      PositiveParam("duration_s", 10.0, 0.0, kMaxDurationSeconds, "s",
+                    "simulated time of one episode"),
+      RealParam("sample_interval_s", 0.1, 1e-6,  // kMinSampleInterval
+                3600.0, "s", "time-series resolution"),
+      FlagParam("record_series", true, "record the per-subflow time series"),
+      FlagParam("stop_when_complete", false,
+                "end the run when every file flow has finished"),
       IntParam("packet_bytes", 1500, 100, 65535, "bytes",
                "full data packet on the wire (the window unit, MSS)"),
       IntParam("initial_window_packets", 10, 1, 1000, "packets",
@@ -291,7 +302,13 @@ void ValidateSpec(const SimulationSpec& spec) {
         CheckPath(cat + ".forward", rc.forward, spec.links.size());
         CheckPath(cat + ".reverse", rc.reverse, spec.links.size());
       }
-      if (f.paths[p].changes.size() > 65000) Fail(pat + ".changes", "too many");
+      if (f.paths[p].changes.size() > kMaxRouteChanges) {
+        Fail(pat + ".changes",
+             std::to_string(f.paths[p].changes.size()) +
+                 " route changes; allowed: at most " +
+                 std::to_string(kMaxRouteChanges) +
+                 " (one per simulated second of the longest episode)");
+      }
       const PathSpec& path = f.paths[p];
       if (path.join < 0) Fail(pat + ".join_s", "must be >= 0");
       if ((path.join > 0 || !path.events.empty()) && f.transport != "quic") {

@@ -30,9 +30,16 @@ constexpr double kMinCapacityBps = 1e3;
 constexpr double kMaxCapacityBps = 1e12;
 // One-way propagation: 100 s is beyond the Moon (1.3 s) and any LEO path.
 constexpr TimeNs kMaxPropagationDelay = 100 * kNsPerSec;
+// The same bounds as exact doubles, for the settings tables (ToSeconds of
+// the nanosecond values is 1000000.0000000001).
+constexpr double kMaxDurationSeconds = 1e6;
+constexpr double kMaxPropagationDelayMs = 1e5;
 // Link schedules: entries at least 1 us apart; a repeating schedule's period
 // at least 1 ms, so a schedule fires at most 1e3 * entries events per second.
 constexpr TimeNs kMinScheduleSpacing = kNsPerUs;
+// Route changes per subflow path (all are queued at the start of an
+// episode): one per simulated second of the longest episode.
+constexpr size_t kMaxRouteChanges = 1000000;
 constexpr TimeNs kMinSchedulePeriod = kNsPerMs;
 // Metric samples: at most 1e6 per subflow per series field over an episode,
 // taken at most every 1 us.

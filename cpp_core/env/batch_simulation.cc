@@ -28,6 +28,16 @@ AutoresetMode ParseAutoresetMode(const std::string& name) {
                               "disabled");
 }
 
+const ParamTable& BatchParams() {
+  static const ParamTable kParams = {
+      IntParam("num_envs", 1, 1, 65536, "",
+               "simulations stepped together (a vector env)"),
+      IntParam("num_threads", 1, 1, 1024, "",
+               "worker threads stepping them (results do not depend on it)"),
+  };
+  return kParams;
+}
+
 BatchSimulation::BatchSimulation(std::shared_ptr<const SimulationSpec> spec,
                                  const EnvConfig& config, int num_envs,
                                  int num_threads, AutoresetMode autoreset)
@@ -35,14 +45,8 @@ BatchSimulation::BatchSimulation(std::shared_ptr<const SimulationSpec> spec,
       config_(config),
       autoreset_(autoreset),
       pool_(std::clamp(num_threads, 1, std::max(num_envs, 1))) {
-  if (num_envs < 1 || num_envs > 1 << 16) {
-    throw std::invalid_argument("num_envs must be in [1, 65536], got " +
-                                std::to_string(num_envs));
-  }
-  if (num_threads < 1) {
-    throw std::invalid_argument("num_threads must be >= 1, got " +
-                                std::to_string(num_threads));
-  }
+  FindParam(BatchParams(), "num_envs").Check("", num_envs);
+  FindParam(BatchParams(), "num_threads").Check("", num_threads);
   for (int i = 0; i < num_envs; ++i) {
     envs_.push_back(std::make_unique<EnvInstance>(spec_, config_));
   }

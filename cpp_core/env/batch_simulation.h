@@ -30,6 +30,10 @@ enum class AutoresetMode {
 
 AutoresetMode ParseAutoresetMode(const std::string& name);
 
+// The batch's sizes, declared once (num_envs, num_threads): the vector env,
+// the agent's config and the benchmark check against these rows.
+const ParamTable& BatchParams();
+
 class BatchSimulation {
  public:
   BatchSimulation(std::shared_ptr<const SimulationSpec> spec,

@@ -123,8 +123,11 @@ void LinkJitterParams::Validate(const std::string& where) const {
           where, ".capacity_sigma", "[0, 2]", capacity_sigma);
   Require(std::isfinite(max_factor) && max_factor >= 0.0 && max_factor <= 100.0,
           where, ".max_factor", "[0, 100] (0: no ceiling)", max_factor);
-  Require(interval > 0 && interval <= 3600 * kNsPerSec, where, ".interval_s",
-          "(0, 3600] s", ToSeconds(interval));
+  // At least 1 ms: a shorter resampling period only multiplies events
+  // (issue 24, item 3: no accepted value may cost more than a bounded
+  // multiple of the simulated work).
+  Require(interval >= kNsPerMs && interval <= 3600 * kNsPerSec, where,
+          ".interval_s", "[0.001, 3600] s", ToSeconds(interval));
   Require(std::isfinite(correlation) && correlation >= 0.0 &&
               correlation < 1.0,
           where, ".correlation", "[0, 1)", correlation);

@@ -1,6 +1,8 @@
 // Trace-driven LinkProcesses; see trace.h for the formats and choices.
 #include "leo/trace.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -52,7 +54,15 @@ std::string Printable(const std::string& text) {
   throw std::invalid_argument(path + ": " + message);
 }
 
+// Only regular files: a FIFO (or a device) would block the reader for ever
+// or stream without end (issue 24, item 3).
 std::ifstream OpenOrThrow(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) FailFile(path, "cannot open file");
+  if (!S_ISREG(st.st_mode)) {
+    FailFile(path, "is not a regular file (a FIFO, device or directory); "
+                   "allowed: a regular trace file");
+  }
   std::ifstream in(path);
   if (!in) FailFile(path, "cannot open file");
   return in;
@@ -152,7 +162,8 @@ MahimahiTrace ReadMahimahiTrace(const std::string& path) {
     int64_t t = 0;
     if (!ParseNonNegativeInt(token, &t) || t > kMaxTimestampMs) {
       FailAt(path, line,
-             "expected a non-negative integer timestamp in ms, got '" + token +
+             "expected an integer timestamp in [0, " +
+                 std::to_string(kMaxTimestampMs) + "] ms, got '" + token +
                  "'");
     }
     if (t < previous) {
@@ -192,6 +203,14 @@ std::vector<double> ReadDelayFile(const std::string& path) {
     }
     if (!(v >= 0.0 && v <= kMaxDelayMs)) {
       FailAt(path, line, "delay must be in [0, 1e5] ms, got " + token);
+    }
+    // Each value is a link state: at most kMaxTraceBins of them (stop
+    // reading there, rather than load a file of any size).
+    if (static_cast<int64_t>(delays.size()) >= kMaxTraceBins) {
+      FailAt(path, line,
+             "more than " + std::to_string(kMaxTraceBins) +
+                 " delay values; allowed: at most " +
+                 std::to_string(kMaxTraceBins) + " (one link state each)");
     }
     delays.push_back(v);
   }
@@ -258,6 +277,12 @@ std::vector<TraceCsvRow> ReadTraceCsv(const std::string& path) {
     }
     if (!IsProbability(row.loss)) {
       FailAt(path, line, "loss must be in [0, 1], got " + fields[3]);
+    }
+    if (static_cast<int64_t>(rows.size()) >= kMaxTraceBins) {
+      FailAt(path, line,
+             "more than " + std::to_string(kMaxTraceBins) +
+                 " rows; allowed: at most " + std::to_string(kMaxTraceBins) +
+                 " (one link state each)");
     }
     rows.push_back(row);
   }

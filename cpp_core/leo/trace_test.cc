@@ -1,5 +1,6 @@
 // Tests for trace-driven links: mahimahi, mahimahi + delay file, CSV.
 #include "leo/trace.h"
+#include "sim/error_of.h"
 
 #include <gtest/gtest.h>
 
@@ -22,17 +23,6 @@ std::string WriteFile(const std::string& name, const std::string& content) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << content;
   return path;
-}
-
-// The exception message from `f`, or "" if it did not throw.
-template <typename F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
 }
 
 // Integral of capacity (bits) over [from, to) for a process, plus the states.

@@ -49,20 +49,45 @@ std::string FormatNumber(double value) {
 }
 
 std::string ParamSpec::RangeText() const {
+  std::string out;
   switch (kind) {
     case ParamKind::kFlag:
-      return "0 | 1";
+      out = "0 | 1";
+      break;
     case ParamKind::kChoice:
     case ParamKind::kNames:
-      return Join(choices, " | ");
-    default:
-      return std::string(lo_open ? "(" : "[") + FormatNumber(lo) + ", " +
-             FormatNumber(hi) + "]";
+      out = Join(choices, " | ");
+      break;
+    case ParamKind::kText:
+      out = "a string";
+      break;
+    case ParamKind::kMapping:
+      out = "a mapping";
+      break;
+    default: {
+      // An integer's bounds exactly (2**63, not 9.223372036854776e+18).
+      auto bound = [this](double v) {
+        if (kind == ParamKind::kInteger && v == std::floor(v) &&
+            std::fabs(v) <= 18446744073709551616.0) {
+          char buf[32];
+          std::snprintf(buf, sizeof(buf), "%.0f", v);
+          return std::string(buf);
+        }
+        return FormatNumber(v);
+      };
+      out = std::string(zero_ok ? "0 | " : "") + (lo_open ? "(" : "[") +
+            bound(lo) + ", " + bound(hi) + (hi_open ? ")" : "]");
+      break;
+    }
   }
+  if (nullable) out += " | null (" + null_text + ")";
+  return out;
 }
 
 std::string ParamSpec::DefaultText() const {
   if (!default_text.empty()) return default_text;
+  if (kind == ParamKind::kText) return "\"\"";
+  if (kind == ParamKind::kMapping) return "{}";
   if (kind == ParamKind::kNames) return "[" + Join(names_default, ", ") + "]";
   if (kind == ParamKind::kList) {
     std::vector<std::string> items;
@@ -72,28 +97,31 @@ std::string ParamSpec::DefaultText() const {
   return FormatNumber(default_value);
 }
 
-std::string ParamSpec::Problem(double value) const {
-  const std::string is = "= " + FormatNumber(value);
-  if (kind == ParamKind::kFlag) {
-    if (value != 0.0 && value != 1.0) {
-      return is + " is out of range; allowed: 0 | 1";
-    }
-    return "";
-  }
+bool ParamSpec::Allows(double value) const {
+  if (kind == ParamKind::kFlag) return value == 0.0 || value == 1.0;
+  if (zero_ok && value == 0.0) return true;
   const bool above = lo_open ? value > lo : value >= lo;
-  if (!(above && value <= hi)) {  // also rejects NaN
-    return is + " is out of range; allowed: " + RangeText();
-  }
-  if (kind == ParamKind::kInteger && value != std::floor(value)) {
-    return is + " must be an integer";
-  }
-  return "";
+  const bool below = hi_open ? value < hi : value <= hi;
+  if (!(above && below)) return false;  // also rejects NaN
+  return kind != ParamKind::kInteger || value == std::floor(value);
+}
+
+std::string ParamSpec::OutOfRange(const std::string& value_text) const {
+  return "= " + value_text + " is out of range; allowed: " + RangeText() +
+         (unit.empty() ? "" : " " + unit);
+}
+
+std::string ParamSpec::Problem(double value) const {
+  if (Allows(value)) return "";  // the success path formats nothing
+  const bool in_range = kind == ParamKind::kInteger && std::isfinite(value) &&
+                        value >= lo && value <= hi;
+  if (in_range) return "= " + FormatNumber(value) + " must be an integer";
+  return OutOfRange(FormatNumber(value));
 }
 
 double ParamSpec::Check(const std::string& owner, double value) const {
-  const std::string problem = Problem(value);
-  if (!problem.empty()) {
-    throw std::invalid_argument(owner + name + " " + problem);
+  if (!Allows(value)) {
+    throw std::invalid_argument(owner + name + " " + Problem(value));
   }
   return value;
 }
@@ -145,6 +173,69 @@ ParamSpec ChoiceParam(std::string name, std::string default_choice,
 
 ParamSpec DerivedDefault(ParamSpec spec, std::string how) {
   spec.default_text = std::move(how);
+  return spec;
+}
+
+ParamSpec TextParam(std::string name, std::string default_text,
+                    std::string help) {
+  ParamSpec p;
+  p.name = std::move(name);
+  p.kind = ParamKind::kText;
+  p.default_text = std::move(default_text);
+  p.help = std::move(help);
+  return p;
+}
+
+ParamSpec MappingParam(std::string name, std::string help) {
+  ParamSpec p;
+  p.name = std::move(name);
+  p.kind = ParamKind::kMapping;
+  p.help = std::move(help);
+  return p;
+}
+
+ParamSpec NumberListParam(std::string name, std::vector<double> defaults,
+                          double lo, double hi, bool lo_open,
+                          std::string unit, std::string help) {
+  ParamSpec p = Number(std::move(name), ParamKind::kList, 0.0, lo, hi,
+                       std::move(unit), std::move(help));
+  p.lo_open = lo_open;
+  p.list_default = std::move(defaults);
+  return p;
+}
+
+ParamSpec NamesListParam(std::string name, std::vector<std::string> defaults,
+                         std::vector<std::string> choices, std::string help) {
+  ParamSpec p = ChoiceParam(std::move(name), "", std::move(choices),
+                            std::move(help));
+  p.kind = ParamKind::kNames;
+  p.names_default = std::move(defaults);
+  return p;
+}
+
+ParamSpec Like(const ParamSpec& base, std::string name, double default_value,
+               std::string help) {
+  ParamSpec p = base;
+  p.name = std::move(name);
+  p.default_value = default_value;
+  p.default_text.clear();
+  p.help = std::move(help);
+  return p;
+}
+
+ParamSpec OrNull(ParamSpec spec, std::string meaning) {
+  spec.nullable = true;
+  spec.null_text = std::move(meaning);
+  return spec;
+}
+
+ParamSpec NullDefault(ParamSpec spec) {
+  spec.default_text = "null";
+  return spec;
+}
+
+ParamSpec HiOpen(ParamSpec spec) {
+  spec.hi_open = true;
   return spec;
 }
 

@@ -18,6 +18,8 @@ enum class ParamKind {
   kChoice,   // one of `choices` (a string)
   kList,     // a list of reals, each in [lo, hi]; default in list_default
   kNames,    // a list of names, each one of `choices`
+  kText,     // a free string (a file path, a name); default in default_text
+  kMapping,  // a mapping whose keys its own reader checks (e.g. a flow's app)
 };
 
 struct ParamSpec {
@@ -27,6 +29,12 @@ struct ParamSpec {
   double lo = 0.0;
   double hi = 0.0;
   bool lo_open = false;
+  bool hi_open = false;    // [lo, hi) (e.g. a loss rate: 1 would drop all)
+  bool zero_ok = false;    // 0 is allowed besides [lo, hi] (a capacity's outage)
+  // null is allowed and means null_text (e.g. "from buffer_bdp"); the
+  // default may then be null (default_text "null").
+  bool nullable = false;
+  std::string null_text;
   std::string unit;  // "" for dimensionless
   std::string help;  // one line
   // kChoice / kNames: the allowed values. kChoice's default is default_text.
@@ -48,8 +56,14 @@ struct ParamSpec {
   double Check(const std::string& owner, double value) const;
   // What is wrong with `value` ("= 50 is out of range; allowed: [100,
   // 65535]"), or "" if it is allowed: for callers with their own
-  // "field: problem" format.
+  // "field: problem" format. Formats nothing when the value is allowed.
   std::string Problem(double value) const;
+  // Whether `value` is allowed (range, integer, flag): no formatting.
+  bool Allows(double value) const;
+  // "= <value> is out of range; allowed: <range> <unit>": the message of a
+  // value Allows() refused (also for integers beyond a double's exactness,
+  // given as text).
+  std::string OutOfRange(const std::string& value_text) const;
   // kChoice / kNames: throws "<owner><name> = '<value>' is unknown; allowed:
   // a, b, c" unless `value` is one of the choices.
   const std::string& CheckChoice(const std::string& owner,
@@ -73,6 +87,28 @@ ParamSpec ChoiceParam(std::string name, std::string default_choice,
 // (e.g. "1 / high_gain"); default_value stays the value for the defaults of
 // the others.
 ParamSpec DerivedDefault(ParamSpec spec, std::string how);
+// A free string (a path, a name), default `default_text`.
+ParamSpec TextParam(std::string name, std::string default_text,
+                    std::string help);
+// A mapping checked by its own reader (`help` says which).
+ParamSpec MappingParam(std::string name, std::string help);
+// A list of numbers, each in [lo, hi] (lo_open: (lo, hi]).
+ParamSpec NumberListParam(std::string name, std::vector<double> defaults,
+                          double lo, double hi, bool lo_open,
+                          std::string unit, std::string help);
+// A list of names, each one of `choices`.
+ParamSpec NamesListParam(std::string name, std::vector<std::string> defaults,
+                         std::vector<std::string> choices, std::string help);
+// `base` (its kind, range and unit: declared once) under another name, with
+// its own default and help: e.g. a scenario's capacity_mbps is a link's.
+ParamSpec Like(const ParamSpec& base, std::string name, double default_value,
+               std::string help);
+// `spec` that also takes null, meaning `meaning` ("from buffer_bdp").
+ParamSpec OrNull(ParamSpec spec, std::string meaning);
+// `spec` whose default is null (it must be nullable).
+ParamSpec NullDefault(ParamSpec spec);
+// `spec` with its upper bound excluded: [lo, hi).
+ParamSpec HiOpen(ParamSpec spec);
 
 // The row called `name`; throws std::logic_error if the table has none (a
 // programming error: every read names a declared setting).

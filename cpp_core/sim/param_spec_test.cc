@@ -38,15 +38,42 @@ TEST(ParamSpecTest, RealRangeClosedAndOpen) {
   EXPECT_NE(Error(closed, std::nan("")), "");  // NaN is never in range
   const ParamSpec open = PositiveParam("b", 1.0, 0.0, 2.0, "ms", "help");
   EXPECT_EQ(open.RangeText(), "(0, 2]");
-  EXPECT_EQ(Error(open, 0.0), "x.b = 0 is out of range; allowed: (0, 2]");
+  EXPECT_EQ(Error(open, 0.0), "x.b = 0 is out of range; allowed: (0, 2] ms");
   EXPECT_EQ(Error(open, 1e-300), "");
+}
+
+// The row kinds of links and scenarios (issue 23): an upper bound that is
+// excluded, an outage value besides the range, null with a meaning, and
+// integer bounds printed exactly.
+TEST(ParamSpecTest, OpenTopZeroNullAndExactIntegerBounds) {
+  const ParamSpec loss = HiOpen(RealParam("loss", 0.0, 0.0, 1.0, "", "help"));
+  EXPECT_EQ(loss.RangeText(), "[0, 1)");
+  EXPECT_TRUE(loss.Allows(0.999999));
+  EXPECT_FALSE(loss.Allows(1.0));
+  ParamSpec capacity = RealParam("c", 100.0, 0.001, 1e6, "Mb/s", "help");
+  capacity.zero_ok = true;
+  EXPECT_EQ(capacity.RangeText(), "0 | [0.001, 1000000]");
+  EXPECT_TRUE(capacity.Allows(0.0));
+  EXPECT_EQ(Error(capacity, 0.0005),
+            "x.c = 0.0005 is out of range; allowed: 0 | [0.001, 1000000] Mb/s");
+  const ParamSpec buffer = NullDefault(
+      OrNull(IntParam("b", 0, 0, 1e9, "packets", "help"), "from buffer_bdp"));
+  EXPECT_EQ(buffer.RangeText(), "[0, 1000000000] | null (from buffer_bdp)");
+  EXPECT_EQ(buffer.DefaultText(), "null");
+  const ParamSpec seed =
+      HiOpen(IntParam("seed", 0, 0, 9223372036854775808.0, "", "help"));
+  EXPECT_EQ(seed.RangeText(), "[0, 9223372036854775808)");
+  const ParamSpec like = Like(capacity, "rate", 5.0, "another help");
+  EXPECT_EQ(like.RangeText(), capacity.RangeText());
+  EXPECT_EQ(like.DefaultText(), "5");
+  EXPECT_EQ(NamesListParam("n", {"a"}, {"a", "b"}, "h").DefaultText(), "[a]");
 }
 
 TEST(ParamSpecTest, IntegersFlagsAndChoices) {
   const ParamSpec n = IntParam("n", 3, 1, 10, "packets", "help");
   EXPECT_EQ(Error(n, 4.0), "");
   EXPECT_EQ(Error(n, 4.5), "x.n = 4.5 must be an integer");
-  EXPECT_EQ(Error(n, 11.0), "x.n = 11 is out of range; allowed: [1, 10]");
+  EXPECT_EQ(Error(n, 11.0), "x.n = 11 is out of range; allowed: [1, 10] packets");
   const ParamSpec f = FlagParam("f", true, "help");
   EXPECT_EQ(f.DefaultText(), "1");
   EXPECT_EQ(Error(f, 0.0), "");

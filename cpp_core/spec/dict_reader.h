@@ -24,6 +24,126 @@ namespace orbitcc {
   throw std::invalid_argument(field + ": " + problem);
 }
 
+// The text of a number as the user wrote it (integers exactly).
+inline std::string ValueText(const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::kInt:
+      return std::to_string(v.AsInt());
+    case Value::Kind::kUInt:
+      return std::to_string(v.AsUInt());
+    case Value::Kind::kBigInt:
+      return "an integer of about " + FormatNumber(v.AsDouble());
+    case Value::Kind::kBool:
+      return v.AsBool() ? "true" : "false";
+    case Value::Kind::kString:
+      return "'" + v.AsString() + "'";
+    case Value::Kind::kNull:
+      return "null";
+    case Value::Kind::kFloat:
+      return FormatNumber(v.AsDouble());
+    default:
+      return "a " + v.TypeName();
+  }
+}
+
+// Whether an integer lies in a row's range, compared exactly (long double
+// holds every int64 and every double bound).
+inline bool IntegerAllowed(const ParamSpec& spec, const Value& v) {
+  if (v.kind() != Value::Kind::kInt) return false;  // beyond int64
+  const long double x = static_cast<long double>(v.AsInt());
+  const long double lo = spec.lo, hi = spec.hi;
+  if (spec.zero_ok && x == 0) return true;
+  return (spec.lo_open ? x > lo : x >= lo) && (spec.hi_open ? x < hi : x <= hi);
+}
+
+// What is wrong with `v` as the value of `spec` ("= 0.0005 is out of range;
+// allowed: [0.001, 1e+06] Mb/s", "must be true or false, got int 2"), or ""
+// when it is allowed. The success path formats nothing (issue 24, item 9).
+inline std::string ParamValueProblem(const ParamSpec& spec, const Value& v) {
+  // Built only when a value is refused (nothing is formatted on success).
+  auto allowed = [&spec] {
+    return "; allowed: " + spec.RangeText() +
+           (spec.unit.empty() ? "" : " " + spec.unit);
+  };
+  if (v.is_null()) {
+    return spec.nullable ? "" : "= null is not allowed" + allowed();
+  }
+  switch (spec.kind) {
+    case ParamKind::kFlag:
+      if (v.is_bool()) return "";
+      return "= " + ValueText(v) + " must be true or false (got " +
+             v.TypeName() + ")";
+    case ParamKind::kInteger:
+      if (!v.is_integer()) {
+        return "= " + ValueText(v) + " must be an integer (got " +
+               v.TypeName() + ")" + allowed();
+      }
+      if (IntegerAllowed(spec, v)) return "";
+      return spec.OutOfRange(ValueText(v));
+    case ParamKind::kReal:
+      if (!v.is_number()) {
+        return "= " + ValueText(v) + " must be a number (got " + v.TypeName() +
+               ")" + allowed();
+      }
+      if (spec.Allows(v.AsDouble())) return "";
+      return spec.OutOfRange(ValueText(v));
+    case ParamKind::kChoice: {
+      for (const std::string& c : spec.choices) {
+        if (v.is_string() && c == v.AsString()) return "";
+      }
+      std::string names;  // as ParamSpec::CheckChoice words it
+      for (const std::string& c : spec.choices) {
+        names += (names.empty() ? "" : ", ") + c;
+      }
+      return "= " + ValueText(v) +
+             (v.is_string() ? " is unknown" : " must be a string") +
+             "; allowed: " + names;
+    }
+    case ParamKind::kText:
+      if (v.is_string()) return "";
+      return "= " + ValueText(v) + " must be a string (got " + v.TypeName() +
+             ")";
+    case ParamKind::kMapping:
+      if (v.is_map()) return "";
+      return "= " + ValueText(v) + " must be a mapping (got " + v.TypeName() +
+             ")";
+    case ParamKind::kList:
+    case ParamKind::kNames: {
+      if (!v.is_list()) {
+        return "= " + ValueText(v) + " must be a list (got " + v.TypeName() +
+               ")";
+      }
+      const Value::Items& items = v.items();
+      for (size_t i = 0; i < items.size(); ++i) {
+        const Value& x = items[i];
+        const bool ok =
+            spec.kind == ParamKind::kList
+                ? x.is_number() && spec.Allows(x.AsDouble())
+                : x.is_string() && [&] {
+                    for (const std::string& c : spec.choices) {
+                      if (c == x.AsString()) return true;
+                    }
+                    return false;
+                  }();
+        if (!ok) {
+          return "[" + std::to_string(i) + "] = " + ValueText(x) +
+                 " is not allowed; allowed: each " + spec.RangeText() +
+                 (spec.unit.empty() ? "" : " " + spec.unit);
+        }
+      }
+      return "";
+    }
+  }
+  return "";
+}
+
+// Throws "<field> = <v> ..." (or "<field>[i] = ..." for a list entry)
+// with a ParamValueProblem text.
+[[noreturn]] inline void FailParam(const std::string& field,
+                                   const std::string& problem) {
+  throw std::invalid_argument(field + (problem[0] == '[' ? "" : " ") + problem);
+}
+
 // Reads typed fields from one dict and remembers which keys it consumed, so
 // anything left over is reported as unknown.
 class DictReader {
@@ -73,14 +193,13 @@ class DictReader {
     if (!Has(key)) return fallback;
     const Value& v = Get(key);
     if (!v.is_integer()) Fail(Field(key), "must be an integer");
-    if (v.kind() != Value::Kind::kInt) Fail(Field(key), "integer out of range");
-    const int64_t x = v.AsInt();
-    if (x < lo || x > hi) {
-      Fail(Field(key), "= " + std::to_string(x) +
-                           " is out of range; allowed: [" + std::to_string(lo) +
+    if (v.kind() != Value::Kind::kInt || v.AsInt() < lo || v.AsInt() > hi) {
+      const std::string x = ValueText(v);
+      FailParam(Field(key), "= " + x + " is out of range; allowed: [" +
+                                std::to_string(lo) +
                            ", " + std::to_string(hi) + "]");
     }
-    return x;
+    return v.AsInt();
   }
   bool Bool(const char* key, bool fallback) {
     if (!Has(key)) return fallback;
@@ -105,24 +224,37 @@ class DictReader {
     for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
     Fail(Field(key), "unknown value '" + x + "'; allowed: " + list);
   }
-  // A number declared by a table row (sim/param_spec.h): its default when
-  // absent, else checked against the row (range; integer and flag kinds take
-  // Python ints / bools). Errors read "<where>.<name> = <v> is out of range;
-  // allowed: <range>".
+  // A setting declared by a table row (sim/param_spec.h): its default when
+  // absent (or null), else checked against the row by ParamValueProblem
+  // (kind, range; integer and flag kinds take Python ints / bools). Errors
+  // read "<where>.<name> = <v> is out of range; allowed: <range> <unit>".
+  // Numbers (kReal, kInteger, kFlag) only.
   double Param(const ParamSpec& spec) {
     const char* key = spec.name.c_str();
-    if (spec.kind == ParamKind::kFlag) {
-      return Bool(key, spec.default_value != 0) ? 1.0 : 0.0;
-    }
-    if (spec.kind == ParamKind::kInteger) {
-      if (!Has(key)) return spec.default_value;
-      const double x = static_cast<double>(
-          Int(key, 0, std::numeric_limits<int64_t>::min(),
-              std::numeric_limits<int64_t>::max()));
-      return spec.Check(Prefix(), x);
-    }
     if (!Has(key)) return spec.default_value;
-    return spec.Check(Prefix(), Float(key, spec.default_value));
+    const Value& v = Get(key);
+    const std::string problem = ParamValueProblem(spec, v);
+    if (!problem.empty()) FailParam(Field(spec.name), problem);
+    if (spec.kind == ParamKind::kFlag) return v.AsBool() ? 1.0 : 0.0;
+    return v.AsDouble();
+  }
+  // A kInteger row's value as an integer (exact beyond 2**53).
+  int64_t IntParam(const ParamSpec& spec) {
+    const char* key = spec.name.c_str();
+    if (!Has(key)) return static_cast<int64_t>(spec.default_value);
+    const Value& v = Get(key);
+    const std::string problem = ParamValueProblem(spec, v);
+    if (!problem.empty()) FailParam(Field(spec.name), problem);
+    return v.AsInt();
+  }
+  bool FlagParam(const ParamSpec& spec) { return Param(spec) != 0.0; }
+  // Seconds declared by a row, as nanoseconds.
+  TimeNs SecondsParam(const ParamSpec& spec) {
+    return static_cast<TimeNs>(std::llround(Param(spec) * 1e9));
+  }
+  // Milliseconds declared by a row, as nanoseconds.
+  TimeNs MillisParam(const ParamSpec& spec) {
+    return static_cast<TimeNs>(std::llround(Param(spec) * 1e6));
   }
   // A string declared by a kChoice row.
   std::string ChoiceParam(const ParamSpec& spec) {
@@ -166,9 +298,11 @@ class DictReader {
       const Value& v = items[i];
       const std::string field = Field(key) + "[" + std::to_string(i) + "]";
       if (!v.is_integer()) Fail(field, "must be an integer");
-      if (v.kind() != Value::Kind::kInt || v.AsInt() < INT32_MIN ||
+      if (v.kind() != Value::Kind::kInt || v.AsInt() < 0 ||
           v.AsInt() > INT32_MAX) {
-        Fail(field, "integer out of range");
+        FailParam(field, "= " + ValueText(v) +
+                             " is out of range; allowed: an index in [0, " +
+                             std::to_string(INT32_MAX) + "]");
       }
       out.push_back(static_cast<int>(v.AsInt()));
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "spec/dict_reader.h"
+#include "spec/scenario_params.h"
 #include "cc/refwa_router.h"
 #include "leo/exogenous.h"
 #include "leo/geometry.h"
@@ -20,6 +21,49 @@
 #include "leo/trace.h"
 
 namespace orbitcc {
+
+// Sampling and rerouting periods: at least 1 ms (docs/robustness.md), so a
+// process changes state at most 1e3 times per simulated second.
+ParamSpec PeriodParam(std::string name, double default_s, std::string help) {
+  return RealParam(std::move(name), default_s, 1e-3, 3600.0, "s",
+                   std::move(help));
+}
+
+// The along-track model's scalar settings (leo/geometry.h,
+// leo/handover.h). Physical ranges: orbits up to 100,000 km, spacing at
+// least 1 km (at <= 20 km/s a handover every >= 25 ms; 1e-308 km would hand
+// over ~1e300 times a second), speeds 0.01 .. 20 km/s.
+const ParamTable& AlongTrackParams() {
+  // Distances along or across the track: within the Earth's circumference.
+  constexpr double kCircumferenceKm = 40075.0;
+  auto km = [&](const char* name, double default_km, double lo,
+                const char* help) {
+    return RealParam(name, default_km, lo, kCircumferenceKm, "km", help);
+  };
+  static const ParamTable kParams = {
+      PositiveParam("altitude_km", 550.0, 0.0, 100000.0, "km",
+                    "orbit altitude"),
+      km("spacing_km", 150.0, 1.0,
+         "R1, along-track distance between satellites"),
+      RealParam("speed_km_s", 7.0, 0.01, 20.0, "km/s", "v, ground speed"),
+      km("footprint_radius_km", 230.0, 1.0, "R2, footprint radius"),
+      km("handover_radius_km", 0.0, 0.0,
+         "a, handover distance (0: 0.75 * spacing_km)"),
+      km("cross_track_km", 0.0, -kCircumferenceKm,
+         "terminal's offset across the track"),
+      km("phase_km", 0.0, -kCircumferenceKm,
+         "position of the first satellite at t = 0"),
+      FlagParam("alternate_leader", false,
+                "subflows take turns on the leading satellite"),
+      IntParam("subflow", 0, 0, 1, "", "which subflow's satellite"),
+      PeriodParam("sample_interval_s", 0.1, "capacity sampling interval"),
+      Like(FindParam(LinkParams(), "delay_ms"), "extra_delay_ms", 0.0,
+           "extra one-way delay (terrestrial part)"),
+      RealParam("loss_rate", 0.0, 0.0, 1.0, "", "random loss"),
+  };
+  return kParams;
+}
+
 namespace {
 
 using PredictorFactory = std::function<std::unique_ptr<PathPredictor>()>;
@@ -163,24 +207,28 @@ ChannelStart ParseStart(DictReader& r) {
              : ChannelStart::kFixed;
 }
 
+const ParamSpec& AlongTrackRow(const char* name) {
+  return FindParam(AlongTrackParams(), name);
+}
+
 AlongTrackLinkConfig ReadAlongTrack(DictReader& r) {
   AlongTrackLinkConfig c;
   AlongTrackConfig& g = c.geometry;
-  g.altitude_km = r.Float("altitude_km", g.altitude_km);
-  g.spacing_km = r.Float("spacing_km", g.spacing_km);
-  g.speed_km_s = r.Float("speed_km_s", g.speed_km_s);
-  g.footprint_radius_km = r.Float("footprint_radius_km", g.footprint_radius_km);
-  g.handover_radius_km = r.Float("handover_radius_km", g.handover_radius_km);
-  g.cross_track_km = r.Float("cross_track_km", g.cross_track_km);
-  g.phase_km = r.Float("phase_km", g.phase_km);
-  g.alternate_leader = r.Bool("alternate_leader", g.alternate_leader);
+  g.altitude_km = r.Param(AlongTrackRow("altitude_km"));
+  g.spacing_km = r.Param(AlongTrackRow("spacing_km"));
+  g.speed_km_s = r.Param(AlongTrackRow("speed_km_s"));
+  g.footprint_radius_km = r.Param(AlongTrackRow("footprint_radius_km"));
+  g.handover_radius_km = r.Param(AlongTrackRow("handover_radius_km"));
+  g.cross_track_km = r.Param(AlongTrackRow("cross_track_km"));
+  g.phase_km = r.Param(AlongTrackRow("phase_km"));
+  g.alternate_leader = r.FlagParam(AlongTrackRow("alternate_leader"));
   c.budget = ParseBudget(r);
-  c.subflow = static_cast<int>(r.Int("subflow", 0, 0, 1));
+  c.subflow = static_cast<int>(r.IntParam(AlongTrackRow("subflow")));
   c.hard_outage = ReadDuration(r, "hard_outage_s", &c.hard_outage_random);
   c.soft_outage = ReadDuration(r, "soft_outage_s", &c.soft_outage_random);
-  c.sample_interval = r.Seconds("sample_interval_s", 0.1);
-  c.extra_one_way_delay = r.Millis("extra_delay_ms", 0.0);
-  c.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+  c.sample_interval = r.SecondsParam(AlongTrackRow("sample_interval_s"));
+  c.extra_one_way_delay = r.MillisParam(AlongTrackRow("extra_delay_ms"));
+  c.loss_rate = r.Param(AlongTrackRow("loss_rate"));
   Prefixed(r.where(), [&] { c.Validate(); });
   return c;
 }
@@ -302,8 +350,12 @@ ParsedModel ParseIslPath(DictReader& r) {
   } else if (shell.is_star()) {
     c.isl = IslConfig::IridiumLike();
   }
-  c.route_interval = r.Seconds("route_interval_s", 1.0);
-  c.sample_interval = r.Seconds("sample_interval_s", 0.1);
+  static const ParamSpec kRouteInterval = PeriodParam(
+      "route_interval_s", 1.0, "how often the shortest path is recomputed");
+  static const ParamSpec kSampleInterval =
+      PeriodParam("sample_interval_s", 0.1, "path sampling interval");
+  c.route_interval = r.SecondsParam(kRouteInterval);
+  c.sample_interval = r.SecondsParam(kSampleInterval);
   c.gateway_a = ReadGatewayPolicy(r, "gateway_a");
   c.gateway_b = ReadGatewayPolicy(r, "gateway_b");
   c.reroute =

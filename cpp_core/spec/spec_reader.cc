@@ -8,9 +8,20 @@
 
 #include "spec/dict_reader.h"
 #include "spec/leo_reader.h"
+#include "spec/scenario_params.h"
 
 namespace orbitcc {
 namespace {
+
+const ParamSpec& LinkRow(const char* name) {
+  return FindParam(LinkParams(), name);
+}
+const ParamSpec& FlowRow(const char* name) {
+  return FindParam(FlowParams(), name);
+}
+const ParamSpec& SimRow(const char* name) {
+  return FindParam(SimulationParams(), name);
+}
 
 TimeNs SecondsField(DictReader& r, const char* key, double fallback_s) {
   const double s = r.Float(key, fallback_s);
@@ -22,10 +33,16 @@ LinkState ScheduleEntry(const Value& item, const std::string& where) {
   LinkState s;
   if (item.is_map()) {
     DictReader r(item, where);
-    s.time = SecondsField(r, "t_s", 0.0);
-    s.capacity_bps = r.Float("capacity_mbps", 0.0) * 1e6;
-    s.propagation_delay = SpanNs(r.Float("delay_ms", 0.0) * 1e6);
-    s.loss_rate = r.Float("loss_rate", 0.0);
+    // Absent fields are 0 here (an outage with no delay or loss), not the
+    // link's defaults.
+    s.time = r.SecondsParam(LinkRow("t_s"));
+    if (r.Has("capacity_mbps")) {
+      s.capacity_bps = r.Param(LinkRow("capacity_mbps")) * 1e6;
+    }
+    if (r.Has("delay_ms")) {
+      s.propagation_delay = r.MillisParam(LinkRow("delay_ms"));
+    }
+    s.loss_rate = r.Param(LinkRow("loss_rate"));
     s.drop_arrivals = r.Bool("drop_arrivals", false);
     s.handover = r.Bool("handover", false);
     r.RejectUnknown();
@@ -40,26 +57,23 @@ LinkState ScheduleEntry(const Value& item, const std::string& where) {
     Fail(where,
          "must be [t_s, capacity_mbps, delay_ms(, loss_rate)] or a mapping");
   }
-  // Each entry a finite number (not a bool), checked before conversion.
-  auto number = [&](size_t k, const char* name) {
-    const Value& v = row[k];
-    if (!v.is_number()) {
-      Fail(where + "[" + std::to_string(k) + "]",
-           std::string(name) + " must be a number");
+  // Each entry checked against its row before conversion (a capacity of
+  // 1e308 Mb/s is out of range, not "inf" b/s).
+  const char* names[] = {"t_s", "capacity_mbps", "delay_ms", "loss_rate"};
+  double x[4] = {0.0, 0.0, 0.0, 0.0};
+  for (size_t k = 0; k < row.size(); ++k) {
+    const ParamSpec& spec = LinkRow(names[k]);
+    const std::string problem = ParamValueProblem(spec, row[k]);
+    if (!problem.empty()) {
+      FailParam(where + "[" + std::to_string(k) + "] (" + names[k] + ")",
+                problem);
     }
-    const double x = v.AsDouble();
-    if (!std::isfinite(x)) {
-      Fail(where + "[" + std::to_string(k) + "]",
-           std::string(name) + " must be finite");
-    }
-    return x;
-  };
-  const double t_s = number(0, "t_s");
-  if (t_s < 0 || t_s > 1e6) Fail(where, "t_s must be in [0, 1e6] seconds");
-  s.time = static_cast<TimeNs>(std::llround(t_s * 1e9));
-  s.capacity_bps = number(1, "capacity_mbps") * 1e6;
-  s.propagation_delay = SpanNs(number(2, "delay_ms") * 1e6);
-  if (row.size() == 4) s.loss_rate = number(3, "loss_rate");
+    x[k] = row[k].AsDouble();
+  }
+  s.time = static_cast<TimeNs>(std::llround(x[0] * 1e9));
+  s.capacity_bps = x[1] * 1e6;
+  s.propagation_delay = SpanNs(x[2] * 1e6);
+  s.loss_rate = x[3];
   return s;
 }
 
@@ -98,23 +112,19 @@ LinkSpec ParseLink(const Value& obj, const std::string& where,
   DictReader r(obj, where);
   LinkSpec l;
   l.name = r.Str("name", where);
-  l.capacity_bps = r.Float("capacity_mbps", 100.0) * 1e6;
-  const double delay_ms = r.Float("delay_ms", 10.0);
-  if (delay_ms < 0) Fail(r.Field("delay_ms"), "must be >= 0");
-  l.delay = SpanNs(delay_ms * 1e6);
-  l.loss_rate = r.Float("loss_rate", 0.0);
-  l.buffer_packets =
-      static_cast<uint64_t>(r.Int("buffer_packets", 0, 0, int64_t{1} << 40));
-  l.buffer_bytes =
-      static_cast<uint64_t>(r.Int("buffer_bytes", 0, 0, int64_t{1} << 50));
-  l.bottleneck = r.Bool("bottleneck", false);
+  l.capacity_bps = r.Param(LinkRow("capacity_mbps")) * 1e6;
+  l.delay = r.MillisParam(LinkRow("delay_ms"));
+  l.loss_rate = r.Param(LinkRow("loss_rate"));
+  l.buffer_packets = static_cast<uint64_t>(r.IntParam(LinkRow("buffer_packets")));
+  l.buffer_bytes = static_cast<uint64_t>(r.IntParam(LinkRow("buffer_bytes")));
+  l.bottleneck = r.FlagParam(LinkRow("bottleneck"));
   if (r.Has("queue")) l.queue = ParseQueue(r.Get("queue"), r.Field("queue"));
   const Value::Items& schedule = r.List("schedule");
   for (size_t i = 0; i < schedule.size(); ++i) {
     l.schedule.push_back(ScheduleEntry(
         schedule[i], r.Field("schedule") + "[" + std::to_string(i) + "]"));
   }
-  l.schedule_period = SecondsField(r, "schedule_period_s", 0.0);
+  l.schedule_period = r.SecondsParam(LinkRow("schedule_period_s"));
   // Time-varying models (LEO geometry, channels, traces) replace the
   // constants and the schedule above.
   if (r.Has("process")) {
@@ -232,8 +242,8 @@ FlowSpec ParseFlow(const Value& obj, const std::string& where) {
   DictReader r(obj, where);
   FlowSpec f;
   f.name = r.Str("name", where);
-  f.transport = r.Str("transport", "quic");
-  f.controller = r.Str("controller", "cubic");
+  f.transport = r.ChoiceParam(FlowRow("transport"));
+  f.controller = r.Str("controller", FlowRow("controller").default_text);
   if (r.Has("controller_params")) {
     f.controller_params =
         NumberTable(r, "controller_params", /*controller=*/true);
@@ -281,14 +291,13 @@ FlowSpec ParseFlow(const Value& obj, const std::string& where) {
     p.RejectUnknown();
     f.paths.push_back(path);
   }
-  f.scheduler = r.Str("scheduler", "minrtt");
-  f.file_bytes =
-      static_cast<uint64_t>(r.Int("file_bytes", 0, 0, int64_t{1} << 50));
-  f.start = SecondsField(r, "start_s", 0.0);
-  f.start_jitter = SecondsField(r, "start_jitter_s", 0.0);
-  f.stop = SecondsField(r, "stop_s", 0.0);
+  f.scheduler = r.ChoiceParam(FlowRow("scheduler"));
+  f.file_bytes = static_cast<uint64_t>(r.IntParam(FlowRow("file_bytes")));
+  f.start = r.SecondsParam(FlowRow("start_s"));
+  f.start_jitter = r.SecondsParam(FlowRow("start_jitter_s"));
+  f.stop = r.SecondsParam(FlowRow("stop_s"));
   if (r.Has("pacing")) f.pacing = r.Bool("pacing", false) ? 1 : 0;
-  f.background = r.Bool("background", false);
+  f.background = r.FlagParam(FlowRow("background"));
   if (r.Has("app")) {
     if (f.file_bytes != 0) {
       Fail(r.Field("file_bytes"),
@@ -300,7 +309,7 @@ FlowSpec ParseFlow(const Value& obj, const std::string& where) {
   // "stream_scheduler" (transport/stream_scheduler.h). ValidateSpec checks
   // the values against StreamParams().
   f.max_window_bytes =
-      static_cast<uint64_t>(r.Int("max_window_bytes", 0, 0, int64_t{1} << 40));
+      static_cast<uint64_t>(r.IntParam(FlowRow("max_window_bytes")));
   f.stream_scheduler = r.Str("stream_scheduler", "rr");
   const Value::Items& streams = r.List("streams");
   for (size_t k = 0; k < streams.size(); ++k) {
@@ -360,16 +369,15 @@ SimulationSpec SpecFromValue(const Value& dict,
   if (!dict.is_map()) Fail("spec", "must be a mapping");
   DictReader r(dict, "");
   SimulationSpec spec;
-  const int64_t seed = r.Int("seed", 0, 0, INT64_MAX);
-  spec.seed = static_cast<uint64_t>(seed);
-  spec.duration = SecondsField(r, "duration_s", 10.0);
-  spec.sample_interval = SecondsField(r, "sample_interval_s", 0.1);
-  spec.record_series = r.Bool("record_series", true);
-  spec.stop_when_complete = r.Bool("stop_when_complete", false);
-  spec.packet_bytes = static_cast<uint32_t>(
-      r.Param(FindParam(SimulationParams(), "packet_bytes")));
-  spec.initial_window_packets = static_cast<uint32_t>(
-      r.Param(FindParam(SimulationParams(), "initial_window_packets")));
+  spec.seed = static_cast<uint64_t>(r.IntParam(SimRow("seed")));
+  spec.duration = r.SecondsParam(SimRow("duration_s"));
+  spec.sample_interval = r.SecondsParam(SimRow("sample_interval_s"));
+  spec.record_series = r.FlagParam(SimRow("record_series"));
+  spec.stop_when_complete = r.FlagParam(SimRow("stop_when_complete"));
+  spec.packet_bytes =
+      static_cast<uint32_t>(r.IntParam(SimRow("packet_bytes")));
+  spec.initial_window_packets =
+      static_cast<uint32_t>(r.IntParam(SimRow("initial_window_packets")));
   const Value::Items& links = r.List("links");
   for (size_t i = 0; i < links.size(); ++i) {
     spec.links.push_back(

@@ -9,22 +9,12 @@
 #include <string>
 
 #include "engine/simulation.h"
+#include "sim/error_of.h"
 #include "spec/spec_reader.h"
 #include "spec/summary_value.h"
 
 namespace orbitcc {
 namespace {
-
-// The message of the std::invalid_argument that `fn` throws ("" if none).
-template <typename Fn>
-std::string ErrorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
 
 std::string JsonError(const std::string& text) {
   return ErrorOf([&] { ParseJson(text); });
@@ -204,15 +194,21 @@ TEST(SpecReaderTest, ReadsAJsonSpec) {
 
 TEST(SpecReaderTest, ErrorsNameTheField) {
   EXPECT_EQ(SpecError("[]"), "spec: must be a mapping");
+  // Each message says what is allowed (the field's table row).
   EXPECT_EQ(SpecError(R"({"duration_s": "10"})"),
-            "duration_s: must be a number, got str");
-  EXPECT_EQ(SpecError(R"({"seed": 1.5})"), "seed: must be an integer");
+            "duration_s = '10' must be a number (got str); allowed: (0, "
+            "1000000] s");
+  EXPECT_EQ(SpecError(R"({"seed": 1.5})"),
+            "seed = 1.5 must be an integer (got float); allowed: [0, "
+            "9223372036854775808)");
   EXPECT_EQ(SpecError(R"({"seed": 18446744073709551615})"),
-            "seed: integer out of range");
+            "seed = 18446744073709551615 is out of range; allowed: [0, "
+            "9223372036854775808)");
   EXPECT_EQ(SpecError(R"({"record_series": 1})"),
-            "record_series: must be true or false");
+            "record_series = 1 must be true or false (got int)");
   EXPECT_EQ(SpecError(R"({"links": [{"delay_ms": NaN}]})"),
-            "links[0].delay_ms: must be finite");
+            "links[0].delay_ms = nan is out of range; allowed: [0, 100000] "
+            "ms");
   EXPECT_EQ(SpecError(R"({"flows": [{"paths": [{"forward": [0.5]}]}]})"),
             "flows[0].paths[0].forward[0]: must be an integer");
   EXPECT_EQ(SpecError(R"({"flows": [{"controller_params": {"beta": true}}]})"),

@@ -36,7 +36,7 @@ from omegaconf import DictConfig
 
 from orbitcc import _core
 from orbitcc.cli.common import handle_help, one_line_errors
-from orbitcc.validation import check_range
+from orbitcc.validation import check_range, check_setting
 from orbitcc.version import __version__
 
 
@@ -79,7 +79,7 @@ class BenchConfig:
         check_range("bench", "learning_steps", self.learning_steps, 256, 10**8)
         check_range("bench", "whole_process_seconds", self.whole_process_seconds, 0, 1e5, True)
         for n in self.vec_num_envs:
-            check_range("bench", "vec_num_envs[]", n, 1, 4096)
+            check_setting("batch", "num_envs", n, "bench.vec_num_envs[]")
         for t in self.cores_threads:
             check_range("bench", "cores_threads[]", t, 1, 1024)
         check_range("bench", "cores_num_envs", self.cores_num_envs, 1, 4096)

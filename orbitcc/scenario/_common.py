@@ -2,38 +2,35 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from orbitcc import _core
-from orbitcc.validation import check_param, check_range
+from orbitcc.validation import check_param
 
-TRANSPORTS = ("quic", "tcp")
-SCHEDULERS = ("minrtt", "roundrobin")
 SPEED_OF_LIGHT_KM_S = 299792.458
+# Fields every preset has that are not settings (no table row).
+IDENTITY_FIELDS = ("kind", "name", "description")
 
 
-def choose(value: str, allowed: tuple[str, ...] | list[str], field: str) -> None:
-    """Raises ValueError naming ``scenario.<field>`` unless value is allowed."""
-    if value not in allowed:
-        raise ValueError(
-            f"scenario.{field} = {value!r} is unknown; allowed: {', '.join(allowed)}"
-        )
+def _row(table: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    return next(r for r in table if r["name"] == name)
 
 
-def check_shared_fields(s: Any) -> None:
-    """Range checks for the fields most scenario kinds share (those ``s`` has);
-    messages name ``scenario.<field>``."""
-    o = "scenario"
-    if hasattr(s, "transport"):
-        choose(s.transport, TRANSPORTS, "transport")
-    if hasattr(s, "file_bytes"):
-        check_range(o, "file_bytes", s.file_bytes, 0, 2**50)
-    check_range(o, "duration_s", s.duration_s, 0.0, 1e6, lo_open=True)
-    check_param(o, "packet_bytes", s.packet_bytes, _core.simulation_params())
-    if hasattr(s, "reverse_capacity_mbps"):
-        check_range(o, "reverse_capacity_mbps", s.reverse_capacity_mbps, 0.0, 1e6,
-                    lo_open=True)
+# The choices of the flows' table (cpp_core/spec/scenario_params.cc), for
+# the builders that branch on them.
+TRANSPORTS = tuple(_row(_core.flow_params(), "transport")["choices"])
+SCHEDULERS = tuple(_row(_core.flow_params(), "scheduler")["choices"])
+
+
+def check_settings(s: Any) -> None:
+    """Checks every setting of scenario ``s`` against its kind's C++ table
+    (``orbitcc.describe(kind)``): one declaration of each name, default, range
+    and unit. Raises ValueError ``scenario.<key> = <value> is out of range;
+    allowed: ...``. Cross-field rules stay in each schema's ``__post_init__``.
+    """
+    values = {f.name: getattr(s, f.name) for f in fields(s) if f.name not in IDENTITY_FIELDS}
+    _core.check_scenario(s.kind, values, "scenario")
 
 
 def pick_controller(scenario_default: str, controller: str | None,
@@ -116,14 +113,13 @@ class BottleneckQueue:
     """
 
     queue: str = "droptail"
-    queue_params: dict[str, float] = field(default_factory=dict)
+    queue_params: dict[str, Any] = field(default_factory=dict)
 
     def queue_fields(self) -> dict[str, Any]:
         """``{"queue": {...}}`` for a bottleneck link dict, or ``{}`` for drop-tail.
 
         Raises ValueError naming ``scenario.queue`` / ``scenario.queue_params.<key>``.
         """
-        choose(self.queue, tuple(_core.queue_kinds()), "queue")
         table = _core.queue_params(self.queue)
         names = [r["name"] for r in table]
         for key, value in dict(self.queue_params).items():

@@ -44,8 +44,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from orbitcc.validation import check_range
-
 
 @dataclass
 class AccessRandomness:
@@ -65,26 +63,15 @@ class AccessRandomness:
     ge_mean_bad_s: float = 0.05
 
     def check_randomness(self) -> None:
-        """Range checks; each message names ``scenario.<key>`` and the range."""
-        o = "scenario"
-        check_range(o, "outage_min_s", self.outage_min_s, 0.0, 60.0)
-        check_range(o, "outage_max_s", self.outage_max_s, self.outage_min_s, 60.0)
-        check_range(o, "outage_median_s", self.outage_median_s, self.outage_min_s,
-                    self.outage_max_s)
-        check_range(o, "outage_sigma", self.outage_sigma, 0.0, 5.0)
-        check_range(o, "capacity_jitter_sigma", self.capacity_jitter_sigma, 0.0, 2.0)
-        check_range(o, "capacity_jitter_max_factor", self.capacity_jitter_max_factor,
-                    0.0, 100.0)
-        check_range(o, "capacity_jitter_interval_s", self.capacity_jitter_interval_s,
-                    0.0, 3600.0, lo_open=True)
-        check_range(o, "capacity_jitter_correlation", self.capacity_jitter_correlation,
-                    0.0, 0.999)
-        check_range(o, "handover_delay_jitter_ms", self.handover_delay_jitter_ms,
-                    0.0, 10000.0)
-        check_range(o, "ge_p_good", self.ge_p_good, 0.0, 1.0)
-        check_range(o, "ge_p_bad", self.ge_p_bad, 0.0, 1.0)
-        check_range(o, "ge_mean_good_s", self.ge_mean_good_s, 0.0, 1e6, lo_open=True)
-        check_range(o, "ge_mean_bad_s", self.ge_mean_bad_s, 0.0, 1e6, lo_open=True)
+        """The cross-field rules (each value's range is in the C++ table):
+        outage_min_s <= outage_median_s <= outage_max_s."""
+        if self.outage_max_s < self.outage_min_s:
+            raise ValueError(f"scenario.outage_max_s = {self.outage_max_s!r} is out of range; "
+                             f"allowed: [outage_min_s = {self.outage_min_s!r}, 60] s")
+        if not self.outage_min_s <= self.outage_median_s <= self.outage_max_s:
+            raise ValueError(f"scenario.outage_median_s = {self.outage_median_s!r} is out of "
+                             f"range; allowed: [outage_min_s, outage_max_s] = "
+                             f"[{self.outage_min_s!r}, {self.outage_max_s!r}] s")
 
     def outage(self, fixed_s: float) -> float | dict[str, Any]:
         """A hard-handover blackout key: ``fixed_s`` when deterministic, else

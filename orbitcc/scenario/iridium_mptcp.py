@@ -47,16 +47,13 @@ from typing import Any
 
 from orbitcc import _core
 from orbitcc.scenario._common import (
-    SCHEDULERS,
     BottleneckQueue,
-    check_shared_fields,
-    choose,
+    check_settings,
     flow,
     pick_controller,
     single_path_transport,
 )
 from orbitcc.scenario._random import AccessRandomness
-from orbitcc.validation import check_range
 
 
 @dataclass
@@ -93,20 +90,8 @@ class IridiumMptcpScenario(AccessRandomness, BottleneckQueue):
     handover_delay_jitter_ms: float = 0.0
 
     def __post_init__(self) -> None:
-        o = "scenario"
-        check_range(o, "src_lat_deg", self.src_lat_deg, -90.0, 90.0)
-        check_range(o, "dst_lat_deg", self.dst_lat_deg, -90.0, 90.0)
-        check_range(o, "src_lon_deg", self.src_lon_deg, -180.0, 180.0)
-        check_range(o, "dst_lon_deg", self.dst_lon_deg, -180.0, 180.0)
-        check_range(o, "num_subflows", self.num_subflows, 1, 2)
-        check_range(o, "interface_offset_km", self.interface_offset_km, 0.0, 3000.0)
-        check_range(o, "capacity_mbps", self.capacity_mbps, 0.0, 1e5, lo_open=True)
-        check_range(o, "handover_outage_s", self.handover_outage_s, 0.0, 60.0)
-        check_range(o, "route_interval_s", self.route_interval_s, 0.0, 3600.0, lo_open=True)
-        check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
-        choose(self.scheduler, SCHEDULERS, "scheduler")
+        check_settings(self)  # every value against the C++ table
         self.check_randomness()
-        check_shared_fields(self)
 
     def gateway_policy(self, subflow: int) -> str:
         if not self.soft_handover:

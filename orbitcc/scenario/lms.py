@@ -31,8 +31,7 @@ from dataclasses import dataclass, field
 
 from orbitcc.scenario._common import (
     BottleneckQueue,
-    check_shared_fields,
-    choose,
+    check_settings,
     constant_link,
     flow,
     pick_controller,
@@ -40,9 +39,7 @@ from orbitcc.scenario._common import (
     static_oracle_path,
 )
 from orbitcc.scenario.lms_traffic import check_traffic, traffic_fields
-from orbitcc.validation import check_range
 
-BANDS = ("ka", "s")
 LOS_CAPACITY_MBPS = {"ka": 80.0, "s": 4.0}
 
 
@@ -72,12 +69,7 @@ class LmsScenario(BottleneckQueue):
     stack_limits: bool = True  # quic-go / Linux window ceilings
 
     def __post_init__(self) -> None:
-        o = "scenario"
-        choose(self.band, BANDS, "band")
-        if self.buffer_packets is not None:
-            check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
-        check_range(o, "one_way_delay_ms", self.one_way_delay_ms, 0.0, 1e4)
-        check_shared_fields(self)
+        check_settings(self)  # every value against the C++ table
         if self.file_bytes > 0 and self.app != "bulk":
             raise ValueError("scenario.file_bytes needs scenario.app = 'bulk' "
                              f"(got {self.app!r}); allowed: a file or a rate, not both")

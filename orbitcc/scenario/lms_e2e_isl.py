@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from orbitcc.scenario._common import (
     BottleneckQueue,
-    check_shared_fields,
+    check_settings,
     constant_link,
     flow,
     pick_controller,
@@ -41,7 +41,6 @@ from orbitcc.scenario._common import (
     static_oracle_path,
 )
 from orbitcc.scenario.lms_traffic import check_traffic, traffic_fields
-from orbitcc.validation import check_range
 
 
 @dataclass
@@ -72,15 +71,7 @@ class LmsE2eIslScenario(BottleneckQueue):
     stack_limits: bool = True
 
     def __post_init__(self) -> None:
-        o = "scenario"
-        check_range(o, "isl_capacity_mbps", self.isl_capacity_mbps, 0.0, 1e6, lo_open=True)
-        check_range(o, "isl_mean_up_s", self.isl_mean_up_s, 0.0, 1e5, lo_open=True)
-        check_range(o, "isl_mean_down_s", self.isl_mean_down_s, 0.0, 1e5)
-        check_range(o, "access_delay_ms", self.access_delay_ms, 0.0, 1e4)
-        check_range(o, "isl_delay_ms", self.isl_delay_ms, 0.0, 1e4)
-        if self.buffer_packets is not None:
-            check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
-        check_shared_fields(self)
+        check_settings(self)  # every value against the C++ table
         if self.file_bytes > 0 and self.app != "bulk":
             raise ValueError("scenario.file_bytes needs scenario.app = 'bulk' "
                              f"(got {self.app!r}); allowed: a file or a rate, not both")

@@ -66,19 +66,15 @@ from typing import Any
 
 from orbitcc.scenario._common import (
     BottleneckQueue,
-    check_shared_fields,
-    choose,
+    check_settings,
     constant_link,
     flow,
     pick_controller,
     single_path_transport,
     static_oracle_path,
 )
-from orbitcc.validation import check_range
 
 LINK_TYPES = {"T1": (1.544, 8), "T2": (10.0, 32), "T3": (45.0, 128), "OC3": (155.0, 512)}
-ROUTERS = ("refwa", "none")
-TOPOLOGIES = ("rtt_groups", "equal_rtt")
 EQUAL_RTT_GROUP = 1  # Fig. 1(a): three satellites, RTT 160 ms at 20 ms ISLs
 
 
@@ -117,46 +113,18 @@ class RefwaBottleneckScenario(BottleneckQueue):
     packet_bytes: int = 1000
 
     def __post_init__(self) -> None:
-        o = "scenario"
-        choose(self.link_type, tuple(LINK_TYPES), "link_type")
-        choose(self.topology, TOPOLOGIES, "topology")
-        if self.num_flows is not None:
-            check_range(o, "num_flows", self.num_flows, 1, 10000)
-        check_range(o, "num_groups", self.num_groups, 1, 16)
-        check_range(o, "isl_delay_ms", self.isl_delay_ms, 0.0, 1e4, lo_open=True)
-        check_range(o, "num_steps", self.num_steps, 1, 1000)
-        check_range(o, "step_interval_s", self.step_interval_s, 0.0, 1e5)
+        check_settings(self)  # every value against the C++ table
         if self.leave_start_s is not None:
-            check_range(o, "leave_start_s", self.leave_start_s, 0.0, 1e5, lo_open=True)
             last_join = (self.num_steps - 1) * self.step_interval_s
             if self.num_steps < 2 or self.leave_start_s <= last_join:
                 raise ValueError(
                     f"scenario.leave_start_s = {self.leave_start_s} is out of range; allowed: "
                     f"after the last join ({last_join} s) with num_steps >= 2 "
                     f"(the first batch never leaves)")
-        check_range(o, "start_jitter_s", self.start_jitter_s, 0.0, 1e3)
-        check_range(o, "initial_window_packets", self.initial_window_packets, 1, 1000)
-        check_range(o, "web_flows", self.web_flows, 0, 10000)
-        check_range(o, "web_start_s", self.web_start_s, 0.0, 1e5)
-        check_range(o, "web_duration_s", self.web_duration_s, 0.0, 1e5, lo_open=True)
-        # A Pareto mean exists only for shape > 1 (mean = scale * shape / (shape - 1)).
-        check_range(o, "web_shape", self.web_shape, 1.0, 100.0, lo_open=True)
-        check_range(o, "web_mean_on_s", self.web_mean_on_s, 0.0, 1e4, lo_open=True)
-        check_range(o, "web_mean_off_s", self.web_mean_off_s, 0.0, 1e4, lo_open=True)
-        if self.web_rate_mbps is not None:
-            check_range(o, "web_rate_mbps", self.web_rate_mbps, 0.0, 1e5, lo_open=True)
-        check_range(o, "packet_error_rate", self.packet_error_rate, 0.0, 1.0)
         if self.packet_error_rate > 0 and self.topology != "equal_rtt":
             raise ValueError(
                 "scenario.packet_error_rate > 0 needs scenario.topology=equal_rtt (errors "
                 "strike each flow's up-link; group 0 of rtt_groups has none)")
-        check_range(o, "buffer_bdp", self.buffer_bdp, 0.0, 1e4, lo_open=True)
-        choose(self.router, ROUTERS, "router")
-        check_range(o, "phi", self.phi, 0.0, 10.0, lo_open=True)
-        check_range(o, "psi", self.psi, 0.0, 10.0)
-        check_range(o, "alpha", self.alpha, 0.0, 4.0)
-        check_range(o, "activity_window", self.activity_window, 0, 1)
-        check_shared_fields(self)
 
     def flows_total(self) -> int:
         return int(self.num_flows) if self.num_flows is not None else LINK_TYPES[self.link_type][1]

@@ -67,20 +67,15 @@ from typing import Any
 
 from orbitcc import _core
 from orbitcc.scenario._common import (
-    SCHEDULERS,
     SPEED_OF_LIGHT_KM_S,
     BottleneckQueue,
     buffer_packets_for,
-    check_shared_fields,
-    choose,
+    check_settings,
     constant_link,
     flow,
     pick_controller,
 )
 from orbitcc.scenario._random import AccessRandomness
-from orbitcc.validation import check_range
-
-BACKGROUND_TRAFFIC = ("onoff", "bulk")
 
 
 @dataclass
@@ -125,33 +120,8 @@ class StarlinkDualScenario(AccessRandomness, BottleneckQueue):
     capacity_jitter_max_factor: float = 1.0
 
     def __post_init__(self) -> None:
-        o = "scenario"
-        check_range(o, "altitude_km", self.altitude_km, 0.0, 5000.0, lo_open=True)
-        check_range(o, "spacing_km", self.spacing_km, 0.0, 5000.0, lo_open=True)
-        check_range(o, "speed_km_s", self.speed_km_s, 0.0, 20.0, lo_open=True)
-        check_range(o, "footprint_radius_km", self.footprint_radius_km, 0.0, 5000.0,
-                    lo_open=True)
-        check_range(o, "handover_radius_km", self.handover_radius_km, 0.0, 5000.0)
-        check_range(o, "tx_power_dbm", self.tx_power_dbm, -50.0, 100.0)
-        check_range(o, "bandwidth_mhz", self.bandwidth_mhz, 0.0, 1e4, lo_open=True)
-        check_range(o, "terrestrial_delay_ms", self.terrestrial_delay_ms, 0.0, 1e4)
-        check_range(o, "core_capacity_mbps", self.core_capacity_mbps, 0.0, 1e6)
-        check_range(o, "hard_outage_s", self.hard_outage_s, 0.0, 60.0)
-        check_range(o, "soft_outage_s", self.soft_outage_s, 0.0, 60.0)
-        check_range(o, "buffer_bdp", self.buffer_bdp, 0.0, 1e4, lo_open=True)
-        choose(self.scheduler, SCHEDULERS, "scheduler")
-        check_range(o, "background_start_s", self.background_start_s, 0.0, 1e6)
-        choose(self.background_traffic, BACKGROUND_TRAFFIC, "background_traffic")
-        check_range(o, "background_rate_mbps", self.background_rate_mbps, 0.0, 1e6,
-                    lo_open=True)
-        check_range(o, "background_mean_on_s", self.background_mean_on_s, 0.0, 1e4,
-                    lo_open=True)
-        check_range(o, "background_mean_off_s", self.background_mean_off_s, 0.0, 1e4,
-                    lo_open=True)
-        check_range(o, "background_shape", self.background_shape, 1.0, 100.0,
-                    lo_open=True)
+        check_settings(self)  # every value against the C++ table
         self.check_randomness()
-        check_shared_fields(self)
 
     def along_track(self, subflow: int) -> dict[str, Any]:
         """The 'along_track' process of one subflow's access link."""

@@ -53,17 +53,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from orbitcc.scenario._common import (
-    SCHEDULERS,
     BottleneckQueue,
-    check_shared_fields,
-    choose,
+    check_settings,
     constant_link,
     flow,
     pick_controller,
     static_oracle_path,
 )
 from orbitcc.scenario._random import AccessRandomness
-from orbitcc.validation import check_range
 
 
 @dataclass
@@ -94,27 +91,8 @@ class StarlinkLteVideoScenario(AccessRandomness, BottleneckQueue):
     packet_bytes: int = 1500
 
     def __post_init__(self) -> None:
-        o = "scenario"
-        check_range(o, "terminal_lat_deg", self.terminal_lat_deg, -90.0, 90.0)
-        check_range(o, "terminal_lon_deg", self.terminal_lon_deg, -180.0, 180.0)
-        check_range(o, "gateway_lat_deg", self.gateway_lat_deg, -90.0, 90.0)
-        check_range(o, "gateway_lon_deg", self.gateway_lon_deg, -180.0, 180.0)
-        check_range(o, "path_capacity_mbps", self.path_capacity_mbps, 0.0, 1e5, lo_open=True)
-        check_range(o, "lte_rtt_ms", self.lte_rtt_ms, 0.0, 1e4)
-        check_range(o, "lte_loss_rate", self.lte_loss_rate, 0.0, 1.0)
-        choose(self.initial_path, ("starlink", "lte"), "initial_path")
-        check_range(o, "join_after_s", self.join_after_s, 0.0, 1e4, lo_open=True)
-        check_range(o, "starlink_core_delay_ms", self.starlink_core_delay_ms, 0.0, 1e4)
-        check_range(o, "handover_outage_s", self.handover_outage_s, 0.0, 15.0)
-        check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
-        check_range(o, "video_rate_mbps", self.video_rate_mbps, 0.0, 1e5, lo_open=True)
-        check_range(o, "video_duration_s", self.video_duration_s, 0.0, 1e5, lo_open=True)
-        check_range(o, "video_fps", self.video_fps, 0.0, 1000.0, lo_open=True)
-        check_range(o, "startup_delay_s", self.startup_delay_s, 0.0, 1e4)
-        choose(self.video_mode, ("player", "file"), "video_mode")
-        choose(self.scheduler, SCHEDULERS, "scheduler")
+        check_settings(self)  # every value against the C++ table
         self.check_randomness()
-        check_shared_fields(self)
 
     def access(self) -> dict[str, Any]:
         return {

@@ -34,8 +34,7 @@ from pathlib import Path
 from orbitcc.paths import config_path
 from orbitcc.scenario._common import (
     BottleneckQueue,
-    check_shared_fields,
-    choose,
+    check_settings,
     constant_link,
     flow,
     pick_controller,
@@ -43,9 +42,6 @@ from orbitcc.scenario._common import (
     static_oracle_path,
 )
 from orbitcc.scenario._random import AccessRandomness
-from orbitcc.validation import check_range
-
-REVERSE_DELAY = ("mean", "trace")
 
 
 def resolve(path: str) -> Path:
@@ -98,8 +94,7 @@ class StarlinkTraceScenario(AccessRandomness, BottleneckQueue):
     handover_delay_jitter_ms: float = 0.0
 
     def __post_init__(self) -> None:
-        o = "scenario"
-        check_range(o, "trace_id", self.trace_id, 0, 10**9)
+        check_settings(self)  # every value against the C++ table
         if self.trace_dir:
             folder = resolve(self.trace_dir) / str(self.trace_id)
             if not folder.is_dir():
@@ -112,14 +107,7 @@ class StarlinkTraceScenario(AccessRandomness, BottleneckQueue):
             if not resolve(getattr(self, key)).is_file():
                 raise ValueError(f"scenario.{key} = {getattr(self, key)!r}: no such file "
                                  "(relative paths start at the configs directory)")
-        check_range(o, "start_offset_s", self.start_offset_s, 0.0, 1e6)
-        check_range(o, "reconfiguration_offset_s", self.reconfiguration_offset_s, 0.0, 15.0)
-        check_range(o, "loss_rate", self.loss_rate, 0.0, 1.0)
-        check_range(o, "reverse_loss_rate", self.reverse_loss_rate, 0.0, 1.0)
-        choose(self.reverse_delay, REVERSE_DELAY, "reverse_delay")
-        check_range(o, "buffer_packets", self.buffer_packets, 1, 10**9)
         self.check_randomness()
-        check_shared_fields(self)
 
 
 def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
