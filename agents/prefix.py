@@ -30,12 +30,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import json
 import math
 import platform
 import tempfile
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -63,13 +61,16 @@ def prefix_overrides(seed: int = 0) -> list[str]:
 
 
 def _params(model_zip: Path) -> dict[str, float | str]:
-    """Checksums of a saved policy's parameters (float64 sums, sha256)."""
+    """Checksums of a saved policy's parameters (float64 sums, sha256), read
+    through the one safe loader (orbitcc.env.checkpoint)."""
     import numpy as np
-    import torch
 
-    with zipfile.ZipFile(model_zip) as archive:
-        state = torch.load(io.BytesIO(archive.read("policy.pth")), map_location="cpu",
-                           weights_only=True)
+    from orbitcc.env.checkpoint import load_model, read_run_config, trained_spaces
+
+    config = read_run_config(model_zip)
+    model = load_model(model_zip, config["agent"]["algo"], config["agent"],
+                       trained_spaces(config))
+    state = model.policy.state_dict()
     digest = hashlib.sha256()
     total = squares = 0.0
     for name in sorted(state):

@@ -259,7 +259,7 @@ def test_orbitcc_eval_refuses_a_tensor_payload(planted: Any, tmp_path: Path) -> 
     run, marker = planted("policy.pth")
     results = tmp_path / "results.jsonl"
     env = {**os.environ, "WANDB_MODE": "disabled", "HYDRA_FULL_ERROR": "1"}
-    proc = subprocess.run([sys.executable, "-m", "orbitcc.agents.evaluate",
+    proc = subprocess.run([sys.executable, "-m", "orbitcc.cli.eval",
                            f"suite.entrants=[cubic,agent:{run}]",
                            "suite.scenarios=[single_link]", "suite.seeds=[0]",
                            "suite.duration_s=1", f"results={results}",

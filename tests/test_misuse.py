@@ -122,7 +122,7 @@ def test_a_row_with_a_non_finite_metric_is_reported_as_corrupt(tmp_path: Path,
 
 
 def test_summary_names_seeds_that_are_not_averaged() -> None:
-    from orbitcc.agents.evaluate import summary_table
+    from orbitcc.baselines.evaluate import summary_table
 
     rows = [{"entrant": "cubic", "scenario": "s", "completion_time_s": 2.0},
             {"entrant": "cubic", "scenario": "s", "completion_time_s": math.nan}]
@@ -135,7 +135,7 @@ def test_orbitcc_eval_does_not_count_a_corrupt_row_as_done(tmp_path: Path) -> No
     NaN row. orbitcc-eval now stops before any run, naming the line."""
     results = tmp_path / "results.jsonl"
     env = {**os.environ, "WANDB_MODE": "disabled", "HYDRA_FULL_ERROR": "1"}
-    cmd = [sys.executable, "-m", "orbitcc.agents.evaluate", "suite.entrants=[cubic]",
+    cmd = [sys.executable, "-m", "orbitcc.cli.eval", "suite.entrants=[cubic]",
            "suite.scenarios=[single_link]", "suite.seeds=[0,1]", "suite.duration_s=1",
            f"results={results}", f"hydra.run.dir={tmp_path / 'eval'}"]
     first = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True,

@@ -189,7 +189,9 @@ def test_leo_path_inside_ns3(leo_path: dict) -> None:
 
     res = backend.compare(policy, "single_link", ov, seeds=[0])
     m = res["metrics"]
-    assert m["throughput_mbps"]["orbitcc"] > 50
+    # The exported path's bottleneck is the 25 Mb/s terrestrial segment: the
+    # policy fills most of it.
+    assert 15 < m["throughput_mbps"]["orbitcc"] <= 25
     assert abs(m["throughput_mbps"]["gap"]) < 0.10
     assert abs(m["mean_rtt_ms"]["gap"]) < 0.10
     # Speed is reported, not tested (docs/ns3gym.md gives the figures).

@@ -49,7 +49,7 @@ def _cmdline(pid: int) -> str:
 def test_sigkill_of_the_leaderboard_leaves_no_process_behind(tmp_path: Path) -> None:
     out = tmp_path / "run"
     env = {**os.environ, "WANDB_MODE": "disabled"}
-    proc = subprocess.Popen([sys.executable, "-m", "orbitcc.baselines.leaderboard",
+    proc = subprocess.Popen([sys.executable, "-m", "orbitcc.cli.leaderboard",
                              f"hydra.run.dir={out}", *SUITE], cwd=tmp_path, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)  # its session id is its pid
