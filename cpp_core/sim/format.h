@@ -16,7 +16,9 @@ namespace orbitcc {
 
 // v as `printf("%.*g", precision, v)` prints it in the C locale (what
 // `std::ostream << v` with precision(p) printed): "0.1", "1e+06", "inf", "nan".
-inline std::string FormatNumber(double v, int precision = 12) {
+// The precision has no default: the one-argument FormatNumber (param_spec.h)
+// is the shortest text that reads back as the same double.
+inline std::string FormatNumber(double v, int precision) {
   char buf[64];
   const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v,
                                        std::chars_format::general, precision);
