@@ -67,21 +67,35 @@ def test_readme_sb3_example_runs() -> None:
 def _ranking_rows(text: str) -> tuple[list[str], list[list[str]]]:
     lines = text.strip().splitlines()
     assert lines[0].startswith("ranking (")
-    rows = [re.split(r"\s{2,}", line.strip()) for line in lines[3:]]
-    return lines[1:], rows
+    # The rows end where the note on separated groups starts.
+    body = [line for line in lines[3:] if not re.match(r"^\d+ ranked entrants", line)]
+    rows = [re.split(r"\s{2,}", line.strip()) for line in body]
+    return lines[1:3 + len(body)], rows
 
 
 def test_readme_ranking_is_the_leaderboards_table() -> None:
     from orbitcc import controllers
+    from orbitcc.baselines.leaderboard import make_plan, suite_entrants
     from orbitcc.baselines.stats import text_table
+    from orbitcc.config import compose_config, to_object
 
     (text,) = [body for lang, body in fenced_blocks() if lang == "text"]
     table, rows = _ranking_rows(text)
-    header = ["rank", "entrant", "score", "95% CI", "power", "power rank", "cells",
-              "rank kept", "rank 95% interval"]
+    lb = to_object(compose_config("leaderboard", ["suite=quick"]))
+    quick = lb.suite
+    ranked = make_plan(quick, suite_entrants(lb)).cell_labels[
+        :len(quick.scenarios) + len(quick.cells)]
+    header = ["rank", "entrant", "score", "95% CI", *ranked, "rank kept", "rank 95% interval"]
     assert text_table(header, rows).splitlines() == table
     assert sorted(r[1] for r in rows) == sorted(c for c in controllers() if c != "external")
-    assert [r[0] for r in rows] == [str(k) for k in range(1, len(rows) + 1)]
+    # Ranks count up; '=k' marks a group not separated by the paired interval,
+    # every member carrying the group's first position.
+    for k, r in enumerate(rows, start=1):
+        rank = int(r[0].lstrip("="))
+        if rank < k:
+            assert r[0].startswith("=") and r[0] == rows[k - 2][0]
+        else:
+            assert rank == k
     scores = [float(r[2]) for r in rows]
     assert scores == sorted(scores, reverse=True)
 
