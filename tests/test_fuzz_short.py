@@ -10,13 +10,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fuzz_env import fuzz  # noqa: E402
+from fuzz_env import ACTION_MODES, TCP_VARIANTS, fuzz, scenarios  # noqa: E402
 
 
 def test_short_fuzz_breaks_no_invariant() -> None:
     fig = fuzz(20_000, seed=1)
     assert fig.failures == []
-    assert fig.steps >= 19_000 and fig.combos == 60
+    # every preset x action mode, and the TCP-switchable presets again over TCP
+    combos = (len(scenarios()) + len(TCP_VARIANTS)) * len(ACTION_MODES)
+    assert fig.steps >= 19_000 and fig.combos == combos >= 60
     assert fig.invalid_actions > 0 and fig.episodes > 0
     # the TCP transport (SACK scoreboard, loss recovery) is fuzzed, with losses
     assert fig.tcp_steps > 0 and fig.tcp_episodes > 0 and fig.tcp_losses > 0
