@@ -199,3 +199,11 @@ class BatchSimulation:
     def last_summary(self, env: int) -> dict[str, Any]: ...
     def simulation(self, env: int) -> Simulation: ...
     def step_handovers_s(self, env: int) -> list[float]: ...
+
+def libstdcxx_info() -> dict[str, Any]:
+    """The libstdc++ this module was compiled for (headers_release: GCC major;
+    needed_minor: GLIBCXX_3.4.<n>) and the one it runs with (loaded_path,
+    loaded_minor, copies, problem)."""
+
+def libstdcxx_problem(headers_release: int, loaded_minor: int) -> str:
+    """The import check's message for a given pair (empty when compatible)."""
