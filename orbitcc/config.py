@@ -357,6 +357,69 @@ def check_bool_overrides(cfg: Any, overrides: list[str] | tuple[str, ...]) -> No
             raise ValueError(f"invalid configuration: {key} = {value} must be true or false")
 
 
+def _node_at(cfg: Any, dotted: str) -> Any:
+    """The OmegaConf node at ``dotted`` ("" is ``cfg``), or None."""
+    node: Any = cfg
+    for part in dotted.split(".") if dotted else ():
+        if not isinstance(node, DictConfig) or part not in node:
+            return None
+        node = node._get_node(part)
+    return node
+
+
+def _int_bool_in(raw: Any, node: Any, prefix: str) -> str:
+    """The first ``<key> = <int>`` of ``raw`` (a YAML file's mapping) whose
+    composed node is a bool, as text, else ""."""
+    from omegaconf.nodes import BooleanNode
+
+    if not isinstance(raw, dict) or not isinstance(node, DictConfig):
+        return ""
+    for key, value in raw.items():
+        if not isinstance(key, str) or key == "defaults" or key not in node:
+            continue
+        child = node._get_node(key)
+        dotted = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict):
+            found = _int_bool_in(value, child, dotted)
+            if found:
+                return found
+        elif (isinstance(child, BooleanNode) and isinstance(value, int)
+              and not isinstance(value, bool)):
+            return f"{dotted} = {value} must be true or false"
+    return ""
+
+
+def _int_for_bool_in_files(cfg: DictConfig, config_name: str, overrides: list[str]) -> str:
+    """Finds an int written for a bool setting in one of the YAML files
+    composed into ``cfg`` (``deterministic: 2``): OmegaConf reads any non-zero
+    int as true, so the file is read again as plain YAML. Returns the error
+    text ("scenario.deterministic = 2 must be true or false (in
+    configs/scenario/x.yaml)") or "". Runs inside the Hydra context."""
+    import yaml
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.types import RunMode
+
+    try:
+        defaults = GlobalHydra.instance().config_loader().compute_defaults_list(
+            config_name, overrides, RunMode.RUN).defaults
+    except Exception:  # noqa: BLE001 - compose succeeded; nothing more to check
+        return ""
+    for d in defaults:
+        if d.config_path is None or d.package is None or d.package.startswith("hydra"):
+            continue
+        path = CONFIG_DIR / f"{d.config_path}.yaml"
+        if not path.is_file():
+            continue  # a structured schema (ConfigStore), typed already
+        try:
+            raw = yaml.safe_load(path.read_text())
+        except yaml.YAMLError:
+            continue  # Hydra read it; its own errors are the ones to show
+        found = _int_bool_in(raw, _node_at(cfg, d.package), d.package)
+        if found:
+            return f"{found} (in {path.relative_to(CONFIG_DIR.parent)})"
+    return ""
+
+
 # Primary configs whose schemas live above the core (they store them on import).
 _UPPER_SCHEMAS = {"train": "orbitcc.agents.config", "eval": "orbitcc.agents.config",
                   "leaderboard": "orbitcc.baselines.leaderboard"}
@@ -406,6 +469,7 @@ def _hydra_compose(config_name: str, overrides: tuple[str, ...]) -> DictConfig:
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
             cfg = compose(config_name=config_name, overrides=list(overrides))
+            bad_bool = _int_for_bool_in_files(cfg, config_name, overrides)
     except (HydraException, OmegaConfBaseException) as err:
         GlobalHydra.instance().clear()
         explained = _explain_key(config_name, overrides)
@@ -420,6 +484,8 @@ def _hydra_compose(config_name: str, overrides: tuple[str, ...]) -> DictConfig:
                 hint = f" (known {group} presets: {', '.join(available(group))})"
                 break
         raise ValueError(f"invalid configuration: {err}{hint}") from None
+    if bad_bool:
+        raise ValueError(f"invalid configuration: {bad_bool}")
     check_bool_overrides(cfg, overrides)
     _remember(_composed, key, cfg)
     return cfg

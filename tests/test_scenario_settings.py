@@ -239,6 +239,51 @@ def test_a_bool_given_as_a_word_still_works() -> None:
     assert cfg.scenario.deterministic is True and cfg.plot is False
 
 
+@pytest.fixture
+def config_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of configs/ that compose_config reads instead (edited by a test)."""
+    import shutil
+
+    import orbitcc.config as config
+
+    copy = tmp_path / "configs"
+    shutil.copytree(config.CONFIG_DIR, copy)
+    monkeypatch.setattr(config, "CONFIG_DIR", copy)
+    config.clear_compose_cache()
+    yield copy
+    config.clear_compose_cache()
+
+
+@pytest.mark.parametrize("value", ["2", "0", "-1"])
+def test_an_int_for_a_bool_in_a_yaml_file_is_rejected(config_copy: Path, value: str) -> None:
+    # OmegaConf reads `deterministic: 2` as true; the file is read again as YAML.
+    preset = config_copy / "scenario" / "starlink_dual.yaml"
+    text = preset.read_text()
+    assert "\ndeterministic: false\n" in text
+    preset.write_text(text.replace("\ndeterministic: false\n", f"\ndeterministic: {value}\n"))
+    with pytest.raises(ValueError, match=rf"scenario\.deterministic = {value} must be true or "
+                                         r"false \(in configs/scenario/starlink_dual\.yaml\)"):
+        compose_config("sim", ["scenario=starlink_dual"])
+
+
+def test_a_bool_in_a_yaml_file_is_still_read(config_copy: Path) -> None:
+    preset = config_copy / "scenario" / "starlink_dual.yaml"
+    preset.write_text(preset.read_text().replace("\ndeterministic: false\n",
+                                                 "\ndeterministic: true\n"))
+    cfg = to_object(compose_config("sim", ["scenario=starlink_dual"]))
+    assert cfg.scenario.deterministic is True
+
+
+def test_an_int_for_a_bool_in_the_primary_config_is_rejected(config_copy: Path) -> None:
+    primary = config_copy / "sim.yaml"
+    text = primary.read_text()
+    assert "\nplot: true" in text
+    primary.write_text(text.replace("\nplot: true", "\nplot: 1"))
+    with pytest.raises(ValueError,
+                       match=r"plot = 1 must be true or false \(in configs/sim\.yaml\)"):
+        compose_config("sim", ["scenario=single_link"])
+
+
 def _spec(preset: str, *overrides: str) -> dict:
     return build_spec(to_object(compose_config("sim", [f"scenario={preset}", *overrides])))
 
