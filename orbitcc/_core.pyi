@@ -85,8 +85,11 @@ def check_env_config(env: dict[str, Any]) -> None:
 def check_reward_config(reward: dict[str, Any]) -> None:
     """Validates a reward dict against its table; raises ValueError naming the field."""
 
-def leo_along_track_schedule(params: dict[str, Any], duration_s: float) -> dict[str, Any]:
-    """MACO along-track model: serving satellites, handovers and shared phases."""
+def leo_along_track_schedule(
+    params: dict[str, Any], duration_s: float, where: str = "along_track"
+) -> dict[str, Any]:
+    """MACO along-track model: serving satellites, handovers and shared phases.
+    Errors name a key as ``<where>.<key>``."""
 
 def leo_model_kinds() -> dict[str, dict[str, Any]]:
     """Link-process and oracle model kinds: help, where usable, accepted keys."""

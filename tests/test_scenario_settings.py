@@ -307,6 +307,34 @@ def test_a_tiny_spacing_is_rejected_not_run() -> None:
         _spec("starlink_dual", "scenario.spacing_km=1e-308")
 
 
+@pytest.mark.parametrize("override, pattern", [
+    # a must lie in [R1 / 2, R1): 210 km spacing -> [105, 210).
+    ("scenario.handover_radius_km=300", r"^scenario\.handover_radius_km = 300 is out of range; "
+                                        r"allowed: \[spacing_km / 2, spacing_km\) = \[105, 210\)"),
+    ("scenario.handover_radius_km=100", r"^scenario\.handover_radius_km = 100 is out of range"),
+    # the default a = 0.75 * 210 = 157.5 km must stay inside the footprint.
+    ("scenario.footprint_radius_km=100", r"^scenario\.footprint_radius_km = 100 is out of range; "
+                                         r"allowed: >= the handover reach .* = 157\.5 km"),
+])
+def test_a_rule_between_fields_names_the_scenario_key(override: str, pattern: str) -> None:
+    # Checked by the core's along-track geometry, reported under the user's key.
+    with pytest.raises(ValueError, match=pattern):
+        orbitcc.run("starlink_dual", "olia", duration_s=0.1, overrides=[override])
+    orbitcc.run("starlink_dual", "olia", duration_s=0.1,
+                overrides=["scenario.handover_radius_km=105", "scenario.footprint_radius_km=158"])
+
+
+def test_a_rule_between_fields_names_the_spec_key() -> None:
+    spec = _spec("starlink_dual")
+    spec["links"][1]["process"]["handover_radius_km"] = 209.9
+    spec["links"][1]["process"]["cross_track_km"] = 100.0  # reach 232.5 > 230 km
+    _core_rejects(spec, r"^links\[1\]\.process\.footprint_radius_km = 230 is out of range; "
+                        r"allowed: >= the handover reach .* = 232\.504 km")
+    spec["links"][1]["process"]["cross_track_km"] = -230.0
+    _core_rejects(spec, r"^links\[1\]\.process\.cross_track_km = -230 is out of range; "
+                        r"allowed: \(-footprint_radius_km, footprint_radius_km\) = \(-230, 230\)")
+
+
 def test_a_route_interval_below_1_ms_is_rejected() -> None:
     # iridium_mptcp with route_interval_s = 1e-6 once took 140 s to build.
     spec = _spec("iridium_mptcp")

@@ -30,10 +30,11 @@ TimeNs HorizonNs(double duration_s) {
 // handover (time, subflow, new satellite, hard or soft) and the intervals in
 // which both subflows use the same satellite. Times are exactly (to the ns)
 // those of the "along_track" link processes with the same parameters.
-py::dict AlongTrackSchedule(const py::dict& params, double duration_s) {
+py::dict AlongTrackSchedule(const py::dict& params, double duration_s,
+                            const std::string& where) {
   const TimeNs until = HorizonNs(duration_s);
   AlongTrackLinkConfig config =
-      ParseAlongTrackConfig(ValueFromPy(params), "along_track");
+      ParseAlongTrackConfig(ValueFromPy(params), where);
   std::vector<TimeNs> events;
   py::list handovers;
   for (int subflow = 0; subflow < 2; ++subflow) {
@@ -140,11 +141,12 @@ void RegisterLeoBindings(py::module_& m) {
         "(mean capacity Mb/s, mean one-way delay ms) of a mahimahi bandwidth "
         "+ delay trace pair, from the core's trace parser; paths as given.");
   m.def("leo_along_track_schedule", &AlongTrackSchedule, py::arg("params"),
-        py::arg("duration_s"),
+        py::arg("duration_s"), py::arg("where") = "along_track",
         "MACO along-track timeline of two subflows: {'handovers': [{t_s, "
         "subflow, to_sat, hard}], 'shared': [(start_s, end_s)], "
         "'mean_interval_s', 'disjoint_s', 'shared_s', 'handover_radius_km'}. "
-        "params: the keys of an 'along_track' link process.");
+        "params: the keys of an 'along_track' link process; errors name "
+        "them as <where>.<key> (where='scenario' for a preset's settings).");
   m.def("leo_process_states", &ProcessStates, py::arg("process"),
         py::arg("duration_s"), py::arg("seed") = 0, py::arg("link") = 0,
         "States a link 'process' mapping emits up to duration_s, as arrays "

@@ -285,6 +285,37 @@ double AlongTrackConfig::SharedDurationS() const {
   return (2.0 * spacing_km - 2.0 * EffectiveHandoverRadiusKm()) / speed_km_s;
 }
 
+std::pair<std::string, std::string> AlongTrackConfig::CrossFieldProblem()
+    const {
+  auto num = [](double x) { return FormatNumber(x, 6); };
+  const double a = EffectiveHandoverRadiusKm();
+  // a = R1 would make a subflow hop two satellites at one instant.
+  if (!(a >= 0.5 * spacing_km - 1e-9 && a < spacing_km)) {
+    return {"handover_radius_km",
+            "= " + num(a) + " is out of range; allowed: [spacing_km / 2, " +
+                "spacing_km) = [" + num(0.5 * spacing_km) + ", " +
+                num(spacing_km) + ") km (0: 0.75 * spacing_km)"};
+  }
+  if (!(std::fabs(cross_track_km) < footprint_radius_km)) {
+    return {"cross_track_km",
+            "= " + num(cross_track_km) +
+                " is out of range; allowed: (-footprint_radius_km, "
+                "footprint_radius_km) = (-" +
+                num(footprint_radius_km) + ", " + num(footprint_radius_km) +
+                ") km"};
+  }
+  // The serving satellite must stay inside the footprint until handover.
+  const double reach = std::sqrt(a * a + cross_track_km * cross_track_km);
+  if (!(reach <= footprint_radius_km + 1e-9)) {
+    return {"footprint_radius_km",
+            "= " + num(footprint_radius_km) +
+                " is out of range; allowed: >= the handover reach "
+                "sqrt(handover_radius^2 + cross_track_km^2) = " +
+                num(reach) + " km"};
+  }
+  return {"", ""};
+}
+
 void AlongTrackConfig::Validate() const {
   // Physical ranges: orbits up to 100,000 km (GEO is 35,786 km), spacing and
   // footprints within the Earth's circumference, speeds of 0.01 .. 20 km/s
@@ -300,21 +331,12 @@ void AlongTrackConfig::Validate() const {
              footprint_radius_km);
   LeoRequire(handover_radius_km >= 0.0, "along_track.handover_radius_km",
              ">= 0 (0 = 0.75 * spacing_km)", handover_radius_km);
-  const double a = EffectiveHandoverRadiusKm();
-  // a = R1 would make a subflow hop two satellites at one instant.
-  LeoRequire(a >= 0.5 * spacing_km - 1e-9 && a < spacing_km,
-             "along_track.handover_radius_km", "in [spacing_km/2, spacing_km)",
-             a);
-  LeoRequire(std::isfinite(cross_track_km) &&
-                 std::fabs(cross_track_km) < footprint_radius_km,
-             "along_track.cross_track_km",
-             "in (-footprint_radius_km, footprint_radius_km)", cross_track_km);
-  // The serving satellite must stay inside the footprint until handover.
-  const double reach = std::sqrt(a * a + cross_track_km * cross_track_km);
-  LeoRequire(reach <= footprint_radius_km + 1e-9,
-             "along_track.footprint_radius_km (R2)",
-             ">= the handover ground distance sqrt(a^2 + cross_track^2)",
-             footprint_radius_km);
+  LeoRequire(std::isfinite(cross_track_km), "along_track.cross_track_km",
+             "finite", cross_track_km);
+  const auto [key, problem] = CrossFieldProblem();
+  if (!key.empty()) {
+    throw std::invalid_argument("along_track." + key + " " + problem);
+  }
   LeoRequire(std::isfinite(phase_km), "along_track.phase_km", "finite",
              phase_km);
 }

@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace orbitcc {
@@ -239,6 +240,12 @@ struct AlongTrackConfig {
   }
   double DisjointDurationS() const;  // (2a - R1) / v
   double SharedDurationS() const;    // (2 R1 - 2a) / v
+  // The first rule between fields this config breaks (the handover radius
+  // against the spacing, the terminal's offset and the handover reach
+  // against the footprint), as {key, "= <value> is out of range; allowed:
+  // ..."}; {"", ""} when none. Validate() throws it; the spec reader throws
+  // it under the key the user wrote (spec/leo_reader.cc).
+  std::pair<std::string, std::string> CrossFieldProblem() const;
   void Validate() const;
 };
 

@@ -229,6 +229,10 @@ AlongTrackLinkConfig ReadAlongTrack(DictReader& r) {
   c.sample_interval = r.SecondsParam(AlongTrackRow("sample_interval_s"));
   c.extra_one_way_delay = r.MillisParam(AlongTrackRow("extra_delay_ms"));
   c.loss_rate = r.Param(AlongTrackRow("loss_rate"));
+  // The rules between fields, under the keys the user wrote (a preset's
+  // scenario.handover_radius_km, a spec's links[i].process.<key>).
+  const auto [key, problem] = g.CrossFieldProblem();
+  if (!key.empty()) FailParam(r.Field(key), problem);
   Prefixed(r.where(), [&] { c.Validate(); });
   return c;
 }

@@ -144,10 +144,9 @@ class StarlinkDualScenario(AccessRandomness, BottleneckQueue):
         """Handovers and shared phases up to ``duration_s`` (from the core)."""
         params = self.along_track(0)
         params["hard_outage_s"] = self.hard_outage_s
-        try:
-            return _core.leo_along_track_schedule(params, duration_s)
-        except ValueError as err:
-            raise ValueError(f"scenario: {err}") from None
+        # The geometry's keys are the scenario's own names, so a rule between
+        # them (handover_radius_km against spacing_km) names scenario.<key>.
+        return _core.leo_along_track_schedule(params, duration_s, where="scenario")
 
 
 def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
