@@ -10,6 +10,9 @@
 
 namespace orbitcc {
 
+// The video application's default encoding rate (paper 004: 5.24 Mb/s).
+constexpr double kVideoRateMbps = 5.24;
+
 struct AppSpec {
   // kBulk: an infinite backlog (the default). kFile: FlowSpec::file_bytes
   // (completion time). The others write into the send stream over time, so the

@@ -9,7 +9,9 @@
 #include "bindings/py_value.h"
 #include "engine/spec.h"
 #include "env/batch_simulation.h"
+#include "spec/model_params.h"
 #include "spec/scenario_params.h"
+#include "spec/spec_reader.h"
 #include "net/queue_discipline.h"
 #include "transport/stream_scheduler.h"
 
@@ -178,6 +180,33 @@ void RegisterParamBindings(py::module_& m) {
       py::arg("table"), py::arg("name"), py::arg("value"), py::arg("key") = "",
       "Checks one value against row `name` of the 'link', 'flow', 'batch' "
       "or 'simulation' table; the ValueError names `key` (default: name).");
+  m.def(
+      "model_tables",
+      []() {
+        py::list out;
+        for (const ModelTable& t : ModelTables()) {
+          py::dict d = NamedTableToPy(t.name, t.params());
+          d["where"] = t.where;
+          d["help"] = t.help;
+          out.append(d);
+        }
+        return out;
+      },
+      "The settings tables of a spec's nested parts (LEO link models, "
+      "overlays, applications, randomize): name, where, help, params.");
+  m.def(
+      "model_params",
+      [](const std::string& name) { return ParamTableToPy(ModelParams(name)); },
+      py::arg("name"),
+      "The settings table of one spec part (model_tables() names them).");
+  m.def(
+      "check_randomization",
+      [](py::handle values, const std::string& where) {
+        ParseRandomization(ValueFromPy(values), where);
+      },
+      py::arg("values"), py::arg("where") = "randomize",
+      "Checks a 'randomize' mapping as the core reads it; ValueError "
+      "'<where>.<key> = <value> is out of range; allowed: ...'.");
   m.def(
       "closest_names",
       [](const std::string& name, const std::vector<std::string>& known) {

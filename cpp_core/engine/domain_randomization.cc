@@ -21,7 +21,11 @@ constexpr uint64_t kSplitSalt = 0x73706c6974ULL;
 constexpr uint64_t kTestBit = uint64_t{1} << 62;
 
 [[noreturn]] void Fail(const std::string& field, const std::string& problem) {
-  throw std::invalid_argument("randomize." + field + ": " + problem);
+  // "randomize.<field> = <value> ..." for a value's problem, else
+  // "randomize.<field>: <problem>".
+  throw std::invalid_argument("randomize." + field +
+                              (problem.rfind("= ", 0) == 0 ? " " : ": ") +
+                              problem);
 }
 
 std::string Num(double x) {
@@ -31,16 +35,19 @@ std::string Num(double x) {
   return s;
 }
 
-void CheckRange(const std::string& field, const Range& r, double lo,
-                double hi) {
-  if (!(r.lo >= lo && r.lo <= hi && r.hi >= lo && r.hi <= hi)) {
-    Fail(field, "= [" + Num(r.lo) + ", " + Num(r.hi) +
-                    "] is out of range; each end must lie in [" + Num(lo) +
-                    ", " + Num(hi) + "]");
+// Each end of `r` in row `name`'s range, and lo <= hi.
+void CheckRange(const std::string& name, const Range& r) {
+  const ParamSpec& row = FindParam(RandomizationParams(), name);
+  for (double end : {r.lo, r.hi}) {
+    if (!row.Allows(end)) {
+      Fail(name, "= [" + Num(r.lo) + ", " + Num(r.hi) +
+                     "] is out of range; allowed: each end in " +
+                     row.RangeText() + (row.unit.empty() ? "" : " " + row.unit));
+    }
   }
   if (r.lo > r.hi) {
-    Fail(field, "= [" + Num(r.lo) + ", " + Num(r.hi) +
-                    "]: the lower end exceeds the upper end");
+    Fail(name, "= [" + Num(r.lo) + ", " + Num(r.hi) +
+                   "]: the lower end exceeds the upper end");
   }
 }
 
@@ -167,21 +174,55 @@ const std::vector<std::string>& RandomizedParamNames() {
   return kNames;
 }
 
+const ParamTable& RandomizationParams() {
+  const DomainRandomization d;
+  auto range = [](const char* name, Range r, double lo, double hi,
+                  const char* unit, const char* help) {
+    return NumberListParam(name, {r.lo, r.hi}, lo, hi, false, unit, help);
+  };
+  std::vector<std::string> holdout = {""};
+  for (const std::string& n : RandomizedParamNames()) holdout.push_back(n);
+  static const ParamTable kRows = {
+      FlagParam("enabled", true, "draw the ranges below per episode"),
+      ChoiceParam("split", "none", {"none", "train", "test"},
+                  "train / test map the seed so no training episode "
+                  "replays a test one"),
+      range("capacity_scale", d.capacity_scale, 0.01, 100.0, "",
+            "[lo, hi] factor on every link's capacity"),
+      range("extra_rtt_ms", d.extra_rtt_ms, 0.0, 10000.0, "ms",
+            "[lo, hi] added to the round-trip propagation"),
+      range("buffer_scale", d.buffer_scale, 0.01, 100.0, "",
+            "[lo, hi] factor on every buffer"),
+      range("handover_outage_s", d.handover_outage_s, 0.0, 60.0, "s",
+            "[lo, hi] blackout after each handover"),
+      range("background_flows", d.background_flows, 0.0, 16.0, "",
+            "[lo, hi] whole number of background flows kept"),
+      range("background_start_s", d.background_start_s, 0.0,
+            kMaxDurationSeconds, "s", "[lo, hi] start of each background flow"),
+      ChoiceParam("holdout_param", "", holdout,
+                  "a parameter whose top holdout_fraction only test "
+                  "episodes see ('': none)"),
+      HiOpen(RealParam("holdout_fraction", d.holdout_fraction, 0.0, 1.0, "",
+                       "share of holdout_param's range held out")),
+  };
+  return kRows;
+}
+
 void ValidateRandomization(const DomainRandomization& dr) {
-  CheckRange("capacity_scale", dr.capacity_scale, 0.01, 100.0);
-  CheckRange("extra_rtt_ms", dr.extra_rtt_ms, 0.0, 10000.0);
-  CheckRange("buffer_scale", dr.buffer_scale, 0.01, 100.0);
-  CheckRange("handover_outage_s", dr.handover_outage_s, 0.0, 60.0);
-  CheckRange("background_flows", dr.background_flows, 0.0, 16.0);
+  CheckRange("capacity_scale", dr.capacity_scale);
+  CheckRange("extra_rtt_ms", dr.extra_rtt_ms);
+  CheckRange("buffer_scale", dr.buffer_scale);
+  CheckRange("handover_outage_s", dr.handover_outage_s);
+  CheckRange("background_flows", dr.background_flows);
   if (dr.background_flows.lo != std::floor(dr.background_flows.lo) ||
       dr.background_flows.hi != std::floor(dr.background_flows.hi)) {
     Fail("background_flows", "ends must be whole numbers");
   }
-  CheckRange("background_start_s", dr.background_start_s, 0.0, 1e6);
-  if (!(dr.holdout_fraction >= 0.0 && dr.holdout_fraction < 1.0)) {
-    Fail("holdout_fraction",
-         "= " + Num(dr.holdout_fraction) + " is out of range; allowed: [0, 1)");
-  }
+  CheckRange("background_start_s", dr.background_start_s);
+  const std::string fraction =
+      FindParam(RandomizationParams(), "holdout_fraction")
+          .Problem(dr.holdout_fraction);
+  if (!fraction.empty()) Fail("holdout_fraction", fraction);
   if (!dr.holdout_param.empty()) {
     const auto& names = RandomizedParamNames();
     if (std::find(names.begin(), names.end(), dr.holdout_param) ==

@@ -38,6 +38,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/param_spec.h"
+
 namespace orbitcc {
 
 struct SimulationSpec;
@@ -75,6 +77,12 @@ struct DrawnRandomization {
 
 // Names of the randomised parameters, in the order above.
 const std::vector<std::string>& RandomizedParamNames();
+
+// The settings of `randomize` (enabled, split, each parameter's [lo, hi]
+// pair, holdout_param, holdout_fraction), declared once: the spec reader
+// reads through them, ValidateRandomization checks against them and
+// orbitcc's RandomizeConfig is checked by them.
+const ParamTable& RandomizationParams();
 
 // Throws std::invalid_argument "randomize.<field>: ..." naming the allowed
 // range.

@@ -278,8 +278,11 @@ void ExpectInvalid(const std::function<void()>& f, const std::string& field) {
     FAIL() << "expected std::invalid_argument naming " << field;
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("must be"), std::string::npos)
-        << e.what();
+    // Says what is allowed: "must be in [..]" or "... allowed: [..]".
+    const std::string text = e.what();
+    EXPECT_TRUE(text.find("must be") != std::string::npos ||
+                text.find("allowed: ") != std::string::npos)
+        << text;
   }
 }
 

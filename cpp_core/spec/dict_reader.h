@@ -238,6 +238,32 @@ class DictReader {
     if (spec.kind == ParamKind::kFlag) return v.AsBool() ? 1.0 : 0.0;
     return v.AsDouble();
   }
+  // As Param, but `fallback` when absent: a default that depends on another
+  // setting (a preset's, declared DerivedDefault in the row).
+  double ParamOr(const ParamSpec& spec, double fallback) {
+    return Has(spec.name.c_str()) ? Param(spec) : fallback;
+  }
+  // A kList row's numbers, each checked against the row; exactly `n` of
+  // them unless n is 0. The row's default when absent.
+  std::vector<double> ListParam(const ParamSpec& spec, size_t n = 0) {
+    const char* key = spec.name.c_str();
+    if (!Has(key)) return spec.list_default;
+    const Value& v = Get(key);
+    const std::string problem = ParamValueProblem(spec, v);
+    if (!problem.empty()) FailParam(Field(spec.name), problem);
+    if (n > 0 && v.items().size() != n) {
+      FailParam(Field(spec.name),
+                "has " + std::to_string(v.items().size()) +
+                    " entries; allowed: exactly " + std::to_string(n));
+    }
+    std::vector<double> out;
+    for (const Value& x : v.items()) out.push_back(x.AsDouble());
+    return out;
+  }
+  // A kText row's string (its default when absent).
+  std::string TextParam(const ParamSpec& spec) {
+    return Str(spec.name.c_str(), spec.default_text);
+  }
   // A kInteger row's value as an integer (exact beyond 2**53).
   int64_t IntParam(const ParamSpec& spec) {
     const char* key = spec.name.c_str();

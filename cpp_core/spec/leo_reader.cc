@@ -1,5 +1,6 @@
 #include "spec/leo_reader.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "spec/dict_reader.h"
+#include "spec/model_params.h"
 #include "spec/scenario_params.h"
 #include "cc/refwa_router.h"
 #include "leo/exogenous.h"
@@ -21,48 +23,6 @@
 #include "leo/trace.h"
 
 namespace orbitcc {
-
-// Sampling and rerouting periods: at least 1 ms (docs/robustness.md), so a
-// process changes state at most 1e3 times per simulated second.
-ParamSpec PeriodParam(std::string name, double default_s, std::string help) {
-  return RealParam(std::move(name), default_s, 1e-3, 3600.0, "s",
-                   std::move(help));
-}
-
-// The along-track model's scalar settings (leo/geometry.h,
-// leo/handover.h). Physical ranges: orbits up to 100,000 km, spacing at
-// least 1 km (at <= 20 km/s a handover every >= 25 ms; 1e-308 km would hand
-// over ~1e300 times a second), speeds 0.01 .. 20 km/s.
-const ParamTable& AlongTrackParams() {
-  // Distances along or across the track: within the Earth's circumference.
-  constexpr double kCircumferenceKm = 40075.0;
-  auto km = [&](const char* name, double default_km, double lo,
-                const char* help) {
-    return RealParam(name, default_km, lo, kCircumferenceKm, "km", help);
-  };
-  static const ParamTable kParams = {
-      PositiveParam("altitude_km", 550.0, 0.0, 100000.0, "km",
-                    "orbit altitude"),
-      km("spacing_km", 150.0, 1.0,
-         "R1, along-track distance between satellites"),
-      RealParam("speed_km_s", 7.0, 0.01, 20.0, "km/s", "v, ground speed"),
-      km("footprint_radius_km", 230.0, 1.0, "R2, footprint radius"),
-      km("handover_radius_km", 0.0, 0.0,
-         "a, handover distance (0: 0.75 * spacing_km)"),
-      km("cross_track_km", 0.0, -kCircumferenceKm,
-         "terminal's offset across the track"),
-      km("phase_km", 0.0, -kCircumferenceKm,
-         "position of the first satellite at t = 0"),
-      FlagParam("alternate_leader", false,
-                "subflows take turns on the leading satellite"),
-      IntParam("subflow", 0, 0, 1, "", "which subflow's satellite"),
-      PeriodParam("sample_interval_s", 0.1, "capacity sampling interval"),
-      Like(FindParam(LinkParams(), "delay_ms"), "extra_delay_ms", 0.0,
-           "extra one-way delay (terrestrial part)"),
-      RealParam("loss_rate", 0.0, 0.0, 1.0, "", "random loss"),
-  };
-  return kParams;
-}
 
 namespace {
 
@@ -78,11 +38,16 @@ auto Prefixed(const std::string& where, Fn fn) -> decltype(fn()) {
   }
 }
 
+// Row `row` of model table `table` (spec/model_params.cc).
+const ParamSpec& Row(const char* table, const char* row) {
+  return ModelRow(table, row);
+}
+
 GroundPoint ParseGround(const Value& obj, const std::string& where) {
   DictReader r(obj, where);
   GroundPoint g;
-  g.lat_deg = r.FloatIn("lat_deg", 0.0, -90.0, 90.0);
-  g.lon_deg = r.FloatIn("lon_deg", 0.0, -180.0, 360.0);
+  g.lat_deg = r.Param(Row("ground", "lat_deg"));
+  g.lon_deg = r.Param(Row("ground", "lon_deg"));
   r.RejectUnknown();
   return g;
 }
@@ -90,29 +55,43 @@ GroundPoint ParseGround(const Value& obj, const std::string& where) {
 // "shell": "starlink" | "iridium" | {"preset": ..., field overrides}.
 WalkerShell ParseShell(DictReader& parent, const char* key,
                        const std::string& fallback) {
-  const std::vector<std::string> presets = {"starlink", "iridium"};
+  const ParamSpec& preset_row = Row("shell", "preset");
   auto preset = [&](const std::string& name) {
     return name == "iridium" ? WalkerShell::IridiumLike()
                              : WalkerShell::StarlinkLike();
   };
   if (!parent.Has(key)) return preset(fallback);
-  if (parent.Get(key).is_string()) {
-    return preset(parent.Choice(key, fallback, presets));
+  if (parent.Get(key).is_string()) {  // a preset's name
+    ParamSpec named = preset_row;
+    named.name = key;
+    return preset(parent.ChoiceParam(named));
   }
   DictReader r(parent.Get(key), parent.Field(key));
-  WalkerShell s = preset(r.Choice("preset", fallback, presets));
-  s.altitude_km = r.Float("altitude_km", s.altitude_km);
-  s.inclination_deg = r.Float("inclination_deg", s.inclination_deg);
-  s.num_planes =
-      static_cast<int>(r.Int("num_planes", s.num_planes, -1000000, 1000000));
-  s.sats_per_plane = static_cast<int>(
-      r.Int("sats_per_plane", s.sats_per_plane, -1000000, 1000000));
-  s.phasing = static_cast<int>(r.Int("phasing", s.phasing, -1000000, 1000000));
-  s.raan_spread_deg = r.Float("raan_spread_deg", s.raan_spread_deg);
-  s.min_elevation_deg = r.Float("min_elevation_deg", s.min_elevation_deg);
-  s.raan_offset_deg = r.Float("raan_offset_deg", s.raan_offset_deg);
-  s.phase_offset_deg = r.Float("phase_offset_deg", s.phase_offset_deg);
+  WalkerShell s = preset(r.Has("preset") ? r.ChoiceParam(preset_row)
+                                         : fallback);
+  auto whole = [&](const char* name, int preset_value) {
+    return static_cast<int>(r.ParamOr(Row("shell", name), preset_value));
+  };
+  s.altitude_km = r.ParamOr(Row("shell", "altitude_km"), s.altitude_km);
+  s.inclination_deg =
+      r.ParamOr(Row("shell", "inclination_deg"), s.inclination_deg);
+  s.num_planes = whole("num_planes", s.num_planes);
+  s.sats_per_plane = whole("sats_per_plane", s.sats_per_plane);
+  s.phasing = whole("phasing", s.phasing);
+  s.raan_spread_deg =
+      r.ParamOr(Row("shell", "raan_spread_deg"), s.raan_spread_deg);
+  s.min_elevation_deg =
+      r.ParamOr(Row("shell", "min_elevation_deg"), s.min_elevation_deg);
+  s.raan_offset_deg = r.Param(Row("shell", "raan_offset_deg"));
+  s.phase_offset_deg = r.Param(Row("shell", "phase_offset_deg"));
   r.RejectUnknown();
+  // The one rule between fields: Walker F below the number of planes.
+  if (s.phasing > std::max(0, s.num_planes - 1)) {
+    FailParam(r.Field("phasing"),
+              "= " + std::to_string(s.phasing) +
+                  " is out of range; allowed: [0, num_planes - 1] = [0, " +
+                  std::to_string(std::max(0, s.num_planes - 1)) + "]");
+  }
   Prefixed(r.where(), [&] { s.Validate(); });
   return s;
 }
@@ -121,13 +100,13 @@ LinkBudget ParseBudget(DictReader& parent) {
   LinkBudget b;
   if (!parent.Has("budget")) return b;
   DictReader r(parent.Get("budget"), parent.Field("budget"));
-  b.tx_power_dbm = r.Float("tx_power_dbm", b.tx_power_dbm);
-  b.tx_gain_dbi = r.Float("tx_gain_dbi", b.tx_gain_dbi);
-  b.rx_gain_dbi = r.Float("rx_gain_dbi", b.rx_gain_dbi);
-  b.wavelength_m = r.Float("wavelength_m", b.wavelength_m);
-  b.noise_psd_w_per_hz = r.Float("noise_psd_w_per_hz", b.noise_psd_w_per_hz);
-  b.efficiency = r.Float("efficiency", b.efficiency);
-  b.bandwidth_hz = r.Float("bandwidth_hz", b.bandwidth_hz);
+  b.tx_power_dbm = r.Param(Row("budget", "tx_power_dbm"));
+  b.tx_gain_dbi = r.Param(Row("budget", "tx_gain_dbi"));
+  b.rx_gain_dbi = r.Param(Row("budget", "rx_gain_dbi"));
+  b.wavelength_m = r.Param(Row("budget", "wavelength_m"));
+  b.noise_psd_w_per_hz = r.Param(Row("budget", "noise_psd_w_per_hz"));
+  b.efficiency = r.Param(Row("budget", "efficiency"));
+  b.bandwidth_hz = r.Param(Row("budget", "bandwidth_hz"));
   r.RejectUnknown();
   Prefixed(r.where(), [&] { b.Validate(); });
   return b;
@@ -142,26 +121,28 @@ TimeNs ReadDuration(DictReader& parent, const char* key,
   *random = RandomDuration{};
   if (!parent.Has(key)) return 0;
   if (!parent.Get(key).is_map()) {
-    return parent.Seconds(key, 0.0);
+    // A number of seconds: the fixed duration's row under the key's name.
+    ParamSpec fixed = Row("duration", "value_s");
+    fixed.name = key;
+    return parent.SecondsParam(fixed);
   }
   DictReader r(parent.Get(key), parent.Field(key));
-  const std::string dist =
-      r.Choice("dist", "fixed", {"fixed", "uniform", "lognormal"});
+  const std::string dist = r.ChoiceParam(Row("duration", "dist"));
   RandomDuration d;
   if (dist == "fixed") {
-    d.fixed_s = r.Float("value_s", 0.0);
+    d.fixed_s = r.Param(Row("duration", "value_s"));
   } else {
     d.kind = dist == "uniform" ? RandomDuration::Kind::kUniform
                                : RandomDuration::Kind::kLogNormal;
     if (!r.Has("max_s")) {
       Fail(r.Field("max_s"), "is required for '" + dist + "'");
     }
-    d.min_s = r.Float("min_s", 0.0);
-    d.max_s = r.Float("max_s", 0.0);
+    d.min_s = r.Param(Row("duration", "min_s"));
+    d.max_s = r.Param(Row("duration", "max_s"));
     if (dist == "lognormal") {
       if (!r.Has("median_s")) Fail(r.Field("median_s"), "is required");
-      d.median_s = r.Float("median_s", 0.0);
-      d.sigma = r.Float("sigma", 0.5);
+      d.median_s = r.Param(Row("duration", "median_s"));
+      d.sigma = r.Param(Row("duration", "sigma"));
     }
   }
   r.RejectUnknown();
@@ -175,34 +156,41 @@ HandoverConfig ParseHandover(DictReader& parent) {
   HandoverConfig h;
   if (!parent.Has("handover")) return h;
   DictReader r(parent.Get("handover"), parent.Field("handover"));
-  const std::string policy = r.Choice(
-      "policy", "global_reconfiguration",
-      {"global_reconfiguration", "highest_elevation", "longest_visibility"});
+  auto row = [](const char* name) -> const ParamSpec& {
+    return Row("handover", name);
+  };
+  const std::string policy = r.ChoiceParam(row("policy"));
   h.policy = policy == "global_reconfiguration"
                  ? HandoverPolicy::kGlobalReconfiguration
              : policy == "highest_elevation"
                  ? HandoverPolicy::kHighestElevation
                  : HandoverPolicy::kLongestRemainingVisibility;
-  h.reconfig_period = r.Seconds("period_s", 15.0);
-  h.reconfig_offset = r.Seconds("offset_s", 12.0);
-  h.reconfig_selection = r.Choice("selection", "highest_elevation",
-                                  {"highest_elevation",
-                                   "longest_visibility"}) == "highest_elevation"
+  h.reconfig_period = r.SecondsParam(row("period_s"));
+  h.reconfig_offset = r.SecondsParam(row("offset_s"));
+  h.reconfig_selection = r.ChoiceParam(row("selection")) == "highest_elevation"
                              ? SatelliteSelection::kHighestElevation
                              : SatelliteSelection::kLongestRemainingVisibility;
-  h.flag_every_reconfiguration = r.Bool("flag_every_reconfiguration", true);
-  h.hysteresis_deg = r.Float("hysteresis_deg", 0.0);
-  h.check_interval = r.Seconds("check_interval_s", 1.0);
+  h.flag_every_reconfiguration =
+      r.FlagParam(row("flag_every_reconfiguration"));
+  h.hysteresis_deg = r.Param(row("hysteresis_deg"));
+  h.check_interval = r.SecondsParam(row("check_interval_s"));
   h.outage = ReadDuration(r, "outage_s", &h.outage_random);
-  h.sample_interval = r.Seconds("sample_interval_s", 0.1);
+  h.sample_interval = r.SecondsParam(row("sample_interval_s"));
   r.RejectUnknown();
+  // The one rule between fields: the first reconfiguration within a period.
+  if (h.reconfig_offset >= h.reconfig_period) {
+    FailParam(r.Field("offset_s"),
+              "= " + FormatNumber(ToSeconds(h.reconfig_offset)) +
+                  " is out of range; allowed: [0, period_s) = [0, " +
+                  FormatNumber(ToSeconds(h.reconfig_period)) + ") s");
+  }
   Prefixed(r.where(), [&] { h.Validate(); });
   return h;
 }
 
-ChannelStart ParseStart(DictReader& r) {
-  return r.Choice("start", "stationary", {"stationary", "fixed"}) ==
-                 "stationary"
+// The "start" row every channel table shares (model_params.cc, Start()).
+ChannelStart ParseStart(DictReader& r, const char* table) {
+  return r.ChoiceParam(Row(table, "start")) == "stationary"
              ? ChannelStart::kStationary
              : ChannelStart::kFixed;
 }
@@ -272,8 +260,11 @@ struct ParsedModel {
 // leaves unknown keys to the caller's RejectUnknown.
 
 ParsedModel ParseStarlinkAccess(DictReader& r) {
+  auto row = [](const char* name) -> const ParamSpec& {
+    return Row("starlink_access", name);
+  };
   auto shell = ParseShell(r, "shell", "starlink");
-  const bool rotation = r.Bool("earth_rotation", true);
+  const bool rotation = r.FlagParam(row("earth_rotation"));
   const GroundPoint terminal =
       r.Has("terminal") ? ParseGround(r.Get("terminal"), r.Field("terminal"))
                         : GroundPoint{47.6, -122.3};
@@ -287,12 +278,13 @@ ParsedModel ParseStarlinkAccess(DictReader& r) {
         b.Has("gateway") ? ParseGround(b.Get("gateway"), b.Field("gateway"))
                          : terminal;
     c.bent_pipe.gateway_min_elevation_deg =
-        b.Float("gateway_min_elevation_deg", 25.0);
-    c.bent_pipe.terrestrial_delay = b.Millis("terrestrial_delay_ms", 0.0);
+        b.Param(Row("bent_pipe", "gateway_min_elevation_deg"));
+    c.bent_pipe.terrestrial_delay =
+        b.MillisParam(Row("bent_pipe", "terrestrial_delay_ms"));
     b.RejectUnknown();
   }
-  c.extra_one_way_delay = r.Millis("extra_delay_ms", 0.0);
-  c.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+  c.extra_one_way_delay = r.MillisParam(row("extra_delay_ms"));
+  c.loss_rate = r.Param(row("loss_rate"));
   r.RejectUnknown();
   Prefixed(r.where(), [&] {
     terminal.Validate();
@@ -324,15 +316,18 @@ ParsedModel ParseAlongTrack(DictReader& r) {
 
 // A gateway policy field (stay, early or highest, the default).
 GatewayPolicy ReadGatewayPolicy(DictReader& r, const char* key) {
-  const std::string v = r.Choice(key, "highest", {"highest", "stay", "early"});
+  const std::string v = r.ChoiceParam(Row("isl_path", key));
   return v == "stay"    ? GatewayPolicy::kStay
          : v == "early" ? GatewayPolicy::kEarly
                         : GatewayPolicy::kHighest;
 }
 
 ParsedModel ParseIslPath(DictReader& r) {
+  auto row = [](const char* name) -> const ParamSpec& {
+    return Row("isl_path", name);
+  };
   auto shell = ParseShell(r, "shell", "iridium");
-  const bool rotation = r.Bool("earth_rotation", true);
+  const bool rotation = r.FlagParam(row("earth_rotation"));
   const GroundPoint a = r.Has("a") ? ParseGround(r.Get("a"), r.Field("a"))
                                    : GroundPoint{15.51, -1.0};
   const GroundPoint b = r.Has("b") ? ParseGround(r.Get("b"), r.Field("b"))
@@ -341,31 +336,26 @@ ParsedModel ParseIslPath(DictReader& r) {
   if (r.Has("isl")) {
     DictReader i(r.Get("isl"), r.Field("isl"));
     const std::string preset =
-        i.Choice("preset", shell.is_star() ? "iridium" : "default",
-                 {"default", "iridium"});
+        i.Has("preset") ? i.ChoiceParam(Row("isl", "preset"))
+                        : (shell.is_star() ? "iridium" : "default");
     c.isl = preset == "iridium" ? IslConfig::IridiumLike() : IslConfig();
-    const std::string seam = i.Choice("seam", "auto", {"auto", "on", "off"});
+    const std::string seam = i.ChoiceParam(Row("isl", "seam"));
     c.isl.seam = seam == "auto" ? IslConfig::Seam::kAuto
                  : seam == "on" ? IslConfig::Seam::kOn
                                 : IslConfig::Seam::kOff;
-    c.isl.polar_cutoff_lat_deg =
-        i.Float("polar_cutoff_lat_deg", c.isl.polar_cutoff_lat_deg);
+    c.isl.polar_cutoff_lat_deg = i.ParamOr(Row("isl", "polar_cutoff_lat_deg"),
+                                           c.isl.polar_cutoff_lat_deg);
     i.RejectUnknown();
   } else if (shell.is_star()) {
     c.isl = IslConfig::IridiumLike();
   }
-  static const ParamSpec kRouteInterval = PeriodParam(
-      "route_interval_s", 1.0, "how often the shortest path is recomputed");
-  static const ParamSpec kSampleInterval =
-      PeriodParam("sample_interval_s", 0.1, "path sampling interval");
-  c.route_interval = r.SecondsParam(kRouteInterval);
-  c.sample_interval = r.SecondsParam(kSampleInterval);
+  c.route_interval = r.SecondsParam(row("route_interval_s"));
+  c.sample_interval = r.SecondsParam(row("sample_interval_s"));
   c.gateway_a = ReadGatewayPolicy(r, "gateway_a");
   c.gateway_b = ReadGatewayPolicy(r, "gateway_b");
-  c.reroute =
-      r.Choice("reroute", "shortest", {"shortest", "on_change"}) == "on_change"
-          ? RerouteRule::kOnChange
-          : RerouteRule::kShortest;
+  c.reroute = r.ChoiceParam(row("reroute")) == "on_change"
+                  ? RerouteRule::kOnChange
+                  : RerouteRule::kShortest;
   if (r.Has("disjoint_from")) {
     // The primary path this one avoids: {a, b, gateway_a, gateway_b}.
     DictReader d(r.Get("disjoint_from"), r.Field("disjoint_from"));
@@ -377,9 +367,9 @@ ParsedModel ParseIslPath(DictReader& r) {
     d.RejectUnknown();
   }
   c.outage = ReadDuration(r, "outage_s", &c.outage_random);
-  c.capacity_bps = r.FloatIn("capacity_mbps", 2.0, 0.0, 1e6, true) * 1e6;
-  c.extra_one_way_delay = r.Millis("extra_delay_ms", 0.0);
-  c.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
+  c.capacity_bps = r.Param(row("capacity_mbps")) * 1e6;
+  c.extra_one_way_delay = r.MillisParam(row("extra_delay_ms"));
+  c.loss_rate = r.Param(row("loss_rate"));
   r.RejectUnknown();
   Prefixed(r.where(), [&] {
     a.Validate();
@@ -399,15 +389,18 @@ ParsedModel ParseIslPath(DictReader& r) {
 }
 
 ParsedModel ParseLms(DictReader& r) {
-  const std::string preset = r.Choice("preset", "ka", {"ka", "s", "custom"});
+  auto row = [](const char* name) -> const ParamSpec& {
+    return Row("lms", name);
+  };
+  const std::string preset = r.ChoiceParam(row("preset"));
   LmsChannelParams p = preset == "s" ? LmsSBandParams() : LmsKaBandParams();
   if (preset == "custom") p.name = "custom";
   if (r.Has("capacity_mbps")) {
-    auto v = r.FloatList("capacity_mbps", kLmsNumStates);
+    auto v = r.ListParam(row("capacity_mbps"), kLmsNumStates);
     for (int i = 0; i < kLmsNumStates; ++i) p.capacity_bps[i] = v[i] * 1e6;
   }
   if (r.Has("mean_sojourn_s")) {
-    auto v = r.FloatList("mean_sojourn_s", kLmsNumStates);
+    auto v = r.ListParam(row("mean_sojourn_s"), kLmsNumStates);
     for (int i = 0; i < kLmsNumStates; ++i) p.mean_sojourn_s[i] = v[i];
   }
   if (r.Has("jump")) {
@@ -424,10 +417,10 @@ ParsedModel ParseLms(DictReader& r) {
       for (int j = 0; j < kLmsNumStates; ++j) p.jump[i][j] = v[j];
     }
   }
-  p.propagation_delay = r.Millis("delay_ms", 0.0);
-  p.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
-  p.start = ParseStart(r);
-  p.initial_state = static_cast<int>(r.Int("initial_state", 0, 0, 2));
+  p.propagation_delay = r.MillisParam(row("delay_ms"));
+  p.loss_rate = r.Param(row("loss_rate"));
+  p.start = ParseStart(r, "lms");
+  p.initial_state = static_cast<int>(r.IntParam(row("initial_state")));
   r.RejectUnknown();
   Prefixed(r.where(), [&] { ValidateLmsParams(p); });
   ParsedModel m;
@@ -438,15 +431,18 @@ ParsedModel ParseLms(DictReader& r) {
 }
 
 ParsedModel ParseOnOff(DictReader& r) {
+  auto row = [](const char* name) -> const ParamSpec& {
+    return Row("onoff", name);
+  };
   OnOffChannelParams p;
-  p.capacity_bps = r.FloatIn("capacity_mbps", 80.0, 0.0, 1e6, true) * 1e6;
-  p.mean_up_s = r.Float("mean_up_s", 5.0);
-  p.mean_down_s = r.Float("mean_down_s", 0.1);
-  p.propagation_delay = r.Millis("delay_ms", 0.0);
-  p.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
-  p.drop_arrivals_when_down = r.Bool("drop_arrivals_when_down", false);
-  p.start = ParseStart(r);
-  p.start_up = r.Bool("start_up", true);
+  p.capacity_bps = r.Param(row("capacity_mbps")) * 1e6;
+  p.mean_up_s = r.Param(row("mean_up_s"));
+  p.mean_down_s = r.Param(row("mean_down_s"));
+  p.propagation_delay = r.MillisParam(row("delay_ms"));
+  p.loss_rate = r.Param(row("loss_rate"));
+  p.drop_arrivals_when_down = r.FlagParam(row("drop_arrivals_when_down"));
+  p.start = ParseStart(r, "onoff");
+  p.start_up = r.FlagParam(row("start_up"));
   r.RejectUnknown();
   Prefixed(r.where(), [&] { ValidateOnOffParams(p); });
   ParsedModel m;
@@ -461,19 +457,27 @@ ParsedModel ParseOnOff(DictReader& r) {
 // scenario's relative paths (to the configs directory) before the spec
 // crosses into C++, so relative paths here are relative to the working
 // directory.
-std::string RequiredPath(DictReader& r, const char* key) {
+std::string RequiredPath(DictReader& r, const char* table, const char* key) {
   if (!r.Has(key)) Fail(r.Field(key), "is required");
-  return r.Str(key, "");
+  return r.TextParam(Row(table, key));
+}
+
+// Whole milliseconds of a row as nanoseconds.
+TimeNs WholeMillis(DictReader& r, const ParamSpec& row) {
+  return static_cast<TimeNs>(r.IntParam(row)) * kNsPerMs;
 }
 
 ParsedModel ParseMahimahi(DictReader& r) {
-  const std::string file = RequiredPath(r, "file");
+  auto row = [](const char* name) -> const ParamSpec& {
+    return Row("mahimahi", name);
+  };
+  const std::string file = RequiredPath(r, "mahimahi", "file");
   MahimahiLinkOptions o;
-  o.bin = static_cast<TimeNs>(r.Int("bin_ms", 10, 1, 60000)) * kNsPerMs;
-  o.packet_bytes = static_cast<int>(r.Int("packet_bytes", 1500, 1, 65535));
-  o.propagation_delay = r.Millis("delay_ms", 0.0);
-  o.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
-  o.start_offset = r.Seconds("start_offset_s", 0.0);
+  o.bin = WholeMillis(r, row("bin_ms"));
+  o.packet_bytes = static_cast<int>(r.IntParam(row("packet_bytes")));
+  o.propagation_delay = r.MillisParam(row("delay_ms"));
+  o.loss_rate = r.Param(row("loss_rate"));
+  o.start_offset = r.SecondsParam(row("start_offset_s"));
   r.RejectUnknown();
   auto trace = std::make_shared<const MahimahiTrace>(ReadMahimahiTrace(file));
   ParsedModel m;
@@ -484,28 +488,29 @@ ParsedModel ParseMahimahi(DictReader& r) {
 }
 
 ParsedModel ParseStarlinkTrace(DictReader& r) {
-  const std::string bw = RequiredPath(r, "bw_file");
-  const std::string delay = RequiredPath(r, "delay_file");
+  auto row = [](const char* name) -> const ParamSpec& {
+    return Row("starlink_trace", name);
+  };
+  const std::string bw = RequiredPath(r, "starlink_trace", "bw_file");
+  const std::string delay = RequiredPath(r, "starlink_trace", "delay_file");
   StarlinkTraceOptions o;
-  o.bin = static_cast<TimeNs>(r.Int("bin_ms", 10, 1, 60000)) * kNsPerMs;
-  o.packet_bytes = static_cast<int>(r.Int("packet_bytes", 1500, 1, 65535));
-  o.delay_interval =
-      static_cast<TimeNs>(r.Int("delay_interval_ms", 10, 1, 60000)) * kNsPerMs;
-  o.loss_rate = r.FloatIn("loss_rate", 0.0, 0.0, 1.0);
-  o.start_offset = r.Seconds("start_offset_s", 0.0);
-  o.mark_reconfigurations = r.Bool("mark_reconfigurations", true);
-  o.reconfiguration_period = r.Seconds("reconfiguration_period_s", 15.0);
-  o.reconfiguration_offset = r.Seconds("reconfiguration_offset_s", 12.0);
+  o.bin = WholeMillis(r, row("bin_ms"));
+  o.packet_bytes = static_cast<int>(r.IntParam(row("packet_bytes")));
+  o.delay_interval = WholeMillis(r, row("delay_interval_ms"));
+  o.loss_rate = r.Param(row("loss_rate"));
+  o.start_offset = r.SecondsParam(row("start_offset_s"));
+  o.mark_reconfigurations = r.FlagParam(row("mark_reconfigurations"));
+  o.reconfiguration_period = r.SecondsParam(row("reconfiguration_period_s"));
+  o.reconfiguration_offset = r.SecondsParam(row("reconfiguration_offset_s"));
   // Exogenous randomness: the replay starts a random whole number of
   // reconfiguration periods into the trace, uniform over
   // [0, random_start_periods) and drawn from Rng(seed, StreamId::kOrbit,
   // link), so the 15 s grid and the oracle's handover grid stay aligned.
-  const int64_t periods = r.Int("random_start_periods", 0, 0, 1000000);
+  const int64_t periods = r.IntParam(row("random_start_periods"));
   // The stream of that draw: the link's index by default; two links naming
   // the same stream (a trace link and its return) start at the same offset.
-  const int64_t stream = r.Int("random_start_stream", -1, -1, 1000000);
-  o.constant_capacity_bps =
-      r.FloatIn("constant_capacity_mbps", 0.0, 0.0, 1e6) * 1e6;
+  const int64_t stream = r.IntParam(row("random_start_stream"));
+  o.constant_capacity_bps = r.Param(row("constant_capacity_mbps")) * 1e6;
   r.RejectUnknown();
   auto trace = std::make_shared<const MahimahiTrace>(ReadMahimahiTrace(bw));
   auto delays =
@@ -527,11 +532,11 @@ ParsedModel ParseStarlinkTrace(DictReader& r) {
 }
 
 ParsedModel ParseCsvTrace(DictReader& r) {
-  const std::string file = RequiredPath(r, "file");
+  const std::string file = RequiredPath(r, "csv_trace", "file");
   CsvTraceOptions o;
-  o.period = r.Seconds("period_s", 0.0);
-  o.one_way_fraction = r.FloatIn("one_way_fraction", 0.5, 0.0, 1.0);
-  o.start_offset = r.Seconds("start_offset_s", 0.0);
+  o.period = r.SecondsParam(Row("csv_trace", "period_s"));
+  o.one_way_fraction = r.Param(Row("csv_trace", "one_way_fraction"));
+  o.start_offset = r.SecondsParam(Row("csv_trace", "start_offset_s"));
   r.RejectUnknown();
   auto rows =
       std::make_shared<const std::vector<TraceCsvRow>>(ReadTraceCsv(file));
@@ -543,10 +548,13 @@ ParsedModel ParseCsvTrace(DictReader& r) {
 }
 
 ParsedModel ParseStatic(DictReader& r) {
-  const double capacity = r.FloatIn("capacity_mbps", 0.0, 0.0, 1e6) * 1e6;
-  const TimeNs rtt = r.Millis("rtt_ms", 0.0);
-  const TimeNs period = r.Seconds("handover_period_s", 0.0);
-  const TimeNs offset = r.Seconds("handover_offset_s", 0.0);
+  auto row = [](const char* name) -> const ParamSpec& {
+    return Row("static", name);
+  };
+  const double capacity = r.Param(row("capacity_mbps")) * 1e6;
+  const TimeNs rtt = r.MillisParam(row("rtt_ms"));
+  const TimeNs period = r.SecondsParam(row("handover_period_s"));
+  const TimeNs offset = r.SecondsParam(row("handover_offset_s"));
   r.RejectUnknown();
   ParsedModel m;
   m.make_predictor = [capacity, rtt, period, offset]() {
@@ -555,97 +563,63 @@ ParsedModel ParseStatic(DictReader& r) {
   return m;
 }
 
-// The registry of model kinds: what each is, where it may be used (a link's
-// "process", an oracle path) and the keys it accepts besides "type". Adding a
-// model is one parser above and one row here.
+// The registry of model kinds: what each is and where it may be used (a
+// link's "process", an oracle path); the keys it accepts besides "type" are
+// its table's rows. Adding a model is one parser above, one table in
+// model_params.cc and one row here.
 struct ModelKind {
   const char* type;
   bool link_process;
   bool oracle_path;
   const char* help;
-  std::vector<const char*> keys;
   ParsedModel (*parse)(DictReader&);
 };
 
 const std::vector<ModelKind>& ModelKinds() {
   static const std::vector<ModelKind> kinds = {
-      {"starlink_access",
-       true,
-       true,
+      {"starlink_access", true, true,
        "Walker-shell access link: satellite selection and handovers, Shannon "
        "link budget, optional bent pipe to a gateway",
-       {"shell", "earth_rotation", "terminal", "handover", "budget",
-        "bent_pipe", "extra_delay_ms", "loss_rate"},
        ParseStarlinkAccess},
-      {"along_track",
-       true,
-       true,
+      {"along_track", true, true,
        "MACO's along-track geometry: satellites passing a terminal at a fixed "
        "spacing, two subflows alternating between disjoint and shared "
        "satellites",
-       {"altitude_km", "spacing_km", "speed_km_s", "footprint_radius_km",
-        "handover_radius_km", "cross_track_km", "phase_km", "alternate_leader",
-        "budget", "subflow", "hard_outage_s", "soft_outage_s",
-        "sample_interval_s", "extra_delay_ms", "loss_rate"},
        ParseAlongTrack},
-      {"isl_path",
-       true,
-       true,
+      {"isl_path", true, true,
        "two ground points joined through a constellation's inter-satellite "
        "links (shortest path, rerouted periodically; per-end gateway policy "
        "highest|stay|early for soft handover; disjoint_from another path)",
-       {"shell", "earth_rotation", "a", "b", "isl", "route_interval_s",
-        "sample_interval_s", "gateway_a", "gateway_b", "reroute",
-        "disjoint_from", "outage_s", "capacity_mbps", "extra_delay_ms",
-        "loss_rate"},
        ParseIslPath},
-      {"lms",
-       true,
-       false,
+      {"lms", true, false,
        "3-state Markov land-mobile-satellite channel (Ka or S band presets)",
-       {"preset", "capacity_mbps", "mean_sojourn_s", "jump", "delay_ms",
-        "loss_rate", "start", "initial_state"},
        ParseLms},
-      {"onoff",
-       true,
-       false,
-       "on/off channel with exponential up and down times",
-       {"capacity_mbps", "mean_up_s", "mean_down_s", "delay_ms", "loss_rate",
-        "drop_arrivals_when_down", "start", "start_up"},
-       ParseOnOff},
-      {"mahimahi",
-       true,
-       false,
+      {"onoff", true, false,
+       "on/off channel with exponential up and down times", ParseOnOff},
+      {"mahimahi", true, false,
        "mahimahi delivery-opportunity trace replayed as capacity bins",
-       {"file", "bin_ms", "packet_bytes", "delay_ms", "loss_rate",
-        "start_offset_s"},
        ParseMahimahi},
-      {"starlink_trace",
-       true,
-       false,
+      {"starlink_trace", true, false,
        "mahimahi bandwidth trace plus a per-interval one-way delay file, with "
        "Starlink's 15 s reconfigurations marked as handovers",
-       {"bw_file", "delay_file", "bin_ms", "packet_bytes", "delay_interval_ms",
-        "loss_rate", "start_offset_s", "mark_reconfigurations",
-        "reconfiguration_period_s", "reconfiguration_offset_s",
-        "random_start_periods", "random_start_stream",
-        "constant_capacity_mbps"},
        ParseStarlinkTrace},
-      {"csv_trace",
-       true,
-       false,
+      {"csv_trace", true, false,
        "CSV table time_s,capacity_mbps,rtt_ms,loss replayed piecewise",
-       {"file", "period_s", "one_way_fraction", "start_offset_s"},
        ParseCsvTrace},
-      {"static",
-       false,
-       true,
+      {"static", false, true,
        "oracle only: a nominal capacity and RTT with an optional periodic "
        "handover grid",
-       {"capacity_mbps", "rtt_ms", "handover_period_s", "handover_offset_s"},
        ParseStatic},
   };
   return kinds;
+}
+
+// The keys a kind accepts besides "type": the rows of its table
+// (spec/model_params.cc), so a parser and its table cannot disagree.
+std::vector<std::string> KindKeys(const ModelKind& k) {
+  std::vector<std::string> keys;
+  for (const ParamSpec& row : ModelParams(k.type)) keys.push_back(row.name);
+  return keys;
 }
 
 std::vector<std::string> KindNames(bool link_process) {
@@ -665,7 +639,7 @@ ParsedModel ParseModel(DictReader& r, bool link_process) {
   for (const ModelKind& k : ModelKinds()) {
     if (type != k.type) continue;
     ParsedModel m = k.parse(r);
-    keys.insert(k.keys.begin(), k.keys.end());
+    for (const std::string& key : KindKeys(k)) keys.insert(key);
     keys.insert("type");
     if (r.read_keys() != keys) {
       throw std::logic_error(std::string("model registry out of sync with "
@@ -690,18 +664,20 @@ ProcessFactory ParseLinkProcess(const Value& obj, const std::string& where) {
 ProcessFactory ParseLossOverlay(ProcessFactory base, const Value& obj,
                                 const std::string& where) {
   DictReader r(obj, where);
+  auto row = [](const char* name) -> const ParamSpec& {
+    return Row("loss_process", name);
+  };
   if (!r.Has("type")) Fail(r.Field("type"), "is required");
-  r.Choice("type", "", {"gilbert_elliott"});
+  r.ChoiceParam(row("type"));
   GilbertElliottParams p;
   p.name = where;
-  p.p_good = r.FloatIn("p_good", 0.0, 0.0, 1.0);
-  p.p_bad = r.FloatIn("p_bad", 0.1, 0.0, 1.0);
-  p.mean_good_s = r.Float("mean_good_s", 10.0);
-  p.mean_bad_s = r.Float("mean_bad_s", 0.5);
-  p.start = ParseStart(r);
-  p.start_good = r.Bool("start_good", true);
-  const LossCombine combine = r.Choice("combine", "independent",
-                                       {"replace", "independent"}) == "replace"
+  p.p_good = r.Param(row("p_good"));
+  p.p_bad = r.Param(row("p_bad"));
+  p.mean_good_s = r.Param(row("mean_good_s"));
+  p.mean_bad_s = r.Param(row("mean_bad_s"));
+  p.start = ParseStart(r, "loss_process");
+  p.start_good = r.FlagParam(row("start_good"));
+  const LossCombine combine = r.ChoiceParam(row("combine")) == "replace"
                                   ? LossCombine::kReplace
                                   : LossCombine::kIndependent;
   r.RejectUnknown();
@@ -717,13 +693,16 @@ ProcessFactory ParseLossOverlay(ProcessFactory base, const Value& obj,
 ProcessFactory ParseJitterOverlay(ProcessFactory base, const Value& obj,
                                  const std::string& where) {
   DictReader r(obj, where);
+  auto row = [](const char* name) -> const ParamSpec& {
+    return Row("jitter", name);
+  };
   LinkJitterParams p;
-  p.capacity_sigma = r.Float("capacity_sigma", 0.0);
-  p.max_factor = r.Float("max_factor", 0.0);
-  p.interval = r.Seconds("interval_s", 1.0);
-  p.correlation = r.Float("correlation", 0.0);
-  p.redraw_at_handover = r.Bool("redraw_at_handover", true);
-  p.handover_delay_max = r.Millis("handover_delay_ms", 0.0);
+  p.capacity_sigma = r.Param(row("capacity_sigma"));
+  p.max_factor = r.Param(row("max_factor"));
+  p.interval = r.SecondsParam(row("interval_s"));
+  p.correlation = r.Param(row("correlation"));
+  p.redraw_at_handover = r.FlagParam(row("redraw_at_handover"));
+  p.handover_delay_max = r.MillisParam(row("handover_delay_ms"));
   r.RejectUnknown();
   p.Validate(where);
   return [base, p](uint64_t seed, int link) {
@@ -774,7 +753,9 @@ std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
   for (size_t i = 0; i < paths.size(); ++i) {
     DictReader p(paths[i], r.Field("paths") + "[" + std::to_string(i) + "]");
     if (!p.Has("path_id")) Fail(p.Field("path_id"), "is required");
-    const int id = static_cast<int>(p.Int("path_id", 0, 0, 1 << 20));
+    static const ParamSpec kPathId =
+        IntParam("path_id", 0, 0, 1 << 20, "", "the path this predicts");
+    const int id = static_cast<int>(p.IntParam(kPathId));
     for (const auto& existing : predictors) {
       if (existing.first == id) {
         Fail(p.Field("path_id"),
@@ -800,7 +781,7 @@ Value LeoModelKinds() {
     d["link_process"] = k.link_process;
     d["oracle_path"] = k.oracle_path;
     Value keys = Value::List();
-    for (const char* key : k.keys) keys.Append(key);
+    for (const std::string& key : KindKeys(k)) keys.Append(key);
     d["keys"] = std::move(keys);
     out[k.type] = std::move(d);
   }

@@ -19,6 +19,7 @@
 #include "leo/handover.h"
 #include "net/link_process.h"
 #include "net/router_agent.h"
+#include "spec/model_params.h"
 #include "spec/value.h"
 
 namespace orbitcc {
@@ -49,11 +50,6 @@ std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
 // The registry of model kinds: {type: {"help", "link_process",
 // "oracle_path", "keys"}} (orbitcc._core.leo_model_kinds).
 Value LeoModelKinds();
-// The along-track model's scalar settings (a process or oracle path of type
-// along_track): declared once; starlink_dual's geometry rows are Like() them.
-const ParamTable& AlongTrackParams();
-// A period that schedules events: [1 ms, 3600 s].
-ParamSpec PeriodParam(std::string name, double default_s, std::string help);
 // The along-track model's parameters (the "along_track" process keys).
 AlongTrackLinkConfig ParseAlongTrackConfig(const Value& obj,
                                            const std::string& where);

@@ -4,11 +4,13 @@
 #include <stdexcept>
 #include <utility>
 
+#include "app/app_spec.h"
 #include "cc/controller.h"
 #include "engine/spec.h"
 #include "net/queue_discipline.h"
 #include "spec/dict_reader.h"
 #include "spec/leo_reader.h"
+#include "spec/model_params.h"
 #include "transport/stream_scheduler.h"
 
 namespace orbitcc {
@@ -97,14 +99,8 @@ ParamSpec Seconds(std::string name, double d, double lo, double hi,
   p.lo_open = lo_open;
   return p;
 }
-// Means of exponential / Pareto sojourns: at least 1 ms, so a process
-// changes state at most ~1e3 times per simulated second (issue 24, item 3:
-// no accepted value makes a run cost more than a bounded multiple of the
-// simulated work).
-constexpr double kMinMeanSojournS = 1e-3;
 ParamSpec Sojourn(std::string name, double d, std::string help) {
-  return Seconds(std::move(name), d, kMinMeanSojournS, 1e5, false,
-                 std::move(help));
+  return SojournParam(std::move(name), d, std::move(help));
 }
 
 // AccessRandomness (orbitcc/scenario/_random.py): the exogenous randomness
@@ -435,7 +431,7 @@ ParamTable StarlinkLteVideo() {
       Seconds("handover_outage_s", 0.0, 0.0, 15.0, false,
               "blackout at a reassignment (deterministic runs)"),
       BufferPackets(30, nullptr, "per path (0: unlimited)"),
-      Capacity("video_rate_mbps", 5.24, "video bit rate"),
+      Capacity("video_rate_mbps", kVideoRateMbps, "video bit rate"),
       Seconds("video_duration_s", 180.0, 0.0, 1e5, true, "playout time"),
       RealParam("video_fps", 30.0, kMinVideoFps, 1000.0, "1/s", "frame rate"),
       Seconds("startup_delay_s", 2.0, 0.0, 1e4, false,

@@ -8,6 +8,7 @@
 
 #include "spec/dict_reader.h"
 #include "spec/leo_reader.h"
+#include "spec/model_params.h"
 #include "spec/scenario_params.h"
 
 namespace orbitcc {
@@ -175,23 +176,25 @@ LinkSpec ParseLink(const Value& obj, const std::string& where,
 void ParseApp(const Value& obj, const std::string& where, AppSpec* app,
               uint64_t* file_bytes) {
   DictReader r(obj, where);
-  const std::string kind = r.Choice(
-      "kind", "bulk", {"bulk", "file", "cbr", "poisson", "onoff", "video"});
+  auto row = [](const char* name) -> const ParamSpec& {
+    return ModelRow("app", name);
+  };
+  const std::string kind = r.ChoiceParam(row("kind"));
   AppSpec& a = *app;
   auto required_rate = [&]() {
     if (!r.Has("rate_mbps"))
       Fail(r.Field("rate_mbps"), "is required for '" + kind + "'");
-    return r.FloatIn("rate_mbps", 0.0, 0.0, 1e6, /*lo_open=*/true) * 1e6;
+    return r.Param(row("rate_mbps")) * 1e6;
   };
   auto chunk = [&]() {
-    return static_cast<uint32_t>(r.Int("chunk_bytes", 0, 1, 1 << 24));
+    return static_cast<uint32_t>(r.IntParam(row("chunk_bytes")));
   };
   if (kind == "bulk") {
     a.kind = AppSpec::Kind::kBulk;
   } else if (kind == "file") {
     a.kind = AppSpec::Kind::kFile;
     if (!r.Has("bytes")) Fail(r.Field("bytes"), "is required for 'file'");
-    *file_bytes = static_cast<uint64_t>(r.Int("bytes", 0, 1, int64_t{1} << 50));
+    *file_bytes = static_cast<uint64_t>(r.IntParam(row("bytes")));
   } else if (kind == "cbr" || kind == "poisson") {
     a.kind = kind == "cbr" ? AppSpec::Kind::kCbr : AppSpec::Kind::kPoisson;
     a.rate_bps = required_rate();
@@ -200,19 +203,17 @@ void ParseApp(const Value& obj, const std::string& where, AppSpec* app,
     a.kind = AppSpec::Kind::kOnOff;
     a.rate_bps = required_rate();
     a.chunk_bytes = chunk();
-    a.shape = r.FloatIn("shape", 1.3, 1.0, 100.0, /*lo_open=*/true);
-    a.mean_on = SecondsField(r, "mean_on_s", 0.16);
-    a.mean_off = SecondsField(r, "mean_off_s", 0.16);
-    if (a.mean_on <= 0) Fail(r.Field("mean_on_s"), "must be > 0");
-    if (a.mean_off <= 0) Fail(r.Field("mean_off_s"), "must be > 0");
+    a.shape = r.Param(row("shape"));
+    a.mean_on = r.SecondsParam(row("mean_on_s"));
+    a.mean_off = r.SecondsParam(row("mean_off_s"));
   } else {
     a.kind = AppSpec::Kind::kVideo;
-    a.rate_bps = r.FloatIn("rate_mbps", 5.24, 0.0, 1e6, /*lo_open=*/true) * 1e6;
-    a.fps = r.FloatIn("fps", 30.0, 0.0, 1000.0, /*lo_open=*/true);
-    a.startup_delay = SecondsField(r, "startup_delay_s", 2.0);
+    a.rate_bps = r.ParamOr(row("rate_mbps"), kVideoRateMbps) * 1e6;
+    a.fps = r.Param(row("fps"));
+    a.startup_delay = r.SecondsParam(row("startup_delay_s"));
   }
   if (kind != "bulk" && kind != "file") {
-    a.duration = SecondsField(r, "duration_s", 0.0);
+    a.duration = r.SecondsParam(row("duration_s"));
   }
   r.RejectUnknown();
 }
@@ -334,35 +335,44 @@ FlowSpec ParseFlow(const Value& obj, const std::string& where) {
   return f;
 }
 
-Range RangeField(DictReader& r, const char* key, Range fallback) {
-  if (!r.Has(key)) return fallback;
-  const std::vector<double> v = r.FloatList(key, 2);
+// A [lo, hi] pair declared by a randomize row: each end in the row's range
+// (one error naming the key, the value and the range), lo <= hi.
+Range RangeField(DictReader& r, const char* key) {
+  const ParamSpec& row = ModelRow("randomize", key);
+  const std::vector<double> v = r.ListParam(row, 2);
+  if (v[0] > v[1]) {
+    FailParam(r.Field(key), "= [" + FormatNumber(v[0]) + ", " +
+                                FormatNumber(v[1]) +
+                                "]: the lower end exceeds the upper end");
+  }
   return Range{v[0], v[1]};
 }
 
-// `randomize`: sim/domain_randomization.h. Ranges are [lo, hi] pairs.
+}  // namespace
+
 DomainRandomization ParseRandomization(const Value& obj,
                                        const std::string& where) {
   DictReader r(obj, where);
+  auto row = [](const char* name) -> const ParamSpec& {
+    return ModelRow("randomize", name);
+  };
   DomainRandomization dr;
-  dr.enabled = r.Bool("enabled", true);
-  dr.split = ParseSplit(r.Choice("split", "none", {"none", "train", "test"}));
-  dr.capacity_scale = RangeField(r, "capacity_scale", dr.capacity_scale);
-  dr.extra_rtt_ms = RangeField(r, "extra_rtt_ms", dr.extra_rtt_ms);
-  dr.buffer_scale = RangeField(r, "buffer_scale", dr.buffer_scale);
-  dr.handover_outage_s =
-      RangeField(r, "handover_outage_s", dr.handover_outage_s);
-  dr.background_flows = RangeField(r, "background_flows", dr.background_flows);
-  dr.background_start_s =
-      RangeField(r, "background_start_s", dr.background_start_s);
-  dr.holdout_param = r.Str("holdout_param", "");
-  dr.holdout_fraction = r.Float("holdout_fraction", 0.0);
+  dr.enabled = r.FlagParam(row("enabled"));
+  dr.split = ParseSplit(r.ChoiceParam(row("split")));
+  dr.capacity_scale = RangeField(r, "capacity_scale");
+  dr.extra_rtt_ms = RangeField(r, "extra_rtt_ms");
+  dr.buffer_scale = RangeField(r, "buffer_scale");
+  dr.handover_outage_s = RangeField(r, "handover_outage_s");
+  dr.background_flows = RangeField(r, "background_flows");
+  dr.background_start_s = RangeField(r, "background_start_s");
+  dr.holdout_param = r.ChoiceParam(row("holdout_param"));
+  dr.holdout_fraction = r.Param(row("holdout_fraction"));
   r.RejectUnknown();
+  // The rules between fields (whole background flows, the holdout), named
+  // randomize.<key> (engine/domain_randomization.cc).
   ValidateRandomization(dr);
   return dr;
 }
-
-}  // namespace
 
 SimulationSpec SpecFromValue(const Value& dict,
                              std::vector<std::string>* warnings) {

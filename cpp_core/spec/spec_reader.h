@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/domain_randomization.h"
 #include "engine/spec.h"
 #include "spec/value.h"
 
@@ -17,5 +18,10 @@ namespace orbitcc {
 // module as Python RuntimeWarnings, the runner on stderr).
 SimulationSpec SpecFromValue(const Value& spec,
                              std::vector<std::string>* warnings = nullptr);
+
+// A spec's "randomize" mapping (engine/domain_randomization.h), read through
+// RandomizationParams(); errors name "<where>.<key>".
+DomainRandomization ParseRandomization(const Value& obj,
+                                       const std::string& where);
 
 }  // namespace orbitcc

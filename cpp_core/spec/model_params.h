@@ -1,0 +1,51 @@
+// The settings of a spec's nested parts, declared once (sim/param_spec.h):
+// the LEO link models of links[i].process and oracle paths (Walker shell,
+// ground points, link budget, handover, bent pipe, ISL, LMS, on/off, traces,
+// the static oracle), the overlays (links[i].loss_process, links[i].jitter),
+// a random blackout duration, a flow's application (flows[i].app) and the
+// spec's domain randomisation (randomize). The readers (leo_reader.cc,
+// spec_reader.cc) read every scalar through these rows, so a bad value gets
+// one error "<field> = <value> is out of range; allowed: <range> <unit>";
+// they keep only the rules between fields. `orbitcc.describe("model_lms")`
+// prints a table and docs/leo_models.md's tables are generated from them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/param_spec.h"
+
+namespace orbitcc {
+
+struct ModelTable {
+  std::string name;   // "lms", "shell", "app", ...
+  std::string where;  // where a spec writes it, e.g. "links[i].process"
+  std::string help;   // one line
+  const ParamTable& (*params)();
+};
+
+// Every table, in the order the docs list them.
+const std::vector<ModelTable>& ModelTables();
+// The rows of table `name`; throws std::invalid_argument naming the known
+// tables.
+const ParamTable& ModelParams(const std::string& name);
+// Row `row` of table `table` (std::logic_error when undeclared: a reader
+// names a declared setting).
+const ParamSpec& ModelRow(const std::string& table, const std::string& row);
+
+// The along-track model's scalar settings (a process or oracle path of type
+// along_track): declared once; starlink_dual's geometry rows are Like() them.
+const ParamTable& AlongTrackParams();
+// A period that schedules events: [1 ms, 3600 s].
+ParamSpec PeriodParam(std::string name, double default_s, std::string help);
+
+// Means of exponential / Pareto sojourns: at least 1 ms, so a process
+// changes state at most ~1e3 times per simulated second (issue 24, item 3:
+// no accepted value makes a run cost more than a bounded multiple of the
+// simulated work).
+constexpr double kMinMeanSojournS = 1e-3;
+constexpr double kMaxMeanSojournS = 1e5;
+// A mean sojourn in [kMinMeanSojournS, kMaxMeanSojournS] seconds.
+ParamSpec SojournParam(std::string name, double default_s, std::string help);
+
+}  // namespace orbitcc
