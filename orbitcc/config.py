@@ -39,15 +39,11 @@ class ControllerConfig:
     params: dict[str, float] = field(default_factory=dict)  # validated by the core
 
 
-SPLITS = ("none", "train", "test")
-RANDOMIZED_PARAMS = ("capacity_scale", "extra_rtt_ms", "buffer_scale", "handover_outage_s",
-                     "background_flows", "background_start_s")
-# Allowed interval of each range's ends (as cpp_core/sim/domain_randomization.cc).
-_RANDOMIZE_LIMITS = {
-    "capacity_scale": (0.01, 100.0), "extra_rtt_ms": (0.0, 10000.0),
-    "buffer_scale": (0.01, 100.0), "handover_outage_s": (0.0, 60.0),
-    "background_flows": (0.0, 16.0), "background_start_s": (0.0, 1e6),
-}
+# The randomize settings are declared once, in C++ (RandomizationParams();
+# orbitcc.describe("model_randomize")): the ranges are its [lo, hi] rows.
+_RANDOMIZE_ROWS = {r["name"]: r for r in _core.model_params("randomize")}
+SPLITS = tuple(_RANDOMIZE_ROWS["split"]["choices"])
+RANDOMIZED_PARAMS = tuple(n for n, r in _RANDOMIZE_ROWS.items() if r["kind"] == "list")
 
 
 @dataclass
@@ -74,21 +70,13 @@ class RandomizeConfig:
     holdout_fraction: float = 0.0  # [0, 1): top fraction of holdout_param's range
 
     def __post_init__(self) -> None:
-        o = "randomize"
-        _check_choice(o, "split", self.split, SPLITS)
-        for name, (lo, hi) in _RANDOMIZE_LIMITS.items():
-            value = list(getattr(self, name))
-            if len(value) != 2:
-                raise ValueError(f"randomize.{name} = {value} must be a [lo, hi] pair")
-            for end in value:
-                check_range(o, name, end, lo, hi)
-            if value[0] > value[1]:
-                raise ValueError(f"randomize.{name} = {value}: the lower end exceeds the upper")
-        if self.holdout_param:
-            _check_choice(o, "holdout_param", self.holdout_param, RANDOMIZED_PARAMS)
-        check_range(o, "holdout_fraction", self.holdout_fraction, 0.0, 0.999999)
-        if self.holdout_fraction > 0 and not self.holdout_param:
-            raise ValueError("randomize.holdout_fraction > 0 needs randomize.holdout_param")
+        # Every value against the core's table, and its rules between fields
+        # (lo <= hi, whole background flows, the holdout), as the core reads it.
+        for name in RANDOMIZED_PARAMS:
+            value = getattr(self, name)
+            if not isinstance(value, (list, tuple, ListConfig)):
+                raise ValueError(f"randomize.{name} = {value!r} must be a [lo, hi] pair")
+        _core.check_randomization(self.to_core(), "randomize")
 
     def active(self) -> bool:
         return self.enabled or self.split != "none"

@@ -67,6 +67,8 @@ def tables() -> dict[str, list[Row]]:
     out["flow"] = list(_core.flow_params())
     for kind in _core.scenario_kinds():
         out[kind["name"]] = list(kind["params"])
+    for table in _core.model_tables():
+        out[f"model_{table['name']}"] = list(table["params"])
     for kind in _core.queue_kinds():
         if kind != "droptail":
             out[f"queue_{kind}"] = list(_core.queue_params(kind))
@@ -84,8 +86,9 @@ def describe(name: str) -> str:
     ``name`` is a controller (``"maco"``), a scenario kind
     (``"single_link"``), ``"env"``, ``"reward"``, ``"refwa_router"``,
     ``"simulation"``, ``"link"``, ``"flow"``, a queue discipline
-    (``"queue_codel"``, ``"queue_fq_codel"``, ``"queue_red"``) or ``"features"``
-    (the observation features).
+    (``"queue_codel"``, ``"queue_fq_codel"``, ``"queue_red"``), a spec part
+    (``"model_lms"``, ``"model_shell"``, ``"model_app"``, ``"model_randomize"``:
+    ``_core.model_tables()``) or ``"features"`` (the observation features).
     """
     if name == "features":
         rows = _core.env_feature_catalogue()
@@ -113,6 +116,9 @@ def describe(name: str) -> str:
             "link": "a core spec's links[i].<name>",
             "flow": "a core spec's flows[i].<name>"}.get(
                 name, f"controller={name}; set with controller.params.<name>=<value>")
+    if name.startswith("model_"):
+        table = next(t for t in _core.model_tables() if f"model_{t['name']}" == name)
+        head = f"{table['help']}; a core spec's {table['where']}"
     if name.startswith("queue_"):
         kind = name[len("queue_"):]
         head = (f"a link's queue: {{type: {kind}, <name>: <value>}}; a preset's bottlenecks: "
@@ -213,7 +219,7 @@ def render_doc(text: str) -> str:
 
 
 GENERATED_DOCS = ("docs/controllers.md", "docs/env.md", "docs/streams.md",
-                  "docs/scenarios.md", "docs/aqm.md")
+                  "docs/scenarios.md", "docs/aqm.md", "docs/leo_models.md")
 
 
 def generated_files() -> dict[Path, str]:

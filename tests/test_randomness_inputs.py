@@ -55,7 +55,7 @@ def test_out_of_range_randomness_rejected_at_config_time(preset: str, key: str,
     ({"dist": "lognormal", "median_s": 0.1, "sigma": -0.5, "min_s": 0.02, "max_s": 0.5},
      r"outage_s\.sigma"),
     ({"dist": "uniform", "min_s": -0.1, "max_s": 0.5}, r"outage_s\.min_s"),
-    ({"dist": "fixed", "value_s": -1.0}, r"outage_s = -1 is out of range"),
+    ({"dist": "fixed", "value_s": -1.0}, r"outage_s\.value_s = -1 is out of range"),
 ])
 def test_core_rejects_bad_route_change_blackouts_by_key(dist: dict, field: str) -> None:
     cfg = to_object(compose_config("sim", ["scenario=iridium_mptcp"]))

@@ -180,8 +180,6 @@ const ParamTable& RandomizationParams() {
                   const char* unit, const char* help) {
     return NumberListParam(name, {r.lo, r.hi}, lo, hi, false, unit, help);
   };
-  std::vector<std::string> holdout = {""};
-  for (const std::string& n : RandomizedParamNames()) holdout.push_back(n);
   static const ParamTable kRows = {
       FlagParam("enabled", true, "draw the ranges below per episode"),
       ChoiceParam("split", "none", {"none", "train", "test"},
@@ -199,9 +197,10 @@ const ParamTable& RandomizationParams() {
             "[lo, hi] whole number of background flows kept"),
       range("background_start_s", d.background_start_s, 0.0,
             kMaxDurationSeconds, "s", "[lo, hi] start of each background flow"),
-      ChoiceParam("holdout_param", "", holdout,
-                  "a parameter whose top holdout_fraction only test "
-                  "episodes see ('': none)"),
+      // Checked by ValidateRandomization: "" or one of the names above.
+      TextParam("holdout_param", "",
+                "one of the ranges above, whose top holdout_fraction only "
+                "test episodes see (\"\": none)"),
       HiOpen(RealParam("holdout_fraction", d.holdout_fraction, 0.0, 1.0, "",
                        "share of holdout_param's range held out")),
   };
@@ -216,7 +215,9 @@ void ValidateRandomization(const DomainRandomization& dr) {
   CheckRange("background_flows", dr.background_flows);
   if (dr.background_flows.lo != std::floor(dr.background_flows.lo) ||
       dr.background_flows.hi != std::floor(dr.background_flows.hi)) {
-    Fail("background_flows", "ends must be whole numbers");
+    Fail("background_flows", "= [" + Num(dr.background_flows.lo) + ", " +
+                                 Num(dr.background_flows.hi) +
+                                 "] is not allowed; allowed: whole numbers");
   }
   CheckRange("background_start_s", dr.background_start_s);
   const std::string fraction =
@@ -229,8 +230,9 @@ void ValidateRandomization(const DomainRandomization& dr) {
         names.end()) {
       std::string allowed;
       for (const auto& n : names) allowed += (allowed.empty() ? "" : ", ") + n;
-      Fail("holdout_param", "unknown parameter '" + dr.holdout_param +
-                                "'; allowed: " + allowed + " (or empty)");
+      Fail("holdout_param", "= '" + dr.holdout_param +
+                                "' is unknown; allowed: " + allowed +
+                                " or \"\" (none)");
     }
   }
   if (dr.holdout_fraction > 0.0 && dr.holdout_param.empty()) {

@@ -165,8 +165,10 @@ HandoverConfig ParseHandover(DictReader& parent) {
              : policy == "highest_elevation"
                  ? HandoverPolicy::kHighestElevation
                  : HandoverPolicy::kLongestRemainingVisibility;
-  h.reconfig_period = r.SecondsParam(row("period_s"));
-  h.reconfig_offset = r.SecondsParam(row("offset_s"));
+  const double period_s = r.Param(row("period_s"));
+  const double offset_s = r.Param(row("offset_s"));
+  h.reconfig_period = SecondsToNs(period_s);
+  h.reconfig_offset = SecondsToNs(offset_s);
   h.reconfig_selection = r.ChoiceParam(row("selection")) == "highest_elevation"
                              ? SatelliteSelection::kHighestElevation
                              : SatelliteSelection::kLongestRemainingVisibility;
@@ -180,9 +182,9 @@ HandoverConfig ParseHandover(DictReader& parent) {
   // The one rule between fields: the first reconfiguration within a period.
   if (h.reconfig_offset >= h.reconfig_period) {
     FailParam(r.Field("offset_s"),
-              "= " + FormatNumber(ToSeconds(h.reconfig_offset)) +
+              "= " + FormatNumber(offset_s) +
                   " is out of range; allowed: [0, period_s) = [0, " +
-                  FormatNumber(ToSeconds(h.reconfig_period)) + ") s");
+                  FormatNumber(period_s) + ") s");
   }
   Prefixed(r.where(), [&] { h.Validate(); });
   return h;
@@ -406,14 +408,19 @@ ParsedModel ParseLms(DictReader& r) {
   if (r.Has("jump")) {
     const Value::Items& rows = r.List("jump");
     if (rows.size() != kLmsNumStates) {
-      Fail(r.Field("jump"),
-           "must have 3 rows, got " + std::to_string(rows.size()));
+      FailParam(r.Field("jump"), "has " + std::to_string(rows.size()) +
+                                     " rows; allowed: exactly 3 rows of 3, "
+                                     "each " +
+                                     row("jump").RangeText());
     }
     for (int i = 0; i < kLmsNumStates; ++i) {
+      // Row i read as the list row "jump[i]" (errors name jump[i][j]).
+      ParamSpec jump_row = row("jump");
+      jump_row.name = "jump[" + std::to_string(i) + "]";
       Value holder = Value::Map();
-      holder["row"] = rows[i];
-      DictReader row(holder, r.Field("jump"));
-      auto v = row.FloatList("row", kLmsNumStates);
+      holder[jump_row.name] = rows[i];
+      DictReader one(holder, r.where());
+      auto v = one.ListParam(jump_row, kLmsNumStates);
       for (int j = 0; j < kLmsNumStates; ++j) p.jump[i][j] = v[j];
     }
   }

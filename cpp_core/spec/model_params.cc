@@ -1,5 +1,6 @@
 #include "spec/model_params.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -29,6 +30,12 @@ ParamSpec SojournParam(std::string name, double default_s, std::string help) {
 }
 
 namespace {
+
+// A struct's default duration as the decimal seconds a user writes (15, not
+// the 15.000000000000002 of 15e9 * 1e-9): whole microseconds.
+double Secs(TimeNs t) {
+  return std::round(static_cast<double>(t) / 1e3) / 1e6;
+}
 
 // Rows the tables share.
 ParamSpec Seconds(std::string name, double default_s, std::string help) {
@@ -98,10 +105,10 @@ const ParamTable& ShellParams() {
                        "satellites per plane")),
       FromPreset(Whole("phasing", s.phasing, 0, 1000000, "",
                        "Walker F (at most num_planes - 1)")),
-      FromPreset(HiOpen(PositiveParam("raan_spread_deg", s.raan_spread_deg,
-                                      0.0, 360.0, "deg",
-                                      "RAAN spread of the planes (360: delta, "
-                                      "180: star)"))),
+      FromPreset(PositiveParam("raan_spread_deg", s.raan_spread_deg, 0.0,
+                               360.0, "deg",
+                               "RAAN spread of the planes (360: delta, "
+                               "180: star)")),
       FromPreset(Degrees("min_elevation_deg", s.min_elevation_deg, 0.0, 90.0,
                          "terminal's elevation mask")),
       Degrees("raan_offset_deg", s.raan_offset_deg, -360.0, 360.0,
@@ -150,9 +157,9 @@ const ParamTable& HandoverParams() {
                   {"global_reconfiguration", "highest_elevation",
                    "longest_visibility"},
                   "when the terminal changes satellite"),
-      Interval("period_s", ToSeconds(h.reconfig_period),
+      Interval("period_s", Secs(h.reconfig_period),
                "global reconfiguration period (Starlink: 15 s)"),
-      Seconds("offset_s", ToSeconds(h.reconfig_offset),
+      Seconds("offset_s", Secs(h.reconfig_offset),
               "first reconfiguration (below period_s)"),
       ChoiceParam("selection", "highest_elevation",
                   {"highest_elevation", "longest_visibility"},
@@ -162,11 +169,11 @@ const ParamTable& HandoverParams() {
                 "change of satellite"),
       Degrees("hysteresis_deg", h.hysteresis_deg, 0.0, 90.0,
               "highest_elevation: margin before switching"),
-      Interval("check_interval_s", ToSeconds(h.check_interval),
+      Interval("check_interval_s", Secs(h.check_interval),
                "highest_elevation: re-evaluation interval"),
       MappingParam("outage_s", "blackout after a handover: seconds, or a "
                                "duration mapping (describe model_duration)"),
-      Interval("sample_interval_s", ToSeconds(h.sample_interval),
+      Interval("sample_interval_s", Secs(h.sample_interval),
                "capacity and delay sampling interval"),
   };
   return kRows;
@@ -253,8 +260,9 @@ const ParamTable& LmsParams() {
                                      kMaxMeanSojournS, false, "s",
                                      "mean sojourn of the 3 states"),
                      "the preset's"),
-      DerivedDefault(MappingParam("jump", "3 x 3 jump chain, zero diagonal, "
-                                          "rows summing to 1"),
+      DerivedDefault(NumberListParam("jump", {}, 0.0, 1.0, false, "",
+                                     "3 rows of 3 jump probabilities: zero "
+                                     "diagonal, each row summing to 1"),
                      "the preset's"),
       OneWayDelay("delay_ms", "one-way propagation delay"),
       LossRate(),
@@ -319,10 +327,10 @@ const ParamTable& StarlinkTraceParams() {
       FlagParam("mark_reconfigurations", o.mark_reconfigurations,
                 "mark Starlink's reconfigurations as handovers"),
       Seconds("reconfiguration_period_s",
-              ToSeconds(o.reconfiguration_period),
+              Secs(o.reconfiguration_period),
               "reconfiguration period (Starlink: 15 s)"),
       Seconds("reconfiguration_offset_s",
-              ToSeconds(o.reconfiguration_offset),
+              Secs(o.reconfiguration_offset),
               "first reconfiguration, in trace time"),
       Whole("random_start_periods", 0, 0, 1000000, "",
             "start a uniform whole number of periods in [0, this) into the "
@@ -399,13 +407,13 @@ const ParamTable& JitterParams() {
                 "log-sd of the capacity factor (mean 1; 0: none)"),
       RealParam("max_factor", p.max_factor, 0.0, 100.0, "",
                 "ceiling of the capacity factor (0: none)"),
-      PeriodParam("interval_s", ToSeconds(p.interval),
+      PeriodParam("interval_s", Secs(p.interval),
                   "AR(1) update interval of the factor"),
       HiOpen(RealParam("correlation", p.correlation, 0.0, 1.0, "",
                        "AR(1) correlation per interval")),
       FlagParam("redraw_at_handover", p.redraw_at_handover,
                 "draw a fresh factor at each handover"),
-      RealParam("handover_delay_ms", ToSeconds(p.handover_delay_max) * 1e3,
+      RealParam("handover_delay_ms", Secs(p.handover_delay_max) * 1e3,
                 0.0, 10000.0, "ms",
                 "extra one-way delay at a handover, uniform in [0, this]"),
   };
@@ -432,13 +440,13 @@ const ParamTable& AppParams() {
       PositiveParam("shape", a.shape, 1.0, 100.0, "",
                     "onoff: Pareto shape of on and off times (> 1: a "
                     "finite mean)"),
-      PositiveParam("mean_on_s", ToSeconds(a.mean_on), 0.0,
+      PositiveParam("mean_on_s", Secs(a.mean_on), 0.0,
                     kMaxDurationSeconds, "s", "onoff: mean on time"),
-      PositiveParam("mean_off_s", ToSeconds(a.mean_off), 0.0,
+      PositiveParam("mean_off_s", Secs(a.mean_off), 0.0,
                     kMaxDurationSeconds, "s", "onoff: mean off time"),
       RealParam("fps", a.fps, kMinVideoFps, 1000.0, "",
                 "video: frames per second"),
-      Seconds("startup_delay_s", ToSeconds(a.startup_delay),
+      Seconds("startup_delay_s", Secs(a.startup_delay),
               "video: the client's pre-buffering delay"),
       Seconds("duration_s", 0.0,
               "stop writing this long after the flow starts (0: never)"),

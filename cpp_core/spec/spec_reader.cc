@@ -365,7 +365,7 @@ DomainRandomization ParseRandomization(const Value& obj,
   dr.handover_outage_s = RangeField(r, "handover_outage_s");
   dr.background_flows = RangeField(r, "background_flows");
   dr.background_start_s = RangeField(r, "background_start_s");
-  dr.holdout_param = r.ChoiceParam(row("holdout_param"));
+  dr.holdout_param = r.TextParam(row("holdout_param"));
   dr.holdout_fraction = r.Param(row("holdout_fraction"));
   r.RejectUnknown();
   // The rules between fields (whole background flows, the holdout), named
