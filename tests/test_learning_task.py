@@ -32,11 +32,14 @@ def _reject(config: str, overrides: list[str], match: str) -> None:
 # ------------------------------------------------------------ bad input --
 
 @pytest.mark.parametrize(("overrides", "match"), [
-    (["randomize.capacity_scale=[0.0,1.0]"], r"randomize\.capacity_scale = 0\.0 is out of range"),
+    (["randomize.capacity_scale=[0.0,1.0]"],
+     r"randomize\.capacity_scale\[0\] = 0 is not allowed; allowed: each \[0\.01, 100\]"),
     (["randomize.extra_rtt_ms=[50.0,10.0]"], r"randomize\.extra_rtt_ms .*lower end exceeds"),
-    (["randomize.buffer_scale=[1.0]"], r"randomize\.buffer_scale .*\[lo, hi\] pair"),
+    (["randomize.buffer_scale=[1.0]"],
+     r"randomize\.buffer_scale has 1 entries; allowed: exactly 2"),
     (["randomize.split=validation"], r"randomize\.split .*allowed: none, train, test"),
-    (["randomize.holdout_fraction=0.2"], r"needs randomize\.holdout_param"),
+    (["randomize.holdout_fraction=0.2"],
+     r"randomize\.holdout_fraction = 0\.2 needs randomize\.holdout_param"),
     (["randomize.holdout_param=bogus"], r"randomize\.holdout_param .*capacity_scale"),
     (["randomize.holdout_fraction=1.0", "randomize.holdout_param=extra_rtt_ms"],
      r"randomize\.holdout_fraction"),

@@ -190,7 +190,8 @@ def test_a_handover_offset_beyond_its_period_names_the_key(tmp_path: Path) -> No
     ({"background_flows": [0.5, 2.0]}, "randomize.background_flows = [0.5, 2] is not allowed; "
                                        "allowed: whole numbers"),
     ({"holdout_param": "x"}, "randomize.holdout_param = 'x' is unknown; allowed: capacity_scale"),
-    ({"capacity_scale": [1.0]}, "randomize.capacity_scale has 1 entries; allowed: exactly 2"),
+    ({"capacity_scale": [1.0]},
+     "randomize.capacity_scale has 1 entries; allowed: exactly 2 entries, each [0.01, 100]"),
 ])
 def test_randomize_rules_between_fields_name_the_key(values: dict, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):

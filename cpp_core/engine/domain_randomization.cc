@@ -236,10 +236,13 @@ void ValidateRandomization(const DomainRandomization& dr) {
     }
   }
   if (dr.holdout_fraction > 0.0 && dr.holdout_param.empty()) {
-    Fail("holdout_param", "holdout_fraction > 0 needs a parameter to hold out");
+    Fail("holdout_fraction", "= " + Num(dr.holdout_fraction) +
+                                 " needs randomize.holdout_param (one of "
+                                 "the ranges to hold out)");
   }
   if (dr.holdout_fraction > 0.0 && dr.split == Split::kNone) {
-    Fail("split", "holdout_fraction > 0 needs split 'train' or 'test'");
+    Fail("holdout_fraction", "= " + Num(dr.holdout_fraction) +
+                                 " needs randomize.split train or test");
   }
 }
 

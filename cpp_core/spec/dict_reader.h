@@ -254,7 +254,9 @@ class DictReader {
     if (n > 0 && v.items().size() != n) {
       FailParam(Field(spec.name),
                 "has " + std::to_string(v.items().size()) +
-                    " entries; allowed: exactly " + std::to_string(n));
+                    " entries; allowed: exactly " + std::to_string(n) +
+                    " entries, each " + spec.RangeText() +
+                    (spec.unit.empty() ? "" : " " + spec.unit));
     }
     std::vector<double> out;
     for (const Value& x : v.items()) out.push_back(x.AsDouble());
