@@ -3,6 +3,9 @@ like ``analytic``; conftest.py only holds fixtures)."""
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 
 def one_link_spec(
     controller: str = "newreno",
@@ -49,3 +52,31 @@ def one_link_spec(
             for i in range(num_flows)
         ],
     }
+
+
+def bad_values(row: dict[str, Any]) -> list[Any]:
+    """Values a settings-table row (``_core.*_params()``) refuses: below its
+    minimum, above its maximum, a wrong type."""
+    kind = row["kind"]
+    lo, hi = row["low"], row["high"]
+    if kind in ("real", "integer"):
+        step = 1 if kind == "integer" else max(abs(lo), abs(hi), 1.0) * 1e-6
+        below = lo if row["low_open"] else lo - step
+        above = hi if row["high_open"] else hi + step
+        if kind == "integer":
+            below, above = int(math.floor(below)), int(math.ceil(above))
+        out = [above, "abc"]
+        if not (row["zero_ok"] and below == 0):
+            out.append(below)
+        return out
+    if kind == "flag":
+        return [2, 0, "yes"]
+    if kind == "choice":
+        return ["no_such_choice", 3]
+    if kind in ("text", "mapping"):
+        return [5]
+    if kind == "list":
+        return [[lo if row["low_open"] else lo - 1.0], [hi * 2 + 1.0], ["x"], 5]
+    if kind == "names":
+        return [["no_such_name"], 5]
+    raise AssertionError(kind)

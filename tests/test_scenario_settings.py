@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from specs import bad_values
 
 import orbitcc
 from orbitcc import _core
@@ -56,33 +57,6 @@ def test_schema_fields_are_the_table_rows(kind: str) -> None:
         assert fields[name].type == expected, f"{kind}.{name}"
 
 
-def _bad_values(row: dict[str, Any]) -> list[Any]:
-    """Values the row refuses: below its minimum, above its maximum, a wrong type."""
-    kind = row["kind"]
-    lo, hi = row["low"], row["high"]
-    if kind in ("real", "integer"):
-        step = 1 if kind == "integer" else max(abs(lo), abs(hi), 1.0) * 1e-6
-        below = lo if row["low_open"] else lo - step
-        above = hi if row["high_open"] else hi + step
-        if kind == "integer":
-            below, above = int(math.floor(below)), int(math.ceil(above))
-        out = [above, "abc"]
-        if not (row["zero_ok"] and below == 0):
-            out.append(below)
-        return out
-    if kind == "flag":
-        return [2, 0, "yes"]
-    if kind == "choice":
-        return ["no_such_choice", 3]
-    if kind in ("text", "mapping"):
-        return [5]
-    if kind == "list":
-        return [[lo if row["low_open"] else lo - 1.0], [hi * 2 + 1.0], ["x"], 5]
-    if kind == "names":
-        return [["no_such_name"], 5]
-    raise AssertionError(kind)
-
-
 @functools.cache
 def _preset_scenario(preset: str) -> Any:
     return to_object(compose_config("sim", [f"scenario={preset}"])).scenario
@@ -101,7 +75,7 @@ def test_a_bad_value_is_rejected_once_naming_the_users_key(kind: str, row: dict)
     name = row["name"]
     for preset in _presets(kind):
         base = _preset_scenario(preset)
-        for bad in _bad_values(row):
+        for bad in bad_values(row):
             with pytest.raises(ValueError) as err:
                 dataclasses.replace(base, **{name: bad})
             text = str(err.value)

@@ -38,16 +38,11 @@ auto Prefixed(const std::string& where, Fn fn) -> decltype(fn()) {
   }
 }
 
-// Row `row` of model table `table` (spec/model_params.cc).
-const ParamSpec& Row(const char* table, const char* row) {
-  return ModelRow(table, row);
-}
-
 GroundPoint ParseGround(const Value& obj, const std::string& where) {
   DictReader r(obj, where);
   GroundPoint g;
-  g.lat_deg = r.Param(Row("ground", "lat_deg"));
-  g.lon_deg = r.Param(Row("ground", "lon_deg"));
+  g.lat_deg = r.Param(ModelRow("ground", "lat_deg"));
+  g.lon_deg = r.Param(ModelRow("ground", "lon_deg"));
   r.RejectUnknown();
   return g;
 }
@@ -55,7 +50,7 @@ GroundPoint ParseGround(const Value& obj, const std::string& where) {
 // "shell": "starlink" | "iridium" | {"preset": ..., field overrides}.
 WalkerShell ParseShell(DictReader& parent, const char* key,
                        const std::string& fallback) {
-  const ParamSpec& preset_row = Row("shell", "preset");
+  const ParamSpec& preset_row = ModelRow("shell", "preset");
   auto preset = [&](const std::string& name) {
     return name == "iridium" ? WalkerShell::IridiumLike()
                              : WalkerShell::StarlinkLike();
@@ -70,20 +65,20 @@ WalkerShell ParseShell(DictReader& parent, const char* key,
   WalkerShell s = preset(r.Has("preset") ? r.ChoiceParam(preset_row)
                                          : fallback);
   auto whole = [&](const char* name, int preset_value) {
-    return static_cast<int>(r.ParamOr(Row("shell", name), preset_value));
+    return static_cast<int>(r.ParamOr(ModelRow("shell", name), preset_value));
   };
-  s.altitude_km = r.ParamOr(Row("shell", "altitude_km"), s.altitude_km);
+  s.altitude_km = r.ParamOr(ModelRow("shell", "altitude_km"), s.altitude_km);
   s.inclination_deg =
-      r.ParamOr(Row("shell", "inclination_deg"), s.inclination_deg);
+      r.ParamOr(ModelRow("shell", "inclination_deg"), s.inclination_deg);
   s.num_planes = whole("num_planes", s.num_planes);
   s.sats_per_plane = whole("sats_per_plane", s.sats_per_plane);
   s.phasing = whole("phasing", s.phasing);
   s.raan_spread_deg =
-      r.ParamOr(Row("shell", "raan_spread_deg"), s.raan_spread_deg);
+      r.ParamOr(ModelRow("shell", "raan_spread_deg"), s.raan_spread_deg);
   s.min_elevation_deg =
-      r.ParamOr(Row("shell", "min_elevation_deg"), s.min_elevation_deg);
-  s.raan_offset_deg = r.Param(Row("shell", "raan_offset_deg"));
-  s.phase_offset_deg = r.Param(Row("shell", "phase_offset_deg"));
+      r.ParamOr(ModelRow("shell", "min_elevation_deg"), s.min_elevation_deg);
+  s.raan_offset_deg = r.Param(ModelRow("shell", "raan_offset_deg"));
+  s.phase_offset_deg = r.Param(ModelRow("shell", "phase_offset_deg"));
   r.RejectUnknown();
   // The one rule between fields: Walker F below the number of planes.
   if (s.phasing > std::max(0, s.num_planes - 1)) {
@@ -100,13 +95,13 @@ LinkBudget ParseBudget(DictReader& parent) {
   LinkBudget b;
   if (!parent.Has("budget")) return b;
   DictReader r(parent.Get("budget"), parent.Field("budget"));
-  b.tx_power_dbm = r.Param(Row("budget", "tx_power_dbm"));
-  b.tx_gain_dbi = r.Param(Row("budget", "tx_gain_dbi"));
-  b.rx_gain_dbi = r.Param(Row("budget", "rx_gain_dbi"));
-  b.wavelength_m = r.Param(Row("budget", "wavelength_m"));
-  b.noise_psd_w_per_hz = r.Param(Row("budget", "noise_psd_w_per_hz"));
-  b.efficiency = r.Param(Row("budget", "efficiency"));
-  b.bandwidth_hz = r.Param(Row("budget", "bandwidth_hz"));
+  b.tx_power_dbm = r.Param(ModelRow("budget", "tx_power_dbm"));
+  b.tx_gain_dbi = r.Param(ModelRow("budget", "tx_gain_dbi"));
+  b.rx_gain_dbi = r.Param(ModelRow("budget", "rx_gain_dbi"));
+  b.wavelength_m = r.Param(ModelRow("budget", "wavelength_m"));
+  b.noise_psd_w_per_hz = r.Param(ModelRow("budget", "noise_psd_w_per_hz"));
+  b.efficiency = r.Param(ModelRow("budget", "efficiency"));
+  b.bandwidth_hz = r.Param(ModelRow("budget", "bandwidth_hz"));
   r.RejectUnknown();
   Prefixed(r.where(), [&] { b.Validate(); });
   return b;
@@ -122,27 +117,27 @@ TimeNs ReadDuration(DictReader& parent, const char* key,
   if (!parent.Has(key)) return 0;
   if (!parent.Get(key).is_map()) {
     // A number of seconds: the fixed duration's row under the key's name.
-    ParamSpec fixed = Row("duration", "value_s");
+    ParamSpec fixed = ModelRow("duration", "value_s");
     fixed.name = key;
     return parent.SecondsParam(fixed);
   }
   DictReader r(parent.Get(key), parent.Field(key));
-  const std::string dist = r.ChoiceParam(Row("duration", "dist"));
+  const std::string dist = r.ChoiceParam(ModelRow("duration", "dist"));
   RandomDuration d;
   if (dist == "fixed") {
-    d.fixed_s = r.Param(Row("duration", "value_s"));
+    d.fixed_s = r.Param(ModelRow("duration", "value_s"));
   } else {
     d.kind = dist == "uniform" ? RandomDuration::Kind::kUniform
                                : RandomDuration::Kind::kLogNormal;
     if (!r.Has("max_s")) {
       Fail(r.Field("max_s"), "is required for '" + dist + "'");
     }
-    d.min_s = r.Param(Row("duration", "min_s"));
-    d.max_s = r.Param(Row("duration", "max_s"));
+    d.min_s = r.Param(ModelRow("duration", "min_s"));
+    d.max_s = r.Param(ModelRow("duration", "max_s"));
     if (dist == "lognormal") {
       if (!r.Has("median_s")) Fail(r.Field("median_s"), "is required");
-      d.median_s = r.Param(Row("duration", "median_s"));
-      d.sigma = r.Param(Row("duration", "sigma"));
+      d.median_s = r.Param(ModelRow("duration", "median_s"));
+      d.sigma = r.Param(ModelRow("duration", "sigma"));
     }
   }
   r.RejectUnknown();
@@ -156,9 +151,7 @@ HandoverConfig ParseHandover(DictReader& parent) {
   HandoverConfig h;
   if (!parent.Has("handover")) return h;
   DictReader r(parent.Get("handover"), parent.Field("handover"));
-  auto row = [](const char* name) -> const ParamSpec& {
-    return Row("handover", name);
-  };
+  const ModelRows row{"handover"};
   const std::string policy = r.ChoiceParam(row("policy"));
   h.policy = policy == "global_reconfiguration"
                  ? HandoverPolicy::kGlobalReconfiguration
@@ -192,33 +185,30 @@ HandoverConfig ParseHandover(DictReader& parent) {
 
 // The "start" row every channel table shares (model_params.cc, Start()).
 ChannelStart ParseStart(DictReader& r, const char* table) {
-  return r.ChoiceParam(Row(table, "start")) == "stationary"
+  return r.ChoiceParam(ModelRow(table, "start")) == "stationary"
              ? ChannelStart::kStationary
              : ChannelStart::kFixed;
 }
 
-const ParamSpec& AlongTrackRow(const char* name) {
-  return FindParam(AlongTrackParams(), name);
-}
-
 AlongTrackLinkConfig ReadAlongTrack(DictReader& r) {
+  const ModelRows row{"along_track"};
   AlongTrackLinkConfig c;
   AlongTrackConfig& g = c.geometry;
-  g.altitude_km = r.Param(AlongTrackRow("altitude_km"));
-  g.spacing_km = r.Param(AlongTrackRow("spacing_km"));
-  g.speed_km_s = r.Param(AlongTrackRow("speed_km_s"));
-  g.footprint_radius_km = r.Param(AlongTrackRow("footprint_radius_km"));
-  g.handover_radius_km = r.Param(AlongTrackRow("handover_radius_km"));
-  g.cross_track_km = r.Param(AlongTrackRow("cross_track_km"));
-  g.phase_km = r.Param(AlongTrackRow("phase_km"));
-  g.alternate_leader = r.FlagParam(AlongTrackRow("alternate_leader"));
+  g.altitude_km = r.Param(row("altitude_km"));
+  g.spacing_km = r.Param(row("spacing_km"));
+  g.speed_km_s = r.Param(row("speed_km_s"));
+  g.footprint_radius_km = r.Param(row("footprint_radius_km"));
+  g.handover_radius_km = r.Param(row("handover_radius_km"));
+  g.cross_track_km = r.Param(row("cross_track_km"));
+  g.phase_km = r.Param(row("phase_km"));
+  g.alternate_leader = r.FlagParam(row("alternate_leader"));
   c.budget = ParseBudget(r);
-  c.subflow = static_cast<int>(r.IntParam(AlongTrackRow("subflow")));
+  c.subflow = static_cast<int>(r.IntParam(row("subflow")));
   c.hard_outage = ReadDuration(r, "hard_outage_s", &c.hard_outage_random);
   c.soft_outage = ReadDuration(r, "soft_outage_s", &c.soft_outage_random);
-  c.sample_interval = r.SecondsParam(AlongTrackRow("sample_interval_s"));
-  c.extra_one_way_delay = r.MillisParam(AlongTrackRow("extra_delay_ms"));
-  c.loss_rate = r.Param(AlongTrackRow("loss_rate"));
+  c.sample_interval = r.SecondsParam(row("sample_interval_s"));
+  c.extra_one_way_delay = r.MillisParam(row("extra_delay_ms"));
+  c.loss_rate = r.Param(row("loss_rate"));
   // The rules between fields, under the keys the user wrote (a preset's
   // scenario.handover_radius_km, a spec's links[i].process.<key>).
   const auto [key, problem] = g.CrossFieldProblem();
@@ -262,9 +252,7 @@ struct ParsedModel {
 // leaves unknown keys to the caller's RejectUnknown.
 
 ParsedModel ParseStarlinkAccess(DictReader& r) {
-  auto row = [](const char* name) -> const ParamSpec& {
-    return Row("starlink_access", name);
-  };
+  const ModelRows row{"starlink_access"};
   auto shell = ParseShell(r, "shell", "starlink");
   const bool rotation = r.FlagParam(row("earth_rotation"));
   const GroundPoint terminal =
@@ -280,9 +268,9 @@ ParsedModel ParseStarlinkAccess(DictReader& r) {
         b.Has("gateway") ? ParseGround(b.Get("gateway"), b.Field("gateway"))
                          : terminal;
     c.bent_pipe.gateway_min_elevation_deg =
-        b.Param(Row("bent_pipe", "gateway_min_elevation_deg"));
+        b.Param(ModelRow("bent_pipe", "gateway_min_elevation_deg"));
     c.bent_pipe.terrestrial_delay =
-        b.MillisParam(Row("bent_pipe", "terrestrial_delay_ms"));
+        b.MillisParam(ModelRow("bent_pipe", "terrestrial_delay_ms"));
     b.RejectUnknown();
   }
   c.extra_one_way_delay = r.MillisParam(row("extra_delay_ms"));
@@ -318,16 +306,14 @@ ParsedModel ParseAlongTrack(DictReader& r) {
 
 // A gateway policy field (stay, early or highest, the default).
 GatewayPolicy ReadGatewayPolicy(DictReader& r, const char* key) {
-  const std::string v = r.ChoiceParam(Row("isl_path", key));
+  const std::string v = r.ChoiceParam(ModelRow("isl_path", key));
   return v == "stay"    ? GatewayPolicy::kStay
          : v == "early" ? GatewayPolicy::kEarly
                         : GatewayPolicy::kHighest;
 }
 
 ParsedModel ParseIslPath(DictReader& r) {
-  auto row = [](const char* name) -> const ParamSpec& {
-    return Row("isl_path", name);
-  };
+  const ModelRows row{"isl_path"};
   auto shell = ParseShell(r, "shell", "iridium");
   const bool rotation = r.FlagParam(row("earth_rotation"));
   const GroundPoint a = r.Has("a") ? ParseGround(r.Get("a"), r.Field("a"))
@@ -338,14 +324,14 @@ ParsedModel ParseIslPath(DictReader& r) {
   if (r.Has("isl")) {
     DictReader i(r.Get("isl"), r.Field("isl"));
     const std::string preset =
-        i.Has("preset") ? i.ChoiceParam(Row("isl", "preset"))
+        i.Has("preset") ? i.ChoiceParam(ModelRow("isl", "preset"))
                         : (shell.is_star() ? "iridium" : "default");
     c.isl = preset == "iridium" ? IslConfig::IridiumLike() : IslConfig();
-    const std::string seam = i.ChoiceParam(Row("isl", "seam"));
+    const std::string seam = i.ChoiceParam(ModelRow("isl", "seam"));
     c.isl.seam = seam == "auto" ? IslConfig::Seam::kAuto
                  : seam == "on" ? IslConfig::Seam::kOn
                                 : IslConfig::Seam::kOff;
-    c.isl.polar_cutoff_lat_deg = i.ParamOr(Row("isl", "polar_cutoff_lat_deg"),
+    c.isl.polar_cutoff_lat_deg = i.ParamOr(ModelRow("isl", "polar_cutoff_lat_deg"),
                                            c.isl.polar_cutoff_lat_deg);
     i.RejectUnknown();
   } else if (shell.is_star()) {
@@ -391,9 +377,7 @@ ParsedModel ParseIslPath(DictReader& r) {
 }
 
 ParsedModel ParseLms(DictReader& r) {
-  auto row = [](const char* name) -> const ParamSpec& {
-    return Row("lms", name);
-  };
+  const ModelRows row{"lms"};
   const std::string preset = r.ChoiceParam(row("preset"));
   LmsChannelParams p = preset == "s" ? LmsSBandParams() : LmsKaBandParams();
   if (preset == "custom") p.name = "custom";
@@ -438,9 +422,7 @@ ParsedModel ParseLms(DictReader& r) {
 }
 
 ParsedModel ParseOnOff(DictReader& r) {
-  auto row = [](const char* name) -> const ParamSpec& {
-    return Row("onoff", name);
-  };
+  const ModelRows row{"onoff"};
   OnOffChannelParams p;
   p.capacity_bps = r.Param(row("capacity_mbps")) * 1e6;
   p.mean_up_s = r.Param(row("mean_up_s"));
@@ -466,7 +448,7 @@ ParsedModel ParseOnOff(DictReader& r) {
 // directory.
 std::string RequiredPath(DictReader& r, const char* table, const char* key) {
   if (!r.Has(key)) Fail(r.Field(key), "is required");
-  return r.TextParam(Row(table, key));
+  return r.TextParam(ModelRow(table, key));
 }
 
 // Whole milliseconds of a row as nanoseconds.
@@ -475,9 +457,7 @@ TimeNs WholeMillis(DictReader& r, const ParamSpec& row) {
 }
 
 ParsedModel ParseMahimahi(DictReader& r) {
-  auto row = [](const char* name) -> const ParamSpec& {
-    return Row("mahimahi", name);
-  };
+  const ModelRows row{"mahimahi"};
   const std::string file = RequiredPath(r, "mahimahi", "file");
   MahimahiLinkOptions o;
   o.bin = WholeMillis(r, row("bin_ms"));
@@ -495,9 +475,7 @@ ParsedModel ParseMahimahi(DictReader& r) {
 }
 
 ParsedModel ParseStarlinkTrace(DictReader& r) {
-  auto row = [](const char* name) -> const ParamSpec& {
-    return Row("starlink_trace", name);
-  };
+  const ModelRows row{"starlink_trace"};
   const std::string bw = RequiredPath(r, "starlink_trace", "bw_file");
   const std::string delay = RequiredPath(r, "starlink_trace", "delay_file");
   StarlinkTraceOptions o;
@@ -541,9 +519,9 @@ ParsedModel ParseStarlinkTrace(DictReader& r) {
 ParsedModel ParseCsvTrace(DictReader& r) {
   const std::string file = RequiredPath(r, "csv_trace", "file");
   CsvTraceOptions o;
-  o.period = r.SecondsParam(Row("csv_trace", "period_s"));
-  o.one_way_fraction = r.Param(Row("csv_trace", "one_way_fraction"));
-  o.start_offset = r.SecondsParam(Row("csv_trace", "start_offset_s"));
+  o.period = r.SecondsParam(ModelRow("csv_trace", "period_s"));
+  o.one_way_fraction = r.Param(ModelRow("csv_trace", "one_way_fraction"));
+  o.start_offset = r.SecondsParam(ModelRow("csv_trace", "start_offset_s"));
   r.RejectUnknown();
   auto rows =
       std::make_shared<const std::vector<TraceCsvRow>>(ReadTraceCsv(file));
@@ -555,9 +533,7 @@ ParsedModel ParseCsvTrace(DictReader& r) {
 }
 
 ParsedModel ParseStatic(DictReader& r) {
-  auto row = [](const char* name) -> const ParamSpec& {
-    return Row("static", name);
-  };
+  const ModelRows row{"static"};
   const double capacity = r.Param(row("capacity_mbps")) * 1e6;
   const TimeNs rtt = r.MillisParam(row("rtt_ms"));
   const TimeNs period = r.SecondsParam(row("handover_period_s"));
@@ -671,9 +647,7 @@ ProcessFactory ParseLinkProcess(const Value& obj, const std::string& where) {
 ProcessFactory ParseLossOverlay(ProcessFactory base, const Value& obj,
                                 const std::string& where) {
   DictReader r(obj, where);
-  auto row = [](const char* name) -> const ParamSpec& {
-    return Row("loss_process", name);
-  };
+  const ModelRows row{"loss_process"};
   if (!r.Has("type")) Fail(r.Field("type"), "is required");
   r.ChoiceParam(row("type"));
   GilbertElliottParams p;
@@ -700,9 +674,7 @@ ProcessFactory ParseLossOverlay(ProcessFactory base, const Value& obj,
 ProcessFactory ParseJitterOverlay(ProcessFactory base, const Value& obj,
                                  const std::string& where) {
   DictReader r(obj, where);
-  auto row = [](const char* name) -> const ParamSpec& {
-    return Row("jitter", name);
-  };
+  const ModelRows row{"jitter"};
   LinkJitterParams p;
   p.capacity_sigma = r.Param(row("capacity_sigma"));
   p.max_factor = r.Param(row("max_factor"));

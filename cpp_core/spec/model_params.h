@@ -33,6 +33,15 @@ const ParamTable& ModelParams(const std::string& name);
 // names a declared setting).
 const ParamSpec& ModelRow(const std::string& table, const std::string& row);
 
+// The rows of one table by name, for a reader: `const ModelRows row{"lms"};`
+// then `r.Param(row("delay_ms"))`.
+struct ModelRows {
+  const char* table;
+  const ParamSpec& operator()(const char* name) const {
+    return ModelRow(table, name);
+  }
+};
+
 // The along-track model's scalar settings (a process or oracle path of type
 // along_track): declared once; starlink_dual's geometry rows are Like() them.
 const ParamTable& AlongTrackParams();

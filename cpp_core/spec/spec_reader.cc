@@ -176,9 +176,7 @@ LinkSpec ParseLink(const Value& obj, const std::string& where,
 void ParseApp(const Value& obj, const std::string& where, AppSpec* app,
               uint64_t* file_bytes) {
   DictReader r(obj, where);
-  auto row = [](const char* name) -> const ParamSpec& {
-    return ModelRow("app", name);
-  };
+  const ModelRows row{"app"};
   const std::string kind = r.ChoiceParam(row("kind"));
   AppSpec& a = *app;
   auto required_rate = [&]() {
@@ -353,9 +351,7 @@ Range RangeField(DictReader& r, const char* key) {
 DomainRandomization ParseRandomization(const Value& obj,
                                        const std::string& where) {
   DictReader r(obj, where);
-  auto row = [](const char* name) -> const ParamSpec& {
-    return ModelRow("randomize", name);
-  };
+  const ModelRows row{"randomize"};
   DomainRandomization dr;
   dr.enabled = r.FlagParam(row("enabled"));
   dr.split = ParseSplit(r.ChoiceParam(row("split")));
