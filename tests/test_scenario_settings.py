@@ -389,3 +389,32 @@ def test_the_longest_episode_on_starlink_dual_is_not_too_many_changes() -> None:
     spec = _spec("starlink_dual", "duration_s=1000000")
     text = _core_rejects(spec, r"sample_interval_s")
     assert "too many" not in text and "use sample_interval_s >= 1" in text
+
+
+# ------------------------------------- issue 23: values a builder derives --
+
+@pytest.mark.parametrize("preset, override, pattern", [
+    # 550 km / c = 1.83 ms + 100,000 ms exceeds a link's 1e5 ms one-way delay.
+    ("starlink_dual", "scenario.terrestrial_delay_ms=100000",
+     r"^scenario\.terrestrial_delay_ms = 100000 \(with scenario\.altitude_km = 550\) is out of "
+     r"range: it makes the return links' one-way delay .* 100002; allowed: \[0, 100000\] ms"),
+    ("lms_e2e_isl", "scenario.access_delay_ms=60000",
+     r"^scenario\.access_delay_ms = 60000 \(with scenario\.isl_delay_ms = 10\) .* 120010; "
+     r"allowed: \[0, 100000\] ms"),
+    # 1e-9 x 45.33 Mb/s is below an application's 1 kb/s.
+    ("lms_ka", "scenario.load=1e-9",
+     r"^scenario\.load = 1e-09 \(with scenario\.average_rate_mbps = 45\.33\) .* 4\.533e-08; "
+     r"allowed: \[0\.001, 1000000\] Mb/s"),
+    # 1e6 Mb/s in 1000-byte writes is 1.25e8 writes/s > 1e6: at most 8000 Mb/s.
+    ("lms_ka", "scenario.average_rate_mbps=1000000",
+     r"^scenario\.load = 1 \(with scenario\.average_rate_mbps = 1e\+06\) .* allowed: at most "
+     r"8000 Mb/s \(1e\+06 writes of 1000 bytes per second\)"),
+    ("starlink_dual_linkbudget", "scenario.background_rate_mbps=1000000",
+     r"^scenario\.background_rate_mbps = 1e\+06 .* allowed: at most 12000 Mb/s"),
+])
+def test_a_derived_core_value_is_reported_under_the_scenario_keys(preset: str, override: str,
+                                                                  pattern: str) -> None:
+    # In range on its own, out of range once the builder combines it: the
+    # error names the keys the user wrote, never links[i] / flows[i].
+    with pytest.raises(ValueError, match=pattern):
+        build_spec(to_object(compose_config("sim", [f"scenario={preset}", override])))

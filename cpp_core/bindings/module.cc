@@ -73,6 +73,10 @@ PYBIND11_MODULE(_core, m) {
   m.doc() =
       "orbitcc's packet-level LEO congestion-control simulator (C++ core).";
   m.attr("__version__") = kVersion;
+  // Applications write at most this many chunks per simulated second
+  // (engine/spec.h; a scenario builder names its own key when a rate breaks
+  // it).
+  m.attr("MAX_APP_WRITES_PER_SECOND") = orbitcc::kMaxAppWritesPerSecond;
   // An older libstdc++ than the headers this module was compiled with gives
   // one clear ImportError instead of a crash later (issue 24, item 9).
   const orbitcc::LibstdcxxInfo libstdcxx = orbitcc::InspectLibstdcxx();

@@ -167,10 +167,11 @@ void RegisterParamBindings(py::module_& m) {
       "check_setting",
       [](const std::string& table, const std::string& name, py::handle value,
          const std::string& key) {
-        const ParamTable& rows = table == "link"    ? LinkParams()
-                                 : table == "flow"  ? FlowParams()
-                                 : table == "batch" ? BatchParams()
-                                                    : SimulationParams();
+        const ParamTable& rows = table == "link"         ? LinkParams()
+                                 : table == "flow"       ? FlowParams()
+                                 : table == "batch"      ? BatchParams()
+                                 : table == "simulation" ? SimulationParams()
+                                                         : ModelParams(table);
         ParamTable one = {FindParam(rows, name)};
         one[0].name = key.empty() ? name : key;
         Value holder = Value::Map();
@@ -178,8 +179,9 @@ void RegisterParamBindings(py::module_& m) {
         CheckSettings(one, holder, "");
       },
       py::arg("table"), py::arg("name"), py::arg("value"), py::arg("key") = "",
-      "Checks one value against row `name` of the 'link', 'flow', 'batch' "
-      "or 'simulation' table; the ValueError names `key` (default: name).");
+      "Checks one value against row `name` of the 'link', 'flow', 'batch', "
+      "'simulation' or a model table (model_tables()); the ValueError names "
+      "`key` (default: name).");
   m.def(
       "model_tables",
       []() {

@@ -33,6 +33,43 @@ def check_settings(s: Any) -> None:
     _core.check_scenario(s.kind, values, "scenario")
 
 
+def check_derived(keys: dict[str, Any], table: str, row: str, derived: float,
+                  what: str) -> None:
+    """Checks a value a builder derives from scenario settings (``keys``: name ->
+    value, the first the main one) against the core's row ``table.row``, so a
+    setting that is in range on its own but makes a core value out of range is
+    reported under the user's keys, not the core's (``links[2].delay_ms``).
+    Raises ValueError "scenario.<key> = <v> (with ...) makes <what> <derived>;
+    allowed: <the core's range>"."""
+    try:
+        _core.check_setting(table, row, derived, row)
+    except ValueError as err:
+        allowed = str(err).split("; allowed: ", 1)[-1]
+        raise ValueError(f"{_keys_text(keys)} is out of range: it makes {what} "
+                         f"{derived:g}; allowed: {allowed}") from None
+
+
+def _keys_text(keys: dict[str, Any]) -> str:
+    """"scenario.a = 1 (with scenario.b = 2)": the main key first."""
+    (key, value), *rest = keys.items()
+    others = ", ".join(f"scenario.{k} = {v:g}" for k, v in rest)
+    return f"scenario.{key} = {value:g}" + (f" (with {others})" if others else "")
+
+
+def check_app_rate(keys: dict[str, Any], rate_mbps: float, packet_bytes: int,
+                   what: str) -> None:
+    """An application's rate derived from ``keys``: within the core's app
+    rate_mbps row, and at most MAX_APP_WRITES_PER_SECOND full-packet writes per
+    second (the core's bound on events, engine/spec.h)."""
+    check_derived(keys, "app", "rate_mbps", rate_mbps, what)
+    top = _core.MAX_APP_WRITES_PER_SECOND * 8 * packet_bytes * 1e-6
+    if rate_mbps > top:
+        raise ValueError(f"{_keys_text(keys)} is out of range: it makes {what} "
+                         f"{rate_mbps:g} Mb/s; allowed: at most {top:g} Mb/s "
+                         f"({_core.MAX_APP_WRITES_PER_SECOND:g} writes of {packet_bytes} "
+                         "bytes per second)")
+
+
 def pick_controller(scenario_default: str, controller: str | None,
                     params: dict[str, float]) -> tuple[str, dict[str, float]]:
     """The controller of the flows under test and its parameters.

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from orbitcc.scenario._common import (
     BottleneckQueue,
+    check_derived,
     check_settings,
     constant_link,
     flow,
@@ -88,6 +89,9 @@ def build_lms_e2e_isl(s: LmsE2eIslScenario, controller: str | None,
            "mean_up_s": s.isl_mean_up_s, "mean_down_s": mean_down,
            "delay_ms": s.isl_delay_ms}
     one_way = 2 * s.access_delay_ms + s.isl_delay_ms
+    check_derived({"access_delay_ms": s.access_delay_ms, "isl_delay_ms": s.isl_delay_ms},
+                  "link", "delay_ms", one_way,
+                  "the return link's one-way delay (2 x access_delay_ms + isl_delay_ms)")
     links = [
         {"name": "lms_up", "process": lms, "buffer_packets": buffer, "bottleneck": True,
          **s.queue_fields()},

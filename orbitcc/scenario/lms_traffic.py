@@ -48,6 +48,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from orbitcc.scenario._common import check_app_rate
+
 # Table 1, "Average link rate" (the paper's application rate at load 1.0).
 PAPER_AVERAGE_RATE_MBPS = {"ka": 45.33, "s": 2.32}
 # quic-go 0.15 internal/protocol: defaultMaxCongestionWindowPackets (1000) x
@@ -91,6 +93,14 @@ def traffic_fields(s: Any, band: str, transport: str) -> dict[str, Any]:
     rate = s.load * average_rate_mbps(s, band)
     duration = {"duration_s": float(s.traffic_s)} if s.traffic_s is not None else {}
     shares = [float(x) for x in s.stream_shares]
+    if s.app != "bulk":
+        # Each stream's rate (its share of load x average_rate_mbps) against
+        # the core's application bounds, named by the keys that make it.
+        keys = {"load": s.load, "average_rate_mbps": average_rate_mbps(s, band)}
+        what = ("the offered rate load x average_rate_mbps" if len(shares) == 1 else
+                "a stream's offered rate load x average_rate_mbps x its stream_shares share")
+        for share in {min(shares), max(shares)}:
+            check_app_rate(keys, rate * share / sum(shares), s.packet_bytes, what)
     if s.app == "bulk":
         pass
     elif len(shares) == 1:

@@ -70,6 +70,8 @@ from orbitcc.scenario._common import (
     SPEED_OF_LIGHT_KM_S,
     BottleneckQueue,
     buffer_packets_for,
+    check_app_rate,
+    check_derived,
     check_settings,
     constant_link,
     flow,
@@ -155,6 +157,9 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
     name, cc_params = pick_controller(s.controller, controller, params)
     duration = float(duration_s if duration_s is not None else s.duration_s)
     base_one_way_ms = s.altitude_km / SPEED_OF_LIGHT_KM_S * 1e3 + s.terrestrial_delay_ms
+    check_derived({"terrestrial_delay_ms": s.terrestrial_delay_ms, "altitude_km": s.altitude_km},
+                  "link", "delay_ms", base_one_way_ms,
+                  "the return links' one-way delay (altitude / c + terrestrial_delay_ms)")
     core = s.core_capacity_mbps > 0
     # Buffers hold buffer_bdp x the BDP of the link's own rate at the base RTT:
     # the access links' ~200 Mb/s link-budget peak, the core's capacity.
@@ -204,6 +209,9 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
     if s.background:
         extra: dict[str, Any] = {}
         if s.background_traffic == "onoff" and not s.deterministic:
+            check_app_rate({"background_rate_mbps": s.background_rate_mbps},
+                           s.background_rate_mbps, s.packet_bytes,
+                           "the background flow's on rate")
             extra["app"] = {"kind": "onoff", "rate_mbps": s.background_rate_mbps,
                             "shape": s.background_shape,
                             "mean_on_s": s.background_mean_on_s,
