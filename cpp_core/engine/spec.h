@@ -15,6 +15,7 @@
 #include "net/queue_discipline.h"
 #include "net/router_agent.h"
 #include "engine/domain_randomization.h"
+#include "sim/limits.h"
 #include "sim/param_spec.h"
 #include "sim/time.h"
 
@@ -23,17 +24,7 @@ namespace orbitcc {
 // Physical ranges every spec is checked against (ValidateSpec). They keep
 // events per simulated second and memory per episode bounded for every
 // accepted spec (docs/robustness.md derives the bounds from them).
-constexpr TimeNs kMaxDuration = 1000000 * kNsPerSec;  // 1e6 s (11.6 days)
-// A link is either down (capacity 0) or carries 1 kb/s .. 1 Tb/s: a packet
-// takes at most 65535 * 8 / 1e3 s = 524 s to serialise.
-constexpr double kMinCapacityBps = 1e3;
-constexpr double kMaxCapacityBps = 1e12;
-// One-way propagation: 100 s is beyond the Moon (1.3 s) and any LEO path.
-constexpr TimeNs kMaxPropagationDelay = 100 * kNsPerSec;
-// The same bounds as exact doubles, for the settings tables (ToSeconds of
-// the nanosecond values is 1000000.0000000001).
-constexpr double kMaxDurationSeconds = 1e6;
-constexpr double kMaxPropagationDelayMs = 1e5;
+// kMaxDuration, the capacity and propagation bounds: sim/limits.h.
 // Link schedules: entries at least 1 us apart; a repeating schedule's period
 // at least 1 ms, so a schedule fires at most 1e3 * entries events per second.
 constexpr TimeNs kMinScheduleSpacing = kNsPerUs;

@@ -14,16 +14,19 @@
 
 #include "leo/channel_common.h"
 #include "leo/gilbert_elliott.h"
+#include "sim/limits.h"
 
 namespace orbitcc {
 namespace {
 
-// Timestamps up to the longest episode (1e6 s); a trace's period becomes at
-// most kMaxTraceBins link states.
-constexpr int64_t kMaxTimestampMs = int64_t{1000000000};
+// Timestamps up to the longest episode (sim/limits.h, 1e6 s); a trace's
+// period becomes at most kMaxTraceBins link states (the cap on a file's
+// lines: memory per trace stays bounded).
+constexpr int64_t kMaxTimestampMs =
+    static_cast<int64_t>(kMaxDurationSeconds) * 1000;
 constexpr int64_t kMaxTraceBins = 1000000;
-// One-way delays up to 100 s (sim/spec.h kMaxPropagationDelay).
-constexpr double kMaxDelayMs = 1e5;
+// One-way delays up to a link's (sim/limits.h).
+constexpr double kMaxDelayMs = kMaxPropagationDelayMs;
 
 // A message quoting file content must stay printable ASCII (Python decodes
 // it as UTF-8): other bytes become \xNN, and a long quote is cut.
@@ -265,11 +268,12 @@ std::vector<TraceCsvRow> ReadTraceCsv(const std::string& path) {
              "time_s must strictly increase (" + fields[0] + " after " +
                  FormatDouble(rows.back().time_s) + ")");
     }
-    if (!(row.time_s <= 1e6)) {
+    if (!(row.time_s <= kMaxDurationSeconds)) {
       FailAt(path, line, "time_s must be <= 1e6, got " + fields[0]);
     }
     // The link range of sim/spec.h: 0 (outage) or up to 1 Tb/s.
-    if (!(row.capacity_mbps >= 0.0 && row.capacity_mbps <= 1e6)) {
+    if (!(row.capacity_mbps >= 0.0 &&
+          row.capacity_mbps <= kMaxCapacityBps * 1e-6)) {
       FailAt(path, line, "capacity_mbps must be in [0, 1e6], got " + fields[1]);
     }
     if (!(row.rtt_ms >= 0.0 && row.rtt_ms <= 2 * kMaxDelayMs)) {
