@@ -192,9 +192,9 @@ const ParamTable& BentPipeParams() {
 const ParamTable& IslParams() {
   const IslConfig c;
   static const ParamTable kRows = {
-      DerivedDefault(ChoiceParam("preset", "default", {"default", "iridium"},
-                                 "ISL rules the other keys override"),
-                     "iridium for a star shell, else default"),
+      ChoiceParam("preset", "default", {"default", "iridium"},
+                  "ISL rules the other keys override (absent: iridium for a "
+                  "star shell)"),
       ChoiceParam("seam", "auto", {"auto", "on", "off"},
                   "no ISL across the counter-rotating seam (auto: for a "
                   "star shell)"),
@@ -422,12 +422,12 @@ const ParamTable& JitterParams() {
 
 const ParamTable& AppParams() {
   const AppSpec a;
-  ParamSpec rate =
-      RealParam("rate_mbps", 0.0, kMinAppRateBps * 1e-6,
+  ParamSpec rate = DerivedDefault(
+      RealParam("rate_mbps", kVideoRateMbps, kMinAppRateBps * 1e-6,
                 kMaxCapacityBps * 1e-6, "Mb/s",
                 "cbr: the rate; poisson: the mean; onoff: while on; "
-                "video: the encoding rate (default 5.24); required but for "
-                "video");
+                "video: the encoding rate"),
+      "required; video: 5.24");
   static const ParamTable kRows = {
       ChoiceParam("kind", "bulk",
                   {"bulk", "file", "cbr", "poisson", "onoff", "video"},

@@ -206,7 +206,7 @@ void ParseApp(const Value& obj, const std::string& where, AppSpec* app,
     a.mean_off = r.SecondsParam(row("mean_off_s"));
   } else {
     a.kind = AppSpec::Kind::kVideo;
-    a.rate_bps = r.ParamOr(row("rate_mbps"), kVideoRateMbps) * 1e6;
+    a.rate_bps = r.Param(row("rate_mbps")) * 1e6;  // default kVideoRateMbps
     a.fps = r.Param(row("fps"));
     a.startup_delay = r.SecondsParam(row("startup_delay_s"));
   }
