@@ -74,7 +74,18 @@ def check_scenario(kind: str, values: dict[str, Any], owner: str = "scenario") -
     """Checks a preset's settings against its kind's table (ValueError naming the key)."""
 
 def check_setting(table: str, name: str, value: Any, key: str = "") -> None:
-    """Checks one value against a row of the link, flow, batch or simulation table."""
+    """Checks one value against a row of the link, flow, batch, simulation or a model table."""
+
+def model_tables() -> list[dict[str, Any]]:
+    """The settings tables of a spec's nested parts: name, where, help, params."""
+
+def model_params(name: str) -> list[dict[str, Any]]:
+    """The settings table of one spec part (a LEO model, overlay, app, randomize)."""
+
+def check_randomization(values: dict[str, Any], where: str = "randomize") -> None:
+    """Checks a 'randomize' mapping as the core reads it (ValueError naming the key)."""
+
+MAX_APP_WRITES_PER_SECOND: float
 
 def closest_names(name: str, known: list[str]) -> list[str]:
     """Up to 3 of `known` closest to `name` (for did-you-mean hints)."""

@@ -40,9 +40,10 @@ void CheckRange(const std::string& name, const Range& r) {
   const ParamSpec& row = FindParam(RandomizationParams(), name);
   for (double end : {r.lo, r.hi}) {
     if (!row.Allows(end)) {
-      Fail(name, "= [" + Num(r.lo) + ", " + Num(r.hi) +
-                     "] is out of range; allowed: each end in " +
-                     row.RangeText() + (row.unit.empty() ? "" : " " + row.unit));
+      Fail(name,
+           "= [" + Num(r.lo) + ", " + Num(r.hi) +
+               "] is out of range; allowed: each end in " + row.RangeText() +
+               (row.unit.empty() ? "" : " " + row.unit));
     }
   }
   if (r.lo > r.hi) {

@@ -331,8 +331,8 @@ ParsedModel ParseIslPath(DictReader& r) {
     c.isl.seam = seam == "auto" ? IslConfig::Seam::kAuto
                  : seam == "on" ? IslConfig::Seam::kOn
                                 : IslConfig::Seam::kOff;
-    c.isl.polar_cutoff_lat_deg = i.ParamOr(ModelRow("isl", "polar_cutoff_lat_deg"),
-                                           c.isl.polar_cutoff_lat_deg);
+    c.isl.polar_cutoff_lat_deg = i.ParamOr(
+        ModelRow("isl", "polar_cutoff_lat_deg"), c.isl.polar_cutoff_lat_deg);
     i.RejectUnknown();
   } else if (shell.is_star()) {
     c.isl = IslConfig::IridiumLike();

@@ -251,11 +251,12 @@ const ParamTable& LmsParams() {
   static const ParamTable kRows = {
       ChoiceParam("preset", "ka", {"ka", "s", "custom"},
                   "Khan et al. Table 1's Ka or S band, or custom"),
-      DerivedDefault(NumberListParam("capacity_mbps", {}, kMinCapacityBps * 1e-6,
-                                     kMaxCapacityBps * 1e-6, false, "Mb/s",
-                                     "capacity of the 3 states (good, "
-                                     "shadowed, blocked)"),
-                     "the preset's"),
+      DerivedDefault(
+          NumberListParam("capacity_mbps", {}, kMinCapacityBps * 1e-6,
+                          kMaxCapacityBps * 1e-6, false, "Mb/s",
+                          "capacity of the 3 states (good, shadowed, "
+                          "blocked)"),
+          "the preset's"),
       DerivedDefault(NumberListParam("mean_sojourn_s", {}, kMinMeanSojournS,
                                      kMaxMeanSojournS, false, "s",
                                      "mean sojourn of the 3 states"),
