@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "leo/trace_modulation.h"
 #include "spec/dict_reader.h"
 #include "spec/leo_reader.h"
 #include "spec/model_params.h"
@@ -363,9 +364,23 @@ DomainRandomization ParseRandomization(const Value& obj,
   dr.background_start_s = RangeField(r, "background_start_s");
   dr.holdout_param = r.TextParam(row("holdout_param"));
   dr.holdout_fraction = r.Param(row("holdout_fraction"));
+  dr.trace_fraction = r.Param(row("trace_fraction"));
+  dr.trace_bandwidth_file = r.TextParam(row("trace_bandwidth_file"));
+  dr.trace_delay_file = r.TextParam(row("trace_delay_file"));
   r.RejectUnknown();
-  // The rules between fields (whole background flows, the holdout), named
-  // randomize.<key> (engine/domain_randomization.cc).
+  if (dr.enabled && dr.trace_fraction > 0.0 &&
+      !dr.trace_bandwidth_file.empty() && !dr.trace_delay_file.empty()) {
+    try {  // read once per process and pair (leo/trace_modulation.h)
+      dr.trace = CachedTraceModulation(dr.trace_bandwidth_file,
+                                       dr.trace_delay_file);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(where + ".trace_bandwidth_file / " + where +
+                                  ".trace_delay_file: " + e.what());
+    }
+  }
+  // The rules between fields (whole background flows, the holdout, a trace
+  // for trace_fraction), named randomize.<key>
+  // (engine/domain_randomization.cc).
   ValidateRandomization(dr);
   return dr;
 }
