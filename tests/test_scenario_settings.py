@@ -418,3 +418,41 @@ def test_a_derived_core_value_is_reported_under_the_scenario_keys(preset: str, o
     # error names the keys the user wrote, never links[i] / flows[i].
     with pytest.raises(ValueError, match=pattern):
         build_spec(to_object(compose_config("sim", [f"scenario={preset}", override])))
+
+
+def test_a_refwa_delay_below_a_nanosecond_is_refused_under_the_scenario_key() -> None:
+    # The router holds ISL_delay in whole ns: 1e-7 ms used to pass the preset
+    # and fail as links[0].router: isl_delay_ms = 0. One row for both now.
+    with pytest.raises(ValueError, match=r"^scenario\.isl_delay_ms = 1e-07 is out of range; "
+                                         r"allowed: \[1e-06, 10000\] ms"):
+        to_object(compose_config("sim", ["scenario=refwa_bottleneck",
+                                         "scenario.isl_delay_ms=1e-7"]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", available("scenario"))
+def test_every_numeric_setting_at_its_range_ends_builds_or_names_the_scenario_key(
+        preset: str) -> None:
+    """Each numeric row at its lowest and highest allowed value either builds
+    a core simulation or fails naming scenario.<key>, never a core key
+    (links[i], flows[i]): the sweep that found the derived-value errors."""
+    kind = _preset_scenario(preset).kind
+    for row in KINDS[kind]:
+        if row["kind"] not in ("real", "integer"):
+            continue
+        ends = [row["low"], row["high"]]
+        if row["kind"] == "real":
+            ends = [math.nextafter(ends[0], math.inf) if row["low_open"] else ends[0],
+                    math.nextafter(ends[1], -math.inf) if row["high_open"] else ends[1]]
+        for value in ends:
+            if abs(value) > 1e7:
+                continue
+            text = repr(int(value) if row["kind"] == "integer" else value)
+            try:
+                spec = build_spec(to_object(compose_config(
+                    "sim", [f"scenario={preset}", f"scenario.{row['name']}={text}",
+                            "duration_s=1"])))
+                _core.Simulation(spec)
+            except ValueError as err:
+                msg = str(err).removeprefix("invalid configuration: ")
+                assert msg.startswith("scenario."), (row["name"], value, msg)

@@ -35,8 +35,10 @@ const ParamTable& RefwaParams::Params() {
       RealParam("psi", 0.5, 0.0, 10.0, "", "free-buffer gain of Eq. 2"),
       RealParam("alpha", 1.0, 0.0, 4.0, "",
                 "skew factor: a flow's share grows as RTT^alpha"),
-      PositiveParam("isl_delay_ms", 20.0, 0.0, 10000.0, "ms",
-                    "ISL_delay of Eq. 1"),
+      // At least 1 ns (1e-6 ms): the router holds it in whole nanoseconds,
+      // and a smaller positive value would become 0.
+      RealParam("isl_delay_ms", 20.0, 1e-6, 10000.0, "ms",
+                "ISL_delay of Eq. 1"),
       DerivedDefault(RealParam("buffer_bytes", 0.0, 1.0, 1e12, "bytes",
                                "B of Eq. 2: the REFWA link's buffer"),
                      "the link's buffer"),

@@ -6,6 +6,7 @@
 
 #include "app/app_spec.h"
 #include "cc/controller.h"
+#include "cc/refwa_router.h"
 #include "engine/spec.h"
 #include "net/queue_discipline.h"
 #include "spec/dict_reader.h"
@@ -334,8 +335,9 @@ ParamTable RefwaBottleneck() {
                                   "persistent flows"),
                          "the paper's MAX for the link type")),
       IntParam("num_groups", 4, 1, 16, "", "RTT groups"),
-      PositiveParam("isl_delay_ms", 20.0, 0.0, 1e4, "ms",
-                    "one-way ISL delay per hop"),
+      // The router's row (cc/refwa_router.cc): one declaration.
+      Like(FindParam(RefwaParams::Params(), "isl_delay_ms"), "isl_delay_ms",
+           20.0, "one-way ISL delay per hop"),
       IntParam("num_steps", 4, 1, 1000, "",
                "stair-step joins (1: everyone at t = 0)"),
       Seconds("step_interval_s", 5.0, 0.0, 1e5, false, "time between steps"),
