@@ -43,22 +43,38 @@ double LinkBudget::TxPowerDbmFor(double capacity_bps,
 // antenna gains of -20 .. 80 dBi, 30 MHz .. 3 THz carriers, a noise density
 // between 1e-25 W/Hz (far below kT at 1 K) and 1e-10 W/Hz, 1 kHz .. 100 GHz
 // of bandwidth. Outside them the Shannon capacity is not a radio link.
+const ParamTable& LinkBudgetParams() {
+  const LinkBudget b;
+  static const ParamTable kRows = {
+      RealParam("tx_power_dbm", b.tx_power_dbm, -30.0, 90.0, "dBm",
+                "Pt, transmit power (MACO Table 3)"),
+      RealParam("tx_gain_dbi", b.tx_gain_dbi, -20.0, 80.0, "dBi",
+                "g1, transmit antenna gain"),
+      RealParam("rx_gain_dbi", b.rx_gain_dbi, -20.0, 80.0, "dBi",
+                "g2, receive antenna gain"),
+      RealParam("wavelength_m", b.wavelength_m, 1e-4, 10.0, "m",
+                "lambda, carrier wavelength"),
+      RealParam("noise_psd_w_per_hz", b.noise_psd_w_per_hz, 1e-25, 1e-10,
+                "W/Hz", "N, noise power spectral density"),
+      PositiveParam("efficiency", b.efficiency, 0.0, 1.0, "",
+                    "eta, share of the Shannon rate achieved"),
+      RealParam("bandwidth_hz", b.bandwidth_hz, 1e3, 1e11, "Hz",
+                "W, channel bandwidth"),
+  };
+  return kRows;
+}
+
 void LinkBudget::Validate() const {
-  LeoRequire(tx_power_dbm >= -30.0 && tx_power_dbm <= 90.0,
-             "link_budget.tx_power_dbm", "in [-30, 90] dBm", tx_power_dbm);
-  LeoRequire(tx_gain_dbi >= -20.0 && tx_gain_dbi <= 80.0,
-             "link_budget.tx_gain_dbi", "in [-20, 80] dBi", tx_gain_dbi);
-  LeoRequire(rx_gain_dbi >= -20.0 && rx_gain_dbi <= 80.0,
-             "link_budget.rx_gain_dbi", "in [-20, 80] dBi", rx_gain_dbi);
-  LeoRequire(wavelength_m >= 1e-4 && wavelength_m <= 10.0,
-             "link_budget.wavelength_m", "in [1e-4, 10] m", wavelength_m);
-  LeoRequire(noise_psd_w_per_hz >= 1e-25 && noise_psd_w_per_hz <= 1e-10,
-             "link_budget.noise_psd_w_per_hz", "in [1e-25, 1e-10] W/Hz",
-             noise_psd_w_per_hz);
-  LeoRequire(efficiency > 0.0 && efficiency <= 1.0, "link_budget.efficiency",
-             "in (0, 1]", efficiency);
-  LeoRequire(bandwidth_hz >= 1e3 && bandwidth_hz <= 1e11,
-             "link_budget.bandwidth_hz", "in [1e3, 1e11] Hz", bandwidth_hz);
+  auto check = [](const char* name, double value) {
+    FindParam(LinkBudgetParams(), name).Check("link_budget.", value);
+  };
+  check("tx_power_dbm", tx_power_dbm);
+  check("tx_gain_dbi", tx_gain_dbi);
+  check("rx_gain_dbi", rx_gain_dbi);
+  check("wavelength_m", wavelength_m);
+  check("noise_psd_w_per_hz", noise_psd_w_per_hz);
+  check("efficiency", efficiency);
+  check("bandwidth_hz", bandwidth_hz);
 }
 
 }  // namespace orbitcc

@@ -11,6 +11,8 @@
 // Pt so scenarios match the paper's inputs.
 #pragma once
 
+#include "sim/param_spec.h"
+
 namespace orbitcc {
 
 struct LinkBudget {
@@ -31,8 +33,14 @@ struct LinkBudget {
   // Transmit power (dBm) that yields `capacity_bps` at `distance_km`: the
   // paper's calibration step run backwards.
   double TxPowerDbmFor(double capacity_bps, double distance_km) const;
-  // Throws std::invalid_argument naming the field and its allowed range.
+  // Throws std::invalid_argument "link_budget.<field> = <v> is out of
+  // range; allowed: ..." against LinkBudgetParams().
   void Validate() const;
 };
+
+// The link budget's settings (a process's "budget" mapping): defaults are
+// LinkBudget{}'s, ranges physical (link_budget.cc). Declared once: the spec
+// reader reads through these rows and Validate() checks against them.
+const ParamTable& LinkBudgetParams();
 
 }  // namespace orbitcc

@@ -127,29 +127,6 @@ const ParamTable& GroundParams() {
   return kRows;
 }
 
-const ParamTable& BudgetParams() {
-  // Physical ranges (docs/robustness.md, leo/link_budget.cc): 1 uW .. 1 MW,
-  // gains -20 .. 80 dBi, 30 MHz .. 3 THz carriers, 1 kHz .. 100 GHz.
-  const LinkBudget b;
-  static const ParamTable kRows = {
-      RealParam("tx_power_dbm", b.tx_power_dbm, -30.0, 90.0, "dBm",
-                "Pt, transmit power (MACO Table 3)"),
-      RealParam("tx_gain_dbi", b.tx_gain_dbi, -20.0, 80.0, "dBi",
-                "g1, transmit antenna gain"),
-      RealParam("rx_gain_dbi", b.rx_gain_dbi, -20.0, 80.0, "dBi",
-                "g2, receive antenna gain"),
-      RealParam("wavelength_m", b.wavelength_m, 1e-4, 10.0, "m",
-                "lambda, carrier wavelength"),
-      RealParam("noise_psd_w_per_hz", b.noise_psd_w_per_hz, 1e-25, 1e-10,
-                "W/Hz", "N, noise power spectral density"),
-      PositiveParam("efficiency", b.efficiency, 0.0, 1.0, "",
-                    "eta, share of the Shannon rate achieved"),
-      RealParam("bandwidth_hz", b.bandwidth_hz, 1e3, 1e11, "Hz",
-                "W, channel bandwidth"),
-  };
-  return kRows;
-}
-
 const ParamTable& HandoverParams() {
   const HandoverConfig h;
   static const ParamTable kRows = {
@@ -521,7 +498,7 @@ const std::vector<ModelTable>& ModelTables() {
       {"shell", "<process>.shell", "a Walker shell", ShellParams},
       {"ground", "<process>.terminal, .a, .b, .gateway", "a ground point",
        GroundParams},
-      {"budget", "<process>.budget", "Shannon link budget", BudgetParams},
+      {"budget", "<process>.budget", "Shannon link budget", LinkBudgetParams},
       {"handover", "<process>.handover", "satellite selection and handovers",
        HandoverParams},
       {"bent_pipe", "<process>.bent_pipe", "terminal -> satellite -> gateway",
