@@ -117,23 +117,39 @@ void RandomDuration::Validate(const std::string& where) const {
   }
 }
 
+const ParamTable& LinkJitterTable() {
+  const LinkJitterParams p;
+  static const ParamTable kRows = {
+      RealParam("capacity_sigma", p.capacity_sigma, 0.0, 2.0, "",
+                "log-sd of the capacity factor (mean 1; 0: none)"),
+      RealParam("max_factor", p.max_factor, 0.0, 100.0, "",
+                "ceiling of the capacity factor (0: none)"),
+      // At least 1 ms: a shorter resampling period only multiplies events
+      // (issue 24, item 3: no accepted value may cost more than a bounded
+      // multiple of the simulated work).
+      RealParam("interval_s", static_cast<double>(p.interval) / 1e9, 1e-3,
+                3600.0, "s", "AR(1) update interval of the factor"),
+      HiOpen(RealParam("correlation", p.correlation, 0.0, 1.0, "",
+                       "AR(1) correlation per interval")),
+      FlagParam("redraw_at_handover", p.redraw_at_handover,
+                "draw a fresh factor at each handover"),
+      RealParam("handover_delay_ms",
+                static_cast<double>(p.handover_delay_max) / 1e6, 0.0, 10000.0,
+                "ms", "extra one-way delay at a handover, uniform in [0, this]"),
+  };
+  return kRows;
+}
+
 void LinkJitterParams::Validate(const std::string& where) const {
-  Require(std::isfinite(capacity_sigma) && capacity_sigma >= 0.0 &&
-              capacity_sigma <= 2.0,
-          where, ".capacity_sigma", "[0, 2]", capacity_sigma);
-  Require(std::isfinite(max_factor) && max_factor >= 0.0 && max_factor <= 100.0,
-          where, ".max_factor", "[0, 100] (0: no ceiling)", max_factor);
-  // At least 1 ms: a shorter resampling period only multiplies events
-  // (issue 24, item 3: no accepted value may cost more than a bounded
-  // multiple of the simulated work).
-  Require(interval >= kNsPerMs && interval <= 3600 * kNsPerSec, where,
-          ".interval_s", "[0.001, 3600] s", ToSeconds(interval));
-  Require(std::isfinite(correlation) && correlation >= 0.0 &&
-              correlation < 1.0,
-          where, ".correlation", "[0, 1)", correlation);
-  Require(handover_delay_max >= 0 && handover_delay_max <= 10 * kNsPerSec,
-          where, ".handover_delay_ms", "[0, 10000] ms",
-          ToSeconds(handover_delay_max) * 1e3);
+  auto check = [&where](const char* name, double value) {
+    FindParam(LinkJitterTable(), name).Check(where + ".", value);
+  };
+  check("capacity_sigma", capacity_sigma);
+  check("max_factor", max_factor);
+  // Divisions, not ToSeconds' product: 3600 s and 1 ms stay exact.
+  check("interval_s", static_cast<double>(interval) / 1e9);
+  check("correlation", correlation);
+  check("handover_delay_ms", static_cast<double>(handover_delay_max) / 1e6);
 }
 
 namespace {

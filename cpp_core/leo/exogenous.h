@@ -33,6 +33,7 @@
 #include <string>
 
 #include "net/link_process.h"
+#include "sim/param_spec.h"
 #include "sim/rng.h"
 #include "sim/time.h"
 
@@ -89,8 +90,14 @@ struct LinkJitterParams {
   double correlation = 0.0;  // [0, 1)
   bool redraw_at_handover = true;
   TimeNs handover_delay_max = 0;
+  // Throws "<where>.<key> = <v> is out of range; allowed: ..." against
+  // LinkJitterTable().
   void Validate(const std::string& where) const;
 };
+
+// The jitter's settings (links[i].jitter; the LEO presets'
+// capacity_jitter_* rows are Like() them), declared once.
+const ParamTable& LinkJitterTable();
 
 constexpr uint64_t JitterSubstream(uint64_t link_id) {
   return link_id | (uint64_t{1} << 62);

@@ -378,26 +378,6 @@ const ParamTable& GilbertElliottTable() {
   return kRows;
 }
 
-const ParamTable& JitterParams() {
-  const LinkJitterParams p;
-  static const ParamTable kRows = {
-      RealParam("capacity_sigma", p.capacity_sigma, 0.0, 2.0, "",
-                "log-sd of the capacity factor (mean 1; 0: none)"),
-      RealParam("max_factor", p.max_factor, 0.0, 100.0, "",
-                "ceiling of the capacity factor (0: none)"),
-      PeriodParam("interval_s", Secs(p.interval),
-                  "AR(1) update interval of the factor"),
-      HiOpen(RealParam("correlation", p.correlation, 0.0, 1.0, "",
-                       "AR(1) correlation per interval")),
-      FlagParam("redraw_at_handover", p.redraw_at_handover,
-                "draw a fresh factor at each handover"),
-      RealParam("handover_delay_ms", Secs(p.handover_delay_max) * 1e3,
-                0.0, 10000.0, "ms",
-                "extra one-way delay at a handover, uniform in [0, this]"),
-  };
-  return kRows;
-}
-
 const ParamTable& AppParams() {
   const AppSpec a;
   ParamSpec rate = DerivedDefault(
@@ -509,7 +489,7 @@ const std::vector<ModelTable>& ModelTables() {
       {"loss_process", "links[i].loss_process",
        "Gilbert-Elliott loss overlay", GilbertElliottTable},
       {"jitter", "links[i].jitter", "capacity and handover-delay jitter",
-       JitterParams},
+       LinkJitterTable},
       {"app", "flows[i].app, flows[i].streams[j].app",
        "the application writing into a flow", AppParams},
       {"randomize", "randomize", "per-episode domain randomisation",

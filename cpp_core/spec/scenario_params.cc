@@ -8,6 +8,7 @@
 #include "cc/controller.h"
 #include "cc/refwa_router.h"
 #include "engine/spec.h"
+#include "leo/exogenous.h"
 #include "net/queue_discipline.h"
 #include "spec/dict_reader.h"
 #include "spec/leo_reader.h"
@@ -104,6 +105,14 @@ ParamSpec Sojourn(std::string name, double d, std::string help) {
   return SojournParam(std::move(name), d, std::move(help));
 }
 
+// A row of the jitter overlay's table (leo/exogenous.h) under a preset's
+// name: the range is the core's.
+ParamSpec Jitter(const char* base, std::string name, double d,
+                 std::string help) {
+  return Like(FindParam(LinkJitterTable(), base), std::move(name), d,
+              std::move(help));
+}
+
 // AccessRandomness (orbitcc/scenario/_random.py): the exogenous randomness
 // of the LEO presets, drawn in the core from the episode seed. The outage
 // bounds are RandomDuration's (leo/exogenous.h), the jitter's
@@ -123,19 +132,18 @@ void AddRandomness(ParamTable* t, double jitter_sigma = 0.1,
               "shortest blackout (the log-normal is clamped)"),
       Seconds("outage_max_s", 0.5, 0.0, 60.0, false,
               "longest blackout (>= outage_min_s)"),
-      RealParam("capacity_jitter_sigma", jitter_sigma, 0.0, 2.0, "",
-                "log-sd of the capacity factor (mean 1), redrawn at each "
-                "handover (0: none)"),
-      RealParam("capacity_jitter_max_factor", 0.0, 0.0, 100.0, "",
-                "ceiling of the capacity factor (0: no ceiling); a link "
-                "whose base is a model's ceiling stays below max_factor x base"),
-      PeriodParam("capacity_jitter_interval_s", 1.0,
-                  "AR(1) update interval of the capacity factor"),
-      HiOpen(RealParam("capacity_jitter_correlation", 0.8, 0.0, 1.0, "",
-                       "AR(1) correlation per interval")),
-      RealParam("handover_delay_jitter_ms", delay_jitter_ms, 0.0, 10000.0,
-                "ms",
-                "extra one-way delay at a handover, uniform in [0, this]"),
+      Jitter("capacity_sigma", "capacity_jitter_sigma", jitter_sigma,
+             "log-sd of the capacity factor (mean 1), redrawn at each "
+             "handover (0: none)"),
+      Jitter("max_factor", "capacity_jitter_max_factor", 0.0,
+             "ceiling of the capacity factor (0: no ceiling); a link whose "
+             "base is a model's ceiling stays below max_factor x base"),
+      Jitter("interval_s", "capacity_jitter_interval_s", 1.0,
+             "AR(1) update interval of the capacity factor"),
+      Jitter("correlation", "capacity_jitter_correlation", 0.8,
+             "AR(1) correlation per interval"),
+      Jitter("handover_delay_ms", "handover_delay_jitter_ms", delay_jitter_ms,
+             "extra one-way delay at a handover, uniform in [0, this]"),
       RealParam("ge_p_good", 0.0, 0.0, 1.0, "",
                 "Gilbert-Elliott loss probability in the good state"),
       RealParam("ge_p_bad", 0.3, 0.0, 1.0, "",
