@@ -10,6 +10,11 @@ return is computed by the same reward code as the agent's.
   python -m orbitcc.agents.heldout <run dir or model.zip> --seeds 20 \
       --baselines newreno,olia,maco
 
+A baseline may also be a tuned constant-scale policy, ``const:<base>:<a>``:
+the task's residual env over ``<base>`` with the constant action ``a``
+(window and pacing rate x 4**a; ``a = 0`` is ``<base>`` itself), as
+``python -m orbitcc.agents.ranking --tune`` picks them.
+
 ``--first-seed 10000`` plays the validation episodes instead (the seeds
 orbitcc-train selects checkpoints on; keep 0..N-1 for the reported table);
 ``--override env.<name>=<value>`` changes the task for every entrant (e.g. a
@@ -86,6 +91,38 @@ def play(scenario: str, overrides: Sequence[str], seed: int,
             "queueing": sums["queueing"] / max(steps, 1)}
 
 
+CONSTANT_PREFIX = "const:"
+
+
+def parse_constant(name: str) -> tuple[str, float] | None:
+    """(base controller, action) of a ``const:<base>:<a>`` entrant, else None."""
+    if not name.startswith(CONSTANT_PREFIX):
+        return None
+    parts = name.split(":")
+    if len(parts) != 3:
+        raise ValueError(f"entrant {name!r}: expected const:<base controller>:<action>")
+    try:
+        action = float(parts[2])
+    except ValueError:
+        raise ValueError(f"entrant {name!r}: the action {parts[2]!r} is not a number") from None
+    if not -1.0 <= action <= 1.0:
+        raise ValueError(f"entrant {name!r}: the action must lie in [-1, 1]")
+    return parts[1], action
+
+
+def play_entrant(scenario: str, overrides: Sequence[str], seed: int, name: str,
+                 num_paths: int = 2) -> dict[str, float]:
+    """One episode of a named baseline: a controller, or a constant-scale
+    policy over one (the task's residual env with that base)."""
+    constant = parse_constant(name)
+    if constant is None:
+        return play(scenario, overrides, seed, controller=name)
+    base, a = constant
+    action = np.full(num_paths, a, dtype=np.float32)
+    return play(scenario, [*overrides, f"env.residual_controller={base}"], seed,
+                policy=lambda obs: action)
+
+
 def aggregate(rows: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
     """mean and (sample) std per key."""
     out = {}
@@ -140,15 +177,17 @@ def paired(agent: list[dict[str, float]], other: list[dict[str, float]]
 
 def paired_table(label: str, diffs: dict[str, dict[str, dict[str, float]]],
                  first: int = 0) -> str:
-    """Markdown: per baseline, agent - baseline (mean +- std, seeds won)."""
+    """Markdown: per baseline, agent - baseline (mean +- standard error of
+    the mean, seeds won)."""
     seed = "held-out seed" if first == 0 else "seed"
-    lines = [f"{label} minus each baseline, per {seed}: mean +- std (seeds won)", "",
+    lines = [f"{label} minus each baseline, per {seed}: mean +- standard error "
+             "(std / sqrt(n)) (seeds won)", "",
              "| baseline | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
              "| unfairness (%) |",
              "|---|---|---|---|---|---|"]
     for name, d in diffs.items():
-        cells = [f"{d[k]['mean']:+.1f} +- {d[k]['std']:.1f} ({d[k]['wins']}/{d[k]['n']})"
-                 for k in PAIRED_KEYS]
+        cells = [f"{d[k]['mean']:+.1f} +- {d[k]['std'] / math.sqrt(d[k]['n']):.1f} "
+                 f"({d[k]['wins']}/{d[k]['n']})" for k in PAIRED_KEYS]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -178,7 +217,7 @@ def _play_job(job: tuple[str, str, list[str], int, str | None]) -> dict[str, flo
     global _WORKER_CHECKPOINT
     path, scenario, overrides, seed, controller = job
     if controller is not None:
-        return play(scenario, overrides, seed, controller=controller)
+        return play_entrant(scenario, overrides, seed, controller)
     if _WORKER_CHECKPOINT is None or _WORKER_CHECKPOINT[0] != path:
         from orbitcc.agents.checkpoint import load_checkpoint
 
@@ -257,6 +296,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     overrides = [*task_overrides(ckpt.config), *args.override]
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     baselines = [b for b in args.baselines.split(",") if b]
+    for b in baselines:
+        try:
+            parse_constant(b)
+        except ValueError as err:
+            parser.error(f"--baselines: {err}")
     played = play_many(str(ckpt.path), scenario, overrides, seeds, [None, *baselines],
                        args.jobs)
     raw = dict(zip([ckpt.label, *baselines], played, strict=True))

@@ -18,6 +18,12 @@ the means over the episodes:
    is at least as high.
 
   python -m orbitcc.agents.ranking --episodes 8           # the table and the verdicts
+  python -m orbitcc.agents.ranking --tune --episodes 8    # the best constant scale per base
+
+``--tune`` picks, per base controller, the constant action of highest mean
+return on the validation episodes from a grid (scales x0.5 to x4): the
+"best tuned constant-scale policies" the held-out table compares the agent
+with (as ``const:<base>:<a>``), picked on seeds the table never uses.
 """
 
 from __future__ import annotations
@@ -123,6 +129,22 @@ def pareto_violations(means: dict[str, dict[str, float]]) -> list[str]:
     return out
 
 
+TUNE_GRID = (-0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0)  # x0.5 ... x4
+
+
+def tune(bases: Sequence[str], episodes: int, overrides: Sequence[str],
+         first_seed: int = VALIDATION_SEED_BASE,
+         grid: Sequence[float] = TUNE_GRID) -> dict[str, tuple[float, dict[str, float]]]:
+    """Per base: (the action of highest mean return over the grid, its means)."""
+    out = {}
+    for base in bases:
+        entrants = [Entrant(base, a) for a in grid]
+        means = measure(entrants, episodes, overrides, first_seed)
+        best = max(entrants, key=lambda e: means[e.name]["return"])
+        out[base] = (best.action, means[best.name])
+    return out
+
+
 def table(means: dict[str, dict[str, float]]) -> str:
     lines = ["| entrant | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
              "| unfairness (%) | loss rate |", "|---|---|---|---|---|---|---|"]
@@ -140,9 +162,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--first-seed", type=int, default=VALIDATION_SEED_BASE)
     parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
                         help="a reward./env./duration_s override of the task (repeatable)")
+    parser.add_argument("--tune", action="store_true",
+                        help="pick the best constant scale per base instead (TUNE_GRID)")
+    parser.add_argument("--bases", default="newreno,olia", help="with --tune")
     args = parser.parse_args(argv)
     if args.episodes < 1:
         parser.error("--episodes must be >= 1")
+    if args.tune:
+        best = tune([b for b in args.bases.split(",") if b], args.episodes,
+                    task_overrides(args.override), args.first_seed)
+        for base, (a, m) in best.items():
+            print(f"const:{base}:{a:g}  ({Entrant(base, a).name}: return {m['return']:.1f}, "
+                  f"throughput {m['throughput_mbps']:.1f} Mb/s, p95 {m['p95_delay_ms']:.1f} ms,"
+                  f" background {m['background_mbps']:.1f} Mb/s)")
+        return
     means = measure(ENTRANTS, args.episodes, task_overrides(args.override), args.first_seed)
     print(f"{args.episodes} validation episodes (seeds {args.first_seed}-"
           f"{args.first_seed + args.episodes - 1}, test split), means:\n")

@@ -26,7 +26,7 @@ from omegaconf import MISSING, DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from orbitcc import _core
-from orbitcc.paths import CONFIG_DIR, available
+from orbitcc.paths import CONFIG_DIR, available, config_path
 from orbitcc.scenario import SCENARIO_SCHEMAS
 from orbitcc.validation import check_range, check_setting
 
@@ -72,6 +72,13 @@ class RandomizeConfig:
     background_start_s: list[float] = field(default_factory=lambda: [0.0, 0.0])
     holdout_param: str = ""  # "" or one of RANDOMIZED_PARAMS
     holdout_fraction: float = 0.0  # [0, 1): top fraction of holdout_param's range
+    # Real-trace episodes (cpp_core/leo/trace_modulation.h): this share of
+    # episodes modulates the forward routes' first links by the measured
+    # trace below (relative to the configs folder unless absolute); train
+    # episodes replay its first half, test episodes its second half.
+    trace_fraction: float = 0.0  # [0, 1]
+    trace_bandwidth_file: str = "traces/leoreplayer/bw_example.txt"  # mahimahi
+    trace_delay_file: str = "traces/leoreplayer/delay_example.txt"  # ms per 10 ms
 
     def __post_init__(self) -> None:
         o = "randomize"
@@ -89,6 +96,7 @@ class RandomizeConfig:
         check_range(o, "holdout_fraction", self.holdout_fraction, 0.0, 0.999999)
         if self.holdout_fraction > 0 and not self.holdout_param:
             raise ValueError("randomize.holdout_fraction > 0 needs randomize.holdout_param")
+        check_range(o, "trace_fraction", self.trace_fraction, 0.0, 1.0)
 
     def active(self) -> bool:
         return self.enabled or self.split != "none"
@@ -96,7 +104,11 @@ class RandomizeConfig:
     def to_core(self) -> dict[str, Any]:
         out: dict[str, Any] = {"enabled": bool(self.enabled), "split": self.split,
                                "holdout_param": self.holdout_param,
-                               "holdout_fraction": float(self.holdout_fraction)}
+                               "holdout_fraction": float(self.holdout_fraction),
+                               "trace_fraction": float(self.trace_fraction)}
+        if self.trace_fraction > 0:
+            out["trace_bandwidth_file"] = str(config_path(self.trace_bandwidth_file))
+            out["trace_delay_file"] = str(config_path(self.trace_delay_file))
         for name in RANDOMIZED_PARAMS:
             out[name] = [float(x) for x in getattr(self, name)]
         return out

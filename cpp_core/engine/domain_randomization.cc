@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <set>
 #include <stdexcept>
 #include <utility>
 
 #include "engine/spec.h"
+#include "leo/trace_modulation.h"
 #include "sim/rng.h"
 
 namespace orbitcc {
@@ -19,6 +21,9 @@ constexpr uint64_t kDomainStream = 0x646f6d61696eULL;
 // Salt of the split seed mapping ("split").
 constexpr uint64_t kSplitSalt = 0x73706c6974ULL;
 constexpr uint64_t kTestBit = uint64_t{1} << 62;
+// Substreams of kDomainStream: 0 the parameters, 1 the background starts.
+constexpr uint64_t kTraceEpisodeSubstream = 2;
+constexpr uint64_t kTraceOffsetSubstream = 3;
 
 [[noreturn]] void Fail(const std::string& field, const std::string& problem) {
   throw std::invalid_argument("randomize." + field + ": " + problem);
@@ -158,6 +163,22 @@ uint64_t ScaleBuffer(uint64_t size, double scale) {
   return std::max<uint64_t>(1, static_cast<uint64_t>(v));
 }
 
+// The factory of a link's own process, as Simulation::Build would make it:
+// its make_process, else its schedule (or its constant state) replayed.
+std::function<std::unique_ptr<LinkProcess>(uint64_t, int)> OwnProcess(
+    const LinkSpec& ls) {
+  if (ls.make_process) return ls.make_process;
+  const std::vector<LinkState> schedule =
+      ls.schedule.empty()
+          ? std::vector<LinkState>{LinkState{0, ls.capacity_bps, ls.delay,
+                                             ls.loss_rate, false, false}}
+          : ls.schedule;
+  const TimeNs period = ls.schedule_period;
+  return [schedule, period](uint64_t, int) -> std::unique_ptr<LinkProcess> {
+    return std::make_unique<ScheduleProcess>(schedule, period);
+  };
+}
+
 }  // namespace
 
 const std::vector<std::string>& RandomizedParamNames() {
@@ -197,6 +218,15 @@ void ValidateRandomization(const DomainRandomization& dr) {
   }
   if (dr.holdout_fraction > 0.0 && dr.split == Split::kNone) {
     Fail("split", "holdout_fraction > 0 needs split 'train' or 'test'");
+  }
+  if (!(dr.trace_fraction >= 0.0 && dr.trace_fraction <= 1.0)) {
+    Fail("trace_fraction",
+         "= " + Num(dr.trace_fraction) + " is out of range; allowed: [0, 1]");
+  }
+  if (dr.trace_fraction > 0.0 && dr.enabled && !dr.trace) {
+    Fail("trace_bandwidth_file",
+         "trace_fraction > 0 needs a trace: set trace_bandwidth_file and "
+         "trace_delay_file (a mahimahi file and a per-10-ms delay file)");
   }
 }
 
@@ -256,6 +286,11 @@ DrawnRandomization DrawRandomization(const DomainRandomization& dr,
       draw(4, Range{dr.background_flows.lo, dr.background_flows.hi + 1.0});
   d.background_flows = std::min(static_cast<int>(std::floor(flows)),
                                 static_cast<int>(dr.background_flows.hi));
+  // A substream of its own: turning trace episodes on moves no other draw.
+  if (dr.trace_fraction > 0.0) {
+    Rng trace_rng(seed, kDomainStream, kTraceEpisodeSubstream);
+    d.trace_episode = trace_rng.Uniform() < dr.trace_fraction;
+  }
   return d;
 }
 
@@ -267,16 +302,18 @@ DrawnRandomization ApplyDomainRandomization(SimulationSpec* spec) {
 
   // Links: extra delay on the links that start a route.
   std::set<int> route_heads;
+  std::set<int> forward_heads;
   for (const FlowSpec& f : spec->flows) {
     for (const PathSpec& p : f.paths) {
-      if (!p.forward.empty()) route_heads.insert(p.forward.front());
+      if (!p.forward.empty()) forward_heads.insert(p.forward.front());
       if (!p.reverse.empty()) route_heads.insert(p.reverse.front());
       for (const RouteChange& c : p.changes) {
-        if (!c.forward.empty()) route_heads.insert(c.forward.front());
+        if (!c.forward.empty()) forward_heads.insert(c.forward.front());
         if (!c.reverse.empty()) route_heads.insert(c.reverse.front());
       }
     }
   }
+  route_heads.insert(forward_heads.begin(), forward_heads.end());
   const TimeNs half_rtt =
       static_cast<TimeNs>(std::llround(d.extra_rtt_ms * 0.5e6));
   const TimeNs outage =
@@ -287,24 +324,39 @@ DrawnRandomization ApplyDomainRandomization(SimulationSpec* spec) {
     ls.buffer_bytes = ScaleBuffer(ls.buffer_bytes, d.buffer_scale);
     const TimeNs extra = route_heads.count(static_cast<int>(i)) ? half_rtt : 0;
     if (d.capacity_scale == 1.0 && extra == 0 && outage == 0) continue;
-    // The link's own process (as Simulation::Build would make it), wrapped.
-    auto base = ls.make_process;
-    const std::vector<LinkState> schedule =
-        ls.schedule.empty()
-            ? std::vector<LinkState>{LinkState{0, ls.capacity_bps, ls.delay,
-                                               ls.loss_rate, false, false}}
-            : ls.schedule;
-    const TimeNs period = ls.schedule_period;
     const double scale = d.capacity_scale;
-    ls.make_process = [base, schedule, period, scale, extra, outage](
+    ls.make_process = [base = OwnProcess(ls), scale, extra, outage](
                           uint64_t seed,
                           int link) -> std::unique_ptr<LinkProcess> {
-      std::unique_ptr<LinkProcess> inner =
-          base ? base(seed, link)
-               : std::make_unique<ScheduleProcess>(schedule, period);
-      return std::make_unique<PerturbedProcess>(std::move(inner), scale, extra,
+      return std::make_unique<PerturbedProcess>(base(seed, link), scale, extra,
                                                 outage);
     };
+  }
+  // A real-trace episode: the forward routes' first links follow the trace,
+  // each from an offset of its own (whole 10 ms bins), after the
+  // perturbation above (so capacity_scale and the blackouts still apply).
+  if (d.trace_episode) {
+    const TracePart part = dr.split == Split::kTrain  ? TracePart::kFirstHalf
+                           : dr.split == Split::kTest ? TracePart::kSecondHalf
+                                                      : TracePart::kWhole;
+    const TimeNs period = dr.trace->period[static_cast<int>(part)];
+    const TimeNs bin = dr.trace->bin;
+    Rng offsets(spec->seed, kDomainStream, kTraceOffsetSubstream);
+    for (int i : forward_heads) {
+      const auto bins = static_cast<double>(period / bin);
+      const TimeNs offset =
+          static_cast<TimeNs>(std::floor(offsets.Uniform() * bins)) * bin;
+      d.trace_links.push_back(i);
+      d.trace_offset_s.push_back(
+          ToSeconds(dr.trace->start[static_cast<int>(part)] + offset));
+      LinkSpec& ls = spec->links[static_cast<size_t>(i)];
+      ls.make_process = [base = OwnProcess(ls), trace = dr.trace, part,
+                         offset](uint64_t seed,
+                                 int link) -> std::unique_ptr<LinkProcess> {
+        return MakeTraceModulatedProcess(base(seed, link), trace, part,
+                                         offset);
+      };
+    }
   }
   if (spec->make_oracle && (d.capacity_scale != 1.0 || d.extra_rtt_ms != 0.0)) {
     auto base = spec->make_oracle;

@@ -21,7 +21,13 @@
 //   background_flows   each background flow of the spec is present this
 //                      many times (0 removes it; the draw is an integer);
 //   background_start_s each background flow starts at a uniform time in
-//                      this range (drawn per flow).
+//                      this range (drawn per flow);
+//   trace_fraction     this share of episodes are real-trace episodes: each
+//                      link that starts a forward route (the links
+//                      extra_rtt_ms lengthens) has its capacity and delay
+//                      modulated by a measured trace (leo/trace_modulation.h),
+//                      from an offset drawn per link. Train episodes replay
+//                      the trace's first half, test episodes its second.
 //
 // Train/test split by construction (design decision 3 keeps every draw
 // exogenous): with split "train" or "test" the simulation does not run on
@@ -35,12 +41,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace orbitcc {
 
 struct SimulationSpec;
+struct TraceModulation;
 
 enum class Split { kNone, kTrain, kTest };
 
@@ -60,6 +68,12 @@ struct DomainRandomization {
   Range background_start_s{0.0, 0.0};
   std::string holdout_param;  // "" or one of RandomizedParamNames()
   double holdout_fraction = 0.0;
+  // Real-trace episodes: the share of episodes, the trace pair (absolute
+  // paths) and its contents, read when the spec is read.
+  double trace_fraction = 0.0;
+  std::string trace_bandwidth_file;
+  std::string trace_delay_file;
+  std::shared_ptr<const TraceModulation> trace;
 };
 
 // The values one episode drew.
@@ -71,6 +85,9 @@ struct DrawnRandomization {
   int background_flows = 1;
   std::vector<double> background_start_s;  // one per background flow kept
   uint64_t simulation_seed = 0;            // the seed the simulation ran on
+  bool trace_episode = false;              // a real-trace episode
+  std::vector<int> trace_links;            // the links it modulates
+  std::vector<double> trace_offset_s;      // each one's start in the trace
 };
 
 // Names of the randomised parameters, in the order above.

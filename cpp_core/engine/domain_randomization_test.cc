@@ -5,10 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <fstream>
 #include <set>
+#include <string>
 
 #include "engine/simulation.h"
 #include "engine/spec.h"
+#include "leo/trace_modulation.h"
 #include "net/link_process.h"
 
 namespace orbitcc {
@@ -205,6 +209,76 @@ TEST(DomainRandomizationTest, SplitChangesTheSimulationSeedOnly) {
   Simulation sim(spec);
   EXPECT_EQ(sim.spec().seed, SplitSeed(5, Split::kTest));
   EXPECT_EQ(sim.num_flows(), 2);
+}
+
+// A 40 ms trace of four 10 ms bins: 2, 3, 2, 1 opportunities, delays 10,
+// 12, 11, 30 ms (leo/trace_modulation_test.cc derives the factors).
+std::shared_ptr<const TraceModulation> FourBinTrace() {
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/dr.bw") << "5\n12\n13\n14\n25\n26\n33\n40\n";
+  std::ofstream(dir + "/dr.delay") << "10\n12\n11\n30\n";
+  return ReadTraceModulation(dir + "/dr.bw", dir + "/dr.delay");
+}
+
+TEST(DomainRandomizationTest, TraceEpisodesAreTheirShareAndMoveNoOtherDraw) {
+  DomainRandomization dr = Task();
+  const DomainRandomization without = dr;
+  dr.trace_fraction = 0.25;
+  dr.trace = FourBinTrace();
+  int episodes = 0;
+  for (uint64_t s = 0; s < 4000; ++s) {
+    const DrawnRandomization a = DrawRandomization(dr, s);
+    const DrawnRandomization b = DrawRandomization(without, s);
+    episodes += a.trace_episode;
+    EXPECT_FALSE(b.trace_episode);
+    EXPECT_EQ(a.capacity_scale, b.capacity_scale);
+    EXPECT_EQ(a.background_flows, b.background_flows);
+  }
+  // Binomial(4000, 0.25): sd 27.4; 5 sd either side.
+  EXPECT_NEAR(episodes, 1000, 137);
+  dr.trace_fraction = 1.0;
+  EXPECT_TRUE(DrawRandomization(dr, 7).trace_episode);
+  dr.trace_fraction = 1.5;
+  EXPECT_THROW(ValidateRandomization(dr), std::invalid_argument);
+  dr.trace_fraction = 0.5;
+  dr.trace = nullptr;
+  EXPECT_THROW(ValidateRandomization(dr), std::invalid_argument);
+}
+
+TEST(DomainRandomizationTest, TraceEpisodesModulateTheForwardHeadsByHalf) {
+  DomainRandomization dr;
+  dr.enabled = true;
+  dr.trace_fraction = 1.0;
+  dr.trace = FourBinTrace();
+  for (Split split : {Split::kTrain, Split::kTest}) {
+    dr.split = split;
+    for (uint64_t seed = 0; seed < 50; ++seed) {
+      SimulationSpec spec = Network(dr);
+      spec.seed = seed;
+      const DrawnRandomization d = ApplyDomainRandomization(&spec);
+      ASSERT_TRUE(d.trace_episode);
+      // Link 0 starts the forward route; link 1 (the return) is untouched.
+      ASSERT_EQ(d.trace_links, std::vector<int>{0});
+      ASSERT_EQ(d.trace_offset_s.size(), 1u);
+      const long offset = std::lround(d.trace_offset_s[0] * 1000);  // ms
+      if (split == Split::kTrain) {
+        EXPECT_TRUE(offset == 0 || offset == 10) << offset;
+      } else {
+        EXPECT_TRUE(offset == 20 || offset == 30) << offset;
+      }
+      EXPECT_FALSE(spec.links[1].make_process);
+      // Link 0 at t = 0: 100 Mb/s times the first bin's relative capacity
+      // in its half (train: bins 2, 3 of mean 2.5 -> 0.8 or 1.2; test: 2, 1
+      // of mean 1.5).
+      const double c =
+          spec.links[0].make_process(spec.seed, 0)->Initial().capacity_bps;
+      const double expect =
+          split == Split::kTrain ? (offset == 0 ? 80e6 : 120e6)
+                                 : (offset == 20 ? 100e6 * 2 / 1.5
+                                                 : 100e6 / 1.5);
+      EXPECT_DOUBLE_EQ(c, expect);
+    }
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "leo/trace_modulation.h"
 #include "spec/dict_reader.h"
 #include "spec/leo_reader.h"
 #include "spec/scenario_params.h"
@@ -357,7 +358,20 @@ DomainRandomization ParseRandomization(const Value& obj,
       RangeField(r, "background_start_s", dr.background_start_s);
   dr.holdout_param = r.Str("holdout_param", "");
   dr.holdout_fraction = r.Float("holdout_fraction", 0.0);
+  dr.trace_fraction = r.Float("trace_fraction", 0.0);
+  dr.trace_bandwidth_file = r.Str("trace_bandwidth_file", "");
+  dr.trace_delay_file = r.Str("trace_delay_file", "");
   r.RejectUnknown();
+  if (dr.enabled && dr.trace_fraction > 0.0 &&
+      !dr.trace_bandwidth_file.empty() && !dr.trace_delay_file.empty()) {
+    try {  // read once per process and pair (leo/trace_modulation.h)
+      dr.trace = CachedTraceModulation(dr.trace_bandwidth_file,
+                                       dr.trace_delay_file);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(where + ".trace_bandwidth_file / " + where +
+                                  ".trace_delay_file: " + e.what());
+    }
+  }
   ValidateRandomization(dr);
   return dr;
 }
