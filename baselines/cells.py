@@ -368,6 +368,9 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
     return Plan(cells, skipped, entrant_labels, labels)
 
 
+_JOINT_FAILED = "_joint_composition_failed"  # a key of `nodes` no preset can have
+
+
 def _with_controller(cell_cfg: Any, name: str, overrides: tuple[str, ...],
                      nodes: dict[str, Any], full_overrides: list[str]) -> Any:
     """The cell's composed config with controller ``name``: the same as composing
@@ -378,9 +381,12 @@ def _with_controller(cell_cfg: Any, name: str, overrides: tuple[str, ...],
         return compose_config("sim", full_overrides)
     if name not in nodes:
         names = controller_names()
-        if name in names:  # every entrant's node from one composition
-            nodes.update(compose_controllers(names))
-        else:
+        if name in names and _JOINT_FAILED not in nodes:
+            try:  # every entrant's node from one composition
+                nodes.update(compose_controllers(names))
+            except ValueError:  # one bad preset: each alone, so only its pairs fail
+                nodes[_JOINT_FAILED] = None
+        if name not in nodes:
             nodes[name] = compose_config("sim", ["scenario=single_link",
                                                  f"controller={name}"]).controller
     cfg = cell_cfg.copy()

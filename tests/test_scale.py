@@ -88,6 +88,28 @@ def test_controllers_composed_together_equal_each_composed_alone() -> None:
         occ.compose_controllers(["cubic", "cubik"])
 
 
+def test_plan_composes_each_controller_alone_when_the_joint_composition_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A preset that breaks the one composition of every controller costs only
+    its own pairs: the planning then composes each controller alone, with the
+    same cells and config hashes."""
+    from orbitcc.baselines import cells
+
+    scenarios = [("single_link", ("scenario.loss_rate=0.001",), None)]
+    joint = cells.plan(["cubic", "bbr"], scenarios, [0, 1], 1.0)
+
+    def broken(names: list[str]) -> dict:
+        raise ValueError("invalid configuration: a broken preset")
+
+    monkeypatch.setattr(cells, "compose_controllers", broken)
+    alone = cells.plan(["cubic", "bbr"], scenarios, [0, 1], 1.0)
+    assert not joint.skipped and not alone.skipped and len(alone.cells) == 4
+    assert [(c.entrant, c.seed, c.config_hash) for c in alone.cells] == [
+        (c.entrant, c.seed, c.config_hash) for c in joint.cells]
+    assert len({c.config_hash for c in alone.cells}) == 2  # cubic's and bbr's
+
+
 def test_bad_value_overrides_still_name_the_key() -> None:
     with pytest.raises(ValueError, match="no_such_field"):
         occ.compose_config("sim", ["scenario=single_link", "scenario.no_such_field=1"])
