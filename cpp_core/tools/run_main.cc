@@ -25,9 +25,11 @@
 // (docs/benchmarks.md, orbitcc-bench's runner_fixed_cost), paid once per
 // run of a sweep, so the runner avoids work a one-shot process need not do:
 // no iostreams (their start-up initialises locales, ~40 us of CPU), files
-// read and written with one system call each, the output overwritten in
-// place and cut to length rather than truncated first (ext4 flushes a file
-// truncated to zero when it is closed, synchronously: ~0.05-0.1 ms), and
+// read and written whole with read(2) / write(2), the output overwritten in
+// place and cut to length rather than truncated first (ext4 frees and
+// discards the blocks of a file truncated to zero, and starts writing it
+// back when it is closed (auto_da_alloc): ~0.05-0.1 ms per run that reuses
+// its output file), and
 // the last simulation is not torn down: the process exits after writing
 // its result and the kernel frees the memory at once (freeing it node by
 // node cost ~0.1-0.2 ms on a 30 s row).
