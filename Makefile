@@ -128,9 +128,13 @@ clean:
 # The shipped reference agent (docs/agents.md): train the recipe (a step
 # budget, configs/agent/ppo_starlink.yaml) on each of TRAIN_SEEDS, copy the
 # first seed's run into agents/reference/ppo_starlink (+
-# docs/img/ppo_starlink_curve.png), then the held-out table against every
-# baseline (20 test-split seeds, paired) and the seeds' mean +- std.
+# docs/img/ppo_starlink_curve.png), then the held-out tables against every
+# baseline and the tuned constant-scale policies (HELDOUT_SEEDS test-split
+# seeds, paired; the task's episodes and real-trace episodes only) and the
+# training seeds' mean +- std.
 TRAIN_SEEDS ?= 0 1 2
+HELDOUT_SEEDS ?= 40
+HELDOUT_BASELINES ?= newreno,olia,lia,balia,cubic,bbr,maco
 .PHONY: train-reference golden-prefix
 train-reference: install
 	for s in $(TRAIN_SEEDS); do \
@@ -138,9 +142,17 @@ train-reference: install
 	    hydra.run.dir=outputs/train/reference/seed$$s || exit 1; \
 	done
 	$(PY) -m orbitcc.agents.reference ship outputs/train/reference/seed$(firstword $(TRAIN_SEEDS)) --docs docs/img
-	$(PY) -m orbitcc.agents.reference evaluate --seeds 20 --json agents/reference/ppo_starlink/heldout.json
+	# The best constant-scale policies over NewReno and OLIA, picked on the
+	# validation seeds (never the table's), join the baselines.
+	consts=$$($(PY) -m orbitcc.agents.ranking --tune --episodes 8 | cut -d' ' -f1 | paste -sd, -) && \
+	$(PY) -m orbitcc.agents.reference evaluate --seeds $(HELDOUT_SEEDS) --jobs $(JOBS) \
+	  --baselines $(HELDOUT_BASELINES),$$consts --json agents/reference/ppo_starlink/heldout.json && \
+	$(PY) -m orbitcc.agents.reference evaluate --seeds $(HELDOUT_SEEDS) --jobs $(JOBS) \
+	  --baselines $(HELDOUT_BASELINES),$$consts --override randomize.trace_fraction=1 \
+	  --json agents/reference/ppo_starlink/heldout_trace.json
 	$(PY) -m orbitcc.agents.reference seeds $(foreach s,$(TRAIN_SEEDS),outputs/train/reference/seed$(s)) \
-	  --seeds 20 --json agents/reference/ppo_starlink/seeds.json
+	  --seeds $(HELDOUT_SEEDS) --jobs $(JOBS) --baselines newreno,olia,maco \
+	  --json agents/reference/ppo_starlink/seeds.json
 
 # The recipe's golden prefix (tests/test_recipe_prefix.py, docs/agents.md):
 # regenerate it when a change is meant to move the learning curve, and commit

@@ -21,7 +21,7 @@ the means over the episodes:
   python -m orbitcc.agents.ranking --tune --episodes 8    # the best constant scale per base
 
 ``--tune`` picks, per base controller, the constant action of highest mean
-return on the validation episodes from a grid (scales x0.5 to x4): the
+return on the validation episodes from a grid (scales x0.25 to x4): the
 "best tuned constant-scale policies" the held-out table compares the agent
 with (as ``const:<base>:<a>``), picked on seeds the table never uses.
 """
@@ -129,7 +129,7 @@ def pareto_violations(means: dict[str, dict[str, float]]) -> list[str]:
     return out
 
 
-TUNE_GRID = (-0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0)  # x0.5 ... x4
+TUNE_GRID = (-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0)  # x0.25 ... x4
 
 
 def tune(bases: Sequence[str], episodes: int, overrides: Sequence[str],

@@ -181,6 +181,9 @@ def main(argv: list[str] | None = None) -> None:
     p_eval.add_argument("--seeds", type=int, default=20)
     p_eval.add_argument("--baselines", default="newreno,olia,lia,balia,cubic,bbr,maco")
     p_eval.add_argument("--jobs", type=int, default=1, help="parallel processes")
+    p_eval.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
+                        help="a randomize./env./reward. override for every entrant, e.g. "
+                             "randomize.trace_fraction=1 (real-trace episodes only)")
     p_eval.add_argument("--json", default=None)
     p_seeds = sub.add_parser("seeds", help="several training seeds' held-out numbers, "
                              "mean +- std over the seeds")
@@ -206,6 +209,7 @@ def main(argv: list[str] | None = None) -> None:
 
         heldout.main([str(reference_dir()), "--seeds", str(args.seeds),
                       "--baselines", args.baselines, "--jobs", str(args.jobs),
+                      *[f"--override={o}" for o in args.override],
                       *(["--json", args.json] if args.json else [])])
 
 

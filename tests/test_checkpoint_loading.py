@@ -28,6 +28,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 import torch  # noqa: E402
+from hostile_checkpoints import Payload, payload_blob, rewrite_zip  # noqa: E402
 
 from orbitcc.env.checkpoint import (  # noqa: E402
     CheckpointError,
@@ -39,33 +40,14 @@ from orbitcc.env.checkpoint import (  # noqa: E402
 REFERENCE = shipped_reference_dir() / "ppo_starlink"
 
 
-class _Payload:
-    """Pickles to a call of os.system: what a hostile checkpoint would carry."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple:
-        return (os.system, (f"touch {self.marker}",))
-
-
-def _rewrite_zip(path: Path, edit: Callable[[dict[str, bytes]], None]) -> None:
-    with zipfile.ZipFile(path) as z:
-        entries = {n: z.read(n) for n in z.namelist()}
-    edit(entries)
-    with zipfile.ZipFile(path, "w") as z:
-        for n, b in entries.items():
-            z.writestr(n, b)
-
-
 def _torch_payload(marker: Path) -> bytes:
     buf = io.BytesIO()
-    torch.save({"weight": _Payload(marker)}, buf)
+    torch.save({"weight": Payload(marker)}, buf)
     return buf.getvalue()
 
 
 def _serialized(marker: Path) -> dict[str, str]:
-    blob = base64.b64encode(pickle.dumps(_Payload(marker))).decode()
+    blob = payload_blob(marker)
     return {":type:": "<class 'object'>", ":serialized:": blob}
 
 
@@ -84,23 +66,23 @@ def _plant(run: Path, where: str, marker: Path) -> None:
         return lambda entries: entries.__setitem__(name, blob)
 
     if where == "data:lr_schedule":  # a pickled entry SB3 writes: replaced
-        _rewrite_zip(zip_path, edit_data("lr_schedule"))
+        rewrite_zip(zip_path, edit_data("lr_schedule"))
     elif where == "data:policy_class":
-        _rewrite_zip(zip_path, edit_data("policy_class"))
+        rewrite_zip(zip_path, edit_data("policy_class"))
     elif where == "data:unknown":  # a pickled entry with no safe stand-in
-        _rewrite_zip(zip_path, edit_data("surprise"))
+        rewrite_zip(zip_path, edit_data("surprise"))
     elif where.endswith(".pth"):
-        _rewrite_zip(zip_path, put(where, _torch_payload(marker)))
+        rewrite_zip(zip_path, put(where, _torch_payload(marker)))
     elif where == "extra entry":
-        _rewrite_zip(zip_path, put("evil.pkl", pickle.dumps(_Payload(marker))))
+        rewrite_zip(zip_path, put("evil.pkl", pickle.dumps(Payload(marker))))
     elif where in ("_stable_baselines3_version", "system_info.txt"):
-        _rewrite_zip(zip_path, put(where, pickle.dumps(_Payload(marker))))
+        rewrite_zip(zip_path, put(where, pickle.dumps(Payload(marker))))
     elif where == "config.yaml":
         text = (run / "config.yaml").read_text()
         (run / "config.yaml").write_text(
             f"evil: !!python/object/apply:os.system [touch {marker}]\n{text}")
     elif where == "obs_norm.json":
-        (run / "obs_norm.json").write_bytes(pickle.dumps(_Payload(marker)))
+        (run / "obs_norm.json").write_bytes(pickle.dumps(Payload(marker)))
     else:
         raise AssertionError(where)
 
@@ -276,7 +258,7 @@ def test_zip_bombs_and_duplicate_entries_are_refused(tmp_path: Path) -> None:
     run = tmp_path / "bomb"
     shutil.copytree(REFERENCE, run)
     # 300 MB of zeros compress to ~300 kB: refused from the header, unread.
-    _rewrite_zip(run / "model.zip", lambda entries: entries.pop("policy.optimizer.pth"))
+    rewrite_zip(run / "model.zip", lambda entries: entries.pop("policy.optimizer.pth"))
     with zipfile.ZipFile(run / "model.zip", "a", compression=zipfile.ZIP_DEFLATED,
                          compresslevel=1) as z:
         with z.open("policy.optimizer.pth", "w", force_zip64=True) as f:

@@ -430,7 +430,9 @@ def test_shipped_reference_agent_reproduces_its_heldout_table() -> None:
     shipped = table["per_seed"][ckpt.label][0]
     for key in TABLE_KEYS:  # the table's columns (a row may carry more)
         assert row[key] == pytest.approx(shipped[key], rel=1e-9), key
-    assert table["paired"]["newreno"]["return"]["wins"] >= 15
+    for base in ("newreno", "olia"):  # the goal, on most held-out seeds
+        won = table["paired"][base]["return"]
+        assert won["wins"] >= 0.75 * won["n"], base
 
 
 def test_learning_bench_trains_the_recipe_from_scratch_and_from_the_shipped_agent() -> None:

@@ -5,15 +5,12 @@ the core accepted. Each test failed before its fix."""
 
 from __future__ import annotations
 
-import base64
 import gc
 import json
 import os
-import pickle
 import subprocess
 import sys
 import threading
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from conftest import one_link_spec
+from hostile_checkpoints import payload_blob, rewrite_zip
 
 import orbitcc
 from orbitcc import _core
@@ -464,23 +462,6 @@ def _copy_run(run_dir: Path, dest: Path) -> Path:
     return dest
 
 
-def _rewrite_zip(path: Path, edit: Any) -> None:
-    with zipfile.ZipFile(path) as z:
-        entries = {n: z.read(n) for n in z.namelist()}
-    edit(entries)
-    with zipfile.ZipFile(path, "w") as z:
-        for n, b in entries.items():
-            z.writestr(n, b)
-
-
-class _Payload:
-    """Pickles to a call of os.system: what a hostile checkpoint would carry."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple:
-        return (os.system, (f"touch {self.marker}",))
 
 
 def test_loading_a_checkpoint_runs_no_pickle(run_dir: Path, tmp_path: Path) -> None:
@@ -488,13 +469,13 @@ def test_loading_a_checkpoint_runs_no_pickle(run_dir: Path, tmp_path: Path) -> N
 
     run = _copy_run(run_dir, tmp_path / "evil")
     marker = tmp_path / "pwned"
-    blob = base64.b64encode(pickle.dumps(_Payload(marker))).decode()
+    blob = payload_blob(marker)
 
     def plant(entries: dict[str, bytes]) -> None:
         data = json.loads(entries["data"])
         data["lr_schedule"] = {":type:": "<class 'function'>", ":serialized:": blob}
         entries["data"] = json.dumps(data).encode()
-    _rewrite_zip(run / "model.zip", plant)
+    rewrite_zip(run / "model.zip", plant)
     ckpt = load_checkpoint(run)  # the planted entry is replaced, never unpickled
     assert not marker.exists()
     obs = np.zeros(ckpt.model.observation_space.shape, np.float32)
@@ -504,7 +485,7 @@ def test_loading_a_checkpoint_runs_no_pickle(run_dir: Path, tmp_path: Path) -> N
         data = json.loads(entries["data"])
         data["surprise"] = {":type:": "<class 'object'>", ":serialized:": blob}
         entries["data"] = json.dumps(data).encode()
-    _rewrite_zip(run / "model.zip", plant_unknown)
+    rewrite_zip(run / "model.zip", plant_unknown)
     with pytest.raises(ValueError, match=r"entry 'surprise' is a pickled Python object"):
         load_checkpoint(run)
     assert not marker.exists()
@@ -516,13 +497,13 @@ def test_orbitcc_eval_refuses_a_pickle_entry(run_dir: Path, tmp_path: Path) -> N
     controller entrant listed first writes no row either."""
     run = _copy_run(run_dir, tmp_path / "evil")
     marker = tmp_path / "pwned"
-    blob = base64.b64encode(pickle.dumps(_Payload(marker))).decode()
+    blob = payload_blob(marker)
 
     def plant(entries: dict[str, bytes]) -> None:
         data = json.loads(entries["data"])
         data["extra"] = {":type:": "<class 'object'>", ":serialized:": blob}
         entries["data"] = json.dumps(data).encode()
-    _rewrite_zip(run / "model.zip", plant)
+    rewrite_zip(run / "model.zip", plant)
     results = tmp_path / "results.jsonl"
     proc = _eval_agent(tmp_path, run, results)
     assert proc.returncode != 0
@@ -562,7 +543,7 @@ def test_nan_weights_and_wrong_spaces_are_refused(run_dir: Path, tmp_path: Path)
         buf = io.BytesIO()
         torch.save(state, buf)
         entries["policy.pth"] = buf.getvalue()
-    _rewrite_zip(run / "model.zip", poison)
+    rewrite_zip(run / "model.zip", poison)
     with pytest.raises(ValueError, match=r"holds NaN or infinite values"):
         load_checkpoint(run)
     results = tmp_path / "nan.jsonl"

@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "cc/synthetic_acks_test_util.h"
+
 namespace orbitcc {
 namespace {
 
@@ -30,46 +32,20 @@ ControllerContext Context(std::map<std::string, double> params = {}) {
 // Synthetic ACKs as in bbr_test.cc: a "round" ACK's packet was sent after
 // the previous round ended; others stay inside the round (fewer than a BDP
 // of ACKs per round) and carry a sample over one BDP of delivered data.
-struct Harness {
+struct Harness : SyntheticPath {
   explicit Harness(std::map<std::string, double> params = {})
-      : bbr(Context(std::move(params))) {
-    rtt.has_sample = true;
-    rtt.smoothed = rtt.latest = rtt.min = kMinRtt;
-  }
+      : SyntheticPath(kMss, kMinRtt, 10 * kBdp),  // earlier deliveries
+        bbr(Context(std::move(params))) {}
 
   void Ack(double bw_bps, bool new_round, TimeNs dt = Millis(1),
            uint64_t bytes = kMss) {
-    now += dt;
-    AckEvent ack;
-    ack.now = now;
-    ack.bytes_acked = bytes;
-    ack.prior_bytes_in_flight = prior_inflight ? prior_inflight : inflight;
-    ack.bytes_in_flight = inflight;
-    ack.rtt_sample = rtt_sample;
-    ack.largest_acked_sent_time = now - rtt_sample;
-    ack.rtt = &rtt;
-    ack.delivery_rate_bps = bw_bps;
-    ack.rate_app_limited = false;
-    ack.rate_interval = kMinRtt;
     // A round ACK's packet left as the previous round ended; another's
     // left one BDP of deliveries ago (rs.delivered = BDP).
-    ack.prior_delivered = new_round ? delivered : delivered + bytes - kBdp;
-    delivered += bytes;
-    ack.delivered_bytes = delivered;
-    bbr.OnAck(ack);
+    const uint64_t prior = new_round ? delivered : delivered + bytes - kBdp;
+    bbr.OnAck(NextAck(bw_bps, dt, bytes, prior));
   }
 
-  void Loss(uint64_t bytes) {
-    LossEvent loss;
-    loss.now = now;
-    loss.bytes_lost = bytes;
-    loss.packets_lost = (bytes + kMss - 1) / kMss;
-    loss.prior_bytes_in_flight = inflight + bytes;
-    loss.bytes_in_flight = inflight;
-    loss.largest_lost_sent_time = now - kMinRtt / 2;
-    loss.rtt = &rtt;
-    bbr.OnPacketsLost(loss);
-  }
+  void Loss(uint64_t bytes) { bbr.OnPacketsLost(LossOf(bytes, inflight)); }
 
   // A round of `acks` ACKs spread over one min_rtt at rate `bw`.
   void Round(double bw, int acks = 10) {
@@ -111,12 +87,6 @@ struct Harness {
   }
 
   Bbr3 bbr;
-  RttStats rtt;
-  TimeNs now = 0;
-  TimeNs rtt_sample = kMinRtt;
-  uint64_t delivered = 10 * kBdp;  // earlier deliveries
-  uint64_t inflight = 0;
-  uint64_t prior_inflight = 0;  // 0: same as inflight
 };
 
 TEST(Bbr3Test, DraftConstants) {

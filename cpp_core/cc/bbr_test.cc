@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "cc/synthetic_acks_test_util.h"
+
 namespace orbitcc {
 namespace {
 
@@ -31,43 +33,17 @@ ControllerContext Context(std::map<std::string, double> params = {},
 // sample whose packet was sent after the previous round ended (its
 // prior_delivered equals everything delivered so far), so each one starts a
 // new packet-timed round; other ACKs stay inside the current round.
-struct Harness {
+struct Harness : SyntheticPath {
   explicit Harness(std::map<std::string, double> params = {}, int subflow = 0)
-      : bbr(Context(std::move(params), subflow)) {
-    rtt.has_sample = true;
-    rtt.smoothed = rtt.latest = rtt.min = kMinRtt;
-  }
+      : SyntheticPath(kMss, kMinRtt, 0), bbr(Context(std::move(params), subflow)) {}
 
   void Ack(double bw_bps, bool new_round, TimeNs dt = Millis(1),
            uint64_t bytes = kMss) {
-    now += dt;
-    AckEvent ack;
-    ack.now = now;
-    ack.bytes_acked = bytes;
-    ack.prior_bytes_in_flight = prior_inflight ? prior_inflight : inflight;
-    ack.bytes_in_flight = inflight;
-    ack.rtt_sample = rtt_sample;
-    ack.largest_acked_sent_time = now - rtt_sample;
-    ack.rtt = &rtt;
-    ack.delivery_rate_bps = bw_bps;
-    ack.rate_app_limited = app_limited;
-    ack.rate_interval = kMinRtt;
-    ack.prior_delivered = new_round ? delivered : 0;
-    delivered += bytes;
-    ack.delivered_bytes = delivered;
-    bbr.OnAck(ack);
+    bbr.OnAck(NextAck(bw_bps, dt, bytes, new_round ? delivered : 0));
   }
 
   void Loss(uint64_t bytes, uint64_t inflight_after) {
-    LossEvent loss;
-    loss.now = now;
-    loss.bytes_lost = bytes;
-    loss.packets_lost = (bytes + kMss - 1) / kMss;
-    loss.prior_bytes_in_flight = inflight_after + bytes;
-    loss.bytes_in_flight = inflight_after;
-    loss.largest_lost_sent_time = now - kMinRtt / 2;
-    loss.rtt = &rtt;
-    bbr.OnPacketsLost(loss);
+    bbr.OnPacketsLost(LossOf(bytes, inflight_after));
   }
 
   // Startup with a doubling rate, then flat rounds until the pipe is full.
@@ -87,13 +63,6 @@ struct Harness {
   }
 
   Bbr bbr;
-  RttStats rtt;
-  TimeNs now = 0;
-  TimeNs rtt_sample = kMinRtt;
-  uint64_t delivered = 0;
-  uint64_t inflight = 0;
-  uint64_t prior_inflight = 0;  // 0: same as inflight
-  bool app_limited = false;
 };
 
 TEST(BbrTest, DefaultsMatchLinux) {
