@@ -340,6 +340,14 @@ py::array RowOf(const py::array& base, double* data, py::ssize_t n) {
   return row;
 }
 
+// d[key] = value straight through the C API (pybind11's item accessor
+// costs a little more, and the single env's step sets a dozen keys).
+void Put(const py::dict& d, const py::object& key, py::handle value) {
+  if (PyDict_SetItem(d.ptr(), key.ptr(), value.ptr()) != 0) {
+    throw py::error_already_set();
+  }
+}
+
 // A new 1-D float64 array holding n values (strided by `stride`).
 py::array NewDoubles(const double* src, py::ssize_t n, py::ssize_t stride) {
   py::array a = NewArray<double>(py::detail::npy_api::NPY_DOUBLE_, n);
@@ -396,22 +404,19 @@ py::tuple StepSingle(BatchSimulation& b, py::handle action, int info_level) {
         throw py::error_already_set();
       }
     }
-    info[k.subflows] = sub;
+    Put(info, k.subflows, sub);
     py::dict causes = NewDict(3);
-    const auto borrowed = [&](int col) {
-      return py::reinterpret_borrow<py::object>(values[col]);
-    };
-    causes[k.congestion] = borrowed(k.congestion_col);
-    causes[k.random] = borrowed(k.random_col);
-    causes[k.handover] = borrowed(k.handover_col);
-    info[k.loss_causes] = causes;
+    Put(causes, k.congestion, values[k.congestion_col]);
+    Put(causes, k.random, values[k.random_col]);
+    Put(causes, k.handover, values[k.handover_col]);
+    Put(info, k.loss_causes, causes);
     const std::vector<double>& hos = b.env(0).step_handovers_s();
     py::list ho(hos.size());
     for (size_t i = 0; i < hos.size(); ++i) {
       ho[i] = py::reinterpret_steal<py::object>(PyFloat_FromDouble(hos[i]));
     }
-    info[k.handover_times_s] = ho;
-    info[k.episode_seed] = py::int_(b.episode_seed(0));
+    Put(info, k.handover_times_s, ho);
+    Put(info, k.episode_seed, py::int_(b.episode_seed(0)));
   }
   const bool terminated = b.terminated()[0] != 0;
   const bool truncated = b.truncated()[0] != 0;
