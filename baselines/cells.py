@@ -35,7 +35,12 @@ from typing import Any
 
 import numpy as np
 
-from orbitcc.config import AGENT_ENTRANT_PREFIX, compose_config, to_object
+from orbitcc.config import (
+    AGENT_ENTRANT_PREFIX,
+    compose_config,
+    compose_controllers,
+    to_object,
+)
 
 # VecNormalize's observation statistics beside an agent's model.zip
 # (agents/train.py writes it; Checkpoint.act applies it).
@@ -363,16 +368,27 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
     return Plan(cells, skipped, entrant_labels, labels)
 
 
+_JOINT_FAILED = "_joint_composition_failed"  # a key of `nodes` no preset can have
+
+
 def _with_controller(cell_cfg: Any, name: str, overrides: tuple[str, ...],
                      nodes: dict[str, Any], full_overrides: list[str]) -> Any:
     """The cell's composed config with controller ``name``: the same as composing
     with ``controller=<name>``, without running Hydra again for every entrant
-    (a cell's own overrides that touch the controller take the slow path)."""
+    (a cell's own overrides that touch the controller take the slow path); the
+    entrants' nodes come from one composition (``compose_controllers``)."""
     if any(o.lstrip("+~").startswith("controller") for o in overrides):
         return compose_config("sim", full_overrides)
     if name not in nodes:
-        nodes[name] = compose_config("sim", ["scenario=single_link",
-                                             f"controller={name}"]).controller
+        names = controller_names()
+        if name in names and _JOINT_FAILED not in nodes:
+            try:  # every entrant's node from one composition
+                nodes.update(compose_controllers(names))
+            except ValueError:  # one bad preset: each alone, so only its pairs fail
+                nodes[_JOINT_FAILED] = None
+        if name not in nodes:
+            nodes[name] = compose_config("sim", ["scenario=single_link",
+                                                 f"controller={name}"]).controller
     cfg = cell_cfg.copy()
     cfg.controller = nodes[name]
     return cfg

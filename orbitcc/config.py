@@ -258,6 +258,8 @@ def register_configs() -> None:
     cs.store(group="reward", name="reward_schema", node=RewardConfig)
     cs.store(group="randomize", name="randomize_schema", node=RandomizeConfig)
     cs.store(group="suite", name="suite_schema", node=SuiteConfig)
+    # An empty primary config: compose_controllers() adds every controller to it.
+    cs.store(name=_CONTROLLERS_CONFIG, node={})
     _registered = True
 
 
@@ -564,6 +566,24 @@ def compose_config(config_name: str = "sim", overrides: list[str] | tuple[str, .
                 check_bool_overrides(cfg, overrides)
                 _remember(_composed, key, cfg)
     return copy.deepcopy(cfg)
+
+
+_CONTROLLERS_CONFIG = "_controller_nodes"
+
+
+def compose_controllers(names: list[str] | tuple[str, ...]) -> dict[str, DictConfig]:
+    """The ``controller`` node of each preset in ``names``, as composing
+    ``sim`` with ``controller=<name>`` gives it (typed by ControllerConfig),
+    from ONE Hydra composition (``+controller@<name>=<name>`` for each; ~0.1
+    CPU-s for the 9 controllers against ~0.07 each composed alone).
+    Memoised; the caller gets its own copies. Raises ValueError for an
+    unknown preset."""
+    key = (_CONTROLLERS_CONFIG, tuple(f"+controller@{n}={n}" for n in names))
+    unknown = [n for n in names if n not in available("controller")]
+    if unknown:
+        check_groups([f"controller={unknown[0]}"])  # the usual one-line error
+    cfg = _hydra_compose(*key)
+    return {name: copy.deepcopy(cfg[name]) for name in names}
 
 
 def compose_object(config_name: str = "sim",

@@ -95,3 +95,45 @@ def test_the_same_spec_errors_in_the_module() -> None:
     with pytest.raises(ValueError,
                        match=r"links\[0\]\.capacity_mbps = 'fast' must be a number \(got str\)"):
         _core.Simulation(spec)
+
+
+def _without_timing(doc: dict) -> dict:
+    for run in doc["runs"]:
+        del run["wall_s"], run["cpu_s"]
+    return doc
+
+
+def test_the_result_is_the_same_on_stdout_in_a_new_file_and_over_a_longer_one(
+        tmp_path: Path) -> None:
+    """The runner writes its result with one system call and overwrites an
+    existing file in place, cut to length (no truncation first): the file
+    holds exactly the result whatever was there, and equals stdout's."""
+    specs = []
+    for duration in (1.0, 0.5):
+        spec = tmp_path / f"spec{duration:g}.json"
+        spec.write_text(json.dumps(ns3.run_spec(_row("newreno-1-bdp", duration), 1, "tcp")))
+        specs.append(str(spec))
+    stdout = _run(*specs)
+    assert stdout.returncode == 0 and stdout.stderr == ""
+    expected = _without_timing(json.loads(stdout.stdout))
+    assert [r["spec"] for r in expected["runs"]] == specs
+    assert expected["runs"][0]["summary"] != expected["runs"][1]["summary"]  # two runs
+    fresh, longer = tmp_path / "fresh.json", tmp_path / "longer.json"
+    longer.write_text("#" * 100_000)  # far longer than the result, not JSON
+    for out in (fresh, longer, longer):  # the second write over the runner's own file
+        proc = _run("--out", str(out), *specs)
+        assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+        text = out.read_text()
+        assert text.endswith("]}\n") and "#" not in text
+        assert _without_timing(json.loads(text)) == expected
+
+
+def test_an_unwritable_result_is_one_error_line(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(ns3.run_spec(_row("newreno-1-bdp", 0.1))))
+    out = tmp_path / "no" / "such" / "dir.json"
+    line = _one_error_line(_run("--out", str(out), str(spec)), str(out),
+                           "cannot write the result", "No such file or directory")
+    assert line.startswith("orbitcc_run: ")
+    directory = _run(str(tmp_path))  # a folder as the spec: read() fails
+    _one_error_line(directory, str(tmp_path), "cannot read the file", "Is a directory")

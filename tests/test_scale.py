@@ -66,6 +66,50 @@ def test_compositions_are_private_copies() -> None:
     assert occ.compose_object("sim", ov).scenario.capacity_mbps == 50.0
 
 
+def test_controllers_composed_together_equal_each_composed_alone() -> None:
+    """compose_controllers (one Hydra composition for every entrant, what the
+    leaderboard's planning and workers use) gives each controller node exactly
+    as composing ``sim`` with ``controller=<name>`` does, typed alike, and
+    the caller's own copies."""
+    from orbitcc.baselines.cells import controller_names
+
+    names = controller_names()
+    assert len(names) >= 9
+    nodes = occ.compose_controllers(names)
+    assert list(nodes) == names
+    for name in names:
+        alone = occ.compose_config("sim", ["scenario=single_link", f"controller={name}"])
+        assert OmegaConf.to_container(nodes[name]) == OmegaConf.to_container(alone.controller)
+        assert OmegaConf.get_type(nodes[name]) is OmegaConf.get_type(alone.controller)
+        assert nodes[name].name == name
+    nodes["cubic"].params.beta = 0.1
+    assert occ.compose_controllers(names)["cubic"].params.beta == 0.7
+    with pytest.raises(ValueError, match="controller=cubik is no controller preset"):
+        occ.compose_controllers(["cubic", "cubik"])
+
+
+def test_plan_composes_each_controller_alone_when_the_joint_composition_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A preset that breaks the one composition of every controller costs only
+    its own pairs: the planning then composes each controller alone, with the
+    same cells and config hashes."""
+    from orbitcc.baselines import cells
+
+    scenarios = [("single_link", ("scenario.loss_rate=0.001",), None)]
+    joint = cells.plan(["cubic", "bbr"], scenarios, [0, 1], 1.0)
+
+    def broken(names: list[str]) -> dict:
+        raise ValueError("invalid configuration: a broken preset")
+
+    monkeypatch.setattr(cells, "compose_controllers", broken)
+    alone = cells.plan(["cubic", "bbr"], scenarios, [0, 1], 1.0)
+    assert not joint.skipped and not alone.skipped and len(alone.cells) == 4
+    assert [(c.entrant, c.seed, c.config_hash) for c in alone.cells] == [
+        (c.entrant, c.seed, c.config_hash) for c in joint.cells]
+    assert len({c.config_hash for c in alone.cells}) == 2  # cubic's and bbr's
+
+
 def test_bad_value_overrides_still_name_the_key() -> None:
     with pytest.raises(ValueError, match="no_such_field"):
         occ.compose_config("sim", ["scenario=single_link", "scenario.no_such_field=1"])
@@ -143,6 +187,7 @@ def test_single_env_info_is_its_buffers() -> None:
     env.reset(seed=4)
     rng = np.random.default_rng(1)
     steps = 0
+    previous: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     while True:
         obs, reward, term, trunc, info = env.step(
             rng.uniform(-1, 1, env.action_space.shape).astype(np.float32)
@@ -154,8 +199,17 @@ def test_single_env_info_is_its_buffers() -> None:
         metrics = u._batch.metrics[0]
         for k, name in enumerate(orbitcc.env.orbitcc_env.STEP_METRICS):
             assert info[name] == metrics[k] and type(info[name]) is float
+        rows = info["subflows"]
         for k, name in enumerate(orbitcc.env.orbitcc_env.SUBFLOW_METRICS):
-            assert np.array_equal(info["subflows"][name], u._batch.subflow_metrics[0][:, k])
+            assert np.array_equal(rows[name], u._batch.subflow_metrics[0][:, k])
+            # rows of one fresh block: 1-D float64, writeable, nobody else's memory
+            row = rows[name]
+            assert row.dtype == np.float64 and row.shape == (2,) and row.flags.writeable
+            assert not np.shares_memory(row, u._batch.subflow_metrics)
+            assert not any(np.shares_memory(row, rows[o]) for o in rows if o != name)
+        for row, values in previous.values():  # not reused by this step
+            assert np.array_equal(row, values)
+        previous = {n: (r, r.copy()) for n, r in rows.items()}
         assert info["loss_causes"] == {
             "congestion": info["congestion_losses"],
             "random": info["random_losses"],

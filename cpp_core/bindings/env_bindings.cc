@@ -306,6 +306,48 @@ py::array NewArray(int type_num, py::ssize_t n) {
   return py::reinterpret_steal<py::array>(a);
 }
 
+// A new C-contiguous (rows, cols) float64 array.
+py::array NewMatrix(py::ssize_t rows, py::ssize_t cols) {
+  auto& api = py::detail::npy_api::get();
+  PyObject* descr = api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_);
+  if (descr == nullptr) throw py::error_already_set();
+  Py_intptr_t dims[2] = {static_cast<Py_intptr_t>(rows),
+                         static_cast<Py_intptr_t>(cols)};
+  PyObject* a = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, 2, dims,
+                                          nullptr, nullptr, 0, nullptr);
+  if (a == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::array>(a);
+}
+
+// A writeable 1-D float64 view of n values at `data` inside `base` (which
+// it keeps alive).
+py::array RowOf(const py::array& base, double* data, py::ssize_t n) {
+  auto& api = py::detail::npy_api::get();
+  PyObject* descr = api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_);
+  if (descr == nullptr) throw py::error_already_set();
+  Py_intptr_t dims[1] = {static_cast<Py_intptr_t>(n)};
+  PyObject* a = api.PyArray_NewFromDescr_(
+      api.PyArray_Type_, descr, 1, dims, nullptr, data,
+      py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ |
+          py::detail::npy_api::NPY_ARRAY_WRITEABLE_ |
+          py::detail::npy_api::NPY_ARRAY_ALIGNED_,
+      nullptr);
+  if (a == nullptr) throw py::error_already_set();
+  auto row = py::reinterpret_steal<py::array>(a);
+  if (api.PyArray_SetBaseObject_(row.ptr(), base.inc_ref().ptr()) != 0) {
+    throw py::error_already_set();
+  }
+  return row;
+}
+
+// d[key] = value straight through the C API (pybind11's item accessor
+// costs a little more, and the single env's step sets a dozen keys).
+void Put(const py::dict& d, const py::object& key, py::handle value) {
+  if (PyDict_SetItem(d.ptr(), key.ptr(), value.ptr()) != 0) {
+    throw py::error_already_set();
+  }
+}
+
 // A new 1-D float64 array holding n values (strided by `stride`).
 py::array NewDoubles(const double* src, py::ssize_t n, py::ssize_t stride) {
   py::array a = NewArray<double>(py::detail::npy_api::NPY_DOUBLE_, n);
@@ -345,26 +387,36 @@ py::tuple StepSingle(BatchSimulation& b, py::handle action, int info_level) {
   if (info_level >= 1) {
     const py::ssize_t ns = b.num_subflows();
     const py::ssize_t nm = static_cast<py::ssize_t>(k.subflow.size());
+    // One (metrics, subflows) block, transposed from the env's buffer; each
+    // info["subflows"][name] is a row of it (a 1-D float64 array like any
+    // other, sharing no memory with the env or the other rows): one data
+    // allocation per step instead of one per metric.
+    py::array block = NewMatrix(nm, ns);
+    double* dst = static_cast<double*>(block.mutable_data());
+    const double* src = b.subflow_metrics();
+    for (py::ssize_t c = 0; c < nm; ++c) {
+      for (py::ssize_t j = 0; j < ns; ++j) dst[c * ns + j] = src[j * nm + c];
+    }
     py::dict sub = NewDict(nm);
     for (py::ssize_t c = 0; c < nm; ++c) {
-      sub[k.subflow[c]] = NewDoubles(b.subflow_metrics() + c, ns, nm);
+      if (PyDict_SetItem(sub.ptr(), k.subflow[c].ptr(),
+                         RowOf(block, dst + c * ns, ns).ptr()) != 0) {
+        throw py::error_already_set();
+      }
     }
-    info[k.subflows] = sub;
+    Put(info, k.subflows, sub);
     py::dict causes = NewDict(3);
-    const auto borrowed = [&](int col) {
-      return py::reinterpret_borrow<py::object>(values[col]);
-    };
-    causes[k.congestion] = borrowed(k.congestion_col);
-    causes[k.random] = borrowed(k.random_col);
-    causes[k.handover] = borrowed(k.handover_col);
-    info[k.loss_causes] = causes;
+    Put(causes, k.congestion, values[k.congestion_col]);
+    Put(causes, k.random, values[k.random_col]);
+    Put(causes, k.handover, values[k.handover_col]);
+    Put(info, k.loss_causes, causes);
     const std::vector<double>& hos = b.env(0).step_handovers_s();
     py::list ho(hos.size());
     for (size_t i = 0; i < hos.size(); ++i) {
       ho[i] = py::reinterpret_steal<py::object>(PyFloat_FromDouble(hos[i]));
     }
-    info[k.handover_times_s] = ho;
-    info[k.episode_seed] = py::int_(b.episode_seed(0));
+    Put(info, k.handover_times_s, ho);
+    Put(info, k.episode_seed, py::int_(b.episode_seed(0)));
   }
   const bool terminated = b.terminated()[0] != 0;
   const bool truncated = b.truncated()[0] != 0;

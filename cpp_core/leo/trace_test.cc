@@ -181,6 +181,24 @@ TEST(MahimahiTraceTest, MalformedInputReportsFileAndLine) {
   // Windows line endings are fine.
   path = WriteFile("crlf.bw", "1\r\n2\r\n");
   EXPECT_EQ(ReadMahimahiTrace(path).period_ms, 2);
+
+  // The reader splits the file in place (no getline): the same lines, the
+  // same trimming, the token quoted as written, and a last line without a
+  // newline is a line.
+  path = WriteFile("spaces.bw", " 1\t\n\n\v2 \n 3");
+  EXPECT_EQ(ReadMahimahiTrace(path).timestamps_ms,
+            (std::vector<int64_t>{1, 2, 3}));
+  path = WriteFile("quoted.bw", "1\n\n  2x \r\n");
+  msg = ErrorOf([&] { ReadMahimahiTrace(path); });
+  EXPECT_NE(msg.find(path + ":3: expected an integer timestamp in [0, "
+                            "1000000000] ms, got '2x'"),
+            std::string::npos)
+      << msg;
+  path = WriteFile("long.bw", "1\n1000000000000000000\n");  // 19 digits
+  msg = ErrorOf([&] { ReadMahimahiTrace(path); });
+  EXPECT_NE(msg.find(path + ":2:"), std::string::npos) << msg;
+  path = WriteFile("last_zero.bw", "5\n6\n\n");  // the period is 6
+  EXPECT_EQ(ReadMahimahiTrace(path).period_ms, 6);
 }
 
 // ---------------------------------------------------------------------------
