@@ -214,10 +214,16 @@ def vec_scaling(threads: Sequence[int], num_envs: int = 16, calls: int = 100,
     thread count: wall env steps/s, CPU per env step, cores used, and the
     serial fraction of a batched step measured in CPU time at one thread (the
     work outside the thread pool: Python, action checks, info), with
-    Amdahl's bound it implies for 16 cores."""
+    Amdahl's bound it implies for 16 cores.
+
+    One pass per row, from the same reset with the same actions: the
+    simulation does not depend on the thread count, so every row plays the
+    same steps (a best-of-several pass would compare different stretches of
+    the episodes, whose cost per step differs by tens of percent)."""
     rows = []
     for t in threads:
-        fig = vec_step_cost(num_envs, None, calls, scenario, num_threads=t, timing=True)
+        fig = vec_step_cost(num_envs, None, calls, scenario, num_threads=t, timing=True,
+                            repeats=1)
         rows.append({"threads": t, **fig})
     one = rows[0]
     if one["threads"] != 1:

@@ -67,7 +67,7 @@ class BenchConfig:
     cores_only: bool = False  # only the scaling table and the conditions
     cores_threads: list[int] = field(default_factory=list)  # [] : 1, 2, 4, ... cores
     cores_num_envs: int = 16  # envs of the batched env in the table
-    cores_calls: int = 100  # batched steps per thread count
+    cores_calls: int = 300  # batched steps per thread count (one pass, the same steps per row)
 
     def __post_init__(self) -> None:
         check_range("bench", "repeats", self.repeats, 1, 100)
