@@ -35,10 +35,11 @@ bool SpinUntil(const Ready& ready) {
 
 }  // namespace
 
-ThreadPool::ThreadPool(int num_threads) {
+ThreadPool::ThreadPool(int num_threads)
+    : blocks_(static_cast<size_t>(std::max(num_threads, 1))) {
   if (num_threads < 1) throw std::invalid_argument("num_threads must be >= 1");
   for (int i = 1; i < num_threads; ++i) {
-    workers_.emplace_back([this] { WorkerLoop(); });
+    workers_.emplace_back([this, i] { WorkerLoop(i); });
   }
 }
 
@@ -55,23 +56,28 @@ int ThreadPool::ChunkSize(int n) const {
   return std::max(1, n / (4 * num_threads()));
 }
 
-void ThreadPool::RunTasks() {
-  for (;;) {
-    const int begin = next_.fetch_add(chunk_, std::memory_order_relaxed);
-    if (begin >= n_) return;
-    const int end = std::min(n_, begin + chunk_);
-    for (int i = begin; i < end; ++i) {
-      try {
-        (*fn_)(i);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (!error_) error_ = std::current_exception();
+void ThreadPool::RunTasks(int self) {
+  // Home block first, then the others' in turn (stealing).
+  const int threads = num_threads();
+  for (int k = 0; k < threads; ++k) {
+    Block& block = blocks_[static_cast<size_t>((self + k) % threads)];
+    for (;;) {
+      const int begin = block.next.fetch_add(chunk_, std::memory_order_relaxed);
+      if (begin >= block.end) break;
+      const int end = std::min(block.end, begin + chunk_);
+      for (int i = begin; i < end; ++i) {
+        try {
+          (*fn_)(i);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(mu_);
+          if (!error_) error_ = std::current_exception();
+        }
       }
     }
   }
 }
 
-void ThreadPool::WorkerLoop() {
+void ThreadPool::WorkerLoop(int self) {
   uint64_t seen = 0;
   const auto ready = [&] {
     return stop_.load(std::memory_order_acquire) ||
@@ -84,7 +90,7 @@ void ThreadPool::WorkerLoop() {
     }
     if (stop_.load(std::memory_order_acquire)) return;
     seen = generation_.load(std::memory_order_acquire);
-    RunTasks();
+    RunTasks(self);
     if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       // The last worker out wakes the caller if it went to sleep; taking
       // the lock orders this after the caller's check of active_.
@@ -105,7 +111,13 @@ void ThreadPool::ParallelFor(int n, const std::function<void(int)>& fn) {
     fn_ = &fn;
     n_ = n;
     chunk_ = ChunkSize(n);
-    next_.store(0, std::memory_order_relaxed);
+    const int threads = num_threads();
+    for (int t = 0; t < threads; ++t) {
+      Block& block = blocks_[static_cast<size_t>(t)];
+      block.next.store(static_cast<int>(int64_t{n} * t / threads),
+                       std::memory_order_relaxed);
+      block.end = static_cast<int>(int64_t{n} * (t + 1) / threads);
+    }
     active_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
     error_ = nullptr;
     // Published with release: a spinning worker that sees the new
@@ -113,7 +125,7 @@ void ThreadPool::ParallelFor(int n, const std::function<void(int)>& fn) {
     generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
-  RunTasks();
+  RunTasks(0);
   const auto all_done = [&] {
     return active_.load(std::memory_order_acquire) == 0;
   };

@@ -1,8 +1,10 @@
-// A fixed pool of worker threads for BatchSimulation. ParallelFor hands out
-// chunks of consecutive indices from an atomic counter (so a slow env never
-// blocks the others) and the calling thread works too; it returns when every
-// index is done and rethrows the first exception a task raised. With one
-// thread everything runs inline on the caller.
+// A fixed pool of worker threads for BatchSimulation. ParallelFor gives each
+// thread (the calling one works too) a home block of consecutive indices and
+// hands them out in chunks from the block's atomic counter; a thread that
+// finishes its block steals chunks from the others' (so a slow env never
+// blocks the rest). It returns when every index is done and rethrows the
+// first exception a task raised. With one thread everything runs inline on
+// the caller.
 //
 // What made a batch of small steps serialise, and what this does instead:
 // - wake-up latency: workers slept on a condition variable between steps,
@@ -15,6 +17,12 @@
 //   cache lines of the shared result buffers (rewards, flags, metrics).
 //   Chunks of ~n / (4 threads) consecutive indices keep each thread on its
 //   own stretch of the buffers and still balance uneven envs.
+// - env affinity: with one shared counter an env was stepped by whichever
+//   thread came first, so its simulator state (queues, flows, the event
+//   heap: tens of kB) moved between cores' caches from step to step, and
+//   two threads spent up to ~1.3x the CPU per env step of one. A home block
+//   per thread steps the same envs on the same thread every step unless it
+//   falls behind and another steals.
 // - the shared counters sit on their own cache lines.
 #pragma once
 
@@ -46,8 +54,14 @@ class ThreadPool {
   int ChunkSize(int n) const;
 
  private:
-  void WorkerLoop();
-  void RunTasks();
+  void WorkerLoop(int self);
+  void RunTasks(int self);
+
+  // A thread's home block of indices [next, end) this round.
+  struct alignas(64) Block {
+    std::atomic<int> next{0};
+    int end = 0;
+  };
 
   std::vector<std::thread> workers_;
   std::mutex mu_;
@@ -58,7 +72,7 @@ class ThreadPool {
   const std::function<void(int)>* fn_ = nullptr;
   int n_ = 0;
   int chunk_ = 1;
-  alignas(64) std::atomic<int> next_{0};
+  std::vector<Block> blocks_;  // one per thread; 0 is the caller's
   alignas(64) std::atomic<int> active_{0};  // workers still in this round
   alignas(64) std::exception_ptr error_;
 };
