@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import lzma
+import os
+import shutil
+import tempfile
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -29,9 +35,50 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def config_path(path: str | Path) -> Path:
-    """A path from a config: absolute as given, relative to ``configs/`` otherwise."""
+    """A path from a config: absolute as given, relative to ``configs/`` otherwise.
+
+    A data file shipped compressed (``<name>.xz`` beside where ``<name>``
+    would be, e.g. the LeoReplayer trace: 2.9 MB as text, 42 kB as xz) is
+    expanded once into the user cache and that copy's path returned, so every
+    reader (the core's trace parser included) sees the plain file.
+    """
     p = Path(path)
-    return p if p.is_absolute() else CONFIG_DIR / p
+    p = p if p.is_absolute() else CONFIG_DIR / p
+    if not p.exists():
+        packed = p.with_name(p.name + ".xz")
+        if packed.is_file():
+            st = packed.stat()
+            return _expanded(str(packed), st.st_mtime_ns, st.st_size)
+    return p
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "orbitcc"
+
+
+@lru_cache(maxsize=16)
+def _expanded(packed: str, mtime_ns: int, size: int) -> Path:
+    """``packed`` (xz) expanded under a folder named by its content's hash;
+    written to a temporary name and renamed, so concurrent processes never
+    read a half-written file. Falls back to the temp dir if the cache is not
+    writable. (mtime and size key the memo: a replaced file is expanded anew.)"""
+    source = Path(packed)
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    for root in (_cache_dir(), Path(tempfile.gettempdir()) / "orbitcc-cache"):
+        out = root / "data" / digest / source.stem
+        if out.is_file():
+            return out
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+            with lzma.open(source) as src, open(tmp, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            os.replace(tmp, out)
+            return out
+        except OSError:
+            continue
+    raise OSError(f"cannot expand {packed}: neither the user cache nor the temp dir is writable")
 
 
 def available(group: str) -> list[str]:

@@ -16,15 +16,18 @@ import pytest
 import orbitcc
 from orbitcc import _core
 from orbitcc.config import CONFIG_DIR, compose_config, to_object
+from orbitcc.paths import config_path
 from orbitcc.scenario import build_spec
 
 TRACES = CONFIG_DIR / "traces" / "leoreplayer"
+# Shipped as bw_example.txt.xz; config_path expands it once into the cache.
+BW_EXAMPLE = config_path("traces/leoreplayer/bw_example.txt")
 NO_LOSS = ["scenario.loss_rate=0", "scenario.reverse_loss_rate=0"]
 
 
 def trace_capacity_per_s() -> np.ndarray:
     """Mb/s delivered by the bandwidth file in each whole second (1500 B per line)."""
-    stamps = np.loadtxt(TRACES / "bw_example.txt", dtype=np.int64)
+    stamps = np.loadtxt(BW_EXAMPLE, dtype=np.int64)
     return np.bincount(stamps // 1000) * 1500 * 8 / 1e6
 
 
@@ -37,7 +40,7 @@ def seconds_with_delivery_gaps(min_gap_ms: int = 15) -> set[int]:
     opportunities (59-135 ms at each 15 s reconfiguration in the example):
     a packet arriving in one waits for the next opportunity, as under
     mahimahi, so its RTT exceeds the delay file's there."""
-    stamps = np.unique(np.loadtxt(TRACES / "bw_example.txt", dtype=np.int64))
+    stamps = np.unique(np.loadtxt(BW_EXAMPLE, dtype=np.int64))
     gaps = np.nonzero(np.diff(stamps) > min_gap_ms)[0]
     paused = {int(stamps[i] // 1000) for i in gaps} | {int(stamps[i + 1] // 1000) for i in gaps}
     # The pause comes with a delay spike whose RTT samples reach the smoothed
@@ -49,7 +52,7 @@ def test_shipped_pair_is_the_leoreplayer_example() -> None:
     # Loads through the core's reader; the means quoted in the preset and
     # the folder's README.
     mean_mbps, mean_delay = _core.leo_trace_means(
-        str(TRACES / "bw_example.txt"), str(TRACES / "delay_example.txt")
+        str(BW_EXAMPLE), str(TRACES / "delay_example.txt")
     )
     assert mean_mbps == pytest.approx(48.73, abs=0.05)
     assert mean_delay == pytest.approx(delay_ms().mean())
@@ -142,7 +145,7 @@ def test_seed_chooses_a_start_offset_on_the_15s_grid() -> None:
     one of the 8 offsets), not every seed from the same one, and the return
     path from the same offset: the RTT is twice the delay file at that
     offset."""
-    stamps = np.loadtxt(TRACES / "bw_example.txt", dtype=np.int64)
+    stamps = np.loadtxt(BW_EXAMPLE, dtype=np.int64)
     period = int(stamps[-1])
     bins = np.bincount((stamps % period) // 10, minlength=-(-period // 10)) * 1.2  # Mb/s
     d = delay_ms()
@@ -186,7 +189,7 @@ def test_per_direction_random_loss_is_applied() -> None:
 def test_trace_dir_reads_a_leocc_dataset_layout(tmp_path) -> None:
     folder = tmp_path / "A" / "7"
     folder.mkdir(parents=True)
-    (folder / "bw_7.txt").write_text((TRACES / "bw_example.txt").read_text())
+    (folder / "bw_7.txt").write_text((BW_EXAMPLE).read_text())
     (folder / "delay_7.txt").write_text((TRACES / "delay_example.txt").read_text())
     cfg = to_object(
         compose_config(
@@ -211,3 +214,27 @@ def test_trace_dir_reads_a_leocc_dataset_layout(tmp_path) -> None:
                 ],
             )
         )
+
+
+def test_the_compressed_trace_expands_to_its_bytes_once(tmp_path, monkeypatch) -> None:
+    """config_path expands a shipped ``<name>.xz`` into the cache: the
+    original bytes, one copy per content, and a plain file wins over it."""
+    import lzma
+
+    from orbitcc import paths
+
+    packed = TRACES / "bw_example.txt.xz"
+    assert BW_EXAMPLE.read_bytes() == lzma.decompress(packed.read_bytes())
+    assert BW_EXAMPLE.read_text().split()[-1] == "120052"  # the trace's period, ms
+    # Another cache: a fresh copy there; the same path on the next call.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    paths._expanded.cache_clear()
+    fresh = paths.config_path("traces/leoreplayer/bw_example.txt")
+    assert fresh.is_relative_to(tmp_path / "cache")
+    assert fresh.read_bytes() == BW_EXAMPLE.read_bytes()
+    assert paths.config_path("traces/leoreplayer/bw_example.txt") == fresh
+    plain = tmp_path / "plain.txt"
+    plain.write_text("1\n")
+    (tmp_path / "plain.txt.xz").write_bytes(lzma.compress(b"2\n"))
+    assert paths.config_path(plain) == plain
+    paths._expanded.cache_clear()
