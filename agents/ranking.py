@@ -46,6 +46,12 @@ class Entrant:
     action: float  # a in [-1, 1]: window x 4**a
 
     @property
+    def key(self) -> str:
+        """The held-out evaluation's name for it (orbitcc.agents.heldout):
+        ``const:<base>:<a>``, the action written so it reads back exactly."""
+        return f"const:{self.base}:{self.action!r}"
+
+    @property
     def name(self) -> str:
         if self.action == 0:
             return self.base
@@ -72,12 +78,11 @@ def task_overrides(extra: Sequence[str] = ()) -> list[str]:
 
 
 def play_entrant(entrant: Entrant, overrides: Sequence[str], seed: int) -> dict[str, float]:
-    """One validation episode of ``entrant`` (heldout.play's numbers)."""
-    from orbitcc.agents.heldout import play
+    """One validation episode of ``entrant`` (heldout.play's numbers), played
+    as the held-out table plays a constant-scale entrant."""
+    from orbitcc.agents.heldout import play_entrant as play_named
 
-    action = np.full(2, entrant.action, dtype=np.float32)
-    return play("starlink_dual", [*overrides, f"env.residual_controller={entrant.base}"],
-                seed, policy=lambda obs: action)
+    return play_named("starlink_dual", overrides, seed, entrant.key)
 
 
 def measure(entrants: Sequence[Entrant], episodes: int, overrides: Sequence[str],
@@ -172,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         best = tune([b for b in args.bases.split(",") if b], args.episodes,
                     task_overrides(args.override), args.first_seed)
         for base, (a, m) in best.items():
-            print(f"const:{base}:{a:g}  ({Entrant(base, a).name}: return {m['return']:.1f}, "
+            print(f"{Entrant(base, a).key}  ({Entrant(base, a).name}: return {m['return']:.1f}, "
                   f"throughput {m['throughput_mbps']:.1f} Mb/s, p95 {m['p95_delay_ms']:.1f} ms,"
                   f" background {m['background_mbps']:.1f} Mb/s)")
         return
