@@ -396,11 +396,11 @@ DrawnRandomization ApplyDomainRandomization(SimulationSpec* spec) {
     const TracePart part = dr.split == Split::kTrain  ? TracePart::kFirstHalf
                            : dr.split == Split::kTest ? TracePart::kSecondHalf
                                                       : TracePart::kWhole;
-    const TimeNs period = dr.trace->period[static_cast<int>(part)];
     const TimeNs bin = dr.trace->bin;
+    const auto bins =
+        static_cast<double>(dr.trace->period[static_cast<int>(part)] / bin);
     Rng offsets(spec->seed, kDomainStream, kTraceOffsetSubstream);
     for (int i : forward_heads) {
-      const auto bins = static_cast<double>(period / bin);
       const TimeNs offset =
           static_cast<TimeNs>(std::floor(offsets.Uniform() * bins)) * bin;
       d.trace_links.push_back(i);
