@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <set>
 #include <string>
 
@@ -14,6 +13,7 @@
 #include "engine/spec.h"
 #include "leo/trace_modulation.h"
 #include "net/link_process.h"
+#include "sim/temp_file_test_util.h"
 
 namespace orbitcc {
 namespace {
@@ -214,10 +214,9 @@ TEST(DomainRandomizationTest, SplitChangesTheSimulationSeedOnly) {
 // A 40 ms trace of four 10 ms bins: 2, 3, 2, 1 opportunities, delays 10,
 // 12, 11, 30 ms (leo/trace_modulation_test.cc derives the factors).
 std::shared_ptr<const TraceModulation> FourBinTrace() {
-  const std::string dir = ::testing::TempDir();
-  std::ofstream(dir + "/dr.bw") << "5\n12\n13\n14\n25\n26\n33\n40\n";
-  std::ofstream(dir + "/dr.delay") << "10\n12\n11\n30\n";
-  return ReadTraceModulation(dir + "/dr.bw", dir + "/dr.delay");
+  return ReadTraceModulation(
+      WriteTestFile("dr.bw", "5\n12\n13\n14\n25\n26\n33\n40\n"),
+      WriteTestFile("dr.delay", "10\n12\n11\n30\n"));
 }
 
 TEST(DomainRandomizationTest, TraceEpisodesAreTheirShareAndMoveNoOtherDraw) {

@@ -7,29 +7,23 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "net/link_process.h"
+#include "sim/temp_file_test_util.h"
 
 namespace orbitcc {
 namespace {
-
-std::string WriteFile(const std::string& name, const std::string& content) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path) << content;
-  return path;
-}
 
 // Four 10 ms bins with 1, 3, 2, 2 delivery opportunities (mean 2) and
 // one-way delays 10, 12, 11, 30 ms. Timestamps: bin k holds ms 10k..10k+9;
 // the period is the last timestamp, 40 ms.
 std::shared_ptr<const TraceModulation> FourBins() {
-  const std::string bw = WriteFile("mod.bw", "5\n12\n13\n14\n25\n26\n33\n40\n");
-  const std::string delay = WriteFile("mod.delay", "10\n12\n11\n30\n");
+  const std::string bw = WriteTestFile("mod.bw", "5\n12\n13\n14\n25\n26\n33\n40\n");
+  const std::string delay = WriteTestFile("mod.delay", "10\n12\n11\n30\n");
   return ReadTraceModulation(bw, delay);
 }
 
@@ -151,8 +145,8 @@ TEST(TraceModulationTest, TheModelsChangesAndHandoversComeThroughOnce) {
 }
 
 TEST(TraceModulationTest, BadTracesNameTheFile) {
-  const std::string empty_half = WriteFile("half.bw", "1\n2\n3\n40\n");
-  const std::string delay = WriteFile("half.delay", "10\n10\n10\n10\n");
+  const std::string empty_half = WriteTestFile("half.bw", "1\n2\n3\n40\n");
+  const std::string delay = WriteTestFile("half.delay", "10\n10\n10\n10\n");
   // Bins 0 and 1 hold all but the last, bin 0 the last (40 mod 40): the
   // second half (bins 2, 3) is empty.
   try {
@@ -162,7 +156,7 @@ TEST(TraceModulationTest, BadTracesNameTheFile) {
     EXPECT_NE(std::string(e.what()).find("half.bw"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("both halves"), std::string::npos);
   }
-  const std::string one_bin = WriteFile("one.delay", "10\n");
+  const std::string one_bin = WriteTestFile("one.delay", "10\n");
   EXPECT_THROW(ReadTraceModulation(empty_half, one_bin),
                std::invalid_argument);
   EXPECT_THROW(ReadTraceModulation("/nonexistent.bw", delay),

@@ -1,6 +1,7 @@
 // Tests for trace-driven links: mahimahi, mahimahi + delay file, CSV.
 #include "leo/trace.h"
 #include "sim/error_of.h"
+#include "sim/temp_file_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -13,17 +14,6 @@
 
 namespace orbitcc {
 namespace {
-
-// Writes `content` to a fresh file in the test temp dir and returns its path.
-std::string WriteFile(const std::string& name, const std::string& content) {
-  const ::testing::TestInfo* info =
-      ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string path =
-      ::testing::TempDir() + "orbitcc_trace_" + info->name() + "_" + name;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-  return path;
-}
 
 // Integral of capacity (bits) over [from, to) for a process, plus the states.
 double IntegrateBits(LinkProcess& process, TimeNs from, TimeNs to) {
@@ -61,7 +51,7 @@ TEST(MahimahiTraceTest, ConstantRateTraceIsConstant) {
   // One opportunity per ms = 12 Mb/s.
   std::string text;
   for (int m = 1; m <= 100; ++m) text += std::to_string(m) + "\n";
-  const std::string path = WriteFile("const.bw", text);
+  const std::string path = WriteTestFile("const.bw", text);
   auto link = MakeMahimahiLink(path);
   const LinkState s = link->Initial();
   EXPECT_DOUBLE_EQ(s.capacity_bps, 12e6);
@@ -71,7 +61,7 @@ TEST(MahimahiTraceTest, ConstantRateTraceIsConstant) {
 
 TEST(MahimahiTraceTest, BinsIntegrateToDeliveryOpportunities) {
   int64_t n = 0;
-  const std::string path = WriteFile("var.bw", VariableTrace(995, &n));
+  const std::string path = WriteTestFile("var.bw", VariableTrace(995, &n));
   const MahimahiTrace trace = ReadMahimahiTrace(path);
   EXPECT_EQ(trace.period_ms, 995);
   EXPECT_EQ(static_cast<int64_t>(trace.timestamps_ms.size()), n);
@@ -110,7 +100,7 @@ TEST(MahimahiTraceTest, ChangesAreStrictlyIncreasingAndMerged) {
     const int n = (m > 20 && m <= 40) ? 1 : 2;
     for (int i = 0; i < n; ++i) text += std::to_string(m) + "\n";
   }
-  auto link = MakeMahimahiLink(WriteFile("steps.bw", text));
+  auto link = MakeMahimahiLink(WriteTestFile("steps.bw", text));
   // Folding t % 60 puts the two "60" lines in bin 0. Bins (10 ms):
   // 20, 20, 11, 10, 19, 20 opportunities -> 24, 24, 13.2, 12, 22.8, 24 Mb/s,
   // so equal neighbours (bins 0-1 and the wrap 5 -> 0) are not changes.
@@ -138,7 +128,7 @@ TEST(MahimahiTraceTest, StartOffsetShiftsIntoTheTrace) {
     for (int i = 0; i < (m <= 50 ? 1 : 3); ++i)
       text += std::to_string(m) + "\n";
   }
-  const std::string path = WriteFile("offset.bw", text);
+  const std::string path = WriteTestFile("offset.bw", text);
   MahimahiLinkOptions options;
   options.start_offset = 60 * kNsPerMs;
   auto link = MakeMahimahiLink(path, options);
@@ -149,29 +139,29 @@ TEST(MahimahiTraceTest, StartOffsetShiftsIntoTheTrace) {
 }
 
 TEST(MahimahiTraceTest, MalformedInputReportsFileAndLine) {
-  std::string path = WriteFile("bad1.bw", "1\n2\nabc\n4\n");
+  std::string path = WriteTestFile("bad1.bw", "1\n2\nabc\n4\n");
   std::string msg = ErrorOf([&] { ReadMahimahiTrace(path); });
   EXPECT_NE(msg.find(path + ":3:"), std::string::npos) << msg;
 
-  path = WriteFile("bad2.bw", "1\n2\n\n5\n3\n");
+  path = WriteTestFile("bad2.bw", "1\n2\n\n5\n3\n");
   msg = ErrorOf([&] { ReadMahimahiTrace(path); });
   EXPECT_NE(msg.find(path + ":5:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("decrease"), std::string::npos) << msg;
 
-  path = WriteFile("bad3.bw", "1\n-2\n");
+  path = WriteTestFile("bad3.bw", "1\n-2\n");
   msg = ErrorOf([&] { ReadMahimahiTrace(path); });
   EXPECT_NE(msg.find(path + ":2:"), std::string::npos) << msg;
 
-  path = WriteFile("bad4.bw", "1\n2.5\n");
+  path = WriteTestFile("bad4.bw", "1\n2.5\n");
   msg = ErrorOf([&] { ReadMahimahiTrace(path); });
   EXPECT_NE(msg.find(path + ":2:"), std::string::npos) << msg;
 
-  path = WriteFile("empty.bw", "\n\n");
+  path = WriteTestFile("empty.bw", "\n\n");
   msg = ErrorOf([&] { ReadMahimahiTrace(path); });
   EXPECT_NE(msg.find(path), std::string::npos) << msg;
   EXPECT_NE(msg.find("empty"), std::string::npos) << msg;
 
-  path = WriteFile("zero.bw", "0\n0\n");
+  path = WriteTestFile("zero.bw", "0\n0\n");
   msg = ErrorOf([&] { ReadMahimahiTrace(path); });
   EXPECT_NE(msg.find(path + ":2:"), std::string::npos) << msg;
 
@@ -179,25 +169,25 @@ TEST(MahimahiTraceTest, MalformedInputReportsFileAndLine) {
   EXPECT_NE(msg.find("cannot open"), std::string::npos) << msg;
 
   // Windows line endings are fine.
-  path = WriteFile("crlf.bw", "1\r\n2\r\n");
+  path = WriteTestFile("crlf.bw", "1\r\n2\r\n");
   EXPECT_EQ(ReadMahimahiTrace(path).period_ms, 2);
 
   // The reader splits the file in place (no getline): the same lines, the
   // same trimming, the token quoted as written, and a last line without a
   // newline is a line.
-  path = WriteFile("spaces.bw", " 1\t\n\n\v2 \n 3");
+  path = WriteTestFile("spaces.bw", " 1\t\n\n\v2 \n 3");
   EXPECT_EQ(ReadMahimahiTrace(path).timestamps_ms,
             (std::vector<int64_t>{1, 2, 3}));
-  path = WriteFile("quoted.bw", "1\n\n  2x \r\n");
+  path = WriteTestFile("quoted.bw", "1\n\n  2x \r\n");
   msg = ErrorOf([&] { ReadMahimahiTrace(path); });
   EXPECT_NE(msg.find(path + ":3: expected an integer timestamp in [0, "
                             "1000000000] ms, got '2x'"),
             std::string::npos)
       << msg;
-  path = WriteFile("long.bw", "1\n1000000000000000000\n");  // 19 digits
+  path = WriteTestFile("long.bw", "1\n1000000000000000000\n");  // 19 digits
   msg = ErrorOf([&] { ReadMahimahiTrace(path); });
   EXPECT_NE(msg.find(path + ":2:"), std::string::npos) << msg;
-  path = WriteFile("last_zero.bw", "5\n6\n\n");  // the period is 6
+  path = WriteTestFile("last_zero.bw", "5\n6\n\n");  // the period is 6
   EXPECT_EQ(ReadMahimahiTrace(path).period_ms, 6);
 }
 
@@ -205,22 +195,22 @@ TEST(MahimahiTraceTest, MalformedInputReportsFileAndLine) {
 // Delay files and the Starlink-style combination
 
 TEST(DelayFileTest, ParsesAndReportsErrors) {
-  std::string path = WriteFile("ok.delay", "20\n21.5\n\n30\n");
+  std::string path = WriteTestFile("ok.delay", "20\n21.5\n\n30\n");
   EXPECT_EQ(ReadDelayFile(path), (std::vector<double>{20.0, 21.5, 30.0}));
 
-  path = WriteFile("bad.delay", "20\n21\nfast\n");
+  path = WriteTestFile("bad.delay", "20\n21\nfast\n");
   std::string msg = ErrorOf([&] { ReadDelayFile(path); });
   EXPECT_NE(msg.find(path + ":3:"), std::string::npos) << msg;
 
-  path = WriteFile("neg.delay", "20\n-1\n");
+  path = WriteTestFile("neg.delay", "20\n-1\n");
   msg = ErrorOf([&] { ReadDelayFile(path); });
   EXPECT_NE(msg.find(path + ":2:"), std::string::npos) << msg;
 
-  path = WriteFile("nan.delay", "nan\n");
+  path = WriteTestFile("nan.delay", "nan\n");
   msg = ErrorOf([&] { ReadDelayFile(path); });
   EXPECT_NE(msg.find(path + ":1:"), std::string::npos) << msg;
 
-  path = WriteFile("empty.delay", "");
+  path = WriteTestFile("empty.delay", "");
   EXPECT_NE(ErrorOf([&] { ReadDelayFile(path); }).find("empty"),
             std::string::npos);
 }
@@ -232,8 +222,8 @@ TEST(StarlinkTraceTest, BandwidthDelayAndReconfigurations) {
   for (int m = 1; m <= 30000; ++m) bw += std::to_string(m) + "\n";
   std::string delay;
   for (int i = 0; i < 200; ++i) delay += (i < 100 ? "20\n" : "30.5\n");
-  const std::string bw_path = WriteFile("s.bw", bw);
-  const std::string delay_path = WriteFile("s.delay", delay);
+  const std::string bw_path = WriteTestFile("s.bw", bw);
+  const std::string delay_path = WriteTestFile("s.delay", delay);
 
   auto link = MakeStarlinkTraceLink(bw_path, delay_path);
   LinkState s = link->Initial();
@@ -302,7 +292,7 @@ TEST(StarlinkTraceTest, ShippedSyntheticTraceLoads) {
 // CSV
 
 TEST(CsvTraceTest, ParsesAndReplays) {
-  const std::string path = WriteFile("ok.csv",
+  const std::string path = WriteTestFile("ok.csv",
                                      "# a comment\n"
                                      "time_s,capacity_mbps,rtt_ms,loss\n"
                                      "0,100,40,0\n"
@@ -370,7 +360,7 @@ TEST(CsvTraceTest, MalformedInputReportsFileAndLine) {
        "capacity_mbps"},
   };
   for (const Case& c : cases) {
-    const std::string path = WriteFile(std::string(c.name) + ".csv", c.content);
+    const std::string path = WriteTestFile(std::string(c.name) + ".csv", c.content);
     const std::string msg = ErrorOf([&] { ReadTraceCsv(path); });
     EXPECT_NE(msg.find(path + ":" + std::to_string(c.line) + ":"),
               std::string::npos)
@@ -378,7 +368,7 @@ TEST(CsvTraceTest, MalformedInputReportsFileAndLine) {
     EXPECT_NE(msg.find(c.needle), std::string::npos) << c.name << ": " << msg;
   }
   const std::string only_header =
-      WriteFile("noheader.csv", "time_s,capacity_mbps,rtt_ms,loss\n");
+      WriteTestFile("noheader.csv", "time_s,capacity_mbps,rtt_ms,loss\n");
   EXPECT_NE(ErrorOf([&] { ReadTraceCsv(only_header); }).find("no data rows"),
             std::string::npos);
 }
