@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from rejects import config_rejects
 
 pytest.importorskip("stable_baselines3")
 
@@ -61,11 +62,6 @@ def _run(name: str, args: list[str], cwd: Path, wandb_mode: str = "disabled",
     return proc
 
 
-def _reject(config: str, overrides: list[str], match: str) -> None:
-    with pytest.raises(ValueError, match=match):
-        to_object(compose_config(config, overrides))
-
-
 # ----------------------------------------------------------------- schemas --
 
 @pytest.mark.parametrize(("overrides", "field"), [
@@ -86,7 +82,7 @@ def _reject(config: str, overrides: list[str], match: str) -> None:
     (["logger.project="], r"logger\.project"),
 ])
 def test_train_schema_rejects_bad_values(overrides: list[str], field: str) -> None:
-    _reject("train", overrides, field)
+    config_rejects("train", overrides, field)
 
 
 @pytest.mark.parametrize(("overrides", "field"), [
@@ -102,7 +98,7 @@ def test_train_schema_rejects_bad_values(overrides: list[str], field: str) -> No
     (["table_metrics=[]"], r"table_metrics"),
 ])
 def test_eval_schema_rejects_bad_values(overrides: list[str], field: str) -> None:
-    _reject("eval", overrides, field)
+    config_rejects("eval", overrides, field)
 
 
 @pytest.mark.parametrize(("config", "override"), [
@@ -110,7 +106,7 @@ def test_eval_schema_rejects_bad_values(overrides: list[str], field: str) -> Non
     ("train", "+bogus_top=1"), ("eval", "+suite.foo=1"), ("eval", "+foo=1"),
 ])
 def test_unknown_keys_are_rejected(config: str, override: str) -> None:
-    _reject(config, [override], "foo|bogus_top")
+    config_rejects(config, [override], "foo|bogus_top")
 
 
 def test_dataclasses_check_ranges_directly() -> None:

@@ -17,16 +17,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from rejects import config_rejects
 
 import orbitcc
 from orbitcc.config import compose_config, to_object
 
 TASK = ["randomize=starlink"]
-
-
-def _reject(config: str, overrides: list[str], match: str) -> None:
-    with pytest.raises(ValueError, match=match):
-        to_object(compose_config(config, overrides))
 
 
 # ------------------------------------------------------------ bad input --
@@ -45,7 +41,7 @@ def _reject(config: str, overrides: list[str], match: str) -> None:
      r"randomize\.holdout_fraction"),
 ])
 def test_randomize_rejects_bad_values(overrides: list[str], match: str) -> None:
-    _reject("sim", [*TASK, *overrides], match)
+    config_rejects("sim", [*TASK, *overrides], match)
 
 
 @pytest.mark.parametrize(("overrides", "match"), [
@@ -62,7 +58,7 @@ def test_randomize_rejects_bad_values(overrides: list[str], match: str) -> None:
      r"env\.residual_background_cap = -1 is out of range; allowed: \[0, 1024\]"),
 ])
 def test_reward_and_env_reject_bad_values(overrides: list[str], match: str) -> None:
-    _reject("gym", overrides, match)
+    config_rejects("gym", overrides, match)
 
 
 @pytest.mark.parametrize(("overrides", "match"), [

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from rejects import run_rejects
 
 import orbitcc
 from orbitcc import _core
@@ -93,8 +94,7 @@ def test_python_accepts_exactly_what_the_core_accepts(override: str, message: st
                                     r"allowed: gamma, qs_initial_packets"),
 ])
 def test_controller_parameters_are_checked_against_the_table(override: str, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        orbitcc.run("starlink_dual", "maco", duration_s=0.5, overrides=[override])
+    run_rejects("starlink_dual", "maco", override, message, duration_s=0.5)
 
 
 def test_flags_take_only_zero_or_one() -> None:

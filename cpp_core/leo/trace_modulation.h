@@ -34,15 +34,15 @@
 
 namespace orbitcc {
 
+// Which part of the trace an episode replays.
+enum class TracePart { kWhole = 0, kFirstHalf = 1, kSecondHalf = 2 };
+
 // One stretch of constant modulation, in trace time.
 struct ModulationSegment {
   TimeNs start = 0;
   double capacity_factor = 1.0;
   TimeNs extra_delay = 0;
 };
-
-// Which part of the trace an episode replays.
-enum class TracePart { kWhole = 0, kFirstHalf = 1, kSecondHalf = 2 };
 
 struct TraceModulation {
   std::string bandwidth_path;

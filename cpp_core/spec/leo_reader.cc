@@ -190,17 +190,23 @@ ChannelStart ParseStart(DictReader& r, const char* table) {
              : ChannelStart::kFixed;
 }
 
+// The geometry's lengths and speed: each row is named like its field.
+using GeometryField = double AlongTrackConfig::*;
+const std::pair<const char*, GeometryField> kGeometryRows[] = {
+    {"altitude_km", &AlongTrackConfig::altitude_km},
+    {"spacing_km", &AlongTrackConfig::spacing_km},
+    {"speed_km_s", &AlongTrackConfig::speed_km_s},
+    {"footprint_radius_km", &AlongTrackConfig::footprint_radius_km},
+    {"handover_radius_km", &AlongTrackConfig::handover_radius_km},
+    {"cross_track_km", &AlongTrackConfig::cross_track_km},
+    {"phase_km", &AlongTrackConfig::phase_km},
+};
+
 AlongTrackLinkConfig ReadAlongTrack(DictReader& r) {
   const ModelRows row{"along_track"};
   AlongTrackLinkConfig c;
   AlongTrackConfig& g = c.geometry;
-  g.altitude_km = r.Param(row("altitude_km"));
-  g.spacing_km = r.Param(row("spacing_km"));
-  g.speed_km_s = r.Param(row("speed_km_s"));
-  g.footprint_radius_km = r.Param(row("footprint_radius_km"));
-  g.handover_radius_km = r.Param(row("handover_radius_km"));
-  g.cross_track_km = r.Param(row("cross_track_km"));
-  g.phase_km = r.Param(row("phase_km"));
+  for (const auto& [name, field] : kGeometryRows) g.*field = r.Param(row(name));
   g.alternate_leader = r.FlagParam(row("alternate_leader"));
   c.budget = ParseBudget(r);
   c.subflow = static_cast<int>(r.IntParam(row("subflow")));
@@ -425,13 +431,14 @@ ParsedModel ParseOnOff(DictReader& r) {
   const ModelRows row{"onoff"};
   OnOffChannelParams p;
   p.capacity_bps = r.Param(row("capacity_mbps")) * 1e6;
+  // The up/down chain, then what the link does in it.
   p.mean_up_s = r.Param(row("mean_up_s"));
   p.mean_down_s = r.Param(row("mean_down_s"));
-  p.propagation_delay = r.MillisParam(row("delay_ms"));
-  p.loss_rate = r.Param(row("loss_rate"));
-  p.drop_arrivals_when_down = r.FlagParam(row("drop_arrivals_when_down"));
   p.start = ParseStart(r, "onoff");
   p.start_up = r.FlagParam(row("start_up"));
+  p.drop_arrivals_when_down = r.FlagParam(row("drop_arrivals_when_down"));
+  p.propagation_delay = r.MillisParam(row("delay_ms"));
+  p.loss_rate = r.Param(row("loss_rate"));
   r.RejectUnknown();
   Prefixed(r.where(), [&] { ValidateOnOffParams(p); });
   ParsedModel m;
