@@ -136,7 +136,10 @@ SimulationSpec Network(const DomainRandomization& dr) {
   FlowSpec f;
   f.name = "f";
   f.controller = "newreno";
-  f.paths = {PathSpec{{0}, {1}, {}}};
+  PathSpec path;
+  path.forward = {0};
+  path.reverse = {1};
+  f.paths = {path};
   FlowSpec bg = f;
   bg.name = "bg";
   bg.background = true;
