@@ -67,6 +67,7 @@ def reduce_metrics(m: dict[str, Any]) -> dict[str, float]:
         "loss": 100.0 * m["loss_rate"],
         "jain": jain(persistent),
         "queue": 100.0 * b["mean_queue_bytes"] / max(b["buffer_bytes"], 1),
+        "peak_queue": 100.0 * b["max_queue_bytes"] / max(b["buffer_bytes"], 1),
         "timeouts": float(sum(f["timeouts"] for f in m["flows"])),
         "drops": float(b["overflow_drops"]),
     }
@@ -158,14 +159,18 @@ def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
                                     "scenario.num_steps=1", *ov]))
             labels.append((link, name))
     res = r.many(cases)
-    rows = [[link, name, cell(rr, "loss", 3), cell(rr, "drops", 0), cell(rr, "timeouts"),
-             cell(rr, "utilization")] for (link, name), rr in zip(labels, res, strict=True)]
+    rows = [[link, name, cell(rr, "loss", 3), cell(rr, "drops", 0),
+             f"{sum(x['drops'] > 0 for x in rr)} of {len(rr)}", cell(rr, "peak_queue"),
+             cell(rr, "timeouts"), cell(rr, "utilization")]
+            for (link, name), rr in zip(labels, res, strict=True)]
     parts.append(
         "### Why REFWA used to drop packets (all flows together)\n\n"
         "REFWA only, as above; `scenario.activity_window=0` is the paper's rule (a flow is "
         "counted in N if its last packet is younger than delta = RTT_avg, Sec. III-A2), "
-        "`scenario.initial_window_packets=10` the previous initial window.\n\n"
-        + table(["link", "variant", "loss %", "overflow drops", "timeouts", "util %"], rows))
+        "`scenario.initial_window_packets=10` the previous initial window. Peak queue = the "
+        "bottleneck's largest queue in % of its buffer (100 % = an overflow).\n\n"
+        + table(["link", "variant", "loss %", "overflow drops", "seeds with drops",
+                 "peak queue %", "timeouts", "util %"], rows))
 
     # Sec. V-B: rising and falling steps.
     log("Sec. V-B ...")

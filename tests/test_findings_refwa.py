@@ -45,16 +45,24 @@ def test_refwa_no_drops_and_fair_with_all_flows_starting_together(link):
     assert mean(refwa, "queue") < 0.5 * mean(reno, "queue")
 
 
-def test_refwa_paper_activity_rule_is_what_dropped_packets():
-    # The cause of the old preset's losses (docs/reproduction.md): with the
-    # paper's delta = RTT_avg, long-RTT flows drop out of the flow count
-    # between bursts and the feedback overshoots; on T3 with IW 10 that
-    # overflows the buffer. The shipped own-RTT rule removes those drops.
-    ov = ["scenario.link_type=T3", "scenario.num_steps=1", "scenario.initial_window_packets=10"]
-    paper_rule = runs(REFWA, [*ov, "scenario.activity_window=0"])
-    own_rtt = runs(REFWA, ov)
-    assert mean(paper_rule, "drops") > 100
-    assert all(r["drops"] == 0 for r in own_rtt), own_rtt
+def test_refwa_paper_activity_rule_overshoots_the_buffer():
+    # Why the old preset lost packets (docs/reproduction.md): with the paper's
+    # delta = RTT_avg, long-RTT flows drop out of the flow count between
+    # bursts and the feedback overshoots. With IW 10 that drives the queue to
+    # the brim and over it on some seeds; the shipped own-RTT rule leaves
+    # headroom and never overflows. (Since the receiver ACKs as ns-3's does,
+    # the overshoot overflows on fewer seeds than the 940 drops of 2026-11-23.)
+    paper_overflows = 0
+    for link in ("T1", "T3"):
+        ov = [f"scenario.link_type={link}", "scenario.num_steps=1",
+              "scenario.initial_window_packets=10"]
+        paper_rule = runs(REFWA, [*ov, "scenario.activity_window=0"])
+        own_rtt = runs(REFWA, ov)
+        assert all(r["drops"] == 0 for r in own_rtt), own_rtt
+        assert mean(paper_rule, "peak_queue") > 90.0, paper_rule
+        assert mean(paper_rule, "peak_queue") > mean(own_rtt, "peak_queue") + 5.0
+        paper_overflows += sum(r["drops"] > 0 for r in paper_rule)
+    assert paper_overflows >= 2
 
 
 def test_refwa_flows_joining_and_leaving():
