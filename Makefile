@@ -97,15 +97,15 @@ ns3-deps:
 validate-ns3: install ns3-deps
 	$(VENV)/bin/orbitcc-validate --doc docs/validation.md --jobs 2 --json outputs/validate/results.json
 
-# Long validations (marked slow): wider grids, more seeds, longer episodes, and
-# the papers' findings over seeds (tests/test_findings_*.py; docs/reproduction.md).
+# Long validations (marked slow): wider grids, more seeds, longer episodes.
 # `make test` deselects them (pyproject's addopts: -m 'not slow').
 validate: install
 	WANDB_MODE=disabled $(VENV)/bin/pytest -q -m slow
 
-# Only the papers' findings (a subset of `make validate`).
+# Only the papers' findings over seeds (tests/test_findings_*.py;
+# docs/reproduction.md): ~45 s on 2 cores, so `make test` runs them too.
 validate-findings: install
-	WANDB_MODE=disabled $(VENV)/bin/pytest -q -m slow tests/test_findings_*.py
+	WANDB_MODE=disabled $(VENV)/bin/pytest -q tests/test_findings_*.py
 
 bench: install
 	$(VENV)/bin/orbitcc-bench --json bench.json

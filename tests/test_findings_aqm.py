@@ -4,7 +4,7 @@ CUBIC against BBR (v1, and BBRv3) sharing a bottleneck that replays
 starlink_dual's access link, drop-tail against FQ-CoDel, five seeds
 (orbitcc.baselines.reproduce_aqm; numbers in docs/aqm.md).
 
-Marked slow (`make validate` / `make validate-findings`)."""
+Run by `make test` (CI) and `make validate-findings`."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ import statistics
 import pytest
 
 from orbitcc.baselines.reproduce_aqm import measure
-
-pytestmark = pytest.mark.slow
 
 SEEDS = range(5)
 

@@ -1,4 +1,4 @@
-"""Du et al.'s finding on ``iridium_mptcp``, over seeds (``make validate``).
+"""Du et al.'s finding on ``iridium_mptcp``, over seeds (in CI; ``make validate-findings``).
 
 "Multipath TCP over LEO Satellite Networks" (Sec. IV, Fig. 4a): single-path
 TCP's throughput drops to zero at every handover; MPTCP's does not, because
@@ -12,8 +12,6 @@ import numpy as np
 import pytest
 
 from orbitcc.baselines import reproduce_du as du
-
-pytestmark = pytest.mark.slow
 
 SEEDS = range(5)
 DURATION_S = 600.0

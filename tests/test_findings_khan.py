@@ -3,7 +3,7 @@
 Each test re-runs the measurement of orbitcc.baselines.reproduce_khan that fills
 docs/reproduction.md ("Khan et al.") and fails if the finding (or, where orbitcc
 differs from the paper, the documented difference and its cause) disappears.
-Marked slow: ``make validate`` runs them.
+Run by ``make test`` (CI) and ``make validate-findings``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ import statistics
 import pytest
 
 from orbitcc.baselines import reproduce_khan as rk
-
-pytestmark = pytest.mark.slow
 
 SEEDS = list(range(5))
 

@@ -1,9 +1,10 @@
-"""The MACO paper's findings on ``starlink_dual`` and ``maco_density`` (``make validate``).
+"""The MACO paper's findings on ``starlink_dual`` and ``maco_density``.
 
 Each test fails if a finding that reproduces disappears from the model, or if
 the measured cause of one that does not reproduce changes. The numbers (mean
 +- std over 10 seeds) and the verdicts are in docs/reproduction.md ("MACO"),
-written by ``python -m orbitcc.baselines.reproduce_maco``.
+written by ``python -m orbitcc.baselines.reproduce_maco``. Run by ``make test``
+(CI) and ``make validate-findings``.
 """
 
 from __future__ import annotations
@@ -11,12 +12,9 @@ from __future__ import annotations
 import statistics
 
 import numpy as np
-import pytest
 
 import orbitcc
 from orbitcc.config import compose_config, to_object
-
-pytestmark = pytest.mark.slow
 
 SEEDS = range(5)
 DURATION_S = 60.0

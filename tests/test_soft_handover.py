@@ -1,7 +1,7 @@
 """Per-interface satellite selection on ``iridium_mptcp`` (Du et al.'s soft
 handover): the two subflows' routes change at different instants, fixed by
 the orbital geometry; without it they change together. Fast; the finding
-itself is in tests/test_findings_du.py (slow)."""
+itself is in tests/test_findings_du.py."""
 
 from __future__ import annotations
 

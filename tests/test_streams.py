@@ -1,6 +1,6 @@
 """Multi-stream QUIC with the stream schedulers of Khan et al. (Sec. 5.2), and the
 paper's traffic on the LMS presets. Fast tests (the paper's findings, over seeds,
-are in test_findings_khan.py, marked slow).
+are in test_findings_khan.py).
 
 Each scheduler is checked at system level on a constant link, where its rule gives
 a known outcome: rr / fq split backlogged streams equally, wfq by its weights,
