@@ -109,7 +109,6 @@ void ThreadPool::ParallelFor(int n, const std::function<void(int)>& fn) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     fn_ = &fn;
-    n_ = n;
     chunk_ = ChunkSize(n);
     const int threads = num_threads();
     for (int t = 0; t < threads; ++t) {
@@ -121,7 +120,7 @@ void ThreadPool::ParallelFor(int n, const std::function<void(int)>& fn) {
     active_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
     error_ = nullptr;
     // Published with release: a spinning worker that sees the new
-    // generation also sees fn_, n_, chunk_ and the counters.
+    // generation also sees fn_, chunk_ and the blocks.
     generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();

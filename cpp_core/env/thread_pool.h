@@ -70,7 +70,6 @@ class ThreadPool {
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> stop_{false};
   const std::function<void(int)>* fn_ = nullptr;
-  int n_ = 0;
   int chunk_ = 1;
   std::vector<Block> blocks_;  // one per thread; 0 is the caller's
   alignas(64) std::atomic<int> active_{0};  // workers still in this round
