@@ -135,8 +135,6 @@ class TraceModulatedProcess : public LinkProcess {
 std::shared_ptr<const TraceModulation> ReadTraceModulation(
     const std::string& bandwidth_path, const std::string& delay_path) {
   auto m = std::make_shared<TraceModulation>();
-  m->bandwidth_path = bandwidth_path;
-  m->delay_path = delay_path;
   const MahimahiTrace trace = ReadMahimahiTrace(bandwidth_path);
   MahimahiLinkOptions options;
   options.bin = m->bin;
@@ -151,7 +149,6 @@ std::shared_ptr<const TraceModulation> ReadTraceModulation(
   }
   std::vector<double> capacity(n);
   for (size_t i = 0; i < n; ++i) capacity[i] = bins[i].capacity_bps;
-  m->num_bins = n;
   const size_t half = n / 2;
   const size_t bounds[3][2] = {{0, n}, {0, half}, {half, n}};
   for (int p = 0; p < 3; ++p) {

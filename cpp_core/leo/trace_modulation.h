@@ -24,7 +24,6 @@
 // to mean 1 on its own (both keep the scenario's mean capacity).
 #pragma once
 
-#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,10 +44,7 @@ struct ModulationSegment {
 };
 
 struct TraceModulation {
-  std::string bandwidth_path;
-  std::string delay_path;
   TimeNs bin = 10 * kNsPerMs;
-  size_t num_bins = 0;  // bins of the whole trace (both files cover them)
   // Per part (indexed by TracePart): merged segments, starting at 0, the
   // part's length and where it starts in the trace.
   std::vector<ModulationSegment> segments[3];

@@ -48,7 +48,8 @@ std::unique_ptr<LinkProcess> Base(std::vector<LinkState> states) {
 
 TEST(TraceModulationTest, RelativeCapacityAndExcessDelayPerBin) {
   const auto m = FourBins();
-  ASSERT_EQ(m->num_bins, 4u);
+  // Four bins of 10 ms: the whole trace is 40 ms long.
+  ASSERT_EQ(m->period[static_cast<int>(TracePart::kWhole)], 4 * m->bin);
   // Bin k's opportunities: timestamps mod 40 ms, so 40 joins bin 0.
   // Bins: {5, 40->0} = 2, {12, 13, 14} = 3, {25, 26} = 2, {33} = 1: mean 2.
   auto p = MakeTraceModulatedProcess(
