@@ -290,54 +290,52 @@ py::dict NewDict(py::ssize_t n) {
 #endif
 }
 
-// A new 1-D array of n elements of a numpy type, straight from numpy's C
-// API (py::array_t's constructor costs several times as much, and the
-// single env's info makes a dozen arrays per step).
-template <typename T>
-py::array NewArray(int type_num, py::ssize_t n) {
+// A new array of a numpy type and shape, straight from numpy's C API
+// (py::array_t's constructor costs several times as much, and the single
+// env's info makes a dozen arrays per step): its own C-contiguous memory,
+// or, with `data`, a writeable view of `data` that keeps `base` alive.
+py::array NewNumpyArray(int type_num, int ndim, const Py_intptr_t* dims,
+                        void* data = nullptr, const py::array* base = nullptr) {
   auto& api = py::detail::npy_api::get();
   PyObject* descr = api.PyArray_DescrFromType_(type_num);  // new reference
   if (descr == nullptr) throw py::error_already_set();
-  Py_intptr_t dims[1] = {static_cast<Py_intptr_t>(n)};
+  const int flags = data == nullptr
+                        ? 0
+                        : py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ |
+                              py::detail::npy_api::NPY_ARRAY_WRITEABLE_ |
+                              py::detail::npy_api::NPY_ARRAY_ALIGNED_;
   // PyArray_NewFromDescr steals the descriptor's reference.
-  PyObject* a = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, 1, dims,
-                                          nullptr, nullptr, 0, nullptr);
+  PyObject* a = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, ndim,
+                                          const_cast<Py_intptr_t*>(dims),
+                                          nullptr, data, flags, nullptr);
   if (a == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::array>(a);
+  auto array = py::reinterpret_steal<py::array>(a);
+  if (base != nullptr &&
+      api.PyArray_SetBaseObject_(array.ptr(), base->inc_ref().ptr()) != 0) {
+    throw py::error_already_set();
+  }
+  return array;
+}
+
+// A new 1-D array of n elements of a numpy type.
+template <typename T>
+py::array NewArray(int type_num, py::ssize_t n) {
+  const Py_intptr_t dims[1] = {static_cast<Py_intptr_t>(n)};
+  return NewNumpyArray(type_num, 1, dims);
 }
 
 // A new C-contiguous (rows, cols) float64 array.
 py::array NewMatrix(py::ssize_t rows, py::ssize_t cols) {
-  auto& api = py::detail::npy_api::get();
-  PyObject* descr = api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_);
-  if (descr == nullptr) throw py::error_already_set();
-  Py_intptr_t dims[2] = {static_cast<Py_intptr_t>(rows),
-                         static_cast<Py_intptr_t>(cols)};
-  PyObject* a = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, 2, dims,
-                                          nullptr, nullptr, 0, nullptr);
-  if (a == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::array>(a);
+  const Py_intptr_t dims[2] = {static_cast<Py_intptr_t>(rows),
+                               static_cast<Py_intptr_t>(cols)};
+  return NewNumpyArray(py::detail::npy_api::NPY_DOUBLE_, 2, dims);
 }
 
 // A writeable 1-D float64 view of n values at `data` inside `base` (which
 // it keeps alive).
 py::array RowOf(const py::array& base, double* data, py::ssize_t n) {
-  auto& api = py::detail::npy_api::get();
-  PyObject* descr = api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_);
-  if (descr == nullptr) throw py::error_already_set();
-  Py_intptr_t dims[1] = {static_cast<Py_intptr_t>(n)};
-  PyObject* a = api.PyArray_NewFromDescr_(
-      api.PyArray_Type_, descr, 1, dims, nullptr, data,
-      py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ |
-          py::detail::npy_api::NPY_ARRAY_WRITEABLE_ |
-          py::detail::npy_api::NPY_ARRAY_ALIGNED_,
-      nullptr);
-  if (a == nullptr) throw py::error_already_set();
-  auto row = py::reinterpret_steal<py::array>(a);
-  if (api.PyArray_SetBaseObject_(row.ptr(), base.inc_ref().ptr()) != 0) {
-    throw py::error_already_set();
-  }
-  return row;
+  const Py_intptr_t dims[1] = {static_cast<Py_intptr_t>(n)};
+  return NewNumpyArray(py::detail::npy_api::NPY_DOUBLE_, 1, dims, data, &base);
 }
 
 // d[key] = value straight through the C API (pybind11's item accessor
