@@ -57,6 +57,13 @@ void CheckRange(const std::string& name, const Range& r) {
   }
 }
 
+// A scalar against row `name`'s range.
+void CheckValue(const std::string& name, double value) {
+  const std::string problem =
+      FindParam(RandomizationParams(), name).Problem(value);
+  if (!problem.empty()) Fail(name, problem);
+}
+
 // Capacity scaled, delay lengthened and a blackout inserted after each
 // handover the base process marks.
 class PerturbedProcess : public LinkProcess {
@@ -250,10 +257,7 @@ void ValidateRandomization(const DomainRandomization& dr) {
                                  "] is not allowed; allowed: whole numbers");
   }
   CheckRange("background_start_s", dr.background_start_s);
-  const std::string fraction =
-      FindParam(RandomizationParams(), "holdout_fraction")
-          .Problem(dr.holdout_fraction);
-  if (!fraction.empty()) Fail("holdout_fraction", fraction);
+  CheckValue("holdout_fraction", dr.holdout_fraction);
   if (!dr.holdout_param.empty()) {
     const auto& names = RandomizedParamNames();
     if (std::find(names.begin(), names.end(), dr.holdout_param) ==
@@ -274,10 +278,7 @@ void ValidateRandomization(const DomainRandomization& dr) {
     Fail("holdout_fraction", "= " + Num(dr.holdout_fraction) +
                                  " needs randomize.split train or test");
   }
-  const std::string trace_fraction =
-      FindParam(RandomizationParams(), "trace_fraction")
-          .Problem(dr.trace_fraction);
-  if (!trace_fraction.empty()) Fail("trace_fraction", trace_fraction);
+  CheckValue("trace_fraction", dr.trace_fraction);
   if (dr.trace_fraction > 0.0 && dr.enabled && !dr.trace) {
     Fail("trace_fraction",
          "= " + Num(dr.trace_fraction) +
