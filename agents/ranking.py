@@ -34,6 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from orbitcc.agents.heldout import CONSTANT_PREFIX
+from orbitcc.agents.heldout import play_entrant as play_named
+
 VALIDATION_SEED_BASE = 10_000  # as orbitcc.agents.train's periodic evaluation
 WINDOW_MAX_FACTOR = 4.0  # the recipe's env.window_max_factor: scale = 4 ** a
 
@@ -49,7 +52,7 @@ class Entrant:
     def key(self) -> str:
         """The held-out evaluation's name for it (orbitcc.agents.heldout):
         ``const:<base>:<a>``, the action written so it reads back exactly."""
-        return f"const:{self.base}:{self.action!r}"
+        return f"{CONSTANT_PREFIX}{self.base}:{self.action!r}"
 
     @property
     def name(self) -> str:
@@ -80,8 +83,6 @@ def task_overrides(extra: Sequence[str] = ()) -> list[str]:
 def play_entrant(entrant: Entrant, overrides: Sequence[str], seed: int) -> dict[str, float]:
     """One validation episode of ``entrant`` (heldout.play's numbers), played
     as the held-out table plays a constant-scale entrant."""
-    from orbitcc.agents.heldout import play_entrant as play_named
-
     return play_named("starlink_dual", overrides, seed, entrant.key)
 
 

@@ -90,13 +90,14 @@ def traffic_fields(s: Any, band: str, transport: str) -> dict[str, Any]:
     """The flow's traffic keys: ``app`` or ``streams`` (+ scheduler), window cap and
     TCP constants."""
     out: dict[str, Any] = {}
-    rate = s.load * average_rate_mbps(s, band)
+    average = average_rate_mbps(s, band)
+    rate = s.load * average
     duration = {"duration_s": float(s.traffic_s)} if s.traffic_s is not None else {}
     shares = [float(x) for x in s.stream_shares]
     if s.app != "bulk":
         # Each stream's rate (its share of load x average_rate_mbps) against
         # the core's application bounds, named by the keys that make it.
-        keys = {"load": s.load, "average_rate_mbps": average_rate_mbps(s, band)}
+        keys = {"load": s.load, "average_rate_mbps": average}
         what = ("the offered rate load x average_rate_mbps" if len(shares) == 1 else
                 "a stream's offered rate load x average_rate_mbps x its stream_shares share")
         for share in {min(shares), max(shares)}:
