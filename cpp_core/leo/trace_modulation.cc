@@ -1,7 +1,10 @@
 // Trace modulation of a link model; see trace_modulation.h for the choices.
 #include "leo/trace_modulation.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -162,19 +165,35 @@ std::shared_ptr<const TraceModulation> ReadTraceModulation(
 
 std::shared_ptr<const TraceModulation> CachedTraceModulation(
     const std::string& bandwidth_path, const std::string& delay_path) {
+  // Each file's (mtime, size) keys the entry with its path, as Python's
+  // memo of the expanded traces (orbitcc/paths.py): a file rewritten while
+  // the process runs is read again, not served from the cache.
+  using Stamp = std::pair<int64_t, int64_t>;
+  auto stamp = [](const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return Stamp{-1, -1};
+    return Stamp{int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec,
+                 static_cast<int64_t>(st.st_size)};
+  };
+  struct Entry {
+    std::pair<Stamp, Stamp> stamps;
+    std::shared_ptr<const TraceModulation> trace;
+  };
   static std::mutex mutex;
-  static std::map<std::pair<std::string, std::string>,
-                  std::shared_ptr<const TraceModulation>>
-      cache;
+  static std::map<std::pair<std::string, std::string>, Entry> cache;
   const auto key = std::make_pair(bandwidth_path, delay_path);
+  const auto stamps = std::make_pair(stamp(bandwidth_path), stamp(delay_path));
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
+    if (it != cache.end() && it->second.stamps == stamps) {
+      return it->second.trace;
+    }
   }
   auto m = ReadTraceModulation(bandwidth_path, delay_path);
   std::lock_guard<std::mutex> lock(mutex);
-  return cache.emplace(key, std::move(m)).first->second;
+  cache[key] = Entry{stamps, m};
+  return m;
 }
 
 std::unique_ptr<LinkProcess> MakeTraceModulatedProcess(

@@ -58,7 +58,8 @@ struct TraceModulation {
 std::shared_ptr<const TraceModulation> ReadTraceModulation(
     const std::string& bandwidth_path, const std::string& delay_path);
 
-// The same, read once per process for each (bandwidth, delay) pair.
+// The same, read once per process for each (bandwidth, delay) pair, and
+// again when either file's modification time or size changes.
 std::shared_ptr<const TraceModulation> CachedTraceModulation(
     const std::string& bandwidth_path, const std::string& delay_path);
 
