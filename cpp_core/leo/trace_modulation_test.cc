@@ -164,5 +164,23 @@ TEST(TraceModulationTest, BadTracesNameTheFile) {
                std::invalid_argument);
 }
 
+TEST(TraceModulationTest, CacheReadsEachPairOnceUntilAFileChanges) {
+  const std::string bw =
+      WriteTestFile("cache.bw", "5\n12\n13\n14\n25\n26\n33\n40\n");
+  const std::string delay = WriteTestFile("cache.delay", "10\n12\n11\n30\n");
+  const auto first = CachedTraceModulation(bw, delay);
+  EXPECT_EQ(CachedTraceModulation(bw, delay), first);  // not read again
+  // The same file rewritten with a longer trace (80 ms, 8 bins): read anew.
+  WriteTestFile("cache.bw",
+                "5\n12\n13\n14\n25\n26\n33\n45\n52\n53\n65\n73\n80\n");
+  WriteTestFile("cache.delay", "10\n12\n11\n30\n10\n12\n11\n30\n");
+  const auto second = CachedTraceModulation(bw, delay);
+  EXPECT_NE(second, first);
+  EXPECT_EQ(second->period[static_cast<int>(TracePart::kWhole)],
+            8 * second->bin);
+  EXPECT_EQ(first->period[static_cast<int>(TracePart::kWhole)],
+            4 * first->bin);
+}
+
 }  // namespace
 }  // namespace orbitcc
