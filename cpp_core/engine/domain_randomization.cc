@@ -210,7 +210,7 @@ const ParamTable& RandomizationParams() {
     return NumberListParam(name, {r.lo, r.hi}, lo, hi, false, unit, help);
   };
   static const ParamTable kRows = {
-      FlagParam("enabled", true, "draw the ranges below per episode"),
+      FlagParam("enabled", d.enabled, "draw the ranges below per episode"),
       ChoiceParam("split", "none", {"none", "train", "test"},
                   "train / test map the seed so no training episode "
                   "replays a test one"),
