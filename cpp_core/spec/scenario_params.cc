@@ -212,8 +212,8 @@ ParamTable SingleLink() {
       FileBytes(),
       MappingParam("app",
                    "every flow's application, the core's flow app "
-                   "({kind: cbr, rate_mbps: 5}; docs/traffic.md); {}: "
-                   "file_bytes decides"),
+                   "({kind: cbr, rate_mbps: 5}; docs/leo_models.md, "
+                   "section app); {}: file_bytes decides"),
       Duration(30.0),
       PacketBytes(1500),
       ReverseCapacity(),
