@@ -150,8 +150,11 @@ def cell_limits(cell: Cell) -> Limits:
     agent = cell.entrant.startswith("agent:")
     overrides = tuple(o for o in (*cell.agent_env_overrides, *cell.overrides)
                       if not agent or o.lstrip("+~").startswith("scenario"))
+    # The links do not depend on the controller: one composition per cell and
+    # seed (newreno), unless the cell's overrides set controller keys.
+    own = not agent and any(o.lstrip("+~").startswith("controller") for o in overrides)
     return _limits(cell.scenario, overrides, cell.duration_s, int(cell.seed),
-                   "newreno" if agent else cell.entrant)
+                   cell.entrant if own else "newreno")
 
 
 # ------------------------------------------------------------ row checks --
