@@ -770,8 +770,8 @@ def _write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
            "delay the score uses), at the quantiles the core records per episode (p50, p95, "
            "p99, max; a per-packet list is not kept): each quantile averaged over all the "
            "cell's seeds (Vincent averaging of the quantile functions), bars: its range "
-           "over seeds; dotted lines join the quantiles (not measured in between). A cell with several flows under test records only their pooled "
-           "p95.", "no records")
+           "over seeds; dotted lines join the quantiles (not measured in between). A cell "
+           "with several flows under test records only their pooled p95.", "no records")
     fair = fairness_cells(board)
     for c in fair:
         figure(f"Fairness to the competing flows: {c}", plot_fairness(board, c),
