@@ -390,3 +390,105 @@ def test_real_suite_runs_real_starlink_traces() -> None:
 
     p = plan(list(real.entrants), real.scenario_cells(), list(real.seeds)[:1], 1.0)
     assert p.cells and not [s for s in p.skipped if s[0] in ("cubic", "bbr", "newreno")]
+
+
+# -------------------------------------------------------------- the report --
+
+def test_report_figures_are_exported_and_per_cell(runs: dict[str, Path]) -> None:
+    html = (runs["union"] / "report.html").read_text()
+    figures = runs["union"] / "figures"
+    links = re.findall(r'href="figures/([a-z0-9_]+)\.png"', html)
+    # Every figure in the page is linked, and written as PNG and PDF beside it.
+    assert len(links) == html.count("<img ") >= 5
+    for name in links:
+        png, pdf = figures / f"{name}.png", figures / f"{name}.pdf"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert pdf.read_bytes()[:5] == b"%PDF-" and b"CreationDate" not in pdf.read_bytes()
+    # One fairness plot per cell with background flows (starlink_dual, not lms_ka).
+    assert "fairness_starlink_dual" in links and "fairness_lms_ka" not in links
+    # MACO's loss matrix and its note per cell, never pooled over cells.
+    note = html.split("<h3>Loss discrimination</h3>", 1)[1].split("</p>", 1)[0]
+    assert "maco on starlink_dual:" in note and "maco on lms_ka:" in note
+    # The delay plot is the scored one-way delay over every seed, not one seed's RTT.
+    assert "smoothed RTT" not in html and "2 seeds pooled" not in html  # title is in the PNG
+    delay = html.split("<h3>One-way delay CDF</h3>", 1)[1].split("</p>", 1)[0]
+    assert "all the cell&#x27;s seeds" in delay and "the delay the score uses" in delay
+
+
+def _capture(monkeypatch: pytest.MonkeyPatch) -> list:
+    from orbitcc.baselines import report
+
+    figs: list = []
+
+    def keep(fig: object, name: str = "") -> str:
+        report.check_labels(fig, name)
+        figs.append(fig)
+        return "data:,"
+
+    monkeypatch.setattr(report, "_png", keep)
+    return figs
+
+
+def _board(entrants: list[str], cells: dict[str, tuple[str, list[str]]], records: list[dict],
+           table: dict | None = None):  # noqa: ANN202 - Board
+    from orbitcc.baselines.stats import Board
+
+    return Board(entrants=entrants, cells=list(cells), seeds=[0, 1],
+                 cell_scenario={c: s for c, (s, _) in cells.items()},
+                 cell_overrides={c: o for c, (_, o) in cells.items()}, records=records,
+                 table=table or {}, ranked=[c for c, (s, _) in cells.items()
+                                            if s != "maco_density"])
+
+
+def test_scatter_labels_points_distinct_styles_and_log_axis(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from orbitcc.baselines.report import plot_scatter
+
+    figs = _capture(monkeypatch)
+    entrants = [f"e{i}" for i in range(13)]
+    records = [{"cell": "c", "entrant_label": e, "seed": s, "p95_delay_ms": (1 + i) * 10.0 + s,
+                "throughput_mbps": 5.0 + i} for i, e in enumerate(entrants) for s in (0, 1)]
+    plot_scatter(_board(entrants, {"c": ("single_link", [])}, records))
+    ax = figs[0].axes[0]
+    assert ax.get_xscale() == "log" and "log scale" in ax.get_xlabel()  # 10 .. 131 ms
+    assert sorted(t.get_text() for t in ax.texts) == sorted(entrants)  # every point named
+    styles = set()
+    for c in ax.containers:  # one errorbar per entrant: its (colour, marker)
+        line = c.lines[0]
+        styles.add((tuple(line.get_color()), line.get_marker()))
+    assert len(styles) == 13  # entrants 10-12 reuse colours 0-2 with another marker
+    figs.clear()
+    narrow = [dict(r, p95_delay_ms=40.0 + r["seed"]) for r in records]
+    plot_scatter(_board(entrants, {"c": ("single_link", [])}, narrow))
+    assert figs[0].axes[0].get_xscale() == "linear"
+
+
+def test_completion_plot_names_the_cells_file_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    from orbitcc.baselines.report import file_bytes, plot_completion_vs_spacing
+    from orbitcc.baselines.stats import Stat
+
+    assert file_bytes("maco_density", ()) == (100_000_000,)
+    assert file_bytes("maco_density", ("scenario.file_bytes=10000000",)) == (10_000_000,)
+    figs = _capture(monkeypatch)
+    cells = {f"maco_density[spacing_km={k}]": ("maco_density", [f"scenario.spacing_km={k}"])
+             for k in (100, 150)}
+    table = {("maco", c): {"completion_time_s": Stat(20.0, 1.0, 2, 1.0)} for c in cells}
+    plot_completion_vs_spacing(_board(["maco"], cells, [], table))
+    assert figs[0].axes[0].get_ylabel() == "100 MB completion time (s)"
+
+
+def test_recovery_counts_handovers_without_a_dip_apart(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from orbitcc.baselines.report import plot_recovery_cdf, recovery_split
+
+    rs = [{"handover_recovery_s": [0.001, 0.0004, 0.25], "handover_recovery_censored": 1},
+          {"handover_recovery_s": [0.001, 0.08], "handover_recovery_censored": 0}]
+    assert recovery_split(rs) == (3, [0.25, 0.08], 1)
+    figs = _capture(monkeypatch)
+    records = [dict(r, cell="c", entrant_label="cubic", seed=i) for i, r in enumerate(rs)]
+    plot_recovery_cdf(_board(["cubic"], {"c": ("starlink_dual", [])}, records))
+    bars, cdf = figs[0].axes[:2]
+    widths = [p.get_width() for p in bars.patches]
+    assert widths == pytest.approx([50.0, 100 / 3, 100 / 6])  # no dip, dipped, not recovered
+    (line,) = cdf.lines  # the CDF holds the two dips only, not the 1 ms floor
+    assert sorted(set(line.get_xdata())) == [0.08, 0.25]
