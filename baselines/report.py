@@ -178,9 +178,15 @@ LOG_SPAN = 10.0  # a delay axis spanning more than this factor is drawn log scal
 
 
 def _log_if_wide(ax: Any, values: list[float], axis: str = "x") -> bool:
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
     pos = [v for v in values if math.isfinite(v) and v > 0]
     if pos and max(pos) > LOG_SPAN * min(pos):
         (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+        which = ax.xaxis if axis == "x" else ax.yaxis
+        which.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        which.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # 20, 50, 100
+        which.set_minor_formatter(NullFormatter())
         return True
     return False
 
