@@ -42,7 +42,7 @@ from typing import Any
 import yaml
 from omegaconf import OmegaConf
 
-from orbitcc.baselines.cells import Cell, Plan, code_identity
+from orbitcc.baselines.cells import RECORD_SCHEMA, Cell, Plan, code_identity
 from orbitcc.baselines.results import (
     REQUIRED_FIELDS,
     ResultsError,
@@ -320,7 +320,7 @@ def _key_mismatch(entry: dict[str, Any], cell: Cell, row: dict[str, Any] | None)
                   ("git commit", row.get("git_commit"), cell.code.get("git_commit")),
                   ("orbitcc version", row.get("orbitcc_version"),
                    cell.code.get("orbitcc_version")),
-                  ("record schema", row.get("schema"), None)]
+                  ("record schema", row.get("schema"), RECORD_SCHEMA)]
     out = []
     for what, mine, theirs in parts:
         if theirs is not None and mine != theirs:
