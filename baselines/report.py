@@ -14,6 +14,7 @@ import html
 import io
 import math
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from orbitcc.baselines.cells import (
     Plan,
     run_cell_series,
 )
+from orbitcc.baselines.results import finite
 from orbitcc.baselines.stats import (
     Board,
     ScoreConfig,
@@ -116,23 +118,52 @@ def check_labels(fig: Any, name: str) -> None:
 
 def _png(fig: Any, name: str = "") -> str:
     """The figure as a PNG data URI (after checking its axis labels); no date
-    or software stamp, so the same data gives the same bytes."""
+    or software stamp, so the same data gives the same bytes. While
+    write_html collects, the figure is also kept as PNG and PDF bytes (PDF
+    without a creation date), for the files beside report.html."""
     import matplotlib.pyplot as plt
 
     try:
         check_labels(fig, name)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=90, metadata={"Software": None})
+        if _EXPORTS is not None:
+            # The PNG is the page's own (90 dpi); the PDF is vector (dense line
+            # plots rasterized at EXPORT_DPI), about 4 CPU s for the quick suite.
+            pdf = io.BytesIO()
+            fig.savefig(pdf, format="pdf", dpi=EXPORT_DPI,
+                        metadata={"Creator": None, "Producer": None, "CreationDate": None})
+            _EXPORTS.append((name, buf.getvalue(), pdf.getvalue()))
     finally:
         plt.close(fig)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
-def _colors(entrants: list[str]) -> dict[str, Any]:
+# Figures kept for export while write_html draws: (name, png, pdf).
+_EXPORTS: list[tuple[str, bytes, bytes]] | None = None
+EXPORT_DPI = 150  # the rasterized parts of a PDF (the timeline's lines)
+FIGURES_DIR = "figures"  # beside report.html: <name>.png (90 dpi) and <name>.pdf
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "figure"
+
+
+# Markers cycled past the 10 colours: entrant i gets colour i % 10 and marker
+# i // 10, so up to 100 entrants have distinct (colour, marker) pairs.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<")
+
+
+def _styles(entrants: list[str]) -> dict[str, dict[str, Any]]:
     import matplotlib
 
     cmap = matplotlib.colormaps["tab10"]
-    return {e: cmap(i % 10) for i, e in enumerate(entrants)}
+    return {e: {"color": cmap(i % 10), "marker": MARKERS[(i // 10) % len(MARKERS)]}
+            for i, e in enumerate(entrants)}
+
+
+def _colors(entrants: list[str]) -> dict[str, Any]:
+    return {e: s["color"] for e, s in _styles(entrants).items()}
 
 
 def _legend_below(fig: Any, ax: Any, ncol: int = 5) -> None:
@@ -145,35 +176,60 @@ def _legend_below(fig: Any, ax: Any, ncol: int = 5) -> None:
                    fontsize=8, frameon=False)
 
 
+LOG_SPAN = 10.0  # a delay axis spanning more than this factor is drawn log scale
+
+
+def _log_if_wide(ax: Any, values: list[float], axis: str = "x") -> bool:
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    pos = [v for v in values if math.isfinite(v) and v > 0]
+    if pos and max(pos) > LOG_SPAN * min(pos):
+        (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+        which = ax.xaxis if axis == "x" else ax.yaxis
+        which.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        which.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # 20, 50, 100
+        which.set_minor_formatter(NullFormatter())
+        return True
+    return False
+
+
 def plot_scatter(board: Board) -> str | None:
     """Pantheon's plot: throughput against p95 delay (axis reversed: better is
-    up and right), one dot per seed, the mean +- std as a cross."""
+    up and right), one dot per seed, the mean +- std as a cross labelled with
+    the entrant; distinct (colour, marker) per entrant; log delay axis when
+    the delays span more than LOG_SPAN x."""
     import matplotlib.pyplot as plt
 
     cells = board.ranked or board.cells
     if not cells:
         return None
-    colors = _colors(board.entrants)
-    ncol = min(3, len(cells))
+    styles = _styles(board.entrants)
+    ncol = min(2, len(cells))
     nrow = math.ceil(len(cells) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 4.0 * nrow + 0.8), squeeze=False,
-                             layout="constrained")
+    fig, axes = plt.subplots(nrow, ncol, figsize=(6.4 * ncol, 4.6 * nrow + 0.8),
+                             squeeze=False, layout="constrained")
     for ax, c in zip(axes.flat, cells, strict=False):
+        delays: list[float] = []
         for e in board.entrants:
             rs = [r for r in board.records if r["cell"] == c and r["entrant_label"] == e]
             if not rs:
                 continue
+            st = styles[e]
             x = np.array([r["p95_delay_ms"] for r in rs], float)
             y = np.array([r["throughput_mbps"] for r in rs], float)
-            ax.scatter(x, y, s=14, alpha=0.45, color=colors[e])
+            delays += list(x)
+            ax.scatter(x, y, s=14, alpha=0.4, color=st["color"], marker=st["marker"])
             ax.errorbar(x.mean(), y.mean(), xerr=x.std(ddof=1) if len(x) > 1 else 0,
-                        yerr=y.std(ddof=1) if len(y) > 1 else 0, fmt="o", ms=6,
-                        color=colors[e], label=e, capsize=2)
+                        yerr=y.std(ddof=1) if len(y) > 1 else 0, fmt=st["marker"], ms=6,
+                        color=st["color"], label=e, capsize=2)
+            ax.annotate(e, (x.mean(), y.mean()), xytext=(4, 4), textcoords="offset points",
+                        fontsize=7, color=st["color"])
+        wide = _log_if_wide(ax, delays)
         ax.invert_xaxis()
-        ax.set_xlabel("p95 one-way delay (ms)")
+        ax.set_xlabel("p95 one-way delay (ms" + (", log scale)" if wide else ")"))
         ax.set_ylabel("throughput (Mb/s)")
         ax.set_title(c, fontsize=10)
-        ax.grid(alpha=0.3)
+        ax.grid(alpha=0.3, which="both" if wide else "major")
     for ax in list(axes.flat)[len(cells):]:
         ax.axis("off")
     _legend_below(fig, axes.flat[0], ncol=min(8, len(board.entrants)))
@@ -234,8 +290,10 @@ def plot_timeline(series: dict[str, dict[str, Any]], cell: str, seed: int) -> st
         t_thr, thr = _bin(np.asarray(s["t_s"]), np.asarray(s["throughput_mbps"]),
                           THROUGHPUT_BIN_S)
         for k in range(cwnd.shape[0]):
-            axes[row, 0].plot(t, cwnd[k] / 1e3, lw=0.8, label=f"subflow {k}")
-            axes[row, 1].plot(t_thr, thr[k], lw=0.8, label=f"subflow {k}")
+            # rasterized: the PDF export keeps axes and text as vectors and these
+            # thousands of points as an image (a vector path costs seconds to write)
+            axes[row, 0].plot(t, cwnd[k] / 1e3, lw=0.8, label=f"subflow {k}", rasterized=True)
+            axes[row, 1].plot(t_thr, thr[k], lw=0.8, label=f"subflow {k}", rasterized=True)
         for ax in axes[row]:
             for h in s["handover_times_s"]:
                 ax.axvline(h, color="k", ls=":", lw=0.8)
@@ -258,59 +316,163 @@ def _ecdf(ax: Any, xs: list[float], **kw: Any) -> None:
     ax.set_ylim(-0.02, 1.02)
 
 
-def plot_delay_cdf(series: dict[str, dict[str, Any]], cell: str, seed: int) -> str | None:
+# The delay quantiles the core records per flow (cpp_core/engine/summary.cc,
+# LogHistogram: within 1.6 % of the order statistic, clamped to [min, max]).
+DELAY_QUANTILES = ((0.5, "p50_delay_ms"), (0.95, "p95_delay_ms"), (0.99, "p99_delay_ms"),
+                   (1.0, "max_delay_ms"))
+
+
+def delay_quantiles(r: dict[str, Any]) -> list[tuple[float, float]]:
+    """(probability, one-way delay ms) of a record's flows under test: the
+    core's per-packet quantiles of the one test flow; with several test flows
+    only the pooled p95 (the score's delay) is recorded."""
+    tests = [f for f in r.get("flows") or [] if not f.get("background")]
+    if len(tests) == 1:
+        return [(q, float(tests[0][k])) for q, k in DELAY_QUANTILES if finite(tests[0].get(k))]
+    return [(0.95, float(r["p95_delay_ms"]))] if finite(r.get("p95_delay_ms")) else []
+
+
+def plot_delay_cdf(board: Board) -> str | None:
+    """Per ranked cell: the one-way delay distribution of the packets of the
+    flows under test (the delay the score uses), every seed of the cell pooled
+    by averaging each quantile over the seeds (Vincent averaging of the
+    quantile functions); bars: the range over seeds."""
     import matplotlib.pyplot as plt
 
-    if not series:
+    cells = board.ranked or board.cells
+    if not cells or not board.records:
         return None
-    colors = _colors(list(series))
-    fig, ax = plt.subplots(figsize=(7.5, 4.6), layout="constrained")
-    for e, s in series.items():
-        x = np.asarray(s["srtt_ms"], float).ravel()
-        x = x[np.isfinite(x) & (x > 0)]
-        if len(x):
-            _ecdf(ax, list(x), label=e, color=colors[e])
-    ax.set_xlabel(f"smoothed RTT (ms), every {SAMPLE_INTERVAL_S * 1e3:g} ms, "
-                  "subflows under test")
-    ax.set_ylabel("CDF")
-    ax.set_title(f"delay CDF, {cell}, seed {seed}", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    styles = _styles(board.entrants)
+    ncol = min(2, len(cells))
+    nrow = math.ceil(len(cells) / ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(6.4 * ncol, 3.8 * nrow + 0.8),
+                             squeeze=False, layout="constrained")
+    for ax, c in zip(axes.flat, cells, strict=False):
+        values: list[float] = []
+        for e in board.entrants:
+            by_q: dict[float, list[float]] = {}
+            for r in board.records:
+                if r["cell"] == c and r["entrant_label"] == e:
+                    for q, v in delay_quantiles(r):
+                        by_q.setdefault(q, []).append(v)
+            if not by_q:
+                continue
+            qs = sorted(by_q)
+            mean = np.array([np.mean(by_q[q]) for q in qs])
+            lo = np.maximum(0.0, mean - np.array([min(by_q[q]) for q in qs]))
+            hi = np.maximum(0.0, np.array([max(by_q[q]) for q in qs]) - mean)
+            values += [v for q in qs for v in by_q[q]]
+            st = styles[e]
+            ax.errorbar(mean, qs, xerr=[lo, hi], marker=st["marker"], ms=4, lw=0.8, ls=":",
+                        capsize=2, color=st["color"], label=e)  # dotted: between quantiles
+        wide = _log_if_wide(ax, values)
+        ax.set_xlabel("one-way delay of the packets under test (ms"
+                      + (", log scale)" if wide else ")"))
+        ax.set_ylabel("CDF (p50, p95, p99, max)")
+        ax.set_ylim(0.4, 1.03)
+        ax.set_title(f"{c}: {len(board.seeds)} seeds pooled", fontsize=10)
+        ax.grid(alpha=0.3, which="both" if wide else "major")
+    for ax in list(axes.flat)[len(cells):]:
+        ax.axis("off")
+    _legend_below(fig, axes.flat[0], ncol=min(8, len(board.entrants)))
     return _png(fig, "delay CDF")
 
 
+def recovery_cells(board: Board) -> list[str]:
+    return [c for c in (board.ranked or board.cells)
+            if any(r.get("handover_recovery_s") or r.get("handover_recovery_censored")
+                   for r in board.records if r["cell"] == c)]
+
+
+def recovery_split(rs: list[dict[str, Any]]) -> tuple[int, list[float], int]:
+    """(handovers with no dip, recovery times of those with one, not recovered).
+    No dip: back at the first sample after the handover (the recorded time is
+    at most SAMPLE_INTERVAL_S), i.e. the 0.1 s mean never fell below 90 %."""
+    times = [float(x) for r in rs for x in r.get("handover_recovery_s", [])]
+    no_dip = sum(1 for x in times if x <= SAMPLE_INTERVAL_S + 1e-9)
+    dipped = [x for x in times if x > SAMPLE_INTERVAL_S + 1e-9]
+    censored = sum(int(r.get("handover_recovery_censored", 0)) for r in rs)
+    return no_dip, dipped, censored
+
+
 def plot_recovery_cdf(board: Board) -> str | None:
-    """CDF of the handover recovery times (1 ms resolution for controllers),
-    log time axis: recoveries from 1 ms to seconds on one plot."""
+    """Per ranked cell with handovers: the share of handovers after which the
+    throughput of the flows under test did not dip below 90 % (left), and the
+    CDF of the recovery times of those that did (right, log time axis).
+
+    Drawn apart because most handovers of a multipath cell with a shared
+    bottleneck cause no dip at all: the other subflow keeps the shared link
+    full, the recovery time is the first sample (1 ms), and one CDF of
+    everything sat at the 1 ms floor for most entrants."""
     import matplotlib.pyplot as plt
 
-    colors = _colors(board.entrants)
-    fig, ax = plt.subplots(figsize=(7.5, 4.6), layout="constrained")
-    drawn = False
-    for e in board.entrants:
-        rs = [r for r in board.records if r["entrant_label"] == e and r["cell"] in board.ranked]
-        xs = [max(x, SAMPLE_INTERVAL_S) for r in rs for x in r.get("handover_recovery_s", [])]
-        censored = sum(int(r.get("handover_recovery_censored", 0)) for r in rs)
-        if xs:
-            _ecdf(ax, xs, color=colors[e], label=f"{e} (n={len(xs)}, not recovered {censored})")
-            drawn = True
-    if not drawn:
-        plt.close(fig)
+    cells = recovery_cells(board)
+    if not cells:
         return None
-    ax.set_xscale("log")
-    ax.set_xlabel("handover recovery time (s, log scale)")
-    ax.set_ylabel("CDF")
-    ax.set_title("handover recovery, all seeds and ranked cells", fontsize=10)
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    styles = _styles(board.entrants)
+    fig, axes = plt.subplots(len(cells), 2, figsize=(12, 0.28 * len(board.entrants)
+                                                     * len(cells) + 1.6 * len(cells) + 0.6),
+                             squeeze=False, layout="constrained")
+    for row, c in enumerate(cells):
+        ax_bar, ax_cdf = axes[row]
+        ents, shares = [], []
+        for e in board.entrants:
+            rs = [r for r in board.records if r["cell"] == c and r["entrant_label"] == e]
+            if not rs:
+                continue
+            no_dip, dipped, censored = recovery_split(rs)
+            n = no_dip + len(dipped) + censored
+            if n == 0:
+                continue
+            ents.append(e)
+            shares.append((no_dip / n, len(dipped) / n, censored / n, n))
+            if dipped:
+                _ecdf(ax_cdf, dipped, color=styles[e]["color"],
+                      label=f"{e} ({len(dipped)} of {n})")
+        y = np.arange(len(ents))
+        left = np.zeros(len(ents))
+        for k, (label, color) in enumerate((("no dip", "#8fbc8f"), ("dipped, recovered",
+                                                                  "#f0c05a"),
+                                             ("not recovered", "#d9534f"))):
+            vals = np.array([100 * s[k] for s in shares])
+            ax_bar.barh(y, vals, left=left, color=color, label=label if row == 0 else None)
+            left += vals
+        ax_bar.set_yticks(y, [f"{e} (n={s[3]})" for e, s in zip(ents, shares, strict=True)],
+                          fontsize=7)
+        ax_bar.invert_yaxis()
+        ax_bar.set_xlim(0, 100)
+        ax_bar.set_xlabel("% of handovers", fontsize=8)
+        ax_bar.set_ylabel("entrant", fontsize=8)
+        ax_bar.set_title(f"{c}: did the throughput dip below 90 %?", fontsize=9)
+        if ax_cdf.lines:
+            from matplotlib.ticker import NullFormatter
+
+            ax_cdf.set_xscale("log")
+            ax_cdf.xaxis.set_minor_formatter(NullFormatter())
+            ax_cdf.legend(fontsize=6, loc="lower right", frameon=False)
+        else:
+            ax_cdf.text(0.5, 0.5, "no handover caused a dip", ha="center", va="center",
+                        transform=ax_cdf.transAxes, fontsize=8)
+        ax_cdf.set_xlabel("recovery time of the handovers with a dip (s, log scale)",
+                          fontsize=8)
+        ax_cdf.set_ylabel("CDF", fontsize=8)
+        ax_cdf.set_title(f"{c}: recovery after a dip", fontsize=9)
+        ax_cdf.grid(alpha=0.3, which="both")
+    _legend_below(fig, axes[0, 0], ncol=3)
     return _png(fig, "handover recovery")
 
 
-def confusion(board: Board, entrant: str) -> tuple[np.ndarray, bool]:
+def confusion(board: Board, entrant: str, cell: str | None = None,
+              ) -> tuple[np.ndarray, bool]:
+    """The entrant's loss matrix summed over the seeds of ``cell`` (None: of
+    every ranked cell, which the report no longer shows: cells differ in
+    their loss causes)."""
     m = np.zeros((len(VERDICTS), len(OUTCOMES)), dtype=np.int64)
     classifies = False
     for r in board.records:
         if r["entrant_label"] != entrant or r["cell"] not in board.ranked:
+            continue
+        if cell is not None and r["cell"] != cell:
             continue
         lc = r.get("loss_confusion") or {}
         classifies |= bool(lc.get("classifies"))
@@ -326,9 +488,11 @@ def classifiers(board: Board) -> list[str]:
     return [e for e in board.entrants if confusion(board, e)[1]]
 
 
-def misclassification_note(board: Board, entrant: str) -> str:
-    """What the classifier's errors mean, in words and counts."""
-    m, _ = confusion(board, entrant)
+def misclassification_note(board: Board, entrant: str, cell: str | None = None) -> str:
+    """What the classifier's errors mean, in words and counts (on ``cell``)."""
+    m, _ = confusion(board, entrant, cell)
+    if cell is not None:
+        entrant = f"{entrant} on {cell}"
     q, rnd, out = (OUTCOMES.index(k) for k in ("queue_overflow", "random", "outage"))
     cong, notc = VERDICTS.index("congestion"), VERDICTS.index("not_congestion")
     judged = int(m[cong].sum() + m[notc].sum())
@@ -348,18 +512,26 @@ def misclassification_note(board: Board, entrant: str) -> str:
             "the matrix but in neither error.")
 
 
+def confusion_cells(board: Board, entrant: str) -> list[str]:
+    """Ranked cells where the entrant declared losses."""
+    return [c for c in board.ranked if confusion(board, entrant, c)[0].sum() > 0]
+
+
 def plot_confusion(board: Board) -> str | None:
+    """One matrix per classifying entrant and ranked cell (seeds summed): the
+    cells differ in their loss causes (queue overflow, channel, outage), so a
+    matrix pooled over cells is dominated by the cell with the most losses."""
     import matplotlib.pyplot as plt
 
-    ents = classifiers(board)
-    if not ents:
+    pairs = [(e, c) for e in classifiers(board) for c in confusion_cells(board, e)]
+    if not pairs:
         return None
-    ncol = min(3, len(ents))
-    nrow = math.ceil(len(ents) / ncol)
+    ncol = min(3, len(pairs))
+    nrow = math.ceil(len(pairs) / ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.6 * ncol, 3.0 * nrow), squeeze=False,
                              layout="constrained")
-    for ax, e in zip(axes.flat, ents, strict=False):
-        m, _ = confusion(board, e)
+    for ax, (e, c) in zip(axes.flat, pairs, strict=False):
+        m, _ = confusion(board, e, c)
         total = m.sum()
         share = m / total if total else m.astype(float)
         ax.imshow(share, cmap="Blues", vmin=0, vmax=1, aspect="auto")
@@ -373,8 +545,8 @@ def plot_confusion(board: Board) -> str | None:
                       fontsize=7)
         ax.set_xlabel("ground truth (cause of the loss)", fontsize=8)
         ax.set_ylabel("controller's verdict", fontsize=8)
-        ax.set_title(e, fontsize=9)
-    for ax in list(axes.flat)[len(ents):]:
+        ax.set_title(f"{e} on {c}", fontsize=9)
+    for ax in list(axes.flat)[len(pairs):]:
         ax.axis("off")
     return _png(fig, "loss discrimination")
 
@@ -386,40 +558,37 @@ def fairness_cells(board: Board) -> list[str]:
                    for e in board.entrants)]
 
 
-def plot_fairness(board: Board) -> str | None:
-    """Per multi-flow cell: what the background flows got of their max-min
-    fair share (100 % - harm) and Jain's index of the normalised allocations,
-    mean +- std over seeds per entrant."""
+def plot_fairness(board: Board, cell: str) -> str | None:
+    """One fairness cell: what the background flows got of their max-min fair
+    share (100 % - harm) and Jain's index of the normalised allocations, mean
+    +- std over seeds per entrant."""
     import matplotlib.pyplot as plt
 
-    cells = fairness_cells(board)
-    if not cells:
+    ents = [e for e in board.entrants if (board.table.get((e, cell)) or {}).get(
+        "background_shortfall", Stat(0, 0, 0, 0)).n]
+    if not ents:
         return None
-    fig, axes = plt.subplots(len(cells), 2, figsize=(11, 0.32 * len(board.entrants)
-                                                     * len(cells) + 1.4 * len(cells)),
-                             squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * len(ents) + 1.5), squeeze=False,
+                             layout="constrained")
     colors = _colors(board.entrants)
-    for row, c in enumerate(cells):
-        ents = [e for e in board.entrants if (e, c) in board.table]
-        for col, (key, scale, label) in enumerate((
-                ("background_shortfall", -100.0, "background got, % of its fair share"),
-                ("fair_jain", 1.0, "Jain's index (normalised by fair shares)"))):
-            ax = axes[row, col]
-            st = [board.table[(e, c)][key] for e in ents]
-            vals = [100.0 + scale * s.mean if key == "background_shortfall" else s.mean
-                    for s in st]
-            errs = [abs(scale) * s.std if s.n > 1 else 0.0 for s in st]
-            y = np.arange(len(ents))
-            ax.barh(y, np.nan_to_num(vals), xerr=errs, color=[colors[e] for e in ents],
-                    capsize=2)
-            ax.set_yticks(y, ents, fontsize=8)
-            ax.invert_yaxis()
-            ax.set_xlim(0, 100 if key == "background_shortfall" else 1.0)
-            ax.set_xlabel(label, fontsize=8)
-            ax.set_ylabel("entrant", fontsize=8)
-            ax.set_title(c, fontsize=9)
-            ax.grid(alpha=0.3, axis="x")
-    return _png(fig, "fairness")
+    for col, (key, scale, label) in enumerate((
+            ("background_shortfall", -100.0, "background got, % of its fair share"),
+            ("fair_jain", 1.0, "Jain's index (normalised by fair shares)"))):
+        ax = axes[0, col]
+        st = [board.table[(e, cell)].get(key, Stat(math.nan, 0, 0, math.nan)) for e in ents]
+        vals = [100.0 + scale * s.mean if key == "background_shortfall" else s.mean
+                for s in st]
+        errs = [abs(scale) * s.std if s.n > 1 else 0.0 for s in st]
+        y = np.arange(len(ents))
+        ax.barh(y, np.nan_to_num(vals), xerr=errs, color=[colors[e] for e in ents], capsize=2)
+        ax.set_yticks(y, ents, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 100 if key == "background_shortfall" else 1.0)
+        ax.set_xlabel(label, fontsize=8)
+        ax.set_ylabel("entrant", fontsize=8)
+        ax.set_title(cell, fontsize=9)
+        ax.grid(alpha=0.3, axis="x")
+    return _png(fig, f"fairness {cell}")
 
 
 # maco_density sweeps the completion plot draws (MACO Figs. 12-13): override
@@ -430,8 +599,35 @@ SWEEP_AXES = {"scenario.spacing_km": "satellite spacing R1 (km)",
 _OVERRIDE = re.compile(r"(scenario\.[a-z_]+)=([0-9.eE+-]+)$")
 
 
+@lru_cache(maxsize=64)
+def file_bytes(scenario: str, overrides: tuple[str, ...]) -> tuple[int, ...]:
+    """The file sizes the flows under test of a cell send (its composed spec)."""
+    from orbitcc.config import compose_object
+    from orbitcc.runner import build_spec, sim_overrides
+
+    spec = build_spec(compose_object("sim", sim_overrides(scenario, "newreno", 0, None,
+                                                          list(overrides))))
+    return tuple(int(f.get("file_bytes") or 0) for f in spec["flows"]
+                 if not f.get("background"))
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:g} {unit}"
+    return f"{n} B"
+
+
+def file_label(board: Board, cells: list[str]) -> str:
+    """'100 MB' (the test flows' file, from the cells' config), or the sizes."""
+    sizes = sorted({b for c in cells for b in file_bytes(
+        board.cell_scenario[c], tuple(board.cell_overrides.get(c, []))) if b > 0})
+    return " / ".join(_size(b) for b in sizes) or "file"
+
+
 def plot_completion_vs_spacing(board: Board) -> str | None:
-    """10 MB completion time against each swept maco_density parameter."""
+    """The file's completion time (its size from the cells' config) against
+    each swept maco_density parameter."""
     import matplotlib.pyplot as plt
 
     points: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
@@ -451,6 +647,8 @@ def plot_completion_vs_spacing(board: Board) -> str | None:
         return None
     colors = _colors(board.entrants)
     params = [p for p in SWEEP_AXES if p in points]
+    size = file_label(board, [c for c in board.cells
+                              if board.cell_scenario.get(c) == "maco_density"])
     fig, axes = plt.subplots(1, len(params), figsize=(5.2 * len(params), 4.4), squeeze=False,
                              layout="constrained")
     for ax, param in zip(axes.flat, params, strict=True):
@@ -459,7 +657,7 @@ def plot_completion_vs_spacing(board: Board) -> str | None:
             x, y, sd = (np.array(v) for v in zip(*pts, strict=True))
             ax.errorbar(x, y, yerr=sd, marker="o", ms=4, capsize=2, label=e, color=colors[e])
         ax.set_xlabel(SWEEP_AXES[param])
-        ax.set_ylabel("10 MB completion time (s)")
+        ax.set_ylabel(f"{size} completion time (s)")
         ax.set_title(f"maco_density: {param.removeprefix('scenario.')} sweep", fontsize=10)
         ax.grid(alpha=0.3)
     _legend_below(fig, axes.flat[0], ncol=min(8, len(board.entrants)))
@@ -512,6 +710,23 @@ def html_table(header: list[str], rows: list[list[str]], table_id: str | None = 
 
 def write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
                the_plan: Plan, timeline_cell: str | None) -> None:
+    """report.html, and every figure in it as PNG (200 dpi) and PDF in
+    ``figures/`` beside it (for a paper)."""
+    global _EXPORTS
+    _EXPORTS = []
+    try:
+        _write_html(board, path, suite_name, score, the_plan, timeline_cell)
+        folder = path.parent / FIGURES_DIR
+        folder.mkdir(exist_ok=True)
+        for name, png, pdf in _EXPORTS:
+            (folder / f"{_slug(name)}.png").write_bytes(png)
+            (folder / f"{_slug(name)}.pdf").write_bytes(pdf)
+    finally:
+        _EXPORTS = None
+
+
+def _write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
+                the_plan: Plan, timeline_cell: str | None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -538,14 +753,21 @@ def write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
         parts.append(f"<h3>{html.escape(title)}</h3>")
         if src:
             parts.append(f'<img alt="{html.escape(title)}" src="{src}">')
-            parts.append(f'<p class="note">{html.escape(note)}</p>')
+            links = ""
+            if _EXPORTS:
+                slug = html.escape(_slug(_EXPORTS[-1][0]))
+                links = (f' Export: <a href="{FIGURES_DIR}/{slug}.png">PNG</a>, '
+                         f'<a href="{FIGURES_DIR}/{slug}.pdf">PDF</a>.')
+            parts.append(f'<p class="note">{html.escape(note)}{links}</p>')
         else:
             parts.append(f'<p class="note">{html.escape(missing)}</p>')
 
     parts.append("<h2>Plots</h2>")
     figure("Throughput vs p95 delay", plot_scatter(board),
-           "One dot per seed; cross: mean +- std. Delay axis reversed: up and right is better "
-           "(Pantheon's convention).", "no records")
+           "One dot per seed; the labelled marker: mean +- std of each entrant (a colour and "
+           "marker pair per entrant). Delay axis reversed: up and right is better "
+           f"(Pantheon's convention); log scale where a cell's delays span more than "
+           f"{LOG_SPAN:g}x.", "no records")
     cell = _timeline_cell(board, timeline_cell)
     series = timeline_series(board, the_plan, cell) if cell else {}
     seed = board.seeds[0]
@@ -553,35 +775,52 @@ def write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
            f"{cell}, seed {seed}, every controller entrant (rerun with the same config).",
            "no controller entrant")
     ms = f"{SAMPLE_INTERVAL_S * 1e3:g} ms"
-    figure("Delay CDF", plot_delay_cdf(series, cell or "", seed),
-           f"Smoothed RTT sampled every {ms} on the subflows under test.",
-           "no controller entrant")
-    figure("Fairness to the competing flows", plot_fairness(board),
-           "Per ranked cell with background flows: what the background flows received of "
-           "their max-min fair share on the links the flows under test use (100 % - harm "
-           "H, the score's harm term), and Jain's index over every flow's throughput "
-           "divided by its fair share (1: each got its share). Mean +- std over seeds.",
-           "no ranked cell has background flows")
-    figure("Handover recovery time CDF", plot_recovery_cdf(board),
-           "Seconds from a handover until the throughput of the flows under test, averaged "
-           "over the next 0.1 s, is back to 90 % of its mean over the second before it (or "
-           "of what it settles at 1-2 s after it when the new path carries less), at the "
-           f"simulator's {ms} sampling for controllers (agents: the env step); log time "
-           f"axis, recoveries within {ms} drawn at {ms}. 'not recovered' before the next "
-           "handover or the end are counted apart.",
+    figure("One-way delay CDF", plot_delay_cdf(board),
+           "Per ranked cell, the one-way delay of every packet of the flows under test (the "
+           "delay the score uses), at the quantiles the core records per episode (p50, p95, "
+           "p99, max; a per-packet list is not kept): each quantile averaged over all the "
+           "cell's seeds (Vincent averaging of the quantile functions), bars: its range "
+           "over seeds; dotted lines join the quantiles (not measured in between). A cell "
+           "with several flows under test records only their pooled p95.", "no records")
+    fair = fairness_cells(board)
+    for c in fair:
+        figure(f"Fairness to the competing flows: {c}", plot_fairness(board, c),
+               "What the background flows received of their max-min fair share on the "
+               "links the flows under test use (100 % - harm H, the score's harm term), "
+               "and Jain's index over every flow's throughput divided by its fair share "
+               "(1: each got its share). Mean +- std over seeds.", "no records")
+    if not fair:
+        figure("Fairness to the competing flows", None, "",
+               "no ranked cell has background flows")
+    figure("Handover recovery", plot_recovery_cdf(board),
+           "Per ranked cell with handovers. Recovery: seconds from a handover until the "
+           "throughput of the flows under test, averaged over the next 0.1 s, is back to "
+           "90 % of its mean over the second before it (or of what it settles at 1-2 s "
+           f"after it when the new path carries less), at the simulator's {ms} sampling "
+           "(agents: the env step). Left: the share of handovers after which it never "
+           f"fell below 90 % (back at the first {ms} sample: 'no dip'), of those it did "
+           "and came back, and of those not recovered before the next handover or the "
+           "end. Right: the CDF of the recovery times of the handovers with a dip (log "
+           "axis). On a multipath cell whose subflows share a bottleneck (starlink_dual's "
+           "ground link) one access link's outage rarely dents the total, so most "
+           "handovers there are 'no dip'; one CDF of all of them sat at its 1 ms floor.",
            "no handovers in the ranked cells")
-    notes = " ".join(misclassification_note(board, e) for e in classifiers(board))
+    notes = " ".join(misclassification_note(board, e, c) for e in classifiers(board)
+                     for c in confusion_cells(board, e))
     others = [e for e in board.entrants if e not in classifiers(board)]
     figure("Loss discrimination", plot_confusion(board),
-           "Declared losses of the flows under test on the ranked cells, by the controller's "
+           "Declared losses of the flows under test, per ranked cell (every seed summed; "
+           "cells differ in their loss causes, so they are not pooled), by the controller's "
            "verdict (rows) and the ground-truth cause (columns; queue overflow = congestion). "
            + notes + (f" {', '.join(others)} do not classify losses (no matrix)."
                       if others else ""),
            "no entrant classifies losses" + (f" ({', '.join(others)} give no verdict)"
                                              if others else ""))
+    density = [c for c in board.cells if board.cell_scenario.get(c) == "maco_density"]
     figure("Completion time vs satellite spacing, bandwidth and delay (maco_density)",
            plot_completion_vs_spacing(board),
-           "10 MB file; mean +- std over seeds (MACO Figs. 12-13).",
+           f"{file_label(board, density) if density else 'File'}"
+           " file (the cells' flows under test); mean +- std over seeds (MACO Figs. 12-13).",
            "this suite has no maco_density sweep cells (suite=quick/standard/full/paper do)")
 
     parts.append("<h2>Per scenario (mean +- std over seeds)</h2>")

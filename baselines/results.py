@@ -11,11 +11,20 @@ that case (the incomplete tail is cut off and reported) and validates every
 other line: a line that is not JSON, or a record without the fields a cell
 record must have (a "stub"), stops the run with its line number, because it
 was not written by this code and silently skipping it would hide lost data.
+
+Every record carries ``numbers_hash``: the SHA-256 of its canonical JSON
+(:func:`canonical`: every field but ``numbers_hash`` and ``wall_s``, keys
+sorted, no spaces, UTF-8, floats as Python's shortest round-trip ``repr``,
+NaN/Infinity as JSON's ``NaN``/``Infinity``), stamped by :func:`append_record`.
+:func:`read_records` recomputes it for every row that has one, so a number
+edited by hand is refused on resume and merge without re-running anything;
+``orbitcc-leaderboard-verify`` re-runs cells and compares the hashes bit for bit.
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import math
 import os
@@ -37,6 +46,12 @@ REQUIRED_FIELDS: tuple[str, ...] = (
 FINITE_FIELDS: tuple[str, ...] = ("throughput_mbps", "p95_delay_ms", "loss_rate")
 
 
+# The record's hash of its numbers, and the fields it leaves out (wall_s: the
+# cell's wall time, which no rerun reproduces).
+HASH_FIELD = "numbers_hash"
+UNHASHED_FIELDS: tuple[str, ...] = (HASH_FIELD, "wall_s")
+
+
 class ResultsError(RuntimeError):
     """A results file that cannot be used (corrupt line, held by another run)."""
 
@@ -53,6 +68,43 @@ def encode(record: dict[str, Any]) -> bytes:
     """One record as a JSON line (NaN/inf written as JSON's NaN/Infinity)."""
     return json.dumps(record, default=_json_default, allow_nan=True,
                       sort_keys=False).encode() + b"\n"
+
+
+def canonical(record: dict[str, Any]) -> bytes:
+    """The canonical JSON of a record's numbers: every field except
+    UNHASHED_FIELDS, keys sorted, separators ``,`` and ``:`` without spaces,
+    UTF-8 (no ASCII escaping), floats as Python's shortest round-trip repr
+    (so a value read back from the file gives the same text), NaN and
+    infinities as ``NaN``/``Infinity``, numpy scalars as Python numbers."""
+    body = {k: v for k, v in record.items() if k not in UNHASHED_FIELDS}
+    return json.dumps(body, default=_json_default, allow_nan=True, sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def numbers_hash(record: dict[str, Any]) -> str:
+    """SHA-256 (hex) of :func:`canonical`: the record's ``numbers_hash``."""
+    return hashlib.sha256(canonical(record)).hexdigest()
+
+
+def with_hash(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with its ``numbers_hash`` (re)computed, last among its fields."""
+    out = {k: v for k, v in record.items() if k != HASH_FIELD}
+    out[HASH_FIELD] = numbers_hash(out)
+    return out
+
+
+def check_hash(record: dict[str, Any], where: str) -> None:
+    """Raises ResultsError when the record's ``numbers_hash`` is missing or is
+    not the hash of its numbers (a number edited after the cell ran)."""
+    got = record.get(HASH_FIELD)
+    if not isinstance(got, str):
+        raise ResultsError(f"{where} has no {HASH_FIELD} (records written by this orbitcc "
+                           "carry one); rerun that cell (remove the line) or the suite")
+    want = numbers_hash(record)
+    if got != want:
+        raise ResultsError(f"{where}: its numbers do not match its {HASH_FIELD} "
+                           f"({got[:12]} recorded, {want[:12]} computed): a value was edited "
+                           "after the cell ran; remove that line to run the cell again")
 
 
 def _repair_tail(path: Path) -> str | None:
@@ -82,7 +134,7 @@ def append_record(path: Path, record: dict[str, Any]) -> None:
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     _repair_tail(path)
-    line = encode(record)
+    line = encode(with_hash(record))
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         written = os.write(fd, line)
@@ -102,12 +154,15 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
                 yield n, line
 
 
-def read_records(path: Path, required: Iterable[str] = ()) -> list[dict[str, Any]]:
+def read_records(path: Path, required: Iterable[str] = (),
+                 require_hash: bool = False) -> list[dict[str, Any]]:
     """Every record of a results file, validated.
 
     An incomplete last line (no newline) is skipped: it is what a crash in
     the middle of a write leaves. Anything else that is not a JSON object
-    with the ``required`` fields raises :class:`ResultsError` naming the line.
+    with the ``required`` fields raises :class:`ResultsError` naming the line,
+    and so does a row whose ``numbers_hash`` is not the hash of its numbers
+    (``require_hash``: also a row without one).
     """
     required = tuple(required)
     out = []
@@ -141,6 +196,8 @@ def read_records(path: Path, required: Iterable[str] = ()) -> list[dict[str, Any
                 f"{path}:{n} is a corrupt cell record ({bad[0]} = {record[bad[0]]!r}; "
                 "allowed: a finite number); remove that line (or use another results= "
                 "path) and rerun: its cell runs again.")
+        if require_hash or HASH_FIELD in record:
+            check_hash(record, f"{path}:{n}")
         out.append(record)
     return out
 

@@ -517,7 +517,7 @@ def test_report_shows_fairness_and_only_classifiers_matrices(small_run: Path) ->
     assert "bg thr Mb/s" in sec and "bg harm %" in sec and "Jain" in sec
     # Only MACO classifies losses: the note names it and says the others do not.
     note = html.split("<h3>Loss discrimination</h3>", 1)[1].split("</p>", 1)[0]
-    assert "maco:" in note and "declared losses judged" in note
+    assert "maco on starlink_dual:" in note and "declared losses judged" in note  # per cell
     assert "cubic" in note and "do not classify losses" in note
     # Loss is in % in every table (and the CSV's columns say so).
     assert "loss %" in md and "loss_pct_mean" in (small_run / "leaderboard.csv").read_text()

@@ -36,6 +36,7 @@ from orbitcc.baselines.leaderboard import (
 )
 from orbitcc.baselines.merge import ARCHIVE_FILE, load, manifest, write_manifest
 from orbitcc.baselines.results import ResultsError
+from orbitcc.baselines.verify import check_results_file
 from orbitcc.cli.common import handle_help, one_line_errors
 from orbitcc.config import register_configs, to_object
 
@@ -67,6 +68,8 @@ def _app(cfg: DictConfig) -> None:
           flush=True)
     for entrant, cell, reason in the_plan.skipped:
         print(f"  {entrant} skips {cell}: {reason}", flush=True)
+    if lb.resume:  # rows reused only when their hash, identity and numbers hold
+        check_results_file(results, the_plan)
     records, failures = run_cells(the_plan, results, lb.launcher, suite.name, run_dir,
                                   resume=lb.resume, progress=lb.progress,
                                   log=lambda s: print(s, flush=True))

@@ -3,9 +3,14 @@ archives (the console script; ``orbitcc.baselines.merge`` does the work and its
 docstring and docs/leaderboard.md "Results archives and merging" describe the
 format and the checks).
 
-  orbitcc-leaderboard-merge OUT_DIR IN_DIR [IN_DIR ...]
+  orbitcc-leaderboard-merge [--verify K] [--seed S] OUT_DIR IN_DIR [IN_DIR ...]
 
-Exit status: 0 when merged, 2 for bad arguments or archives that do not match.
+--verify K   also rerun K random cells of each archive and refuse any bit of
+             difference from the recorded numbers (as orbitcc-leaderboard-verify)
+--seed S     the seed of that draw (default 0)
+
+Exit status: 0 when merged, 2 for bad arguments or archives that do not match
+(one "error:" line; nothing is written to OUT_DIR).
 """
 
 from __future__ import annotations
@@ -18,22 +23,56 @@ from orbitcc.baselines.leaderboard import print_ranking
 from orbitcc.baselines.results import ResultsError
 
 PROG = merge_lib.PROG
-USAGE = f"usage: {PROG} OUT_DIR IN_DIR [IN_DIR ...]"
+USAGE = f"usage: {PROG} [--verify K] [--seed S] OUT_DIR IN_DIR [IN_DIR ...]"
+
+
+def take_int(args: list[str], flag: str, default: int, prog: str, usage: str) -> int:
+    """Removes ``flag N`` (or ``flag=N``) from args; exits 2 on a bad value."""
+    value: str | None = None
+    for i, a in enumerate(args):
+        if a == flag:
+            if i + 1 >= len(args):
+                fail(prog, f"{flag} needs a number; {usage}")
+            value = args[i + 1]
+            del args[i:i + 2]
+            break
+        if a.startswith(flag + "="):
+            value = a.split("=", 1)[1]
+            del args[i]
+            break
+    if value is None:
+        return default
+    try:
+        n = int(value)
+    except ValueError:
+        n = -1
+    if n < 0:
+        fail(prog, f"{flag} = {value!r}; allowed: an integer >= 0")
+    return n
+
+
+def fail(prog: str, message: str) -> None:
+    print(f"{prog}: error: {' '.join(message.split())}", file=sys.stderr)
+    sys.exit(2)
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
     if any(a in ("-h", "--help") for a in args):
-        print((merge_lib.__doc__ or "").strip())
+        print((__doc__ or "").strip())
         sys.exit(0)
+    k = take_int(args, "--verify", 0, PROG, USAGE)
+    seed = take_int(args, "--seed", 0, PROG, USAGE)
+    unknown = [a for a in args if a.startswith("--")]
+    if unknown:
+        fail(PROG, f"unknown option {unknown[0]}; {USAGE}")
     if len(args) < 2:
-        print(f"{PROG}: error: {USAGE}", file=sys.stderr)
-        sys.exit(2)
+        fail(PROG, USAGE)
     try:
-        paths, board = merge_lib.merge(Path(args[0]), [Path(a) for a in args[1:]])
+        paths, board = merge_lib.merge(Path(args[0]), [Path(a) for a in args[1:]],
+                                       verify_cells=k, verify_seed=seed)
     except (merge_lib.MergeError, ResultsError) as err:
-        print(f"{PROG}: error: {' '.join(str(err).split())}", file=sys.stderr)
-        sys.exit(2)
+        fail(PROG, str(err))
     print_ranking(board)
     for name, path in paths.items():
         print(f"{name}: {path}")
