@@ -257,6 +257,8 @@ class Cell:
     info_class: str = "sender"  # the entrant's information class: sender | oracle
     rules_notes: tuple[str, ...] = ()  # the entrant's settings the suite's rules replaced
     trained_subflows: int = 0  # agents: subflows it was trained on (0: not an agent)
+    cpu_budget_s: float = 0.0  # the cell's CPU-time budget (0: none; suite.rules.cell_cpu_s)
+    memory_budget_mb: float = 0.0  # the cell's memory growth budget (0: none)
 
     @property
     def key(self) -> str:
@@ -455,7 +457,8 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
             chash = _config_hash(cfg)
             playable += 1
             cells.extend(Cell(seed=int(s), config_hash=chash, info_class=klass or "sender",
-                              **base) for s in seeds)
+                              cpu_budget_s=rules.cell_cpu_s,
+                              memory_budget_mb=rules.cell_memory_mb, **base) for s in seeds)
         if (info is not None or constant is not None) and playable == 0:
             reasons = "; ".join(f"{c}: {r}" for e, c, r in skipped if e == label)
             raise PlanError(f"entrant {name!r} cannot play any scenario of the suite: {reasons}")
@@ -829,10 +832,48 @@ def max_min_shares(total: float, demand: list[float]) -> list[float]:
     return share
 
 
-def _simulate(cell: Cell) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def _rss_mb() -> float:
+    """This process's resident memory now (MB; Linux /proc, else the peak)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+    except (OSError, ValueError, IndexError):
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+
+
+class Budget:
+    """A cell's CPU-time and memory budget (suite.rules.cell_cpu_s,
+    cell_memory_mb; 0: none), checked between steps of the simulation (every
+    FAIRNESS_STEP_S of simulated time, or every agent step): the reason once
+    the cell is past it, else None."""
+
+    def __init__(self, cpu_s: float, memory_mb: float) -> None:
+        self.cpu_s = cpu_s
+        self.memory_mb = memory_mb
+        self.cpu0 = time.process_time()
+        self.rss0 = _rss_mb()
+
+    def exceeded(self) -> str | None:
+        used = time.process_time() - self.cpu0
+        if self.cpu_s > 0 and used > self.cpu_s:
+            return f"past its CPU budget of {self.cpu_s:g} s (suite.rules.cell_cpu_s)"
+        if self.memory_mb > 0:
+            grown = _rss_mb() - self.rss0
+            if grown > self.memory_mb:
+                return (f"past its memory budget of {self.memory_mb:g} MB "
+                        f"(grew {grown:.0f} MB; suite.rules.cell_memory_mb)")
+        return None
+
+
+def _simulate(cell: Cell, budget: Budget | None = None
+              ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """What ``orbitcc.run(..., series=True)`` does, with the composed config
     cached, stepped FAIRNESS_STEP_S at a time for the fairness accounting
-    (stepping does not change the events: the same record as ``run()``)."""
+    (stepping does not change the events: the same record as ``run()``).
+    A cell past its ``budget`` stops there; the fairness dict then holds
+    ``over_budget`` (the reason)."""
     from orbitcc.runner import build_simulation, collect_series
 
     sim_cfg = dataclasses.replace(
@@ -840,15 +881,21 @@ def _simulate(cell: Cell) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any
         seed=cell.seed)
     sim, spec = build_simulation(sim_cfg, record_series=True)
     meter = FairnessMeter(sim, spec)
+    over = None
     while sim.step(FAIRNESS_STEP_S):
         meter.step()
+        over = budget.exceeded() if budget is not None else None
+        if over:
+            break
     meter.step()
     summary = sim.summary()
-    return summary, collect_series(sim), meter.result(summary["flows"])
+    out = meter.result(summary["flows"])
+    out["over_budget"] = over
+    return summary, collect_series(sim), out
 
 
 def _run_controller(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
-    m, series, fairness = _simulate(cell)
+    m, series, fairness = _simulate(cell, Budget(cell.cpu_budget_s, cell.memory_budget_mb))
     under_test = [i for i, f in enumerate(m["flows"]) if not f["background"]]
     mask = np.isin(series["subflow_flow"], under_test)
     thr = np.asarray(series["throughput_mbps"])[mask].sum(axis=0)
@@ -873,6 +920,7 @@ def _policy_of(cell: Cell, env: Any) -> Any:
 
 
 def _run_agent(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
+    budget = Budget(cell.cpu_budget_s, cell.memory_budget_mb)
     env = _agent_env(cell)
     policy = _policy_of(cell, env)
     obs, _ = env.reset(seed=cell.seed)
@@ -880,6 +928,7 @@ def _run_agent(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
     episode_return, steps, done = 0.0, 0, False
     ts: list[float] = []
     thr: list[float] = []
+    over = None
     while not done:
         action = policy(obs)
         obs, reward, terminated, truncated, info = env.step(action)
@@ -888,9 +937,11 @@ def _run_agent(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
         steps += 1
         ts.append(float(info["t_s"]))
         thr.append(float(np.sum(info["subflows"]["throughput_mbps"])))
-        done = terminated or truncated
+        over = budget.exceeded()
+        done = terminated or truncated or over is not None
     metrics = env.summary()
     metrics.update(meter.result(metrics["flows"]))
+    metrics["over_budget"] = over
     metrics["episode_return"] = episode_return
     metrics["env_steps"] = steps
     env.close()

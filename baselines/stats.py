@@ -219,7 +219,7 @@ def _arrays(records: list[dict[str, Any]], entrants: list[str], cells: list[str]
             seeds: list[int]) -> dict[str, np.ndarray]:
     """Metric arrays of shape (entrant, cell, seed); NaN where no run."""
     shape = (len(entrants), len(cells), len(seeds))
-    out = {k: np.full(shape, np.nan) for k in SCORE_FIELDS}
+    out = {k: np.full(shape, np.nan) for k in [*SCORE_FIELDS, "B"]}
     ei = {e: i for i, e in enumerate(entrants)}
     ci = {c: i for i, c in enumerate(cells)}
     si = {s: i for i, s in enumerate(seeds)}
@@ -234,6 +234,7 @@ def _arrays(records: list[dict[str, Any]], entrants: list[str], cells: list[str]
         for k, key in SCORE_FIELDS.items():
             v = r.get(key)
             out[k][idx] = float(v) if v is not None else 0.0  # no background: no harm
+        out["B"][idx] = 1.0 if r.get("over_budget") else 0.0
     return out
 
 
@@ -266,6 +267,8 @@ def utilities(a: dict[str, np.ndarray], cfg: ScoreConfig) -> np.ndarray:
         raw = (cfg.throughput_weight * t_term + cfg.delay_weight * d_term
                + cfg.loss_weight * l_term + cfg.harm_weight * h_term)
         u = np.maximum(np.where(g > 0, raw, -np.inf), u_min)
+        if "B" in a:  # a cell past its CPU or memory budget scores the floor
+            u = np.where(a["B"] > 0, u_min, u)
     return np.where(np.isnan(g), np.nan, u)
 
 
@@ -486,6 +489,10 @@ def rules_lines(board: Board) -> list[str]:
                    "the scores are those of the full board.")
     for e, notes in board.rules_notes.items():
         out.append(f"Suite rules override {e}: {'; '.join(notes)}.")
+    for r in board.records:
+        if r.get("over_budget"):
+            out.append(f"{r['entrant_label']} on {r['cell']} seed {r['seed']} ended "
+                       f"{r['over_budget']}: scored the floor.")
     return out
 
 
@@ -520,7 +527,8 @@ def cell_rows(board: Board, cell: str) -> tuple[list[str], list[list[str]]]:
 
 def csv_rows(board: Board) -> tuple[list[str], list[list[Any]]]:
     """One row per (entrant, cell): mean, std, n and 95 % CI of each metric."""
-    header = ["entrant", "class", "rules_overridden", "cell", "scenario", "overrides"]
+    header = ["entrant", "class", "rules_overridden", "over_budget", "cell", "scenario",
+              "overrides"]
     for k, _, _ in TABLE_METRICS:
         name = CSV_NAMES.get(k, k)
         header += [f"{name}_mean", f"{name}_std", f"{name}_n", f"{name}_ci95"]
@@ -536,8 +544,11 @@ def csv_rows(board: Board) -> tuple[list[str], list[list[Any]]]:
             stats = board.table.get((e, c))
             if stats is None:
                 continue
+            over = "; ".join(f"seed {r['seed']}: {r['over_budget']}" for r in board.records
+                             if r["entrant_label"] == e and r["cell"] == c
+                             and r.get("over_budget"))
             row: list[Any] = [e, board.classes.get(e, "sender"),
-                              "; ".join(board.rules_notes.get(e, [])), c,
+                              "; ".join(board.rules_notes.get(e, [])), over, c,
                               board.cell_scenario[c], " ".join(board.cell_overrides[c])]
             for k, _, _ in TABLE_METRICS:
                 s, scale = stats[k], 100.0 if k in PERCENT else 1.0

@@ -235,3 +235,34 @@ def test_cell_dataclass_round_trip() -> None:
     p = plan([GRABBER], CELLS[:1], [0], DURATION)
     c = p.cells[0]
     assert Cell.from_dict(c.to_dict()) == c
+
+
+def test_a_flooding_entrant_ends_within_its_cell_budget() -> None:
+    # The case: a 1 GiB window ran one cell past 6 minutes and 600 MB.
+    # Here the window doubles every step up to 1 GiB with no cap; the cell
+    # stops once past its CPU budget (checked every step), scores the floor,
+    # and says why in the record, the board's lines and the CSV.
+    import time
+
+    from orbitcc.baselines.stats import csv_rows, rules_lines
+
+    p = plan([GRABBER], [("starlink_dual", (), None)], [0], None,
+             SuiteRulesConfig(cell_cpu_s=2.0, cell_memory_mb=400.0))
+    assert p.cells[0].cpu_budget_s == 2.0 and p.cells[0].memory_budget_mb == 400.0
+    flood = dataclasses.replace(
+        p.cells[0], entrant_label="flood_1gib",
+        agent_env_overrides=("env.action=window", "env.window_max_factor=2.0",
+                             "env.window_cap_bdp=0.0", "env.max_window_bytes=1073741824"))
+    cpu = time.process_time()
+    r = run_cell(flood)
+    used = time.process_time() - cpu
+    assert r["over_budget"] and "CPU budget of 2 s" in r["over_budget"]
+    assert used < 2.0 + 2.0  # the budget, one step and the episode's set-up
+    assert r["duration_s"] < 60.0  # it ended before the episode's end
+    b = build_board([r], ["flood_1gib"], ["starlink_dual"], [0],
+                    {"starlink_dual": "starlink_dual"}, {"starlink_dual": []}, NO_BOOT)
+    assert b.ranking[0]["score"].mean == pytest.approx(2 * np.log(1e-3))
+    assert any("flood_1gib on starlink_dual seed 0 ended past its CPU budget" in line
+               for line in rules_lines(b))
+    header, rows = csv_rows(b)
+    assert "CPU budget" in rows[0][header.index("over_budget")]
