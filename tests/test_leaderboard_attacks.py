@@ -266,3 +266,21 @@ def test_a_flooding_entrant_ends_within_its_cell_budget() -> None:
                for line in rules_lines(b))
     header, rows = csv_rows(b)
     assert "CPU budget" in rows[0][header.index("over_budget")]
+
+
+@pytest.mark.parametrize("suite", ["quick", "standard", "full", "real", "paper"])
+def test_half_of_every_headline_suites_ranked_cells_have_competing_flows(suite: str) -> None:
+    # Fairness counts everywhere: at least half of the ranked cells carry a
+    # competing flow marked background, whose shortfall is the score's harm.
+    import orbitcc.baselines.leaderboard  # noqa: F401 - stores the leaderboard schemas
+    from orbitcc.config import compose_config, to_object
+    from orbitcc.runner import build_spec
+
+    s = to_object(compose_config("leaderboard", [f"suite={suite}"])).suite
+    ranked = s.scenario_cells()[:len(s.scenarios) + len(s.cells)]
+    competing = 0
+    for scenario, overrides, _ in ranked:
+        cfg = compose_config("sim", [f"scenario={scenario}", "controller=cubic", *overrides])
+        spec = build_spec(to_object(cfg))
+        competing += any(f.get("background") for f in spec["flows"])
+    assert 2 * competing >= len(ranked), (suite, competing, len(ranked))
