@@ -184,8 +184,7 @@ def print_ranking(board: Board, suite_name: str | None = None) -> None:
     """The ranking as the console shows it: ranked entrants (shared ranks
     "=k"), then the entrants that did not play every ranked cell, apart."""
     name = f"{suite_name}: " if suite_name else ""
-    print(f"\nranking ({name}cell-referenced log-power utility with loss and harm, mean "
-          f"over {len(board.seeds)} seeds; docs/leaderboard.md)")
+    print(f"\nranking ({name}mean over {len(board.seeds)} seeds; docs/leaderboard.md)")
     for line in rules_lines(board):
         print(line)
     if board.ranking:

@@ -502,10 +502,8 @@ def ranking_note(board: Board) -> str:
         return ("One seed: no interval, so no entrant is separated from another and every "
                 "rank is shared; add seeds.")
     groups = len({r["rank"] for r in board.ranking})
-    return (f"{len(board.ranking)} ranked entrants in {groups} separated groups "
-            "('=': shares the rank above; paired t-tests over "
-            f"{len(board.seeds)} seeds, Holm-adjusted over all pairs at {ALPHA:g}). "
-            "Per-cell columns: mean u on that cell.")
+    return (f"{len(board.ranking)} ranked entrants, {groups} separated groups ('=': "
+            f"Holm-adjusted paired t-tests, {len(board.seeds)} seeds; cells: mean u).")
 
 
 def cell_rows(board: Board, cell: str) -> tuple[list[str], list[list[str]]]:
