@@ -15,8 +15,16 @@ the scenario rejects) are left out of those cells with the reason.
 Entrants:
   ``<controller>``   a hand-coded controller, the whole episode in C++ (``orbitcc.run``);
   ``agent:<path>``   an orbitcc-train checkpoint (``model.zip`` or its run dir)
-                     driving ``OrbitCCEnv`` with deterministic actions, on the
-                     env/reward settings it was trained with.
+                     driving ``OrbitCCEnv`` with deterministic actions, with the
+                     observation and action it was trained with, under the
+                     suite's rules (step length, window caps: the checkpoint's
+                     own values are overridden and the override reported), on
+                     any number of subflows (one policy shared per subflow,
+                     ``orbitcc.env.policy.SubflowAdapter``);
+  ``const:<base>:<a>`` the residual env over controller <base> with the
+                     constant action a on every subflow (window x 4**a).
+Every entrant has an information class, ``sender`` or ``oracle``
+(``orbitcc.env.entrant``), in its record and in every table.
 """
 
 from __future__ import annotations
@@ -37,16 +45,27 @@ import numpy as np
 
 from orbitcc.config import (
     AGENT_ENTRANT_PREFIX,
+    CONSTANT_PREFIX,
+    RULED_ENV_KEYS,
+    SuiteRulesConfig,
     compose_config,
     compose_controllers,
+    parse_constant,
     to_object,
+)
+from orbitcc.env.entrant import (
+    ORACLE,
+    ORACLE_CONTROLLERS,
+    constant_env_overrides,
+    controller_class,
+    observation_class,
 )
 
 # VecNormalize's observation statistics beside an agent's model.zip
 # (agents/train.py writes it; Checkpoint.act applies it).
 OBS_NORM_FILE = "obs_norm.json"
 
-RECORD_SCHEMA = 2  # 2: fairness columns, handover recovery at 1 ms
+RECORD_SCHEMA = 3  # 2: fairness columns, handover recovery at 1 ms; 3: the cell references
 BASELINES = "baselines"  # suite entrant: every registered controller
 VERDICTS = ("congestion", "not_congestion", "not_classified")
 OUTCOMES = ("queue_overflow", "random", "outage", "spurious", "unresolved")
@@ -129,6 +148,10 @@ class AgentInfo:
     trained_scenario: str
     observation_shape: tuple[int, ...]
     action_space: str
+    trained_subflows: int = 1  # the action's length: one number per subflow
+    unit_action: str = ""  # one subflow's action (unit_action)
+    observation_low: tuple[float, ...] = ()  # the bounds of one subflow's block
+    observation_high: tuple[float, ...] = ()
 
 
 def checkpoint_files(model_path: Path, config_file: str) -> list[Path]:
@@ -172,13 +195,46 @@ def inspect_agent(entrant: str) -> AgentInfo:
         raise PlanError(f"entrant {entrant!r}: cannot load the checkpoint {model_path}: "
                         f"{type(err).__name__}: {err}") from None
     model = ckpt.model
+    shape = tuple(model.observation_space.shape or ())
+    act_shape = tuple(model.action_space.shape or ())
+    m = int(act_shape[0]) if len(act_shape) == 1 else 1
+    size = int(np.prod(shape)) if shape else 0
+    if len(shape) != 1 or m < 1 or size % m:
+        raise PlanError(f"entrant {entrant!r}: its observation {shape} and action {act_shape} "
+                        "are not one block and one number per subflow")
+    block = size // m
     return AgentInfo(
         model_path=str(model_path.resolve()), label=ckpt.label,
         checkpoint_hash=file_hash(*checkpoint_files(model_path, loader.config_file)),
         env_overrides=ckpt.env_overrides(),
         trained_scenario=str(ckpt.config.get("scenario", {}).get("name", "?")),
-        observation_shape=tuple(model.observation_space.shape or ()),
-        action_space=repr(model.action_space))
+        observation_shape=shape, action_space=repr(model.action_space),
+        trained_subflows=m, unit_action=unit_action(model.action_space),
+        observation_low=tuple(float(x) for x in
+                              np.asarray(model.observation_space.low).reshape(-1)[:block]),
+        observation_high=tuple(float(x) for x in
+                               np.asarray(model.observation_space.high).reshape(-1)[:block]))
+
+
+def apply_rules(overrides: list[str], rules: SuiteRulesConfig) -> tuple[list[str], list[str]]:
+    """An entrant's env overrides under the suite's rules: every ruled key
+    (``RULED_ENV_KEYS``) takes the suite's value. Returns the overrides and
+    one note per value of the entrant's that was replaced."""
+    ruled = {f"env.{k}": getattr(rules, k) for k in RULED_ENV_KEYS}
+    out: list[str] = []
+    notes: list[str] = []
+    for o in overrides:
+        key, _, value = o.partition("=")
+        if key in ruled:
+            try:
+                same = float(value) == float(ruled[key])
+            except ValueError:
+                same = False
+            if not same:
+                notes.append(f"{key}: its {value} -> the suite's {ruled[key]!r}")
+            continue
+        out.append(o)
+    return [*out, *(f"{k}={v!r}" for k, v in ruled.items())], notes
 
 
 # ---------------------------------------------------------------------- cells --
@@ -198,6 +254,11 @@ class Cell:
     checkpoint_hash: str | None
     agent_env_overrides: tuple[str, ...] = ()
     code: dict[str, str] = field(default_factory=dict)
+    info_class: str = "sender"  # the entrant's information class: sender | oracle
+    rules_notes: tuple[str, ...] = ()  # the entrant's settings the suite's rules replaced
+    trained_subflows: int = 0  # agents: subflows it was trained on (0: not an agent)
+    cpu_budget_s: float = 0.0  # the cell's CPU-time budget (0: none; suite.rules.cell_cpu_s)
+    memory_budget_mb: float = 0.0  # the cell's memory growth budget (0: none)
 
     @property
     def key(self) -> str:
@@ -219,6 +280,7 @@ class Cell:
         d = dict(d)
         d["overrides"] = tuple(d["overrides"])
         d["agent_env_overrides"] = tuple(d.get("agent_env_overrides", ()))
+        d["rules_notes"] = tuple(d.get("rules_notes", ()))
         return Cell(**d)
 
 
@@ -279,6 +341,8 @@ class Plan:
     skipped: list[tuple[str, str, str]]  # (entrant label, cell label, reason)
     entrants: list[str]  # labels, in suite order
     cell_labels: list[str]
+    classes: dict[str, str] = field(default_factory=dict)  # label -> sender | oracle
+    rules_notes: dict[str, list[str]] = field(default_factory=dict)  # label -> overrides
 
 
 def _short(err: BaseException) -> str:
@@ -286,7 +350,8 @@ def _short(err: BaseException) -> str:
 
 
 def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | None]],
-         seeds: list[int], duration_s: float | None) -> Plan:
+         seeds: list[int], duration_s: float | None,
+         rules: SuiteRulesConfig | None = None) -> Plan:
     """Validates a suite and lists its cells, before anything runs.
 
     ``scenarios``: (preset, overrides, label) triples. Raises PlanError for
@@ -299,6 +364,7 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
 
     known_scenarios = available("scenario")
     controllers = controller_names()
+    rules = rules if rules is not None else SuiteRulesConfig()
     names = expand_entrants(entrants)
     if not names:
         raise PlanError("the suite has no entrants")
@@ -306,9 +372,18 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
     for name in names:
         if name.startswith(AGENT_ENTRANT_PREFIX):
             agents[name] = inspect_agent(name)
+        elif name.startswith(CONSTANT_PREFIX):
+            try:
+                parsed = parse_constant(name)
+            except ValueError as err:
+                raise PlanError(str(err)) from None
+            if parsed is None or parsed[0] not in controllers:
+                raise PlanError(f"entrant {name!r}: the base controller is unknown; allowed: "
+                                f"{', '.join(controllers)}")
         elif name not in controllers:
             raise PlanError(f"entrant {name!r} is unknown; allowed: {BASELINES}, "
-                            f"{', '.join(controllers)} or {AGENT_ENTRANT_PREFIX}<checkpoint>")
+                            f"{', '.join(controllers)}, {AGENT_ENTRANT_PREFIX}<checkpoint> "
+                            f"or {CONSTANT_PREFIX}<controller>:<action in [-1, 1]>")
     code = code_identity()
     cell_cfgs: dict[str, Any] = {}
     controller_nodes: dict[str, Any] = {}
@@ -334,19 +409,32 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
     cells: list[Cell] = []
     skipped: list[tuple[str, str, str]] = []
     entrant_labels: list[str] = []
+    classes: dict[str, str] = {}
+    notes_of: dict[str, list[str]] = {}
     for name in names:
         info = agents.get(name)
+        constant = parse_constant(name)
         entrant_id = f"{AGENT_ENTRANT_PREFIX}{info.model_path}" if info else name
         label = info.label if info else name
         entrant_labels.append(label)
+        if info is not None:
+            env_over, notes = apply_rules(info.env_overrides, rules)
+        elif constant is not None:
+            env_over, notes = apply_rules(constant_env_overrides(constant[0]), rules)
+        else:
+            env_over, notes = [], []
+        notes_of[label] = notes
+        klass = (controller_class(constant[0] if constant else name)
+                 if info is None else "")
         playable = 0
         for (scenario, overrides, _), lab in zip(scenarios, labels, strict=True):
             base = dict(entrant=entrant_id, entrant_label=label, scenario=scenario, cell=lab,
                         overrides=tuple(overrides), duration_s=duration_s, code=code,
                         checkpoint_hash=info.checkpoint_hash if info else None,
-                        agent_env_overrides=tuple(info.env_overrides) if info else ())
+                        agent_env_overrides=tuple(env_over), rules_notes=tuple(notes),
+                        trained_subflows=info.trained_subflows if info else 0)
             try:
-                if info is None:
+                if info is None and constant is None:
                     cfg = _with_controller(cell_cfgs[lab], name, overrides, controller_nodes,
                                            _sim_overrides(scenario, name, overrides,
                                                           duration_s))
@@ -355,17 +443,39 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
                 else:
                     probe = Cell(seed=0, config_hash="", **base)
                     cfg = compose_config("gym", _agent_overrides(probe))
-                    _check_agent_fits(info, probe)
+                    if info is not None:
+                        cell_class = _check_agent_fits(info, probe)
+                        if klass and cell_class != klass:
+                            raise ValueError(f"its observation is {cell_class} here, "
+                                             f"{klass} elsewhere")
+                        klass = cell_class
+                    else:
+                        _agent_env(probe).close()  # the env's own checks
             except (ValueError, RuntimeError) as err:
                 skipped.append((label, lab, _short(err)))
                 continue
             chash = _config_hash(cfg)
             playable += 1
-            cells.extend(Cell(seed=int(s), config_hash=chash, **base) for s in seeds)
-        if info is not None and playable == 0:
+            cells.extend(Cell(seed=int(s), config_hash=chash, info_class=klass or "sender",
+                              cpu_budget_s=rules.cell_cpu_s,
+                              memory_budget_mb=rules.cell_memory_mb, **base) for s in seeds)
+        if (info is not None or constant is not None) and playable == 0:
             reasons = "; ".join(f"{c}: {r}" for e, c, r in skipped if e == label)
             raise PlanError(f"entrant {name!r} cannot play any scenario of the suite: {reasons}")
-    return Plan(cells, skipped, entrant_labels, labels)
+        classes[label] = klass or "sender"
+        if classes[label] not in rules.classes:
+            raise PlanError(f"entrant {name!r} is of information class {classes[label]!r}; "
+                            f"this suite admits {', '.join(rules.classes)} "
+                            "(suite.rules.classes)")
+    return Plan(cells, skipped, entrant_labels, labels, classes, notes_of)
+
+
+def class_reason(label: str, klass: str) -> str:
+    """Why an entrant has its class (for the tables' notes)."""
+    base = label.split(":")[1] if label.startswith(CONSTANT_PREFIX) else label
+    if klass == ORACLE and base in ORACLE_CONTROLLERS:
+        return ORACLE_CONTROLLERS[base]
+    return ""
 
 
 _JOINT_FAILED = "_joint_composition_failed"  # a key of `nodes` no preset can have
@@ -394,20 +504,51 @@ def _with_controller(cell_cfg: Any, name: str, overrides: tuple[str, ...],
     return cfg
 
 
-def _check_agent_fits(info: AgentInfo, cell: Cell) -> None:
+def _check_agent_fits(info: AgentInfo, cell: Cell) -> str:
+    """Whether the agent can play the cell, with one policy shared per subflow
+    when the cell has another number of subflows than training had: one
+    subflow's observation block (history x features, and its bounds) and one
+    subflow's action must be the trained ones. Returns the information class
+    of the observation (orbitcc.env.entrant.observation_class)."""
     env = _agent_env(cell)
     try:
+        spec = env.observation_spec
+        n = int(spec["num_subflows"])
         shape = tuple(env.observation_space.shape or ())
-        if shape != info.observation_shape:
+        size = int(np.prod(shape)) if shape else 0
+        block = size // n if n else 0
+        trained_block = int(np.prod(info.observation_shape)) // info.trained_subflows
+        if block != trained_block:
             raise ValueError(
-                f"its observation space has shape {info.observation_shape}, the scenario's "
-                f"{shape} (trained on {info.trained_scenario!r}; the subflow count and env "
-                "settings must match)")
-        if repr(env.action_space) != info.action_space:
-            raise ValueError(f"its action space {info.action_space} differs from the "
-                             f"scenario's {env.action_space!r}")
+                f"one subflow's observation has {trained_block} numbers in training, "
+                f"{block} here (trained on {info.trained_scenario!r}; history and features "
+                "must match)")
+        low = np.asarray(env.observation_space.low).reshape(-1)[:block]
+        high = np.asarray(env.observation_space.high).reshape(-1)[:block]
+        if (not np.array_equal(low, np.asarray(info.observation_low, np.float32))
+                or not np.array_equal(high, np.asarray(info.observation_high, np.float32))):
+            raise ValueError("one subflow's observation bounds differ from training's "
+                             "(other features)")
+        act = env.action_space
+        act_shape = tuple(act.shape or ())
+        if act_shape != (n,):
+            raise ValueError(f"the scenario's action has shape {act_shape}, not one number "
+                             f"per subflow ({n})")
+        if unit_action(act) != info.unit_action:
+            raise ValueError(f"one subflow's action is {info.unit_action} in training, "
+                             f"{unit_action(act)} here (another env.action mode)")
+        return observation_class(spec)
     finally:
         env.close()
+
+
+def unit_action(space: Any) -> str:
+    """One subflow's action: the space's type, bounds or choices and dtype."""
+    if hasattr(space, "nvec"):
+        return f"MultiDiscrete({int(np.asarray(space.nvec).reshape(-1)[0])})"
+    low = float(np.asarray(space.low).reshape(-1)[0])
+    high = float(np.asarray(space.high).reshape(-1)[0])
+    return f"{type(space).__name__}({low:g}, {high:g}, {space.dtype})"
 
 
 def _agent_env(cell: Cell) -> Any:
@@ -501,6 +642,15 @@ class FairnessMeter:
         self.got = dict.fromkeys([*self.bg_flows, -1], 0.0)
         self.short = 0.0
         self.owed_bg = 0.0
+        # The cell's own references (the score's; docs/leaderboard.md "Score"):
+        # the test connection's max-min fair share of its paths' capacity
+        # against the competing flows' offered demand, and the one-way delay
+        # of its paths with empty queues. Both come from the channel and the
+        # competing flows' applications, never from what the entrant sends.
+        self.routes = self._routes(spec)
+        self.fair_int = 0.0  # Mb/s x s
+        self.ref_t = 0.0
+        self.zero_queue_ms: list[float] = []
 
     def step(self) -> None:
         """Accounts the simulated time since the last call."""
@@ -511,22 +661,25 @@ class FairnessMeter:
             return
         self.t = now
         mbps = {}
+        probes = {}
         for g in range(sim.num_subflows):
             n = int(sim.packet_accounting(g)["arrived"])
             mbps[g] = (n - self.arrived[g]) * self.packet_bits * 1e-6 / dt
             self.arrived[g] = n
+            probes[g] = sim.probe(g)
+        demand, offered = self._demands(dt) if self.bg else ({}, {})
+        self._reference(now, dt, probes, offered)
         if not self.bg:
             return
         link_test: dict[int, float] = {}
         for g in self.test:
-            link = int(sim.probe(g)["first_link"])
+            link = int(probes[g]["first_link"])
             if link >= 0:
                 link_test[link] = link_test.get(link, 0.0) + mbps[g]
-        demand = self._demands(dt)
         shared: dict[int, list[tuple[int, float, float]]] = {}
         for g in self.bg:
             fi = self.bg_flow[g]
-            link = int(sim.probe(g)["first_link"])
+            link = int(probes[g]["first_link"])
             if now < self.start[fi] or link not in link_test:  # as the env: started by now
                 continue
             shared.setdefault(link, []).append((fi, mbps[g], demand[fi]))
@@ -552,11 +705,77 @@ class FairnessMeter:
         if self.steps is not None:
             self.steps.append((now, step_short))
 
-    def _demands(self, dt: float) -> dict[int, float]:
+    @staticmethod
+    def _routes(spec: dict[str, Any]) -> list[list[tuple[float, list[int]]]]:
+        """Per subflow (flows' paths in order, as the core numbers them): the
+        forward route from each time on ((t_s, links), sorted)."""
+        out = []
+        for f in spec["flows"]:
+            for path in f["paths"]:
+                steps = [(0.0, [int(i) for i in path["forward"]])]
+                for ch in path.get("changes") or []:
+                    steps.append((float(ch["t_s"]), [int(i) for i in ch["forward"]]))
+                out.append(sorted(steps, key=lambda x: x[0]))
+        return out
+
+    def _zero_queue_delay_ms(self, g: int, now: float) -> float | None:
+        """One-way delay of a packet of subflow g sent now into empty queues:
+        each forward link's propagation delay plus its transmission time;
+        None while a link of the route carries nothing (an outage)."""
+        route: list[int] = []
+        for t, links in self.routes[g]:
+            if t <= now + 1e-9:
+                route = links
+        total = 0.0
+        for i in route:
+            st = self.sim.link_stats(i)
+            cap = float(st["capacity_mbps"])
+            if not cap > 0:
+                return None
+            total += float(st["delay_ms"]) + self.packet_bits / (cap * 1e3)
+        return total if route else None
+
+    def _reference(self, now: float, dt: float, probes: dict[int, dict[str, Any]],
+                   offered: dict[int, float]) -> None:
+        """Accounts the step's fair share and empty-queue delays (the cell's
+        references): on each first link of the test connection, its path
+        capacity split max-min between the connection (one flow of unlimited
+        demand, RFC 6356 goal 2) and the started competing flows there, with
+        their applications' offered rate as demand (a bulk flow: unlimited)."""
+        caps: dict[int, float] = {}
+        for g in self.test:
+            p = probes[g]
+            link = int(p["first_link"])
+            if link >= 0:
+                caps[link] = max(caps.get(link, 0.0), float(p["path_capacity_mbps"]))
+            d = self._zero_queue_delay_ms(g, now)
+            if d is not None:
+                self.zero_queue_ms.append(d)
+        for link, cap in caps.items():
+            demands = [offered.get(self.bg_flow[g], math.inf) for g in self.bg
+                       if now >= self.start[self.bg_flow[g]]
+                       and int(probes[g]["first_link"]) == link]
+            self.fair_int += max_min_shares(cap, demands)[-1] * dt
+        self.ref_t += dt
+
+    def references(self) -> dict[str, float]:
+        """``fair_share_mbps``: the time-mean fair share of the test connection;
+        ``base_delay_ms``: the 95th percentile over steps and subflows of the
+        empty-queue one-way delay (the percentile the scored delay is)."""
+        fair = self.fair_int / self.ref_t if self.ref_t > 0 else 0.0
+        base = (float(np.percentile(self.zero_queue_ms, 95)) if self.zero_queue_ms
+                else 0.0)
+        return {"fair_share_mbps": fair, "base_delay_ms": base}
+
+    def _demands(self, dt: float) -> tuple[dict[int, float], dict[int, float]]:
+        """Each competing flow's demand in the step (what it wrote plus what it
+        still had to send: the harm's) and its application's offered rate in the
+        step (the fair share reference's; not moved by the entrant)."""
         out = {fi: math.inf for fi in self.bg_flows}
+        rate = {fi: math.inf for fi in self.bg_flows}
         limited = [fi for fi in self.bg_flows if not self.bulk[fi]]
         if not limited:
-            return out
+            return out, rate
         flows = self.sim.summary()["flows"]
         for fi in limited:
             f = flows[fi]
@@ -564,17 +783,18 @@ class FairnessMeter:
             # Still to send at the step's start: offered by then minus the new data
             # sent by then (acknowledged or in flight, as the env counts it).
             out[fi] = (offered - self.offered[fi] + self.unsent[fi]) * 8e-6 / dt
+            rate[fi] = (offered - self.offered[fi]) * 8e-6 / dt
             sent = (int(f["packets_sent"]) - int(f["packets_retransmitted"])) * (
                 self.packet_bits / 8.0)
             self.offered[fi] = offered
             self.unsent[fi] = max(0.0, offered - sent)
-        return out
+        return out, rate
 
     def result(self, flows: list[dict[str, Any]]) -> dict[str, Any]:
         bg = [f for f in flows if f.get("background")]
         if not bg:
             return {"background_throughput_mbps": None, "background_owed_mbps": None,
-                    "background_shortfall": None, "fair_jain": None}
+                    "background_shortfall": None, "fair_jain": None, **self.references()}
         xs = [self.got[k] / self.owed[k] for k in self.owed if self.owed[k] > 0]
         jain = (sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
                 if len(xs) >= 2 and any(xs) else None)
@@ -583,6 +803,7 @@ class FairnessMeter:
             "background_owed_mbps": self.owed_bg / self.t if self.t > 0 else 0.0,
             "background_shortfall": self.short / self.owed_bg if self.owed_bg > 0 else 0.0,
             "fair_jain": jain,
+            **self.references(),
         }
 
 
@@ -611,10 +832,48 @@ def max_min_shares(total: float, demand: list[float]) -> list[float]:
     return share
 
 
-def _simulate(cell: Cell) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def _rss_mb() -> float:
+    """This process's resident memory now (MB; Linux /proc, else the peak)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+    except (OSError, ValueError, IndexError):
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+
+
+class Budget:
+    """A cell's CPU-time and memory budget (suite.rules.cell_cpu_s,
+    cell_memory_mb; 0: none), checked between steps of the simulation (every
+    FAIRNESS_STEP_S of simulated time, or every agent step): the reason once
+    the cell is past it, else None."""
+
+    def __init__(self, cpu_s: float, memory_mb: float) -> None:
+        self.cpu_s = cpu_s
+        self.memory_mb = memory_mb
+        self.cpu0 = time.process_time()
+        self.rss0 = _rss_mb()
+
+    def exceeded(self) -> str | None:
+        used = time.process_time() - self.cpu0
+        if self.cpu_s > 0 and used > self.cpu_s:
+            return f"past its CPU budget of {self.cpu_s:g} s (suite.rules.cell_cpu_s)"
+        if self.memory_mb > 0:
+            grown = _rss_mb() - self.rss0
+            if grown > self.memory_mb:
+                return (f"past its memory budget of {self.memory_mb:g} MB "
+                        f"(grew {grown:.0f} MB; suite.rules.cell_memory_mb)")
+        return None
+
+
+def _simulate(cell: Cell, budget: Budget | None = None
+              ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """What ``orbitcc.run(..., series=True)`` does, with the composed config
     cached, stepped FAIRNESS_STEP_S at a time for the fairness accounting
-    (stepping does not change the events: the same record as ``run()``)."""
+    (stepping does not change the events: the same record as ``run()``).
+    A cell past its ``budget`` stops there; the fairness dict then holds
+    ``over_budget`` (the reason)."""
     from orbitcc.runner import build_simulation, collect_series
 
     sim_cfg = dataclasses.replace(
@@ -622,15 +881,21 @@ def _simulate(cell: Cell) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any
         seed=cell.seed)
     sim, spec = build_simulation(sim_cfg, record_series=True)
     meter = FairnessMeter(sim, spec)
+    over = None
     while sim.step(FAIRNESS_STEP_S):
         meter.step()
+        over = budget.exceeded() if budget is not None else None
+        if over:
+            break
     meter.step()
     summary = sim.summary()
-    return summary, collect_series(sim), meter.result(summary["flows"])
+    out = meter.result(summary["flows"])
+    out["over_budget"] = over
+    return summary, collect_series(sim), out
 
 
 def _run_controller(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
-    m, series, fairness = _simulate(cell)
+    m, series, fairness = _simulate(cell, Budget(cell.cpu_budget_s, cell.memory_budget_mb))
     under_test = [i for i, f in enumerate(m["flows"]) if not f["background"]]
     mask = np.isin(series["subflow_flow"], under_test)
     thr = np.asarray(series["throughput_mbps"])[mask].sum(axis=0)
@@ -638,26 +903,45 @@ def _run_controller(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
     return m, {"t_s": np.asarray(series["t_s"]), "throughput_mbps": thr}
 
 
-def _run_agent(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
+def _policy_of(cell: Cell, env: Any) -> Any:
+    """obs -> action of an agent (shared per subflow where the cell's subflow
+    count differs from training's) or of a constant entrant."""
+    from orbitcc.env.policy import SubflowAdapter
+
+    constant = parse_constant(cell.entrant)
+    if constant is not None:
+        action = np.full(env.action_space.shape, constant[1], dtype=env.action_space.dtype)
+        return lambda obs: action
     assert cell.checkpoint_hash is not None
     agent = _checkpoint(cell.entrant[len(AGENT_ENTRANT_PREFIX):], cell.checkpoint_hash)
+    n = int(env.observation_spec["num_subflows"])
+    block = int(np.prod(env.observation_space.shape)) // n
+    return SubflowAdapter(agent.act, cell.trained_subflows or n, block)
+
+
+def _run_agent(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
+    budget = Budget(cell.cpu_budget_s, cell.memory_budget_mb)
     env = _agent_env(cell)
+    policy = _policy_of(cell, env)
     obs, _ = env.reset(seed=cell.seed)
     meter = FairnessMeter(env.simulation, _env_spec(env))
     episode_return, steps, done = 0.0, 0, False
     ts: list[float] = []
     thr: list[float] = []
+    over = None
     while not done:
-        action = agent.act(obs)
+        action = policy(obs)
         obs, reward, terminated, truncated, info = env.step(action)
         meter.step()
         episode_return += float(reward)
         steps += 1
         ts.append(float(info["t_s"]))
         thr.append(float(np.sum(info["subflows"]["throughput_mbps"])))
-        done = terminated or truncated
+        over = budget.exceeded()
+        done = terminated or truncated or over is not None
     metrics = env.summary()
     metrics.update(meter.result(metrics["flows"]))
+    metrics["over_budget"] = over
     metrics["episode_return"] = episode_return
     metrics["env_steps"] = steps
     env.close()
@@ -747,7 +1031,7 @@ def run_cell(cell: Cell | dict[str, Any], suite: str = "") -> dict[str, Any]:
     if isinstance(cell, dict):
         cell = Cell.from_dict(cell)
     started = time.perf_counter()
-    if cell.entrant.startswith(AGENT_ENTRANT_PREFIX):
+    if cell.entrant.startswith((AGENT_ENTRANT_PREFIX, CONSTANT_PREFIX)):
         metrics, series = _run_agent(cell)
     else:
         metrics, series = _run_controller(cell)
@@ -761,6 +1045,7 @@ def run_cell(cell: Cell | dict[str, Any], suite: str = "") -> dict[str, Any]:
     record: dict[str, Any] = {
         "schema": RECORD_SCHEMA, "key": cell.key, "suite": suite,
         "entrant": cell.entrant, "entrant_label": cell.entrant_label,
+        "entrant_class": cell.info_class, "rules_overridden": list(cell.rules_notes),
         "scenario": cell.scenario, "cell": cell.cell, "overrides": list(cell.overrides),
         "seed": cell.seed, "duration": cell.duration_s,
         **metrics,

@@ -29,6 +29,7 @@ from orbitcc.baselines.stats import (
     build_board,
     ranking_note,
     ranking_rows,
+    rules_lines,
     text_table,
     unranked_rows,
 )
@@ -48,11 +49,16 @@ class LeaderboardConfig:
     report: bool = True  # write report.html (plots); md and csv are always written
     timeline_cell: str | None = None  # cell of the cwnd/throughput plot; None: first multipath
     progress: bool = True  # a progress bar on stderr
+    # Rank one information class on its own (sender: what a real sender
+    # measures; oracle: also ground truth); all: every entrant, class shown.
+    info_class: str = "all"
     # ns3: also every cell inside ns-3, side by side with orbitcc
     # (orbitcc.env.ns3gym.backend; leaderboard_ns3.md, results_ns3.jsonl).
     backend: str = "orbitcc"
 
     def __post_init__(self) -> None:
+        if self.info_class not in ("all", "sender", "oracle"):
+            raise ValueError(f"info_class = {self.info_class!r}; allowed: all, sender, oracle")
         if self.backend not in ("orbitcc", "ns3"):
             raise ValueError(f"backend = {self.backend!r}; allowed: orbitcc, ns3")
         if self.results is not None and not self.results:
@@ -77,7 +83,8 @@ def suite_entrants(cfg: LeaderboardConfig) -> list[str]:
 
 
 def make_plan(suite: SuiteConfig, entrants: list[str]) -> Plan:
-    return plan(entrants, suite.scenario_cells(), list(suite.seeds), suite.duration_s)
+    return plan(entrants, suite.scenario_cells(), list(suite.seeds), suite.duration_s,
+                suite.rules)
 
 
 class Progress:
@@ -159,7 +166,7 @@ def _set_aside(path: Path) -> Path:
 
 
 def board_from(the_plan: Plan, suite: SuiteConfig, records: list[dict[str, Any]],
-               score: ScoreConfig) -> Board:
+               score: ScoreConfig, info_class: str = "all") -> Board:
     cells = suite.scenario_cells()
     labels = the_plan.cell_labels
     return build_board(
@@ -168,15 +175,18 @@ def board_from(the_plan: Plan, suite: SuiteConfig, records: list[dict[str, Any]]
         {lab: list(c[1]) for lab, c in zip(labels, cells, strict=True)},
         score, ranked=labels[:len(suite.scenarios) + len(suite.cells)],
         skipped=the_plan.skipped,
-        missing=len(the_plan.cells) - len(records))
+        missing=len(the_plan.cells) - len(records),
+        classes=the_plan.classes, class_filter=info_class,
+        rules_notes=the_plan.rules_notes)
 
 
 def print_ranking(board: Board, suite_name: str | None = None) -> None:
     """The ranking as the console shows it: ranked entrants (shared ranks
     "=k"), then the entrants that did not play every ranked cell, apart."""
     name = f"{suite_name}: " if suite_name else ""
-    print(f"\nranking ({name}log-power utility with loss and harm, mean over "
-          f"{len(board.seeds)} seeds; docs/leaderboard.md)")
+    print(f"\nranking ({name}mean over {len(board.seeds)} seeds; docs/leaderboard.md)")
+    for line in rules_lines(board):
+        print(line)
     if board.ranking:
         print(text_table(*ranking_rows(board)))
         print(ranking_note(board))

@@ -37,6 +37,7 @@ from orbitcc.baselines.stats import (
     csv_rows,
     ranking_note,
     ranking_rows,
+    rules_lines,
     text_table,
     unranked_rows,
 )
@@ -66,6 +67,7 @@ def write_markdown(board: Board, path: Path, suite_name: str, score: ScoreConfig
              f"orbitcc {version}, commit `{commit}`; {len(board.entrants)} entrants, "
              f"{len(board.cells)} scenario cells, seeds {board.seeds}.", "",
              "## Ranking", ""]
+    lines += [*rules_lines(board), ""] if rules_lines(board) else []
     if board.ranking:
         lines += [md_table(*ranking_rows(board)), "", ranking_note(board), ""]
     else:
@@ -736,6 +738,7 @@ def _write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
              f"<code>{html.escape(commit)}</code>; {len(board.entrants)} entrants, "
              f"{len(board.cells)} scenario cells, seeds {board.seeds}.</p>",
              "<h2>Ranking</h2>"]
+    parts += [f'<p class="note">{html.escape(line)}</p>' for line in rules_lines(board)]
     if board.ranking:
         parts += [html_table(*ranking_rows(board), table_id="ranking"),
                   f'<p class="note">{html.escape(ranking_note(board))}</p>']

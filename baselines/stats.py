@@ -1,28 +1,33 @@
 """Statistics of a leaderboard: per-scenario tables, the ranking and its stability.
 
 Score (docs/leaderboard.md "Score"). For a run of entrant e on a ranked
-scenario cell c with seed s: throughput T, p95 one-way delay D, loss rate L and
-harm H (the share of what the background flows on the test connection's links
-were owed, as max-min fair shares, that they did not get):
+scenario cell c with seed s: goodput G, p95 one-way delay D, loss rate L and
+harm H (the share of what the competing flows on the test connection's links
+were owed, as max-min fair shares, that they did not get), and the cell's own
+references, measured from the channel and the competing flows' applications
+in the same run (never from the entrant or from other entrants): F the test
+connection's max-min fair share of its paths' capacity, P the p95 one-way
+delay of its paths with empty queues. With Q = max(0, D - P) the queueing
+delay:
 
-    u(e, c, s) = w_T ln(T / T*_c) + w_D ln(D*_c / D) + w_L ln(1 - L) + w_H ln(1 - H)
+    u(e, c, s) = max( w_T ln(G / F) - w_D ln(1 + Q / Q0) - w_L L / (1 - L)
+                      + w_H ln(1 - H),  (w_T + w_D) ln(floor) )
 
-T*_c and D*_c are the best seed-means of the ranked entrants on the cell; u is
-never below (w_T + w_D) ln(score.floor), the score of a run that delivered
-nothing or left the background nothing (ln 0).
-With unit weights u is the log of Kleinrock's power T / D discounted by the
-share of packets lost and of the background's share taken (Winstein and
-Balakrishnan's log-throughput-minus-log-delay objective, SIGCOMM 2013, plus
-Kelly's proportional-fairness log term for the competing flows). Log terms make
-the ranking independent of the normalisers: they only set the zero.
+u depends on that run alone, so adding or removing entrants changes no score;
+it increases with G and decreases with Q, L and H, so it agrees with Pareto
+dominance. w_T ln(G/F) - w_D ln(1 + Q/Q0) is the log of Kleinrock's power
+G / (Q0 + Q) against the same power at the fair share with no queue;
+w_H ln(1 - H) is Kelly's proportional-fairness log term for the competing
+flows; L / (1 - L) is the packets lost per packet delivered, convex in L.
 
 Only entrants with a record on every ranked cell for every seed are ranked
 (the others are listed apart with their coverage). An entrant's score for
 seed s is the mean of u over the ranked cells, its score the mean over seeds
-with a 95 % Student-t interval. Entrants whose paired per-seed score
-differences do not separate them (the 95 % t-interval of the mean difference
-contains 0) share a rank: walking down the ranking, an entrant starts a new
-group only when it is separated from the group's first entrant.
+with a 95 % Student-t interval. Shared ranks: every pair of ranked entrants
+is tested on its paired per-seed score differences (Student t, two-sided),
+the p-values are adjusted with Holm's step-down method over all pairs, and
+walking down the ranking an entrant starts a new group only when it is
+separated (adjusted p < 0.05) from the group's first entrant.
 
 Stability: B bootstrap resamples of the seed set (the same seeds for every
 entrant: common random numbers, a paired bootstrap) recompute the scores and
@@ -68,23 +73,26 @@ PERCENT = {"loss_rate", "utilization", "background_shortfall"}
 # The CSV's column stems: the same units as the tables (percent where '%').
 CSV_NAMES = {"loss_rate": "loss_pct", "utilization": "utilization_pct",
              "background_shortfall": "background_harm_pct"}
-# What the score reads from a record (Board arrays T, D, L, H).
-SCORE_FIELDS = {"T": "throughput_mbps", "D": "p95_delay_ms", "L": "loss_rate",
-                "H": "background_shortfall"}
+# What the score reads from a record (Board arrays): goodput, p95 one-way
+# delay, loss rate, harm, and the cell's references (fair share, empty-queue delay).
+SCORE_FIELDS = {"G": "goodput_mbps", "D": "p95_delay_ms", "L": "loss_rate",
+                "H": "background_shortfall", "F": "fair_share_mbps", "P": "base_delay_ms"}
+ALPHA = 0.05  # family-wise error rate of the shared ranks (Holm over all pairs)
 
 
 @dataclass
 class ScoreConfig:
     """The ranking's utility (docs/leaderboard.md "Score").
 
-    u = max(w_T ln(T/T*) + w_D ln(D*/D) + w_L ln(1 - L) + w_H ln(1 - H),
-            (w_T + w_D) ln(floor)).
+    u = max(w_T ln(G/F) - w_D ln(1 + Q/Q0) - w_L L/(1 - L) + w_H ln(1 - H),
+            (w_T + w_D) ln(floor)), Q = max(0, D - P).
     """
 
-    throughput_weight: float = 1.0  # w_T
-    delay_weight: float = 1.0  # w_D (p95 one-way delay); w_T = w_D: Kleinrock's power
-    loss_weight: float = 1.0  # w_L on ln(1 - loss rate)
-    harm_weight: float = 1.0  # w_H on ln(1 - background shortfall)
+    throughput_weight: float = 1.0  # w_T, on ln(goodput / fair share)
+    delay_weight: float = 1.0  # w_D, on ln(1 + queueing delay / Q0); w_T = w_D: power
+    loss_weight: float = 5.0  # w_L, on L / (1 - L): packets lost per packet delivered
+    harm_weight: float = 1.0  # w_H, on ln(1 - competing flows' shortfall)
+    queue_ref_ms: float = 50.0  # Q0: a standing queue of Q0 costs as much as half the goodput
     floor: float = 1e-3  # u >= (w_T + w_D) ln(floor): an idle sender or a starved background
     bootstrap: int = 1000  # bootstrap resamples of the seed set (0: none)
     bootstrap_seed: int = 0  # the resampling's RNG seed (the tables are reproducible)
@@ -97,6 +105,8 @@ class ScoreConfig:
         if self.throughput_weight <= 0:
             raise ValueError(f"score.throughput_weight = {self.throughput_weight} must be > 0 "
                              "(a score that ignores throughput ranks an idle sender first)")
+        if not (0.1 <= self.queue_ref_ms <= 1e5):
+            raise ValueError(f"score.queue_ref_ms = {self.queue_ref_ms} must be in [0.1, 1e5]")
         if not (0.0 < self.floor < 1.0):
             raise ValueError(f"score.floor = {self.floor} must be in (0, 1)")
         if not (0 <= self.bootstrap <= 100_000):
@@ -106,18 +116,21 @@ class ScoreConfig:
         """The score's definition, as the tables print it."""
         w = (self.throughput_weight, self.delay_weight, self.loss_weight, self.harm_weight)
         return (f"score = mean over seeds of the mean over ranked cells of u = "
-                f"{w[0]:g}·ln(T/T*) + {w[1]:g}·ln(D*/D) + {w[2]:g}·ln(1 - L) + "
-                f"{w[3]:g}·ln(1 - H), with T throughput, D p95 one-way delay, L loss rate, "
-                "H the background flows' shortfall against their max-min fair share, and "
-                "T*, D* the best seed-means on the cell; never below "
+                f"{w[0]:g}·ln(G/F) - {w[1]:g}·ln(1 + Q/{self.queue_ref_ms:g} ms) - "
+                f"{w[2]:g}·L/(1 - L) + {w[3]:g}·ln(1 - H), with G goodput, F the cell's "
+                "max-min fair share for the entrant (its paths' capacity against the "
+                "competing flows), Q the p95 one-way delay minus the cell's empty-queue "
+                "p95 one-way delay, L loss rate, H the competing flows' shortfall against "
+                "their max-min fair share. F and the empty-queue delay come from the cell, "
+                "never from other entrants. Never below "
                 f"{(w[0] + w[1]) * math.log(self.floor):.1f} ({w[0] + w[1]:g}·ln "
-                f"{self.floor:g}: nothing delivered, or the background left nothing). "
-                "0 = the best throughput and delay with no loss or harm; -0.69 = half of "
-                "that (ln 2). Ranked: entrants with every ranked cell and seed. '=': "
-                "shares the rank (paired 95 % t-interval of the per-seed score difference "
-                "with the rank's first entrant contains 0). 95 % CI: Student t over seeds; "
-                f"'rank kept': share of {self.bootstrap} bootstrap resamples of the seeds "
-                "that give the same position.")
+                f"{self.floor:g}: nothing delivered, or the competing flows left nothing). "
+                "0 = the fair share with no queue, loss or harm; -0.69 = half of it (ln 2). "
+                "Ranked: entrants with every ranked cell and seed. '=': shares the rank "
+                "(paired t-test of the per-seed scores against the rank's first entrant, "
+                f"Holm-adjusted over all pairs, p >= {ALPHA:g}). 95 % CI: Student t over "
+                f"seeds; 'rank kept': share of {self.bootstrap} bootstrap resamples of the "
+                "seeds that give the same position.")
 
 
 def t975(n: int) -> float:
@@ -178,28 +191,35 @@ class Board:
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
     missing: int = 0  # cells without a record (failed)
     ranked: list[str] = field(default_factory=list)  # cells the score averages over
+    classes: dict[str, str] = field(default_factory=dict)  # entrant -> sender | oracle
+    class_filter: str = "all"  # the class ranked (all: every entrant)
+    rules_notes: dict[str, list[str]] = field(default_factory=dict)  # entrant -> overrides
 
 
 def check_record(r: dict[str, Any]) -> None:
-    """A record the score can read: finite, non-negative T, D, L (L <= 1) and
-    H in [0, 1] or absent. Anything else is a corrupt row, never a score."""
+    """A record the score can read: finite, non-negative G, D, L (L <= 1),
+    H in [0, 1] or absent, and the cell's references (F > 0, P >= 0).
+    Anything else is a corrupt row, never a score."""
     where = f"record of {r.get('entrant_label')!r} on {r.get('cell')!r} seed {r.get('seed')!r}"
-    for k in ("T", "D", "L", "H"):
-        key = SCORE_FIELDS[k]
+    for k, key in SCORE_FIELDS.items():
         v = r.get(key)
         if k == "H" and v is None:
             continue
-        if not finite(v) or v < 0 or (k in "LH" and v > 1):
-            allowed = "a number in [0, 1]" if k in "LH" else "a finite number >= 0"
-            raise ResultsError(f"{where}: {key} = {v!r}; a cell record holds {allowed}. "
-                               "Remove the row (or rerun the cell).")
+        bad = not finite(v) or v < 0 or (k in "LH" and v > 1) or (k == "F" and v <= 0)
+        if bad:
+            allowed = ("a number in [0, 1]" if k in "LH" else "a finite number > 0"
+                       if k == "F" else "a finite number >= 0")
+            hint = (" (records before schema 3 lack the cell's references: rerun the cell)"
+                    if k in "FP" and v is None else "")
+            raise ResultsError(f"{where}: {key} = {v!r}; a cell record holds {allowed}"
+                               f"{hint}. Remove the row (or rerun the cell).")
 
 
 def _arrays(records: list[dict[str, Any]], entrants: list[str], cells: list[str],
             seeds: list[int]) -> dict[str, np.ndarray]:
     """Metric arrays of shape (entrant, cell, seed); NaN where no run."""
     shape = (len(entrants), len(cells), len(seeds))
-    out = {k: np.full(shape, np.nan) for k in SCORE_FIELDS}
+    out = {k: np.full(shape, np.nan) for k in [*SCORE_FIELDS, "B"]}
     ei = {e: i for i, e in enumerate(entrants)}
     ci = {c: i for i, c in enumerate(cells)}
     si = {s: i for i, s in enumerate(seeds)}
@@ -208,12 +228,13 @@ def _arrays(records: list[dict[str, Any]], entrants: list[str], cells: list[str]
             continue
         check_record(r)
         idx = (ei[r["entrant_label"]], ci[r["cell"]], si[r["seed"]])
-        if not np.isnan(out["T"][idx]):
+        if not np.isnan(out["G"][idx]):
             raise ResultsError(f"two records of {r['entrant_label']!r} on {r['cell']!r} "
                                f"seed {r['seed']}")
         for k, key in SCORE_FIELDS.items():
             v = r.get(key)
             out[k][idx] = float(v) if v is not None else 0.0  # no background: no harm
+        out["B"][idx] = 1.0 if r.get("over_budget") else 0.0
     return out
 
 
@@ -223,34 +244,32 @@ def _nanmean(a: np.ndarray, axis: int) -> np.ndarray:
         return np.nanmean(a, axis=axis)
 
 
-def utilities(a: dict[str, np.ndarray], cfg: ScoreConfig,
-              norm: np.ndarray | None = None) -> np.ndarray:
-    """u per (entrant, cell, seed); NaN where no run. ``norm``: the entrants
-    whose seed-means set T* and D* (default: all).
+def utilities(a: dict[str, np.ndarray], cfg: ScoreConfig) -> np.ndarray:
+    """u per run (any shape; the arrays of SCORE_FIELDS); NaN where no run.
 
-    u = max(w_T ln(T/T*) + w_D ln(D*/D) + w_L ln(1 - L) + w_H ln(1 - H), u_min)
-    with u_min = (w_T + w_D) ln(floor): a run with nothing delivered, or one
-    that leaves the background nothing (ln 0), scores u_min. One floor on the
-    sum, not one per term, keeps u monotone in every term everywhere.
+    u = max(w_T ln(G/F) - w_D ln(1 + Q/Q0) - w_L L/(1 - L) + w_H ln(1 - H), u_min)
+    with Q = max(0, D - P) and u_min = (w_T + w_D) ln(floor): a run with
+    nothing delivered, one that loses every packet, or one that leaves the
+    competing flows nothing (ln 0) scores u_min. Every term reads the run's
+    own record only. One floor on the sum, not one per term, keeps u
+    monotone in every term everywhere.
     """
-    t, d = a["T"], a["D"]
-    sel = np.ones(t.shape[0], bool) if norm is None or not norm.any() else norm
+    g = a["G"]
     u_min = (cfg.throughput_weight + cfg.delay_weight) * math.log(cfg.floor)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        t_best = np.nanmax(_nanmean(t[sel], 2), axis=0)  # (C,)
-        d_best = np.nanmin(_nanmean(np.where(d > 0, d, np.nan)[sel], 2), axis=0)
-        t_best = np.where(np.isfinite(t_best) & (t_best > 0), t_best, np.nan)[None, :, None]
-        d_best = np.where(np.isfinite(d_best), d_best, np.nan)[None, :, None]
-        # No entrant delivered anything on the cell: every run there is idle.
-        t_term = np.where(np.isnan(t_best), -np.inf, np.log(t / t_best))
-        d_term = np.where((d > 0) & ~np.isnan(d_best), np.log(d_best / d), 0.0)
-        l_term = np.log(1.0 - a["L"])
+        t_term = np.log(g / a["F"])
+        q = np.maximum(a["D"] - a["P"], 0.0)
+        d_term = -np.log1p(q / cfg.queue_ref_ms)
+        loss = a["L"]
+        l_term = np.where(loss < 1.0, -loss / (1.0 - loss), -np.inf)
         h_term = np.log(1.0 - a["H"])
         raw = (cfg.throughput_weight * t_term + cfg.delay_weight * d_term
                + cfg.loss_weight * l_term + cfg.harm_weight * h_term)
-        u = np.maximum(np.where(t > 0, raw, -np.inf), u_min)
-    return np.where(np.isnan(t), np.nan, u)
+        u = np.maximum(np.where(g > 0, raw, -np.inf), u_min)
+        if "B" in a:  # a cell past its CPU or memory budget scores the floor
+            u = np.where(a["B"] > 0, u_min, u)
+    return np.where(np.isnan(g), np.nan, u)
 
 
 def _ranks(score: np.ndarray) -> np.ndarray:
@@ -262,26 +281,61 @@ def _ranks(score: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def separated(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether the paired per-seed differences a - b exclude 0 from their 95 %
-    Student-t interval (seeds are common random numbers: a paired test).
-    Fewer than two seeds cannot separate anything."""
+def paired_p(a: np.ndarray, b: np.ndarray) -> float:
+    """Two-sided p-value of the paired t-test of the per-seed differences a - b
+    (seeds are common random numbers). 1 with fewer than two seeds; 0 for
+    differences that are all equal and not 0 (no noise), 1 for all 0."""
+    from scipy import stats as sps
+
     d = np.asarray(a, float) - np.asarray(b, float)
     n = len(d)
     if n < 2:
-        return False
+        return 1.0
+    sd = float(np.std(d, ddof=1))
     mean = float(np.mean(d))
-    half = t975(n) * float(np.std(d, ddof=1)) / math.sqrt(n)
-    return abs(mean) > half
+    if sd == 0.0 or not math.isfinite(sd):
+        return 1.0 if mean == 0.0 else 0.0
+    t = mean / (sd / math.sqrt(n))
+    return float(2.0 * sps.t.sf(abs(t), df=n - 1))
+
+
+def holm(pvalues: list[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (Holm 1979): the k-th smallest of m
+    is multiplied by m - k + 1, made monotone, capped at 1. Rejecting where the
+    adjusted p < alpha keeps the family-wise error rate at alpha."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    out = [1.0] * m
+    running = 0.0
+    for k, i in enumerate(order):
+        running = max(running, min(1.0, (m - k) * pvalues[i]))
+        out[i] = running
+    return out
+
+
+def separated(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether one paired t-test alone (no correction) separates a and b at 5 %."""
+    return paired_p(a, b) < ALPHA
+
+
+def adjusted_pvalues(order: list[int], per_seed: np.ndarray) -> dict[tuple[int, int], float]:
+    """Holm-adjusted p-values of every pair (i, j) of ``order`` (i above j)."""
+    pairs = [(order[x], order[y]) for x in range(len(order))
+             for y in range(x + 1, len(order))]
+    adj = holm([paired_p(per_seed[i], per_seed[j]) for i, j in pairs])
+    return dict(zip(pairs, adj, strict=True))
 
 
 def shared_ranks(order: list[int], per_seed: np.ndarray) -> list[int]:
     """Competition ranks ("1, 1, 3") in ``order``: an entrant shares the rank
-    of the current group's first entrant unless separated from it."""
+    of the current group's first entrant unless their Holm-adjusted paired
+    p-value (over all pairs of ranked entrants) is below ALPHA."""
+    adj = adjusted_pvalues(order, per_seed)
     out: list[int] = []
     lead = -1
+    lead_pos = 0
     for pos, i in enumerate(order, 1):
-        if lead < 0 or separated(per_seed[lead], per_seed[i]):
+        if lead < 0 or adj[(lead, i)] < ALPHA:
             lead, lead_pos = i, pos
         out.append(lead_pos)
     return out
@@ -291,14 +345,32 @@ def build_board(records: list[dict[str, Any]], entrants: list[str], cells: list[
                 seeds: list[int], cell_scenario: dict[str, str],
                 cell_overrides: dict[str, list[str]], cfg: ScoreConfig,
                 ranked: list[str] | None = None,
-                skipped: list[tuple[str, str, str]] | None = None, missing: int = 0) -> Board:
+                skipped: list[tuple[str, str, str]] | None = None, missing: int = 0,
+                classes: dict[str, str] | None = None, class_filter: str = "all",
+                rules_notes: dict[str, list[str]] | None = None) -> Board:
+    """The board of ``records``. ``class_filter`` (sender | oracle) keeps the
+    entrants of that information class only (``classes``: entrant -> class;
+    an entrant missing from it reads as its records' ``entrant_class``, else
+    sender): a ranking of that class on its own. Scores do not depend on who
+    else is ranked; the shared ranks do (they test the ranked pairs)."""
+    cls = dict(classes or {})
+    for r in records:
+        cls.setdefault(r["entrant_label"], str(r.get("entrant_class") or "sender"))
+    if class_filter != "all":
+        entrants = [e for e in entrants if cls.get(e, "sender") == class_filter]
+        records = [r for r in records if r["entrant_label"] in entrants]
+        skipped = [x for x in (skipped or []) if x[0] in entrants]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in records:
         groups.setdefault((r["entrant_label"], r["cell"]), []).append(r)
     table = {k: {key: stat([metric(r, key) for r in rs]) for key, _, _ in TABLE_METRICS}
              for k, rs in groups.items()}
     board = Board(entrants, cells, seeds, cell_scenario, cell_overrides, records, table,
-                  skipped=list(skipped or []), missing=missing)
+                  skipped=list(skipped or []), missing=missing,
+                  classes={e: cls.get(e, "sender") for e in entrants},
+                  class_filter=class_filter,
+                  rules_notes={e: list(v) for e, v in (rules_notes or {}).items()
+                               if v and e in entrants})
     if not records:
         return board
     ranked = [c for c in (cells if ranked is None else ranked) if c in cells]
@@ -306,9 +378,9 @@ def build_board(records: list[dict[str, Any]], entrants: list[str], cells: list[
     if not ranked:
         return board
     a = _arrays([r for r in records if r["cell"] in ranked], entrants, ranked, seeds)
-    have = ~np.isnan(a["T"])  # (E, C, S)
+    have = ~np.isnan(a["G"])  # (E, C, S)
     full = have.all(axis=(1, 2))
-    u = utilities(a, cfg, norm=full)
+    u = utilities(a, cfg)
     per_seed = _nanmean(u, 1)  # (E, S): mean over the ranked cells
     idx = [i for i in range(len(entrants)) if full[i]]
     mean = np.array([float(np.mean(per_seed[i])) for i in idx])
@@ -321,7 +393,10 @@ def build_board(records: list[dict[str, Any]], entrants: list[str], cells: list[
             "rank": rank, "shared": shared, "position": pos, "entrant": entrants[i],
             "score": stat(list(per_seed[i])), "cells": len(ranked),
             "rank_kept": keep.get(i, math.nan), "rank_interval": interval.get(i, (pos, pos)),
-            "cell_scores": {c: stat(list(u[i, k])) for k, c in enumerate(ranked)}})
+            "per_seed": [float(x) for x in per_seed[i]],
+            "cell_scores": {c: stat(list(u[i, k])) for k, c in enumerate(ranked)},
+            "cell_seed_scores": {c: [float(x) for x in u[i, k]]
+                                 for k, c in enumerate(ranked)}})
     for i, e in enumerate(entrants):
         if full[i]:
             continue
@@ -330,7 +405,10 @@ def build_board(records: list[dict[str, Any]], entrants: list[str], cells: list[
             "entrant": e, "cells": len(played), "of": len(ranked),
             "runs": int(have[i].sum()), "runs_of": int(have[i].size),
             "missing": [c for c in ranked if c not in played],
-            "cell_scores": {c: stat(list(u[i, ranked.index(c)])) for c in played}})
+            "per_seed": [float(x) for x in per_seed[i]],
+            "cell_scores": {c: stat(list(u[i, ranked.index(c)])) for c in played},
+            "cell_seed_scores": {c: [float(x) for x in u[i, ranked.index(c)]]
+                                 for c in played}})
     board.stability = {"bootstrap": cfg.bootstrap, "seeds": len(seeds),
                        "top_kept": board.ranking[0]["rank_kept"] if board.ranking
                        else math.nan}
@@ -340,8 +418,8 @@ def build_board(records: list[dict[str, Any]], entrants: list[str], cells: list[
 def _bootstrap(u: np.ndarray, full: np.ndarray, order: list[int], cfg: ScoreConfig,
                ) -> tuple[dict[int, float], dict[int, tuple[int, int]]]:
     """Positions of the ranked entrants over resamples of the seed set (the
-    same resampled seeds for every entrant). The normalisers are not
-    recomputed: in a log score they shift every ranked entrant alike."""
+    same resampled seeds for every entrant). Each u reads its own run only,
+    so nothing else is recomputed."""
     n_s = u.shape[2]
     if cfg.bootstrap == 0 or n_s < 2 or not order:
         return {}, {}
@@ -372,7 +450,7 @@ def text_table(header: list[str], rows: list[list[str]], align: str | None = Non
 
 def ranking_rows(board: Board) -> tuple[list[str], list[list[str]]]:
     """The ranked entrants; a shared rank reads "=2" (not separated)."""
-    header = ["rank", "entrant", "score", "95% CI", *board.ranked, "rank kept",
+    header = ["rank", "entrant", "class", "score", "95% CI", *board.ranked, "rank kept",
               "rank 95% interval"]
     rows = []
     for r in board.ranking:
@@ -380,6 +458,7 @@ def ranking_rows(board: Board) -> tuple[list[str], list[list[str]]]:
         lo, hi = r["rank_interval"]
         rows.append([
             f"={r['rank']}" if r["shared"] else str(r["rank"]), r["entrant"],
+            board.classes.get(r["entrant"], "sender"),
             f"{s.mean:.3f}", "-" if math.isnan(s.ci) else f"+- {s.ci:.3f}",
             *[f"{r['cell_scores'][c].mean:.3f}" for c in board.ranked],
             "-" if math.isnan(r["rank_kept"]) else f"{r['rank_kept']:.0%}",
@@ -389,15 +468,32 @@ def ranking_rows(board: Board) -> tuple[list[str], list[list[str]]]:
 
 def unranked_rows(board: Board) -> tuple[list[str], list[list[str]]]:
     """Entrants without a record on every ranked cell and seed: not ranked."""
-    header = ["entrant", "coverage", "runs", "missing", *board.ranked]
+    header = ["entrant", "class", "coverage", "runs", "missing", *board.ranked]
     rows = []
     for r in board.unranked:
         rows.append([
-            r["entrant"], f"{r['cells']} of {r['of']} cells",
+            r["entrant"], board.classes.get(r["entrant"], "sender"),
+            f"{r['cells']} of {r['of']} cells",
             f"{r['runs']} of {r['runs_of']}", ", ".join(r["missing"]) or "(seeds)",
             *[f"{r['cell_scores'][c].mean:.3f}" if c in r["cell_scores"] else "-"
               for c in board.ranked]])
     return header, rows
+
+
+def rules_lines(board: Board) -> list[str]:
+    """One line per entrant whose own settings the suite's rules replaced, and
+    the class ranked; [] when the rules changed nothing and every class is ranked."""
+    out = []
+    if board.class_filter != "all":
+        out.append(f"Information class {board.class_filter} only (class={board.class_filter}); "
+                   "the scores are those of the full board.")
+    for e, notes in board.rules_notes.items():
+        out.append(f"Suite rules override {e}: {'; '.join(notes)}.")
+    for r in board.records:
+        if r.get("over_budget"):
+            out.append(f"{r['entrant_label']} on {r['cell']} seed {r['seed']} ended "
+                       f"{r['over_budget']}: scored the floor.")
+    return out
 
 
 def ranking_note(board: Board) -> str:
@@ -406,9 +502,8 @@ def ranking_note(board: Board) -> str:
         return ("One seed: no interval, so no entrant is separated from another and every "
                 "rank is shared; add seeds.")
     groups = len({r["rank"] for r in board.ranking})
-    return (f"{len(board.ranking)} ranked entrants in {groups} separated groups "
-            "('=': shares the rank above; paired 95 % t-interval over "
-            f"{len(board.seeds)} seeds). Per-cell columns: mean u on that cell.")
+    return (f"{len(board.ranking)} ranked entrants, {groups} separated groups ('=': "
+            f"Holm-adjusted paired t-tests, {len(board.seeds)} seeds; cells: mean u).")
 
 
 def cell_rows(board: Board, cell: str) -> tuple[list[str], list[list[str]]]:
@@ -430,20 +525,37 @@ def cell_rows(board: Board, cell: str) -> tuple[list[str], list[list[str]]]:
 
 def csv_rows(board: Board) -> tuple[list[str], list[list[Any]]]:
     """One row per (entrant, cell): mean, std, n and 95 % CI of each metric."""
-    header = ["entrant", "cell", "scenario", "overrides"]
+    header = ["entrant", "class", "rules_overridden", "over_budget", "cell", "scenario",
+              "overrides"]
     for k, _, _ in TABLE_METRICS:
         name = CSV_NAMES.get(k, k)
         header += [f"{name}_mean", f"{name}_std", f"{name}_n", f"{name}_ci95"]
+    # Per-seed scores, to check a shared rank by hand (docs/leaderboard.md):
+    # u of this (entrant, cell) per seed, and the entrant's score per seed
+    # (the mean of u over the ranked cells); empty on cells that are not ranked.
+    header += [f"u_seed_{s}" for s in board.seeds]
+    header += [f"score_seed_{s}" for s in board.seeds]
+    scored = {r["entrant"]: r for r in [*board.ranking, *board.unranked]}
     rows = []
     for c in board.cells:
         for e in board.entrants:
             stats = board.table.get((e, c))
             if stats is None:
                 continue
-            row: list[Any] = [e, c, board.cell_scenario[c], " ".join(board.cell_overrides[c])]
+            over = "; ".join(f"seed {r['seed']}: {r['over_budget']}" for r in board.records
+                             if r["entrant_label"] == e and r["cell"] == c
+                             and r.get("over_budget"))
+            row: list[Any] = [e, board.classes.get(e, "sender"),
+                              "; ".join(board.rules_notes.get(e, [])), over, c,
+                              board.cell_scenario[c], " ".join(board.cell_overrides[c])]
             for k, _, _ in TABLE_METRICS:
                 s, scale = stats[k], 100.0 if k in PERCENT else 1.0
                 row += [_num(s.mean * scale), _num(s.std * scale), s.n, _num(s.ci * scale)]
+            r = scored.get(e)
+            cell_u = (r or {}).get("cell_seed_scores", {}).get(c)
+            row += [_num(x) for x in cell_u] if cell_u else [""] * len(board.seeds)
+            row += ([_num(x) for x in r["per_seed"]] if r is not None and c in board.ranked
+                    else [""] * len(board.seeds))
             rows.append(row)
     return header, rows
 

@@ -16,6 +16,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
+from orbitcc.config import CONSTANT_PREFIX, parse_constant  # noqa: F401 - re-exported
+
 ENTRY_POINT_GROUP = "orbitcc.entrants"
 AGENT_KIND = "agent"
 
@@ -59,3 +61,59 @@ def agent_loader() -> AgentLoader:
                           "orbitcc (pip install -e '.[train]')")
     loader: AgentLoader = next(iter(found)).load()
     return loader
+
+
+# ------------------------------------------------------- constant entrants --
+
+# A constant entrant plays the residual env over <base> with the action a on
+# every subflow: window and pacing rate x CONSTANT_FACTOR**a (a in [-1, 1]),
+# as orbitcc.agents.heldout's constant baselines.
+CONSTANT_FACTOR = 4.0
+
+
+def constant_env_overrides(base: str) -> list[str]:
+    """The env a ``const:<base>:<a>`` entrant plays: residual over <base>."""
+    return ["env.action=residual", f"env.residual_controller={base}",
+            f"env.window_max_factor={CONSTANT_FACTOR!r}"]
+
+
+# ------------------------------------------------------ information classes --
+
+SENDER = "sender"  # only what a real sender measures (RTT, delivery rate, losses, window, ACKs)
+ORACLE = "oracle"  # also ground truth: capacity, handover times, loss causes, background state
+CLASSES = (SENDER, ORACLE)
+
+# Controllers that read the simulator's ground truth; every other registered
+# controller measures only its own ACKs, RTTs, losses and window.
+ORACLE_CONTROLLERS = {
+    "maco": "its mobility oracle (predicted capacity, RTT and handover times)",
+}
+# The observation features a real sender measures itself (the core's list,
+# SenderFeatureNames in cpp_core/env/env_spec.cc once the env declares
+# information_class; until then this copy). Any other feature is oracle.
+SENDER_FEATURES = frozenset({
+    "cwnd", "inflight", "delivery_rate", "rtt_ratio", "rtt_gradient", "loss_rate",
+    "ack_rate", "srtt", "cwnd_bdp", "inflight_bdp", "delivery_norm", "ack_norm"})
+
+
+def controller_class(name: str) -> str:
+    """The information class of a hand-coded controller."""
+    return ORACLE if name in ORACLE_CONTROLLERS else SENDER
+
+
+def observation_class(observation_spec: dict[str, Any]) -> str:
+    """The information class of an agent from the observation it plays with:
+    the env's declared class when the core reports one, else ``sender`` only
+    if every feature is one a real sender measures. The one place the
+    leaderboard maps features to a class."""
+    declared = observation_spec.get("information_class")
+    if declared in CLASSES:
+        return str(declared)
+    names = [str(n) for n in observation_spec.get("feature_names", [])]
+    return SENDER if names and all(n in SENDER_FEATURES for n in names) else ORACLE
+
+
+def oracle_features(observation_spec: dict[str, Any]) -> list[str]:
+    """The features that make an observation ``oracle`` (for messages)."""
+    return [str(n) for n in observation_spec.get("feature_names", [])
+            if str(n) not in SENDER_FEATURES]

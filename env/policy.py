@@ -184,3 +184,37 @@ class DeterministicPolicy:
 def act_fn(model: Any, obs_norm: dict[str, Any] | None = None) -> Callable[[Any], Any]:
     """``obs -> action`` of ``model``'s current weights (see :class:`DeterministicPolicy`)."""
     return DeterministicPolicy.of(model, obs_norm).act
+
+
+class SubflowAdapter:
+    """A policy trained on ``trained`` subflows, played on any number of them.
+
+    The env's observation is (subflows, history, features), subflow-major, and
+    its action one number per subflow. On a cell with as many subflows as in
+    training the policy is used as it is. Otherwise one policy is shared per
+    subflow: for subflow i it sees subflow i in its first slot and the other
+    subflows after it (i+1, i+2, ... cyclically; a cell with fewer subflows
+    repeats them), and subflow i takes the policy's first action.
+    """
+
+    def __init__(self, act: Callable[[Any], Any], trained: int, block: int) -> None:
+        if trained < 1 or block < 1:
+            raise ValueError(f"trained = {trained}, block = {block}; both must be >= 1")
+        self.act = act
+        self.trained = trained
+        self.block = block
+
+    def __call__(self, obs: Any) -> Any:
+        x = np.asarray(obs).reshape(-1)
+        if x.size % self.block:
+            raise ValueError(f"observation of {x.size} numbers is not whole subflows of "
+                             f"{self.block}")
+        n = x.size // self.block
+        if n == self.trained:
+            return self.act(x)
+        rows = x.reshape(n, self.block)
+        out = []
+        for i in range(n):
+            view = rows[[(i + k) % n for k in range(self.trained)]].reshape(-1)
+            out.append(np.asarray(self.act(view)).reshape(-1)[0])
+        return np.asarray(out)

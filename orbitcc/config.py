@@ -664,7 +664,41 @@ def _check_optional(owner: str, name: str, value: float | None, lo: float, hi: f
         check_range(owner, name, value, lo, hi, lo_open=lo_open)
 
 
+CONSTANT_PREFIX = "const:"  # suite entrant const:<base controller>:<action>
+
+
+def parse_constant(name: str) -> tuple[str, float] | None:
+    """(base controller, action) of a ``const:<base>:<a>`` entrant, else None;
+    ValueError naming the entrant when it is malformed. Such an entrant plays
+    the residual env over <base> with action a on every subflow (window and
+    pacing rate x 4**a; orbitcc.env.entrant)."""
+    if not name.startswith(CONSTANT_PREFIX):
+        return None
+    parts = name.split(":")
+    if len(parts) != 3 or not parts[1]:
+        raise ValueError(f"entrant {name!r}: expected const:<base controller>:<action>, "
+                         "e.g. const:cubic:0.5")
+    try:
+        action = float(parts[2])
+    except ValueError:
+        raise ValueError(f"entrant {name!r}: the action {parts[2]!r} is not a number; "
+                         "allowed: a number in [-1, 1]") from None
+    if not -1.0 <= action <= 1.0:
+        raise ValueError(f"entrant {name!r}: the action {action:g} is out of range; "
+                         "allowed: [-1, 1] (window x 4**a)")
+    return parts[1], action
+
+
 def _entrant_problem(entrant: str, controllers: list[str]) -> str | None:
+    if entrant.startswith(CONSTANT_PREFIX):
+        try:
+            parsed = parse_constant(entrant)
+        except ValueError as err:
+            return str(err).split(": ", 1)[-1]
+        if parsed is not None and parsed[0] not in controllers:
+            return (f"has the base controller {parsed[0]!r}; allowed: "
+                    f"{', '.join(c for c in controllers if c != SUITE_ALL_BASELINES)}")
+        return None
     if entrant.startswith(AGENT_ENTRANT_PREFIX):
         if not entrant[len(AGENT_ENTRANT_PREFIX):].strip():
             return "names no checkpoint (use agent:<path to model.zip or its run dir>)"
@@ -678,6 +712,47 @@ def _entrant_problem(entrant: str, controllers: list[str]) -> str | None:
 def entrant_controllers() -> list[str]:
     """Controllers that can enter a suite (``external`` is the agent's own)."""
     return [c for c in _core.controller_names() if c != "external"]
+
+
+@dataclass
+class SuiteRulesConfig:
+    """The rules of a suite (docs/leaderboard.md "Rules"): the env settings every
+    agent and constant entrant plays under, whatever its own config.yaml says
+    (a checkpoint's other value is overridden and reported in every output),
+    the information classes admitted, and each cell's budget."""
+
+    step_interval_s: float = 0.1  # simulated seconds per agent step
+    step_rtts: float = 0.0  # > 0: a step lasts this many srtts instead
+    window_cap_bdp: float = 3.0  # agent windows <= this many path BDPs
+    max_window_bytes: int = 1073741824  # agent windows <= this many bytes
+    residual_background_cap: float = 0.0  # residual agents: no background-aware cap
+    classes: list[str] = field(default_factory=lambda: ["sender", "oracle"])
+    cell_cpu_s: float = 120.0  # CPU seconds one cell may take; past it: the floor
+    cell_memory_mb: float = 2048.0  # resident memory one cell may grow by; past it: the floor
+
+    def __post_init__(self) -> None:
+        for name, lo, hi in (("step_interval_s", 1e-3, 10.0), ("step_rtts", 0.0, 100.0),
+                             ("window_cap_bdp", 0.0, 1e4),
+                             ("max_window_bytes", 1500, 1 << 40),
+                             ("residual_background_cap", 0.0, 1e4),
+                             ("cell_cpu_s", 0.1, 1e6), ("cell_memory_mb", 16.0, 1e7)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+                raise ValueError(f"suite.rules.{name} = {v!r} is out of range; "
+                                 f"allowed: [{lo:g}, {hi:g}]")
+        bad = [c for c in self.classes if c not in ("sender", "oracle")]
+        if bad or not self.classes:
+            raise ValueError(f"suite.rules.classes = {list(self.classes)}; allowed: a "
+                             "non-empty list of sender, oracle")
+
+    def env_overrides(self) -> list[str]:
+        """The ``env.*`` overrides these rules fix."""
+        return [f"env.{k}={getattr(self, k)!r}" for k in RULED_ENV_KEYS]
+
+
+# The env settings a suite's rules fix for every agent entrant.
+RULED_ENV_KEYS = ("step_interval_s", "step_rtts", "window_cap_bdp", "max_window_bytes",
+                  "residual_background_cap")
 
 
 @dataclass
@@ -717,6 +792,7 @@ class SuiteConfig:
     duration_s: float | None = None  # episode length for every run; None: each scenario's own
     cells: list[SuiteCellConfig] = field(default_factory=list)  # presets with overrides
     sweeps: list[SuiteSweepConfig] = field(default_factory=list)  # parameter sweeps
+    rules: SuiteRulesConfig = field(default_factory=SuiteRulesConfig)  # what entrants play under
 
     def __post_init__(self) -> None:
         o = "suite"

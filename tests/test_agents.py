@@ -270,11 +270,19 @@ def test_eval_smoke_suite_with_agent_entrant(trained: Path, tmp_path: Path) -> N
 
 def test_agent_entrant_rejects_a_scenario_of_other_shape(trained: Path) -> None:
     entrant = f"agent:{trained}/model.zip"
+    # Trained on one subflow, it plays two (one policy shared per subflow);
+    # an env whose observation has another history per subflow it cannot.
+    import dataclasses
+
+    from orbitcc.baselines.cells import _check_agent_fits, inspect_agent
+
     both = plan([entrant], [("lms_ka", (), None), ("starlink_dual", (), None)], [0], 2.0)
-    assert [c.scenario for c in both.cells] == ["lms_ka"]  # one subflow, as single_link
-    assert both.skipped[0][1] == "starlink_dual" and "observation space" in both.skipped[0][2]
-    with pytest.raises(PlanError, match="starlink_dual: its observation space"):
-        plan([entrant], [("starlink_dual", (), None)], [0], 2.0)
+    assert [c.cell for c in both.cells] == ["lms_ka", "starlink_dual"] and not both.skipped
+    cell = both.cells[1]
+    longer = dataclasses.replace(cell, agent_env_overrides=(*cell.agent_env_overrides,
+                                                            "env.history=8"))
+    with pytest.raises(ValueError, match="one subflow's observation has"):
+        _check_agent_fits(inspect_agent(entrant), longer)
     with pytest.raises(PlanError, match="no checkpoint"):
         plan([f"agent:{trained}/missing.zip"], [("lms_ka", (), None)], [0], 2.0)
 

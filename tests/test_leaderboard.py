@@ -252,8 +252,9 @@ def test_t_quantiles_and_intervals() -> None:
 
 def _rec(entrant: str, cell: str, seed: int, thr: float, delay: float, loss: float) -> dict:
     return {"entrant_label": entrant, "cell": cell, "seed": seed, "throughput_mbps": thr,
-            "p95_delay_ms": delay, "loss_rate": loss, "power": thr / delay * 1e3,
-            "mean_delay_ms": delay}
+            "goodput_mbps": thr, "p95_delay_ms": delay, "loss_rate": loss,
+            "power": thr / delay * 1e3, "mean_delay_ms": delay, "fair_share_mbps": 100.0,
+            "base_delay_ms": 10.0}
 
 
 # The score itself: tests/test_leaderboard_score.py (hand-computed values and

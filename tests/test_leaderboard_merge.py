@@ -337,22 +337,22 @@ def test_merge_console_script_bad_usage() -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_an_agent_on_one_of_three_cells_is_listed_apart(tmp_path: Path) -> None:
-    # The shipped reference agent drives two subflows: it can play starlink_dual
-    # only, 1 of quick's 3 ranked cells. It must not be ranked.
+def test_the_shipped_agent_is_ranked_on_every_quick_cell(tmp_path: Path) -> None:
+    # The shipped reference agent drives two subflows; it plays quick's
+    # single-path cells with one policy shared per subflow, so it is ranked
+    # (it used to be "1 of 4 cells", not ranked), with its class: oracle.
     pytest.importorskip("stable_baselines3")
     out = tmp_path / "agent"
     proc = leaderboard(["suite=quick", "suite.sweeps=[]", "suite.seeds=[0,1]",
                         "suite.duration_s=2", "suite.entrants=[cubic,newreno]",
                         "agents=[reference:ppo_starlink]", "report=false"], out)
-    ranked, apart = proc.stdout.split("not ranked (did not play every ranked cell and seed):")
-    assert "cubic" in ranked and "newreno" in ranked and "ppo" not in ranked.split("ranking")[-1]
-    # quick ranks starlink_dual, lms_ka, the lossy single_link and the
-    # LeoReplayer trace: the two-subflow agent plays only the first.
-    line = next(x for x in apart.splitlines() if "1 of 4 cells" in x)
-    assert "2 of 8" in line and "lms_ka, starlink_leoreplayer, single_link[loss=0.1%]" in line
+    assert "not ranked" not in proc.stdout
+    ranking = proc.stdout.split("ranking (")[-1]
+    row = next(x for x in ranking.splitlines() if "agent:ppo_starlink" in x)
+    assert " oracle " in row
+    assert "cubic" in ranking and "newreno" in ranking
     md = (out / "leaderboard.md").read_text()
-    assert "### Not ranked" in md and "1 of 4 cells" in md
+    assert "### Not ranked" not in md and "agent:ppo_starlink" in md
 
 
 # -------------------------------------------------------------- the suites --
@@ -385,7 +385,10 @@ def test_real_suite_runs_real_starlink_traces() -> None:
             _suite("real")
         pytest.skip(f"the {REAL_PRESET} preset is not in this checkout yet")
     real = _suite("real")
-    assert [c[0] for c in real.scenario_cells()] == [REAL_PRESET]
+    # The trace alone, and its path replayed under a competing NewReno.
+    assert [c[0] for c in real.scenario_cells()] == [REAL_PRESET, "single_link"]
+    assert real.cells[0].overrides == [f"scenario.schedule_source={REAL_PRESET}",
+                                       "scenario.background_flows=1"]
     from orbitcc.baselines.cells import plan
 
     p = plan(list(real.entrants), real.scenario_cells(), list(real.seeds)[:1], 1.0)

@@ -85,9 +85,11 @@ def test_readme_ranking_is_the_leaderboards_table() -> None:
     quick = lb.suite
     ranked = make_plan(quick, suite_entrants(lb)).cell_labels[
         :len(quick.scenarios) + len(quick.cells)]
-    header = ["rank", "entrant", "score", "95% CI", *ranked, "rank kept", "rank 95% interval"]
+    header = ["rank", "entrant", "class", "score", "95% CI", *ranked, "rank kept",
+              "rank 95% interval"]
     assert text_table(header, rows).splitlines() == table
     assert sorted(r[1] for r in rows) == sorted(c for c in controllers() if c != "external")
+    assert {r[1]: r[2] for r in rows}["maco"] == "oracle"
     # Ranks count up; '=k' marks a group not separated by the paired interval,
     # every member carrying the group's first position.
     for k, r in enumerate(rows, start=1):
@@ -96,7 +98,7 @@ def test_readme_ranking_is_the_leaderboards_table() -> None:
             assert r[0].startswith("=") and r[0] == rows[k - 2][0]
         else:
             assert rank == k
-    scores = [float(r[2]) for r in rows]
+    scores = [float(r[3]) for r in rows]
     assert scores == sorted(scores, reverse=True)
 
 

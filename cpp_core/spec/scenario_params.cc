@@ -202,6 +202,8 @@ ParamTable SingleLink() {
           "unlimited)")),
       Loss("loss_rate", 0.0, "random per-packet loss on the bottleneck"),
       IntParam("num_flows", 1, 1, 10000, "", "flows sharing the bottleneck"),
+      IntParam("background_flows", 0, 0, 64, "",
+               "competing TCP NewReno bulk flows (background: not under test)"),
       Transport("quic", "transport of every flow"),
       Controller("cubic"),
       NamesListParam("flow_controllers", {}, KnownControllerList(),

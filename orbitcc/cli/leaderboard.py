@@ -75,7 +75,7 @@ def _app(cfg: DictConfig) -> None:
                                   log=lambda s: print(s, flush=True))
     for cell, error in failures:
         print(f"FAILED {cell.describe()}: {error}", file=sys.stderr, flush=True)
-    board = board_from(the_plan, suite, records, lb.score)
+    board = board_from(the_plan, suite, records, lb.score, lb.info_class)
     from orbitcc.baselines.report import write_reports
 
     paths = write_reports(board, run_dir, suite_name=suite.name, the_plan=the_plan,

@@ -28,6 +28,10 @@ class SingleLinkScenario(BottleneckQueue):
     buffer_packets: int | None = None  # overrides buffer_bdp when set (0: unlimited)
     loss_rate: float = 0.0  # random per-packet loss on the bottleneck
     num_flows: int = 1
+    # Competing TCP NewReno bulk flows on the same path, marked background:
+    # not under test, their shortfall against a max-min fair share is the
+    # harm the leaderboard scores (docs/leaderboard.md "Fairness").
+    background_flows: int = 0
     transport: str = "quic"  # quic | tcp
     controller: str = "cubic"  # used by flows without an entry in flow_controllers
     flow_controllers: list[str] = field(default_factory=list)  # per flow, optional
@@ -139,6 +143,10 @@ def build_single_link(s: SingleLinkScenario, controller: str | None,
         )
         if s.app:
             flows[-1]["app"] = dict(s.app)
+    for i in range(s.background_flows):
+        flows.append({"name": f"background{i}", "transport": "tcp", "controller": "newreno",
+                      "controller_params": {}, "paths": [{"forward": [0], "reverse": [1]}],
+                      "file_bytes": 0, "start_s": 0.0, "background": True})
     return {
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,
