@@ -25,6 +25,7 @@ from orbitcc.baselines.stats import (
     paired_p,
     ranking_rows,
     separated,
+    student_t_sf,
     unranked_rows,
 )
 
@@ -365,11 +366,25 @@ def test_paired_separation() -> None:
     assert separated(a + 0.1, a)  # a constant paired difference: separated
     assert not separated(a + np.array([0.3, -0.3, 0.2, -0.25]), a)  # noise around 0
     assert not separated(np.array([5.0]), np.array([1.0]))  # one seed separates nothing
-    # scipy's paired t-test, by hand: d = (1, 2, 3), t = 2 / (1 / sqrt 3), df 2.
-    from scipy import stats as sps
-
+    # The paired t-test by hand: d = (1, 2, 3), t = 2 / (1 / sqrt 3) = 2 sqrt 3, df 2,
+    # where Student's CDF is closed-form: P(T > t) = 1/2 - t / (2 sqrt(2 + t^2)).
+    t = 2.0 * math.sqrt(3.0)
     assert paired_p(np.array([2.0, 4.0, 6.0]), np.array([1.0, 2.0, 3.0])) == pytest.approx(
-        float(sps.ttest_rel([2.0, 4.0, 6.0], [1.0, 2.0, 3.0]).pvalue))
+        1.0 - t / math.sqrt(2.0 + t * t), rel=1e-12)
+
+
+@pytest.mark.parametrize("t", [0.0, 0.3, 1.0, 2.5, 12.7, 300.0])
+def test_student_t_tail_matches_closed_forms(t: float) -> None:
+    # df 1 is Cauchy: P(T > t) = 1/2 - atan(t) / pi; df 2: 1/2 - t / (2 sqrt(2 + t^2));
+    # large df tends to the normal tail.
+    assert student_t_sf(t, 1) == pytest.approx(0.5 - math.atan(t) / math.pi, rel=1e-10, abs=1e-15)
+    assert student_t_sf(t, 2) == pytest.approx(0.5 - t / (2 * math.sqrt(2 + t * t)),
+                                               rel=1e-10, abs=1e-15)
+    if t < 6:
+        assert student_t_sf(t, 1e6) == pytest.approx(0.5 * math.erfc(t / math.sqrt(2)), rel=1e-4)
+    # The 97.5 % quantiles the interval table uses give a tail of 2.5 %.
+    for df, q in ((1, 12.706), (4, 2.776), (10, 2.228), (30, 2.042)):
+        assert student_t_sf(q, df) == pytest.approx(0.025, abs=2e-5)
 
 
 def test_holm_adjustment() -> None:
