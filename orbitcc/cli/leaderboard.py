@@ -36,7 +36,7 @@ from orbitcc.baselines.leaderboard import (
 )
 from orbitcc.baselines.merge import ARCHIVE_FILE, load, manifest, write_manifest
 from orbitcc.baselines.results import ResultsError
-from orbitcc.cli.common import handle_help, one_line_errors
+from orbitcc.cli.common import handle_help, one_line_errors, run_app
 from orbitcc.config import register_configs, to_object
 
 PROG = "orbitcc-leaderboard"
@@ -113,7 +113,7 @@ def _run_ns3(the_plan: Plan, run_dir: Path) -> None:
 def main() -> None:
     handle_help(PROG, __doc__ or "", ["suite", "launcher"])
     register_configs()
-    _app()
+    run_app(PROG, _app, "leaderboard")
 
 
 if __name__ == "__main__":

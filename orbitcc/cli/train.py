@@ -31,7 +31,7 @@ from omegaconf import DictConfig
 
 from orbitcc.agents.config import TrainConfig
 from orbitcc.agents.train import field_overrides, gym_overrides, make_env, train
-from orbitcc.cli.common import handle_help, one_line_errors
+from orbitcc.cli.common import handle_help, one_line_errors, run_app
 from orbitcc.config import register_configs, to_object
 
 
@@ -58,7 +58,7 @@ def main() -> None:
     handle_help("orbitcc-train", __doc__ or "",
                 ["scenario", "agent", "env", "reward", "randomize", "logger", "hparams"])
     register_configs()
-    _app()
+    run_app("orbitcc-train", _app, "train")
 
 
 if __name__ == "__main__":
