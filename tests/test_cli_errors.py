@@ -159,3 +159,55 @@ def test_suggestions_are_close_spellings_then_the_presets_own_names() -> None:
     assert _suggest("capacity_mbps", keys) == ["core_capacity_mbps", "reverse_capacity_mbps"]
     assert _suggest("loss_rat", keys) == ["loss_rate"]
     assert _suggest("zzz", keys) == []
+
+
+# ---------------------------------------------- issue 37, item 3: training --
+
+def test_training_that_finishes_no_episode_or_no_evaluation_says_so_and_exits_3(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    pytest.importorskip("stable_baselines3")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("WANDB_MODE", "disabled")
+    # 2 envs x 32 steps: single_link's episode is far longer; no evaluation.
+    tiny = ["scenario=single_link", "agent.total_timesteps=64", "agent.num_envs=2",
+            "agent.n_steps=32", "agent.batch_size=32", "logger.progress=false"]
+    monkeypatch.setattr(sys, "argv", ["orbitcc-train", *tiny])
+    with pytest.raises(SystemExit) as exit_info:
+        train.main()
+    captured = capsys.readouterr()
+    assert exit_info.value.code == train.EXIT_UNTRAINED == 3
+    assert "warning: agent.eval_every_steps = 0" in captured.err  # said before training
+    assert "error: no training episode finished in 64 steps (2 envs x 32 steps each" in captured.err
+    assert "allow_no_episode=true" in captured.err
+    assert "was never evaluated" in captured.err and "allow_unevaluated=true" in captured.err
+    # The time reported is the command's (imports and setup included), beside
+    # the training's own.
+    took = float(captured.out.split("the command took ")[1].split(" s wall")[0])
+    trained = float(captured.out.split("episodes in ")[1].split(" s of training")[0])
+    assert took >= trained
+    (run,) = (tmp_path / "outputs" / "train").iterdir()
+    assert (run / "model.zip").is_file()  # the checkpoint is kept; the status says why not trust it
+
+    # Asked for: exit 0, nothing said.
+    monkeypatch.setattr(sys, "argv", ["orbitcc-train", *tiny, "allow_no_episode=true",
+                                      "allow_unevaluated=true"])
+    train.main()
+    captured = capsys.readouterr()
+    assert "error" not in captured.err and "warning" not in captured.err
+
+
+def test_training_problems_name_each_condition() -> None:
+    from orbitcc.agents.config import TrainConfig
+
+    cfg = TrainConfig()
+    ok = {"episodes": 3, "timesteps": 4096, "checkpoint": "best", "curve": [{}]}
+    assert train.training_problems(ok, cfg) == []
+    none = {**ok, "episodes": 0}
+    (problem,) = train.training_problems(none, cfg)
+    assert problem.startswith("no training episode finished in 4096 steps")
+    unevaluated = {k: v for k, v in ok.items() if k != "curve"}
+    (problem,) = train.training_problems(unevaluated, cfg)
+    assert "never evaluated" in problem
+    cfg.allow_unevaluated = cfg.allow_no_episode = True
+    assert train.training_problems({**unevaluated, "episodes": 0}, cfg) == []

@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Sequence
 from functools import wraps
 from typing import Any, TypeVar
@@ -326,3 +327,20 @@ def run_app(prog: str, app: Callable[[], Any], config_name: str) -> None:
 def unknown_option_hint(option: str, options: Sequence[str]) -> str:
     """"did you mean --x? " for a mistyped command-line option (argparse CLIs)."""
     return _did_you_mean(option, options)
+
+
+_IMPORTED = time.monotonic()
+
+
+def command_seconds() -> float:
+    """Wall seconds since this process started (interpreter start and imports
+    included: what the person waited), from /proc; else since this module was
+    imported."""
+    try:
+        with open("/proc/self/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        return max(0.0, uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return time.monotonic() - _IMPORTED
