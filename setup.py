@@ -48,27 +48,17 @@ def _launcher() -> str | None:
     return shutil.which("ccache")
 
 
-def _pending_compiles(build_dir: Path, targets: list[str]) -> int | None:
-    """How many compile commands the build of ``targets`` has left (ninja's dry
-    run); None when it cannot tell (another generator)."""
+def _compile_count(build_dir: Path, targets: list[str]) -> int | None:
+    """How many C++ files a first build of ``targets`` compiles (ninja's list of
+    their commands); None when unknown (another generator)."""
     if not (build_dir / "build.ninja").exists():
         return None
     try:
-        out = subprocess.run([_tool("ninja"), "-n", *targets], cwd=build_dir, check=True,
-                             capture_output=True, text=True).stdout
+        out = subprocess.run([_tool("ninja"), "-t", "commands", *targets], cwd=build_dir,
+                             check=True, capture_output=True, text=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    return sum(1 for line in out.splitlines() if "Building CXX object" in line)
-
-
-def _pending_links(build_dir: Path, targets: list[str]) -> int:
-    """How many link steps are left (LTO links take minutes on 2 cores)."""
-    try:
-        out = subprocess.run([_tool("ninja"), "-n", *targets], cwd=build_dir, check=True,
-                             capture_output=True, text=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return 0
-    return sum(1 for line in out.splitlines() if "Linking CXX" in line)
+    return sum(1 for line in out.splitlines() if " -c " in line)
 
 
 class CMakeBuild(build_ext):
@@ -123,11 +113,12 @@ class CMakeBuild(build_ext):
         subprocess.run(configure, cwd=build_dir, check=True, stdout=subprocess.DEVNULL)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
         targets = ["_core", "orbitcc_run"]
-        todo = _pending_compiles(build_dir, targets)
+        first = not (build_dir / ".ninja_log").exists()
+        count = _compile_count(build_dir, targets) if first else None
+        what = f"{count} C++ files" if count else "the C++ files that changed"
         cache = f"through {Path(launcher).name}" if launcher else "no compiler cache"
-        links = _pending_links(build_dir, targets)
-        _say(f"compiling {todo if todo is not None else 'the'} C++ files, linking {links} "
-             f"targets ({jobs} jobs, {cache}; an LTO link takes minutes on 2 busy cores) ...")
+        _say(f"compiling {what}, then linking ({jobs} jobs, {cache}; ninja's [k/n] lines "
+             "follow; each LTO link takes minutes on 2 busy cores) ...")
         subprocess.run([cmake, "--build", ".", "--target", *targets, "--parallel", jobs],
                        cwd=build_dir, check=True)
         _say(f"C++ core built in {time.monotonic() - started:.0f} s")
