@@ -40,3 +40,36 @@ def test_leaderboard_progress_disabled_prints_nothing(
     bar.update(ok=True, last="x")
     bar.close()
     assert capsys.readouterr().err == ""
+
+
+# ------------------------------------------------------ the compiler cache --
+
+def test_every_cmake_configure_of_make_test_passes_the_compiler_cache() -> None:
+    """`make test` configures the release, ASan+UBSan, TSan, clang and UBSan -O2
+    builds; each configure passes ccache as the launcher when it is installed
+    (decided when the recipe runs, so a ccache the `ccache` target has just
+    installed counts)."""
+    import os
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    out = subprocess.run(["make", "-n", "cpp-test", "sanitize", "tsan", "clang-test",
+                          "ubsan-release"], cwd=root, env=env, capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    commands = out.replace("\\\n", " ").splitlines()
+    configures = [c for c in commands if "cmake" in c and "cpp_core" in c and "--build" not in c]
+    dirs = {part for c in configures for part in c.split() if part.startswith("build/")}
+    assert {"build/cpp", "build/asan", "build/tsan", "build/clang",
+            "build/ubsan-release"} <= dirs, configures
+    for c in configures:
+        assert "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache" in c, c
+    # the shell test the recipes use gives the flag exactly when ccache exists
+    flag = subprocess.run(["bash", "-c", "command -v ccache >/dev/null && "
+                           "echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"],
+                          capture_output=True, text=True).stdout.strip()
+    assert (flag == "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache") == bool(shutil.which("ccache"))
