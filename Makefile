@@ -14,16 +14,23 @@ export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
 # The module and the C++ tests share one CMake build: the library compiles once.
 export ORBITCC_CMAKE_BUILD_DIR := $(abspath $(BUILD_DIR))
 export ORBITCC_BUILD_TESTING := 1
-# ccache, when installed, makes rebuilds (and builds of a second checkout) cheap.
-# Paths are hashed relative to the checkout, so two worktrees share cache hits.
-ifneq ($(shell command -v ccache 2>/dev/null),)
-export CMAKE_CXX_COMPILER_LAUNCHER ?= ccache
+# ccache (installed by the `ccache` target when we can) makes rebuilds, the
+# sanitizer/clang/UBSan builds of `make test` and builds of a second checkout
+# cheap: every CMake configure below passes it as the compiler launcher
+# (CCACHE_LAUNCHER, decided when the recipe runs, so a ccache installed by this
+# very make is used). Paths are hashed relative to the checkout, so two
+# worktrees share cache hits.
 export CCACHE_BASEDIR ?= $(abspath .)
 export CCACHE_NOHASHDIR ?= 1
-endif
+CCACHE_LAUNCHER = $$(command -v ccache >/dev/null && \
+	echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+# A command, then a line with its elapsed time (make's output is a log, not a
+# terminal: one line per stage, no progress bar). The argument is a variable
+# reference, so its commas do not split it.
+TIMED = t0=$$(date +%s); $(1) && echo "[orbitcc]   done in $$(( $$(date +%s) - t0 )) s"
 
 .PHONY: run test install install-base cpp-test py-test validate validate-findings bench reproduce lint clean \
-	ns3-deps validate-ns3 \
+	ns3-deps validate-ns3 ccache docs test-counts \
 	sanitize tsan clang-test ubsan-release fuzz fuzz-short
 
 $(VENV)/bin/python:
@@ -32,16 +39,43 @@ $(VENV)/bin/python:
 
 # The package, its runtime dependencies and the train/test/cluster extras (the
 # C++ core is compiled here). constraints.txt pins torch to the CPU build.
-$(VENV)/.installed: $(VENV)/bin/python pyproject.toml setup.py constraints.txt
-	$(PIP) install -q -c constraints.txt "setuptools>=77" wheel pybind11 cmake ninja
-	$(PIP) install -q -c constraints.txt --no-build-isolation -e ".[test,train,cluster,multiagent]"
+# Three stages, each announced with its time: the build tools, the C++ core
+# (built here, where its progress shows, not inside pip, which hides it; pip's
+# own build then finds it up to date), the package and its dependencies.
+BUILD_TOOLS = $(PIP) install -q -c constraints.txt "setuptools>=77" wheel pybind11 cmake ninja
+BUILD_CORE = $(PY) setup.py -q build_ext --inplace
+INSTALL_FULL = $(PIP) install -q -c constraints.txt --no-build-isolation -e ".[test,train,cluster,multiagent,docs]"
+INSTALL_BASE = $(PIP) install -q -c constraints.txt --no-build-isolation -e .
+$(VENV)/.installed: $(VENV)/bin/python pyproject.toml setup.py constraints.txt | ccache
+	@echo "[orbitcc] build tools (pip: setuptools, pybind11, cmake, ninja) ..."
+	@$(call TIMED,$(BUILD_TOOLS))
+	@echo "[orbitcc] C++ core (cmake + ninja; minutes cold, seconds with a warm ccache) ..."
+	@$(call TIMED,$(BUILD_CORE))
+	@echo "[orbitcc] orbitcc and its dependencies (pip; downloads torch, SB3, Ray the first time) ..."
+	@$(call TIMED,$(INSTALL_FULL))
 	touch $@ $(VENV)/.installed-base
 
 # Only what the hand-coded controllers need (make run): no torch, no Ray.
-$(VENV)/.installed-base: $(VENV)/bin/python pyproject.toml setup.py constraints.txt
-	$(PIP) install -q -c constraints.txt "setuptools>=77" wheel pybind11 cmake ninja
-	$(PIP) install -q -c constraints.txt --no-build-isolation -e .
+$(VENV)/.installed-base: $(VENV)/bin/python pyproject.toml setup.py constraints.txt | ccache
+	@echo "[orbitcc] build tools (pip: setuptools, pybind11, cmake, ninja) ..."
+	@$(call TIMED,$(BUILD_TOOLS))
+	@echo "[orbitcc] C++ core (cmake + ninja; minutes cold, seconds with a warm ccache) ..."
+	@$(call TIMED,$(BUILD_CORE))
+	@echo "[orbitcc] orbitcc and its dependencies (pip) ..."
+	@$(call TIMED,$(INSTALL_BASE))
 	touch $@
+
+# The compiler cache, installed here when we can (as GoogleTest below).
+ccache:
+	@if ! command -v ccache >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "[orbitcc] installing ccache (compiler cache) ..."; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ccache) >/dev/null \
+	      || echo "could not install ccache: builds run without a compiler cache"; \
+	  else \
+	    echo "ccache is missing: builds run without a compiler cache (sudo apt-get install ccache)"; \
+	  fi; \
+	fi
 
 install: $(VENV)/.installed
 
@@ -54,7 +88,17 @@ run: install-base
 
 # The README's test command and all that CI runs (.ci/run): the C++ and Python
 # tests, then the sanitizer runs (docs/robustness.md).
-test: install cpp-test py-test sanitize tsan clang-test ubsan-release
+test: install cpp-test py-test docs sanitize tsan clang-test ubsan-release
+
+# The docs site (mkdocs.yml) into build/site; --strict: a link to a missing
+# page, image or heading fails. Its python blocks run in tests/test_docs.py.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -q
+
+# The test counts docs/testing.md states (C++ tests need `make cpp-test` first).
+test-counts: install
+	@echo "C++ tests (ctest): $$($(VENV)/bin/ctest --test-dir $(BUILD_DIR) -N | sed -n 's/^Total Tests: //p')"
+	@echo "pytest (make test): $$(WANDB_MODE=disabled $(VENV)/bin/pytest --collect-only -q | tail -1)"
 
 # GoogleTest comes from Debian's libgtest-dev; installed here when we can.
 cpp-test: install
@@ -68,7 +112,7 @@ cpp-test: install
 	fi
 	@# Reconfigure (the install configured this directory) so a GoogleTest
 	@# installed just now is found; then only the test binary is left to build.
-	$(VENV)/bin/cmake -S cpp_core -B $(BUILD_DIR) -DBUILD_TESTING=ON >/dev/null
+	$(VENV)/bin/cmake -S cpp_core -B $(BUILD_DIR) -DBUILD_TESTING=ON $(CCACHE_LAUNCHER) >/dev/null
 	$(VENV)/bin/cmake --build $(BUILD_DIR) --target orbitcc_cpp_tests
 	$(VENV)/bin/ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
@@ -167,7 +211,8 @@ golden-prefix: install
 ASAN_DIR ?= build/asan
 TSAN_DIR ?= build/tsan
 SAN_CMAKE = $(VENV)/bin/cmake -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
-	-DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DPython_EXECUTABLE=$(abspath $(PY))
+	-DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DPython_EXECUTABLE=$(abspath $(PY)) \
+	$(CCACHE_LAUNCHER)
 sanitize: install
 	$(SAN_CMAKE) -S cpp_core -B $(ASAN_DIR) -DORBITCC_SANITIZE=address,undefined \
 	  -Dpybind11_DIR=$$($(PY) -m pybind11 --cmakedir) >/dev/null
@@ -204,7 +249,7 @@ clang-test: install
 	  fi; \
 	fi
 	$(VENV)/bin/cmake -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
-	  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CLANGXX) -DBUILD_TESTING=ON \
+	  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(CLANGXX) -DBUILD_TESTING=ON $(CCACHE_LAUNCHER) \
 	  -DPython_EXECUTABLE=$(abspath $(PY)) -Dpybind11_DIR=$$($(PY) -m pybind11 --cmakedir) \
 	  -S cpp_core -B $(CLANG_DIR) >/dev/null
 	$(VENV)/bin/cmake --build $(CLANG_DIR) --target orbitcc_cpp_tests _core
@@ -217,7 +262,7 @@ UBSAN_DIR ?= build/ubsan-release
 ubsan-release: install
 	$(VENV)/bin/cmake -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
 	  -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON -DPython_EXECUTABLE=$(abspath $(PY)) \
-	  -DORBITCC_SANITIZE=undefined -DORBITCC_SANITIZE_OPT=-O2 \
+	  $(CCACHE_LAUNCHER) -DORBITCC_SANITIZE=undefined -DORBITCC_SANITIZE_OPT=-O2 \
 	  -Dpybind11_DIR=$$($(PY) -m pybind11 --cmakedir) -S cpp_core -B $(UBSAN_DIR) >/dev/null
 	$(VENV)/bin/cmake --build $(UBSAN_DIR) --target orbitcc_cpp_tests _core
 	cd $(UBSAN_DIR) && UBSAN_OPTIONS=print_stacktrace=1 ./orbitcc_cpp_tests --gtest_brief=1

@@ -9,6 +9,7 @@ configs/ -> orbitcc.configs (Hydra config tree shipped as package data).
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from setuptools import Extension, find_packages, setup
@@ -30,6 +31,36 @@ def _tool(name: str) -> str:
     return str(local) if local.exists() else name
 
 
+def _say(message: str) -> None:
+    """One progress line of the build, at once (pip shows it with -v; `make
+    install` runs this build directly, so a person sees every stage)."""
+    print(f"[orbitcc] {message}", flush=True)
+
+
+def _launcher() -> str | None:
+    """The compiler launcher: CMAKE_CXX_COMPILER_LAUNCHER if set (empty: none),
+    else ccache when it is installed."""
+    import shutil
+
+    given = os.environ.get("CMAKE_CXX_COMPILER_LAUNCHER")
+    if given is not None:
+        return given or None
+    return shutil.which("ccache")
+
+
+def _compile_count(build_dir: Path, targets: list[str]) -> int | None:
+    """How many C++ files a first build of ``targets`` compiles (ninja's list of
+    their commands); None when unknown (another generator)."""
+    if not (build_dir / "build.ninja").exists():
+        return None
+    try:
+        out = subprocess.run([_tool("ninja"), "-t", "commands", *targets], cwd=build_dir,
+                             check=True, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return sum(1 for line in out.splitlines() if " -c " in line)
+
+
 class CMakeBuild(build_ext):
     """Configures cpp_core with CMake and builds the `_core` module and the
     native runner `orbitcc_run` (placed beside the module; orbitcc.ns3 times a
@@ -43,16 +74,23 @@ class CMakeBuild(build_ext):
     def build_extension(self, ext: CMakeExtension) -> None:
         import pybind11
 
-        out_dir = Path(self.get_ext_fullpath(ext.name)).resolve().parent
+        module_path = Path(self.get_ext_fullpath(ext.name)).resolve()
+        out_dir = module_path.parent
         shared = os.environ.get("ORBITCC_CMAKE_BUILD_DIR")
         build_dir = Path(shared).resolve() if shared else Path(self.build_temp).resolve() / "cmake"
         build_dir.mkdir(parents=True, exist_ok=True)
+        # CMake writes the module and the runner into one fixed folder of the
+        # build dir, copied to where setuptools wants them below: `make
+        # install`'s own build and pip's then configure alike, so pip's finds
+        # everything up to date (an output folder of its own would relink both
+        # with LTO, minutes on 2 cores).
+        stage = build_dir / "module"
         testing = "ON" if os.environ.get("ORBITCC_BUILD_TESTING") == "1" else "OFF"
         cmake = _tool("cmake")
         configure = [
             cmake,
             str(ext.source_dir),
-            f"-DORBITCC_MODULE_OUTPUT_DIR={out_dir}",
+            f"-DORBITCC_MODULE_OUTPUT_DIR={stage}",
             f"-DPython_EXECUTABLE={sys.executable}",
             f"-Dpybind11_DIR={pybind11.get_cmake_dir()}",
             "-DCMAKE_BUILD_TYPE=Release",
@@ -66,18 +104,35 @@ class CMakeBuild(build_ext):
                 configure += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"]
         except (OSError, subprocess.CalledProcessError):
             pass
-        subprocess.run(configure, cwd=build_dir, check=True)
+        launcher = _launcher()
+        if launcher:  # every compile goes through the compiler cache
+            configure += [f"-DCMAKE_CXX_COMPILER_LAUNCHER={launcher}",
+                          f"-DCMAKE_C_COMPILER_LAUNCHER={launcher}"]
+        started = time.monotonic()
+        _say(f"configuring C++ (cmake, {build_dir}) ...")
+        subprocess.run(configure, cwd=build_dir, check=True, stdout=subprocess.DEVNULL)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
-        subprocess.run(
-            [cmake, "--build", ".", "--target", "_core", "orbitcc_run", "--parallel", jobs],
-            cwd=build_dir,
-            check=True,
-        )
+        targets = ["_core", "orbitcc_run"]
+        first = not (build_dir / ".ninja_log").exists()
+        count = _compile_count(build_dir, targets) if first else None
+        what = f"{count} C++ files" if count else "the C++ files that changed"
+        cache = f"through {Path(launcher).name}" if launcher else "no compiler cache"
+        _say(f"compiling {what}, then linking ({jobs} jobs, {cache}; ninja's [k/n] lines "
+             "follow; each LTO link takes minutes on 2 busy cores) ...")
+        subprocess.run([cmake, "--build", ".", "--target", *targets, "--parallel", jobs],
+                       cwd=build_dir, check=True)
+        _say(f"C++ core built in {time.monotonic() - started:.0f} s")
+        import shutil
+
+        out_dir.mkdir(parents=True, exist_ok=True)
+        built = stage / module_path.name
+        if not built.exists():  # another suffix than setuptools' (e.g. an abi3 name)
+            built = next(stage.glob("_core*.so"))
+        shutil.copy2(built, module_path)
+        shutil.copy2(stage / "orbitcc_run", out_dir / "orbitcc_run")
         # An editable install imports the package from the source tree, where
         # setuptools copies the module but knows nothing of the runner.
         if getattr(self, "editable_mode", False) or self.inplace:
-            import shutil
-
             shutil.copy2(out_dir / "orbitcc_run", ROOT / "orbitcc" / "orbitcc_run")
 
 
@@ -93,6 +148,13 @@ PACKAGE_DIRS = {
     "orbitcc.ns3": "validation/ns3",  # ns-3 reference programs (orbitcc-validate)
 }
 PACKAGE_DIRS = {pkg: d for pkg, d in PACKAGE_DIRS.items() if (ROOT / d / "__init__.py").exists()}
+# Data folders inside a package (no __init__.py) are importable as namespace
+# packages, so setuptools wants them declared (else a "Package would be
+# ignored" banner per folder): the shipped agents and the ns-3 notes.
+DATA_PACKAGES = {f"orbitcc.agents.reference.{p.name}": f"agents/reference/{p.name}"
+                 for p in sorted((ROOT / "agents" / "reference").glob("*")) if p.is_dir()}
+if "orbitcc.ns3" in PACKAGE_DIRS and (ROOT / "validation/ns3/notes").is_dir():
+    DATA_PACKAGES["orbitcc.ns3.notes"] = "validation/ns3/notes"
 for pkg, d in list(PACKAGE_DIRS.items()):  # sub-packages, e.g. orbitcc.env.wrappers
     for sub in find_packages(str(ROOT / d)):
         PACKAGE_DIRS.setdefault(f"{pkg}.{sub}", f"{d}/{sub.replace('.', '/')}")
@@ -103,6 +165,7 @@ CONFIG_GROUPS = sorted(p.name for p in (ROOT / "configs").iterdir()
                        if p.is_dir() and not p.name.startswith((".", "_")))
 for group in CONFIG_GROUPS:
     PACKAGE_DIRS[f"orbitcc.configs.{group}"] = f"configs/{group}"
+PACKAGE_DIRS.update(DATA_PACKAGES)
 
 setup(
     packages=list(PACKAGE_DIRS),
@@ -111,9 +174,9 @@ setup(
         "orbitcc": ["py.typed", "_core.pyi"],
         "orbitcc.configs": ["*.yaml"],
         **{f"orbitcc.configs.{group}": ["*"] for group in CONFIG_GROUPS},
-        "orbitcc.ns3": ["*.cc", "*.h", "*.proto", "CMakeLists.txt", "README.md", "notes/*"],
+        "orbitcc.ns3": ["*.cc", "*.h", "*.proto", "CMakeLists.txt", "README.md"],
         "orbitcc.env.ns3gym": ["*.proto"],
-        "orbitcc.agents": ["reference/*/*"],  # the shipped reference agent
+        **{pkg: ["*"] for pkg in DATA_PACKAGES},  # the shipped agents, the ns-3 notes
     },
     ext_modules=[CMakeExtension("orbitcc._core", ROOT / "cpp_core")],
     cmdclass={"build_ext": CMakeBuild},

@@ -194,6 +194,11 @@ class TrainConfig(GymConfig):
 
     agent: AgentConfig = field(default_factory=AgentConfig)
     logger: LoggerConfig = field(default_factory=LoggerConfig)
+    # orbitcc-train exits 3 when no training episode finished (the budget is
+    # shorter than one episode per env), or when the checkpoint was never
+    # evaluated (agent.eval_every_steps = 0), unless these allow it.
+    allow_no_episode: bool = False
+    allow_unevaluated: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -209,7 +209,7 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
             run.finish()
         env.close()
     print(f"orbitcc-train: {model.num_timesteps} steps, {watch.episodes.episodes} episodes in "
-          f"{wall:.1f} s (stopped by {summary['stopped_by']}); checkpoint "
+          f"{wall:.1f} s of training (stopped by {summary['stopped_by']}); checkpoint "
           f"{run_dir / MODEL_FILE} ({chosen})", flush=True)
     return summary
 

@@ -134,8 +134,11 @@ def mean_cwnd_packets(r: Run, after_s: float = 5.0) -> float:
     BBR's cwnd is only a 2-BDP cap."""
     s = r.metrics["series"]
     sel = s["t_s"] >= after_s
+    rows = s["subflow_flow"] == 0
+    if not rows.any() or not sel.any():  # a run no longer than after_s: no such mean
+        return math.nan
     key = "inflight_bytes" if r.controller == "bbr" else "cwnd_bytes"
-    return float(s[key][s["subflow_flow"] == 0][:, sel].mean() / 1500)
+    return float(s[key][rows][:, sel].mean() / 1500)
 
 
 def shared_mask(t: np.ndarray, shared: list[tuple[float, float]]) -> np.ndarray:
@@ -168,6 +171,21 @@ def ratio(runs: dict[str, list[Run]], a: str, b: str, fn) -> list[float]:
 
 def verdict(ok: bool, cause: str = "") -> str:
     return "**reproduces**" if ok else f"**does not reproduce**: {cause}"
+
+
+def nanmean(values: Any) -> float:
+    """Mean of the non-NaN values; NaN when there are none (a measure no run of a
+    short budget defines), without numpy's "Mean of empty slice" warning."""
+    a = np.asarray(values, dtype=float)
+    a = a[~np.isnan(a)]
+    return float(a.mean()) if a.size else math.nan
+
+
+def nanstd(values: Any, ddof: int = 0) -> float:
+    """Standard deviation of the non-NaN values; NaN with too few of them."""
+    a = np.asarray(values, dtype=float)
+    a = a[~np.isnan(a)]
+    return float(a.std(ddof=ddof)) if a.size > ddof else math.nan
 
 
 def m_s(values: list[float], digits: int = 1) -> str:
@@ -301,7 +319,7 @@ def sweep_table(name: str, unit: str, sweep: dict[str, dict[float, list[float]]]
     rows = [f"| {name} ({unit}) | " + " | ".join(c.upper() for c in CONTROLLERS)
             + " | fastest |", "|---|" + "---|" * (len(CONTROLLERS) + 1)]
     for v in values:
-        means = {c: float(np.nanmean(sweep[c][v])) for c in CONTROLLERS}
+        means = {c: float(nanmean(sweep[c][v])) for c in CONTROLLERS}
         best = min(means, key=means.get)
         rows.append(f"| {v:g} | " + " | ".join(m_s(sweep[c][v], 2) for c in CONTROLLERS)
                     + f" | {best.upper()} |")
@@ -439,7 +457,7 @@ def findings(runs: dict[str, list[Run]], ablation: dict[str, list[Run]],
                                "congestion avoidance")):
         v = {c: per_seed(runs, c, lambda r, ph=phase: series_recovery_p99(r, ph))
              for c in ("maco", "olia")}
-        a, b = float(np.nanmean(v["maco"])), float(np.nanmean(v["olia"]))
+        a, b = float(nanmean(v["maco"])), float(nanmean(v["olia"]))
         rows.append(
             f"| Fig. 11: p99 recovery time in {label} (to the path BDP), MACO < OLIA | "
             f"{PAPER[key]['maco']:g} / {PAPER[key]['olia']:g} ms | "
@@ -453,7 +471,7 @@ def findings(runs: dict[str, list[Run]], ablation: dict[str, list[Run]],
                       "which this measure counts as congestion avoidance") + " |")
     # Figs. 12-13: completion time.
     sp = sweeps["spacing_km"]
-    fastest = [min(CONTROLLERS, key=lambda c, v=v: float(np.nanmean(sp[c][v])))
+    fastest = [min(CONTROLLERS, key=lambda c, v=v: float(nanmean(sp[c][v])))
                for v in SPACINGS_KM]
     rows.append(
         "| Figs. 12-13: MACO has the shortest completion time at every R1 | always "
@@ -462,8 +480,8 @@ def findings(runs: dict[str, list[Run]], ablation: dict[str, list[Run]],
         + " km | " + verdict(all(f == "maco" for f in fastest),
                              "another controller is faster at some R1 (table below)") + " |")
     def r1_effect(c: str) -> tuple[float, float]:
-        means = [float(np.nanmean(sp[c][v])) for v in SPACINGS_KM]
-        spread_c = max(float(np.nanmean([np.nanstd(sp[c][v], ddof=1) if len(sp[c][v]) > 1
+        means = [float(nanmean(sp[c][v])) for v in SPACINGS_KM]
+        spread_c = max(float(nanmean([nanstd(sp[c][v], ddof=1) if len(sp[c][v]) > 1
                                          else math.nan for v in SPACINGS_KM])), 0.0)
         return max(means) - min(means), spread_c
 
@@ -477,7 +495,7 @@ def findings(runs: dict[str, list[Run]], ablation: dict[str, list[Run]],
                   "R1 changes only the handover rate and the slant range here, and the "
                   "terrestrial segment caps the rate") + " |")
     bw = sweeps["bandwidth_mhz"]
-    mb_w = [float(np.nanmean(bw["maco"][v])) for v in BANDWIDTHS_MHZ]
+    mb_w = [float(nanmean(bw["maco"][v])) for v in BANDWIDTHS_MHZ]
     rows.append(
         "| Fig. 12: more bandwidth W speeds MACO's transfer | yes | MACO "
         + ", ".join(f"{v:g} MHz: {c:.1f} s" for v, c in zip(BANDWIDTHS_MHZ, mb_w, strict=True))
@@ -488,12 +506,12 @@ def findings(runs: dict[str, list[Run]], ablation: dict[str, list[Run]],
     dl = sweeps["terrestrial_delay_ms"]
     rows.append(
         "| Fig. 13: longer delay, longer completion, for every controller | yes | "
-        + "; ".join(c.upper() + " " + ", ".join(f"{float(np.nanmean(dl[c][v])):.1f}"
+        + "; ".join(c.upper() + " " + ", ".join(f"{float(nanmean(dl[c][v])):.1f}"
                                                for v in TERRESTRIAL_MS) + " s"
                     for c in CONTROLLERS)
         + f" (one-way terrestrial {', '.join(f'{v:g}' for v in TERRESTRIAL_MS)} ms) | "
-        + verdict(all(float(np.nanmean(dl[c][TERRESTRIAL_MS[0]]))
-                      < float(np.nanmean(dl[c][TERRESTRIAL_MS[-1]])) for c in CONTROLLERS),
+        + verdict(all(float(nanmean(dl[c][TERRESTRIAL_MS[0]]))
+                      < float(nanmean(dl[c][TERRESTRIAL_MS[-1]])) for c in CONTROLLERS),
                   "not monotone for every controller") + " |")
     return rows
 

@@ -40,7 +40,8 @@ from orbitcc.config import (  # noqa: E402
 )
 
 TINY_TRAIN = ["agent.total_timesteps=256", "agent.num_envs=2", "agent.n_steps=64",
-              "agent.batch_size=64", "duration_s=2", "scenario=single_link"]
+              "agent.batch_size=64", "duration_s=2", "scenario=single_link",
+              "allow_unevaluated=true"]
 
 
 def _script(name: str) -> list[str]:

@@ -235,7 +235,7 @@ def test_budget_stops_training(tmp_path: Path) -> None:
     proc = subprocess.run(
         [*cmd, "scenario=single_link", "duration_s=2", "agent.total_timesteps=10000000",
          "agent.num_envs=2", "agent.n_steps=64", "agent.batch_size=64",
-         "agent.budget_minutes=0.05", f"hydra.run.dir={run}"],
+         "agent.budget_minutes=0.05", "allow_unevaluated=true", f"hydra.run.dir={run}"],
         capture_output=True, text=True, timeout=300,
         env={**os.environ, "WANDB_MODE": "disabled"})
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -428,7 +428,7 @@ sb3 = pytest.importorskip("stable_baselines3")
 
 TINY_TRAIN = ["agent.total_timesteps=128", "agent.num_envs=1", "agent.n_steps=64",
               "agent.batch_size=64", "duration_s=2", "scenario=single_link",
-              "logger=wandb_offline"]
+              "logger=wandb_offline", "allow_unevaluated=true"]
 SECRET = "wandb-key-0123456789abcdef-must-not-leak"
 
 

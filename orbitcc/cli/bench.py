@@ -35,7 +35,7 @@ import hydra
 from omegaconf import DictConfig
 
 from orbitcc import _core
-from orbitcc.cli.common import handle_help, one_line_errors
+from orbitcc.cli.common import handle_help, one_line_errors, run_app
 from orbitcc.validation import check_range, check_setting
 from orbitcc.version import __version__
 
@@ -784,7 +784,7 @@ def main() -> None:
 
     ConfigStore.instance().store(name="bench_schema", node=BenchConfig)
     sys.argv = [sys.argv[0], *_translate_argv(sys.argv[1:])]
-    _app()
+    run_app("orbitcc-bench", _app, "bench")
 
 
 if __name__ == "__main__":

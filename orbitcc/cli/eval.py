@@ -35,7 +35,7 @@ from orbitcc.agents.config import EvalConfig
 from orbitcc.baselines.cells import Cell, PlanError, plan
 from orbitcc.baselines.evaluate import PROG, TABLE_METRICS, run_suite, summary_table
 from orbitcc.baselines.results import ResultsError
-from orbitcc.cli.common import handle_help, one_line_errors
+from orbitcc.cli.common import handle_help, one_line_errors, run_app
 from orbitcc.config import register_configs, to_object, write_run_record
 
 
@@ -92,7 +92,7 @@ def _app(cfg: DictConfig) -> None:
 def main() -> None:
     handle_help(PROG, __doc__ or "", ["suite"])
     register_configs()
-    _app()
+    run_app(PROG, _app, "eval")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """orbitcc-leaderboard: every controller and agent on the same scenarios, ranked.
 
-  orbitcc-leaderboard                          # suite=quick, about a minute on 2 cores
+  orbitcc-leaderboard                          # suite=quick: 315 episodes (README: the time)
   orbitcc-leaderboard suite=standard           # every preset, 5 seeds
   orbitcc-leaderboard suite=quick 'agents=[outputs/train/<run>]'
   orbitcc-leaderboard suite=full launcher=ray launcher.address=auto
@@ -37,7 +37,7 @@ from orbitcc.baselines.leaderboard import (
 from orbitcc.baselines.merge import ARCHIVE_FILE, load, manifest, write_manifest
 from orbitcc.baselines.results import ResultsError
 from orbitcc.baselines.verify import check_results_file
-from orbitcc.cli.common import handle_help, one_line_errors
+from orbitcc.cli.common import handle_help, one_line_errors, run_app
 from orbitcc.config import register_configs, to_object
 
 PROG = "orbitcc-leaderboard"
@@ -51,7 +51,11 @@ def _app(cfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     lb: LeaderboardConfig = to_object(cfg)
     suite = lb.suite
+    print(f"{PROG}: planning suite {suite.name} (entrants, scenario cells, seeds) ...",
+          flush=True)
+    planned = time.perf_counter()
     the_plan = make_plan(suite, suite_entrants(lb))
+    print(f"{PROG}: planned in {time.perf_counter() - planned:.1f} s", flush=True)
     if lb.timeline_cell and lb.timeline_cell not in the_plan.cell_labels:
         raise ValueError(f"timeline_cell = {lb.timeline_cell!r} is not a cell of the suite; "
                          f"allowed: {', '.join(the_plan.cell_labels)}")
@@ -116,7 +120,7 @@ def _run_ns3(the_plan: Plan, run_dir: Path) -> None:
 def main() -> None:
     handle_help(PROG, __doc__ or "", ["suite", "launcher"])
     register_configs()
-    _app()
+    run_app(PROG, _app, "leaderboard")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import numpy as np
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from orbitcc.cli.common import handle_help, one_line_errors
+from orbitcc.cli.common import handle_help, one_line_errors, run_app
 from orbitcc.config import register_configs, to_object, write_run_record
 from orbitcc.runner import build_simulation, collect_series
 
@@ -76,7 +76,7 @@ def main() -> None:
             sys.exit(f"orbitcc-sim: {err}")
         return
     register_configs()
-    _app()
+    run_app("orbitcc-sim", _app, "sim")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -31,7 +32,7 @@ from omegaconf import DictConfig
 
 from orbitcc.agents.config import TrainConfig
 from orbitcc.agents.train import field_overrides, gym_overrides, make_env, train
-from orbitcc.cli.common import handle_help, one_line_errors
+from orbitcc.cli.common import command_seconds, handle_help, one_line_errors, run_app
 from orbitcc.config import register_configs, to_object
 
 
@@ -51,14 +52,47 @@ def _app(cfg: DictConfig) -> None:
     except ValueError as err:
         print(f"orbitcc-train: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
-    train(cfg, Path(hydra_cfg.runtime.output_dir), scenario, overrides)
+    if parsed.agent.eval_every_steps == 0 and not parsed.allow_unevaluated:
+        print("orbitcc-train: warning: agent.eval_every_steps = 0: the checkpoint will not be "
+              "evaluated on held-out seeds (set agent.eval_every_steps, or "
+              "allow_unevaluated=true)", file=sys.stderr, flush=True)
+    summary = train(cfg, Path(hydra_cfg.runtime.output_dir), scenario, overrides)
+    problems = training_problems(summary, parsed)
+    print(f"orbitcc-train: the command took {command_seconds():.1f} s wall "
+          "(import, config, env, training, checkpoint)", flush=True)
+    for problem in problems:
+        print(f"orbitcc-train: error: {problem}", file=sys.stderr, flush=True)
+    if problems:
+        raise SystemExit(EXIT_UNTRAINED)
+
+
+# Exit status of a run that trained but finished no episode or evaluated
+# nothing (2 is bad input, refused before anything runs).
+EXIT_UNTRAINED = 3
+
+
+def training_problems(summary: dict[str, Any], cfg: TrainConfig) -> list[str]:
+    """What makes a finished run's checkpoint untrustworthy, unless the
+    config allows it: no training episode finished, or no evaluation ran."""
+    out = []
+    if summary["episodes"] == 0 and not cfg.allow_no_episode:
+        agent = cfg.agent
+        out.append(f"no training episode finished in {summary['timesteps']} steps "
+                   f"({agent.num_envs} envs x {summary['timesteps'] // agent.num_envs} steps "
+                   "each, shorter than one episode): raise agent.total_timesteps, lower "
+                   "agent.num_envs or duration_s, or set allow_no_episode=true")
+    if "curve" not in summary and not cfg.allow_unevaluated:
+        out.append(f"the checkpoint ({summary['checkpoint']} policy) was never evaluated: "
+                   "set agent.eval_every_steps > 0 (held-out seeds), or "
+                   "allow_unevaluated=true")
+    return out
 
 
 def main() -> None:
     handle_help("orbitcc-train", __doc__ or "",
                 ["scenario", "agent", "env", "reward", "randomize", "logger", "hparams"])
     register_configs()
-    _app()
+    run_app("orbitcc-train", _app, "train")
 
 
 if __name__ == "__main__":

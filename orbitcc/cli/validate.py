@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from orbitcc.cli.common import unknown_option_hint
 from orbitcc.ns3.build import INSTALL_HINT, Ns3UnavailableError, ns3_version
 from orbitcc.ns3.compare import Metric
 from orbitcc.ns3.report import plot_cwnd, reference_check_lines, speed_lines, table_lines, write_doc
@@ -68,7 +69,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--json", default="", help="write every result as JSON here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--list", action="store_true", help="list the rows and exit")
-    args = p.parse_args(argv)
+    args, unknown = p.parse_known_args(argv)
+    if unknown:  # argparse's "unrecognized arguments", with the closest options
+        options = [o for a in p._actions for o in a.option_strings]
+        name = unknown[0].split("=", 1)[0]
+        p.error(f"unrecognized argument {unknown[0]}; "
+                f"{unknown_option_hint(name if name.startswith('-') else '--' + name, options)}"
+                f"options: {', '.join(options)}")
     if args.jobs < 1 or args.jobs > 64:
         p.error(f"--jobs must be in [1, 64], got {args.jobs}")
     if not 1 <= args.repeats <= 50:

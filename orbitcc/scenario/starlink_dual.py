@@ -107,7 +107,7 @@ class StarlinkDualScenario(AccessRandomness, BottleneckQueue):
     # controller bbr the MPQUIC flow opens subflow 0 only.
     bbr_single_path: bool = True
     scheduler: str = "roundrobin"  # MACO's experiments use round-robin
-    file_bytes: int = 0  # 0: bulk; >0 a file (maco_density: 10 MB)
+    file_bytes: int = 0  # 0: bulk; >0 a file (maco_density: 100 MB)
     background: bool = True  # NewReno TCP flow on subflow 0's satellite
     background_start_s: float = 0.0
     background_traffic: str = "bulk"  # bulk (the paper) | onoff

@@ -485,7 +485,7 @@ def write_doc(results: list[RowResult], path: Path, plot_path: Path | None, comm
         "orbitcc's core on the same topology (the same links, delays and buffers; "
         "`orbitcc.ns3.orbitcc_spec`). Regenerate this page with",
         "",
-        "```",
+        "```console",
         command,
         "```",
         "",

@@ -1,0 +1,168 @@
+"""Issue 37, item 5: docs whose examples run and whose numbers are true.
+
+Every fenced block of docs/*.md says what it is: a ``python`` block runs here
+(with ``orbitcc`` imported), unless the line before it is
+``<!-- illustrative -->``; ``bash``, ``console`` and ``text`` blocks are
+illustrative (docs/index.md states the rule). docs/ns3gym.md's blocks run in
+its own tests against the server. The numbers below are each checked against
+the code or config they describe; the docs site builds with ``mkdocs build
+--strict`` (also ``make docs``, part of ``make test``)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+LANGUAGES = {"python", "bash", "console", "text"}
+ILLUSTRATIVE = "<!-- illustrative -->"
+# Run by the ns3-gym tests against the server (issue 37, item 4).
+OWN_TESTS = {"ns3gym.md"}
+
+
+def _blocks(path: Path) -> list[tuple[int, str, str, bool]]:
+    """(line, language, body, marked illustrative) of every fenced block."""
+    lines = path.read_text().split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        m = re.match(r"^```(\S*)\s*$", lines[i])
+        if m:
+            start, lang = i, m.group(1)
+            j = i + 1
+            while j < len(lines) and not lines[j].startswith("```"):
+                j += 1
+            marked = start > 0 and lines[start - 1].strip() == ILLUSTRATIVE
+            out.append((start + 1, lang, "\n".join(lines[start + 1:j]), marked))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def _doc_files() -> list[Path]:
+    return sorted(DOCS.glob("*.md"))
+
+
+def test_every_docs_block_says_what_it_is() -> None:
+    bad = [f"{p.name}:{line} ```{lang}" for p in _doc_files() if p.name not in OWN_TESTS
+           for line, lang, _, _ in _blocks(p) if lang not in LANGUAGES]
+    assert not bad, f"fences without a known language ({', '.join(sorted(LANGUAGES))}): {bad}"
+
+
+PYTHON_BLOCKS = [(p, line, body) for p in _doc_files() if p.name not in OWN_TESTS
+                 for line, lang, body, marked in _blocks(p) if lang == "python" and not marked]
+
+
+def test_there_are_python_blocks_to_run() -> None:
+    assert len(PYTHON_BLOCKS) >= 5
+
+
+@pytest.mark.parametrize(("path", "line", "body"), PYTHON_BLOCKS,
+                         ids=[f"{p.name}:{line}" for p, line, _ in PYTHON_BLOCKS])
+def test_docs_python_block_runs(path: Path, line: int, body: str,
+                                monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import orbitcc
+
+    if "stable_baselines3" in body or "OrbitCCSB3VecEnv" in body:
+        pytest.importorskip("stable_baselines3")
+    if "make_multiagent" in body:
+        pytest.importorskip("pettingzoo")
+    monkeypatch.chdir(tmp_path)  # a block that writes, writes here
+    namespace: dict = {"__name__": "__docs__", "orbitcc": orbitcc}
+    exec(compile(body, f"{path}:{line}", "exec"), namespace)  # noqa: S102
+
+
+# ------------------------------------------------------------- the site --
+
+def test_docs_site_builds_strictly(tmp_path: Path) -> None:
+    pytest.importorskip("mkdocs")
+    pytest.importorskip("material")
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q",
+                           "-d", str(tmp_path / "site")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "site" / "index.html").is_file()
+    nav = (ROOT / "mkdocs.yml").read_text()
+    missing = [p.name for p in _doc_files() if f": {p.name}" not in nav]
+    assert not missing, f"pages left out of mkdocs.yml's nav: {missing}"
+
+
+# ----------------------------------------------------------- the numbers --
+
+def _texts() -> dict[str, str]:
+    out = {p.name: p.read_text() for p in _doc_files()}
+    out["README.md"] = README.read_text()
+    for p in sorted((ROOT / "configs" / "suite").glob("*.yaml")):
+        out[f"configs/suite/{p.name}"] = p.read_text()
+    return out
+
+
+def test_maco_density_file_size_is_the_presets_everywhere() -> None:
+    from orbitcc.config import compose_object
+
+    size_mb = compose_object("sim", ["scenario=maco_density"]).scenario.file_bytes / 1e6
+    assert size_mb == 100
+    wrong = []
+    for name, text in _texts().items():
+        # a sentence that speaks of maco_density or its completion time
+        for sentence in re.split(r"(?<=[.;|])\s", text):
+            if "maco_density" not in sentence and "completion time" not in sentence:
+                continue
+            for mb in re.findall(r"\b(\d+) MB (?:file|completion)", sentence):
+                if float(mb) != size_mb:
+                    wrong.append(f"{name}: {mb} MB in {sentence.strip()[:100]!r}")
+    assert not wrong, wrong
+
+
+def test_quick_suite_numbers_in_docs_are_the_suites() -> None:
+    from orbitcc.baselines.leaderboard import make_plan, suite_entrants
+    from orbitcc.config import compose_object
+
+    lb = compose_object("leaderboard", ["suite=quick"])
+    plan = make_plan(lb.suite, suite_entrants(lb))
+    cells, seeds = len(plan.cell_labels), len(lb.suite.seeds)
+    controllers = len(plan.entrants)
+    episodes = len(plan.cells)
+    assert episodes == cells * controllers * seeds
+    readme = README.read_text()
+    assert f"the `quick` suite: {episodes} episodes" in readme
+    board = (DOCS / "leaderboard.md").read_text()
+    assert (f"the quick suite: {cells} scenario cells and {controllers} controllers, at most "
+            f"{cells + controllers} compositions per\nworker instead of {cells * controllers}"
+            in board)
+
+
+def test_paper_suite_text_matches_bbr_single_path() -> None:
+    from orbitcc.config import compose_object
+
+    assert compose_object("sim", ["scenario=starlink_dual"]).scenario.bbr_single_path
+    # the paper's single-path BBR exists (bbr_single_path), so no text may say
+    # it is missing or that the paper suite's BBR drives both subflows
+    for name, text in _texts().items():
+        flat = " ".join(text.replace("#", " ").split())
+        for claim in ("no single-path variant", "needs a single-path variant",
+                      "BBR drives both subflows of the multipath",
+                      "BBR drives both subflows uncoupled"):
+            assert claim not in flat, f"{name}: {claim!r}"
+
+
+def test_real_suite_preset_is_in_the_checkout_and_docs_do_not_wait_for_it() -> None:
+    from orbitcc.paths import available
+
+    assert "starlink_leoreplayer" in available("scenario")
+    assert "until it is in the checkout" not in (DOCS / "leaderboard.md").read_text()
+
+
+def test_findings_tests_run_in_make_test_as_docs_say() -> None:
+    slow = [p.name for p in ROOT.glob("tests/test_findings_*.py")
+            if "mark.slow" in p.read_text()]
+    text = (DOCS / "reproduction.md").read_text() + (DOCS / "testing.md").read_text()
+    if not slow:
+        assert "`make test` runs them" in text
+        assert "(marker\n  `slow`; `make validate` runs them)" not in text
