@@ -46,8 +46,11 @@ def coerce_param(owner: str, value: Any, row: dict[str, Any]) -> Any:
     if row["kind"] == "flag":
         if isinstance(value, bool):
             return value
-        if isinstance(value, (int, float)) and value in (0, 1):
-            return bool(value)
+        if isinstance(value, (int, float)):
+            if value in (0, 1):
+                return bool(value)
+            raise ValueError(f"{key} = {value!r} is out of range; allowed: 0 | 1 (or true, "
+                             "false)")
         raise ValueError(f"{key} = {value!r} must be true or false (or 0 | 1)")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{key} = {value!r} must be a number; allowed: {allowed}")

@@ -287,7 +287,8 @@ def test_a_setting_describe_lists_is_a_setting() -> None:
 
 
 @pytest.mark.parametrize(("overrides", "message"), [
-    (["controller.params.hystart=2"], "controller.params.hystart = 2 must be true or false"),
+    (["controller.params.hystart=2"], "controller.params.hystart = 2 is out of range; "
+                                     "allowed: 0 | 1"),
     (["controller.params.c=abc"], "controller.params.c = 'abc' must be a number; allowed: "
                                   "[0.001, 100]"),
     (["controller.params.c=true"], "controller.params.c = True must be a number"),
@@ -339,7 +340,7 @@ def test_integers_and_flags_pass_as_the_core_declares_them() -> None:
     (["scenario.queue=fq_codel", "scenario.queue_params.flows=2.5"],
      "scenario.queue_params.flows = 2.5 must be an integer; allowed: [1, 65536]"),
     (["scenario.queue=red", "scenario.queue_params.gentle=2"],
-     "scenario.queue_params.gentle = 2 must be true or false"),
+     "scenario.queue_params.gentle = 2 is out of range; allowed: 0 | 1"),
     (["scenario.queue=codel", "scenario.queue_params.target_ms=10000",
       "scenario.queue_params.interval_ms=1"],
      "scenario.queue_params.target_ms = 10000 must be below interval_ms = 1"),
