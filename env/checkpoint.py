@@ -522,21 +522,9 @@ def read_obs_norm(path: str | Path, space: Any) -> dict[str, Any]:
 
 
 def read_run_config(model_path: Path) -> dict[str, Any]:
-    """The run's config.yaml (OmegaConf's YAML loader: no Python tags)."""
-    from omegaconf import OmegaConf
-    from omegaconf.errors import OmegaConfBaseException
-    from yaml import YAMLError
-
+    """The run's config.yaml (``read_config_yaml``) with its agent section checked."""
     path = model_path.parent / CONFIG_FILE
-    raw = _read_bounded(path, MAX_CONFIG_BYTES, CONFIG_FILE)
-    try:
-        text = raw.decode("utf-8")
-        _check_yaml_expansion(path, text)
-        config = OmegaConf.to_container(OmegaConf.create(text), resolve=True)
-    except (YAMLError, OmegaConfBaseException, UnicodeDecodeError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise CheckpointError(f"{path}: not a plain YAML orbitcc-train config ({first})"
-                              ) from None
+    config = read_config_yaml(path)
     if not isinstance(config, dict) or not isinstance(config.get("agent"), dict):
         raise CheckpointError(f"{path}: not an orbitcc-train config (no agent section)")
     algo = config["agent"].get("algo")
@@ -548,6 +536,28 @@ def read_run_config(model_path: Path) -> dict[str, Any]:
     except CheckpointError as e:
         raise CheckpointError(f"{path}: {e}") from None
     return config
+
+
+def read_config_yaml(path: Path) -> Any:
+    """A run's config.yaml as plain containers, bounded: at most
+    MAX_CONFIG_BYTES, its aliases at most MAX_YAML_NODES nodes once expanded
+    (counted before anything is expanded), OmegaConf's loader (no Python
+    tags). Every reader of a config.yaml it did not write should use this
+    (the leaderboard merge reads archives' configs)."""
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+    from yaml import YAMLError
+
+    path = Path(path)
+    raw = _read_bounded(path, MAX_CONFIG_BYTES, CONFIG_FILE)
+    try:
+        text = raw.decode("utf-8")
+        _check_yaml_expansion(path, text)
+        return OmegaConf.to_container(OmegaConf.create(text), resolve=True)
+    except (YAMLError, OmegaConfBaseException, UnicodeDecodeError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise CheckpointError(f"{path}: not a plain YAML orbitcc-train config ({first})"
+                              ) from None
 
 
 def _rebuilt_numbers(agent: dict[str, Any]) -> None:

@@ -44,7 +44,7 @@ class ControllerConfig:
     def __post_init__(self) -> None:
         try:
             table = {r["name"]: r for r in _core.controller_params(self.name)}
-        except ValueError:
+        except (ValueError, TypeError):
             return  # not a table-backed controller name: the core reports it
         for key, value in list(self.params.items()):
             if key not in table:
