@@ -10,6 +10,7 @@ way, is a failure. (``Pareto shape = 1.0000000000000002`` once ran for ever.)
 
     python tests/admitted_extremes.py              # all cases (make fuzz)
     python tests/admitted_extremes.py --sample 24  # a deterministic sample
+    python tests/admitted_extremes.py --shard 0/2  # half of them (and --shard 1/2)
 
 Rows that set the amount of simulated work itself (``duration_s``) are run at
 the harness's duration, not at 1e6 s. Prints one JSON line (cases, refused,
@@ -120,10 +121,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--duration", type=float, default=5.0, help="simulated seconds")
     parser.add_argument("--cpu", type=int, default=60, help="CPU-s limit per case")
+    parser.add_argument("--shard", default="0/1", help="k/n: run every n-th case from k")
     args = parser.parse_args(argv)
     todo = cases()
     if args.sample:
         todo = sample(todo, args.sample, args.seed)
+    k, n = (int(x) for x in args.shard.split("/"))
+    todo = todo[k::n]
     counts = {"ran": 0, "refused": 0}
     failures: list[str] = []
     slowest: list[tuple[float, str]] = []
