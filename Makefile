@@ -31,7 +31,7 @@ TIMED = t0=$$(date +%s); $(1) && echo "[orbitcc]   done in $$(( $$(date +%s) - t
 
 .PHONY: run test install install-base cpp-test py-test validate validate-findings bench reproduce lint clean \
 	ns3-deps validate-ns3 ccache docs test-counts \
-	sanitize tsan clang-test ubsan-release fuzz fuzz-short
+	sanitize tsan clang-test ubsan-release fuzz fuzz-env fuzz-extremes fuzz-short
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -274,7 +274,13 @@ ubsan-release: install
 # In pieces: `make fuzz FUZZ_STEPS=100000 FUZZ_SEED=k` for k = 0..9.
 FUZZ_STEPS ?= 1000000
 FUZZ_SEED ?= 0
-fuzz: install
+# Then every admitted extreme of every preset's ranged settings under a CPU
+# limit (tests/admitted_extremes.py; CI runs a sample in test_bounded_inputs).
+# Pieces of the env fuzz alone: `make fuzz-env FUZZ_STEPS=250000 FUZZ_SEED=k`.
+fuzz: fuzz-env fuzz-extremes
+fuzz-env: install
 	WANDB_MODE=disabled $(PY) tests/fuzz_env.py --steps $(FUZZ_STEPS) --seed $(FUZZ_SEED)
+fuzz-extremes: install
+	WANDB_MODE=disabled $(PY) tests/admitted_extremes.py
 fuzz-short: install
 	WANDB_MODE=disabled $(PY) tests/fuzz_env.py --steps 20000

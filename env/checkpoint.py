@@ -37,6 +37,7 @@ import json
 import math
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,18 @@ MAX_ZIP_BYTES = 512 << 20
 MAX_DATA_BYTES = 16 << 20  # the JSON "data" of an MLP agent is a few kB
 MAX_ENTRY_BYTES = 256 << 20  # one .pth entry, uncompressed
 MAX_JSON_BYTES = 16 << 20  # obs_norm.json
+MAX_CONFIG_BYTES = 1 << 20  # config.yaml: a training run's is a few kB
+# YAML aliases share one node; expanded (OmegaConf copies each), nine levels
+# of nine make 9^9 nodes from 3.7 kB (issue 38, item 2). A training config has
+# a few hundred nodes: the expansion is counted before anything is built.
+MAX_YAML_NODES = 20_000
+# agent.net_arch: at most 16 hidden layers of at most 2^16 units and at most
+# 2^24 weights between them (64 MB of float32 per network), checked before
+# SB3 allocates anything ([1e8, 1e8] once allocated 35 GB).
+MAX_NET_LAYERS = 16
+MAX_NET_WIDTH = 1 << 16
+MAX_NET_WEIGHTS = 1 << 24
+ZIP_CHUNK_BYTES = 1 << 20  # zip entries are inflated this much at a time
 # The zip entries SB3 (2.x) writes for PPO, A2C, SAC and TD3
 # (stable_baselines3/common/save_util.py, each algorithm's
 # _get_torch_save_params); "tensors.pth" is the pre-0.9 name of
@@ -94,11 +107,41 @@ def policy_kwargs_of(agent: dict[str, Any]) -> dict[str, Any]:
     if activation not in acts:
         raise CheckpointError(f"agent.activation = {activation!r} is unknown; allowed: "
                               f"{', '.join(acts)}")
-    kwargs: dict[str, Any] = {"net_arch": list(agent.get("net_arch", [64, 64])),
+    kwargs: dict[str, Any] = {"net_arch": net_arch_of(agent),
                               "activation_fn": acts[activation]}
     if agent.get("log_std_init") is not None:
-        kwargs["log_std_init"] = float(agent["log_std_init"])
+        kwargs["log_std_init"] = _real(agent, "log_std_init", 0.0, -20.0, 20.0)
     return kwargs
+
+
+def net_arch_of(agent: dict[str, Any]) -> list[int]:
+    """``agent.net_arch`` checked before any network is built: a list of 1 to
+    MAX_NET_LAYERS integer widths in [1, MAX_NET_WIDTH] with at most
+    MAX_NET_WEIGHTS weights between consecutive layers."""
+    arch = agent.get("net_arch", [64, 64])
+    allowed = (f"allowed: a list of 1 to {MAX_NET_LAYERS} integers in [1, {MAX_NET_WIDTH}] "
+               f"with at most {MAX_NET_WEIGHTS} weights between consecutive layers")
+    if not isinstance(arch, (list, tuple)) or not 1 <= len(arch) <= MAX_NET_LAYERS:
+        raise CheckpointError(f"agent.net_arch = {str(arch)[:80]} is no network shape; {allowed}")
+    for i, width in enumerate(arch):
+        if isinstance(width, bool) or not isinstance(width, (int, float)) \
+                or not (math.isfinite(width) and width == int(width)) \
+                or not 1 <= width <= MAX_NET_WIDTH:
+            raise CheckpointError(f"agent.net_arch[{i}] = {width!r} is out of range; {allowed}")
+    widths = [int(w) for w in arch]
+    weights = sum(a * b for a, b in zip(widths, widths[1:], strict=False))
+    if weights > MAX_NET_WEIGHTS:
+        raise CheckpointError(f"agent.net_arch = {widths} has {weights} weights; {allowed}")
+    return widths
+
+
+def _real(agent: dict[str, Any], key: str, default: float, lo: float, hi: float) -> float:
+    """A finite number of the agent section in [lo, hi] (a bool or text is refused)."""
+    value = agent.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or not lo <= value <= hi:
+        raise CheckpointError(f"agent.{key} = {value!r} must be a number in [{lo:g}, {hi:g}]")
+    return float(value)
 
 
 @dataclass
@@ -222,6 +265,24 @@ def _read_bounded(path: Path, limit: int, what: str) -> bytes:
     return path.read_bytes()
 
 
+def _inflate(model_path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo,
+             limit: int) -> bytes:
+    """One entry, inflated ZIP_CHUNK_BYTES at a time with a running count: what
+    is read is bounded, not what the header declares (``ZipFile.read`` asks
+    zlib for up to 2 GiB at once: a 2.2 MB entry declaring 219 bytes inflated
+    1.9 GiB before its CRC failed). zipfile stops at the declared size and
+    then checks the CRC, so an entry that holds more than it declares fails
+    after at most one chunk."""
+    out = bytearray()
+    with archive.open(info) as stream:
+        while chunk := stream.read(ZIP_CHUNK_BYTES):
+            out += chunk
+            if len(out) > limit:
+                raise CheckpointError(f"{model_path}: entry {info.filename!r} inflates past "
+                                      f"{limit >> 20} MB; at most {limit >> 20} MB")
+    return bytes(out)
+
+
 def _zip_entries(model_path: Path, raw: bytes) -> dict[str, bytes]:
     """The entries of an SB3 model.zip, each checked against the allowed names
     and sizes before it is decompressed."""
@@ -248,8 +309,10 @@ def _zip_entries(model_path: Path, raw: bytes) -> dict[str, bytes]:
                 raise CheckpointError(f"{model_path}: entry {name!r} is {info.file_size} "
                                       f"bytes uncompressed; at most {limit >> 20} MB")
             try:
-                entries[name] = archive.read(info)
-            except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
+                entries[name] = _inflate(model_path, archive, info, limit)
+            except (zipfile.BadZipFile, ValueError, OSError, EOFError, zlib.error) as e:
+                if isinstance(e, CheckpointError):
+                    raise
                 raise CheckpointError(f"{model_path}: entry {name!r} cannot be read ({e})"
                                       ) from None
     if "data" not in entries:
@@ -307,7 +370,7 @@ def _rebuilt_entries(algo: str, agent: dict[str, Any], spaces: tuple[Any, Any]
     if policy not in cls.policy_aliases:
         raise CheckpointError(f"agent.policy = {policy!r} is unknown for {algo}; allowed: "
                               f"{', '.join(cls.policy_aliases)}")
-    lr = float(agent.get("learning_rate", 3e-4))
+    lr = _real(agent, "learning_rate", 3e-4, 0.0, 1.0)
     train_freq = agent.get("train_freq", 1)
     if isinstance(train_freq, int) and not isinstance(train_freq, bool):
         train_freq = TrainFreq(train_freq, TrainFrequencyUnit.STEP)
@@ -322,7 +385,7 @@ def _rebuilt_entries(algo: str, agent: dict[str, Any], spaces: tuple[Any, Any]
         "policy_kwargs": policy_kwargs_of(agent),
         "lr_schedule": ConstantSchedule(lr),
         "learning_rate": lr,
-        "clip_range": ConstantSchedule(float(agent.get("clip_range", 0.2))),
+        "clip_range": ConstantSchedule(_real(agent, "clip_range", 0.2, 0.0, 1e6)),
         "clip_range_vf": None,
         "train_freq": train_freq,
         # Buffers and training leftovers: not needed to act; SB3 rebuilds them.
@@ -459,26 +522,88 @@ def read_obs_norm(path: str | Path, space: Any) -> dict[str, Any]:
 
 
 def read_run_config(model_path: Path) -> dict[str, Any]:
-    """The run's config.yaml (OmegaConf's YAML loader: no Python tags)."""
-    from omegaconf import OmegaConf
-    from omegaconf.errors import OmegaConfBaseException
-    from yaml import YAMLError
-
+    """The run's config.yaml (``read_config_yaml``) with its agent section checked."""
     path = model_path.parent / CONFIG_FILE
-    _read_bounded(path, MAX_JSON_BYTES, CONFIG_FILE)
-    try:
-        config = OmegaConf.to_container(OmegaConf.load(path), resolve=True)
-    except (YAMLError, OmegaConfBaseException, UnicodeDecodeError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise CheckpointError(f"{path}: not a plain YAML orbitcc-train config ({first})"
-                              ) from None
+    config = read_config_yaml(path)
     if not isinstance(config, dict) or not isinstance(config.get("agent"), dict):
         raise CheckpointError(f"{path}: not an orbitcc-train config (no agent section)")
     algo = config["agent"].get("algo")
     if algo not in algo_classes():
         raise CheckpointError(f"{path}: agent.algo = {algo!r} is unknown; allowed: "
                               f"{', '.join(algo_classes())}")
+    try:  # every value the loader uses, checked here so the error names the file
+        _rebuilt_numbers(config["agent"])
+    except CheckpointError as e:
+        raise CheckpointError(f"{path}: {e}") from None
     return config
+
+
+def read_config_yaml(path: Path) -> Any:
+    """A run's config.yaml as plain containers, bounded: at most
+    MAX_CONFIG_BYTES, its aliases at most MAX_YAML_NODES nodes once expanded
+    (counted before anything is expanded), OmegaConf's loader (no Python
+    tags). Every reader of a config.yaml it did not write should use this
+    (the leaderboard merge reads archives' configs)."""
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+    from yaml import YAMLError
+
+    path = Path(path)
+    raw = _read_bounded(path, MAX_CONFIG_BYTES, CONFIG_FILE)
+    try:
+        text = raw.decode("utf-8")
+        _check_yaml_expansion(path, text)
+        return OmegaConf.to_container(OmegaConf.create(text), resolve=True)
+    except (YAMLError, OmegaConfBaseException, UnicodeDecodeError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise CheckpointError(f"{path}: not a plain YAML orbitcc-train config ({first})"
+                              ) from None
+
+
+def _rebuilt_numbers(agent: dict[str, Any]) -> None:
+    net_arch_of(agent)
+    _real(agent, "learning_rate", 3e-4, 0.0, 1.0)
+    _real(agent, "clip_range", 0.2, 0.0, 1e6)
+    if agent.get("log_std_init") is not None:
+        _real(agent, "log_std_init", 0.0, -20.0, 20.0)
+
+
+def _check_yaml_expansion(path: Path, text: str) -> None:
+    """Refuses a YAML document whose aliases expand past MAX_YAML_NODES nodes,
+    counted on the composed node graph (each shared node's size once) before
+    OmegaConf copies anything: linear in the text, whatever the aliases."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    root = yaml.compose(text, Loader=loader)
+    sizes: dict[int, int] = {}
+    busy: set[int] = set()
+
+    def size(node: Any) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in busy:
+            raise CheckpointError(f"{path}: a YAML alias refers to a node that contains it")
+        busy.add(key)
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            total += sum(size(child) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            total += sum(size(k) + size(v) for k, v in node.value)
+        if total > MAX_YAML_NODES:
+            raise CheckpointError(f"{path}: its YAML aliases expand to more than "
+                                  f"{MAX_YAML_NODES} nodes; a training config has a few "
+                                  "hundred (refused before expanding it)")
+        busy.discard(key)
+        sizes[key] = total
+        return total
+
+    if root is not None:
+        try:
+            size(root)
+        except RecursionError:
+            raise CheckpointError(f"{path}: YAML nested too deeply") from None
 
 
 def trained_spaces(config: dict[str, Any]) -> tuple[Any, Any]:

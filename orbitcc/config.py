@@ -28,7 +28,7 @@ from omegaconf.errors import OmegaConfBaseException
 from orbitcc import _core
 from orbitcc.paths import CONFIG_DIR, available, config_path
 from orbitcc.scenario import SCENARIO_SCHEMAS
-from orbitcc.validation import check_range, check_setting
+from orbitcc.validation import check_range, check_setting, coerce_param
 
 
 @dataclass
@@ -36,7 +36,23 @@ class ControllerConfig:
     """A hand-coded controller for the flows under test, with its parameters."""
 
     name: str = MISSING  # one of orbitcc._core.controller_names()
-    params: dict[str, float] = field(default_factory=dict)  # validated by the core
+    # Checked against the controller's C++ table (orbitcc.describe(name)) and
+    # converted to the numbers the core reads; Any, so that a string or a bool
+    # reaches that check instead of Hydra's float conversion.
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        try:
+            table = {r["name"]: r for r in _core.controller_params(self.name)}
+        except (ValueError, TypeError):
+            return  # not a table-backed controller name: the core reports it
+        for key, value in list(self.params.items()):
+            if key not in table:
+                raise ValueError(
+                    f"controller.params.{key} is not a setting of controller "
+                    f"{self.name!r}; {_did_you_mean(str(key), list(table))}allowed: "
+                    f"{', '.join(table) or 'none'}")
+            self.params[key] = float(coerce_param("controller.params", value, table[key]))
 
 
 # The randomize settings are declared once, in C++ (RandomizationParams();
@@ -539,6 +555,26 @@ def _split_overrides(overrides: tuple[str, ...]) -> tuple[tuple[str, ...], list[
     return tuple(choose), values
 
 
+# Free tables whose keys a C++ table declares (the controller's parameters,
+# the queue discipline's settings): a YAML preset lists only some of them (a
+# default that depends on the transport is a comment), so a key is set with
+# or without "+" and the dataclass checks it against the table, naming the
+# valid keys (issue 38, items 6-8: controller.params.per_ack_growth=1 and
+# scenario.queue_params.target_ms=5 were "not a setting").
+_TABLE_KEYS = ("controller.params.", "scenario.queue_params.")
+
+
+def _settable(override: str) -> str:
+    """``prefix.key=value`` -> ``++prefix.key=value`` for the tables above."""
+    key, sep, _ = override.partition("=")
+    if not sep or key.startswith(("+", "~")):
+        return override
+    if key in {k.rstrip(".") for k in _TABLE_KEYS} or (
+            key.startswith(_TABLE_KEYS) and key.count(".") == 2):
+        return "++" + override
+    return override
+
+
 def compose_config(config_name: str = "sim", overrides: list[str] | tuple[str, ...] = ()):
     """Composes a config with Hydra's Compose API; returns the OmegaConf node
     (the caller's own copy: changing it changes no later composition).
@@ -546,7 +582,7 @@ def compose_config(config_name: str = "sim", overrides: list[str] | tuple[str, .
     Memoised per process (see above). Raises ValueError with Hydra's message
     (which names the key) on a bad override or an unknown preset.
     """
-    overrides = tuple(str(o) for o in overrides)
+    overrides = tuple(_settable(str(o)) for o in overrides)
     key = (config_name, overrides)
     cfg = _composed.get(key)
     if cfg is None:

@@ -32,6 +32,13 @@ ACTION_MODES = ("window", "rate", "discrete", "residual")
 TCP_VARIANTS = ("single_link", "lms_ka", "lms_s", "lms_e2e_isl", "starlink_trace")
 NUM_ENVS = 4
 EPISODE_S = 4.0  # short episodes: resets are part of what is fuzzed
+# The doors added since (issue 38, item 8): AQM bottlenecks, real-trace
+# episodes (domain randomisation replaying the measured trace) and the
+# multi-agent env. (The ns3-gym server is fuzzed by its own tests, over ZeroMQ.)
+AQM_COMBOS = tuple((s, q) for s in ("single_link", "starlink_dual", "lms_ka")
+                   for q in ("codel", "fq_codel", "red"))
+TRACE_EPISODES = ("randomize.enabled=true", "randomize.trace_fraction=1.0")
+MULTIAGENT = (("single_link", 3), ("starlink_dual", 2))
 
 
 @dataclass
@@ -45,6 +52,9 @@ class Figures:
     tcp_episodes: int = 0
     tcp_losses: int = 0  # losses the TCP senders recovered from (SACK/RFC 6675/RTO)
     tcp_congestion_signals: int = 0
+    aqm_steps: int = 0  # steps of combinations with a CoDel/FQ-CoDel/RED bottleneck
+    trace_steps: int = 0  # steps of real-trace episodes
+    multiagent_steps: int = 0  # agent steps of the multi-agent env
     wall_s: float = 0.0
     failures: list[str] = field(default_factory=list)
 
@@ -91,10 +101,10 @@ def _conservation(sim: Any) -> str | None:
 
 
 def fuzz_combo(scenario: str, mode: str, steps: int, seed: int, fig: Figures,
-               tcp: bool = False) -> None:
+               tcp: bool = False, extra: tuple[str, ...] = ()) -> None:
     import orbitcc
 
-    overrides = [f"env.action={mode}", f"duration_s={EPISODE_S}"]
+    overrides = [f"env.action={mode}", f"duration_s={EPISODE_S}", *extra]
     if tcp:
         # TCP carries one byte stream: presets with several QUIC streams (Khan's
         # lms_e2e_isl) refuse TCP with a clear error, so they are fuzzed with one.
@@ -108,7 +118,7 @@ def fuzz_combo(scenario: str, mode: str, steps: int, seed: int, fig: Figures,
     spec = v.batch.action_spec
     discrete, n_choices = bool(spec["discrete"]), int(spec["num_choices"] or 1)
     shape = (NUM_ENVS, v.batch.num_subflows)
-    where = f"{scenario}/{mode}" + ("/tcp" if tcp else "")
+    where = f"{scenario}/{mode}" + ("/tcp" if tcp else "") + "".join(f"/{e}" for e in extra)
     v.reset(seed=int(rng.integers(0, 2**31)))
     kind = int(rng.integers(0, 100))
     for t in range(steps):
@@ -133,6 +143,10 @@ def fuzz_combo(scenario: str, mode: str, steps: int, seed: int, fig: Figures,
         fig.steps += NUM_ENVS
         if tcp:
             fig.tcp_steps += NUM_ENVS
+        if any(e.startswith("scenario.queue=") for e in extra):
+            fig.aqm_steps += NUM_ENVS
+        if TRACE_EPISODES[0] in extra:
+            fig.trace_steps += NUM_ENVS
         if not np.isfinite(obs).all():
             fig.failures.append(f"{where} t={t}: non-finite observation")
         elif not (space.low <= obs).all() or not (obs <= space.high).all():
@@ -165,14 +179,64 @@ def fuzz_combo(scenario: str, mode: str, steps: int, seed: int, fig: Figures,
     fig.combos += 1
 
 
+def fuzz_multiagent(scenario: str, agents: int, steps: int, seed: int, fig: Figures) -> None:
+    """The PettingZoo env: adversarial actions per agent, a NaN action now and
+    then (refused, nothing moved), resets when every agent is done."""
+    from orbitcc.env.multiagent import make_multiagent
+
+    env = make_multiagent(scenario, agents, overrides=[f"duration_s={EPISODE_S}"])
+    rng = np.random.default_rng(seed)
+    where = f"multiagent/{scenario}/{agents}"
+    env.reset(seed=int(rng.integers(0, 2**31)))
+    kind = 0
+    for t in range(steps):
+        if t % 50 == 0:
+            kind = int(rng.integers(0, 100))
+        if not env.agents:
+            fig.episodes += 1
+            env.reset(seed=int(rng.integers(0, 2**31)))
+        if t % 97 == 13:
+            before = env.state().copy()
+            try:
+                env.step({a: np.full((1,), np.nan, np.float32) for a in env.agents})
+                fig.failures.append(f"{where}: NaN action accepted")
+            except ValueError:
+                fig.invalid_actions += 1
+            if not np.array_equal(before, env.state()):
+                fig.failures.append(f"{where}: an invalid action moved the env")
+        actions = {a: _adversarial(rng, kind, env.action_space(a).shape, t, False, 1)
+                   for a in env.agents}
+        obs, rewards, _, _, _ = env.step(actions)
+        fig.multiagent_steps += len(actions)
+        fig.steps += len(actions)
+        for agent, o in obs.items():
+            space = env.observation_space(agent)
+            if not np.isfinite(o).all() or not space.contains(o.astype(space.dtype)):
+                fig.failures.append(f"{where} t={t}: {agent}'s observation outside its space")
+        if not all(math.isfinite(r) for r in rewards.values()):
+            fig.failures.append(f"{where} t={t}: non-finite reward {rewards}")
+        if len(fig.failures) > 20:
+            break
+    env.close()
+    fig.combos += 1
+
+
 def fuzz(total_steps: int, seed: int = 0) -> Figures:
     fig = Figures()
-    combos = [(s, m, False) for s in scenarios() for m in ACTION_MODES]
-    combos += [(s, m, True) for s in TCP_VARIANTS for m in ACTION_MODES]
-    per_combo = max(1, total_steps // (len(combos) * NUM_ENVS))
+    combos: list[tuple[str, str, bool, tuple[str, ...]]] = [
+        (s, m, False, ()) for s in scenarios() for m in ACTION_MODES]
+    combos += [(s, m, True, ()) for s in TCP_VARIANTS for m in ACTION_MODES]
+    combos += [(s, ACTION_MODES[k % len(ACTION_MODES)], False, (f"scenario.queue={q}",))
+               for k, (s, q) in enumerate(AQM_COMBOS)]
+    combos += [("starlink_dual", m, False, TRACE_EPISODES) for m in ACTION_MODES]
+    units = len(combos) + len(MULTIAGENT)
+    per_combo = max(1, total_steps // (units * NUM_ENVS))
     start = time.perf_counter()
-    for k, (scenario, mode, tcp) in enumerate(combos):
-        fuzz_combo(scenario, mode, per_combo, seed * 1000 + k, fig, tcp)
+    for k, (scenario, mode, tcp, extra) in enumerate(combos):
+        fuzz_combo(scenario, mode, per_combo, seed * 1000 + k, fig, tcp, extra)
+    for k, (scenario, agents) in enumerate(MULTIAGENT):
+        steps = max(1, per_combo * NUM_ENVS // agents)
+        fuzz_multiagent(scenario, agents, steps, seed * 1000 + len(combos) + k, fig)
     fig.wall_s = round(time.perf_counter() - start, 1)
     return fig
 

@@ -110,10 +110,11 @@ def test_python_accepts_exactly_what_the_core_accepts(override: str, message: st
 
 @pytest.mark.parametrize("override, message", [
     ("controller.params.gamma=2",
-     r"controller parameter gamma = 2 is out of range; allowed: \(0, 1\]"),
+     r"controller.params.gamma = 2 is out of range; allowed: \(0, 1\]"),
     ("controller.params.akf_window=30.5", r"akf_window = 30.5 must be an integer"),
-    ("+controller.params.gama=0.4", r"unknown parameter\(s\) for controller 'maco': gama; "
-                                    r"allowed: gamma, qs_initial_packets"),
+    ("+controller.params.gama=0.4", r"controller.params.gama is not a setting of controller "
+                                    r"'maco'; did you mean gamma\? allowed: gamma, "
+                                    r"qs_initial_packets"),
 ])
 def test_controller_parameters_are_checked_against_the_table(override: str, message: str) -> None:
     run_rejects("starlink_dual", "maco", override, message, duration_s=0.5)

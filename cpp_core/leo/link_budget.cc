@@ -41,7 +41,7 @@ double LinkBudget::TxPowerDbmFor(double capacity_bps,
 
 // Physical ranges (docs/robustness.md): 1 uW .. 1 MW of transmit power,
 // antenna gains of -20 .. 80 dBi, 30 MHz .. 3 THz carriers, a noise density
-// between 1e-25 W/Hz (far below kT at 1 K) and 1e-10 W/Hz, 1 kHz .. 100 GHz
+// between 1e-25 W/Hz (far below kT at 1 K) and 1e-10 W/Hz, 1 kHz .. 10 GHz
 // of bandwidth. Outside them the Shannon capacity is not a radio link.
 const ParamTable& LinkBudgetParams() {
   const LinkBudget b;
@@ -58,8 +58,10 @@ const ParamTable& LinkBudgetParams() {
                 "W/Hz", "N, noise power spectral density"),
       PositiveParam("efficiency", b.efficiency, 0.0, 1.0, "",
                     "eta, share of the Shannon rate achieved"),
-      RealParam("bandwidth_hz", b.bandwidth_hz, 1e3, 1e11, "Hz",
-                "W, channel bandwidth"),
+      RealParam("bandwidth_hz", b.bandwidth_hz, 1e3, 1e10, "Hz",
+                "W, channel bandwidth (<= 10 GHz, wider than any satellite "
+                "channel: the packet-level cost grows with the Shannon rate, "
+                "and 1e11 Hz took 38 s for 5 simulated seconds)"),
   };
   return kRows;
 }

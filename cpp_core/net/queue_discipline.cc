@@ -111,6 +111,15 @@ QueueConfig QueueConfig::FromValues(
     case QueueKind::kFqCoDel:
       c.target = SpanNs(get("target_ms") * 1e6);
       c.interval = SpanNs(get("interval_ms") * 1e6);
+      // RFC 8289 Sec. 4.4: TARGET is 5-10 % of INTERVAL; a target at or above
+      // the interval never lets the sojourn stay above it for an interval.
+      if (get("target_ms") >= get("interval_ms")) {
+        throw std::invalid_argument(
+            owner + "target_ms = " + FormatNumber(get("target_ms")) +
+            " must be below interval_ms = " +
+            FormatNumber(get("interval_ms")) +
+            " (RFC 8289: target is 5-10 % of the interval)");
+      }
       if (kind == QueueKind::kFqCoDel) {
         c.quantum = static_cast<uint32_t>(get("quantum_bytes"));
         c.flows = static_cast<uint32_t>(get("flows"));

@@ -29,6 +29,12 @@ ParamSpec SojournParam(std::string name, double default_s, std::string help) {
                    kMaxMeanSojournS, "s", std::move(help));
 }
 
+ParamSpec ParetoShapeParam(std::string name, double d, std::string help) {
+  return RealParam(std::move(name), d, kMinParetoShape, kMaxParetoShape, "",
+                   std::move(help) +
+                       " (>= 1.01: nearer 1 the periods shrink towards 0)");
+}
+
 namespace {
 
 // A struct's default duration as the decimal seconds a user writes (15, not
@@ -395,13 +401,13 @@ const ParamTable& AppParams() {
             "bytes per write (0: one full packet payload)"),
       Whole("bytes", 1, 1, static_cast<double>(int64_t{1} << 50), "bytes",
             "file: its size (required)"),
-      PositiveParam("shape", a.shape, 1.0, 100.0, "",
-                    "onoff: Pareto shape of on and off times (> 1: a "
-                    "finite mean)"),
-      PositiveParam("mean_on_s", Secs(a.mean_on), 0.0,
-                    kMaxDurationSeconds, "s", "onoff: mean on time"),
-      PositiveParam("mean_off_s", Secs(a.mean_off), 0.0,
-                    kMaxDurationSeconds, "s", "onoff: mean off time"),
+      ParetoShapeParam("shape", a.shape,
+                       "onoff: Pareto shape of on and off times (> 1: a "
+                       "finite mean)"),
+      RealParam("mean_on_s", Secs(a.mean_on), kMinMeanSojournS,
+                kMaxDurationSeconds, "s", "onoff: mean on time (>= 1 ms)"),
+      RealParam("mean_off_s", Secs(a.mean_off), kMinMeanSojournS,
+                kMaxDurationSeconds, "s", "onoff: mean off time (>= 1 ms)"),
       RealParam("fps", a.fps, kMinVideoFps, 1000.0, "",
                 "video: frames per second"),
       Seconds("startup_delay_s", Secs(a.startup_delay),

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from orbitcc import _core
-from orbitcc.validation import check_param
+from orbitcc.validation import coerce_param
 
 SPEED_OF_LIGHT_KM_S = 299792.458
 # Fields every preset has that are not settings (no table row).
@@ -144,7 +144,10 @@ class BottleneckQueue:
 
     ``queue``: droptail (default) | codel | fq_codel | red; ``queue_params``:
     that discipline's settings (``orbitcc.describe("queue_codel")``, ...), e.g.
-    ``scenario.queue=red scenario.queue_params={min_th: 20, max_th: 60}``.
+    ``scenario.queue=red 'scenario.queue_params={min_th: 20, max_th: 60}'`` (quoted for
+    the shell), or one key at a time: ``scenario.queue=fq_codel
+    scenario.queue_params.quantum_bytes=3028``; integers and flags are taken as
+    the core's table declares them.
     Each builder adds :meth:`queue_fields` to the links it calls bottlenecks;
     the link buffer stays the preset's and bounds the AQM's queue too.
     """
@@ -157,15 +160,25 @@ class BottleneckQueue:
 
         Raises ValueError naming ``scenario.queue`` / ``scenario.queue_params.<key>``.
         """
-        table = _core.queue_params(self.queue)
-        names = [r["name"] for r in table]
+        table = {r["name"]: r for r in _core.queue_params(self.queue)}
+        values: dict[str, Any] = {}
         for key, value in dict(self.queue_params).items():
-            if key not in names:
+            if key not in table:
                 raise ValueError(
                     f"scenario.queue_params.{key} is not a setting of queue "
-                    f"{self.queue!r}; allowed: {', '.join(names) or 'none'}")
-            check_param("scenario.queue_params", key, value, table)
+                    f"{self.queue!r}; allowed: {', '.join(table) or 'none'}"
+                    + ("" if table else " (choose a discipline first: scenario.queue="
+                       f"{'|'.join(q for q in _core.queue_kinds() if q != 'droptail')})"))
+            # The type the core's table declares (int, bool or float), not float().
+            values[str(key)] = coerce_param("scenario.queue_params", value, table[key])
+        if "target_ms" in table:  # CoDel and FQ-CoDel: RFC 8289 Sec. 4.4
+            target = values.get("target_ms", table["target_ms"]["default"])
+            interval = values.get("interval_ms", table["interval_ms"]["default"])
+            if target >= interval:
+                raise ValueError(
+                    f"scenario.queue_params.target_ms = {target:g} must be below "
+                    f"interval_ms = {interval:g} (RFC 8289: target is 5-10 % of the "
+                    "interval)")
         if self.queue == "droptail":
             return {}
-        return {"queue": {"type": self.queue, **{k: float(v) for k, v in
-                                                  dict(self.queue_params).items()}}}
+        return {"queue": {"type": self.queue, **values}}

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from orbitcc.paths import config_path
+from orbitcc.paths import config_path, file_problem
 from orbitcc.scenario._common import (
     BottleneckQueue,
     check_settings,
@@ -104,9 +104,11 @@ class StarlinkTraceScenario(AccessRandomness, BottleneckQueue):
             self.bw_file = str(folder / f"bw_{self.trace_id}.txt")
             self.delay_file = str(folder / f"delay_{self.trace_id}.txt")
         for key in ("bw_file", "delay_file"):
-            if not resolve(getattr(self, key)).is_file():
-                raise ValueError(f"scenario.{key} = {getattr(self, key)!r}: no such file "
-                                 "(relative paths start at the configs directory)")
+            problem = file_problem(resolve(getattr(self, key)))
+            if problem:
+                hint = (" (relative paths start at the configs directory)"
+                        if problem == "no such file" else "")
+                raise ValueError(f"scenario.{key} = {getattr(self, key)!r}: {problem}{hint}")
         self.check_randomness()
 
 
