@@ -37,6 +37,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -91,6 +92,16 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
             ):
                 hi = 1 if name == "team_weight" else 1e6
                 raise ValueError(f"{name} = {value!r} is out of range; allowed: [0, {hi}]")
+        if isinstance(overrides, (str, bytes)) or not isinstance(overrides, Sequence):
+            raise ValueError(
+                f"overrides = {overrides!r}; allowed: a list of Hydra overrides such as "
+                "['duration_s=10']"
+            )
+        if isinstance(baseline_flows, (str, bytes)) or not isinstance(baseline_flows, Sequence):
+            raise ValueError(
+                f"baseline_flows = {baseline_flows!r}; allowed: a list of controller names "
+                f"such as [{str(baseline_flows)!r}] (one flow per entry)"
+            )
         baselines = [str(c) for c in baseline_flows]
         known = set(_core.controller_names()) - {"external"}
         for c in baselines:
@@ -149,6 +160,8 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         self._term = self._batch.terminated
         self._trunc = self._batch.truncated
         self._started = False
+        self._closed = False
+        self._agent_set = frozenset(self.possible_agents)
         # Core subflow indices of every spec flow (one per path, in flow
         # order), and which flows are application-limited (their demand is
         # what they deliver; bulk flows are greedy).
@@ -170,10 +183,17 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
     # ------------------------------------------------------------ spaces --
 
     def observation_space(self, agent: str) -> Any:
-        return self._observation_spaces[agent]
+        return self._observation_spaces[self._known(agent)]
 
     def action_space(self, agent: str) -> Any:
-        return self._action_spaces[agent]
+        return self._action_spaces[self._known(agent)]
+
+    def _known(self, agent: Any) -> str:
+        if not isinstance(agent, str) or agent not in self._agent_set:
+            raise ValueError(
+                f"agent {agent!r} is unknown; this env's agents: {', '.join(self.possible_agents)}"
+            )
+        return agent
 
     def _build_spaces(self) -> None:
         from gymnasium import spaces
@@ -200,6 +220,7 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict, dict]:
+        self._check_open("reset()")
         if seed is not None:
             seeds: list[int | None] | None = [check_seed(seed)]
         elif not self._started:
@@ -215,21 +236,18 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         return self._observations(), infos
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        self._check_open("step()")
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
         if not self.agents:
             raise RuntimeError("the episode is over; call reset()")
-        discrete = bool(self._action_spec["discrete"])
-        joint = np.zeros(int(self._batch.num_subflows), dtype=np.int64 if discrete else np.float32)
-        for agent in self.agents:
-            if agent not in actions:
-                raise ValueError(f"actions has no entry for {agent!r}")
-            a = np.asarray(actions[agent]).reshape(-1)
-            subs = self._subflows[agent]
-            if a.shape != (len(subs),):
-                raise ValueError(
-                    f"action of {agent!r} has shape {a.shape}; expected ({len(subs)},)"
-                )
-            joint[subs] = a
-        self._batch.step(joint)
+        joint = self._joint_action(actions)
+        try:
+            # The core checks the dtype, finiteness and discrete range
+            # before it steps (the single env's checks and messages).
+            self._batch.step(joint)
+        except ValueError as e:
+            raise ValueError(self._name_agent(str(e))) from None
         obs = self._observations()
         rewards, infos = self._rewards_and_infos()
         term, trunc = bool(self._term[0]), bool(self._trunc[0])
@@ -241,18 +259,83 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
             self.agents = []
         return obs, rewards, terminations, truncations, infos
 
+    def _joint_action(self, actions: Any) -> np.ndarray:
+        """The agents' actions as the single env's joint action (subflow
+        order). Dtype, NaN/inf and range are checked by the core in
+        ``step`` (the single env's checks and messages, the agent named)."""
+        if not isinstance(actions, dict):
+            raise ValueError(
+                f"actions must be a dict {{agent: action}}, got {type(actions).__name__}; "
+                f"agents: {', '.join(self.agents)}"
+            )
+        if actions.keys() != self._agent_set:
+            extra = [k for k in actions if k not in self._agent_set]
+            missing = [a for a in self.agents if a not in actions]
+            parts = []
+            if missing:
+                parts.append(f"no entry for {', '.join(map(repr, missing))}")
+            if extra:
+                parts.append(f"unknown keys {', '.join(map(repr, extra))}")
+            raise ValueError(
+                f"actions: {'; '.join(parts)}; allowed keys: exactly the agents "
+                f"{', '.join(self.agents)}"
+            )
+        parts_ = []
+        for agent in self.possible_agents:
+            a = actions[agent]
+            if isinstance(a, dict):
+                raise ValueError(
+                    f"action of {agent!r} is a dict; expected an array of shape "
+                    f"({len(self._subflows[agent])},)"
+                )
+            arr = np.asarray(a)
+            k = len(self._subflows[agent])
+            if arr.size != k or arr.ndim > 1:
+                raise ValueError(f"action of {agent!r} has shape {arr.shape}; expected ({k},)")
+            parts_.append(arr.reshape(k))
+        return np.concatenate(parts_)[None, :]
+
+    def _name_agent(self, message: str) -> str:
+        m = re.search(r"action for subflow (\d+)", message)
+        if m is None:
+            return message
+        j = int(m.group(1))
+        for agent, subs in self._subflows.items():
+            if j in subs:
+                local = subs.index(j)
+                own = f" (its subflow {local})" if len(subs) > 1 else ""
+                where = f"action of {agent!r}{own}"
+                return message.replace(m.group(0), where)
+        return message
+
     def render(self) -> None:
         return None
 
     def close(self) -> None:
-        return None
+        """Frees the simulation; the env can then only be closed again (as
+        the single env: step, reset and state after close are refused)."""
+        if self._closed:
+            return
+        self._closed = True
+        self.agents = []
+        self._batch = None
+        self._obs = self._sub = self._term = self._trunc = None  # type: ignore[assignment]
+
+    def _check_open(self, what: str) -> None:
+        if self._closed:
+            raise RuntimeError(
+                f"{what} after close(): this env is closed and its simulation freed; "
+                "make a new one (orbitcc.make_multiagent)"
+            )
 
     def state(self) -> np.ndarray:
         """The whole observation (every subflow), for centralised critics."""
+        self._check_open("state()")
         return self._obs.copy()
 
     @property
     def episode_seed(self) -> int:
+        self._check_open("episode_seed")
         return int(self._batch.episode_seed(0))
 
     # ---------------------------------------------------------- internals --

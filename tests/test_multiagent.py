@@ -4,6 +4,8 @@ fairness reward and bad input."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -109,12 +111,87 @@ def test_team_reward_mixes_in_the_mean():
         ({"scenario": "refwa_bottleneck", "overrides": []}, "flows under test"),
         ({"baseline_flows": ["vegas"]}, "controller 'vegas' is unknown"),
         ({"team_weight": 2.0}, "team_weight = 2.0 is out of range"),
+        # A string is not a list of one controller ("c", "u", "b", ...).
+        ({"baseline_flows": "cubic"}, r"baseline_flows = 'cubic'; allowed: a list"),
+        ({"overrides": "duration_s=2"}, "overrides = 'duration_s=2'; allowed: a list"),
     ],
 )
 def test_bad_input_is_one_clear_error(kwargs, needle):
     args = {"scenario": "single_link", "num_agents": 2, "overrides": SHORT, **kwargs}
     with pytest.raises(ValueError, match=needle):
         orbitcc.make_multiagent(**args)
+
+
+def _single_env_message(action_kind: str, action: list) -> str:
+    """What OrbitCC-v0 says for the same joint action."""
+    import gymnasium as gym
+
+    env = gym.make(
+        "orbitcc/OrbitCC-v0",
+        scenario="single_link",
+        overrides=[*SHORT, "scenario.num_flows=2", f"env.action={action_kind}"],
+    ).unwrapped
+    env.reset(seed=0)
+    with pytest.raises(ValueError) as e:
+        env.step(action)
+    env.close()
+    return str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("kind", "actions", "needle"),
+    [
+        # The single env's own messages (the core's checks), the agent named.
+        ("window", {"flow_0": [np.inf], "flow_1": [0.0]}, "action of 'flow_0' is infinite"),
+        ("window", {"flow_0": [0.0], "flow_1": np.nan}, "action of 'flow_1' is NaN"),
+        ("window", {"flow_0": True, "flow_1": False}, "got dtype bool"),
+        ("discrete", {"flow_0": 1.7, "flow_1": 1}, "discrete actions must be integers"),
+        # NaN as a discrete action: not cast to -9223372036854775808.
+        ("discrete", {"flow_0": np.nan, "flow_1": 1}, "discrete actions must be integers"),
+        ("discrete", {"flow_0": 9, "flow_1": 1}, r"action of 'flow_0' is 9; allowed: 0..4"),
+        ("window", {"flow_0": 0.1, "flow_1": 0.1, "flow_2": 0.1}, "unknown keys 'flow_2'"),
+        ("window", {"flow_0": 0.1, "flow_1": 0.1, 0: 0.1}, "unknown keys 0"),
+        ("window", {"flow_0": 0.1}, "no entry for 'flow_1'"),
+        ("window", {"flow_0": {"a": 1}, "flow_1": 0.1}, "action of 'flow_0' is a dict"),
+        ("window", [0.1, 0.1], "actions must be a dict"),
+        ("window", {"flow_0": [0.1, 0.2], "flow_1": 0.1}, r"has shape \(2,\); expected \(1,\)"),
+    ],
+)
+def test_refuses_what_the_single_env_refuses(kind, actions, needle):
+    env = orbitcc.make_multiagent(
+        "single_link", num_agents=2, overrides=[*SHORT, f"env.action={kind}"]
+    )
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(ValueError, match=needle) as e:
+        env.step(actions)
+    # Nothing stepped: the refused action left the episode where it was.
+    again, *_ = env.step({a: env.action_space(a).sample() * 0 for a in env.agents})
+    assert set(again) == set(obs)
+    if isinstance(actions, dict) and set(actions) == {"flow_0", "flow_1"}:
+        joint = [actions["flow_0"], actions["flow_1"]]
+        if not any(isinstance(x, dict) or np.ndim(x) for x in joint):
+            single = _single_env_message(kind, joint)
+            # Same message as the single env, "subflow k" read as the agent.
+            assert single.split("; ")[-1] in str(e.value)
+
+
+def test_calls_after_close_and_unknown_agents_are_refused():
+    env = orbitcc.make_multiagent("single_link", num_agents=2, overrides=SHORT)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"agent 'flow_7' is unknown; this env's agents: "
+                       "flow_0, flow_1"):
+        env.observation_space("flow_7")
+    with pytest.raises(ValueError, match="agent 'flow_7' is unknown"):
+        env.action_space("flow_7")
+    env.close()
+    env.close()  # closing twice is fine
+    for call, what in (
+        (lambda: env.step({"flow_0": 0.0, "flow_1": 0.0}), "step()"),
+        (lambda: env.reset(seed=0), "reset()"),
+        (env.state, "state()"),
+    ):
+        with pytest.raises(RuntimeError, match=rf"{re.escape(what)} after close\(\)"):
+            call()
 
 
 def test_parameter_sharing_example_runs():
