@@ -199,7 +199,7 @@ class Ns3GymEnv(gym.Env):
                 log.close()
                 raise Ns3GymError(f"cannot start the ns-3 program {args[0]!r}: {e}") from None
             self._state.update(proc=proc, log=log)
-        init = pb.parse(pb.SimInitMsg, self._recv("the init message (SimInitMsg)"),
+        init = pb.parse(pb.SimInitMsg, self._recv("init message (SimInitMsg)"),
                         "init message (SimInitMsg)")
         if not init.HasField("obsSpace") or not init.HasField("actSpace"):
             self._fail_reply()
@@ -261,7 +261,7 @@ class Ns3GymEnv(gym.Env):
             if proc is not None and proc.poll() is not None:
                 code = proc.returncode
                 raise Ns3GymError(f"the ns-3 program exited (code {code}) while orbitcc waited "
-                                  f"for {what}" + self._output_tail())
+                                  f"for the {what}" + self._output_tail())
             if time.monotonic() > deadline:
                 raise Ns3GymTimeoutError(f"no {what} from the ns-3 side within "
                                          f"{self.timeout_s:g} s (port {self.port})"
@@ -314,7 +314,7 @@ class Ns3GymEnv(gym.Env):
                 self._owe_reply = False
 
     def _recv_state(self) -> tuple[Any, float, bool, dict[str, Any]]:
-        msg = pb.parse(pb.EnvStateMsg, self._recv("a state message (EnvStateMsg)"),
+        msg = pb.parse(pb.EnvStateMsg, self._recv("state message (EnvStateMsg)"),
                        "state message (EnvStateMsg)")
         info: dict[str, Any] = {"ns3_info": msg.info}
         if msg.HasField("obsData"):
