@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from orbitcc.env.ns3gym import protocol as pb
 from orbitcc.env.ns3gym.protocol import ProtocolError
@@ -372,6 +373,12 @@ class Ns3GymEnv(gym.Env):
             raise Ns3GymError("the env is closed")
         if self._done:
             raise Ns3GymError("step() after the episode ended: call reset() first")
+        if isinstance(action, (bool, np.bool_)) or (
+            isinstance(action, (list, np.ndarray)) and np.asarray(action).dtype == np.bool_
+        ):
+            # As OrbitCC-v0 refuses them (a bool is no window or index).
+            raise ValueError("actions must be real numbers (a float or integer array), "
+                             "got dtype bool")
         if self.strict and not self.action_space.contains(action):
             try:
                 action = self._coerce(action)

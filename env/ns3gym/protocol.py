@@ -367,6 +367,9 @@ def value_to_pb(value: Any, space: spaces.Space, name: str = "", strict: bool = 
         code = _dtype_code(space.dtype)
         if code in (FLOAT, DOUBLE) and float_code is not None:
             code = float_code
+        if isinstance(value, (dict, str, bytes)):
+            raise ValueError(f"{name or 'Box'}: {type(value).__name__} value {value!r:.60}; "
+                             f"allowed: numbers for {space}")
         if strict:
             arr = np.asarray(value, dtype=space.dtype).reshape(space.shape)
             shape = list(space.shape)
