@@ -82,16 +82,48 @@ def test_reward_peaks_at_the_max_min_share_and_punishes_grabbing():
     while env.agents:
         _, rew, _, _, info = env.step({"flow_0": np.array([high]), "flow_1": np.array([low])})
         if env.agents:
-            last = (rew, info)
+            last = (rew, info, env.flow_throughput_mbps.copy())
     assert last is not None
-    rew, info = last
+    rew, info, flows = last
     assert info["flow_0"]["fair_share_mbps"] == pytest.approx(20.0 / 3, rel=0.01)
     # The grabber is above its share, the starved one below; both pay.
     assert info["flow_0"]["share"] > 1.0 > info["flow_1"]["share"]
+    # The CUBIC flow's shortfall against its share, from the core's packet
+    # accounting over the step, is the harm both agents pay.
+    cubic = flows[2]
+    harm = max(0.0, 1.0 - cubic / (20.0 / 3))
     for a in ("flow_0", "flow_1"):
         s = info[a]["share"]
-        assert rew[a] == pytest.approx(min(s, 1.0) - abs(s - 1.0))
+        assert info[a]["competitor_shortfall"] == pytest.approx(harm, rel=1e-3, abs=1e-3)
+        assert rew[a] == pytest.approx(min(s, 1.0) - abs(s - 1.0) - harm)
         assert rew[a] < 1.0
+
+
+def test_taking_from_the_background_costs_every_agent():
+    """The harm term (issue 35 item 5): two agents that hold their own share
+    but starve a CUBIC flow score below two that leave it its share."""
+    def mean_reward(window: float) -> tuple[float, float]:
+        env = orbitcc.make_multiagent(
+            "single_link",
+            num_agents=2,
+            overrides=[*SHORT, "duration_s=6"],
+            baseline_flows=["cubic"],
+            fairness_weight=0.0,
+        )
+        env.reset(seed=0)
+        rewards, harms = [], []
+        act = np.array([window], dtype=np.float32)
+        while env.agents:
+            _, rew, _, _, info = env.step({"flow_0": act, "flow_1": act})
+            if env.agents and env.episode_seed == 0:
+                rewards.append(rew["flow_0"])
+                harms.append(info["flow_0"]["competitor_shortfall"])
+        return float(np.mean(rewards[20:])), float(np.mean(harms[20:]))
+
+    greedy, greedy_harm = mean_reward(1.0)  # windows doubled every step: flood
+    modest, modest_harm = mean_reward(0.0)  # initial windows held
+    assert greedy_harm > modest_harm
+    assert greedy < modest
 
 
 def test_team_reward_mixes_in_the_mean():
