@@ -37,6 +37,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+import os
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -44,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from orbitcc import _core
-from orbitcc.env._build import check_count, check_seed, compose_gym
+from orbitcc.env._build import BATCH_LIMITS, check_count, check_seed, compose_gym
 from orbitcc.runner import build_spec
 
 SUBFLOW_METRICS: tuple[str, ...] = tuple(_core.ENV_SUBFLOW_METRICS)
@@ -177,10 +178,10 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         return self._observations(), infos
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        self._check_open("step()")
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
-        if not self.agents:
+        if not self.agents:  # closed, not reset yet, or the episode is over
+            self._check_open("step()")
+            if not self._started:
+                raise RuntimeError("call reset() before step()")
             raise RuntimeError("the episode is over; call reset()")
         joint = self._joint_action(actions)
         try:
@@ -192,7 +193,7 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         agents = self.agents
         obs = self._observations()
         rewards, infos = self._rewards_and_infos()
-        term, trunc = bool(self._term[0]), bool(self._trunc[0])
+        (term,), (trunc,) = self._term.tolist(), self._trunc.tolist()
         terminations = dict.fromkeys(agents, term)
         truncations = dict.fromkeys(agents, trunc)
         if term or trunc:
@@ -326,6 +327,162 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
             for a, xi, f, si, qi in zip(agents, x[0], fair[0], share[0], q[0], strict=True)
         }
         return dict(zip(agents, rew[0], strict=True)), infos
+
+
+class MultiAgentVectorEnv:
+    """E simulations of N agents each, stepped together in one C++ call, for
+    parameter-shared training: every agent of every env is one row (E * N
+    rows, env-major), with one shared observation and action space.
+
+    ``step(actions)`` takes an (E * N, k) array (k: subflows per agent) and
+    returns ``obs`` (E * N, d), ``rewards``, ``terminated``, ``truncated``
+    (E * N,) and ``infos`` (arrays of E * N: throughput_mbps,
+    fair_share_mbps, share, queueing, competitor_shortfall). The core steps
+    all E envs on a thread pool with the GIL released and the rewards of all
+    E * N agents come from one ``_core.multiagent_rewards`` call. Autoreset
+    is Gymnasium's NEXT_STEP: the step that ends env e returns its last
+    observation with the flags set; the next step ignores its agents'
+    actions and returns its reset observation, reward 0, flags False.
+    Agents, observations, actions and rewards are ``make_multiagent``'s.
+    """
+
+    def __init__(
+        self,
+        scenario: str = "single_link",
+        num_agents: int = 2,
+        num_envs: int = 4,
+        overrides: Sequence[str] = (),
+        baseline_flows: Sequence[str] = (),
+        fairness_weight: float = 1.0,
+        delay_weight: float = 0.0,
+        team_weight: float = 0.0,
+        harm_weight: float = 1.0,
+        num_threads: int | None = None,
+    ) -> None:
+        from gymnasium import spaces
+
+        n = check_count("num_agents", num_agents, 1, 1024)
+        e = check_count("num_envs", num_envs, *BATCH_LIMITS["num_envs"])
+        if num_threads is None:
+            num_threads = min(e, os.cpu_count() or 1)
+        t = check_count("num_threads", num_threads, *BATCH_LIMITS["num_threads"])
+        cfg, control, spec = _build(scenario, n, overrides, baseline_flows)
+        self._rew = _Rewards(
+            scenario, spec, n, fairness_weight, delay_weight, team_weight, harm_weight, e
+        )
+        counts = np.diff(self._rew.starts)
+        if len(set(counts.tolist())) != 1:
+            raise ValueError(
+                "MultiAgentVectorEnv shares one policy: every agent needs the same number "
+                f"of subflows (got {counts.tolist()})"
+            )
+        self._batch = _core.BatchSimulation(
+            spec, cfg.env.to_core(control, cfg.reward), e, t, "next_step"
+        )
+        self.config, self.spec = cfg, spec
+        self.num_envs, self.num_agents = e, n
+        self.num_rows = e * n
+        k = int(counts[0])
+        obs_spec = self._batch.observation_spec
+        layout = tuple(int(x) for x in obs_spec["layout"])
+        low = np.asarray(obs_spec["low"], dtype=np.float32).reshape(layout)[:k].ravel()
+        high = np.asarray(obs_spec["high"], dtype=np.float32).reshape(layout)[:k].ravel()
+        self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
+        a = self._batch.action_spec
+        self._discrete = bool(a["discrete"])
+        if self._discrete:
+            self.single_action_space: Any = spaces.MultiDiscrete(
+                np.full((k,), a["num_choices"], dtype=np.int64)
+            )
+        else:
+            self.single_action_space = spaces.Box(
+                float(a["low"]), float(a["high"]), shape=(k,), dtype=np.float32
+            )
+        self._k = k
+        self._obs = self._batch.obs
+        self._subs = self._batch.subflow_metrics
+        self._term = self._batch.terminated
+        self._trunc = self._batch.truncated
+        self._reset_happened = self._batch.reset_happened
+        self._started = False
+        self._closed = False
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """All envs; env i gets seed + i (None: the config's seed + i at
+        first, then each env's next episode)."""
+        self._check_open("reset()")
+        if seed is not None:
+            base = check_seed(seed, self.num_envs)
+            seeds: list[int | None] | None = [base + i for i in range(self.num_envs)]
+        elif not self._started:
+            seeds = [int(self.config.seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = None
+        self._batch.reset(seeds)
+        self._started = True
+        self._rew.reset()
+        out = self._rew.compute(self._subs, self._batch.simulation)
+        return self._observations(), self._infos(out)
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        self._check_open("step()")
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        a = np.asarray(actions)
+        if a.dtype == object or a.size != self.num_rows * self._k:
+            raise ValueError(
+                f"actions has shape {a.shape}; expected ({self.num_rows}, {self._k}) "
+                "(num_envs * num_agents rows, one per agent, env-major)"
+            )
+        # The core checks dtype, finiteness and range (the single env's messages).
+        self._batch.step(a.reshape(self.num_envs, self.num_agents * self._k))
+        restarted = self._reset_happened.copy()
+        if restarted.any():
+            self._rew.reset(restarted)
+        out = self._rew.compute(self._subs, self._batch.simulation)
+        rewards = out[0].ravel()
+        if restarted.any():
+            rewards = rewards.copy()
+            rewards.reshape(self.num_envs, self.num_agents)[restarted] = 0.0
+        term = np.repeat(self._term, self.num_agents)
+        trunc = np.repeat(self._trunc, self.num_agents)
+        return self._observations(), rewards, term, trunc, self._infos(out)
+
+    def _observations(self) -> np.ndarray:
+        return self._obs.reshape(self.num_rows, -1).copy()
+
+    def _infos(self, out: np.ndarray) -> dict[str, np.ndarray]:
+        return {
+            "throughput_mbps": out[1].ravel(),
+            "queueing": out[2].ravel(),
+            "share": out[3].ravel(),
+            "fair_share_mbps": out[4].ravel(),
+            "competitor_shortfall": np.repeat(self._rew.harm, self.num_agents),
+        }
+
+    def episode_summary(self, env: int) -> dict[str, Any]:
+        """Metrics of env's last finished episode (the ``orbitcc.run`` keys)."""
+        self._check_open("episode_summary()")
+        return dict(self._batch.last_summary(env))
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._batch = None
+        self._obs = self._subs = self._term = self._trunc = None  # type: ignore[assignment]
+        self._reset_happened = None  # type: ignore[assignment]
+
+    def _check_open(self, what: str) -> None:
+        if self._closed:
+            raise RuntimeError(
+                f"{what} after close(): this env is closed and its simulations freed; "
+                "make a new one (orbitcc.env.multiagent.MultiAgentVectorEnv)"
+            )
 
 
 def _build(

@@ -376,3 +376,55 @@ def test_other_one_connection_presets_give_each_agent_the_same_share(scenario):
             total = sum(env.last_links["capacity_mbps"][k] for k in used)
             assert shares[0] == pytest.approx(shares[1])
             assert 0.0 <= sum(shares) <= total * (1 + 1e-9)
+
+
+# ------------------------------------------- batched multi-agent vector env --
+
+
+def test_vector_env_rows_are_the_parallel_envs_agents_and_it_autoresets():
+    """Env e of MultiAgentVectorEnv(seed=s) is make_multiagent at seed s + e:
+    the same rewards, observations and shares, all E x N agents from one
+    C++ call per step; NEXT_STEP autoreset with reward 0."""
+    from orbitcc.env.multiagent import MultiAgentVectorEnv
+
+    ov = ["scenario.capacity_mbps=20", "scenario.rtt_ms=40", "duration_s=1"]
+    vec = MultiAgentVectorEnv("single_link", 2, 3, overrides=ov, baseline_flows=["cubic"])
+    assert vec.single_observation_space.shape == (vec._obs.shape[1] // 2,)
+    obs, _ = vec.reset(seed=5)
+    assert obs.shape == (6, vec.single_observation_space.shape[0])
+    rng = np.random.default_rng(1)
+    acts = rng.uniform(-1, 1, size=(11, 6, 1)).astype(np.float32)
+    steps = [vec.step(a) for a in acts]
+    for e in range(3):
+        env = orbitcc.make_multiagent("single_link", 2, overrides=ov, baseline_flows=["cubic"])
+        o, _ = env.reset(seed=5 + e)
+        np.testing.assert_array_equal(o["flow_1"], obs[2 * e + 1])
+        for k in range(10):
+            o, r, term, trunc, info = env.step(
+                {"flow_0": acts[k][2 * e], "flow_1": acts[k][2 * e + 1]}
+            )
+            vo, vr, vterm, vtrunc, vinfo = steps[k]
+            np.testing.assert_array_equal(o["flow_0"], vo[2 * e])
+            assert [r["flow_0"], r["flow_1"]] == pytest.approx(vr[2 * e : 2 * e + 2].tolist())
+            assert info["flow_1"]["share"] == pytest.approx(vinfo["share"][2 * e + 1])
+            assert bool(vtrunc[2 * e]) == trunc["flow_0"]
+        assert trunc["flow_0"] and not env.agents
+    # The step after the end restarts every env: reward 0, flags clear.
+    _, r, term, trunc, _ = steps[10]
+    assert not r.any() and not term.any() and not trunc.any()
+
+
+def test_vector_env_refuses_bad_actions_and_calls_after_close():
+    from orbitcc.env.multiagent import MultiAgentVectorEnv
+
+    vec = MultiAgentVectorEnv("single_link", 2, 2, overrides=SHORT)
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match=r"expected \(4, 1\)"):
+        vec.step(np.zeros((3, 1), dtype=np.float32))
+    with pytest.raises(ValueError, match="is NaN; actions must be finite"):
+        vec.step(np.full((4, 1), np.nan, dtype=np.float32))
+    with pytest.raises(ValueError, match="got dtype bool"):
+        vec.step(np.ones((4, 1), dtype=bool))
+    vec.close()
+    with pytest.raises(RuntimeError, match=r"step\(\) after close\(\)"):
+        vec.step(np.zeros((4, 1), dtype=np.float32))
