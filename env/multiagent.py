@@ -121,6 +121,7 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         self.last_links: dict[str, Any] = {}
         self.flow_names = [str(f.get("name", f"flow{j}")) for j, f in enumerate(spec["flows"])]
         self.flow_throughput_mbps = self._rew.flow_thr[0]
+        self.flow_fair_share_mbps = self._rew.flow_fair[0]
         self._build_spaces()
 
     # ------------------------------------------------------------ spaces --
@@ -313,7 +314,10 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         r = self._rew
         rew, x, q, share, fair = r.compute(self._subs, self._batch.simulation).tolist()
         self.last_links = r.last_links
-        self.flow_throughput_mbps = r.flow_thr[0]
+        # Every flow's delivered rate over the step (agents, baselines,
+        # background); with agents alone on single_link, the agents' own.
+        self.flow_throughput_mbps = r.flow_thr[0] if r.needs_sim else np.array(x[0])
+        self.flow_fair_share_mbps = r.flow_fair[0] if r.needs_sim else np.array(fair[0])
         agents = self.agents
         harm = float(r.harm[0])
         infos = {
