@@ -500,11 +500,13 @@ class Ns3GymServer:
                 gone = True
         return gone
 
-    def _exchange(self, sock: Any, mon: Any, msg: Any, what: str) -> bytes:
+    def _exchange(
+        self, sock: Any, mon: Any, msg: Any, what: str, timeout_s: float | None = None
+    ) -> bytes:
         """Send ``msg``, return the agent's reply; every wait bounded by
         timeout_s, and a dropped connection noticed within POLL_MS."""
         zmq = self._zmq
-        deadline = time.monotonic() + self.timeout_s
+        deadline = time.monotonic() + (self.timeout_s if timeout_s is None else timeout_s)
         try:
             sock.send(msg.SerializeToString())
         except zmq.Again:
@@ -602,20 +604,15 @@ class Ns3GymServer:
         (its connection dropped) or 'refused' (an action it could not apply:
         the agent got a game over naming it). With ``strict`` a refused
         action raises ``ActionRefusedError`` after the game over."""
-        sock, mon = self._socket()
+        init = pb.SimInitMsg(
+            simProcessId=os.getpid(),
+            wafShellProcessId=os.getppid(),
+            obsSpace=pb.space_to_pb(self.layout.obs_space),
+            actSpace=pb.space_to_pb(self.layout.act_space),
+        )
+        sock, mon, reply = self._connect(init)
         try:
-            init = pb.SimInitMsg(
-                simProcessId=os.getpid(),
-                wafShellProcessId=os.getppid(),
-                obsSpace=pb.space_to_pb(self.layout.obs_space),
-                actSpace=pb.space_to_pb(self.layout.act_space),
-            )
-            ack = pb.parse(
-                pb.SimInitAck,
-                self._exchange(sock, mon, init, "init acknowledgement"),
-                "init acknowledgement",
-                peer="agent",
-            )
+            ack = pb.parse(pb.SimInitAck, reply, "init acknowledgement", peer="agent")
             self.episodes += 1
             if ack.stopSimReq:
                 return "stopped"
@@ -675,6 +672,32 @@ class Ns3GymServer:
             mon.close(linger=0)
             sock.close(linger=0)
             self.seed += 1
+
+    def _connect(self, init: Any) -> tuple[Any, Any, bytes]:
+        """Connect and hand the init message to an agent that answers it.
+
+        A connection that drops before the answer (the previous agent's
+        socket closing as this one connects, an agent that dies at start-up)
+        loses the message with it (ZeroMQ's REQ does not resend), so it is
+        sent again on a fresh socket to whichever agent listens next; every
+        try within the one timeout_s."""
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            sock, mon = self._socket()
+            try:
+                left = deadline - time.monotonic()
+                return sock, mon, self._exchange(
+                    sock, mon, init, "init acknowledgement", max(left, 0.001)
+                )
+            except AgentGoneError:
+                mon.close(linger=0)
+                sock.close(linger=0)
+                if time.monotonic() >= deadline:
+                    raise ServerError(self._timeout_text("init acknowledgement")) from None
+            except BaseException:
+                mon.close(linger=0)
+                sock.close(linger=0)
+                raise
 
     def _ended_early(self, line: str) -> None:
         self.ended_early.append(line)
