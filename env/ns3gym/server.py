@@ -48,7 +48,12 @@ Actions are passed through as ns3-gym's ns-3 side takes them (a missing
 value reads 0, a cWnd above the space's 65535 is applied); ``--strict``
 refuses an action outside the action space instead (the episode ends and
 the server exits with status 2, naming the action). Every wait is bounded
-by ``--timeout-s``.
+by ``--timeout-s``. An agent that disconnects mid-episode ends that episode
+and the server waits for the next agent; an action that cannot be applied
+(Tuple/Dict data, NaN, infinity) ends the episode with a game over naming
+it. Messages from the agent are capped (``--max-message-bytes``, 1 MiB),
+only the values a layout uses are read, and a passed-through cWnd is
+bounded (``--max-cwnd-bytes``, 64 MiB); docs/ns3gym.md.
 """
 
 from __future__ import annotations
