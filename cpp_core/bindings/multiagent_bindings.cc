@@ -77,11 +77,12 @@ py::array_t<double> Rewards(const Doubles& sub, const Ints& starts,
 
 void RegisterMultiAgentBindings(py::module_& m) {
   m.def("multiagent_rewards", &Rewards, py::arg("sub"), py::arg("starts"),
-        py::arg("fair"), py::arg("harm"), py::arg("columns"), py::arg("weights"),
-        py::arg("num_flows") = 0,
-        "Per-agent rewards of every env in one call: returns (5, envs, agents) "
-        "= reward, throughput, queueing, share, fair share (env/multiagent.py). "
-        "fair None: max capacity / num_flows; harm None: 0.");
+        py::arg("fair"), py::arg("harm"), py::arg("columns"),
+        py::arg("weights"), py::arg("num_flows") = 0,
+        "Per-agent rewards of every env in one call: returns (5, envs, "
+        "agents) = reward, throughput, queueing, share, fair share "
+        "(env/multiagent.py). fair None: max capacity / num_flows; harm "
+        "None: 0.");
 }
 
 }  // namespace orbitcc
