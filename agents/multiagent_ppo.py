@@ -3,9 +3,11 @@
 All agents use one Gaussian policy and one value function; each agent's
 transitions are separate samples of the same MDP (parameter sharing, as in
 Gupta et al. 2017 and Astraea's shared actor). Prints, per training
-iteration, the agents' mean share of their max-min fair share and Jain's
-index of their throughputs over the iteration's last episode, then a
-deterministic evaluation episode on a held-out seed.
+iteration, the agents' mean share of their max-min fair share, Jain's index
+of their throughputs and every flow's throughput (background included) with
+the competing flows' fraction of their max-min share, over the second half
+of the iteration's last episode, then a deterministic evaluation episode on
+a held-out seed.
 
     python -m orbitcc.agents.multiagent_ppo --agents 2 --iterations 30
     python -m orbitcc.agents.multiagent_ppo --scenario starlink_dual --agents 2
@@ -55,6 +57,10 @@ def episode(
     buf: dict[str, list] = {a: [] for a in env.possible_agents}
     shares: dict[str, list] = {a: [] for a in env.possible_agents}
     rates: dict[str, list] = {a: [] for a in env.possible_agents}
+    # Every flow of the scenario (agents, baselines, background): delivered
+    # rate and max-min fair share per step.
+    flow_rates: list[np.ndarray] = []
+    flow_fair: list[np.ndarray] = []
     while env.agents:
         agents = list(env.agents)
         o = torch.as_tensor(np.stack([obs[a] for a in agents]))
@@ -70,16 +76,36 @@ def episode(
             buf[a].append((o[i], act[i], logp[i], float(rew[a]), val[i], done))
             shares[a].append(info[a]["share"])
             rates[a].append(info[a]["throughput_mbps"])
+        flow_rates.append(np.array(env.flow_throughput_mbps))
+        flow_fair.append(np.array(env.flow_fair_share_mbps))
         obs = obs2
     # Over the second half of the episode (after the start-up transient).
     half = {a: len(v) // 2 for a, v in rates.items()}
     mean_rates = [float(np.mean(rates[a][half[a] :])) for a in rates]
-    stats = {
+    stats: dict[str, Any] = {
         "share": float(np.mean([np.mean(shares[a][half[a] :]) for a in shares])),
         "jain": jain(mean_rates),
         "min_share": float(min(np.mean(shares[a][half[a] :]) for a in shares)),
     }
+    k = len(flow_rates) // 2
+    y = np.mean(flow_rates[k:], axis=0)
+    f = np.mean(flow_fair[k:], axis=0)
+    stats["flows_mbps"] = dict(zip(env.flow_names, y.tolist(), strict=True))
+    n = len(env.possible_agents)
+    # The competing flows' (baselines, background) delivered rate against
+    # their max-min fair share over the same half episode.
+    comp = [j for j in range(n, len(y)) if f[j] > 0]
+    stats["competitor_share"] = (
+        float(np.sum(y[comp]) / np.sum(f[comp])) if comp else float("nan")
+    )
     return buf, stats
+
+
+def _flows(stats: dict[str, Any]) -> str:
+    flows = " ".join(f"{k} {v:.1f}" for k, v in stats["flows_mbps"].items())
+    comp = stats["competitor_share"]
+    tail = "" if np.isnan(comp) else f"  competitors {comp:.2f} of their share"
+    return f"flows Mb/s: {flows}{tail}"
 
 
 def ppo_update(
@@ -140,6 +166,13 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     p.add_argument("--episodes", type=int, default=2, help="episodes per iteration")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
+        "--harm-weight",
+        type=float,
+        default=1.0,
+        help="weight of the competing flows' shortfall against their max-min share "
+        "(0: the reward before issue 35)",
+    )
+    p.add_argument(
         "--override",
         action="append",
         default=[],
@@ -153,7 +186,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         else []
     )
     overrides = [*base, "duration_s=10", *args.override]
-    env = make_multiagent(args.scenario, num_agents=args.agents, overrides=overrides)
+    env = make_multiagent(
+        args.scenario, num_agents=args.agents, overrides=overrides, harm_weight=args.harm_weight
+    )
     a0 = env.possible_agents[0]
     model = ActorCritic(env.observation_space(a0).shape[0], env.action_space(a0).shape[0])
     opt = torch.optim.Adam(model.parameters(), lr=3e-4)
@@ -161,7 +196,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     _, before = episode(env, model, seed=10_000, deterministic=True)
     print(
         f"untrained: share {before['share']:.2f} min {before['min_share']:.2f} "
-        f"jain {before['jain']:.3f}"
+        f"jain {before['jain']:.3f}  {_flows(before)}"
     )
     for it in range(args.iterations):
         bufs, stats = [], {}
@@ -171,15 +206,15 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         ppo_update(model, opt, bufs)
         print(
             f"iter {it:3d}  share {stats['share']:.2f}  min {stats['min_share']:.2f}  "
-            f"jain {stats['jain']:.3f}  ({time.time() - start:.0f} s)",
+            f"jain {stats['jain']:.3f}  {_flows(stats)}  ({time.time() - start:.0f} s)",
             flush=True,
         )
     _, after = episode(env, model, seed=10_000, deterministic=True)
     print(
         f"trained (held-out seed): share {after['share']:.2f} min {after['min_share']:.2f} "
-        f"jain {after['jain']:.3f}"
+        f"jain {after['jain']:.3f}  {_flows(after)}"
     )
-    return after
+    return {k: after[k] for k in ("share", "min_share", "jain")}
 
 
 if __name__ == "__main__":

@@ -37,13 +37,15 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from orbitcc import _core
-from orbitcc.env._build import check_count, check_seed, compose_gym
+from orbitcc.env._build import BATCH_LIMITS, check_count, check_seed, compose_gym
 from orbitcc.runner import build_spec
 
 SUBFLOW_METRICS: tuple[str, ...] = tuple(_core.ENV_SUBFLOW_METRICS)
@@ -76,68 +78,28 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         fairness_weight: float = 1.0,
         delay_weight: float = 0.0,
         team_weight: float = 0.0,
+        harm_weight: float = 1.0,
     ) -> None:
         _require_pettingzoo()
         n = check_count("num_agents", num_agents, 1, 1024)
-        for name, value in (
-            ("fairness_weight", fairness_weight),
-            ("delay_weight", delay_weight),
-            ("team_weight", team_weight),
-        ):
-            if (
-                not isinstance(value, (int, float))
-                or isinstance(value, bool)
-                or not (0.0 <= float(value) <= (1.0 if name == "team_weight" else 1e6))
-            ):
-                hi = 1 if name == "team_weight" else 1e6
-                raise ValueError(f"{name} = {value!r} is out of range; allowed: [0, {hi}]")
-        baselines = [str(c) for c in baseline_flows]
-        known = set(_core.controller_names()) - {"external"}
-        for c in baselines:
-            if c not in known:
-                raise ValueError(
-                    f"baseline_flows: controller {c!r} is unknown; allowed: "
-                    f"{', '.join(sorted(known))}"
-                )
-        total = n + len(baselines)
-        ov = [str(o) for o in overrides]
-        if scenario == "single_link":
-            ov.append(f"scenario.num_flows={total}")
-        cfg, control, _ = compose_gym(scenario, None, ov)
-        if control != "agent":
-            raise ValueError(
-                "make_multiagent: env.action must be window, rate or discrete "
-                "(each agent sets its own flow's window)"
-            )
-        spec = build_spec(cfg)
-        spec["record_series"] = False
-        if scenario == "single_link":
-            # The baseline flows run beside the agents, outside the flows under
-            # test (so outside the observation and the action).
-            for flow, name in zip(spec["flows"][n:], baselines, strict=True):
-                flow["background"] = True
-                flow["controller"] = name
-                flow["controller_params"] = {}
-        else:
-            spec["flows"] = _replicate_connection(scenario, spec["flows"], n, baselines)
-        self._generic = scenario != "single_link"
+        cfg, control, spec = _build(scenario, n, overrides, baseline_flows)
         self._batch = _core.BatchSimulation(
             spec, cfg.env.to_core(control, cfg.reward), 1, 1, "disabled"
         )
         self.config = cfg
         self.spec = spec
-        self._weights = (float(fairness_weight), float(delay_weight), float(team_weight))
+        self._rew = _Rewards(
+            scenario, spec, n, fairness_weight, delay_weight, team_weight, harm_weight
+        )
+        self._weights = self._rew.weights
+        self._generic = self._rew.generic
         self.possible_agents = [f"flow_{i}" for i in range(n)]
         self.agents: list[str] = []
-        # Subflows of each agent: the env's "subflow i" counts the subflows of
-        # the flows under test (the agents' flows) in flow order.
-        counts = [len(f["paths"]) for f in spec["flows"][:n]]
-        starts = np.cumsum([0, *counts])
         self._subflows = {
-            a: list(range(int(starts[i]), int(starts[i + 1])))
+            a: list(range(int(self._rew.starts[i]), int(self._rew.starts[i + 1])))
             for i, a in enumerate(self.possible_agents)
         }
-        self._num_flows = total
+        self._num_flows = len(spec["flows"])
         obs_spec = self._batch.observation_spec
         self._layout = tuple(int(x) for x in obs_spec["layout"])
         low = np.asarray(obs_spec["low"], dtype=np.float32).reshape(self._layout)
@@ -145,35 +107,37 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         self._obs_bounds = {a: (low[s].ravel(), high[s].ravel()) for a, s in self._subflows.items()}
         self._action_spec = self._batch.action_spec
         self._obs = self._batch.obs[0]
-        self._sub = self._batch.subflow_metrics[0]
+        self._subs = self._batch.subflow_metrics
+        self._sub = self._subs[0]
         self._term = self._batch.terminated
         self._trunc = self._batch.truncated
         self._started = False
-        # Core subflow indices of every spec flow (one per path, in flow
-        # order), and which flows are application-limited (their demand is
-        # what they deliver; bulk flows are greedy).
-        starts_all = np.cumsum([0, *[len(f["paths"]) for f in spec["flows"]]])
-        self._core_subflows = [
-            list(range(int(starts_all[i]), int(starts_all[i + 1])))
-            for i in range(len(spec["flows"]))
-        ]
-        self._app_limited = [
-            f.get("background", False) and "app" in f and f["app"].get("kind") != "bulk"
-            for f in spec["flows"]
-        ]
-        self._packet_bits = 8.0 * float(spec.get("packet_bytes", 1500))
-        self._last_t = 0.0
-        self._last_arrived: dict[int, int] = {}
+        self._closed = False
+        self._agent_set = frozenset(self.possible_agents)
+        # Per agent, its observation is a fixed slice of the flat buffer.
+        self._obs_rows = self._obs.reshape(int(self._rew.starts[-1]), -1).shape[1] * np.diff(
+            self._rew.starts
+        )
         self.last_links: dict[str, Any] = {}
+        self.flow_names = [str(f.get("name", f"flow{j}")) for j, f in enumerate(spec["flows"])]
+        self.flow_throughput_mbps = self._rew.flow_thr[0]
+        self.flow_fair_share_mbps = self._rew.flow_fair[0]
         self._build_spaces()
 
     # ------------------------------------------------------------ spaces --
 
     def observation_space(self, agent: str) -> Any:
-        return self._observation_spaces[agent]
+        return self._observation_spaces[self._known(agent)]
 
     def action_space(self, agent: str) -> Any:
-        return self._action_spaces[agent]
+        return self._action_spaces[self._known(agent)]
+
+    def _known(self, agent: Any) -> str:
+        if not isinstance(agent, str) or agent not in self._agent_set:
+            raise ValueError(
+                f"agent {agent!r} is unknown; this env's agents: {', '.join(self.possible_agents)}"
+            )
+        return agent
 
     def _build_spaces(self) -> None:
         from gymnasium import spaces
@@ -200,6 +164,7 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict, dict]:
+        self._check_open("reset()")
         if seed is not None:
             seeds: list[int | None] | None = [check_seed(seed)]
         elif not self._started:
@@ -208,133 +173,530 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
             seeds = None
         self._batch.reset(seeds)
         self._started = True
-        self._last_t = 0.0
-        self._last_arrived = {}
+        self._rew.reset()
         self.agents = list(self.possible_agents)
-        rewards, infos = self._rewards_and_infos()
+        _, infos = self._rewards_and_infos()
         return self._observations(), infos
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        if not self.agents:
+        if not self.agents:  # closed, not reset yet, or the episode is over
+            self._check_open("step()")
+            if not self._started:
+                raise RuntimeError("call reset() before step()")
             raise RuntimeError("the episode is over; call reset()")
-        discrete = bool(self._action_spec["discrete"])
-        joint = np.zeros(int(self._batch.num_subflows), dtype=np.int64 if discrete else np.float32)
-        for agent in self.agents:
-            if agent not in actions:
-                raise ValueError(f"actions has no entry for {agent!r}")
-            a = np.asarray(actions[agent]).reshape(-1)
-            subs = self._subflows[agent]
-            if a.shape != (len(subs),):
-                raise ValueError(
-                    f"action of {agent!r} has shape {a.shape}; expected ({len(subs)},)"
-                )
-            joint[subs] = a
-        self._batch.step(joint)
+        joint = self._joint_action(actions)
+        try:
+            # The core checks the dtype, finiteness and discrete range
+            # before it steps (the single env's checks and messages).
+            self._batch.step(joint)
+        except ValueError as e:
+            raise ValueError(self._name_agent(str(e))) from None
+        agents = self.agents
         obs = self._observations()
         rewards, infos = self._rewards_and_infos()
-        term, trunc = bool(self._term[0]), bool(self._trunc[0])
-        terminations = {a: term for a in self.agents}
-        truncations = {a: trunc for a in self.agents}
+        (term,), (trunc,) = self._term.tolist(), self._trunc.tolist()
+        terminations = dict.fromkeys(agents, term)
+        truncations = dict.fromkeys(agents, trunc)
         if term or trunc:
-            for a in self.agents:
-                infos[a]["episode_metrics"] = dict(self._batch.simulation(0).summary())
+            summary = dict(self._batch.simulation(0).summary())
+            for a in agents:
+                infos[a]["episode_metrics"] = summary
             self.agents = []
         return obs, rewards, terminations, truncations, infos
+
+    def _joint_action(self, actions: Any) -> np.ndarray:
+        """The agents' actions as the single env's joint action (subflow
+        order). Dtype, NaN/inf and range are checked by the core in
+        ``step`` (the single env's checks and messages, the agent named)."""
+        if type(actions) is not dict and not isinstance(actions, dict):
+            raise ValueError(
+                f"actions must be a dict {{agent: action}}, got {type(actions).__name__}; "
+                f"agents: {', '.join(self.agents)}"
+            )
+        if actions.keys() != self._agent_set:
+            extra = [k for k in actions if k not in self._agent_set]
+            missing = [a for a in self.agents if a not in actions]
+            parts = []
+            if missing:
+                parts.append(f"no entry for {', '.join(map(repr, missing))}")
+            if extra:
+                parts.append(f"unknown keys {', '.join(map(repr, extra))}")
+            raise ValueError(
+                f"actions: {'; '.join(parts)}; allowed keys: exactly the agents "
+                f"{', '.join(self.agents)}"
+            )
+        values = [actions[a] for a in self.possible_agents]
+        if self._rew.one_each:
+            # Fast path: one subflow per agent, scalars or (1,) arrays.
+            try:
+                joint = np.array(values)
+            except ValueError:
+                joint = None
+            if (
+                joint is not None
+                and joint.dtype != object
+                and joint.shape in ((len(values),), (len(values), 1))
+            ):
+                return joint.reshape(1, -1)
+        parts_ = []
+        for agent, a in zip(self.possible_agents, values, strict=True):
+            if isinstance(a, dict):
+                raise ValueError(
+                    f"action of {agent!r} is a dict; expected an array of shape "
+                    f"({len(self._subflows[agent])},)"
+                )
+            arr = np.asarray(a)
+            k = len(self._subflows[agent])
+            if arr.size != k or arr.ndim > 1:
+                raise ValueError(f"action of {agent!r} has shape {arr.shape}; expected ({k},)")
+            parts_.append(arr.reshape(k))
+        return np.concatenate(parts_)[None, :]
+
+    def _name_agent(self, message: str) -> str:
+        m = re.search(r"action for subflow (\d+)", message)
+        if m is None:
+            return message
+        j = int(m.group(1))
+        for agent, subs in self._subflows.items():
+            if j in subs:
+                local = subs.index(j)
+                own = f" (its subflow {local})" if len(subs) > 1 else ""
+                where = f"action of {agent!r}{own}"
+                return message.replace(m.group(0), where)
+        return message
 
     def render(self) -> None:
         return None
 
     def close(self) -> None:
-        return None
+        """Frees the simulation; the env can then only be closed again (as
+        the single env: step, reset and state after close are refused)."""
+        if self._closed:
+            return
+        self._closed = True
+        self.agents = []
+        self._batch = None
+        self._obs = self._sub = self._subs = None  # type: ignore[assignment]
+        self._term = self._trunc = None  # type: ignore[assignment]
+
+    def _check_open(self, what: str) -> None:
+        if self._closed:
+            raise RuntimeError(
+                f"{what} after close(): this env is closed and its simulation freed; "
+                "make a new one (orbitcc.make_multiagent)"
+            )
 
     def state(self) -> np.ndarray:
         """The whole observation (every subflow), for centralised critics."""
+        self._check_open("state()")
         return self._obs.copy()
 
     @property
     def episode_seed(self) -> int:
+        self._check_open("episode_seed")
         return int(self._batch.episode_seed(0))
 
     # ---------------------------------------------------------- internals --
 
     def _observations(self) -> dict[str, np.ndarray]:
-        full = self._obs.reshape(self._layout)
-        return {a: full[self._subflows[a]].ravel().copy() for a in self.agents}
+        # One copy of the C++ buffer; each agent's observation is its rows.
+        flat = self._obs.copy()
+        if self._rew.one_each:
+            return dict(zip(self.agents, flat.reshape(len(self.possible_agents), -1), strict=True))
+        return dict(zip(self.agents, np.split(flat, np.cumsum(self._obs_rows)[:-1]), strict=True))
 
     def fair_shares(self) -> dict[str, float]:
-        """Each agent's max-min fair share (Mb/s) over the last step.
+        """Each agent's max-min fair share (Mb/s) over the last step (see
+        ``_Rewards``)."""
+        return dict(zip(self.possible_agents, self._rew.fair[0].tolist(), strict=True))
 
-        single_link: one bottleneck, greedy flows (the agents and the bulk
-        baseline flows): water-filling gives every flow capacity / flows.
-        Other presets: ``max_min_shares`` over the links each flow's paths
-        use at the end of the step (route changes applied; a path's link of
-        least capacity stands for it), at the links' capacities then; bulk
-        flows are greedy, an application-limited background flow (on/off,
-        CBR, video, ...) wants what it delivered over the step.
-        """
-        if self._generic:
-            return self._generic_shares()
-        cap = self._sub[:, _COL["capacity_mbps"]]
-        capacity = float(cap.max()) if cap.size else 0.0
-        return {a: capacity / self._num_flows for a in self.possible_agents}
+    def _rewards_and_infos(self) -> tuple[dict[str, float], dict[str, dict]]:
+        r = self._rew
+        rew, x, q, share, fair = r.compute(self._subs, self._batch.simulation).tolist()
+        self.last_links = r.last_links
+        # Every flow's delivered rate over the step (agents, baselines,
+        # background); with agents alone on single_link, the agents' own.
+        self.flow_throughput_mbps = r.flow_thr[0] if r.needs_sim else np.array(x[0])
+        self.flow_fair_share_mbps = r.flow_fair[0] if r.needs_sim else np.array(fair[0])
+        agents = self.agents
+        harm = float(r.harm[0])
+        infos = {
+            a: {
+                "throughput_mbps": xi,
+                "fair_share_mbps": f,
+                "share": si,
+                "queueing": qi,
+                "competitor_shortfall": harm,
+            }
+            for a, xi, f, si, qi in zip(agents, x[0], fair[0], share[0], q[0], strict=True)
+        }
+        return dict(zip(agents, rew[0], strict=True)), infos
 
-    def _generic_shares(self) -> dict[str, float]:
-        sim = self._batch.simulation(0)
+
+class MultiAgentVectorEnv:
+    """E simulations of N agents each, stepped together in one C++ call, for
+    parameter-shared training: every agent of every env is one row (E * N
+    rows, env-major), with one shared observation and action space.
+
+    ``step(actions)`` takes an (E * N, k) array (k: subflows per agent) and
+    returns ``obs`` (E * N, d), ``rewards``, ``terminated``, ``truncated``
+    (E * N,) and ``infos`` (arrays of E * N: throughput_mbps,
+    fair_share_mbps, share, queueing, competitor_shortfall). The core steps
+    all E envs on a thread pool with the GIL released and the rewards of all
+    E * N agents come from one ``_core.multiagent_rewards`` call. Autoreset
+    is Gymnasium's NEXT_STEP: the step that ends env e returns its last
+    observation with the flags set; the next step ignores its agents'
+    actions and returns its reset observation, reward 0, flags False.
+    Agents, observations, actions and rewards are ``make_multiagent``'s.
+    """
+
+    def __init__(
+        self,
+        scenario: str = "single_link",
+        num_agents: int = 2,
+        num_envs: int = 4,
+        overrides: Sequence[str] = (),
+        baseline_flows: Sequence[str] = (),
+        fairness_weight: float = 1.0,
+        delay_weight: float = 0.0,
+        team_weight: float = 0.0,
+        harm_weight: float = 1.0,
+        num_threads: int | None = None,
+    ) -> None:
+        from gymnasium import spaces
+
+        n = check_count("num_agents", num_agents, 1, 1024)
+        e = check_count("num_envs", num_envs, *BATCH_LIMITS["num_envs"])
+        if num_threads is None:
+            num_threads = min(e, os.cpu_count() or 1)
+        t = check_count("num_threads", num_threads, *BATCH_LIMITS["num_threads"])
+        cfg, control, spec = _build(scenario, n, overrides, baseline_flows)
+        self._rew = _Rewards(
+            scenario, spec, n, fairness_weight, delay_weight, team_weight, harm_weight, e
+        )
+        counts = np.diff(self._rew.starts)
+        if len(set(counts.tolist())) != 1:
+            raise ValueError(
+                "MultiAgentVectorEnv shares one policy: every agent needs the same number "
+                f"of subflows (got {counts.tolist()})"
+            )
+        self._batch = _core.BatchSimulation(
+            spec, cfg.env.to_core(control, cfg.reward), e, t, "next_step"
+        )
+        self.config, self.spec = cfg, spec
+        self.num_envs, self.num_agents = e, n
+        self.num_rows = e * n
+        k = int(counts[0])
+        obs_spec = self._batch.observation_spec
+        layout = tuple(int(x) for x in obs_spec["layout"])
+        low = np.asarray(obs_spec["low"], dtype=np.float32).reshape(layout)[:k].ravel()
+        high = np.asarray(obs_spec["high"], dtype=np.float32).reshape(layout)[:k].ravel()
+        self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
+        a = self._batch.action_spec
+        self._discrete = bool(a["discrete"])
+        if self._discrete:
+            self.single_action_space: Any = spaces.MultiDiscrete(
+                np.full((k,), a["num_choices"], dtype=np.int64)
+            )
+        else:
+            self.single_action_space = spaces.Box(
+                float(a["low"]), float(a["high"]), shape=(k,), dtype=np.float32
+            )
+        self._k = k
+        self._obs = self._batch.obs
+        self._subs = self._batch.subflow_metrics
+        self._term = self._batch.terminated
+        self._trunc = self._batch.truncated
+        self._reset_happened = self._batch.reset_happened
+        self._started = False
+        self._closed = False
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """All envs; env i gets seed + i (None: the config's seed + i at
+        first, then each env's next episode)."""
+        self._check_open("reset()")
+        if seed is not None:
+            base = check_seed(seed, self.num_envs)
+            seeds: list[int | None] | None = [base + i for i in range(self.num_envs)]
+        elif not self._started:
+            seeds = [int(self.config.seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = None
+        self._batch.reset(seeds)
+        self._started = True
+        self._rew.reset()
+        out = self._rew.compute(self._subs, self._batch.simulation)
+        return self._observations(), self._infos(out)
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        self._check_open("step()")
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        a = np.asarray(actions)
+        if a.dtype == object or a.size != self.num_rows * self._k:
+            raise ValueError(
+                f"actions has shape {a.shape}; expected ({self.num_rows}, {self._k}) "
+                "(num_envs * num_agents rows, one per agent, env-major)"
+            )
+        # The core checks dtype, finiteness and range (the single env's messages).
+        self._batch.step(a.reshape(self.num_envs, self.num_agents * self._k))
+        restarted = self._reset_happened.copy()
+        if restarted.any():
+            self._rew.reset(restarted)
+        out = self._rew.compute(self._subs, self._batch.simulation)
+        rewards = out[0].ravel()
+        if restarted.any():
+            rewards = rewards.copy()
+            rewards.reshape(self.num_envs, self.num_agents)[restarted] = 0.0
+        term = np.repeat(self._term, self.num_agents)
+        trunc = np.repeat(self._trunc, self.num_agents)
+        return self._observations(), rewards, term, trunc, self._infos(out)
+
+    def _observations(self) -> np.ndarray:
+        return self._obs.reshape(self.num_rows, -1).copy()
+
+    def _infos(self, out: np.ndarray) -> dict[str, np.ndarray]:
+        return {
+            "throughput_mbps": out[1].ravel(),
+            "queueing": out[2].ravel(),
+            "share": out[3].ravel(),
+            "fair_share_mbps": out[4].ravel(),
+            "competitor_shortfall": np.repeat(self._rew.harm, self.num_agents),
+        }
+
+    def episode_summary(self, env: int) -> dict[str, Any]:
+        """Metrics of env's last finished episode (the ``orbitcc.run`` keys)."""
+        self._check_open("episode_summary()")
+        return dict(self._batch.last_summary(env))
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._batch = None
+        self._obs = self._subs = self._term = self._trunc = None  # type: ignore[assignment]
+        self._reset_happened = None  # type: ignore[assignment]
+
+    def _check_open(self, what: str) -> None:
+        if self._closed:
+            raise RuntimeError(
+                f"{what} after close(): this env is closed and its simulations freed; "
+                "make a new one (orbitcc.env.multiagent.MultiAgentVectorEnv)"
+            )
+
+
+def _build(
+    scenario: str, n: int, overrides: Any, baseline_flows: Any
+) -> tuple[Any, str, dict[str, Any]]:
+    """The config, control mode and core spec of N agents (and baselines)."""
+    if isinstance(overrides, (str, bytes)) or not isinstance(overrides, Sequence):
+        raise ValueError(
+            f"overrides = {overrides!r}; allowed: a list of Hydra overrides such as "
+            "['duration_s=10']"
+        )
+    if isinstance(baseline_flows, (str, bytes)) or not isinstance(baseline_flows, Sequence):
+        raise ValueError(
+            f"baseline_flows = {baseline_flows!r}; allowed: a list of controller names "
+            f"such as [{str(baseline_flows)!r}] (one flow per entry)"
+        )
+    baselines = [str(c) for c in baseline_flows]
+    known = set(_core.controller_names()) - {"external"}
+    for c in baselines:
+        if c not in known:
+            raise ValueError(
+                f"baseline_flows: controller {c!r} is unknown; allowed: "
+                f"{', '.join(sorted(known))}"
+            )
+    total = n + len(baselines)
+    ov = [str(o) for o in overrides]
+    if scenario == "single_link":
+        ov.append(f"scenario.num_flows={total}")
+    cfg, control, _ = compose_gym(scenario, None, ov)
+    if control != "agent":
+        raise ValueError(
+            "make_multiagent: env.action must be window, rate or discrete "
+            "(each agent sets its own flow's window)"
+        )
+    spec = build_spec(cfg)
+    spec["record_series"] = False
+    if scenario == "single_link":
+        # The baseline flows run beside the agents, outside the flows under
+        # test (so outside the observation and the action).
+        for flow, name in zip(spec["flows"][n:], baselines, strict=True):
+            flow["background"] = True
+            flow["controller"] = name
+            flow["controller_params"] = {}
+    else:
+        spec["flows"] = _replicate_connection(scenario, spec["flows"], n, baselines)
+    return cfg, control, spec
+
+
+class _Rewards:
+    """The per-agent rewards of E simulations of the same spec, every agent
+    of every env in one C++ call per step (``_core.multiagent_rewards``,
+    cpp_core/env/multiagent_reward.h) over the core's per-subflow buffer.
+
+    Fair shares (``shares``): on single_link one bottleneck and greedy flows
+    (agents and bulk baselines): capacity / flows. Other presets: the
+    multipath max-min allocation (``max_min_shares``) over the links each
+    flow's paths use at the end of the step, bulk flows greedy and an
+    application-limited background flow wanting what it delivered.
+
+    Harm: the mean shortfall of the competing flows (every flow that is not
+    an agent: baselines and the scenario's background) against their
+    max-min fair share, ``mean_j max(0, 1 - y_j / f_j)`` with y_j the flow's
+    delivered rate over the step (the core's packet accounting); the same
+    for every agent of the env, as the leaderboard prices harm to others.
+    """
+
+    def __init__(
+        self,
+        scenario: str,
+        spec: dict[str, Any],
+        n: int,
+        fairness_weight: float,
+        delay_weight: float,
+        team_weight: float,
+        harm_weight: float,
+        num_envs: int = 1,
+    ) -> None:
+        for name, value in (
+            ("fairness_weight", fairness_weight),
+            ("delay_weight", delay_weight),
+            ("team_weight", team_weight),
+            ("harm_weight", harm_weight),
+        ):
+            if (
+                not isinstance(value, (int, float, np.floating, np.integer))
+                or isinstance(value, (bool, np.bool_))
+                or not (0.0 <= float(value) <= (1.0 if name == "team_weight" else 1e6))
+            ):
+                hi = 1 if name == "team_weight" else 1e6
+                raise ValueError(f"{name} = {value!r} is out of range; allowed: [0, {hi}]")
+        self.weights4 = (
+            float(fairness_weight),
+            float(delay_weight),
+            float(team_weight),
+            float(harm_weight),
+        )
+        self.weights = self.weights4[:3]
+        self.spec = spec
+        self.n = n
+        self.envs = num_envs
+        self.generic = scenario != "single_link"
+        counts = [len(f["paths"]) for f in spec["flows"][:n]]
+        self.starts = np.cumsum([0, *counts]).astype(np.int64)
+        self.one_each = all(c == 1 for c in counts)
+        starts_all = np.cumsum([0, *[len(f["paths"]) for f in spec["flows"]]])
+        self.core_subflows = [
+            list(range(int(starts_all[i]), int(starts_all[i + 1])))
+            for i in range(len(spec["flows"]))
+        ]
+        self.competitors = list(range(n, len(spec["flows"])))
+        self.app_limited = [
+            f.get("background", False) and "app" in f and f["app"].get("kind") != "bulk"
+            for f in spec["flows"]
+        ]
+        self.packet_bits = 8.0 * float(spec.get("packet_bytes", 1500))
+        self.needs_sim = self.generic or bool(self.competitors)
+        self.columns = (
+            _COL["throughput_mbps"],
+            _COL["srtt_ms"],
+            _COL["min_rtt_ms"],
+            _COL["capacity_mbps"],
+        )
+        self.cap_col = _COL["capacity_mbps"]
+        self.last_links: dict[str, Any] = {}
+        nf = len(spec["flows"])
+        self.fair = np.zeros((num_envs, n))
+        self.harm = np.zeros(num_envs)
+        self.flow_thr = np.zeros((num_envs, nf))
+        self.flow_fair = np.zeros((num_envs, nf))
+        self.last_t = np.zeros(num_envs)
+        self.last_arrived = np.zeros((num_envs, nf))
+
+    def reset(self, envs: Any = None) -> None:
+        """Forget the step history of ``envs`` (a mask or indices; all: None)."""
+        sel = slice(None) if envs is None else envs
+        self.last_t[sel] = 0.0
+        self.last_arrived[sel] = 0.0
+        self.flow_thr[sel] = 0.0
+        self.harm[sel] = 0.0
+
+    def _delivered(self, e: int, sim: Any) -> None:
+        """Each flow's delivered rate (Mb/s) over env e's step, from the
+        core's ground-truth packet accounting."""
         t = float(sim.now_s)
-        dt = t - self._last_t
-        capacity = {i: float(sim.link_stats(i)["capacity_mbps"]) for i in range(int(sim.num_links))}
+        dt = t - self.last_t[e]
+        arrived = np.array(
+            [
+                sum(int(sim.packet_accounting(k)["arrived"]) for k in subs)
+                for subs in self.core_subflows
+            ],
+            dtype=np.float64,
+        )
+        if dt > 0:
+            self.flow_thr[e] = (arrived - self.last_arrived[e]) * self.packet_bits * 1e-6 / dt
+        else:
+            self.flow_thr[e] = 0.0
+        self.last_arrived[e] = arrived
+        self.last_t[e] = t
+
+    def _generic_shares(self, e: int, sim: Any) -> np.ndarray:
+        t = float(sim.now_s)
+        capacity = {
+            i: float(sim.link_stats(i)["capacity_mbps"]) for i in range(int(sim.num_links))
+        }
         links: list[frozenset[int]] = []
         demand: list[float] = []
-        for f, subs, limited in zip(
-            self.spec["flows"], self._core_subflows, self._app_limited, strict=True
-        ):
+        for j, f in enumerate(self.spec["flows"]):
             started = float(f.get("start_s", 0.0)) <= t
             links.append(
                 frozenset(min(_route_at(p, t), key=lambda k: capacity[k]) for p in f["paths"])
                 if started
                 else frozenset()
             )
-            arrived = sum(int(sim.packet_accounting(k)["arrived"]) for k in subs)
-            if limited:
-                delivered = arrived - self._last_arrived.get(subs[0], 0)
-                demand.append(delivered * self._packet_bits * 1e-6 / dt if dt > 0 else 0.0)
-            else:
-                demand.append(math.inf)
-            self._last_arrived[subs[0]] = arrived
-        self._last_t = t
-        x = max_min_shares(links, capacity, demand)
+            demand.append(float(self.flow_thr[e, j]) if self.app_limited[j] else math.inf)
         self.last_links = {"capacity_mbps": capacity, "links": links}
-        return {a: x[i] for i, a in enumerate(self.possible_agents)}
+        return np.asarray(max_min_shares(links, capacity, demand))
 
-    def _rewards_and_infos(self) -> tuple[dict[str, float], dict[str, dict]]:
-        w, d, b = self._weights
-        sub = self._sub
-        fair = self.fair_shares()
-        raw: dict[str, float] = {}
-        infos: dict[str, dict] = {}
-        for a in self.agents:
-            s = self._subflows[a]
-            x = float(sub[s, _COL["throughput_mbps"]].sum())
-            srtt = sub[s, _COL["srtt_ms"]]
-            mrtt = sub[s, _COL["min_rtt_ms"]]
-            q = float(
-                np.mean(
-                    np.where(
-                        mrtt > 0, np.maximum(srtt / np.where(mrtt > 0, mrtt, 1) - 1.0, 0.0), 0.0
+    def compute(self, subs: np.ndarray, sims: Any = None) -> np.ndarray:
+        """(5, envs, agents): reward, throughput, queueing, share, fair
+        share (Mb/s). ``subs``:
+        the core's (envs, subflows, metrics) buffer; ``sims(e)`` gives env
+        e's Simulation (needed for baselines, background and multipath)."""
+        nf = len(self.spec["flows"])
+        if self.needs_sim:
+            for e in range(self.envs):
+                sim = sims(e)
+                self._delivered(e, sim)
+                if self.generic:
+                    self.flow_fair[e] = self._generic_shares(e, sim)
+                else:
+                    cap = subs[e, :, self.cap_col]
+                    self.flow_fair[e] = float(cap.max()) / nf if cap.size else 0.0
+                if self.competitors:
+                    f = self.flow_fair[e, self.competitors]
+                    y = self.flow_thr[e, self.competitors]
+                    active = f > 0
+                    self.harm[e] = (
+                        float(np.maximum(0.0, 1.0 - y[active] / f[active]).mean())
+                        if active.any()
+                        else 0.0
                     )
-                )
-            )
-            share = x / fair[a] if fair[a] > 0 else 1.0
-            raw[a] = min(share, 1.0) - w * abs(share - 1.0) - d * q
-            infos[a] = {
-                "throughput_mbps": x,
-                "fair_share_mbps": fair[a],
-                "share": share,
-                "queueing": q,
-            }
-        team = float(np.mean(list(raw.values()))) if raw else 0.0
-        rewards = {a: (1.0 - b) * r + b * team for a, r in raw.items()}
-        return rewards, infos
+            fair, harm = np.ascontiguousarray(self.flow_fair[:, : self.n]), self.harm
+        else:
+            # single_link, agents only: capacity / flows, found by the core.
+            fair = harm = None
+        out = _core.multiagent_rewards(
+            subs, self.starts, fair, harm, self.columns, self.weights4, nf
+        )
+        self.fair = out[4]
+        return out
 
 
 def _replicate_connection(

@@ -15,6 +15,16 @@ ENV_SUBFLOW_METRICS: list[str]
 def controller_names() -> list[str]:
     """Names of the congestion controllers the core knows."""
 
+def multiagent_rewards(
+    sub: npt.NDArray[np.float64],
+    starts: npt.NDArray[np.int64],
+    fair: npt.NDArray[np.float64] | None,
+    harm: npt.NDArray[np.float64] | None,
+    columns: tuple[int, int, int, int],
+    weights: tuple[float, float, float, float],
+    num_flows: int = 0,
+) -> npt.NDArray[np.float64]:
+    """(5, envs, agents): reward, throughput, queueing, share, fair share."""
 def env_episode_seed(base_seed: int, episode: int) -> int:
     """Seed of episode `episode` of an env reset with `base_seed`."""
 

@@ -4,6 +4,8 @@ fairness reward and bad input."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -80,16 +82,48 @@ def test_reward_peaks_at_the_max_min_share_and_punishes_grabbing():
     while env.agents:
         _, rew, _, _, info = env.step({"flow_0": np.array([high]), "flow_1": np.array([low])})
         if env.agents:
-            last = (rew, info)
+            last = (rew, info, env.flow_throughput_mbps.copy())
     assert last is not None
-    rew, info = last
+    rew, info, flows = last
     assert info["flow_0"]["fair_share_mbps"] == pytest.approx(20.0 / 3, rel=0.01)
     # The grabber is above its share, the starved one below; both pay.
     assert info["flow_0"]["share"] > 1.0 > info["flow_1"]["share"]
+    # The CUBIC flow's shortfall against its share, from the core's packet
+    # accounting over the step, is the harm both agents pay.
+    cubic = flows[2]
+    harm = max(0.0, 1.0 - cubic / (20.0 / 3))
     for a in ("flow_0", "flow_1"):
         s = info[a]["share"]
-        assert rew[a] == pytest.approx(min(s, 1.0) - abs(s - 1.0))
+        assert info[a]["competitor_shortfall"] == pytest.approx(harm, rel=1e-3, abs=1e-3)
+        assert rew[a] == pytest.approx(min(s, 1.0) - abs(s - 1.0) - harm)
         assert rew[a] < 1.0
+
+
+def test_taking_from_the_background_costs_every_agent():
+    """The harm term (issue 35 item 5): two agents that hold their own share
+    but starve a CUBIC flow score below two that leave it its share."""
+    def mean_reward(window: float) -> tuple[float, float]:
+        env = orbitcc.make_multiagent(
+            "single_link",
+            num_agents=2,
+            overrides=[*SHORT, "duration_s=6"],
+            baseline_flows=["cubic"],
+            fairness_weight=0.0,
+        )
+        env.reset(seed=0)
+        rewards, harms = [], []
+        act = np.array([window], dtype=np.float32)
+        while env.agents:
+            _, rew, _, _, info = env.step({"flow_0": act, "flow_1": act})
+            if env.agents and env.episode_seed == 0:
+                rewards.append(rew["flow_0"])
+                harms.append(info["flow_0"]["competitor_shortfall"])
+        return float(np.mean(rewards[20:])), float(np.mean(harms[20:]))
+
+    greedy, greedy_harm = mean_reward(1.0)  # windows doubled every step: flood
+    modest, modest_harm = mean_reward(0.0)  # initial windows held
+    assert greedy_harm > modest_harm
+    assert greedy < modest
 
 
 def test_team_reward_mixes_in_the_mean():
@@ -109,12 +143,87 @@ def test_team_reward_mixes_in_the_mean():
         ({"scenario": "refwa_bottleneck", "overrides": []}, "flows under test"),
         ({"baseline_flows": ["vegas"]}, "controller 'vegas' is unknown"),
         ({"team_weight": 2.0}, "team_weight = 2.0 is out of range"),
+        # A string is not a list of one controller ("c", "u", "b", ...).
+        ({"baseline_flows": "cubic"}, r"baseline_flows = 'cubic'; allowed: a list"),
+        ({"overrides": "duration_s=2"}, "overrides = 'duration_s=2'; allowed: a list"),
     ],
 )
 def test_bad_input_is_one_clear_error(kwargs, needle):
     args = {"scenario": "single_link", "num_agents": 2, "overrides": SHORT, **kwargs}
     with pytest.raises(ValueError, match=needle):
         orbitcc.make_multiagent(**args)
+
+
+def _single_env_message(action_kind: str, action: list) -> str:
+    """What OrbitCC-v0 says for the same joint action."""
+    import gymnasium as gym
+
+    env = gym.make(
+        "orbitcc/OrbitCC-v0",
+        scenario="single_link",
+        overrides=[*SHORT, "scenario.num_flows=2", f"env.action={action_kind}"],
+    ).unwrapped
+    env.reset(seed=0)
+    with pytest.raises(ValueError) as e:
+        env.step(action)
+    env.close()
+    return str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("kind", "actions", "needle"),
+    [
+        # The single env's own messages (the core's checks), the agent named.
+        ("window", {"flow_0": [np.inf], "flow_1": [0.0]}, "action of 'flow_0' is infinite"),
+        ("window", {"flow_0": [0.0], "flow_1": np.nan}, "action of 'flow_1' is NaN"),
+        ("window", {"flow_0": True, "flow_1": False}, "got dtype bool"),
+        ("discrete", {"flow_0": 1.7, "flow_1": 1}, "discrete actions must be integers"),
+        # NaN as a discrete action: not cast to -9223372036854775808.
+        ("discrete", {"flow_0": np.nan, "flow_1": 1}, "discrete actions must be integers"),
+        ("discrete", {"flow_0": 9, "flow_1": 1}, r"action of 'flow_0' is 9; allowed: 0..4"),
+        ("window", {"flow_0": 0.1, "flow_1": 0.1, "flow_2": 0.1}, "unknown keys 'flow_2'"),
+        ("window", {"flow_0": 0.1, "flow_1": 0.1, 0: 0.1}, "unknown keys 0"),
+        ("window", {"flow_0": 0.1}, "no entry for 'flow_1'"),
+        ("window", {"flow_0": {"a": 1}, "flow_1": 0.1}, "action of 'flow_0' is a dict"),
+        ("window", [0.1, 0.1], "actions must be a dict"),
+        ("window", {"flow_0": [0.1, 0.2], "flow_1": 0.1}, r"has shape \(2,\); expected \(1,\)"),
+    ],
+)
+def test_refuses_what_the_single_env_refuses(kind, actions, needle):
+    env = orbitcc.make_multiagent(
+        "single_link", num_agents=2, overrides=[*SHORT, f"env.action={kind}"]
+    )
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(ValueError, match=needle) as e:
+        env.step(actions)
+    # Nothing stepped: the refused action left the episode where it was.
+    again, *_ = env.step({a: env.action_space(a).sample() * 0 for a in env.agents})
+    assert set(again) == set(obs)
+    if isinstance(actions, dict) and set(actions) == {"flow_0", "flow_1"}:
+        joint = [actions["flow_0"], actions["flow_1"]]
+        if not any(isinstance(x, dict) or np.ndim(x) for x in joint):
+            single = _single_env_message(kind, joint)
+            # Same message as the single env, "subflow k" read as the agent.
+            assert single.split("; ")[-1] in str(e.value)
+
+
+def test_calls_after_close_and_unknown_agents_are_refused():
+    env = orbitcc.make_multiagent("single_link", num_agents=2, overrides=SHORT)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"agent 'flow_7' is unknown; this env's agents: "
+                       "flow_0, flow_1"):
+        env.observation_space("flow_7")
+    with pytest.raises(ValueError, match="agent 'flow_7' is unknown"):
+        env.action_space("flow_7")
+    env.close()
+    env.close()  # closing twice is fine
+    for call, what in (
+        (lambda: env.step({"flow_0": 0.0, "flow_1": 0.0}), "step()"),
+        (lambda: env.reset(seed=0), "reset()"),
+        (env.state, "state()"),
+    ):
+        with pytest.raises(RuntimeError, match=rf"{re.escape(what)} after close\(\)"):
+            call()
 
 
 def test_parameter_sharing_example_runs():
@@ -267,3 +376,55 @@ def test_other_one_connection_presets_give_each_agent_the_same_share(scenario):
             total = sum(env.last_links["capacity_mbps"][k] for k in used)
             assert shares[0] == pytest.approx(shares[1])
             assert 0.0 <= sum(shares) <= total * (1 + 1e-9)
+
+
+# ------------------------------------------- batched multi-agent vector env --
+
+
+def test_vector_env_rows_are_the_parallel_envs_agents_and_it_autoresets():
+    """Env e of MultiAgentVectorEnv(seed=s) is make_multiagent at seed s + e:
+    the same rewards, observations and shares, all E x N agents from one
+    C++ call per step; NEXT_STEP autoreset with reward 0."""
+    from orbitcc.env.multiagent import MultiAgentVectorEnv
+
+    ov = ["scenario.capacity_mbps=20", "scenario.rtt_ms=40", "duration_s=1"]
+    vec = MultiAgentVectorEnv("single_link", 2, 3, overrides=ov, baseline_flows=["cubic"])
+    assert vec.single_observation_space.shape == (vec._obs.shape[1] // 2,)
+    obs, _ = vec.reset(seed=5)
+    assert obs.shape == (6, vec.single_observation_space.shape[0])
+    rng = np.random.default_rng(1)
+    acts = rng.uniform(-1, 1, size=(11, 6, 1)).astype(np.float32)
+    steps = [vec.step(a) for a in acts]
+    for e in range(3):
+        env = orbitcc.make_multiagent("single_link", 2, overrides=ov, baseline_flows=["cubic"])
+        o, _ = env.reset(seed=5 + e)
+        np.testing.assert_array_equal(o["flow_1"], obs[2 * e + 1])
+        for k in range(10):
+            o, r, term, trunc, info = env.step(
+                {"flow_0": acts[k][2 * e], "flow_1": acts[k][2 * e + 1]}
+            )
+            vo, vr, vterm, vtrunc, vinfo = steps[k]
+            np.testing.assert_array_equal(o["flow_0"], vo[2 * e])
+            assert [r["flow_0"], r["flow_1"]] == pytest.approx(vr[2 * e : 2 * e + 2].tolist())
+            assert info["flow_1"]["share"] == pytest.approx(vinfo["share"][2 * e + 1])
+            assert bool(vtrunc[2 * e]) == trunc["flow_0"]
+        assert trunc["flow_0"] and not env.agents
+    # The step after the end restarts every env: reward 0, flags clear.
+    _, r, term, trunc, _ = steps[10]
+    assert not r.any() and not term.any() and not trunc.any()
+
+
+def test_vector_env_refuses_bad_actions_and_calls_after_close():
+    from orbitcc.env.multiagent import MultiAgentVectorEnv
+
+    vec = MultiAgentVectorEnv("single_link", 2, 2, overrides=SHORT)
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match=r"expected \(4, 1\)"):
+        vec.step(np.zeros((3, 1), dtype=np.float32))
+    with pytest.raises(ValueError, match="is NaN; actions must be finite"):
+        vec.step(np.full((4, 1), np.nan, dtype=np.float32))
+    with pytest.raises(ValueError, match="got dtype bool"):
+        vec.step(np.ones((4, 1), dtype=bool))
+    vec.close()
+    with pytest.raises(RuntimeError, match=r"step\(\) after close\(\)"):
+        vec.step(np.zeros((4, 1), dtype=np.float32))

@@ -610,3 +610,239 @@ def test_a_launcher_can_start_the_server_like_an_ns3_program() -> None:
             lengths.append(n)
             assert info["ns3_reason"] == "simulation_end"
     assert lengths == [5, 5] and pids[0] != pids[1]
+
+
+# --------------------------------------------------------------------------
+# What the single env refuses, the server refuses too: the agent gets a game
+# over naming it and the server serves the next agent (issue 38 item 5).
+
+
+def _act(container: Any) -> bytes:
+    return pb.EnvActMsg(actData=container).SerializeToString()
+
+
+def _dict_action() -> Any:
+    inner = pb.DataContainer(type=pb.DISCRETE, name="a")
+    inner.data.Pack(pb.DiscreteDataContainer(data=1))
+    c = pb.DataContainer(type=pb.DICT)
+    c.data.Pack(pb.DictDataContainer(element=[inner]))
+    return c
+
+
+def _float_action(values: list[float]) -> Any:
+    c = pb.DataContainer(type=pb.BOX)
+    c.data.Pack(pb.BoxDataContainer(dtype=pb.FLOAT, shape=[len(values)], floatData=values))
+    return c
+
+
+def _rss_peak_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+@pytest.mark.parametrize(
+    "layout,action,needle",
+    [
+        ("rl-tcp-time", _dict_action(), "the action is a Dict"),
+        ("opengym", _dict_action(), "the action is a Dict"),
+        ("orbitcc", _dict_action(), "the action is a Dict"),
+        ("opengym", _float_action([float("inf")]), "action value 0 is infinite"),
+        ("rl-tcp-time", _float_action([1500.0, float("nan")]), "action value 1 is NaN"),
+    ],
+)
+def test_an_action_that_cannot_apply_ends_the_episode_not_the_server(
+    layout: str, action: Any, needle: str
+) -> None:
+    port = _free_port()
+    agent = RawAgent(port)
+    srv = _server(port, layout, *TCP, "-o", "duration_s=0.3", episodes=2)
+    try:
+        agent.init()
+        agent.state()
+        agent.sock.send(_act(action))
+        _, _, over, reason, info = agent.state()
+        assert over and reason == pb.GAME_OVER and needle in info
+        agent.stop()
+        # The next episode: a fresh simulation from t = 0 for the next agent.
+        agent.init()
+        obs, *_ = agent.state()
+        if layout.startswith("rl-tcp"):
+            assert obs[2] == 0
+        agent.stop()
+        out = _finish(srv)
+    finally:
+        agent.close()
+        if srv.poll() is None:
+            srv.kill()
+    assert f"episode 1 ended: {needle}" in out
+
+
+def test_orbitccs_client_refuses_bool_actions_as_the_single_env() -> None:
+    port = _free_port()
+    srv = _server(port, "rl-tcp-time", *TCP, "-o", "duration_s=0.3")
+    try:
+        with Ns3GymEnv(None, port=port, timeout_s=30, strict=False) as env:
+            env.reset()
+            with pytest.raises(ValueError, match="got dtype bool"):
+                env.step([True, True])
+            with pytest.raises(ValueError, match="Box: dict value"):
+                env.step({"a": 1})
+            done = False
+            while not done:
+                _, _, terminated, truncated, _ = env.step([3000, 15000])
+                done = terminated or truncated
+    except BaseException:
+        _kill(srv)
+        raise
+    _finish(srv)
+
+
+# --------------------------------------------------------------------------
+# An agent that goes away mid-episode (issue 37 item 4).
+
+
+AGENT_THAT_DIES = """
+import os, sys
+from orbitcc.env.ns3gym import Ns3GymEnv
+env = Ns3GymEnv(None, port=int(sys.argv[1]), timeout_s=30, strict=False)
+env.reset()
+for _ in range(3):
+    env.step([3000, 15000])
+print("mid-episode", flush=True)
+sys.stdin.read()  # killed here, mid-episode
+"""
+
+
+def test_a_killed_agent_leaves_the_server_waiting_for_the_next_one() -> None:
+    import os
+    import signal
+    import time
+
+    port = _free_port()
+    srv = _server(port, "rl-tcp-time", *TCP, "-o", "duration_s=1", episodes=2)
+    first = subprocess.Popen(
+        [sys.executable, "-c", AGENT_THAT_DIES, str(port)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert first.stdout is not None
+        assert first.stdout.readline().strip() == "mid-episode"
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=30)
+        started = time.monotonic()
+        # The next agent gets a fresh episode at once (not a 60 s timeout).
+        with Ns3GymEnv(None, port=port, timeout_s=10, strict=False) as env:
+            obs, _ = env.reset()
+            assert obs[2] == 0  # simTime_us: a new simulation
+            steps, done = 0, False
+            while not done:
+                obs, _, terminated, truncated, _ = env.step([3000, 15000])
+                steps += 1
+                done = terminated or truncated
+        assert steps == 10 and time.monotonic() - started < 10
+    except BaseException:
+        _kill(srv)
+        raise
+    finally:
+        if first.poll() is None:
+            first.kill()
+        first.communicate()
+    out = _finish(srv)
+    assert "episode 1 abandoned: the agent at tcp://127.0.0.1" in out
+    assert "disconnected" in out and "waiting for a new agent" in out
+
+
+# --------------------------------------------------------------------------
+# Bombs: every message bounded, the work per step bounded (issue 38 item 2).
+
+
+def test_a_10_mb_action_is_dropped_with_its_connection_in_bounded_time_and_memory() -> None:
+    import time
+
+    port = _free_port()
+    agent = RawAgent(port)
+    srv = _server(port, "rl-tcp-time", *TCP, "-o", "duration_s=0.3", episodes=2)
+    try:
+        agent.init()
+        agent.state()
+        started = time.monotonic()
+        agent.act_uint([4_000_000_000] * 2_500_000)  # 10 MB of uint32, cap 1 MiB
+        # The server drops that connection, abandons the episode and connects
+        # again: the next message on this socket is a new SimInitMsg.
+        agent.init()
+        assert time.monotonic() - started < 10
+        rss = _rss_peak_mb(srv.pid)
+        obs, *_ = agent.state()
+        assert obs[2] == 0
+        agent.stop()
+        out = _finish(srv)
+    finally:
+        agent.close()
+        if srv.poll() is None:
+            srv.kill()
+    assert "max_message_bytes = 1048576" in out
+    assert rss < 400, f"server peak RSS {rss:.0f} MB"
+
+
+def test_per_step_work_is_bounded_by_the_values_used() -> None:
+    """A ~1 MiB action (just under the cap: 250,000 values) every step: only
+    the two values rl-tcp uses are converted, so a step costs milliseconds
+    (the unbounded server: 15.5 s per 10 MB step)."""
+    import re as _re
+
+    port = _free_port()
+    agent = RawAgent(port)
+    srv = _server(port, "rl-tcp-time", *TCP, "-o", "duration_s=1")
+    steps = 0
+    try:
+        agent.init()
+        _, _, over, _, _ = agent.state()
+        big = [3000, 15000] + [7] * 250_000
+        while not over:
+            agent.act_uint(big)
+            obs, _, over, _, _ = agent.state()
+            steps += 1
+            if not over:
+                assert obs[5] == 15000  # the values used are the first two
+        agent.stop()
+        out = _finish(srv)
+    finally:
+        agent.close()
+        if srv.poll() is None:
+            srv.kill()
+    assert steps == 10
+    cpu = float(_re.search(r"cpu_s=([0-9.]+)", out).group(1))  # type: ignore[union-attr]
+    assert cpu < 3.0, out
+
+
+def test_a_4_gb_cwnd_is_bounded_to_the_documented_cap() -> None:
+    """ns3-gym's uint32 field carries a 4 GB cWnd; the server applies at most
+    --max-cwnd-bytes (64 MiB), so 2 simulated seconds stay cheap."""
+    import re as _re
+
+    port = _free_port()
+    agent = RawAgent(port)
+    srv = _server(port, "rl-tcp-time", *TCP, "-o", "duration_s=2")
+    try:
+        agent.init()
+        _, _, over, _, _ = agent.state()
+        cwnds = []
+        while not over:
+            agent.act_uint([4_294_967_295, 4_294_967_295])
+            obs, _, over, _, _ = agent.state()
+            cwnds.append(obs[5])
+        rss = _rss_peak_mb(srv.pid)
+        agent.stop()
+        out = _finish(srv)
+    finally:
+        agent.close()
+        if srv.poll() is None:
+            srv.kill()
+    assert max(cwnds) <= 1 << 26 and (1 << 26) in cwnds
+    cpu = float(_re.search(r"cpu_s=([0-9.]+)", out).group(1))  # type: ignore[union-attr]
+    assert cpu < 3.0 and rss < 400, (cpu, rss, out)

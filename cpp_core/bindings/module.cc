@@ -10,6 +10,7 @@
 
 #include "bindings/env_bindings.h"
 #include "bindings/leo_bindings.h"
+#include "bindings/multiagent_bindings.h"
 #include "bindings/param_bindings.h"
 #include "bindings/py_value.h"
 #include "bindings/simulation_handle.h"
@@ -113,6 +114,7 @@ PYBIND11_MODULE(_core, m) {
       "The import check's message for a given pair (empty when compatible).");
   orbitcc::RegisterLeoBindings(m);
   orbitcc::RegisterEnvBindings(m);
+  orbitcc::RegisterMultiAgentBindings(m);
   orbitcc::RegisterParamBindings(m);
   m.def(
       "controller_names",

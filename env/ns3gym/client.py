@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from orbitcc.env.ns3gym import protocol as pb
 from orbitcc.env.ns3gym.protocol import ProtocolError
@@ -199,7 +200,7 @@ class Ns3GymEnv(gym.Env):
                 log.close()
                 raise Ns3GymError(f"cannot start the ns-3 program {args[0]!r}: {e}") from None
             self._state.update(proc=proc, log=log)
-        init = pb.parse(pb.SimInitMsg, self._recv("the init message (SimInitMsg)"),
+        init = pb.parse(pb.SimInitMsg, self._recv("init message (SimInitMsg)"),
                         "init message (SimInitMsg)")
         if not init.HasField("obsSpace") or not init.HasField("actSpace"):
             self._fail_reply()
@@ -261,7 +262,7 @@ class Ns3GymEnv(gym.Env):
             if proc is not None and proc.poll() is not None:
                 code = proc.returncode
                 raise Ns3GymError(f"the ns-3 program exited (code {code}) while orbitcc waited "
-                                  f"for {what}" + self._output_tail())
+                                  f"for the {what}" + self._output_tail())
             if time.monotonic() > deadline:
                 raise Ns3GymTimeoutError(f"no {what} from the ns-3 side within "
                                          f"{self.timeout_s:g} s (port {self.port})"
@@ -314,7 +315,7 @@ class Ns3GymEnv(gym.Env):
                 self._owe_reply = False
 
     def _recv_state(self) -> tuple[Any, float, bool, dict[str, Any]]:
-        msg = pb.parse(pb.EnvStateMsg, self._recv("a state message (EnvStateMsg)"),
+        msg = pb.parse(pb.EnvStateMsg, self._recv("state message (EnvStateMsg)"),
                        "state message (EnvStateMsg)")
         info: dict[str, Any] = {"ns3_info": msg.info}
         if msg.HasField("obsData"):
@@ -372,6 +373,12 @@ class Ns3GymEnv(gym.Env):
             raise Ns3GymError("the env is closed")
         if self._done:
             raise Ns3GymError("step() after the episode ended: call reset() first")
+        if isinstance(action, (bool, np.bool_)) or (
+            isinstance(action, (list, np.ndarray)) and np.asarray(action).dtype == np.bool_
+        ):
+            # As OrbitCC-v0 refuses them (a bool is no window or index).
+            raise ValueError("actions must be real numbers (a float or integer array), "
+                             "got dtype bool")
         if self.strict and not self.action_space.contains(action):
             try:
                 action = self._coerce(action)

@@ -138,6 +138,7 @@ SIMULATION_END, GAME_OVER = 0, 1
 _SPACE_NAMES = dict(enumerate(_ENUMS["SpaceType"]))
 _DTYPES = {INT: np.int64, UINT: np.uint64, FLOAT: np.float32, DOUBLE: np.float64}
 _DATA_FIELD = {INT: "intData", UINT: "uintData", FLOAT: "floatData", DOUBLE: "doubleData"}
+DATA_FIELD = _DATA_FIELD  # BoxDataContainer's data field of each dtype
 
 
 def parse(cls: Any, payload: bytes, what: str, peer: str = "simulation") -> Any:
@@ -351,8 +352,10 @@ def value_to_pb(value: Any, space: spaces.Space, name: str = "", strict: bool = 
     ``strict``: the value is cast to the space's dtype and shape (the caller
     checks that it is in the space). Not strict: ns3-gym's pass-through (its
     ``_pack_data``): the values go as given, flat, in the wire field of the
-    space's dtype; only what the wire cannot carry (a fraction or an out of
-    range number in an int32/uint32 field) is refused with a ValueError.
+    space's dtype; a fraction in an int32/uint32 field is truncated towards
+    zero (C's conversion, what ns-3 would hold had the value been cast
+    there), and only what the wire cannot carry (NaN, infinity, a number
+    outside int32/uint32) is refused with a ValueError.
     ``float_code``: the wire dtype of float Boxes (None: FLOAT for float32,
     DOUBLE for float64; ns3-gym's agent side always sends FLOAT).
     """
@@ -364,6 +367,9 @@ def value_to_pb(value: Any, space: spaces.Space, name: str = "", strict: bool = 
         code = _dtype_code(space.dtype)
         if code in (FLOAT, DOUBLE) and float_code is not None:
             code = float_code
+        if isinstance(value, (dict, str, bytes)):
+            raise ValueError(f"{name or 'Box'}: {type(value).__name__} value {value!r:.60}; "
+                             f"allowed: numbers for {space}")
         if strict:
             arr = np.asarray(value, dtype=space.dtype).reshape(space.shape)
             shape = list(space.shape)
@@ -372,7 +378,8 @@ def value_to_pb(value: Any, space: spaces.Space, name: str = "", strict: bool = 
             shape = list(space.shape) if arr.size == int(np.prod(space.shape)) else [arr.size]
         b = BoxDataContainer(dtype=code, shape=shape)
         if code in (INT, UINT):
-            data = [_wire_int(x, code, name or "Box") for x in arr.ravel().tolist()]
+            data = [_wire_int(x, code, name or "Box", truncate=not strict)
+                    for x in arr.ravel().tolist()]
         else:
             data = np.asarray(arr, dtype=np.float64).ravel().tolist()
         getattr(b, _DATA_FIELD[code]).extend(data)
@@ -393,13 +400,19 @@ def value_to_pb(value: Any, space: spaces.Space, name: str = "", strict: bool = 
     return c
 
 
-def _wire_int(x: Any, code: int, what: str) -> int:
-    """``x`` as an integer the wire's int32 (INT) or uint32 (UINT) field holds."""
+def _wire_int(x: Any, code: int, what: str, truncate: bool = False) -> int:
+    """``x`` as an integer the wire's int32 (INT) or uint32 (UINT) field
+    holds; ``truncate``: a fraction is cut towards zero (else refused)."""
+    if isinstance(x, (bool, np.bool_)):
+        raise ValueError(f"{what}: {x!r} is a bool, not a number")
     try:
         f = float(x)
     except (TypeError, ValueError):
         raise ValueError(f"{what}: {x!r} is not a number") from None
     lo, hi = WIRE_RANGE[code]
+    if truncate and np.isfinite(f):
+        f = float(np.trunc(f))
+        x = int(f)
     if not np.isfinite(f) or f != int(f) or not lo <= int(f) <= hi:
         kind = "int32" if code == INT else "uint32"
         raise ValueError(f"{what}: {x!r} cannot travel in ns3-gym's {kind} field; allowed: "

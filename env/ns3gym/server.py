@@ -48,13 +48,19 @@ Actions are passed through as ns3-gym's ns-3 side takes them (a missing
 value reads 0, a cWnd above the space's 65535 is applied); ``--strict``
 refuses an action outside the action space instead (the episode ends and
 the server exits with status 2, naming the action). Every wait is bounded
-by ``--timeout-s``.
+by ``--timeout-s``. An agent that disconnects mid-episode ends that episode
+and the server waits for the next agent; an action that cannot be applied
+(Tuple/Dict data, NaN, infinity) ends the episode with a game over naming
+it. Messages from the agent are capped (``--max-message-bytes``, 1 MiB),
+only the values a layout uses are read, and a passed-through cWnd is
+bounded (``--max-cwnd-bytes``, 64 MiB); docs/ns3gym.md.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -82,10 +88,33 @@ OPENGYM_INFO = "testInfo|123"
 OPENGYM_FEATURES = ("cwnd", "delivery_rate", "rtt_ratio", "loss_rate", "throughput")
 DEFAULT_TIMEOUT_S = 600.0
 UINT32_WRAP = 1 << 32
+# The largest message taken from the agent. An action of any layout is a
+# few values (rl-tcp: 2, opengym: 1, orbitcc: one per flow); ZeroMQ drops a
+# longer message with its connection before buffering it (ZMQ_MAXMSGSIZE),
+# and the server then waits for a new agent.
+DEFAULT_MAX_MESSAGE_BYTES = 1 << 20
+# Bound on a cWnd/ssThresh passed through in the rl-tcp layouts (64 MiB: a
+# 10 Gb/s x 50 ms BDP). ns3-gym's uint32 field allows 4 GiB, and a window
+# far above the path's BDP plus buffer only floods the queue: at 4 GiB, 2
+# simulated seconds of single_link cost 10x the CPU and RSS of 64 MiB.
+DEFAULT_MAX_CWND_BYTES = float(1 << 26)
+# How often a wait for the agent checks that it is still connected.
+POLL_MS = 100
 
 
 class ServerError(RuntimeError):
     """The exchange with the agent broke down (timeout, bad message)."""
+
+
+class AgentGoneError(ServerError):
+    """The agent's connection dropped mid-episode (it exited or crashed, or
+    sent a message above the cap): the episode is abandoned and the server
+    waits for a new agent."""
+
+
+class ActionRefusedError(ValueError):
+    """An action the layout cannot apply (or, with --strict, outside the
+    action space); the agent gets a game over naming it."""
 
 
 # ---------------------------------------------------------------------------
@@ -125,10 +154,17 @@ class _RlTcp(_Layout):
     """ns3-gym's rl-tcp example (time- or event-based) over Ns3GymTcp-v0."""
 
     def __init__(
-        self, scenario: str, overrides: Sequence[str], step_s: float, event: bool, reward: str
+        self,
+        scenario: str,
+        overrides: Sequence[str],
+        step_s: float,
+        event: bool,
+        reward: str,
+        max_cwnd_bytes: float = DEFAULT_MAX_CWND_BYTES,
     ) -> None:
         from orbitcc.env.ns3gym.tcp import Ns3GymTcpEnv
 
+        self.max_cwnd_bytes = float(max_cwnd_bytes)
         self.event = event
         self.reward = reward
         self.env = Ns3GymTcpEnv(
@@ -196,9 +232,10 @@ class _RlTcp(_Layout):
 
     def step(self, actions: list[Any]) -> tuple[list[tuple[Any, float, str]], bool]:
         a = np.array([_action_values(x, 2) for x in actions], dtype=np.float64)
-        # ns-3 keeps the unsigned 32-bit values as sent: a negative or
-        # fractional value has no uint32 form (the client refuses it).
-        a = np.clip(np.trunc(a), 0.0, float(UINT32_WRAP - 1))
+        # ns-3 keeps the unsigned 32-bit values as sent (the actions are
+        # finite here: _action refused the rest); both are bounded by
+        # max_cwnd_bytes (DEFAULT_MAX_CWND_BYTES, docs/ns3gym.md).
+        a = np.clip(np.trunc(a), 0.0, min(float(UINT32_WRAP - 1), self.max_cwnd_bytes))
         obs, reward, terminated, truncated, _ = self.env.step(a[0] if self.n == 1 else a)
         return self._states(obs, float(reward)), bool(terminated or truncated)
 
@@ -333,21 +370,34 @@ def make_layout(
     overrides: Sequence[str] = (),
     step_s: float | None = None,
     reward: str = "ns3gym",
+    max_cwnd_bytes: float = DEFAULT_MAX_CWND_BYTES,
 ) -> _Layout:
     """A layout; ``step_s`` None: ns3-gym's 0.1 s (the orbitcc layout: the
-    config's ``env.step_interval_s``)."""
+    config's ``env.step_interval_s``); ``max_cwnd_bytes`` bounds the rl-tcp
+    layouts' passed-through cWnd and ssThresh."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout = {layout!r}; allowed: {', '.join(LAYOUTS)}")
     if reward not in REWARDS:
         raise ValueError(f"reward = {reward!r}; allowed: {', '.join(REWARDS)}")
     if step_s is not None and not 1e-4 <= step_s <= 60.0:
         raise ValueError(f"step_s = {step_s}; allowed: 0.0001 ... 60 s")
+    if not 3000.0 <= max_cwnd_bytes <= float(UINT32_WRAP - 1):
+        raise ValueError(
+            f"max_cwnd_bytes = {max_cwnd_bytes:g}; allowed: 3000 ... {UINT32_WRAP - 1} bytes"
+        )
     if layout == "orbitcc":
         return _OrbitCC(scenario, overrides, step_s)
     step_s = 0.1 if step_s is None else step_s
     if layout == "opengym":
         return _OpenGym(scenario, overrides, step_s, reward)
-    return _RlTcp(scenario, overrides, step_s, event=layout == "rl-tcp-event", reward=reward)
+    return _RlTcp(
+        scenario,
+        overrides,
+        step_s,
+        event=layout == "rl-tcp-event",
+        reward=reward,
+        max_cwnd_bytes=max_cwnd_bytes,
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -365,7 +415,18 @@ class Ns3GymServer:
       strict: refuse actions outside the action space (default: pass them
         through, as ns3-gym's ns-3 side does).
       timeout_s: bound of every wait (the agent's replies, its arrival).
-      max_message_bytes: the largest message accepted from the agent.
+      max_message_bytes: the largest message accepted from the agent
+        (default 1 MiB; a longer one is dropped with its connection).
+      max_cwnd_bytes: bound of a passed-through cWnd/ssThresh (rl-tcp).
+      log: where the server says why an episode ended early (stderr lines).
+
+    An agent that disconnects mid-episode (exits, crashes, or sends a message
+    above the cap) ends that episode; the server then connects again and
+    waits for the next agent with a fresh episode. An action it cannot apply
+    (a Tuple or Dict, NaN or infinity, no number) ends the episode with a
+    game over to the agent naming it, and the server serves the next one;
+    with ``strict`` any action outside the space does, and ``serve`` raises.
+    Only the values a layout uses are read from an action (rl-tcp: 2).
     """
 
     def __init__(
@@ -380,7 +441,9 @@ class Ns3GymServer:
         sim_seed: int = 0,
         strict: bool = False,
         timeout_s: float = DEFAULT_TIMEOUT_S,
-        max_message_bytes: int = 64 * 2**20,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        max_cwnd_bytes: float = DEFAULT_MAX_CWND_BYTES,
+        log: Callable[[str], None] | None = None,
     ) -> None:
         import zmq
 
@@ -393,20 +456,29 @@ class Ns3GymServer:
             )
         if not 0 < timeout_s < 1e6:
             raise ValueError(f"timeout_s = {timeout_s}; allowed: > 0 and < 1e6 s")
+        if not 1024 <= int(max_message_bytes) <= 2**31 - 1:
+            raise ValueError(
+                f"max_message_bytes = {max_message_bytes}; allowed: 1024 ... {2**31 - 1}"
+            )
         self._zmq = zmq
         self.port, self.host = port, host
         self.strict = strict
         self.timeout_s = float(timeout_s)
         self.max_message_bytes = int(max_message_bytes)
         self.seed = int(sim_seed)
-        self.layout = make_layout(layout, scenario, overrides, step_s, reward)
+        self.layout = make_layout(layout, scenario, overrides, step_s, reward, max_cwnd_bytes)
+        self.layout_name = layout
         self.episodes = 0
         self.steps = 0
+        self.ended_early: list[str] = []
+        self._log = log if log is not None else (lambda line: None)
         self._ctx = zmq.Context()
+        space = self.layout.act_space
+        self._used = 1 if isinstance(space, spaces.Discrete) else int(np.prod(space.shape))
 
     # -- socket ---------------------------------------------------------
 
-    def _socket(self) -> Any:
+    def _socket(self) -> tuple[Any, Any]:
         zmq = self._zmq
         s = self._ctx.socket(zmq.REQ)
         ms = max(1, int(self.timeout_s * 1000))
@@ -414,39 +486,109 @@ class Ns3GymServer:
         s.setsockopt(zmq.RCVTIMEO, ms)
         s.setsockopt(zmq.SNDTIMEO, ms)
         s.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
+        mon = s.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED)
         s.connect(f"tcp://{self.host}:{self.port}")
-        return s
+        return s, mon
 
-    def _exchange(self, sock: Any, msg: Any, what: str) -> bytes:
+    def _agent_gone(self, mon: Any) -> bool:
+        """Whether the agent's connection dropped since it was made."""
+        from zmq.utils.monitor import recv_monitor_message
+
         zmq = self._zmq
+        gone = False
+        while mon.poll(0, zmq.POLLIN):
+            try:
+                event = recv_monitor_message(mon, zmq.NOBLOCK)
+            except zmq.Again:
+                break
+            if event.get("event") == zmq.EVENT_DISCONNECTED:
+                gone = True
+        return gone
+
+    def _exchange(
+        self, sock: Any, mon: Any, msg: Any, what: str, timeout_s: float | None = None
+    ) -> bytes:
+        """Send ``msg``, return the agent's reply; every wait bounded by
+        timeout_s, and a dropped connection noticed within POLL_MS."""
+        zmq = self._zmq
+        deadline = time.monotonic() + (self.timeout_s if timeout_s is None else timeout_s)
         try:
             sock.send(msg.SerializeToString())
-            return sock.recv()
         except zmq.Again:
-            raise ServerError(
-                f"no {what} from the agent at tcp://{self.host}:{self.port} within "
-                f"{self.timeout_s:g} s (is an ns3-gym agent listening there?)"
-            ) from None
+            raise ServerError(self._timeout_text(what)) from None
+        while True:
+            if sock.poll(POLL_MS, zmq.POLLIN):
+                try:
+                    return sock.recv(zmq.NOBLOCK)
+                except zmq.Again:
+                    pass
+            if self._agent_gone(mon):
+                raise AgentGoneError(
+                    f"the agent at tcp://{self.host}:{self.port} disconnected while the "
+                    f"server waited for its {what} (it exited or crashed, or sent a message "
+                    f"above max_message_bytes = {self.max_message_bytes}, which is dropped "
+                    "with its connection)"
+                )
+            if time.monotonic() > deadline:
+                raise ServerError(self._timeout_text(what))
 
-    def _action(self, reply: Any) -> Any:
+    def _timeout_text(self, what: str) -> str:
+        return (
+            f"no {what} from the agent at tcp://{self.host}:{self.port} within "
+            f"{self.timeout_s:g} s (is an ns3-gym agent listening there?)"
+        )
+
+    def _action(self, reply: Any) -> np.ndarray:
+        """The values of an action the layout uses (``_used`` of them; ns-3's
+        ``GetValue(i)`` reads 0 for a value not sent). Only those are
+        converted, whatever the message holds (bounded work per step)."""
         space = self.layout.act_space
-        value = pb.value_from_pb(reply.actData, space, "action", strict=False)
+        c = reply.actData
+        kinds = {pb.DISCRETE: "Discrete", pb.BOX: "Box", pb.TUPLE: "Tuple", pb.DICT: "Dict"}
+        if c.type == pb.DISCRETE:
+            d = pb.DiscreteDataContainer()
+            if not c.data.Unpack(d):
+                raise ActionRefusedError("the action's Discrete data does not unpack")
+            values = np.array([float(d.data)])
+            count = 1
+        elif c.type == pb.BOX:
+            b = pb.BoxDataContainer()
+            if not c.data.Unpack(b) or b.dtype not in pb.DATA_FIELD:
+                raise ActionRefusedError(
+                    "the action's Box data does not unpack or has no dtype; allowed: INT, "
+                    "UINT, FLOAT, DOUBLE"
+                )
+            data = getattr(b, pb.DATA_FIELD[b.dtype])
+            count = len(data)
+            values = np.asarray(data[: self._used], dtype=np.float64)
+        else:
+            name = kinds.get(c.type, f"of type {c.type}")
+            raise ActionRefusedError(
+                f"the action is a {name}; the {self.layout_name} layout's action space is "
+                f"{space} (send Box or Discrete data)"
+            )
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            k = int(bad[0])
+            what = "NaN" if np.isnan(values[k]) else "infinite"
+            raise ActionRefusedError(f"action value {k} is {what}; actions must be finite numbers")
         if self.strict:
             if isinstance(space, spaces.Discrete):
-                ok = isinstance(value, int) and 0 <= value < int(space.n)
+                ok = count == 1 and values[0] == int(values[0]) and 0 <= values[0] < int(space.n)
             else:
-                arr = np.asarray(value, dtype=np.float64)
                 ok = (
-                    arr.size == int(np.prod(space.shape))
-                    and bool(np.all(arr >= space.low.ravel()))
-                    and bool(np.all(arr <= space.high.ravel()))
+                    count == self._used
+                    and bool(np.all(values >= space.low.ravel()))
+                    and bool(np.all(values <= space.high.ravel()))
                 )
             if not ok:
-                raise ValueError(
-                    f"action {np.asarray(value).tolist()} is outside the action "
-                    f"space {space} (--strict)"
+                shown = values.tolist() if count <= self._used else f"{count} values"
+                raise ActionRefusedError(
+                    f"action {shown} is outside the action space {space} (--strict)"
                 )
-        return value
+        if values.size < self._used:
+            values = np.concatenate([values, np.zeros(self._used - values.size)])
+        return values
 
     def _state(self, obs: Any, reward: float, info: str, over: bool = False) -> Any:
         msg = pb.EnvStateMsg(
@@ -462,22 +604,20 @@ class Ns3GymServer:
     # -- episodes -------------------------------------------------------
 
     def serve_episode(self) -> str:
-        """One episode; returns how it ended: 'simulation_end' or 'stopped'
-        (the agent sent stopSimReq: its reset() or close())."""
-        sock = self._socket()
+        """One episode; returns how it ended: 'simulation_end', 'stopped'
+        (the agent sent stopSimReq: its reset() or close()), 'agent_gone'
+        (its connection dropped) or 'refused' (an action it could not apply:
+        the agent got a game over naming it). With ``strict`` a refused
+        action raises ``ActionRefusedError`` after the game over."""
+        init = pb.SimInitMsg(
+            simProcessId=os.getpid(),
+            wafShellProcessId=os.getppid(),
+            obsSpace=pb.space_to_pb(self.layout.obs_space),
+            actSpace=pb.space_to_pb(self.layout.act_space),
+        )
+        sock, mon, reply = self._connect(init)
         try:
-            init = pb.SimInitMsg(
-                simProcessId=os.getpid(),
-                wafShellProcessId=os.getppid(),
-                obsSpace=pb.space_to_pb(self.layout.obs_space),
-                actSpace=pb.space_to_pb(self.layout.act_space),
-            )
-            ack = pb.parse(
-                pb.SimInitAck,
-                self._exchange(sock, init, "init acknowledgement"),
-                "init acknowledgement",
-                peer="agent",
-            )
+            ack = pb.parse(pb.SimInitAck, reply, "init acknowledgement", peer="agent")
             self.episodes += 1
             if ack.stopSimReq:
                 return "stopped"
@@ -487,7 +627,9 @@ class Ns3GymServer:
                 for obs, reward, info in states:
                     reply = pb.parse(
                         pb.EnvActMsg,
-                        self._exchange(sock, self._state(obs, reward, info), "action (EnvActMsg)"),
+                        self._exchange(
+                            sock, mon, self._state(obs, reward, info), "action (EnvActMsg)"
+                        ),
                         "action message",
                         peer="agent",
                     )
@@ -495,8 +637,8 @@ class Ns3GymServer:
                         return "stopped"
                     try:
                         actions.append(self._action(reply))
-                    except ValueError as e:
-                        # Tell the agent (a game over naming the refusal), then stop.
+                    except ActionRefusedError as e:
+                        # Tell the agent (a game over naming the refusal).
                         end = pb.EnvStateMsg(
                             obsData=pb.value_to_pb(obs, self.layout.obs_space, strict=False),
                             reward=0.0,
@@ -504,24 +646,71 @@ class Ns3GymServer:
                             reason=pb.GAME_OVER,
                             info=f"orbitcc-ns3gym-server: {e}",
                         )
-                        self._exchange(sock, end, "answer to the game over")
-                        raise
+                        try:
+                            self._exchange(sock, mon, end, "answer to the game over")
+                        except AgentGoneError:
+                            pass
+                        if self.strict:
+                            raise
+                        self._ended_early(f"episode {self.episodes} ended: {e}")
+                        return "refused"
                 states, over = self.layout.step(actions)
                 self.steps += 1
                 if over:
                     # ns-3's NotifySimulationEnd: one last state, then it exits
                     # whatever the agent answers.
                     obs, reward, info = states[0]
-                    self._exchange(
-                        sock, self._state(obs, reward, info, over=True), "answer to the last state"
-                    )
+                    try:
+                        self._exchange(
+                            sock,
+                            mon,
+                            self._state(obs, reward, info, over=True),
+                            "answer to the last state",
+                        )
+                    except AgentGoneError:
+                        pass
                     return "simulation_end"
+        except AgentGoneError as e:
+            self._ended_early(f"episode {self.episodes} abandoned: {e}; waiting for a new agent")
+            return "agent_gone"
         finally:
+            mon.close(linger=0)
             sock.close(linger=0)
             self.seed += 1
 
+    def _connect(self, init: Any) -> tuple[Any, Any, bytes]:
+        """Connect and hand the init message to an agent that answers it.
+
+        A connection that drops before the answer (the previous agent's
+        socket closing as this one connects, an agent that dies at start-up)
+        loses the message with it (ZeroMQ's REQ does not resend), so it is
+        sent again on a fresh socket to whichever agent listens next; every
+        try within the one timeout_s."""
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            sock, mon = self._socket()
+            try:
+                left = deadline - time.monotonic()
+                return sock, mon, self._exchange(
+                    sock, mon, init, "init acknowledgement", max(left, 0.001)
+                )
+            except AgentGoneError:
+                mon.close(linger=0)
+                sock.close(linger=0)
+                if time.monotonic() >= deadline:
+                    raise ServerError(self._timeout_text("init acknowledgement")) from None
+            except BaseException:
+                mon.close(linger=0)
+                sock.close(linger=0)
+                raise
+
+    def _ended_early(self, line: str) -> None:
+        self.ended_early.append(line)
+        self._log(line)
+
     def serve(self, episodes: int = 0) -> None:
-        """``episodes`` episodes (0: until interrupted or a timeout)."""
+        """``episodes`` episodes (0: until interrupted or a timeout); an
+        episode whose agent went away counts as served."""
         k = 0
         while episodes == 0 or k < episodes:
             self.serve_episode()

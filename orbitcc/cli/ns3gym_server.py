@@ -4,9 +4,10 @@ docstring and docs/ns3gym.md describe the layouts and the protocol).
 
   orbitcc-ns3gym-server --port 5555 --scenario single_link --layout rl-tcp-time
 
-Exit status: 0 when the episodes are served, 2 for a bad argument or a
-protocol error, 3 when the agent does not answer within --timeout-s, 130 on
-Ctrl-C.
+Exit status: 0 when the episodes are served (an agent that went away or
+sent an action that cannot be applied ends its episode, not the server), 2
+for a bad argument, a protocol error or an action refused by --strict, 3
+when no agent answers within --timeout-s, 130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from collections.abc import Sequence
 
 from orbitcc.env.ns3gym import protocol as pb
 from orbitcc.env.ns3gym.server import (
+    DEFAULT_MAX_CWND_BYTES,
+    DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_TIMEOUT_S,
     LAYOUTS,
     REWARDS,
@@ -100,6 +103,19 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_TIMEOUT_S,
         help="longest wait for the agent, at any point (default 600 s)",
     )
+    p.add_argument(
+        "--max-message-bytes",
+        type=int,
+        default=DEFAULT_MAX_MESSAGE_BYTES,
+        help="largest message taken from the agent (default 1 MiB); a longer one is dropped "
+        "with its connection and the server waits for a new agent",
+    )
+    p.add_argument(
+        "--max-cwnd-bytes",
+        type=float,
+        default=DEFAULT_MAX_CWND_BYTES,
+        help="bound of a cWnd/ssThresh passed through in the rl-tcp layouts (default 64 MiB)",
+    )
     return p
 
 
@@ -140,6 +156,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             sim_seed=args.seed,
             strict=args.strict,
             timeout_s=args.timeout_s,
+            max_message_bytes=args.max_message_bytes,
+            max_cwnd_bytes=args.max_cwnd_bytes,
+            log=lambda line: print(f"orbitcc-ns3gym-server: {line}", file=sys.stderr, flush=True),
         )
     except (ValueError, KeyError) as e:
         print(f"orbitcc-ns3gym-server: {e}", file=sys.stderr)

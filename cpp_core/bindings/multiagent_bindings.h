@@ -1,0 +1,10 @@
+// orbitcc._core.multiagent_rewards (cpp_core/env/multiagent_reward.h).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace orbitcc {
+
+void RegisterMultiAgentBindings(pybind11::module_& m);
+
+}  // namespace orbitcc
