@@ -23,8 +23,8 @@ average is printed at the start and the end. Prints a Markdown table.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import copy
+import dataclasses
 import json
 import os
 import statistics
