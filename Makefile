@@ -29,7 +29,7 @@ CCACHE_LAUNCHER = $$(command -v ccache >/dev/null && \
 # reference, so its commas do not split it.
 TIMED = t0=$$(date +%s); $(1) && echo "[orbitcc]   done in $$(( $$(date +%s) - t0 )) s"
 
-.PHONY: run test install install-base cpp-test py-test validate validate-findings bench reproduce lint clean \
+.PHONY: run test install install-base cpp-test py-test validate validate-findings bench bench-check reproduce lint clean \
 	ns3-deps validate-ns3 ccache docs test-counts \
 	sanitize tsan clang-test ubsan-release fuzz fuzz-env fuzz-extremes fuzz-short
 
@@ -153,6 +153,13 @@ validate-findings: install
 
 bench: install
 	$(VENV)/bin/orbitcc-bench --json bench.json
+
+# Two back-to-back headline runs must agree within 15 % on every headline
+# figure (CPU time; docs/benchmarks.md). Exit status 1 when they do not.
+bench-check: install
+	$(VENV)/bin/orbitcc-bench --json build/bench-check-a.json headline_only=true
+	$(VENV)/bin/orbitcc-bench --json build/bench-check-b.json headline_only=true
+	$(VENV)/bin/orbitcc-bench --compare build/bench-check-a.json build/bench-check-b.json --tolerance 0.15
 
 # The MACO paper's Starlink experiment and Du et al.'s soft handover, a few
 # minutes. Writes outputs/reproduce/; `make reproduce

@@ -149,8 +149,9 @@ def test_orbitcc_sim_rejects_bad_override(tmp_path):
 
 def test_orbitcc_bench_writes_the_contract_keys(tmp_path):
     path = tmp_path / "bench.json"
-    out = run_cli(["orbitcc.cli.bench", "--json", str(path), "repeats=1",
-                   "core_seconds_100mbps=2", "core_seconds_1gbps=0.5", "long_episode_s=5",
+    out = run_cli(["orbitcc.cli.bench", "--json", str(path), "rounds=2",
+                   "core_seconds_100mbps=2", "core_seconds_1gbps=0.5",
+                   "core_seconds_10gbps=0.1", "long_episode_s=5",
                    "env_steps=50", "vec_num_envs=[1,2]", "leo_seconds=2",
                    "leo_controllers=[olia,cubic]", "whole_process_seconds=2", "ns3=false",
                    "--cores", "cores_num_envs=2", "cores_calls=5"], tmp_path)
@@ -160,24 +161,31 @@ def test_orbitcc_bench_writes_the_contract_keys(tmp_path):
                 "python_overhead_us_per_step", "peak_rss_mb", "machine"):
         assert key in report
     assert set(report["core_packets_per_s"]) == {
-        "single_link_100mbps", "single_link_1gbps", "starlink_dual/olia", "starlink_dual/cubic"}
+        "single_link_100mbps", "single_link_1gbps", "single_link_10gbps", "starlink_dual/maco",
+        "starlink_dual_1gbps/maco", "starlink_dual_10gbps/maco", "starlink_dual/olia",
+        "starlink_dual/cubic"}
     assert set(report["vec_env_steps_per_s"]) == {"1", "2"}
-    assert 0 < report["leo"]["channel_and_orbit_share"] < 1
+    assert 0 < report["leo"]["channel_and_orbit_share"]["median"] < 1
+    # Issue 39: every headline figure is a median over interleaved rounds
+    # with its spread, in CPU time.
+    for name, fig in report["headline"].items():
+        assert fig["n"] == 2 and fig["q1"] <= fig["median"] <= fig["q3"], name
+        assert fig["min"] <= fig["q1"] and fig["q3"] <= fig["max"], name
     assert all(v > 0 for v in report["core_packets_per_s"].values())
     assert report["machine"]["commit"]
     imports = report["import_time_s"]
-    assert set(imports) == {"python_startup_s", "orbitcc", "orbitcc._core", "orbitcc.runner",
-                            "orbitcc.env", "cpu"}
+    assert set(imports["cpu_over_bare"]) == {"orbitcc", "orbitcc._core", "orbitcc.runner",
+                                             "orbitcc.env"}
     # Issue 30: every section states its load, CPU and cores beside its wall time.
     for name, sec in report["sections"].items():
         assert sec["wall_s"] > 0 and sec["cpu_s"] + sec["children_cpu_s"] > 0, name
         assert sec["loadavg_1m_before"] >= 0 and sec["cores_used"] > 0, name
     compose = report["compose"]
-    assert compose["register_configs_again_cpu_s"] < compose["register_configs_cpu_s"]
-    assert 0 < compose["simulation_cpu_s"] < compose["first_run_cpu_s"]
+    assert compose["first_run_fixed_cpu_s"] > compose["run_fixed_cpu_s"]["median"]
+    assert compose["simulation_cpu_s"]["median"] > 0
     assert report["step_fixed_cost"]["vector_64"]["num_envs"] == 64
-    assert report["env_random_policy"]["cpu_us_per_step"] > 0
+    assert report["env_random_policy"]["cpu_us_per_step"]["median"] > 0
     assert [r["threads"] for r in report["cores"]["rows"]][0] == 1
-    assert 0 <= report["cores"]["serial_fraction"] < 1
-    assert report["whole_process"]["whole_process_s"]["mean"] > (
-        report["whole_process"]["in_process_s"]["mean"])
+    assert 0 <= report["cores"]["serial_fraction"]["median"] < 1
+    assert report["whole_process"]["python_process"]["cpu_s"]["median"] > (
+        report["whole_process"]["in_process"]["cpu_s"]["median"])

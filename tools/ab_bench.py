@@ -5,10 +5,10 @@ orbitcc-bench functions (orbitcc/cli/bench.py) and compiled module:
     python tools/ab_bench.py /path/to/checkout_A /path/to/checkout_B [rounds]
 
 Per round and checkout, a fresh interpreter with PYTHONPATH=<checkout> times
-(one core, `repeats` runs each, mean reported): single_link at 100 Mb/s (30
-simulated s) and 1 Gb/s (10 s), starlink_dual with maco, cubic and newreno
-(60 s), and the raw binding cost of an env step. Prints the median over rounds
-per figure and the ratio B/A.
+(one core, 3 interleaved runs each, the median in packets per CPU second):
+single_link at 100 Mb/s (30 simulated s) and 1 Gb/s (10 s), starlink_dual with
+maco, cubic and newreno (60 s). Prints the median over rounds per figure and
+the ratio B/A.
 """
 
 from __future__ import annotations
@@ -22,14 +22,12 @@ import sys
 PROBE = r"""
 import json
 from orbitcc.cli import bench as b
-out = {}
-out["single_link_100mbps"] = b.time_core(lambda: b.single_link_spec(100.0, 30.0), 2)
-out["single_link_1gbps"] = b.time_core(lambda: b.single_link_spec(1000.0, 10.0), 2)
+specs = {"single_link_100mbps": b.single_link_spec(100.0, 30.0),
+         "single_link_1gbps": b.single_link_spec(1000.0, 10.0)}
 for c in ("maco", "cubic", "newreno"):
-    spec = b.scenario_spec("starlink_dual", c, 60.0)
-    out["starlink_dual/" + c] = b.time_core(lambda spec=spec: dict(spec), 2)
-figs = {k: v["packets_per_s"]["mean"] for k, v in out.items()}
-figs["step_binding_overhead_us"] = b.time_step_overhead(2)["mean"]
+    specs["starlink_dual/" + c] = b.scenario_spec("starlink_dual", c, 60.0)
+runs = b.interleaved({k: b.core_measure(v) for k, v in specs.items()}, 3)
+figs = {k: b.core_figure(r)["packets_per_cpu_s"]["median"] for k, r in runs.items()}
 print(json.dumps(figs))
 """
 
@@ -52,7 +50,7 @@ def main() -> int:
         for checkout in (a, b) if r % 2 == 0 else (b, a):
             runs[checkout].append(measure(checkout))
             print(f"round {r + 1}/{rounds} {checkout}: {runs[checkout][-1]}", flush=True)
-    print(f"\nmedian over {rounds} rounds (packets/s; overhead in us)")
+    print(f"\nmedian over {rounds} rounds (delivered packets per CPU s)")
     print(f"{'figure':32s} {'A':>14s} {'B':>14s} {'B/A':>7s}")
     for key in runs[a][0]:
         va = statistics.median(x[key] for x in runs[a])

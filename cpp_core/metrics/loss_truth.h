@@ -20,12 +20,12 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "cc/controller.h"
 #include "net/packet.h"
 #include "net/ring_buffer.h"
+#include "sim/number_map.h"
 #include "sim/time.h"
 
 namespace orbitcc {
@@ -75,9 +75,9 @@ class LossTruth {
     if (arrived_.empty()) arrived_.assign(kCapacity, 0);
     arrived_[number & (kCapacity - 1)] = Tag(number);
     if (!pending_.empty()) {
-      auto it = pending_.find(number);
-      if (it != pending_.end() && it->second.sent_time == sent_time) {
-        Count(it->second.value, kSpurious);
+      auto* it = pending_.find(number);
+      if (it != nullptr && it->value.sent_time == sent_time) {
+        Count(it->value.value, kSpurious);
         pending_.erase(it);
       }
     }
@@ -85,13 +85,14 @@ class LossTruth {
 
   // A data packet of this subflow was dropped in the network.
   void OnDrop(uint64_t number, TimeNs sent_time, LossCause cause) {
-    auto it = pending_.find(number);
-    if (it != pending_.end() && it->second.sent_time == sent_time) {
-      Count(it->second.value, static_cast<int>(cause));
+    auto* it = pending_.find(number);
+    if (it != nullptr && it->value.sent_time == sent_time) {
+      Count(it->value.value, static_cast<int>(cause));
       pending_.erase(it);
       return;
     }
-    drops_[number] = Record{sent_time, static_cast<uint8_t>(cause)};
+    drops_.insert_or_assign(number,
+                            Record{sent_time, static_cast<uint8_t>(cause)});
     Remember(&drop_order_, &drops_, number, sent_time);
   }
 
@@ -99,9 +100,9 @@ class LossTruth {
   // controller's judgement of the loss event.
   void OnDeclared(uint64_t number, TimeNs sent_time, LossVerdict verdict) {
     const uint8_t v = static_cast<uint8_t>(verdict);
-    auto it = drops_.find(number);
-    if (it != drops_.end() && it->second.sent_time == sent_time) {
-      Count(v, it->second.value);
+    auto* it = drops_.find(number);
+    if (it != nullptr && it->value.sent_time == sent_time) {
+      Count(v, it->value.value);
       drops_.erase(it);
       return;
     }
@@ -110,7 +111,7 @@ class LossTruth {
       Count(v, kSpurious);
       return;
     }
-    pending_[number] = Record{sent_time, v};
+    pending_.insert_or_assign(number, Record{sent_time, v});
     Remember(&pending_order_, &pending_, number, sent_time);
   }
 
@@ -129,7 +130,7 @@ class LossTruth {
     m.not_classified = row(Verdict(LossVerdict::kNotClassified));
     m.congestion = row(Verdict(LossVerdict::kCongestion));
     m.not_congestion = row(Verdict(LossVerdict::kNotCongestion));
-    for (const auto& [number, rec] : pending_) {
+    pending_.ForEach([&m](uint64_t, const Record& rec) {
       switch (static_cast<LossVerdict>(rec.value)) {
         case LossVerdict::kNotClassified:
           ++m.not_classified.unresolved;
@@ -141,7 +142,7 @@ class LossTruth {
           ++m.not_congestion.unresolved;
           break;
       }
-    }
+    });
     return m;
   }
 
@@ -163,7 +164,9 @@ class LossTruth {
     uint64_t number;
     TimeNs sent_time;
   };
-  using Map = std::unordered_map<uint64_t, Record>;
+  // Flat, not std::unordered_map: a lookup per arriving packet must not walk
+  // heap nodes (docs/benchmarks.md, 10 Gb/s).
+  using Map = NumberMap<Record>;
 
   void Count(uint8_t verdict, int outcome) { ++counts_[verdict][outcome]; }
   // Low 32 bits of number + 1: a false match needs numbers 2^32 apart.
@@ -180,9 +183,9 @@ class LossTruth {
     while (order->size() > kCapacity) {
       const Key old = order->front();
       order->pop_front();
-      auto it = map->find(old.number);
-      if (it != map->end() && it->second.sent_time == old.sent_time) {
-        if (map == &pending_) Count(it->second.value, kUnresolved);
+      auto* it = map->find(old.number);
+      if (it != nullptr && it->value.sent_time == old.sent_time) {
+        if (map == &pending_) Count(it->value.value, kUnresolved);
         map->erase(it);
       }
     }

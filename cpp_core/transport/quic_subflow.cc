@@ -146,13 +146,25 @@ void QuicSubflow::SendAck(TimeNs now) {
     ack_timer_armed_ = false;
     net_->SetTimer(ack_timer_, kTimeInfinite);
   }
-  AckFrame frame;
-  frames_.push_back(frame);
-  AckFrame& f = frames_.back();
+  AckFrame& f = frames_.append_slot();
   f.largest = largest_received_;
   f.ack_delay = now - largest_received_time_;
   f.rwnd_cap = last_rwnd_cap_;
-  f.ranges.assign(received_.begin(), received_.end());
+  // Ranges wholly below the lowest packet still outstanding cannot change
+  // how this ACK is processed (ProcessAck stops at the first such range, and
+  // base_pn_ only grows), so they are not stored: after a few losses the
+  // receiver repeats up to kMaxAckRanges ranges, and copying them all into
+  // every frame in flight was most of the memory traffic at 10 Gb/s
+  // (docs/benchmarks.md).
+  const auto first = std::lower_bound(
+      received_.begin(), received_.end(), base_pn_,
+      [](const std::pair<uint64_t, uint64_t>& range, uint64_t v) {
+        return range.second < v;
+      });
+  f.num_ranges = static_cast<uint32_t>(received_.end() - first);
+  for (auto it = first; it != received_.end(); ++it) {
+    frame_ranges_.push_back(*it);
+  }
 
   Packet ack;
   ack.number = next_frame_++;
@@ -186,15 +198,23 @@ uint64_t QuicSubflow::FindOutstanding(uint64_t pn) {
 void QuicSubflow::OnAckArrival(TimeNs now, const Packet& packet) {
   const uint64_t id = packet.number;
   if (id < frame_base_) return;
-  ProcessAck(now, frames_[id - frame_base_]);
+  size_t first_range = 0;  // past the ranges of earlier frames
+  for (uint64_t k = frame_base_; k < id; ++k) {
+    first_range += frames_[k - frame_base_].num_ranges;
+  }
+  ProcessAck(now, frames_[id - frame_base_], first_range);
   // Frames are consumed in order; earlier ones whose ACK was lost go too.
   while (frame_base_ <= id) {
+    for (uint32_t n = frames_.front().num_ranges; n > 0; --n) {
+      frame_ranges_.pop_front();
+    }
     frames_.pop_front();
     ++frame_base_;
   }
 }
 
-void QuicSubflow::ProcessAck(TimeNs now, const AckFrame& frame) {
+void QuicSubflow::ProcessAck(TimeNs now, const AckFrame& frame,
+                             size_t first_range) {
   rwnd_ = frame.rwnd_cap;
   if (largest_acked_ == kNone || frame.largest > largest_acked_) {
     largest_acked_ = frame.largest;
@@ -205,10 +225,11 @@ void QuicSubflow::ProcessAck(TimeNs now, const AckFrame& frame) {
   TimeNs largest_sent_time = 0;
   TimeNs newest_acked_sent_time = 0;
   rate_.BeginAck();
-  for (auto it = frame.ranges.rbegin(); it != frame.ranges.rend(); ++it) {
-    if (it->second < base_pn_) break;  // ranges are ascending
-    const uint64_t hi = std::min(it->second, next_pn_ - 1);
-    for (uint64_t p = FindOutstanding(it->first); p <= hi;
+  for (size_t i = frame.num_ranges; i-- > 0;) {
+    const std::pair<uint64_t, uint64_t> range = frame_ranges_[first_range + i];
+    if (range.second < base_pn_) break;  // ranges are ascending
+    const uint64_t hi = std::min(range.second, next_pn_ - 1);
+    for (uint64_t p = FindOutstanding(range.first); p <= hi;
          p = FindOutstanding(p + 1)) {
       SentRecord& rec = Record(p);
       rec.state = State::kAcked;

@@ -104,12 +104,16 @@ class QuicSubflow final : public SubflowSender {
     uint64_t largest = 0;
     TimeNs ack_delay = 0;
     uint64_t rwnd_cap = kMaxReceiveWindowBytes;
-    std::vector<std::pair<uint64_t, uint64_t>> ranges;  // ascending [lo, hi]
+    // Its ranges (ascending [lo, hi]) are the next num_ranges entries of
+    // frame_ranges_ after those of the frames before it: one ring streamed
+    // in order, not a heap vector per frame in flight.
+    uint32_t num_ranges = 0;
   };
 
   SentRecord& Record(uint64_t pn) { return sent_[pn - base_pn_]; }
   uint64_t FindOutstanding(uint64_t pn);
-  void ProcessAck(TimeNs now, const AckFrame& frame);
+  // `first_range`: index in frame_ranges_ of the frame's lowest range.
+  void ProcessAck(TimeNs now, const AckFrame& frame, size_t first_range);
   // Declares lost packets (RFC 9002 DetectAndRemoveLostPackets) and informs
   // the controller.
   void DetectLostPackets(TimeNs now);
@@ -159,6 +163,7 @@ class QuicSubflow final : public SubflowSender {
   bool ack_timer_armed_ = false;
   int ack_timer_;
   RingBuffer<AckFrame> frames_;
+  RingBuffer<std::pair<uint64_t, uint64_t>> frame_ranges_;  // of frames_
   uint64_t frame_base_ = 0;
   uint64_t next_frame_ = 0;
 

@@ -3,7 +3,8 @@
   orbitcc-train                                          # PPO on single_link, no W&B
   orbitcc-train scenario=starlink_dual agent=sac logger=wandb_offline seed=3
   orbitcc-train agent.total_timesteps=256 agent.num_envs=2 duration_s=2    # smoke
-  orbitcc-train -m seed=0,1,2                            # three runs (Hydra multirun)
+  orbitcc-train seed=0,1,2                               # three seeds, one process
+  orbitcc-train -m seed=0,1,2                            # the same (Hydra multirun)
 
   orbitcc-train agent=ppo_starlink                       # the shipped recipe (docs/agents.md)
 
@@ -18,6 +19,12 @@ Seeds: training episodes run on the train split (randomize.split=train), env
 i of the batch on seed + i; evaluations on the test split, so no evaluation
 episode can be a training episode (cpp_core/engine/domain_randomization.h).
 The model's initialisation and exploration use agent.seed (None: seed).
+
+Several seeds (`seed=0,1,2`, with or without -m) run one after the other in
+this one process (Hydra's in-process basic launcher): Python, torch and the
+config store start once, not once per seed, and every run is the run its
+seed gives alone (tests/test_train_seeds.py). Run dirs:
+outputs/train/multirun-<time>/<scenario>-<algo>-s<seed>-<n>.
 """
 
 from __future__ import annotations
@@ -88,9 +95,19 @@ def training_problems(summary: dict[str, Any], cfg: TrainConfig) -> list[str]:
     return out
 
 
+def seeds_as_multirun(argv: list[str]) -> list[str]:
+    """``seed=0,1,2`` (a comma list, which a single Hydra run rejects) runs
+    as a multirun over those seeds: adds ``-m``. Hydra's default (basic)
+    launcher runs the seeds one after another in this process."""
+    multi = any(a in ("-m", "--multirun") for a in argv)
+    listed = any(a.startswith("seed=") and "," in a for a in argv)
+    return argv if multi or not listed else ["-m", *argv]
+
+
 def main() -> None:
     handle_help("orbitcc-train", __doc__ or "",
                 ["scenario", "agent", "env", "reward", "randomize", "logger", "hparams"])
+    sys.argv = [sys.argv[0], *seeds_as_multirun(sys.argv[1:])]
     register_configs()
     run_app("orbitcc-train", _app, "train")
 

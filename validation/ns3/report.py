@@ -533,6 +533,13 @@ def write_doc(results: list[RowResult], path: Path, plot_path: Path | None, comm
         "",
         "## Speed, measured in the same run",
         "",
+        "Which dumbbell: orbitcc runs the validation's own (the bottleneck, plus an access "
+        "link carrying a longer-RTT flow's extra delay); ns-3's program, as any independent "
+        "ns-3 dumbbell, also attaches every sender and receiver with a 10 Gb/s link, 3 links "
+        "per direction against orbitcc's 1. The ratio on a dumbbell with those links, and "
+        "for a whole Python process on short rows, is in docs/benchmarks.md (`python "
+        "tools/ns3_speed_setups.py`); the figures below are for the validation's dumbbell.",
+        "",
         "In process: ns-3's `Simulator::Run()` against " + _inprocess_method(results)
         + "; building the simulation is left out on both sides. Whole process: the ns-3 "
         "program against " + _process_method(results) + ", each timed from outside (wall "

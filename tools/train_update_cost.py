@@ -1,0 +1,88 @@
+"""CPU per PPO update of two training configurations, paired (issue 39 item 4).
+
+    python tools/train_update_cost.py [--rounds N] [--updates U]
+
+Per round (seed 0 each: the same work), for agent=ppo_starlink (the shipped recipe) and
+agent=ppo_starlink_fast (the candidate), interleaved: a fresh model learns U
+rollouts of 1024 steps (both configurations collect 1024 steps per update);
+reports CPU seconds per update, split into the update (model.train: torch)
+and the rest (rollout collection: env steps, policy forward passes, buffer),
+the median over rounds and the paired ratio recipe / candidate. Process start
+and model construction are outside the timed part. This measures cost only,
+not learning: it says nothing about the return a configuration reaches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from typing import Any
+
+import torch
+from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
+
+from orbitcc.agents.checkpoint import build_model
+from orbitcc.agents.train import field_overrides, make_env
+from orbitcc.config import compose_config, to_object
+
+CONFIGS = {"recipe": "agent=ppo_starlink", "candidate": "agent=ppo_starlink_fast"}
+
+
+def one(choice: str, updates: int, seed: int) -> dict[str, float]:
+    node = compose_config("train", [choice, f"seed={seed}"])
+    cfg = to_object(node)
+    torch.set_num_threads(cfg.agent.torch_threads)
+    overrides = [*field_overrides(node), "randomize.split=train"]
+    if cfg.duration_s is not None:
+        overrides.append(f"duration_s={cfg.duration_s}")
+    env: Any = VecMonitor(make_env(cfg, cfg.scenario.name, overrides))
+    if cfg.agent.normalize_obs or cfg.agent.normalize_reward:
+        env = VecNormalize(env, norm_obs=cfg.agent.normalize_obs,
+                           norm_reward=cfg.agent.normalize_reward, gamma=cfg.agent.gamma)
+    model = build_model(cfg.agent, env, seed=seed)
+    train_cpu = [0.0]
+    inner = model.train
+
+    def timed_train() -> None:
+        c = time.process_time()
+        inner()
+        train_cpu[0] += time.process_time() - c
+
+    model.train = timed_train  # type: ignore[method-assign]
+    rollout = cfg.agent.n_steps * cfg.agent.num_envs
+    c0 = time.process_time()
+    model.learn(total_timesteps=updates * rollout)
+    cpu = time.process_time() - c0
+    env.close()
+    return {"cpu_per_update_s": cpu / updates, "train_per_update_s": train_cpu[0] / updates,
+            "collect_per_update_s": (cpu - train_cpu[0]) / updates, "rollout": rollout}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--updates", type=int, default=3)
+    args = ap.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f} at the start")
+    runs: dict[str, list[dict[str, float]]] = {k: [] for k in CONFIGS}
+    for r in range(args.rounds):
+        for name in list(CONFIGS) if r % 2 == 0 else list(CONFIGS)[::-1]:
+            runs[name].append(one(CONFIGS[name], args.updates, seed=0))
+            print(name, {k: round(v, 4) for k, v in runs[name][-1].items()}, flush=True)
+    for name, rs in runs.items():
+        med = {k: statistics.median(x[k] for x in rs) for k in rs[0]}
+        print(f"{name} ({CONFIGS[name]}): CPU per update {med['cpu_per_update_s']:.3f} s "
+              f"(update {med['train_per_update_s']:.3f}, collection "
+              f"{med['collect_per_update_s']:.3f}); rollout {med['rollout']:.0f} steps")
+    ratios = [a["cpu_per_update_s"] / b["cpu_per_update_s"]
+              for a, b in zip(runs["recipe"], runs["candidate"], strict=True)]
+    print(f"paired recipe / candidate CPU per update: median {statistics.median(ratios):.2f}x "
+          f"(min {min(ratios):.2f}, max {max(ratios):.2f}) over {args.rounds} rounds")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
