@@ -29,7 +29,7 @@ CCACHE_LAUNCHER = $$(command -v ccache >/dev/null && \
 # reference, so its commas do not split it.
 TIMED = t0=$$(date +%s); $(1) && echo "[orbitcc]   done in $$(( $$(date +%s) - t0 )) s"
 
-.PHONY: run test install install-base cpp-test py-test validate validate-findings bench bench-check reproduce lint clean \
+.PHONY: run test install install-base core cpp-test py-test validate validate-findings bench bench-check reproduce lint clean \
 	ns3-deps validate-ns3 ccache docs test-counts \
 	sanitize tsan clang-test ubsan-release fuzz fuzz-env fuzz-extremes fuzz-short
 
@@ -79,11 +79,17 @@ ccache:
 
 install: $(VENV)/.installed
 
+# The module after a C++ edit: .installed runs once, so the targets that import
+# orbitcc._core rebuild it here (ninja compiles only what changed: seconds when
+# nothing did, so a stale module is never tested or run).
+core: install-base
+	@$(BUILD_CORE)
+
 install-base: $(VENV)/.installed-base
 
 # The Quick start's main job: the quick leaderboard (outputs/leaderboard/quick/;
 # a rerun reuses the cells already there).
-run: install-base
+run: install-base core
 	$(VENV)/bin/orbitcc-leaderboard suite=quick
 
 # The README's test command and all that CI runs (.ci/run): the C++ and Python
@@ -116,7 +122,7 @@ cpp-test: install
 	$(VENV)/bin/cmake --build $(BUILD_DIR) --target orbitcc_cpp_tests
 	$(VENV)/bin/ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
-py-test: install ns3-deps
+py-test: install core ns3-deps
 	WANDB_MODE=disabled $(VENV)/bin/pytest -q
 
 # ns-3.37 (Debian's libns3-dev) for the ns-3 comparison tests, and libzmq +
@@ -148,10 +154,10 @@ validate: install
 
 # Only the papers' findings over seeds (tests/test_findings_*.py;
 # docs/reproduction.md): ~45 s on 2 cores, so `make test` runs them too.
-validate-findings: install
+validate-findings: install core
 	WANDB_MODE=disabled $(VENV)/bin/pytest -q tests/test_findings_*.py
 
-bench: install
+bench: install core
 	$(VENV)/bin/orbitcc-bench --json bench.json
 
 # Two back-to-back headline runs must agree within 15 % on every headline
