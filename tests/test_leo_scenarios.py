@@ -300,7 +300,7 @@ def test_model_registry_lists_what_each_parser_accepts() -> None:
         "starlink_access", "along_track", "isl_path", "lms", "onoff", "mahimahi",
         "starlink_trace", "csv_trace"}
     assert {k for k, v in kinds.items() if v["oracle_path"]} == {
-        "starlink_access", "along_track", "isl_path", "static"}
+        "starlink_access", "along_track", "isl_path", "starlink_trace", "static"}
     for kind in ("starlink_access", "along_track", "isl_path", "lms", "onoff"):
         with pytest.raises(ValueError, match="unknown key") as err:
             _core.leo_process_states({"type": kind, "no_such_key": 1}, 1.0)

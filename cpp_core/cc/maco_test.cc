@@ -246,6 +246,35 @@ TEST_F(MacoTest, QuickStartUsesOwnHistoryAfterReconnect) {
   EXPECT_EQ(m->ssthresh_bytes(), 625000u);
 }
 
+TEST_F(MacoTest, PaperTriggerQuickStartsOnlyNewOrRestoredSubflows) {
+  // quick_start_on_handover = 0: Alg. 2 line 1 as written. A handover or a
+  // migration of a connected subflow keeps its window; a restore (a broken
+  // subflow reconnected) quick-starts it (Eq. 16).
+  auto m = Make(0, {{"quick_start_on_handover", 0}});
+  TimeNs now = WarmUp(*m, Seconds(1));
+  m->OnPacketsLost(Loss(now, Millis(120), now - Millis(50)));
+  ASSERT_TRUE(m->last_loss_judged_congestion());
+  const uint64_t halved = m->cwnd_bytes();
+  const uint64_t w_star = m->max_congestion_window_bytes();
+  PathChange pc;
+  pc.path_id = 0;
+  for (const auto kind :
+       {PathChange::Kind::kHandover, PathChange::Kind::kMigration}) {
+    now += Millis(10);
+    pc.now = now;
+    pc.kind = kind;
+    m->OnPathChange(pc);
+    EXPECT_EQ(m->cwnd_bytes(), halved);
+  }
+  now += Millis(10);
+  pc.now = now;
+  pc.kind = PathChange::Kind::kRestore;
+  m->OnPathChange(pc);
+  EXPECT_EQ(m->cwnd_bytes(), static_cast<uint64_t>(
+                                 0.5 * std::min(625000.0,
+                                                static_cast<double>(w_star))));
+}
+
 TEST_F(MacoTest, QuickStartBorrowsSiblingHistory) {
   oracle_.capacity_by_path[0] = 100e6;
   oracle_.capacity_by_path[1] = 10e6;  // B_1 = 10 Mb/s * 50 ms = 62500 B
