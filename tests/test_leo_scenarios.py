@@ -271,7 +271,8 @@ def test_oracle_section_is_strict() -> None:
     spec = link_spec({"type": "onoff"})
     spec["oracle"] = {"paths": [{"path_id": 0, "type": "lms"}]}
     with pytest.raises(ValueError, match=r"oracle\.paths\[0\]\.type.*allowed: "
-                                         r"starlink_access, along_track, isl_path, static"):
+                                         r"starlink_access, along_track, isl_path, "
+                                         r"starlink_trace, static"):
         _core.Simulation(spec)
     spec["oracle"] = {"paths": [{"type": "static"}]}
     with pytest.raises(ValueError, match=r"oracle\.paths\[0\]\.path_id: is required"):
