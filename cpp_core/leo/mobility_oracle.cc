@@ -204,7 +204,8 @@ double TracePathPredictor::PeakCapacityBps(TimeNs from, TimeNs to) const {
   }
   double peak = 0.0;
   for (TimeNs s = from; s + w <= to; s += bin_) {
-    peak = std::max(peak, CapacityIntegral(s + w + o) - CapacityIntegral(s + o));
+    peak = std::max(peak,
+                    CapacityIntegral(s + w + o) - CapacityIntegral(s + o));
   }
   return peak / ToSeconds(w);
 }
