@@ -40,7 +40,7 @@ const ParamTable& Maco::Params() {
                 "ACK)"),
       RealParam("min_sample_interval_ms", 10.0, 0.01, 10000.0, "ms",
                 "floor of the Eq. 4 BDP sampling interval"),
-      FlagParam("quick_start_on_handover", true,
+      FlagParam("quick_start_on_handover", false,
                 "Alg. 2 quick start at every handover and migration too "
                 "(0: only on a new or restored subflow, Alg. 2 line 1)"),
   };
@@ -493,12 +493,12 @@ void Maco::OnPathChange(const PathChange& change) {
   // T_r are kept (they describe the subflow, Alg. 2 / Eq. 26).
   path_id_ = change.path_id;
   last_path_change_ = change.now;
-  // Choice (quick_start_on_handover, default 1): Alg. 2 line 1 restarts a
-  // subflow that is new or was broken and reconnected (kNewPath, kRestore).
-  // By default a handover or migration of a connected subflow restarts it
-  // too (the route changed, the old estimates describe another path); with
-  // 0 such a subflow keeps its window and estimates, as Alg. 2 reads.
-  // Measured effect: docs/reproduction.md ("MACO's departures from
+  // Alg. 2 line 1: quick start restarts a subflow that is new or was broken
+  // and reconnected (kNewPath, kRestore). A handover or migration of a
+  // connected subflow keeps its window and estimates (the handover guard
+  // still covers its losses). quick_start_on_handover = 1 restarts it too
+  // (the former default): on starlink_dual that quadruples MACO's loss for
+  // no throughput (docs/reproduction.md, "MACO's departures from
   // Algorithms 1-3").
   if (!quick_start_on_handover_ &&
       (change.kind == PathChange::Kind::kHandover ||
