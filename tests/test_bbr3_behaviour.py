@@ -45,11 +45,12 @@ def test_fills_the_pipe_with_a_small_queue():
 
 
 def test_random_loss_well_below_the_threshold_keeps_the_rate():
-    # 0.1 % and 0.5 % (< 2 %): inflight_hi stays unset and the lower bounds
-    # follow the round's latest delivery samples, so goodput stays within
-    # 5 % and 20 % of v1's. (At 1 % it falls to ~60 %: docs/controllers.md,
-    # "BBRv3 under random loss", gives the causes.)
-    for loss, share in ((0.001, 0.95), (0.005, 0.8)):
+    # 0.1 %, 0.5 % and 1 % (< 2 %): inflight_hi stays unset and the lower
+    # bounds follow the round's latest delivery samples, so goodput stays
+    # within 5 %, 20 % and 25 % of v1's. At 1 % it was 55 % of v1's while
+    # TCP's Fast-Recovery cwnd modulation ran on QUIC (issue 36; now ~84 %,
+    # docs/controllers.md, "BBRv3 under random loss").
+    for loss, share in ((0.001, 0.95), (0.005, 0.8), (0.01, 0.75)):
         v3 = goodput("bbr3", loss)["flows"][0]["goodput_mbps"]
         v1 = goodput("bbr", loss)["flows"][0]["goodput_mbps"]
         assert v3 >= share * v1, (loss, v3, v1)

@@ -28,4 +28,6 @@ def test_fq_codel_makes_cubic_and_bbr_fairer_on_a_leo_bottleneck(bbr):
     # The direction, on every seed, and by a clear margin on average.
     assert all(f > t for f, t in zip(jain["fq_codel"], jain["droptail"], strict=True))
     assert fq > 0.95
-    assert fq - tail > 0.1
+    # BBRv3 already shares fairly under drop-tail (0.90 over 5 seeds since
+    # issue 36), so the margin it can gain is smaller than v1's (0.63).
+    assert fq - tail > (0.1 if bbr == "bbr" else 0.05)

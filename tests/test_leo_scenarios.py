@@ -271,7 +271,8 @@ def test_oracle_section_is_strict() -> None:
     spec = link_spec({"type": "onoff"})
     spec["oracle"] = {"paths": [{"path_id": 0, "type": "lms"}]}
     with pytest.raises(ValueError, match=r"oracle\.paths\[0\]\.type.*allowed: "
-                                         r"starlink_access, along_track, isl_path, static"):
+                                         r"starlink_access, along_track, isl_path, "
+                                         r"starlink_trace, static"):
         _core.Simulation(spec)
     spec["oracle"] = {"paths": [{"type": "static"}]}
     with pytest.raises(ValueError, match=r"oracle\.paths\[0\]\.path_id: is required"):
@@ -300,7 +301,7 @@ def test_model_registry_lists_what_each_parser_accepts() -> None:
         "starlink_access", "along_track", "isl_path", "lms", "onoff", "mahimahi",
         "starlink_trace", "csv_trace"}
     assert {k for k, v in kinds.items() if v["oracle_path"]} == {
-        "starlink_access", "along_track", "isl_path", "static"}
+        "starlink_access", "along_track", "isl_path", "starlink_trace", "static"}
     for kind in ("starlink_access", "along_track", "isl_path", "lms", "onoff"):
         with pytest.raises(ValueError, match="unknown key") as err:
             _core.leo_process_states({"type": kind, "no_such_key": 1}, 1.0)

@@ -49,8 +49,12 @@
 //   full_bw_now estimator, which needs per-round bw plateau detection in UP.
 // * ECN: the core has no ECN, so BBRv3's ECN response (bw_lo / inflight_lo
 //   cut by the CE fraction) is not implemented; only loss drives the bounds.
-// * Loss recovery: as the draft's Sec. 4.6.4.4 and BBR v1 here: packet
-//   conservation for the first round of recovery, cwnd restored on exit.
+// * Loss recovery: over TCP as the draft's Sec. 4.6.4.4 and BBR v1 here:
+//   packet conservation for the first round of recovery, cwnd restored on
+//   exit. Over QUIC none (recovery_conservation = 0): the draft states that
+//   modulation for TCP's Fast Recovery, which RFC 9002 does not have; the
+//   loss response is inflight_hi / inflight_lo / bw_lo alone. Persistent
+//   congestion and timeouts still collapse cwnd on both.
 // * Randomness (the probe wait, the rounds_since_bw_probe start): a
 //   per-instance xoshiro stream keyed by the seed parameter (0: the episode's
 //   per-flow seed) and the subflow index; never a global RNG.
@@ -179,6 +183,7 @@ class Bbr3 : public CongestionController {
   TimeNs probe_rtt_duration_;
   double pacing_margin_;
   uint64_t cwnd_budget_;
+  bool recovery_conservation_;
 
   Rng rng_;
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "cc/synthetic_acks_test_util.h"
 
@@ -303,6 +304,60 @@ TEST(Bbr3Test, ProbeRttEveryFiveSecondsWithHalfBdpWindow) {
   // 200 ms and a round later it returns to ProbeBW (CRUISE).
   for (int i = 0; i < 3; ++i) h.Round(kBw);
   EXPECT_EQ(h.bbr.state(), Bbr3::State::kProbeBwCruise);
+}
+
+// The loss response per transport (Sec. 4.6.4.4 is TCP's Fast Recovery).
+// In CRUISE, one packet is lost and the flight falls to half the window (the
+// ACK clock stalls behind the hole). Returns the window before and after.
+std::pair<uint64_t, uint64_t> LossInCruise(Harness* h) {
+  h->ReachDown();
+  h->inflight = kBdp - 10 * kMss;
+  h->Ack(kBw, false);
+  EXPECT_EQ(h->bbr.state(), Bbr3::State::kProbeBwCruise);
+  const uint64_t before = h->bbr.cwnd_bytes();
+  EXPECT_GT(before, 8u * kMss);
+  h->inflight = before / 2;
+  h->Loss(kMss);
+  return {before, h->bbr.cwnd_bytes()};
+}
+
+TEST(Bbr3Test, OverQuicALossLeavesTheWindowToTheModelBounds) {
+  Harness h({{"recovery_conservation", 0}});
+  const auto [before, after] = LossInCruise(&h);
+  // No collapse to the flight, no packet conservation: the window stays.
+  EXPECT_EQ(after, before);
+  // The next ACK grows it as outside recovery (up to the model's cap).
+  h.inflight = before / 2 - kMss;
+  h.Ack(kBw, false);
+  EXPECT_GE(h.bbr.cwnd_bytes(), before);
+  EXPECT_EQ(h.bbr.inflight_hi(), Bbr3::kInfinite);
+}
+
+TEST(Bbr3Test, OverTcpFastRecoveryCollapsesToTheFlightThenRestores) {
+  Harness h({{"recovery_conservation", 1}});
+  const auto [before, after] = LossInCruise(&h);
+  EXPECT_EQ(after, before / 2 + kMss);  // packets in flight + 1
+  // Packet conservation: an ACK of one packet sends one more, no growth.
+  h.inflight = before / 2 - kMss;
+  h.Ack(kBw, false);
+  EXPECT_EQ(h.bbr.cwnd_bytes(), before / 2 + kMss);
+  // Recovery ends with an ACK of a packet sent after it began: the window
+  // saved on entry comes back.
+  h.now += kMinRtt;
+  h.Round(kBw);
+  EXPECT_GE(h.bbr.cwnd_bytes(), before);
+}
+
+TEST(Bbr3Test, RecoveryConservationDefaultsFollowTheTransport) {
+  // Derived default: on over TCP (Linux), off over QUIC (RFC 9002).
+  for (const bool over_tcp : {false, true}) {
+    ControllerContext ctx = Context();
+    ctx.over_tcp = over_tcp;
+    Harness h;
+    h.bbr = Bbr3(ctx);
+    const auto [before, after] = LossInCruise(&h);
+    EXPECT_EQ(after, over_tcp ? before / 2 + kMss : before) << over_tcp;
+  }
 }
 
 TEST(Bbr3Test, RegisteredWithItsParameterTable) {

@@ -40,6 +40,9 @@ const ParamTable& Maco::Params() {
                 "ACK)"),
       RealParam("min_sample_interval_ms", 10.0, 0.01, 10000.0, "ms",
                 "floor of the Eq. 4 BDP sampling interval"),
+      FlagParam("quick_start_on_handover", false,
+                "Alg. 2 quick start at every handover and migration too "
+                "(0: only on a new or restored subflow, Alg. 2 line 1)"),
   };
   return kParams;
 }
@@ -69,6 +72,7 @@ Maco::Maco(const ControllerContext& ctx)
   // per ms. 0 consults it on every ACK (20 % of a MACO run's time).
   prediction_refresh_ = Millis(p.Get(table, "prediction_refresh_ms"));
   const double min_interval_ms = p.Get(table, "min_sample_interval_ms");
+  quick_start_on_handover_ = p.Get(table, "quick_start_on_handover") != 0.0;
 
   if (oracle_ == nullptr) {
     throw std::invalid_argument(
@@ -489,6 +493,18 @@ void Maco::OnPathChange(const PathChange& change) {
   // T_r are kept (they describe the subflow, Alg. 2 / Eq. 26).
   path_id_ = change.path_id;
   last_path_change_ = change.now;
+  // Alg. 2 line 1: quick start restarts a subflow that is new or was broken
+  // and reconnected (kNewPath, kRestore). A handover or migration of a
+  // connected subflow keeps its window and estimates (the handover guard
+  // still covers its losses). quick_start_on_handover = 1 restarts it too
+  // (the former default): on starlink_dual that quadruples MACO's loss for
+  // no throughput (docs/reproduction.md, "MACO's departures from
+  // Algorithms 1-3").
+  if (!quick_start_on_handover_ &&
+      (change.kind == PathChange::Kind::kHandover ||
+       change.kind == PathChange::Kind::kMigration)) {
+    return;
+  }
   filter_.Reset();
   bdp_samples_.clear();
   need_rebaseline_ = true;

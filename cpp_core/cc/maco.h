@@ -179,6 +179,7 @@ class Maco : public WindowController {
   double terr_ewma_gain_;
   double handover_guard_rtts_;
   TimeNs min_sample_interval_;
+  bool quick_start_on_handover_ = false;
 
   bool started_ = false;
   AdaptiveKalmanFilter filter_;  // C_N in Mb/s

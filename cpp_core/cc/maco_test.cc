@@ -233,16 +233,62 @@ TEST_F(MacoTest, QuickStartUsesOwnHistoryAfterReconnect) {
   m->OnPacketsLost(Loss(now, Millis(120), now - Millis(50)));
   ASSERT_TRUE(m->last_loss_judged_congestion());
   ASSERT_EQ(m->max_congestion_window_bytes(), w_at_congestion);
-  // Handover: Eq. 16 with B = C_A * D of the new path = 625000 B.
+  // Reconnected (Alg. 2 line 1): Eq. 16 with B = C_A * D of the new path =
+  // 625000 B.
   now += Millis(10);
   PathChange pc;
   pc.now = now;
-  pc.kind = PathChange::Kind::kHandover;
+  pc.kind = PathChange::Kind::kRestore;
   pc.path_id = 0;
   m->OnPathChange(pc);
   const double expected =
       0.5 * std::min(625000.0, static_cast<double>(w_at_congestion));
   EXPECT_EQ(m->cwnd_bytes(), static_cast<uint64_t>(expected));
+  EXPECT_EQ(m->ssthresh_bytes(), 625000u);
+}
+
+TEST_F(MacoTest, PaperTriggerQuickStartsOnlyNewOrRestoredSubflows) {
+  // The default: Alg. 2 line 1 as written. A handover or a migration of a
+  // connected subflow keeps its window; a restore (a broken subflow
+  // reconnected) quick-starts it (Eq. 16).
+  auto m = Make();
+  TimeNs now = WarmUp(*m, Seconds(1));
+  m->OnPacketsLost(Loss(now, Millis(120), now - Millis(50)));
+  ASSERT_TRUE(m->last_loss_judged_congestion());
+  const uint64_t halved = m->cwnd_bytes();
+  const uint64_t w_star = m->max_congestion_window_bytes();
+  PathChange pc;
+  pc.path_id = 0;
+  for (const auto kind :
+       {PathChange::Kind::kHandover, PathChange::Kind::kMigration}) {
+    now += Millis(10);
+    pc.now = now;
+    pc.kind = kind;
+    m->OnPathChange(pc);
+    EXPECT_EQ(m->cwnd_bytes(), halved);
+  }
+  now += Millis(10);
+  pc.now = now;
+  pc.kind = PathChange::Kind::kRestore;
+  m->OnPathChange(pc);
+  EXPECT_EQ(m->cwnd_bytes(), static_cast<uint64_t>(
+                                 0.5 * std::min(625000.0,
+                                                static_cast<double>(w_star))));
+}
+
+TEST_F(MacoTest, QuickStartOnHandoverRestartsEveryPathChange) {
+  auto m = Make(0, {{"quick_start_on_handover", 1}});
+  TimeNs now = WarmUp(*m, Seconds(1));
+  m->OnPacketsLost(Loss(now, Millis(120), now - Millis(50)));
+  const uint64_t w_star = m->max_congestion_window_bytes();
+  PathChange pc;
+  pc.now = now + Millis(10);
+  pc.kind = PathChange::Kind::kHandover;
+  pc.path_id = 0;
+  m->OnPathChange(pc);
+  EXPECT_EQ(m->cwnd_bytes(), static_cast<uint64_t>(
+                                 0.5 * std::min(625000.0,
+                                                static_cast<double>(w_star))));
   EXPECT_EQ(m->ssthresh_bytes(), 625000u);
 }
 

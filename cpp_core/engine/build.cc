@@ -26,7 +26,7 @@ Simulation::Simulation(SimulationSpec spec, const MobilityOracle* oracle)
                                    static_cast<double>(f.start_jitter));
   }
   if (oracle_ == nullptr && spec_.make_oracle) {
-    owned_oracle_ = spec_.make_oracle();
+    owned_oracle_ = spec_.make_oracle(spec_.seed);
     oracle_ = owned_oracle_.get();
   }
   Build();
@@ -91,13 +91,14 @@ TransportConfig FlowTransportConfig(const SimulationSpec& spec, size_t fi) {
   tc.packet_bytes = spec.packet_bytes;
   // Pacing by default for QUIC (RFC 9002 7.7) and for BBR, whose model is a
   // pacing rate (Linux paces BBR flows itself); TCP otherwise not.
-  tc.pacing = fs.pacing == -1 ? fs.transport == "quic" || fs.controller == "bbr"
+  const bool bbr_family = fs.controller == "bbr" || fs.controller == "bbr3";
+  tc.pacing = fs.pacing == -1 ? fs.transport == "quic" || bbr_family
                               : fs.pacing == 1;
   if (fs.transport == "tcp") {
     // BBR runs over TCP as in Linux, where it was published: RACK repairs
     // lost retransmissions without a timeout (docs/tcp.md).
     std::map<std::string, double> params = fs.transport_params;
-    if (fs.controller == "bbr") params.emplace("rack", 1.0);
+    if (bbr_family) params.emplace("rack", 1.0);
     try {
       ApplyTcpParams(params, &tc);
     } catch (const std::invalid_argument& e) {

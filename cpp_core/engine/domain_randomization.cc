@@ -420,9 +420,10 @@ DrawnRandomization ApplyDomainRandomization(SimulationSpec* spec) {
     auto base = spec->make_oracle;
     const double scale = d.capacity_scale;
     const TimeNs extra_rtt = 2 * half_rtt;
-    spec->make_oracle = [base, scale,
-                         extra_rtt]() -> std::unique_ptr<MobilityOracle> {
-      return std::make_unique<PerturbedOracle>(base(), scale, extra_rtt);
+    spec->make_oracle =
+        [base, scale,
+         extra_rtt](uint64_t seed) -> std::unique_ptr<MobilityOracle> {
+      return std::make_unique<PerturbedOracle>(base(seed), scale, extra_rtt);
     };
   }
 

@@ -150,7 +150,8 @@ struct SimulationSpec {
   std::vector<FlowSpec> flows;
   // Optional: builds the MobilityOracle (MACO's cross-layer database) that
   // the Simulation owns, used when no oracle is passed to its constructor.
-  std::function<std::unique_ptr<MobilityOracle>()> make_oracle;
+  // Called with the episode seed (a trace's random start is drawn from it).
+  std::function<std::unique_ptr<MobilityOracle>(uint64_t seed)> make_oracle;
   // Per-episode parameter draws and the train/test seed split, applied when
   // the Simulation is built (engine/domain_randomization.h).
   DomainRandomization randomization;

@@ -117,7 +117,7 @@ void EnvInstance::Reset(uint64_t seed, const EnvOutput& out) {
   // and the oracle: read them from the spec as built.
   ListSubflows(sim_->spec());
   oracle_.reset();
-  if (config_.mobility_features) oracle_ = sim_->spec().make_oracle();
+  if (config_.mobility_features) oracle_ = sim_->spec().make_oracle(seed);
   rate_max_mbps_.assign(num_subflows_, 0.0);
   capacity_bps_.assign(num_subflows_, 0.0);
   background_last_.assign(sim_->num_subflows() - num_subflows_, Counters{});

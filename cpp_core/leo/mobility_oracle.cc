@@ -1,5 +1,8 @@
 #include "leo/mobility_oracle.h"
 
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
 #include <utility>
 
 namespace orbitcc {
@@ -149,6 +152,107 @@ TimeNs IslPathPredictor::NextHandover(TimeNs t) {
     }
   }
   return kTimeInfinite;
+}
+
+TracePathPredictor::TracePathPredictor(const std::vector<LinkState>& bins,
+                                       TimeNs period,
+                                       std::vector<double> delays_ms,
+                                       const Options& options)
+    : period_(period), delays_ms_(std::move(delays_ms)), options_(options) {
+  if (bins.empty() || period <= 0 || bins.front().time != 0 ||
+      bins.back().time >= period) {
+    throw std::invalid_argument(
+        "trace predictor: capacity bins must start at 0 and lie within the "
+        "trace period");
+  }
+  if (delays_ms_.empty() || options_.delay_interval <= 0) {
+    throw std::invalid_argument(
+        "trace predictor: the delay file is empty or its interval is not > 0");
+  }
+  if (options_.horizon <= 0 || options_.start_offset < 0 ||
+      (options_.mark_reconfigurations &&
+       options_.reconfiguration_period <= 0)) {
+    throw std::invalid_argument(
+        "trace predictor: horizon and reconfiguration period must be > 0 and "
+        "the start offset >= 0");
+  }
+  double bits = 0.0;
+  for (size_t i = 0; i < bins.size(); ++i) {
+    const TimeNs end = i + 1 < bins.size() ? bins[i + 1].time : period;
+    if (end <= bins[i].time) {
+      throw std::invalid_argument(
+          "trace predictor: capacity bin times must increase");
+    }
+    starts_.push_back(bins[i].time);
+    prefix_.push_back(bits);
+    rate_.push_back(bins[i].capacity_bps);
+    bits += bins[i].capacity_bps * ToSeconds(end - bins[i].time);
+  }
+  bits_per_period_ = bits;
+  bin_ = bins.size() > 1 ? bins[1].time : period;
+  if (options_.window <= 0) {
+    throw std::invalid_argument("trace predictor: window must be > 0");
+  }
+}
+
+double TracePathPredictor::PeakCapacityBps(TimeNs from, TimeNs to) const {
+  const TimeNs o = options_.start_offset;
+  const TimeNs w = options_.window;
+  if (to - from <= w) {
+    return (CapacityIntegral(to + o) - CapacityIntegral(from + o)) /
+           ToSeconds(std::max<TimeNs>(to - from, 1));
+  }
+  double peak = 0.0;
+  for (TimeNs s = from; s + w <= to; s += bin_) {
+    peak = std::max(peak,
+                    CapacityIntegral(s + w + o) - CapacityIntegral(s + o));
+  }
+  return peak / ToSeconds(w);
+}
+
+double TracePathPredictor::CapacityIntegral(TimeNs x) const {
+  const TimeNs cycles = x / period_;
+  const TimeNs y = x - cycles * period_;
+  const size_t i = static_cast<size_t>(
+      std::upper_bound(starts_.begin(), starts_.end(), y) - starts_.begin() -
+      1);
+  return static_cast<double>(cycles) * bits_per_period_ + prefix_[i] +
+         rate_[i] * ToSeconds(y - starts_[i]);
+}
+
+double TracePathPredictor::AccessCapacityBps(TimeNs t) {
+  t = std::max<TimeNs>(t, 0);
+  if (t >= slot_from_ && t < slot_to_) return slot_peak_;
+  TimeNs from = t;
+  TimeNs to = t + options_.horizon;
+  if (options_.mark_reconfigurations) {
+    // The slot between the reconfigurations around t (the first starts at
+    // the replay's start).
+    to = NextHandover(t);
+    from = std::max<TimeNs>(0, to - options_.reconfiguration_period);
+  }
+  slot_from_ = from;
+  slot_to_ = to;
+  slot_peak_ = PeakCapacityBps(from, to);
+  return slot_peak_;
+}
+
+TimeNs TracePathPredictor::PropagationRtt(TimeNs t) {
+  const TimeNs x = std::max<TimeNs>(t, 0) + options_.start_offset;
+  const size_t n = delays_ms_.size();
+  const size_t i = static_cast<size_t>(x / options_.delay_interval) % n;
+  return 2 * static_cast<TimeNs>(std::llround(delays_ms_[i] * 1e6));
+}
+
+TimeNs TracePathPredictor::NextHandover(TimeNs t) {
+  if (!options_.mark_reconfigurations) return kTimeInfinite;
+  const TimeNs p = options_.reconfiguration_period;
+  // The grid in simulation time: reconfiguration_offset - start_offset
+  // modulo the period, then every period.
+  TimeNs phase = (options_.reconfiguration_offset - options_.start_offset) % p;
+  if (phase < 0) phase += p;
+  if (t < phase) return phase;
+  return phase + ((t - phase) / p + 1) * p;
 }
 
 void OrbitalMobilityOracle::SetPath(int path,

@@ -17,11 +17,13 @@
 
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "cc/controller.h"
 #include "leo/geometry.h"
 #include "leo/handover.h"
 #include "leo/isl_routing.h"
+#include "net/link_process.h"
 #include "sim/time.h"
 
 namespace orbitcc {
@@ -94,6 +96,66 @@ class IslPathPredictor : public PathPredictor {
   // Last NextHandover answer: valid for every grid point in [from, next).
   TimeNs next_from_ = -1;
   TimeNs next_ = -1;
+};
+
+// A measured trace replayed on a path (leo/trace.h, format (b): mahimahi
+// capacity bins plus a per-interval one-way delay) as a mobility oracle sees
+// it. Choice (issue 36): what MACO's cross-layer database would hold for a
+// path whose capacity is a recording rather than an orbit. On an orbit the
+// oracle's C_A is the link budget of the serving satellite (Eq. 2-3): fixed
+// by the assignment, an upper bound on what the link carries. On a trace the
+// assignment is the 15 s reconfiguration slot, and its counterpart is the
+// slot's peak capacity: the largest mean capacity of the replay over any
+// `window` (100 ms, about one sampling interval of MACO's TP) inside the
+// slot that holds t. Within a slot the trace varies below that peak for
+// reasons no ephemeris shows (scheduling, other users), which the oracle
+// does not know. Measured (docs/reproduction.md): the slot's mean capacity
+// instead (or a 1 s mean ahead) makes Con1 a coin toss under a full queue
+// (55 % of overflow losses "not congestion"). The propagation RTT is twice
+// the replayed one-way delay at t (what the link applies in each direction)
+// and handovers fall on the replay's reconfiguration grid. Without marked
+// reconfigurations the "slot" is [t, t + horizon). It knows nothing of
+// random loss or of the queue. Times are simulation times; trace time =
+// t + start_offset, and both files loop as the link does.
+class TracePathPredictor : public PathPredictor {
+ public:
+  struct Options {
+    TimeNs start_offset = 0;
+    TimeNs window = 100 * kNsPerMs;   // averaging window of the peak
+    TimeNs horizon = 15 * kNsPerSec;  // slot length without reconfigurations
+    TimeNs delay_interval = 10 * kNsPerMs;
+    bool mark_reconfigurations = true;
+    TimeNs reconfiguration_period = 15 * kNsPerSec;
+    TimeNs reconfiguration_offset = 12 * kNsPerSec;  // in trace time
+  };
+  // `bins`: one period of capacity states (MahimahiCapacitySegments), the
+  // first at time 0, times increasing; `period` the trace's loop period;
+  // `delays_ms` one one-way delay per delay interval. Throws
+  // std::invalid_argument on an empty or inconsistent input.
+  TracePathPredictor(const std::vector<LinkState>& bins, TimeNs period,
+                     std::vector<double> delays_ms, const Options& options);
+  double AccessCapacityBps(TimeNs t) override;
+  TimeNs PropagationRtt(TimeNs t) override;
+  TimeNs NextHandover(TimeNs t) override;
+  // Integral of the trace's capacity (bits) over trace time [0, x), x >= 0.
+  double CapacityIntegral(TimeNs x) const;
+  // Largest mean capacity over a `window` inside [from, to) of simulation
+  // time (the mean over [from, to) if shorter than a window).
+  double PeakCapacityBps(TimeNs from, TimeNs to) const;
+
+ private:
+  std::vector<TimeNs> starts_;     // bin starts in [0, period)
+  std::vector<double> prefix_;     // bits delivered before each bin start
+  std::vector<double> rate_;       // bps of each bin
+  TimeNs period_;
+  double bits_per_period_;
+  std::vector<double> delays_ms_;
+  Options options_;
+  TimeNs bin_;  // step of the peak scan: the capacity bin
+  // The slot of the last answer and its peak.
+  TimeNs slot_from_ = -1;
+  TimeNs slot_to_ = -1;
+  double slot_peak_ = 0.0;
 };
 
 class OrbitalMobilityOracle : public MobilityOracle {

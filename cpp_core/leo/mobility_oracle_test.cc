@@ -1,8 +1,12 @@
 #include "leo/mobility_oracle.h"
+#include "leo/trace.h"
+#include "sim/temp_file_test_util.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace orbitcc {
@@ -120,6 +124,119 @@ TEST(Oracle, AnyQueryOrderAndUnknownPaths) {
   EXPECT_EQ(oracle.PredictedAccessCapacityBps(7, early), 0.0);
   EXPECT_EQ(oracle.PredictedPropagationRtt(7, early), 0);
   EXPECT_EQ(oracle.NextHandoverTime(7, early), kTimeInfinite);
+}
+
+// ---- A replayed trace seen by the oracle (issue 36) ----
+
+// 30 s of 10 ms bins at 10 Mb/s, a 200 ms burst at 40 Mb/s from 5 s, and
+// 20 Mb/s throughout the second 15 s.
+std::vector<LinkState> SyntheticBins() {
+  std::vector<LinkState> bins;
+  for (int k = 0; k < 3000; ++k) {
+    LinkState s;
+    s.time = k * 10 * kNsPerMs;
+    s.capacity_bps = k >= 1500 ? 20e6 : (k >= 500 && k < 520 ? 40e6 : 10e6);
+    bins.push_back(s);
+  }
+  return bins;
+}
+
+TracePathPredictor::Options SlotOptions(TimeNs start_offset) {
+  TracePathPredictor::Options o;
+  o.start_offset = start_offset;
+  o.reconfiguration_offset = 0;  // slots [0, 15), [15, 30) of trace time
+  return o;
+}
+
+TEST(TraceOracle, CapacityIsTheSlotsPeakOverAWindow) {
+  TracePathPredictor p(SyntheticBins(), 30 * kNsPerSec, {10.0, 30.0},
+                       SlotOptions(0));
+  // First slot: the burst's 100 ms windows reach 40 Mb/s, wherever t is in
+  // the slot (before or after the burst); the second slot is flat.
+  EXPECT_DOUBLE_EQ(p.AccessCapacityBps(0), 40e6);
+  EXPECT_DOUBLE_EQ(p.AccessCapacityBps(12 * kNsPerSec), 40e6);
+  EXPECT_DOUBLE_EQ(p.AccessCapacityBps(16 * kNsPerSec), 20e6);
+  // The trace loops: trace time 31 s is the first slot again.
+  EXPECT_DOUBLE_EQ(p.AccessCapacityBps(31 * kNsPerSec), 40e6);
+  // Never below the mean capacity of any window inside the slot.
+  for (TimeNs t = 0; t < 14 * kNsPerSec; t += 370 * kNsPerMs) {
+    const double mean = (p.CapacityIntegral(t + 100 * kNsPerMs) -
+                         p.CapacityIntegral(t)) /
+                        0.1;
+    EXPECT_GE(p.AccessCapacityBps(t), mean - 1e-6) << t;
+  }
+  // A start 15 s into the trace puts the flat slot first.
+  TracePathPredictor late(SyntheticBins(), 30 * kNsPerSec, {10.0, 30.0},
+                          SlotOptions(15 * kNsPerSec));
+  EXPECT_DOUBLE_EQ(late.AccessCapacityBps(kNsPerSec), 20e6);
+  EXPECT_DOUBLE_EQ(late.AccessCapacityBps(16 * kNsPerSec), 40e6);
+}
+
+TEST(TraceOracle, IntegralCountsEveryBitOncePerPeriod) {
+  TracePathPredictor p(SyntheticBins(), 30 * kNsPerSec, {10.0},
+                       SlotOptions(0));
+  const double period_bits = 15 * 10e6 + 0.2 * 30e6 + 15 * 20e6;
+  EXPECT_NEAR(p.CapacityIntegral(30 * kNsPerSec), period_bits, 1e-3);
+  // Two periods and the first slot again (its burst included).
+  EXPECT_NEAR(p.CapacityIntegral(75 * kNsPerSec),
+              2 * period_bits + 15 * 10e6 + 0.2 * 30e6, 1e-3);
+}
+
+TEST(TraceOracle, AgreesWithTheReplayedLinksDelayAndReconfigurations) {
+  // A mahimahi trace (two packets per ms for 20 s) and a delay file whose
+  // 10 ms intervals climb 10, 11, ..., 29 ms and loop; replayed from 7 s
+  // with the reconfigurations at 12 s of trace time, every 15 s.
+  std::string bw;
+  for (int ms = 1; ms <= 20000; ++ms) {
+    bw += std::to_string(ms) + "\n" + std::to_string(ms) + "\n";
+  }
+  std::string delay;
+  for (int i = 0; i < 20; ++i) delay += std::to_string(10 + i) + "\n";
+  const std::string bw_path = WriteTestFile("bw.txt", bw);
+  const std::string delay_path = WriteTestFile("delay.txt", delay);
+  StarlinkTraceOptions link_options;
+  link_options.start_offset = 7 * kNsPerSec;
+  auto link = MakeStarlinkTraceLink(bw_path, delay_path, link_options);
+  const MahimahiTrace trace = ReadMahimahiTrace(bw_path);
+  TracePathPredictor::Options o;
+  o.start_offset = link_options.start_offset;
+  o.reconfiguration_offset = link_options.reconfiguration_offset;
+  TracePathPredictor p(MahimahiCapacitySegments(trace, {}),
+                       trace.period_ms * kNsPerMs, ReadDelayFile(delay_path),
+                       o);
+  OrbitalMobilityOracle oracle;
+  oracle.SetPath(0, std::make_unique<TracePathPredictor>(p));
+  std::vector<TimeNs> handovers;
+  LinkState s = link->Initial();
+  int checked = 0;
+  do {
+    if (s.handover) handovers.push_back(s.time);
+    EXPECT_EQ(oracle.PredictedPropagationRtt(0, s.time),
+              2 * s.propagation_delay)
+        << s.time;
+    if (s.capacity_bps > 0.0) {
+      EXPECT_GE(oracle.PredictedAccessCapacityBps(0, s.time),
+                s.capacity_bps - 1e-6);
+    }
+    ++checked;
+  } while (s.time < 50 * kNsPerSec && link->Next(&s));
+  EXPECT_GT(checked, 100);
+  // Trace time 12, 27, 42, 57 s: simulation time 5, 20, 35, 50 s.
+  ASSERT_GE(handovers.size(), 3u);
+  EXPECT_EQ(handovers[0], 5 * kNsPerSec);
+  for (TimeNs h : handovers) {
+    EXPECT_EQ(oracle.NextHandoverTime(0, h - 1), h);
+  }
+}
+
+TEST(TraceOracle, RejectsInconsistentInput) {
+  EXPECT_THROW(TracePathPredictor({}, kNsPerSec, {1.0}, {}),
+               std::invalid_argument);
+  EXPECT_THROW(TracePathPredictor(SyntheticBins(), 30 * kNsPerSec, {}, {}),
+               std::invalid_argument);
+  EXPECT_THROW(
+      TracePathPredictor(SyntheticBins(), 10 * kNsPerSec, {1.0}, {}),
+      std::invalid_argument);  // bins past the period
 }
 
 }  // namespace

@@ -26,7 +26,10 @@ namespace orbitcc {
 
 namespace {
 
-using PredictorFactory = std::function<std::unique_ptr<PathPredictor>()>;
+// The episode seed: a predictor replaying a randomised channel (a trace's
+// random start) draws what the link draws from it.
+using PredictorFactory =
+    std::function<std::unique_ptr<PathPredictor>(uint64_t seed)>;
 
 // Runs `fn`, prefixing any std::invalid_argument with the field path.
 template <typename Fn>
@@ -292,7 +295,7 @@ ParsedModel ParseStarlinkAccess(DictReader& r) {
     return std::make_unique<AccessLinkProcess>(constellation, terminal, c, seed,
                                                static_cast<uint64_t>(link));
   };
-  m.make_predictor = [constellation, terminal, c]() {
+  m.make_predictor = [constellation, terminal, c](uint64_t) {
     return std::make_unique<WalkerAccessPredictor>(constellation, terminal, c);
   };
   return m;
@@ -306,7 +309,9 @@ ParsedModel ParseAlongTrack(DictReader& r) {
     return std::make_unique<AlongTrackLinkProcess>(c, seed,
                                                    static_cast<uint64_t>(link));
   };
-  m.make_predictor = [c]() { return std::make_unique<AlongTrackPredictor>(c); };
+  m.make_predictor = [c](uint64_t) {
+    return std::make_unique<AlongTrackPredictor>(c);
+  };
   return m;
 }
 
@@ -376,7 +381,7 @@ ParsedModel ParseIslPath(DictReader& r) {
     return std::make_unique<IslLinkProcess>(constellation, a, b, c, seed,
                                             static_cast<uint64_t>(link));
   };
-  m.make_predictor = [constellation, a, b, c]() {
+  m.make_predictor = [constellation, a, b, c](uint64_t) {
     return std::make_unique<IslPathPredictor>(constellation, a, b, c);
   };
   return m;
@@ -507,18 +512,48 @@ ParsedModel ParseStarlinkTrace(DictReader& r) {
   auto trace = std::make_shared<const MahimahiTrace>(ReadMahimahiTrace(bw));
   auto delays =
       std::make_shared<const std::vector<double>>(ReadDelayFile(delay));
-  ParsedModel m;
-  m.make_process = [trace, delay, delays, o, periods, stream](uint64_t seed,
-                                                              int link) {
-    StarlinkTraceOptions opts = o;
+  // The replay's start: the configured offset plus, with random starts, a
+  // whole number of reconfiguration periods drawn from the episode seed.
+  const auto start_offset = [o, periods, stream](uint64_t seed, int link) {
+    TimeNs offset = o.start_offset;
     if (periods > 0) {
       Rng rng(seed, StreamId::kOrbit,
               static_cast<uint64_t>(stream >= 0 ? stream : link));
       const auto k =
           static_cast<int64_t>(rng.Uniform() * static_cast<double>(periods));
-      opts.start_offset += k * o.reconfiguration_period;
+      offset += k * o.reconfiguration_period;
     }
+    return offset;
+  };
+  ParsedModel m;
+  m.make_process = [trace, delay, delays, o, start_offset](uint64_t seed,
+                                                           int link) {
+    StarlinkTraceOptions opts = o;
+    opts.start_offset = start_offset(seed, link);
     return MakeStarlinkTraceLink(*trace, delay, *delays, opts);
+  };
+  // As an oracle path (issue 36): the same replay, read by a
+  // TracePathPredictor. A random start needs the link's stream named
+  // (random_start_stream >= 0): the oracle has no link index of its own.
+  m.make_predictor = [trace, delays, o, periods, stream,
+                      start_offset](uint64_t seed) {
+    if (periods > 0 && stream < 0) {
+      throw std::invalid_argument(
+          "random_start_periods > 0 needs random_start_stream >= 0 (the "
+          "stream of the trace link's draw) on an oracle path");
+    }
+    MahimahiLinkOptions bins;
+    bins.bin = o.bin;
+    bins.packet_bytes = o.packet_bytes;
+    TracePathPredictor::Options p;
+    p.start_offset = start_offset(seed, static_cast<int>(stream));
+    p.delay_interval = o.delay_interval;
+    p.mark_reconfigurations = o.mark_reconfigurations;
+    p.reconfiguration_period = o.reconfiguration_period;
+    p.reconfiguration_offset = o.reconfiguration_offset;
+    return std::make_unique<TracePathPredictor>(
+        MahimahiCapacitySegments(*trace, bins),
+        trace->period_ms * kNsPerMs, *delays, p);
   };
   return m;
 }
@@ -547,7 +582,7 @@ ParsedModel ParseStatic(DictReader& r) {
   const TimeNs offset = r.SecondsParam(row("handover_offset_s"));
   r.RejectUnknown();
   ParsedModel m;
-  m.make_predictor = [capacity, rtt, period, offset]() {
+  m.make_predictor = [capacity, rtt, period, offset](uint64_t) {
     return std::make_unique<StaticPredictor>(capacity, rtt, period, offset);
   };
   return m;
@@ -589,7 +624,7 @@ const std::vector<ModelKind>& ModelKinds() {
       {"mahimahi", true, false,
        "mahimahi delivery-opportunity trace replayed as capacity bins",
        ParseMahimahi},
-      {"starlink_trace", true, false,
+      {"starlink_trace", true, true,
        "mahimahi bandwidth trace plus a per-interval one-way delay file, with "
        "Starlink's 15 s reconfigurations marked as handovers",
        ParseStarlinkTrace},
@@ -730,7 +765,7 @@ std::function<std::unique_ptr<RouterAgent>()> ParseRouter(
   return [refwa]() { return std::make_unique<RefwaRouter>(refwa); };
 }
 
-std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
+std::function<std::unique_ptr<MobilityOracle>(uint64_t)> ParseOracle(
     const Value& obj, const std::string& where) {
   DictReader r(obj, where);
   const Value::Items& paths = r.List("paths");
@@ -749,12 +784,12 @@ std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
       }
     }
     ParsedModel m = ParseModel(p, /*link_process=*/false);
-    Prefixed(p.where(), [&] { m.make_predictor()->NextHandover(0); });
+    Prefixed(p.where(), [&] { m.make_predictor(0)->NextHandover(0); });
     predictors.emplace_back(id, m.make_predictor);
   }
-  return [predictors]() {
+  return [predictors](uint64_t seed) {
     auto oracle = std::make_unique<OrbitalMobilityOracle>();
-    for (const auto& [id, make] : predictors) oracle->SetPath(id, make());
+    for (const auto& [id, make] : predictors) oracle->SetPath(id, make(seed));
     return oracle;
   };
 }

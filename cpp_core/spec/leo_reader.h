@@ -45,7 +45,7 @@ std::function<std::unique_ptr<RouterAgent>()> ParseRouter(
     const Value& obj, const std::string& where, uint64_t link_buffer_bytes,
     std::vector<std::string>* warnings);
 // oracle: {"paths": [{"path_id": k, "type": ..., params...}, ...]}.
-std::function<std::unique_ptr<MobilityOracle>()> ParseOracle(
+std::function<std::unique_ptr<MobilityOracle>(uint64_t seed)> ParseOracle(
     const Value& obj, const std::string& where);
 // The registry of model kinds: {type: {"help", "link_process",
 // "oracle_path", "keys"}} (orbitcc._core.leo_model_kinds).

@@ -473,7 +473,7 @@ const std::vector<ModelTable>& ModelTables() {
        OnOffParams},
       {"mahimahi", "links[i].process",
        "mahimahi trace replay (type: mahimahi)", MahimahiParams},
-      {"starlink_trace", "links[i].process",
+      {"starlink_trace", "links[i].process, oracle.paths[k]",
        "bandwidth + delay trace replay (type: starlink_trace)",
        StarlinkTraceParams},
       {"csv_trace", "links[i].process", "CSV trace replay (type: csv_trace)",

@@ -12,9 +12,10 @@ random loss ``reverse_loss_rate``) whose one-way delay is the delay file's
 mean (``reverse_delay: mean``) or the delay file itself, replayed from the same
 offset (``reverse_delay: trace``: LeoReplayer's mm-delay delays both
 directions by the file, so the RTT is twice the replayed delay). The oracle
-(for MACO) knows the trace's mean capacity, twice its mean delay and the
-reconfiguration grid, not the per-bin values. Paths are relative to the
-package's configs directory unless absolute.
+(for MACO) replays the same pair from the same start: the trace's capacity
+averaged over its prediction horizon (1 s ahead), twice the replayed delay
+and the reconfiguration grid; never the random loss or the queue. Paths are
+relative to the package's configs directory unless absolute.
 
 Exogenous randomness: unless ``deterministic: true``, the replay starts a
 whole number of 15 s reconfiguration periods into the trace, uniform over the
@@ -39,7 +40,6 @@ from orbitcc.scenario._common import (
     flow,
     pick_controller,
     single_path_transport,
-    static_oracle_path,
 )
 from orbitcc.scenario._random import AccessRandomness
 
@@ -116,7 +116,7 @@ def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
                          params: dict[str, float], duration_s: float | None = None) -> dict:
     name, cc_params = pick_controller(s.controller, controller, params)
     bw, delay = str(resolve(s.bw_file)), str(resolve(s.delay_file))
-    mean_capacity, mean_delay = trace_means(bw, delay)
+    _, mean_delay = trace_means(bw, delay)
     periods = 0 if s.deterministic else int(trace_period_s(bw) // 15.0)
     link = {
         "name": "trace",
@@ -144,8 +144,14 @@ def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
         ret = constant_link("return", s.reverse_capacity_mbps, mean_delay,
                             **({"loss_rate": s.reverse_loss_rate}
                                if s.reverse_loss_rate > 0 else {}))
-    oracle = static_oracle_path(0, mean_capacity, 2 * mean_delay, 15.0,
-                                (s.reconfiguration_offset_s - s.start_offset_s) % 15.0)
+    # The oracle replays the same pair from the same (seeded) start: what a
+    # mobility oracle would know of this path (the trace's capacity over its
+    # prediction horizon, the replayed delay, the reconfiguration grid;
+    # leo/mobility_oracle.h TracePathPredictor, issue 36), never the loss.
+    oracle = {"path_id": 0, "type": "starlink_trace", "bw_file": bw, "delay_file": delay,
+              "start_offset_s": s.start_offset_s,
+              "reconfiguration_offset_s": s.reconfiguration_offset_s,
+              "random_start_periods": periods, "random_start_stream": 0}
     return {
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,
