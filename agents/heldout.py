@@ -84,6 +84,7 @@ def play(scenario: str, overrides: Sequence[str], seed: int,
         policy = lambda obs: fixed  # noqa: E731
     total, sums, steps = run_episode(env, seed, policy)
     s = env.summary()
+    trace = bool(env.simulation.trace_episode)
     env.close()
     return {"return": total, "throughput_mbps": float(s["throughput_mbps"]),
             "p95_delay_ms": float(s["p95_delay_ms"]), "background_mbps": background_mbps(s),
@@ -92,7 +93,12 @@ def play(scenario: str, overrides: Sequence[str], seed: int,
             "unfairness_pct": 100.0 * sums["unfairness"] / max(steps, 1),
             "loss_rate": float(s["loss_rate"]),
             # Mean per step of (srtt - base RTT) / base RTT: the delay term.
-            "queueing": sums["queueing"] / max(steps, 1)}
+            "queueing": sums["queueing"] / max(steps, 1),
+            # 1 in a real-trace episode; the number of background flows drawn
+            # (the held-out tables split by both: heldout_tables).
+            "trace_episode": float(trace),
+            "background_flows": float(sum(1 for f in s.get("flows", [])
+                                          if f.get("background")))}
 
 
 CONSTANT_PREFIX = "const:"
