@@ -215,6 +215,10 @@ class ParetoCount:
     against: int = 0
     alone_pairs: int = 0  # on seeds where no background flow ran
     alone_against: int = 0
+    # Of those, pairs where A also queued no more on average (mean (srtt -
+    # base RTT) / base RTT): A carried more at no higher delay, tail or mean.
+    alone_equal_delay_pairs: int = 0
+    alone_equal_delay_against: int = 0
     examples: list[str] | None = None
 
     @property
@@ -236,15 +240,19 @@ def pareto_count(rows: dict[int, dict[str, dict[str, float]]]) -> ParetoCount:
                     continue
                 out.pairs += 1
                 out.alone_pairs += alone
+                equal_delay = alone and a["queueing"] <= b["queueing"]
+                out.alone_equal_delay_pairs += equal_delay
                 if a["return"] < b["return"]:
                     out.against += 1
                     out.alone_against += alone
+                    out.alone_equal_delay_against += equal_delay
                     assert out.examples is not None
                     out.examples.append(
                         f"seed {seed}: {na} dominates {nb} (throughput "
                         f"{a['throughput_mbps']:.1f} vs {b['throughput_mbps']:.1f}, p95 "
                         f"{a['p95_delay_ms']:.1f} vs {b['p95_delay_ms']:.1f}, background "
-                        f"{a['background_mbps']:.1f} vs {b['background_mbps']:.1f}) but "
+                        f"{a['background_mbps']:.1f} vs {b['background_mbps']:.1f}, mean "
+                        f"queueing {a['queueing']:.3f} vs {b['queueing']:.3f}) but "
                         f"returns {a['return']:.1f} < {b['return']:.1f}")
     return out
 
@@ -268,10 +276,12 @@ def pareto_study(seeds: Sequence[int], rewards: dict[str, Sequence[str]],
 
 def pareto_table(counts: dict[str, ParetoCount]) -> str:
     lines = ["| reward | dominance pairs | ranked against | fraction | alone: pairs | "
-             "alone: ranked against |", "|---|---|---|---|---|---|"]
+             "alone: ranked against | alone, no more mean queueing: pairs | ... ranked "
+             "against |", "|---|---|---|---|---|---|---|---|"]
     for label, c in counts.items():
         lines.append(f"| {label} | {c.pairs} | {c.against} | {100 * c.fraction:.1f} % | "
-                     f"{c.alone_pairs} | {c.alone_against} |")
+                     f"{c.alone_pairs} | {c.alone_against} | {c.alone_equal_delay_pairs} | "
+                     f"{c.alone_equal_delay_against} |")
     return "\n".join(lines)
 
 
