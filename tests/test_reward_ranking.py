@@ -35,7 +35,7 @@ def check(entrants: tuple[Entrant, ...], means: dict[str, dict[str, float]]) -> 
 def test_grabbers_rank_below_their_base_on_short_validation_episodes() -> None:
     """CI: three 30 s validation episodes (seeds 10000-10002)."""
     overrides = ranking.task_overrides(["duration_s=30"])
-    assert "reward.fairness_weight=2.0" in overrides  # the fair preset's weight
+    assert "reward.fairness_weight=5.0" in overrides  # the pareto preset's weight (issue 35)
     check(PAIRS, ranking.measure(PAIRS, 3, overrides))
 
 
