@@ -132,8 +132,9 @@ clean:
 # of each (declared before training) into agents/reference/<recipe> (+
 # docs/img/<recipe>_curve.png), then the held-out tables against every
 # baseline and the tuned constant-scale policies (HELDOUT_SEEDS test-split
-# seeds, paired, split trace / synthetic and with / without background) and
-# the training seeds' mean +- std.
+# seeds, paired, split trace / synthetic and with / without background, and
+# the issue's targets) and the training seeds' mean +- std, all into
+# agents/reference/heldout_tables.md (docs/agents.md quotes it).
 TRAIN_SEEDS ?= 0 1 2
 REFERENCE_RECIPES ?= ppo_sender ppo_starlink
 REFERENCE_JOBS ?= 3
@@ -151,20 +152,14 @@ train-reference: install
 	done
 	# The best constant-scale policies over NewReno and OLIA, picked on the
 	# validation seeds (never the table's) under the task's reward, join the
-	# baselines; every table comes from agents/reference/*/heldout*.json.
+	# baselines; the split tables and the targets come from heldout_split.json.
 	consts=$$($(PY) -m orbitcc.agents.ranking --tune --episodes 8 | cut -d' ' -f1 | paste -sd, -) && \
-	for r in $(REFERENCE_RECIPES); do \
-	  $(PY) -m orbitcc.agents.reference --recipe $$r evaluate --seeds $(HELDOUT_SEEDS) --jobs $(JOBS) \
-	    --baselines $(HELDOUT_BASELINES),$$consts --json agents/reference/$$r/heldout.json && \
-	  $(PY) -m orbitcc.agents.reference --recipe $$r evaluate --seeds $(HELDOUT_SEEDS) --jobs $(JOBS) \
-	    --baselines $(HELDOUT_BASELINES),$$consts --override randomize.trace_fraction=1 \
-	    --json agents/reference/$$r/heldout_trace.json && \
-	  $(PY) -m orbitcc.agents.reference --recipe $$r seeds \
-	    $(foreach s,$(TRAIN_SEEDS),outputs/train/reference/$$r-seed$(s)) \
-	    --seeds $(HELDOUT_SEEDS) --jobs $(JOBS) --baselines newreno,olia \
-	    --json agents/reference/$$r/seeds.json || exit 1; \
-	done
-	$(PY) -m orbitcc.agents.heldout_tables agents/reference > docs/agents_heldout_tables.md
+	$(PY) -m orbitcc.agents.heldout_tables play --seeds $(HELDOUT_SEEDS) --jobs $(JOBS) \
+	  --baselines $(HELDOUT_BASELINES),$$consts --out agents/reference/heldout_split.json \
+	  $(foreach r,$(REFERENCE_RECIPES),$(foreach s,$(wordlist 2,99,$(TRAIN_SEEDS)),\
+	    --extra-run $(r)=outputs/train/reference/$(r)-seed$(s)))
+	$(PY) -m orbitcc.agents.heldout_tables tables agents/reference/heldout_split.json \
+	  > agents/reference/heldout_tables.md
 
 # The recipe's golden prefix (tests/test_recipe_prefix.py, docs/agents.md):
 # regenerate it when a change is meant to move the learning curve, and commit

@@ -51,8 +51,11 @@ def _baseline_task(task: list[str]) -> list[str]:
 
 
 def play(recipes: dict[str, Path], baselines: Sequence[str], seeds: Sequence[int],
-         jobs: int, out: Path) -> dict[str, Any]:
-    """Rows per variant, entrant and seed; written to ``out`` after each entrant."""
+         jobs: int, out: Path, agents: bool = True,
+         extra_runs: Sequence[tuple[str, Path]] = ()) -> dict[str, Any]:
+    """Rows per variant, entrant and seed; written to ``out`` after each entrant.
+    ``extra_runs``: (recipe, run dir) of the recipe's other training seeds,
+    played on the task's episodes only, as ``seed:<recipe>:<run dir name>``."""
     data: dict[str, Any] = json.loads(out.read_text()) if out.is_file() else {}
     first = next(iter(recipes.values()))
     scenario, task = _task(first)
@@ -63,16 +66,23 @@ def play(recipes: dict[str, Path], baselines: Sequence[str], seeds: Sequence[int
     if data.get("task") != base_task or data.get("seeds") != list(seeds):
         data = {"task": base_task, "seeds": list(seeds), "rows": {}}
     rows: dict[str, dict[str, list[dict[str, float]]]] = data["rows"]
+    runs = data.setdefault("runs", {})  # label -> the run dir it was played from
+    runs.update({f"agent:{n}": str(p) for n, p in recipes.items()})
+    runs.update({f"seed:{n}:{p.name}": str(p) for n, p in extra_runs})
     for variant, extra in VARIANTS.items():
         have = rows.setdefault(variant, {})
         todo: list[tuple[str, str, list[str], str | None]] = []
         for name, path in recipes.items():
-            if f"agent:{name}" not in have:
+            if agents and f"agent:{name}" not in have:
                 todo.append((f"agent:{name}", str(path / "model.zip"),
                              [*_task(path)[1], *extra], None))
         for b in baselines:
             if b not in have:
                 todo.append((b, str(first / "model.zip"), [*base_task, *extra], b))
+        for recipe, run in extra_runs if variant == "task" and agents else ():
+            label = f"seed:{recipe}:{run.name}"
+            if label not in have:
+                todo.append((label, str(run / "model.zip"), [*_task(run)[1], *extra], None))
         for label, ckpt, overrides, entrant in todo:
             (played,) = heldout.play_many(ckpt, scenario, overrides, list(seeds), [entrant],
                                           jobs)
@@ -115,7 +125,7 @@ def tables(data: dict[str, Any]) -> str:
     differences to every baseline."""
     out: list[str] = []
     agents = [k for k in data["rows"]["task"] if k.startswith("agent:")]
-    baselines = [k for k in data["rows"]["task"] if not k.startswith("agent:")]
+    baselines = [k for k in data["rows"]["task"] if not k.startswith(("agent:", "seed:"))]
     for agent in agents:
         for split, (variant, idx) in splits(data).items():
             rows = data["rows"][variant]
@@ -149,6 +159,33 @@ def tables(data: dict[str, Any]) -> str:
                 out.append(f"| {b} | " + " | ".join(cells) + " |")
             out.append("")
     return "\n".join(out)
+
+
+def seeds_summary(data: dict[str, Any], recipe: str,
+                  baselines: Sequence[str] = ("newreno", "olia")) -> str:
+    """Markdown: the recipe's training seeds (the shipped agent and its
+    ``seed:`` siblings) on the task's episodes: mean +- std over the seeds of
+    each run's mean, and of its mean paired difference to each baseline."""
+    task = data["rows"]["task"]
+    runs = [f"agent:{recipe}"] + sorted(k for k in task if k.startswith(f"seed:{recipe}:"))
+    keys = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps")
+
+    def ms(values: list[float]) -> str:
+        a = np.asarray(values, dtype=float)
+        return f"{a.mean():+.1f} +- {a.std(ddof=1) if a.size > 1 else 0.0:.1f}"
+
+    head = "| return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) |"
+    lines = [f"{recipe}: {len(runs)} training seeds x {len(data['seeds'])} held-out task "
+             "episodes; mean +- std over the training seeds", "", "| | " + head[2:],
+             "|---|---|---|---|---|",
+             "| agent | " + " | ".join(ms([float(np.mean([r[k] for r in task[run]]))
+                                          for run in runs]) for k in keys) + " |"]
+    for b in baselines:
+        cells = [ms([float(np.mean([a[k] - c[k] for a, c in zip(task[run], task[b],
+                                                                  strict=True)]))
+                     for run in runs]) for k in keys]
+        lines.append(f"| minus {b} (paired) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def targets(data: dict[str, Any], agent: str) -> list[tuple[str, bool, str]]:
@@ -192,6 +229,28 @@ def targets(data: dict[str, Any], agent: str) -> list[tuple[str, bool, str]]:
     return out
 
 
+def training_table(data: dict[str, Any]) -> str:
+    """Markdown: the training figures (train_summary.json) of every run
+    ``play`` played: the shipped agents and their sibling seeds."""
+    lines = ["| agent | training seed | steps | wall (s) | steps/s | stopped by | best "
+             "validation return (at step) | NewReno on the same episodes |",
+             "|---|---|---|---|---|---|---|---|"]
+    for label, path in sorted(data.get("runs", {}).items(),
+                              key=lambda kv: kv[0].split(":")[1]):
+        name = label.split(":")[1]
+        for run in [Path(path)]:
+            f = run / "train_summary.json"
+            if not f.is_file():
+                continue
+            t = json.loads(f.read_text())
+            lines.append(f"| {name} | {t['seed']} | {t['timesteps']:,} | {t['wall_s']:.0f} | "
+                         f"{t['steps_per_s']:.0f} | {t['stopped_by']} | "
+                         f"{t.get('best_eval_return', float('nan')):.1f} "
+                         f"({t.get('best_eval_step', 0):,}) | "
+                         f"{t.get('newreno_eval_return', float('nan')):.1f} |")
+    return "\n".join(lines)
+
+
 def _seed_list(seeds: list[int]) -> str:
     return ", ".join(str(s) for s in seeds) if len(seeds) <= 12 else f"{len(seeds)} seeds"
 
@@ -206,6 +265,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     p_play.add_argument("--baselines", default="newreno,olia,lia,balia,cubic,bbr,bbr3,maco")
     p_play.add_argument("--jobs", type=int, default=1)
     p_play.add_argument("--out", default="agents/reference/heldout_split.json")
+    p_play.add_argument("--run", action="append", default=[], metavar="RECIPE=DIR",
+                        help="play this orbitcc-train run dir as RECIPE instead of the "
+                        "shipped agents/reference/RECIPE (repeatable)")
+    p_play.add_argument("--extra-run", action="append", default=[], metavar="RECIPE=DIR",
+                        help="another training seed's run of RECIPE, played on the task's "
+                        "episodes for the seeds table (repeatable)")
+    p_play.add_argument("--baselines-only", action="store_true",
+                        help="play the baselines only (the agents later: resumable)")
     p_tab = sub.add_parser("tables", help="print the split tables and the targets")
     p_tab.add_argument("json")
     args = parser.parse_args(argv)
@@ -215,10 +282,27 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.seeds < 1:
             parser.error("--seeds must be >= 1")
         recipes = {r: reference_dir(r) for r in args.recipes.split(",") if r}
+        for item in args.run:
+            name, _, path = item.partition("=")
+            if name not in recipes or not path:
+                parser.error(f"--run {item!r}: expected RECIPE=DIR, RECIPE one of "
+                             f"{', '.join(recipes)}")
+            recipes[name] = Path(path)
+        extra = []
+        for item in args.extra_run:
+            name, _, path = item.partition("=")
+            if name not in recipes or not path:
+                parser.error(f"--extra-run {item!r}: expected RECIPE=DIR")
+            extra.append((name, Path(path)))
         play(recipes, [b for b in args.baselines.split(",") if b], range(args.seeds),
-             args.jobs, Path(args.out))
+             args.jobs, Path(args.out), agents=not args.baselines_only, extra_runs=extra)
         return
     data = json.loads(Path(args.json).read_text())
+    print(training_table(data))
+    print()
+    for agent in [k for k in data["rows"]["task"] if k.startswith("agent:")]:
+        print(seeds_summary(data, agent.removeprefix("agent:")))
+        print()
     print(tables(data))
     for agent in [k for k in data["rows"]["task"] if k.startswith("agent:")]:
         print(f"\nTargets for {agent}:")
