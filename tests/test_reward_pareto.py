@@ -49,7 +49,7 @@ def test_pareto_count_on_hand_made_rows() -> None:
 
 def check(counts: dict[str, ranking.ParetoCount]) -> None:
     after = counts["pareto"]
-    assert after.pairs >= 50, "too few dominance pairs to judge"
+    assert after.pairs >= 100, "too few dominance pairs to judge"
     assert after.fraction <= LIMIT, ranking.pareto_table(counts) + "\n" + "\n".join(
         after.examples or [])
     # Alone on the path, carrying more at no higher delay (p95 and mean
@@ -60,10 +60,13 @@ def check(counts: dict[str, ranking.ParetoCount]) -> None:
     assert after.alone_equal_delay_against == 0, "\n".join(after.examples or [])
 
 
-def test_pareto_on_short_validation_episodes() -> None:
-    """CI: the four bases x scales 0.25, 1, 4 on four 30 s validation episodes."""
-    counts = ranking.pareto_study(range(10_000, 10_004), {"pareto": []},
-                                  scales=(0.25, 1.0, 4.0), duration_s=30.0)
+def test_pareto_on_four_validation_episodes() -> None:
+    """CI: the whole grid on four validation episodes (seeds 10000-10003) of
+    the task's 60 s (at 2a667af: 154 pairs, 2 against, 1.3 %). Shorter
+    episodes are mostly start-up, where the mean queueing the reward prices
+    and the p95 part ways more often (20 s: 4.2 %), so the CI variant saves
+    seeds, not seconds."""
+    counts = ranking.pareto_study(range(10_000, 10_004), {"pareto": []}, jobs=2)
     check(counts)
 
 
