@@ -69,7 +69,12 @@ def play(recipes: dict[str, Path], baselines: Sequence[str], seeds: Sequence[int
     runs = data.setdefault("runs", {})  # label -> the run dir it was played from
     runs.update({f"agent:{n}": str(p) for n, p in recipes.items()})
     runs.update({f"seed:{n}:{p.name}": str(p) for n, p in extra_runs})
-    for variant, extra in VARIANTS.items():
+    # The shipped agents and the baselines on every variant first, then the
+    # training siblings (the seeds table), so an interrupted run has the
+    # tables first.
+    for variant, extra in [*VARIANTS.items(), ("task", VARIANTS["task"])]:
+        siblings = bool(rows.get(variant)) and all(
+            f"agent:{n}" in rows[variant] for n in recipes) and variant == "task"
         have = rows.setdefault(variant, {})
         todo: list[tuple[str, str, list[str], str | None]] = []
         for name, path in recipes.items():
@@ -79,7 +84,7 @@ def play(recipes: dict[str, Path], baselines: Sequence[str], seeds: Sequence[int
         for b in baselines:
             if b not in have:
                 todo.append((b, str(first / "model.zip"), [*base_task, *extra], b))
-        for recipe, run in extra_runs if variant == "task" and agents else ():
+        for recipe, run in extra_runs if siblings and agents else ():
             label = f"seed:{recipe}:{run.name}"
             if label not in have:
                 todo.append((label, str(run / "model.zip"), [*_task(run)[1], *extra], None))
