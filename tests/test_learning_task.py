@@ -570,7 +570,10 @@ def test_constrained_training_moves_the_multipliers_by_the_rule(tmp_path: Path) 
     pytest.importorskip("stable_baselines3")
     run = tmp_path / "run"
     proc = subprocess.run(
-        [sys.executable, "-m", "orbitcc.cli.train", "agent=ppo_starlink", "duration_s=3",
+        # reward=fair: the constraints re-price its unfairness and queueing
+        # terms (the recipe's own reward is pareto since issue 35).
+        [sys.executable, "-m", "orbitcc.cli.train", "agent=ppo_starlink", "reward=fair",
+         "duration_s=3",
          "agent.total_timesteps=1024", "agent.num_envs=2", "agent.n_steps=128",
          "agent.batch_size=64", "agent.eval_every_steps=512", "agent.eval_episodes=1",
          "agent.budget_minutes=null", "agent.unfairness_limit=0",
