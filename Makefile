@@ -182,34 +182,41 @@ lint: install
 clean:
 	rm -rf build $(VENV) *.egg-info
 
-# The shipped reference agent (docs/agents.md): train the recipe (a step
-# budget, configs/agent/ppo_starlink.yaml) on each of TRAIN_SEEDS, copy the
-# first seed's run into agents/reference/ppo_starlink (+
-# docs/img/ppo_starlink_curve.png), then the held-out tables against every
+# The shipped reference agents (docs/agents.md, issue 35): train each recipe
+# of REFERENCE_RECIPES (a step budget: configs/agent/ppo_sender.yaml, the
+# `sender` agent, and ppo_starlink.yaml, the `oracle` agent) on each of
+# TRAIN_SEEDS (REFERENCE_JOBS runs side by side), ship the first seed's run
+# of each (declared before training) into agents/reference/<recipe> (+
+# docs/img/<recipe>_curve.png), then the held-out tables against every
 # baseline and the tuned constant-scale policies (HELDOUT_SEEDS test-split
-# seeds, paired; the task's episodes and real-trace episodes only) and the
-# training seeds' mean +- std.
+# seeds, paired, split trace / synthetic and with / without background, and
+# the issue's targets) and the training seeds' mean +- std, all into
+# agents/reference/heldout_tables.md (docs/agents.md quotes it).
 TRAIN_SEEDS ?= 0 1 2
+REFERENCE_RECIPES ?= ppo_sender ppo_starlink
+REFERENCE_JOBS ?= 3
 HELDOUT_SEEDS ?= 40
-HELDOUT_BASELINES ?= newreno,olia,lia,balia,cubic,bbr,maco
+HELDOUT_BASELINES ?= newreno,olia,lia,balia,cubic,bbr,bbr3,maco
 .PHONY: train-reference golden-prefix
 train-reference: install
-	for s in $(TRAIN_SEEDS); do \
-	  WANDB_MODE=disabled $(VENV)/bin/orbitcc-train agent=ppo_starlink seed=$$s \
-	    hydra.run.dir=outputs/train/reference/seed$$s || exit 1; \
+	printf '%s\n' $(foreach r,$(REFERENCE_RECIPES),$(foreach s,$(TRAIN_SEEDS),$(r):$(s))) | \
+	  xargs -P $(REFERENCE_JOBS) -I{} sh -c 'r=$${1%%:*}; s=$${1##*:}; \
+	    WANDB_MODE=disabled $(VENV)/bin/orbitcc-train agent=$$r seed=$$s \
+	    hydra.run.dir=outputs/train/reference/$$r-seed$$s > outputs/train/reference-$$r-seed$$s.log 2>&1' _ {}
+	for r in $(REFERENCE_RECIPES); do \
+	  $(PY) -m orbitcc.agents.reference --recipe $$r ship \
+	    outputs/train/reference/$$r-seed$(firstword $(TRAIN_SEEDS)) --docs docs/img || exit 1; \
 	done
-	$(PY) -m orbitcc.agents.reference ship outputs/train/reference/seed$(firstword $(TRAIN_SEEDS)) --docs docs/img
 	# The best constant-scale policies over NewReno and OLIA, picked on the
-	# validation seeds (never the table's), join the baselines.
+	# validation seeds (never the table's) under the task's reward, join the
+	# baselines; the split tables and the targets come from heldout_split.json.
 	consts=$$($(PY) -m orbitcc.agents.ranking --tune --episodes 8 | cut -d' ' -f1 | paste -sd, -) && \
-	$(PY) -m orbitcc.agents.reference evaluate --seeds $(HELDOUT_SEEDS) --jobs $(JOBS) \
-	  --baselines $(HELDOUT_BASELINES),$$consts --json agents/reference/ppo_starlink/heldout.json && \
-	$(PY) -m orbitcc.agents.reference evaluate --seeds $(HELDOUT_SEEDS) --jobs $(JOBS) \
-	  --baselines $(HELDOUT_BASELINES),$$consts --override randomize.trace_fraction=1 \
-	  --json agents/reference/ppo_starlink/heldout_trace.json
-	$(PY) -m orbitcc.agents.reference seeds $(foreach s,$(TRAIN_SEEDS),outputs/train/reference/seed$(s)) \
-	  --seeds $(HELDOUT_SEEDS) --jobs $(JOBS) --baselines newreno,olia,maco \
-	  --json agents/reference/ppo_starlink/seeds.json
+	$(PY) -m orbitcc.agents.heldout_tables play --seeds $(HELDOUT_SEEDS) --jobs $(JOBS) \
+	  --baselines $(HELDOUT_BASELINES),$$consts --out agents/reference/heldout_split.json \
+	  $(foreach r,$(REFERENCE_RECIPES),$(foreach s,$(wordlist 2,99,$(TRAIN_SEEDS)),\
+	    --extra-run $(r)=outputs/train/reference/$(r)-seed$(s)))
+	$(PY) -m orbitcc.agents.heldout_tables tables agents/reference/heldout_split.json \
+	  > agents/reference/heldout_tables.md
 
 # The recipe's golden prefix (tests/test_recipe_prefix.py, docs/agents.md):
 # regenerate it when a change is meant to move the learning curve, and commit

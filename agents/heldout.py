@@ -66,9 +66,10 @@ def run_episode(env: Any, seed: int,
 def play(scenario: str, overrides: Sequence[str], seed: int,
          controller: str | None = None,
          policy: Callable[[np.ndarray], np.ndarray] | None = None,
-         split: str = "test") -> dict[str, float]:
+         split: str = "test", constant: float | None = None) -> dict[str, float]:
     """One episode of ``split`` (the test split unless told); returns the
-    table's numbers for it."""
+    table's numbers for it. ``constant``: play that action on every subflow
+    (as many as the env has: a single-path base such as bbr has one)."""
     from orbitcc.env.orbitcc_env import OrbitCCEnv
 
     overrides = [*overrides, f"randomize.split={split}"]
@@ -78,8 +79,12 @@ def play(scenario: str, overrides: Sequence[str], seed: int,
         overrides.append("env.action=window")
     env = OrbitCCEnv(scenario=scenario, controller=controller, overrides=overrides,
                      info_level=0)
+    if constant is not None:
+        fixed = np.full(env.action_space.shape, constant, dtype=np.float32)
+        policy = lambda obs: fixed  # noqa: E731
     total, sums, steps = run_episode(env, seed, policy)
     s = env.summary()
+    trace = bool(env.simulation.trace_episode)
     env.close()
     return {"return": total, "throughput_mbps": float(s["throughput_mbps"]),
             "p95_delay_ms": float(s["p95_delay_ms"]), "background_mbps": background_mbps(s),
@@ -88,7 +93,12 @@ def play(scenario: str, overrides: Sequence[str], seed: int,
             "unfairness_pct": 100.0 * sums["unfairness"] / max(steps, 1),
             "loss_rate": float(s["loss_rate"]),
             # Mean per step of (srtt - base RTT) / base RTT: the delay term.
-            "queueing": sums["queueing"] / max(steps, 1)}
+            "queueing": sums["queueing"] / max(steps, 1),
+            # 1 in a real-trace episode; the number of background flows drawn
+            # (the held-out tables split by both: heldout_tables).
+            "trace_episode": float(trace),
+            "background_flows": float(sum(1 for f in s.get("flows", [])
+                                          if f.get("background")))}
 
 
 CONSTANT_PREFIX = "const:"
@@ -110,17 +120,16 @@ def parse_constant(name: str) -> tuple[str, float] | None:
     return parts[1], action
 
 
-def play_entrant(scenario: str, overrides: Sequence[str], seed: int, name: str,
-                 num_paths: int = 2) -> dict[str, float]:
+def play_entrant(scenario: str, overrides: Sequence[str], seed: int,
+                 name: str) -> dict[str, float]:
     """One episode of a named baseline: a controller, or a constant-scale
-    policy over one (the task's residual env with that base)."""
+    policy over one (the task's residual env with that base, the action on
+    each of its subflows)."""
     constant = parse_constant(name)
     if constant is None:
         return play(scenario, overrides, seed, controller=name)
     base, a = constant
-    action = np.full(num_paths, a, dtype=np.float32)
-    return play(scenario, [*overrides, f"env.residual_controller={base}"], seed,
-                policy=lambda obs: action)
+    return play(scenario, [*overrides, f"env.residual_controller={base}"], seed, constant=a)
 
 
 def aggregate(rows: list[dict[str, float]]) -> dict[str, tuple[float, float]]:

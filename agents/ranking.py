@@ -151,6 +151,140 @@ def tune(bases: Sequence[str], episodes: int, overrides: Sequence[str],
     return out
 
 
+# --- The Pareto study (issue 35, item 1) -----------------------------------
+# A grid of constant-scale entrants, per seed: in how many pairs where one
+# entrant is at least as good as another on throughput, p95 delay and the
+# background flows' throughput (and better on one) does the return rank it
+# lower? The study runs the residual env with env.window_max_factor =
+# STUDY_FACTOR, so that a in [-1, 1] spans the scales 0.1 to 10 (the task's
+# factor 4 spans 0.25 to 4; the scale is all a constant entrant is).
+PARETO_BASES = ("newreno", "olia", "cubic", "bbr")
+PARETO_SCALES = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
+STUDY_FACTOR = 10.0
+PARETO_KEYS = ("throughput_mbps", "p95_delay_ms", "background_mbps")
+
+
+def grid_entrants(bases: Sequence[str] = PARETO_BASES,
+                  scales: Sequence[float] = PARETO_SCALES) -> dict[str, str]:
+    """{label: const:<base>:<a> key} with a = log10(scale) (STUDY_FACTOR)."""
+    out = {}
+    for base in bases:
+        for scale in scales:
+            a = float(np.log10(scale)) if scale != 1.0 else 0.0
+            label = base if scale == 1.0 else f"{base} x{scale:g}"
+            out[label] = f"{CONSTANT_PREFIX}{base}:{a!r}"
+    return out
+
+
+def play_grid(entrants: dict[str, str], seeds: Sequence[int], overrides: Sequence[str],
+              jobs: int = 1) -> dict[int, dict[str, dict[str, float]]]:
+    """rows[seed][label]: heldout.play's numbers for every entrant and seed
+    (the residual env with env.window_max_factor=STUDY_FACTOR)."""
+    study = [*overrides, f"env.window_max_factor={STUDY_FACTOR}"]
+    tasks = [(s, label, key) for s in seeds for label, key in entrants.items()]
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs) as pool:
+            results = list(pool.map(_play_one, [(study, s, key) for s, _, key in tasks]))
+    else:
+        results = [_play_one((study, s, key)) for s, _, key in tasks]
+    rows: dict[int, dict[str, dict[str, float]]] = {s: {} for s in seeds}
+    for (s, label, _), r in zip(tasks, results, strict=True):
+        rows[s][label] = r
+    return rows
+
+
+def _play_one(arg: tuple[Sequence[str], int, str]) -> dict[str, float]:
+    overrides, seed, key = arg
+    return play_named("starlink_dual", overrides, seed, key)
+
+
+def strictly_dominates(a: dict[str, float], b: dict[str, float]) -> bool:
+    """a at least as good as b on PARETO_KEYS and better on one."""
+    return dominates(a, b) and (a["throughput_mbps"] > b["throughput_mbps"]
+                                or a["p95_delay_ms"] < b["p95_delay_ms"]
+                                or a["background_mbps"] > b["background_mbps"])
+
+
+@dataclass
+class ParetoCount:
+    """Dominance pairs (per seed) and those the return ranks against."""
+
+    pairs: int = 0
+    against: int = 0
+    alone_pairs: int = 0  # on seeds where no background flow ran
+    alone_against: int = 0
+    # Of those, pairs where A also queued no more on average (mean (srtt -
+    # base RTT) / base RTT): A carried more at no higher delay, tail or mean.
+    alone_equal_delay_pairs: int = 0
+    alone_equal_delay_against: int = 0
+    examples: list[str] | None = None
+
+    @property
+    def fraction(self) -> float:
+        return self.against / self.pairs if self.pairs else 0.0
+
+
+def pareto_count(rows: dict[int, dict[str, dict[str, float]]]) -> ParetoCount:
+    """Counts, over the seeds, the ordered pairs (A, B) of entrants where A
+    strictly dominates B on that seed, and those where A's return is lower.
+    A seed where no entrant's background flows carried anything is an
+    *alone* seed (the sender alone on its path)."""
+    out = ParetoCount(examples=[])
+    for seed, by in rows.items():
+        alone = all(r["background_mbps"] == 0.0 for r in by.values())
+        for na, a in by.items():
+            for nb, b in by.items():
+                if na == nb or not strictly_dominates(a, b):
+                    continue
+                out.pairs += 1
+                out.alone_pairs += alone
+                equal_delay = alone and a["queueing"] <= b["queueing"]
+                out.alone_equal_delay_pairs += equal_delay
+                if a["return"] < b["return"]:
+                    out.against += 1
+                    out.alone_against += alone
+                    out.alone_equal_delay_against += equal_delay
+                    assert out.examples is not None
+                    out.examples.append(
+                        f"seed {seed}: {na} dominates {nb} (throughput "
+                        f"{a['throughput_mbps']:.1f} vs {b['throughput_mbps']:.1f}, p95 "
+                        f"{a['p95_delay_ms']:.1f} vs {b['p95_delay_ms']:.1f}, background "
+                        f"{a['background_mbps']:.1f} vs {b['background_mbps']:.1f}, mean "
+                        f"queueing {a['queueing']:.3f} vs {b['queueing']:.3f}) but "
+                        f"returns {a['return']:.1f} < {b['return']:.1f}")
+    return out
+
+
+def pareto_study(seeds: Sequence[int], rewards: dict[str, Sequence[str]],
+                 bases: Sequence[str] = PARETO_BASES,
+                 scales: Sequence[float] = PARETO_SCALES, duration_s: float | None = None,
+                 jobs: int = 1) -> dict[str, ParetoCount]:
+    """pareto_count of the grid under each reward ({label: task overrides
+    that select it}, e.g. {"fair": ["reward=fair"], "pareto": []})."""
+    out = {}
+    for label, extra in rewards.items():
+        overrides = task_overrides(extra)
+        if duration_s is not None:
+            overrides = [o for o in overrides if not o.startswith("duration_s=")]
+            overrides.append(f"duration_s={duration_s}")
+        out[label] = pareto_count(play_grid(grid_entrants(bases, scales), seeds, overrides,
+                                            jobs))
+    return out
+
+
+def pareto_table(counts: dict[str, ParetoCount]) -> str:
+    lines = ["| reward | dominance pairs | ranked against | fraction | alone: pairs | "
+             "alone: ranked against | alone, no more mean queueing: pairs | ... ranked "
+             "against |", "|---|---|---|---|---|---|---|---|"]
+    for label, c in counts.items():
+        lines.append(f"| {label} | {c.pairs} | {c.against} | {100 * c.fraction:.1f} % | "
+                     f"{c.alone_pairs} | {c.alone_against} | {c.alone_equal_delay_pairs} | "
+                     f"{c.alone_equal_delay_against} |")
+    return "\n".join(lines)
+
+
 def table(means: dict[str, dict[str, float]]) -> str:
     lines = ["| entrant | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
              "| unfairness (%) | loss rate |", "|---|---|---|---|---|---|---|"]
@@ -171,9 +305,30 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--tune", action="store_true",
                         help="pick the best constant scale per base instead (TUNE_GRID)")
     parser.add_argument("--bases", default="newreno,olia", help="with --tune")
+    parser.add_argument("--pareto", action="store_true",
+                        help="the Pareto study: the grid of constant scales (PARETO_BASES x "
+                        "PARETO_SCALES) under reward=fair (before) and the task's reward "
+                        "(after), per seed")
+    parser.add_argument("--duration", type=float, default=None,
+                        help="with --pareto: episode length in s (default: the task's 60)")
+    parser.add_argument("--jobs", type=int, default=1, help="with --pareto: processes")
     args = parser.parse_args(argv)
     if args.episodes < 1:
         parser.error("--episodes must be >= 1")
+    if args.pareto:
+        seeds = range(args.first_seed, args.first_seed + args.episodes)
+        counts = pareto_study(seeds, {"fair (before)": ["reward=fair", *args.override],
+                                      "pareto (after)": list(args.override)},
+                              duration_s=args.duration, jobs=args.jobs)
+        print(f"{len(PARETO_BASES) * len(PARETO_SCALES)} constant-scale entrants "
+              f"({', '.join(PARETO_BASES)} x {', '.join(f'{x:g}' for x in PARETO_SCALES)}), "
+              f"seeds {seeds[0]}-{seeds[-1]} (test split), "
+              f"{args.duration or 60:g} s episodes:\n")
+        print(pareto_table(counts))
+        for label, c in counts.items():
+            for line in (c.examples or [])[:5]:
+                print(f"  {label}: {line}")
+        return
     if args.tune:
         best = tune([b for b in args.bases.split(",") if b], args.episodes,
                     task_overrides(args.override), args.first_seed)

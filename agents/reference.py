@@ -14,17 +14,22 @@ import time
 from pathlib import Path
 from typing import Any
 
-RECIPE = "ppo_starlink"
+RECIPE = "ppo_starlink"  # the `oracle` agent (issue 35); its name is the leaderboard's
+# The shipped agents (issue 35): recipe -> information class. Both are
+# agent=<recipe>, both shipped under agents/reference/<recipe>/.
+RECIPES = {"ppo_sender": "sender", "ppo_starlink": "oracle"}
 
 
-def reference_dir() -> Path:
-    """Directory of the shipped checkpoint (inside the installed package)."""
-    return Path(__file__).resolve().parent / "reference" / RECIPE
+def reference_dir(recipe: str = RECIPE) -> Path:
+    """Directory of a shipped checkpoint (inside the installed package)."""
+    if recipe not in RECIPES:
+        raise ValueError(f"recipe {recipe!r} is unknown; allowed: {', '.join(RECIPES)}")
+    return Path(__file__).resolve().parent / "reference" / recipe
 
 
-def summary() -> dict[str, Any]:
+def summary(recipe: str = RECIPE) -> dict[str, Any]:
     """The reference run's train_summary.json ({} when none is shipped)."""
-    path = reference_dir() / "train_summary.json"
+    path = reference_dir(recipe) / "train_summary.json"
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
@@ -72,12 +77,12 @@ SHIPPED_FILES = ("model.zip", "config.yaml", "train_summary.json", "curve.csv",
                  "obs_norm.json", "command.txt")
 
 
-def ship(run_dir: Path, docs_dir: Path | None = None) -> Path:
+def ship(run_dir: Path, docs_dir: Path | None = None, recipe: str = RECIPE) -> Path:
     """Copies a finished orbitcc-train run into the shipped reference dir (and
     its learning curve into docs/img)."""
     import shutil
 
-    dest = reference_dir()
+    dest = reference_dir(recipe)
     dest.mkdir(parents=True, exist_ok=True)
     for old in dest.iterdir():
         old.unlink()
@@ -89,7 +94,7 @@ def ship(run_dir: Path, docs_dir: Path | None = None) -> Path:
         raise FileNotFoundError(f"{run_dir} holds no model.zip")
     if docs_dir is not None and (run_dir / "curve.png").is_file():
         docs_dir.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(run_dir / "curve.png", docs_dir / f"{RECIPE}_curve.png")
+        shutil.copyfile(run_dir / "curve.png", docs_dir / f"{recipe}_curve.png")
     return dest
 
 
@@ -146,7 +151,7 @@ def seeds_report(run_dirs: list[Path], seeds: int, baselines: list[str], jobs: i
             "per_run": per_run}
 
 
-def seeds_table(report: dict[str, Any]) -> str:
+def seeds_table(report: dict[str, Any], recipe: str = RECIPE) -> str:
     """Markdown: the agent over training seeds, and paired to each baseline."""
     n = len(report["runs"])
     keys = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps", "unfairness_pct")
@@ -154,7 +159,7 @@ def seeds_table(report: dict[str, Any]) -> str:
     lines = [f"{n} training seeds x {len(report['test_seeds'])} held-out episodes: mean +- "
              "std over the training seeds of each run's mean", "",
              "| entrant " + head, "|---|---|---|---|---|---|",
-             f"| {RECIPE} ({n} seeds) | "
+             f"| {recipe} ({n} seeds) | "
              + " | ".join(f"{report['mean_std'][k][0]:.1f} +- {report['mean_std'][k][1]:.1f}"
                           for k in keys) + " |"]
     for b, m in report["baselines"].items():
@@ -172,7 +177,9 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(
         prog="python -m orbitcc.agents.reference",
-        description="Ship or evaluate the reference agent (agent=ppo_starlink).")
+        description="Ship or evaluate a reference agent (agent=ppo_sender, agent=ppo_starlink).")
+    parser.add_argument("--recipe", default=RECIPE, choices=sorted(RECIPES),
+                        help="which shipped agent (default %(default)s, the oracle agent)")
     sub = parser.add_subparsers(dest="cmd", required=True)
     p_ship = sub.add_parser("ship", help="copy a training run into the shipped reference")
     p_ship.add_argument("run_dir")
@@ -198,16 +205,16 @@ def main(argv: list[str] | None = None) -> None:
             parser.error("--seeds must be >= 1")
         report = seeds_report([Path(r) for r in args.run_dirs], args.seeds,
                               [b for b in args.baselines.split(",") if b], args.jobs)
-        print(seeds_table(report))
+        print(seeds_table(report, args.recipe))
         if args.json:
             Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
     elif args.cmd == "ship":
-        dest = ship(Path(args.run_dir), Path(args.docs) if args.docs else None)
+        dest = ship(Path(args.run_dir), Path(args.docs) if args.docs else None, args.recipe)
         print(f"shipped {args.run_dir} -> {dest}")
     else:
         from orbitcc.agents import heldout
 
-        heldout.main([str(reference_dir()), "--seeds", str(args.seeds),
+        heldout.main([str(reference_dir(args.recipe)), "--seeds", str(args.seeds),
                       "--baselines", args.baselines, "--jobs", str(args.jobs),
                       *[f"--override={o}" for o in args.override],
                       *(["--json", args.json] if args.json else [])])

@@ -74,6 +74,18 @@ def field_overrides(cfg: DictConfig) -> list[str]:
     return out
 
 
+def information_class(cfg: DictConfig) -> str:
+    """'sender' or 'oracle' for the env of a train (or gym) config: its
+    ``env.information_class``, or derived from its features when 'auto'
+    (cpp_core/env/env_spec.cc, InformationClass)."""
+    from orbitcc import _core
+
+    env = OmegaConf.to_container(cfg.env, resolve=True)
+    assert isinstance(env, dict)
+    control = "residual" if env.get("action") == "residual" else "agent"
+    return str(_core.information_class({**env, "control": control}))
+
+
 def make_env(cfg: TrainConfig, scenario: str, overrides: list[str]) -> OrbitCCSB3VecEnv:
     """agent.num_envs envs in one C++ batch; checks it is the env of ``cfg``."""
     env = OrbitCCSB3VecEnv(scenario=scenario, num_envs=cfg.agent.num_envs,
@@ -146,6 +158,9 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
     cfg: TrainConfig = to_object(cfg_node)
     with open_dict(cfg_node):
         cfg_node.randomize.split = "train"
+        # The information class, resolved (sender | oracle): the leaderboard
+        # reads it from the checkpoint's config.yaml (docs/agents.md).
+        cfg_node.env.information_class = information_class(cfg_node)
     overrides = [*overrides, "randomize.split=train"]
     run_dir.mkdir(parents=True, exist_ok=True)
     write_run_record(run_dir, cfg_node)
@@ -197,6 +212,7 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
                    "wall_s": wall, "steps_per_s": model.num_timesteps / max(wall, 1e-9),
                    "stopped_by": watch.stopped_by(evaluation), "checkpoint": chosen,
                    "last_episode": watch.episodes.last, "agent": asdict(agent),
+                   "information_class": str(cfg_node.env.information_class),
                    "commit": commit, **constraint_summary(multiplier)}
         if evaluation is not None:
             summary.update(evaluation.summary())

@@ -212,6 +212,7 @@ class EnvConfig:
     features: list[str] = field(default_factory=lambda: list(OBSERVATION_FEATURES))
     mobility_features: bool = False  # + oracle capacity/RTT, time to handover, shared flag
     background_features: bool = False  # + oracle background share/demand/shortfall per link
+    information_class: str = "auto"  # sender | oracle | auto (derived from the features)
     action: str = "window"  # window | rate | discrete | residual
     window_max_factor: float = 1.25  # window/residual: action 1 multiplies by this
     rate_step: float = 0.05  # rate: Aurora's alpha

@@ -33,9 +33,12 @@ def check(entrants: tuple[Entrant, ...], means: dict[str, dict[str, float]]) -> 
 
 
 def test_grabbers_rank_below_their_base_on_short_validation_episodes() -> None:
-    """CI: three 30 s validation episodes (seeds 10000-10002)."""
-    overrides = ranking.task_overrides(["duration_s=30"])
-    assert "reward.fairness_weight=2.0" in overrides  # the fair preset's weight
+    """CI: three validation episodes (seeds 10000-10002) of the task's 60 s.
+    (Issue 35: under reward=pareto, 30 s episodes, mostly start-up, let
+    NewReno x1.41 outrank NewReno, 135.0 vs 131.9; the task's episodes are
+    60 s, where it does not.)"""
+    overrides = ranking.task_overrides()
+    assert "reward.fairness_weight=5.0" in overrides  # the pareto preset's weight (issue 35)
     check(PAIRS, ranking.measure(PAIRS, 3, overrides))
 
 

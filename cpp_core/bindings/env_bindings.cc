@@ -65,6 +65,7 @@ EnvConfig EnvConfigFromDict(const py::dict& dict) {
   c.mobility_features = r.Param(FindParam(t, "mobility_features")) != 0;
   c.background_features =
       r.Param(FindParam(t, "background_features")) != 0;
+  c.information_class = r.ChoiceParam(FindParam(t, "information_class"));
   c.control = ParseControlMode(
       r.Choice("control", "agent", {"agent", "baseline", "residual"}));
   c.action = ParseActionMode(r.ChoiceParam(FindParam(t, "action")));
@@ -106,6 +107,7 @@ py::dict ObservationSpecToDict(const ObservationSpec& s) {
   d["num_subflows"] = s.num_subflows;
   d["history"] = s.history;
   d["feature_names"] = s.feature_names;
+  d["information_class"] = s.information_class;
   std::vector<std::string> desc;
   for (const std::string& name : s.feature_names) {
     for (const FeatureInfo& f : FeatureCatalogue()) {
@@ -494,6 +496,32 @@ void RegisterEnvBindings(py::module_& m) {
       py::arg("env"),
       "Validates an env dict (as BatchSimulation reads it) against the "
       "tables; raises ValueError naming the field.");
+  m.def(
+      "information_class",
+      [](const py::dict& env) {
+        return InformationClass(EnvConfigFromDict(env));
+      },
+      py::arg("env"),
+      "'sender' or 'oracle': what an env dict's observation may contain "
+      "(env.information_class, or derived from its features when 'auto').");
+  m.def(
+      "feature_sets",
+      [] {
+        py::dict out;
+        for (const FeatureSet& s : FeatureSets()) {
+          py::dict d;
+          d["features"] = s.features;
+          d["mobility_features"] = s.mobility_features;
+          out[py::str(s.name)] = d;
+        }
+        return out;
+      },
+      "The shipped feature sets (configs/env/sender.yaml, oracle.yaml): "
+      "{name: {features, mobility_features}}, declared in env_spec.cc.");
+  m.def(
+      "sender_features",
+      [] { return SenderFeatureNames(); },
+      "The features a real sender measures (information class 'sender').");
   m.def(
       "check_reward_config",
       [](const py::dict& reward) {

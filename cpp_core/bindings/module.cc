@@ -211,6 +211,12 @@ PYBIND11_MODULE(_core, m) {
                                }
                                return out;
                              })
+      .def_property_readonly(
+          "trace_episode",
+          [](const SimulationHandle& h) {
+            return h.Get()->randomization().trace_episode;
+          },
+          "True in a real-trace episode of a randomised scenario (docs/env.md).")
       .def("set_window",
            [](const SimulationHandle& h, int subflow, double bytes) {
              Sim s = h.Get();

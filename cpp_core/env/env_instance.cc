@@ -119,6 +119,7 @@ void EnvInstance::Reset(uint64_t seed, const EnvOutput& out) {
   oracle_.reset();
   if (config_.mobility_features) oracle_ = sim_->spec().make_oracle(seed);
   rate_max_mbps_.assign(num_subflows_, 0.0);
+  capacity_ref_mbps_ = 0.0;
   capacity_bps_.assign(num_subflows_, 0.0);
   background_last_.assign(sim_->num_subflows() - num_subflows_, Counters{});
   episode_seed_ = seed;
@@ -360,6 +361,8 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   links_used.clear();
   std::vector<double>& link_test_mbps = scratch_.link_test_mbps;  // parallel
   link_test_mbps.clear();
+  std::vector<double>& link_capacity_mbps = scratch_.link_capacity_mbps;
+  link_capacity_mbps.clear();
   double queueing_sum = 0, base_rtt_sum = 0;
   int queueing_n = 0, base_n = 0;
   const double handover_flag = step_handovers_.empty() ? 0.0 : 1.0;
@@ -397,7 +400,9 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
     // rate (decaying 2 % per step so it follows a capacity that falls) and
     // the estimated BDP in bytes.
     double& rate_max = rate_max_mbps_[i];
-    rate_max = std::max({rate_max * 0.98, p.delivery_rate_mbps, thr_mbps});
+    // (Sender-side samples only: the delivery rate and the ACK rate, never
+    // what the receiver got, so the normalised features stay measurable.)
+    rate_max = std::max({rate_max * 0.98, p.delivery_rate_mbps, ack_mbps});
     const double bdp_est = rate_max * 1e6 / 8.0 * min_rtt * 1e-3;
     // Reward inputs: capacity of the distinct links in use, queueing.
     if (p.first_link >= 0) {
@@ -406,6 +411,7 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
         link_of[i] = static_cast<int>(links_used.size());
         links_used.push_back(p.first_link);
         link_test_mbps.push_back(thr_mbps);
+        link_capacity_mbps.push_back(p.path_capacity_mbps);
         sm_in.capacity_mbps += p.path_capacity_mbps;
       } else {
         link_of[i] = static_cast<int>(it - links_used.begin());
@@ -492,6 +498,7 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   for (size_t k = 0; k < links_used.size(); ++k) {
     StepMeasures::SharedLink& l = sm_in.shared[k];
     l.test_mbps = link_test_mbps[k];
+    l.capacity_mbps = link_capacity_mbps[k];
     l.background_mbps.clear();
     l.background_demand_mbps.clear();
   }
@@ -564,6 +571,8 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
   sm_in.queueing = queueing_n > 0 ? queueing_sum / queueing_n : 0.0;
   sm_in.rtt_ms = srtt_n > 0 ? srtt_sum / srtt_n : 0.0;
   sm_in.base_rtt_ms = base_n > 0 ? base_rtt_sum / base_n : 0.0;
+  if (!(capacity_ref_mbps_ > 0)) capacity_ref_mbps_ = sm_in.capacity_mbps;
+  sm_in.capacity_ref_mbps = capacity_ref_mbps_;
   const double unfairness = Unfairness(config_.reward.fairness, sm_in);
   const double reward = StepReward(config_.reward, sm_in, unfairness);
   StepMetrics m;

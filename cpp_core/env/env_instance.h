@@ -131,6 +131,9 @@ class EnvInstance {
   std::vector<double> rate_mbps_;  // rate mode: current sending rate
   std::vector<double> residual_scale_;
   std::vector<double> rate_max_mbps_;      // decaying max of delivery rates
+  // The pareto reward's capacity normaliser: the episode's first non-zero
+  // summed capacity of the links in use (0 until then; reset per episode).
+  double capacity_ref_mbps_ = 0.0;
   std::vector<double> capacity_bps_;       // last non-zero path capacity
   std::vector<Counters> background_last_;  // background subflows
   struct Scratch {  // Observe's working memory, kept between steps
@@ -138,6 +141,7 @@ class EnvInstance {
     std::vector<int> link_of;
     std::vector<int> links_used;
     std::vector<double> link_test_mbps;
+    std::vector<double> link_capacity_mbps;
     StepMeasures measures;
   };
   Scratch scratch_;

@@ -148,6 +148,13 @@ const std::vector<FeatureInfo>& FeatureCatalogue() {
          return in.rate_max_mbps > 0 ? in.throughput_mbps / in.rate_max_mbps
                                      : 0.0;
        }},
+      {"ack_norm", "", "ACK rate / rate_max",
+       "bytes newly acknowledged in the step, per second, relative to "
+       "rate_max (the sender's own view of its throughput)",
+       0.0f, 2.0f, kBase,
+       [](const In& in) {
+         return in.rate_max_mbps > 0 ? in.ack_mbps / in.rate_max_mbps : 0.0;
+       }},
       // Ground truth of the simulator (not measurable by a real sender):
       // opt-in features for "what if the sender knew the path" studies.
       {"capacity_bdp", "", "log2(capacity x propagation RTT / cwnd) / 4",
@@ -218,6 +225,10 @@ const ParamTable& EnvParams() {
                   "append the background oracle features (the background "
                   "flows' share, demand and shortfall on each subflow's "
                   "first link)"),
+        ChoiceParam("information_class", "auto", {"auto", "sender", "oracle"},
+                    "what the observation may contain: sender (only what a "
+                    "real sender measures), oracle (simulator truth too), "
+                    "auto (derived from the features)"),
         ChoiceParam("action", "window",
                     {"window", "rate", "discrete", "residual"},
                     "what the action sets (docs/env.md, Actions)"),
@@ -255,23 +266,25 @@ const ParamTable& EnvParams() {
 const ParamTable& RewardParams() {
   static const ParamTable kParams = {
       ChoiceParam("preset", "linear",
-                  {"linear", "aurora", "power", "normalized", "orca", "fair"},
+                  {"linear", "aurora", "power", "normalized", "orca", "fair",
+                   "pareto"},
                   "reward formula (docs/env.md, Reward)"),
       RealParam("throughput_weight", 1.0, 0.0, 1e9, "",
-                "linear, normalized, fair: w_t"),
+                "linear, normalized, fair, pareto: w_t"),
       RealParam("delay_weight", 1.0, 0.0, 1e9, "",
-                "linear, normalized, fair: w_d"),
+                "linear, normalized, fair, pareto: w_d"),
       RealParam("loss_weight", 10.0, 0.0, 1e9, "",
-                "linear, normalized, fair: w_l"),
+                "linear, normalized, fair, pareto: w_l"),
       PositiveParam("throughput_ref_mbps", 100.0, 0.0, 1e9, "Mb/s",
                     "linear/power: throughput normaliser thr_ref"),
       PositiveParam("delay_ref_ms", 100.0, 0.0, 1e9, "ms",
                     "linear/power: delay normaliser delay_ref"),
-      RealParam("fairness_weight", 1.0, 0.0, 1e9, "", "fair: w_f"),
+      RealParam("fairness_weight", 1.0, 0.0, 1e9, "", "fair, pareto: w_f"),
       RealParam("delay_tail_weight", 0.0, 0.0, 1e9, "",
-                "normalized, fair: w_p, the price of late deliveries"),
+                "normalized, fair, pareto: w_p, the price of late deliveries"),
       RealParam("delay_tail_tolerance", 0.2, 0.0, 1e9, "",
-                "normalized, fair: tau, one-way delay above the propagation "
+                "normalized, fair, pareto: tau, one-way delay above the "
+                "propagation "
                 "delay tolerated before w_p applies (fraction)"),
       ChoiceParam("fairness", "friendliness", {"friendliness", "jain"},
                   "fair: how unfairness to background flows is measured"),
@@ -326,6 +339,47 @@ std::vector<int> SelectFeatures(const EnvConfig& config) {
   return out;
 }
 
+const std::vector<std::string>& SenderFeatureNames() {
+  static const std::vector<std::string> kNames = {
+      "cwnd",     "inflight",  "delivery_rate", "rtt_ratio",
+      "rtt_gradient", "loss_rate", "ack_rate", "srtt",
+      "cwnd_bdp", "inflight_bdp", "delivery_norm", "ack_norm"};
+  return kNames;
+}
+
+const std::vector<FeatureSet>& FeatureSets() {
+  static const std::vector<FeatureSet> kSets = {
+      {"sender",
+       {"cwnd_bdp", "inflight_bdp", "delivery_norm", "ack_norm", "rtt_ratio",
+        "rtt_gradient", "loss_rate"},
+       false},
+      {"oracle",
+       {"cwnd_bdp", "inflight_bdp", "delivery_norm", "throughput_norm",
+        "rtt_ratio", "rtt_gradient", "loss_rate"},
+       true},
+  };
+  return kSets;
+}
+
+namespace {
+// The first selected feature a sender cannot measure ("" if none).
+std::string FirstOracleFeature(const EnvConfig& config) {
+  const auto& sender = SenderFeatureNames();
+  for (int i : SelectFeatures(config)) {
+    const std::string& name = FeatureCatalogue()[i].name;
+    if (std::find(sender.begin(), sender.end(), name) == sender.end()) {
+      return name;
+    }
+  }
+  return "";
+}
+}  // namespace
+
+std::string InformationClass(const EnvConfig& config) {
+  if (config.information_class != "auto") return config.information_class;
+  return FirstOracleFeature(config).empty() ? "sender" : "oracle";
+}
+
 void ValidateEnvConfig(const EnvConfig& c) {
   const ParamTable& env = EnvParams();
   const auto check = [&](const char* name, double value) {
@@ -363,6 +417,20 @@ void ValidateEnvConfig(const EnvConfig& c) {
   FindParam(env, "residual_controller")
       .CheckChoice("env.", c.residual_controller);
   check("residual_background_cap", c.residual_background_cap);
+  FindParam(env, "information_class").CheckChoice("env.", c.information_class);
+  if (c.information_class == "sender") {
+    const std::string bad = FirstOracleFeature(c);
+    if (!bad.empty()) {
+      std::string allowed;
+      for (const std::string& n : SenderFeatureNames()) {
+        allowed += (allowed.empty() ? "" : ", ") + n;
+      }
+      Fail("information_class",
+           "'sender' allows only what a real sender measures, but feature '" +
+               bad + "' is selected; allowed: " + allowed +
+               " (no mobility or background features)");
+    }
+  }
   if ((c.action == ActionMode::kResidual) !=
           (c.control == ControlMode::kResidual) &&
       c.control != ControlMode::kBaseline) {
@@ -404,9 +472,10 @@ RewardPreset ParseRewardPreset(const std::string& name) {
   if (name == "normalized") return RewardPreset::kNormalized;
   if (name == "orca") return RewardPreset::kOrca;
   if (name == "fair") return RewardPreset::kFair;
+  if (name == "pareto") return RewardPreset::kPareto;
   Fail("reward.preset", "unknown reward preset '" + name +
                             "'; allowed: linear, aurora, power, normalized, "
-                            "orca, fair");
+                            "orca, fair, pareto");
 }
 
 FairnessMetric ParseFairnessMetric(const std::string& name) {
@@ -479,6 +548,26 @@ double BackgroundShortfall(const StepMeasures::SharedLink& l) {
   for (size_t j = 0; j + 1 < owed.size(); ++j) owed_bg += owed[j];
   if (!(owed_bg > 0)) return -1.0;  // no background flow wanted anything
   return std::max(0.0, owed_bg - bg) / owed_bg;
+}
+
+double CapacityShortfallMbps(const StepMeasures& m) {
+  double harm = 0.0;
+  for (const StepMeasures::SharedLink& l : m.shared) {
+    const size_t n = l.background_mbps.size();
+    if (n == 0 || !(l.capacity_mbps > 0)) continue;
+    // Max-min shares of the link's capacity, not of what it carried: the
+    // test connection's own traffic never enters what the others are owed.
+    std::vector<double> demand = l.background_demand_mbps;
+    demand.resize(n, std::numeric_limits<double>::infinity());
+    const std::vector<double> owed = MaxMinShares(l.capacity_mbps, demand);
+    double owed_bg = 0.0, got_bg = 0.0;
+    for (size_t j = 0; j < n; ++j) {
+      owed_bg += owed[j];
+      got_bg += l.background_mbps[j];
+    }
+    harm += std::max(0.0, owed_bg - got_bg);
+  }
+  return harm;
 }
 
 double Unfairness(FairnessMetric metric, const StepMeasures& m) {
@@ -571,6 +660,26 @@ double StepReward(const RewardConfig& rc, const StepMeasures& m,
       }
       break;
     }
+    case RewardPreset::kPareto: {
+      // Monotone in what a researcher reads (docs/env.md, "The pareto
+      // reward"): more delivered (against a capacity fixed for the
+      // episode, so unused capacity always costs), less queueing, less
+      // harm to the background flows (their shortfall against their
+      // max-min shares of the capacity, in the same unit as throughput).
+      const double c =
+          m.capacity_ref_mbps > 0 ? m.capacity_ref_mbps : m.capacity_mbps;
+      if (!(c > 0)) break;
+      const double util = m.throughput_mbps / c;
+      reward = rc.throughput_weight * util - rc.delay_weight * m.queueing -
+               rc.loss_weight * m.loss -
+               rc.fairness_weight * CapacityShortfallMbps(m) / c;
+      if (rc.delay_tail_weight > 0 && m.base_rtt_ms > 0) {
+        const double excess = m.delay_ms / (0.5 * m.base_rtt_ms) - 1.0 -
+                              rc.delay_tail_tolerance;
+        reward -= rc.delay_tail_weight * util * std::max(0.0, excess);
+      }
+      break;
+    }
     case RewardPreset::kOrca: {
       // Orca (Abbasloo et al., "Classic Meets Modern: a Pragmatic
       // Learning-Based Congestion Control for the Internet", SIGCOMM 2020,
@@ -640,6 +749,8 @@ const char* RewardPresetName(RewardPreset preset) {
       return "orca";
     case RewardPreset::kFair:
       return "fair";
+    case RewardPreset::kPareto:
+      return "pareto";
   }
   return "?";
 }
@@ -670,6 +781,7 @@ ObservationSpec MakeObservationSpec(const EnvConfig& config, int num_subflows) {
   ObservationSpec spec;
   spec.num_subflows = num_subflows;
   spec.history = config.history;
+  spec.information_class = InformationClass(config);
   for (int i : SelectFeatures(config)) {
     const FeatureInfo& f = FeatureCatalogue()[i];
     spec.feature_names.push_back(f.name);

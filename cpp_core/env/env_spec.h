@@ -23,7 +23,15 @@ enum class ControlMode {
 enum class ActionMode { kWindow, kRate, kDiscrete, kResidual };
 
 // Per-step rewards; formulas and sources in docs/env.md and StepReward().
-enum class RewardPreset { kLinear, kAurora, kPower, kNormalized, kOrca, kFair };
+enum class RewardPreset {
+  kLinear,
+  kAurora,
+  kPower,
+  kNormalized,
+  kOrca,
+  kFair,
+  kPareto,
+};
 
 // How the fair reward measures what the flows under test take from the
 // background flows sharing their links.
@@ -42,7 +50,7 @@ struct RewardConfig {
   double loss_weight = 10.0;
   double throughput_ref_mbps = 100.0;
   double delay_ref_ms = 100.0;
-  double fairness_weight = 1.0;  // fair: w_f
+  double fairness_weight = 1.0;  // fair, pareto: w_f
   // normalized / fair: - w_p * utilisation * max(0, delay / (base RTT / 2)
   // - 1 - tau), a price on late deliveries (the one-way delay's tail).
   double delay_tail_weight = 0.0;
@@ -65,6 +73,10 @@ struct StepMeasures {
   double queueing = 0.0;       // mean (srtt - base RTT) / base RTT
   double rtt_ms = 0.0;         // mean srtt
   double base_rtt_ms = 0.0;    // mean propagation RTT
+  // pareto: the episode's reference capacity (Mb/s), one number per episode
+  // (the first non-zero capacity_mbps of the episode), so that an episode's
+  // return is linear in the bytes delivered and the harm done.
+  double capacity_ref_mbps = 0.0;
   // Per link shared with background flows: the test flows' and each
   // background flow's throughput on it (Mb/s), and each background flow's
   // demand over the step (Mb/s; +infinity for a bulk flow): what it had
@@ -72,6 +84,7 @@ struct StepMeasures {
   // wrote during the step. Empty demand: every flow unlimited.
   struct SharedLink {
     double test_mbps = 0.0;
+    double capacity_mbps = 0.0;  // the link's current capacity (pareto)
     std::vector<double> background_mbps;
     std::vector<double> background_demand_mbps;
   };
@@ -98,6 +111,12 @@ std::vector<double> MaxMinShares(double total,
 // in [0, 1]; -1 when the link carried nothing or no background flow on it is
 // owed anything (such links are left out of Unfairness()'s mean).
 double BackgroundShortfall(const StepMeasures::SharedLink& link);
+// The pareto reward's harm (Mb/s): summed over the shared links, the
+// background flows' shortfall against their max-min fair shares of the
+// link's *capacity* (the test connection one flow of unlimited demand, each
+// background flow of its demand), max(0, sum owed - sum got). Capacity the
+// test flows leave unused lowers it only if the background flows take it.
+double CapacityShortfallMbps(const StepMeasures& m);
 
 struct EnvConfig {
   TimeNs step_interval = 100 * kNsPerMs;
@@ -109,6 +128,11 @@ struct EnvConfig {
   // Append the background oracle features (the other flows on each
   // subflow's first link).
   bool background_features = false;
+  // What the observation may contain: "sender" (only what a real sender
+  // measures; every selected feature must be one, SenderFeatureNames()),
+  // "oracle" (anything, simulator truth included) or "auto" (derived from
+  // the features: InformationClass()).
+  std::string information_class = "auto";
   ControlMode control = ControlMode::kAgent;
   ActionMode action = ActionMode::kWindow;
   double window_max_factor = 1.25;  // window/residual: factor per unit action
@@ -223,6 +247,25 @@ const std::vector<FeatureInfo>& FeatureCatalogue();
 // Indices into FeatureCatalogue() selected by a config (validated).
 std::vector<int> SelectFeatures(const EnvConfig& config);
 
+// The base features a real sender measures itself (its RTT samples, its
+// delivery-rate samples and ACK arrivals, its declared losses, its window):
+// the `sender` information class. Every other feature (the mobility and
+// background oracles, the truth features, bytes the receiver got) is
+// `oracle`.
+const std::vector<std::string>& SenderFeatureNames();
+// The two shipped feature sets (configs/env/sender.yaml, oracle.yaml),
+// declared once: name (= information class), base features, mobility
+// oracle on or off.
+struct FeatureSet {
+  std::string name;
+  std::vector<std::string> features;
+  bool mobility_features;
+};
+const std::vector<FeatureSet>& FeatureSets();
+// "sender" if every selected feature is a sender feature, else "oracle"
+// (config.information_class when it is not "auto").
+std::string InformationClass(const EnvConfig& config);
+
 // Observation: float32, laid out (num_subflows, history, num_features) and
 // handed to Python flat: element (s * history + h) * num_features + f holds
 // feature f of subflow s at history step h (oldest first, the current step
@@ -231,6 +274,7 @@ struct ObservationSpec {
   int num_subflows = 0;
   int history = 0;
   std::vector<std::string> feature_names;
+  std::string information_class;  // InformationClass() of the config
   std::vector<float> feature_low;
   std::vector<float> feature_high;
   int num_features() const { return static_cast<int>(feature_names.size()); }

@@ -209,6 +209,138 @@ TEST(RewardTest, ParsersNameTheAllowedValues) {
   EXPECT_THROW(ValidateEnvConfig(c), std::invalid_argument);
 }
 
+// The pareto reward on Known() with the shared link's capacity 100 Mb/s:
+// the bulk background flow is owed half the capacity (50), gets 20: harm
+// 30 Mb/s. 60/100 - 0.5 - 10 x 0.02 - 2 x 30/100 = -0.7.
+StepMeasures KnownWithCapacity() {
+  StepMeasures m = Known();
+  m.shared[0].capacity_mbps = 100.0;
+  return m;
+}
+
+RewardConfig Pareto() {
+  RewardConfig c = Preset(RewardPreset::kPareto);
+  c.fairness_weight = 2.0;
+  return c;
+}
+
+TEST(ParetoRewardTest, HandComputedStep) {
+  EXPECT_NEAR(CapacityShortfallMbps(KnownWithCapacity()), 30.0, 1e-12);
+  EXPECT_NEAR(StepReward(Pareto(), KnownWithCapacity()), -0.7, 1e-12);
+  // The episode's reference capacity, when set, is the normaliser:
+  // 60/120 - 0.5 - 0.2 - 2 x 30/120 = -0.7.
+  StepMeasures m = KnownWithCapacity();
+  m.capacity_ref_mbps = 120.0;
+  EXPECT_NEAR(StepReward(Pareto(), m), -0.7, 1e-12);
+  m.throughput_mbps = 90.0;  // 90/120 - 0.7 - 0.5 = -0.45
+  EXPECT_NEAR(StepReward(Pareto(), m), -0.45, 1e-12);
+}
+
+TEST(ParetoRewardTest, HoldingBackNeverPays) {
+  // The agent carries less while the background gets no more: the fair
+  // reward's unfairness (a share of what was carried) falls and pays for
+  // it; the pareto reward's harm (a shortfall against a share of the
+  // capacity) does not move, so the return only falls.
+  for (double x : {40.0, 30.0, 20.0, 10.0, 0.0}) {
+    StepMeasures m = KnownWithCapacity();
+    StepMeasures less = m;
+    less.shared[0].test_mbps = x;
+    less.throughput_mbps = m.throughput_mbps - (40.0 - x);
+    EXPECT_NEAR(CapacityShortfallMbps(less), 30.0, 1e-12) << x;
+    if (x < 40.0) {
+      EXPECT_LT(StepReward(Pareto(), less), StepReward(Pareto(), m)) << x;
+    }
+  }
+  // The fair reward: holding back to 20 Mb/s (the background's 20) zeroes
+  // its unfairness and raises its return although nobody gained.
+  StepMeasures m = KnownWithCapacity();
+  StepMeasures held = m;
+  held.shared[0].test_mbps = 20.0;
+  held.throughput_mbps = 40.0;
+  RewardConfig fair = Preset(RewardPreset::kFair);
+  fair.fairness_weight = 2.0;
+  EXPECT_GT(StepReward(fair, held), StepReward(fair, m));
+}
+
+TEST(ParetoRewardTest, AloneMoreDeliveredIsAlwaysMore) {
+  // No background flow: at equal delay and loss the reward is strictly
+  // increasing in throughput up to (and past) the capacity.
+  double prev = -1e9;
+  for (double thr = 0.0; thr <= 100.0; thr += 5.0) {
+    StepMeasures m = Known();
+    m.shared.clear();
+    m.throughput_mbps = thr;
+    const double r = StepReward(Pareto(), m);
+    EXPECT_GT(r, prev) << thr;
+    prev = r;
+  }
+}
+
+TEST(ParetoRewardTest, HarmIsMonotoneInWhatTheBackgroundGets) {
+  // More for the background, never more harm; above its share, none.
+  double prev = 1e9;
+  for (double y = 0.0; y <= 80.0; y += 10.0) {
+    StepMeasures m = KnownWithCapacity();
+    m.shared[0].background_mbps = {y};
+    const double h = CapacityShortfallMbps(m);
+    EXPECT_LE(h, prev) << y;
+    EXPECT_NEAR(h, std::max(0.0, 50.0 - y), 1e-12) << y;
+    prev = h;
+  }
+  // An on/off source offering 10 Mb/s is owed 10 (water-filling), and one
+  // in an outage (capacity 0) is owed nothing.
+  StepMeasures m = KnownWithCapacity();
+  m.shared[0].background_demand_mbps = {10.0};
+  m.shared[0].background_mbps = {4.0};
+  EXPECT_NEAR(CapacityShortfallMbps(m), 6.0, 1e-12);
+  m.shared[0].capacity_mbps = 0.0;
+  EXPECT_EQ(CapacityShortfallMbps(m), 0.0);
+  // Two bulk flows on a 90 Mb/s link are owed 30 each: 60 - (10 + 20).
+  StepMeasures two = KnownWithCapacity();
+  two.shared[0].capacity_mbps = 90.0;
+  two.shared[0].background_mbps = {10.0, 20.0};
+  EXPECT_NEAR(CapacityShortfallMbps(two), 30.0, 1e-12);
+}
+
+TEST(InformationClassTest, SenderRejectsWhatASenderCannotMeasure) {
+  for (const FeatureSet& set : FeatureSets()) {
+    EnvConfig c;
+    c.features = set.features;
+    c.mobility_features = set.mobility_features;
+    c.information_class = set.name;
+    EXPECT_NO_THROW(ValidateEnvConfig(c)) << set.name;
+    c.information_class = "auto";
+    EXPECT_EQ(InformationClass(c), set.name);
+  }
+  EnvConfig c;
+  c.features = {"cwnd_bdp", "throughput_norm"};
+  c.information_class = "sender";
+  try {
+    ValidateEnvConfig(c);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("env.information_class"),
+              std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("'throughput_norm'"),
+              std::string::npos);
+  }
+  c.features = {"cwnd_bdp"};
+  c.mobility_features = true;
+  EXPECT_THROW(ValidateEnvConfig(c), std::invalid_argument);
+  c.mobility_features = false;
+  EXPECT_NO_THROW(ValidateEnvConfig(c));
+  c.information_class = "bogus";
+  EXPECT_THROW(ValidateEnvConfig(c), std::invalid_argument);
+  // Every sender feature exists in the catalogue, as a base feature.
+  for (const std::string& n : SenderFeatureNames()) {
+    bool found = false;
+    for (const FeatureInfo& f : FeatureCatalogue()) {
+      found |= f.name == n && f.group == FeatureGroup::kBase;
+    }
+    EXPECT_TRUE(found) << n;
+  }
+}
+
 // One 20 Mb/s link, 10 ms each way (path BDP 50,000 bytes): SharedLinkSpec's
 // link a without its background flow (link b stays unused).
 std::shared_ptr<SimulationSpec> OneLink() {
