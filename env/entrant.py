@@ -16,6 +16,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
+from orbitcc import _core
 from orbitcc.config import CONSTANT_PREFIX, parse_constant  # noqa: F401 - re-exported
 
 ENTRY_POINT_GROUP = "orbitcc.entrants"
@@ -88,12 +89,9 @@ CLASSES = (SENDER, ORACLE)
 ORACLE_CONTROLLERS = {
     "maco": "its mobility oracle (predicted capacity, RTT and handover times)",
 }
-# The observation features a real sender measures itself (the core's list,
-# SenderFeatureNames in cpp_core/env/env_spec.cc once the env declares
-# information_class; until then this copy). Any other feature is oracle.
-SENDER_FEATURES = frozenset({
-    "cwnd", "inflight", "delivery_rate", "rtt_ratio", "rtt_gradient", "loss_rate",
-    "ack_rate", "srtt", "cwnd_bdp", "inflight_bdp", "delivery_norm", "ack_norm"})
+# The observation features a real sender measures itself: the core's list
+# (SenderFeatureNames in cpp_core/env/env_spec.cc). Any other feature is oracle.
+SENDER_FEATURES = frozenset(_core.sender_features())
 
 
 def controller_class(name: str) -> str:

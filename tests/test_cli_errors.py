@@ -61,8 +61,8 @@ CASES = [
      ["score.delay_wieght: no such setting", "did you mean delay_weight?",
       "valid keys of score: throughput_weight"]),
     (leaderboard.main, "orbitcc-leaderboard", ["suite=quik"], ["did you mean quick?"]),
-    (bench.main, "orbitcc-bench", ["repeat=2"], ["repeat: no such setting",
-                                                 "did you mean repeats?"]),
+    (bench.main, "orbitcc-bench", ["round=2"], ["round: no such setting",
+                                                 "did you mean rounds?"]),
 ]
 
 
