@@ -106,6 +106,17 @@ def check_env_config(env: dict[str, Any]) -> None:
 def check_reward_config(reward: dict[str, Any]) -> None:
     """Validates a reward dict against its table; raises ValueError naming the field."""
 
+def information_class(env: dict[str, Any]) -> str:
+    """'sender' or 'oracle': what an env dict's observation may contain
+    (env.information_class, or derived from its features when 'auto')."""
+
+def feature_sets() -> dict[str, dict[str, list[str]]]:
+    """The shipped feature sets (configs/env/sender.yaml, oracle.yaml):
+    {name: {features, mobility_features}}, declared in env_spec.cc."""
+
+def sender_features() -> list[str]:
+    """The features a real sender measures (information class 'sender')."""
+
 def leo_along_track_schedule(
     params: dict[str, Any], duration_s: float, where: str = "along_track"
 ) -> dict[str, Any]:
@@ -147,6 +158,9 @@ class Simulation:
     def events_processed(self) -> int: ...
     @property
     def handover_times_s(self) -> list[float]: ...
+    @property
+    def trace_episode(self) -> bool:
+        """True in a real-trace episode of a randomised scenario (docs/env.md)."""
     def subflow_flow(self, subflow: int) -> int: ...
     def summary(self) -> dict[str, Any]:
         """The episode's metrics so far (see orbitcc.run)."""
