@@ -173,8 +173,8 @@ bench-check: install
 # rewrites only its own section; bbr_reference needs ns-3 and runs by hand).
 REPRODUCE_OUT ?= outputs/reproduce/reproduction.md
 reproduce: install
-	$(PY) -m orbitcc.baselines.reproduce_maco --out $(REPRODUCE_OUT)
-	$(PY) -m orbitcc.baselines.reproduce_du --out $(REPRODUCE_OUT)
+	$(PY) -m orbitcc.reproductions.reproduce_maco --out $(REPRODUCE_OUT)
+	$(PY) -m orbitcc.reproductions.reproduce_du --out $(REPRODUCE_OUT)
 
 lint: install
 	$(VENV)/bin/ruff check orbitcc env baselines agents configs tests validation

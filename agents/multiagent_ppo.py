@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         type=float,
         default=1.0,
         help="weight of the competing flows' shortfall against their max-min share "
-        "(0: the reward before issue 35)",
+        "(0: each flow's own reward only)",
     )
     p.add_argument(
         "--override",

@@ -560,8 +560,8 @@ def _split_overrides(overrides: tuple[str, ...]) -> tuple[tuple[str, ...], list[
 # the queue discipline's settings): a YAML preset lists only some of them (a
 # default that depends on the transport is a comment), so a key is set with
 # or without "+" and the dataclass checks it against the table, naming the
-# valid keys (issue 38, items 6-8: controller.params.per_ack_growth=1 and
-# scenario.queue_params.target_ms=5 were "not a setting").
+# valid keys (without this, controller.params.per_ack_growth=1 and
+# scenario.queue_params.target_ms=5 would read as "not a setting").
 _TABLE_KEYS = ("controller.params.", "scenario.queue_params.")
 
 
@@ -708,7 +708,7 @@ def parse_constant(name: str) -> tuple[str, float] | None:
     """(base controller, action) of a ``const:<base>:<a>`` entrant, else None;
     ValueError naming the entrant when it is malformed. Such an entrant plays
     the residual env over <base> with action a on every subflow (window and
-    pacing rate x 4**a; orbitcc.env.entrant)."""
+    pacing rate x 4**a; orbitcc.entrants.entrant)."""
     if not name.startswith(CONSTANT_PREFIX):
         return None
     parts = name.split(":")

@@ -36,7 +36,7 @@ def _number_text(row: dict[str, Any]) -> str:
 
 
 def coerce_param(owner: str, value: Any, row: dict[str, Any]) -> Any:
-    """``value`` as the type row ``row`` of a C++ table declares (issue 38, item 6):
+    """``value`` as the type row ``row`` of a C++ table declares:
     ``real`` a float, ``integer`` an int (2.0 reads as 2, 2.5 is refused),
     ``flag`` a bool (true/false, or 0/1 as the table's ``0 | 1`` says); a bool
     never passes as a number, nor a string as anything. Checks the row's range;

@@ -3,7 +3,7 @@
 Each test fails if a finding that reproduces disappears from the model, or if
 the measured cause of one that does not reproduce changes. The numbers (mean
 +- std over 10 seeds) and the verdicts are in docs/reproduction.md ("MACO"),
-written by ``python -m orbitcc.baselines.reproduce_maco``. Run by ``make test``
+written by ``python -m orbitcc.reproductions.reproduce_maco``. Run by ``make test``
 (CI) and ``make validate-findings``.
 """
 
@@ -94,7 +94,7 @@ def test_fig11_maco_recovers_faster_than_olia_in_congestion_avoidance() -> None:
     sooner than OLIA's (p99 over the run; the paper: 204 vs 770 ms). A cut
     that never recovers before the next one is censored; OLIA's often are,
     and a run whose OLIA cuts all stay censored counts as slower."""
-    from orbitcc.baselines.reproduce_maco import p99, recovery_times
+    from orbitcc.reproductions.reproduce_maco import p99, recovery_times
 
     for seed in range(3):
         times = {}

@@ -23,8 +23,8 @@ import pytest
 
 zmq = pytest.importorskip("zmq", reason="pyzmq is not installed (pip install 'orbitcc[ns3gym]')")
 
-from orbitcc.env.ns3gym import Ns3GymEnv  # noqa: E402
-from orbitcc.env.ns3gym import protocol as pb  # noqa: E402
+from orbitcc.ns3gym import Ns3GymEnv  # noqa: E402
+from orbitcc.ns3gym import protocol as pb  # noqa: E402
 
 STEP_S = 0.1
 TCP = ["-o", "scenario.transport=tcp"]
@@ -369,8 +369,8 @@ def test_orbitcc_layout_through_the_server_is_the_native_episode() -> None:
     through the server: the same deterministic agent sees exactly the native
     OrbitCC-v0 episode (observations bit for bit, rewards to float32, which
     is what EnvStateMsg.reward carries)."""
-    from orbitcc.env.ns3gym.speed import delay_target_policy
     from orbitcc.env.orbitcc_env import OrbitCCEnv
+    from orbitcc.ns3gym.speed import delay_target_policy
 
     overrides = ["scenario.transport=tcp", "duration_s=2", "scenario.loss_rate=0.001"]
     native = OrbitCCEnv(scenario="single_link", controller=None, overrides=overrides, info_level=0)
@@ -719,7 +719,7 @@ def test_orbitccs_client_refuses_bool_actions_as_the_single_env() -> None:
 
 AGENT_THAT_DIES = """
 import os, sys
-from orbitcc.env.ns3gym import Ns3GymEnv
+from orbitcc.ns3gym import Ns3GymEnv
 env = Ns3GymEnv(None, port=int(sys.argv[1]), timeout_s=30, strict=False)
 env.reset()
 for _ in range(3):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orbitcc.baselines import reproduce_maco
+from orbitcc.reproductions import reproduce_maco
 
 
 def test_reproduce_maco_writes_tables_and_keeps_the_discussion(tmp_path):
@@ -49,7 +49,7 @@ def test_recovery_time_measure_on_a_synthetic_series():
 
 
 def test_docgen_rewrites_only_its_own_section(tmp_path):
-    from orbitcc.baselines import docgen
+    from orbitcc.reproductions import docgen
 
     out = tmp_path / "doc.md"
     out.write_text("# head\n")
@@ -70,7 +70,7 @@ def test_docgen_rewrites_only_its_own_section(tmp_path):
 
 
 def test_mean_std_reports_spread_only_when_there_is_one():
-    from orbitcc.baselines.docgen import mean_std
+    from orbitcc.reproductions.docgen import mean_std
 
     assert mean_std([1.0, 2.0, 3.0]) == "2.0 +- 1.0"
     assert mean_std([4.3]) == "4.3"  # one (deterministic) run: no "+- 0.0"
@@ -81,7 +81,7 @@ def test_section_main_runs_the_generator_and_rejects_a_single_seed(tmp_path, cap
     """The shared command line of the seeded reproduction scripts."""
     import pytest
 
-    from orbitcc.baselines import docgen
+    from orbitcc.reproductions import docgen
 
     calls = []
 

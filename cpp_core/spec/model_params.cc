@@ -96,7 +96,7 @@ ParamSpec FromPreset(ParamSpec p) {
 const ParamTable& ShellParams() {
   const WalkerShell s = WalkerShell::StarlinkLike();
   // Walker shells up to 1e6 planes x 1e6 satellites as before; a physical
-  // orbit (issue 24): altitude within 100,000 km.
+  // orbit: altitude within 100,000 km.
   static const ParamTable kRows = {
       ChoiceParam("preset", "starlink", {"starlink", "iridium"},
                   "the shell the other keys override (Starlink shell 1; "

@@ -405,7 +405,7 @@ ParamTable IridiumMptcp() {
       Seconds("handover_outage_s", 0.1, 0.0, 60.0, false,
               "blackout at a route change (deterministic runs)"),
       // The documented >= 1 ms bound (docs/robustness.md) of every period
-      // that schedules events (issue 24, item 3).
+      // that schedules events (a bounded cost per simulated second).
       PeriodParam("route_interval_s", 1.0, "how often routes are recomputed"),
       BufferPackets(50, nullptr, "forward path buffer (0: unlimited)"),
       Controller("lia"),

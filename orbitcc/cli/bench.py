@@ -220,7 +220,8 @@ def core_figures(cfg: BenchConfig) -> dict[str, Any]:
     """Delivered packets per CPU second of the core on single_link (100 Mb/s,
     1 and 10 Gb/s) and starlink_dual (MACO, as shipped and scaled to 1 and 10
     Gb/s), all interleaved round by round; and per-packet cost at 10 Gb/s over
-    1 Gb/s (issue 39's target: <= 1.3x)."""
+    1 Gb/s (the target: <= 1.3x, i.e. the cost per packet barely grows with
+    the rate)."""
     specs = {
         "single_link_100mbps": single_link_spec(100.0, cfg.core_seconds_100mbps),
         "single_link_1gbps": single_link_spec(1000.0, cfg.core_seconds_1gbps),
@@ -758,7 +759,7 @@ def learning_figures(cfg: BenchConfig) -> dict[str, Any]:
             "reference_timesteps": summary.get("timesteps")}
 
 
-# --------------------------------------------------- conditions (issue 30) --
+# ------------------------------------------------------------ conditions --
 # Every figure is taken on a machine that may be shared: each section records
 # the load average before and after, its wall and CPU seconds (this process,
 # all threads, plus its child processes) and the cores it used (CPU / wall).
@@ -1156,7 +1157,7 @@ def _app(cfg: DictConfig) -> None:
     from orbitcc.config import to_object
 
     bench_cfg = to_object(cfg)
-    if bench_cfg.json:  # before minutes of measuring, not after (issue 24, item 8)
+    if bench_cfg.json:  # before minutes of measuring, not after
         check_writable(Path(bench_cfg.json))
     report = run_bench(bench_cfg)
     for line in summary_lines(report):

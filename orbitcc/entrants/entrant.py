@@ -2,7 +2,7 @@
 
 A suite entrant ``agent:<path>`` plays ``OrbitCCEnv`` with deterministic
 actions. The leaderboard's cell runner (``orbitcc.baselines.cells``) and the
-ns-3 backend (``orbitcc.env.ns3gym.backend``) run such entrants, yet neither
+ns-3 backend (``orbitcc.ns3gym.backend``) run such entrants, yet neither
 may import the agents layer (docs/architecture.md, "Python layers": agents
 and baselines sit side by side above env). They find the checkpoint kind
 through the ``orbitcc.entrants`` entry point group instead, where

@@ -5,7 +5,7 @@ matrix kernels, whose summation order depends on the batch size (one
 observation takes a matrix-vector kernel, a batch a blocked matrix-matrix
 one). The actions then differ in the last bits (~1e-7), and a congestion
 control episode is chaotic enough that such a difference changes whole
-episodes (issue 27: one test episode's return 222.4 batched, 194.2 one
+episodes (one test episode's return was 222.4 batched, 194.2 one
 observation at a time). So that every evaluator (``orbitcc.agents.heldout``,
 the training-time validation, ``orbitcc-eval`` and the leaderboard's
 ``agent:`` entrant, the ns-3 backend) gives the same per-seed numbers, they

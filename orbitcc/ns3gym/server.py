@@ -40,9 +40,9 @@ and ``examples/opengym/sim.cc``; the mapping onto orbitcc: docs/ns3gym.md):
 - ``orbitcc``: OrbitCC-v0 on the wire as orbitcc's ns-3 program sends it
   (``--gymLayout=orbitcc``, validation/ns3/gym_bridge.h): observation
   Box(-10, 10, (n,), FLOAT), action Box(-1, 1, (flows,), FLOAT), OrbitCC-v0's
-  reward; ``orbitcc.env.ns3gym.backend.Ns3OrbitCCEnv`` reads both. The same
+  reward; ``orbitcc.ns3gym.backend.Ns3OrbitCCEnv`` reads both. The same
   agent then runs inside ns-3, through this server and natively
-  (``python -m orbitcc.env.ns3gym.speed``).
+  (``python -m orbitcc.ns3gym.speed``).
 
 Actions are passed through as ns3-gym's ns-3 side takes them (a missing
 value reads 0, a cWnd above the space's 65535 is applied); ``--strict``
@@ -66,7 +66,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from orbitcc.env.ns3gym import protocol as pb
+from orbitcc.ns3gym import protocol as pb
 
 LAYOUTS = ("rl-tcp-time", "rl-tcp-event", "opengym", "orbitcc")
 REWARDS = ("ns3gym", "orbitcc")
@@ -162,7 +162,7 @@ class _RlTcp(_Layout):
         reward: str,
         max_cwnd_bytes: float = DEFAULT_MAX_CWND_BYTES,
     ) -> None:
-        from orbitcc.env.ns3gym.tcp import Ns3GymTcpEnv
+        from orbitcc.ns3gym.tcp import Ns3GymTcpEnv
 
         self.max_cwnd_bytes = float(max_cwnd_bytes)
         self.event = event

@@ -22,7 +22,7 @@ import statistics
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-DEFAULT_DOC = Path(__file__).resolve().parents[1] / "docs" / "reproduction.md"
+DEFAULT_DOC = Path(__file__).resolve().parents[2] / "docs" / "reproduction.md"
 
 
 def begin_marker(name: str) -> str:

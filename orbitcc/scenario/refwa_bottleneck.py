@@ -55,7 +55,7 @@ bottleneck queue and writes its window feedback into the ACKs' receive
 window; ``router: none`` with ``controller: newreno`` is the paper's
 comparison term. Metrics: ``utilization``, ``loss_rate``, ``jain_fairness``
 (over the persistent flows' rates while present, ``persistent_jain`` in
-orbitcc.baselines.reproduce_refwa) and the time-average bottleneck queue
+orbitcc.reproductions.reproduce_refwa) and the time-average bottleneck queue
 (``bottleneck.mean_queue_bytes`` of the metrics dict).
 """
 

@@ -147,7 +147,7 @@ def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
     # The oracle replays the same pair from the same (seeded) start: what a
     # mobility oracle would know of this path (the trace's capacity over its
     # prediction horizon, the replayed delay, the reconfiguration grid;
-    # leo/mobility_oracle.h TracePathPredictor, issue 36), never the loss.
+    # leo/mobility_oracle.h TracePathPredictor), never the loss.
     oracle = {"path_id": 0, "type": "starlink_trace", "bw_file": bw, "delay_file": delay,
               "start_offset_s": s.start_offset_s,
               "reconfiguration_offset_s": s.reconfiguration_offset_s,
