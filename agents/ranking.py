@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from orbitcc.agents.heldout import CONSTANT_PREFIX
 from orbitcc.agents.heldout import play_entrant as play_named
+from orbitcc.config import CONSTANT_PREFIX
 
 VALIDATION_SEED_BASE = 10_000  # as orbitcc.agents.train's periodic evaluation
 WINDOW_MAX_FACTOR = 4.0  # the recipe's env.window_max_factor: scale = 4 ** a

@@ -54,8 +54,6 @@ from orbitcc.config import (
     to_object,
 )
 from orbitcc.entrants.entrant import (
-    ORACLE,
-    ORACLE_CONTROLLERS,
     constant_env_overrides,
     controller_class,
     observation_class,
@@ -468,14 +466,6 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
                             f"this suite admits {', '.join(rules.classes)} "
                             "(suite.rules.classes)")
     return Plan(cells, skipped, entrant_labels, labels, classes, notes_of)
-
-
-def class_reason(label: str, klass: str) -> str:
-    """Why an entrant has its class (for the tables' notes)."""
-    base = label.split(":")[1] if label.startswith(CONSTANT_PREFIX) else label
-    if klass == ORACLE and base in ORACLE_CONTROLLERS:
-        return ORACLE_CONTROLLERS[base]
-    return ""
 
 
 _JOINT_FAILED = "_joint_composition_failed"  # a key of `nodes` no preset can have

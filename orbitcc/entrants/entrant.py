@@ -109,9 +109,3 @@ def observation_class(observation_spec: dict[str, Any]) -> str:
         return str(declared)
     names = [str(n) for n in observation_spec.get("feature_names", [])]
     return SENDER if names and all(n in SENDER_FEATURES for n in names) else ORACLE
-
-
-def oracle_features(observation_spec: dict[str, Any]) -> list[str]:
-    """The features that make an observation ``oracle`` (for messages)."""
-    return [str(n) for n in observation_spec.get("feature_names", [])
-            if str(n) not in SENDER_FEATURES]

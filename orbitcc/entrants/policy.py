@@ -181,11 +181,6 @@ class DeterministicPolicy:
         return np.stack([np.asarray(self.act(o)) for o in rows])
 
 
-def act_fn(model: Any, obs_norm: dict[str, Any] | None = None) -> Callable[[Any], Any]:
-    """``obs -> action`` of ``model``'s current weights (see :class:`DeterministicPolicy`)."""
-    return DeterministicPolicy.of(model, obs_norm).act
-
-
 class SubflowAdapter:
     """A policy trained on ``trained`` subflows, played on any number of them.
 

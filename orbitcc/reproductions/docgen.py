@@ -85,3 +85,15 @@ def mean_std(values: Iterable[float], digits: int = 1) -> str:
     if len(vals) == 1:
         return f"{vals[0]:.{digits}f}"
     return f"{statistics.fmean(vals):.{digits}f} +- {statistics.stdev(vals):.{digits}f}"
+
+
+def cell(rows: Iterable[dict[str, float]], key: str, digits: int = 1) -> str:
+    """``mean +- std`` of one metric over the seeds' rows."""
+    return mean_std([r[key] for r in rows], digits)
+
+
+def table(header: list[str], rows: Iterable[list[str]]) -> str:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)

@@ -26,10 +26,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from orbitcc.reproductions.docgen import mean_std, section_main
+from orbitcc.reproductions.docgen import cell, section_main, table
 from orbitcc.runner import run
 
 SECTION = "reproduce_komatsu"
+TITLE = "Komatsu et al., MPTCP video over LEO/cellular"
 CONTROLLERS = ("cubic", "bbr")
 INITIAL = ("starlink", "lte")
 BUFFERS = (10, 30, 100, 1000)
@@ -69,16 +70,6 @@ def many(cases: list[tuple[str, list[str]]], seeds: int,
     jobs = [(c, tuple(o), s) for c, o in cases for s in range(seeds)]
     out = list(pool.map(_job, jobs)) if pool else [_job(j) for j in jobs]
     return [out[i * seeds:(i + 1) * seeds] for i in range(len(cases))]
-
-
-def cell(rows: list[dict[str, float]], key: str, digits: int = 1) -> str:
-    return mean_std([r[key] for r in rows], digits)
-
-
-def table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
@@ -134,9 +125,6 @@ def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
         pool.shutdown()
     log(f"{(len(labels) + 4) * seeds} runs in {time.time() - t0:.0f} s")
     return "\n\n".join(parts)
-
-
-TITLE = "Komatsu et al., MPTCP video over LEO/cellular"
 
 
 def main(argv: list[str] | None = None) -> int:

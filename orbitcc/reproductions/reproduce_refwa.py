@@ -30,10 +30,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from orbitcc.reproductions.docgen import mean_std, section_main
+from orbitcc.reproductions.docgen import cell, section_main, table
 from orbitcc.runner import run
 
 SECTION = "reproduce_refwa"
+TITLE = "REFWA (Taleb et al., IEEE/ACM ToN 2006)"
 REFWA = ("refwa", ["scenario.router=refwa"])
 NEWRENO = ("newreno", ["scenario.router=none"])
 SCHEMES = {"REFWA": REFWA, "NewReno": NEWRENO}
@@ -97,16 +98,6 @@ class Runner:
         out = list(self.pool.map(_job, jobs)) if self.pool else [_job(j) for j in jobs]
         n = len(self.seeds)
         return [out[i * n:(i + 1) * n] for i in range(len(cases))]
-
-
-def cell(rows: list[dict[str, float]], key: str, digits: int = 1) -> str:
-    return mean_std([r[key] for r in rows], digits)
-
-
-def table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 METRIC_COLS = ["util %", "loss %", "Jain", "avg queue %", "timeouts"]
@@ -224,9 +215,6 @@ def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
 
     log(f"{r.runs} runs in {time.time() - t0:.0f} s")
     return "\n\n".join(parts)
-
-
-TITLE = "REFWA (Taleb et al., IEEE/ACM ToN 2006)"
 
 
 def main(argv: list[str] | None = None) -> int:

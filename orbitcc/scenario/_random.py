@@ -100,17 +100,3 @@ class AccessRandomness:
                                    "mean_good_s": self.ge_mean_good_s,
                                    "mean_bad_s": self.ge_mean_bad_s}
         return out
-
-    def mean_outage_s(self) -> float:
-        """Mean of the clamped log-normal blackout (numerical)."""
-        import math
-
-        n, lo, hi = 4000, -9.0, 9.0
-        h = (hi - lo) / n
-        total = 0.0
-        for i in range(n):
-            z = lo + (i + 0.5) * h
-            v = min(max(self.outage_median_s * math.exp(self.outage_sigma * z),
-                        self.outage_min_s), self.outage_max_s)
-            total += v * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) * h
-        return total
