@@ -29,7 +29,7 @@ CCACHE_LAUNCHER = $$(command -v ccache >/dev/null && \
 # reference, so its commas do not split it.
 TIMED = t0=$$(date +%s); $(1) && echo "[orbitcc]   done in $$(( $$(date +%s) - t0 )) s"
 
-.PHONY: run test install install-base core cpp-test py-test validate validate-findings bench bench-check reproduce lint clean \
+.PHONY: run test install install-base core cpp-test py-test validate validate-findings bench bench-check reproduce lint format clean \
 	ns3-deps validate-ns3 ccache docs test-counts \
 	sanitize tsan clang-test ubsan-release fuzz fuzz-env fuzz-extremes fuzz-short
 
@@ -94,7 +94,7 @@ run: install-base core
 
 # The README's test command and all that CI runs (.ci/run): the C++ and Python
 # tests, then the sanitizer runs (docs/robustness.md).
-test: install cpp-test py-test docs sanitize tsan clang-test ubsan-release
+test: install lint cpp-test py-test docs sanitize tsan clang-test ubsan-release
 
 # The docs site (mkdocs.yml) into build/site; --strict: a link to a missing
 # page, image or heading fails. Its python blocks run in tests/test_docs.py.
@@ -176,8 +176,21 @@ reproduce: install
 	$(PY) -m orbitcc.reproductions.reproduce_maco --out $(REPRODUCE_OUT)
 	$(PY) -m orbitcc.reproductions.reproduce_du --out $(REPRODUCE_OUT)
 
+# One formatter per language, checked by `make test` (first: it takes seconds)
+# and by the pre-commit hooks (.pre-commit-config.yaml): ruff for Python (lint
+# and format), clang-format (pinned in constraints.txt, Google style from
+# .clang-format) for C++. `make format` applies both.
+CXX_SOURCES = git ls-files -- 'cpp_core/*.cc' 'cpp_core/*.h'
 lint: install
-	$(VENV)/bin/ruff check orbitcc env baselines agents configs tests validation
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check -q .
+	@$(CXX_SOURCES) | xargs $(VENV)/bin/clang-format --dry-run -Werror \
+	  || { echo "C++ not clang-formatted: run 'make format'"; exit 1; }
+
+format: install
+	$(VENV)/bin/ruff check --fix -q .
+	$(VENV)/bin/ruff format -q .
+	$(CXX_SOURCES) | xargs $(VENV)/bin/clang-format -i
 
 clean:
 	rm -rf build $(VENV) *.egg-info
