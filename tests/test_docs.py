@@ -263,3 +263,27 @@ def test_readme_speed_figures_are_the_benchmarks() -> None:
     row = next(r for r in bench.splitlines() if r.startswith("| newreno-1-bdp |"))
     orbitcc_s = float(row.split("|")[3].split()[0])
     assert round(orbitcc_s * 1000, -1) == int(cpu_ms.group(1))
+
+
+def test_ns3gym_defaults_in_docs_are_the_codes() -> None:
+    """docs/ns3gym.md's defaults of the server and the client are their
+    constants."""
+    from orbitcc.env.ns3gym import client, server
+
+    text = " ".join((DOCS / "ns3gym.md").read_text().split())
+    assert f"`--timeout-s` ({server.DEFAULT_TIMEOUT_S:g} s)" in text
+    assert server.DEFAULT_MAX_MESSAGE_BYTES == 1 << 20
+    assert "`--max-message-bytes` (1 MiB by default" in text
+    assert server.DEFAULT_MAX_CWND_BYTES == 64 * 2**20
+    assert "`--max-cwnd-bytes` (64 MiB by default" in text
+    assert f"the server notices within {server.POLL_MS / 1000:g} s" in text
+    assert client.DEFAULT_MAX_MESSAGE_BYTES == 64 * 2**20
+    assert "`max_message_bytes` (64 MiB by default)" in text
+    layout = server.make_layout("opengym", "single_link", ["scenario.transport=tcp"], None,
+                                "ns3gym", server.DEFAULT_MAX_CWND_BYTES)  # --step-s not given
+    try:
+        step_s = layout.env.config.env.step_interval_s  # type: ignore[attr-defined]
+    finally:
+        layout.close()
+    assert f"ns3-gym's `envTimeStep` ({step_s:g} s)" in text
+    assert server.RL_TCP_ACT_HIGH == 65535 and "Box(0, 65535, (2,), uint64)" in text
