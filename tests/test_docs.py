@@ -287,3 +287,21 @@ def test_ns3gym_defaults_in_docs_are_the_codes() -> None:
         layout.close()
     assert f"ns3-gym's `envTimeStep` ({step_s:g} s)" in text
     assert server.RL_TCP_ACT_HIGH == 65535 and "Box(0, 65535, (2,), uint64)" in text
+
+
+def test_leaderboard_score_defaults_in_docs_are_the_composed_config() -> None:
+    """docs/leaderboard.md's score defaults are those a run composes
+    (configs/leaderboard.yaml), and its quick-suite line names the suite's
+    controllers and seeds."""
+    import orbitcc.baselines.leaderboard  # noqa: F401  (stores the leaderboard schemas)
+    from orbitcc.baselines.leaderboard import make_plan, suite_entrants
+    from orbitcc.config import compose_object
+
+    lb = compose_object("leaderboard", ["suite=quick"])
+    sc = lb.score
+    text = " ".join((DOCS / "leaderboard.md").read_text().split())
+    weights = {sc.throughput_weight, sc.delay_weight, sc.harm_weight, sc.loss_weight}
+    assert weights == {1.0} and "w_T = w_D = w_H = w_L = 1," in text
+    assert f"Q0 = {sc.queue_ref_ms:g} ms, floor {sc.floor:g}" in text
+    controllers = len(make_plan(lb.suite, suite_entrants(lb)).entrants)
+    assert f"{controllers} controllers, {len(lb.suite.seeds)} seeds;" in text
