@@ -101,9 +101,11 @@ DEFAULT_MAX_CWND_BYTES = float(1 << 26)
 # How often a wait for the agent checks that it is still connected.
 POLL_MS = 100
 # How long one socket waits for its connection to the agent (TCP connect and
-# ZeroMQ handshake) before the server tries a fresh socket; doubled per try
-# up to the cap, so an agent that is not there yet costs one try a second.
-CONNECT_WAIT_S, CONNECT_WAIT_MAX_S = 0.25, 1.0
+# ZeroMQ handshake) before the server tries a fresh socket, doubled per try up
+# to the cap (a far agent's handshake takes a few round trips); a connection
+# refused (no agent listening yet) is tried again after at most
+# RETRY_PAUSE_MAX_S, so a waiting server costs one try a second.
+CONNECT_WAIT_S, CONNECT_WAIT_MAX_S, RETRY_PAUSE_MAX_S = 0.25, 8.0, 1.0
 
 
 class ServerError(RuntimeError):
@@ -575,7 +577,8 @@ class Ns3GymServer:
         """Whether the socket's connection to the agent is made (handshake
         done) within wait_s; False at once when it failed (nobody listening)."""
         zmq = self._zmq
-        end = time.monotonic() + wait_s
+        start = time.monotonic()
+        end = start + wait_s
         while True:
             seen = self._events(mon)
             if zmq.EVENT_HANDSHAKE_SUCCEEDED in seen and not seen & {
@@ -584,7 +587,8 @@ class Ns3GymServer:
             }:
                 return True
             if seen & {zmq.EVENT_DISCONNECTED, zmq.EVENT_CLOSED}:
-                time.sleep(max(0.0, end - time.monotonic()))  # one try per wait_s
+                pause = min(end, start + min(wait_s, RETRY_PAUSE_MAX_S)) - time.monotonic()
+                time.sleep(max(0.0, pause))
                 return False
             left = end - time.monotonic()
             if left <= 0:
