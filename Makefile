@@ -93,18 +93,30 @@ run: install-base core
 	$(VENV)/bin/orbitcc-leaderboard suite=quick
 
 # The README's test command and all that CI runs (.ci/run): the C++ and Python
-# tests, then the sanitizer runs (docs/robustness.md).
-test: install lint cpp-test py-test docs sanitize tsan clang-test ubsan-release
+# tests, then the sanitizer runs (docs/robustness.md). One stage after another,
+# each announced, then its elapsed time and the running total (one line each:
+# a log, not a progress bar); the first stage that fails ends it.
+TEST_STAGES = lint cpp-test py-test docs sanitize tsan clang-test ubsan-release
+test: install
+	@t0=$$(date +%s); for stage in $(TEST_STAGES); do \
+	  echo "[orbitcc] make test: $$stage ..."; t=$$(date +%s); \
+	  $(MAKE) --no-print-directory $$stage || exit $$?; \
+	  echo "[orbitcc] make test: $$stage passed in $$(( $$(date +%s) - t )) s" \
+	       "($$(( $$(date +%s) - t0 )) s since the first stage)"; \
+	done; \
+	echo "[orbitcc] make test: all $(words $(TEST_STAGES)) stages passed in $$(( $$(date +%s) - t0 )) s"
 
 # The docs site (mkdocs.yml) into build/site; --strict: a link to a missing
 # page, image or heading fails. Its python blocks run in tests/test_docs.py.
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -q
 
-# The test counts docs/testing.md states (C++ tests need `make cpp-test` first).
+# The test counts docs/testing.md states, counted now and written into its
+# generated block (tools/count_tests.py; builds the C++ test binary if needed).
 test-counts: install
-	@echo "C++ tests (ctest): $$($(VENV)/bin/ctest --test-dir $(BUILD_DIR) -N | sed -n 's/^Total Tests: //p')"
-	@echo "pytest (make test): $$(WANDB_MODE=disabled $(VENV)/bin/pytest --collect-only -q | tail -1)"
+	$(VENV)/bin/cmake -S cpp_core -B $(BUILD_DIR) -DBUILD_TESTING=ON $(CCACHE_LAUNCHER) >/dev/null
+	$(VENV)/bin/cmake --build $(BUILD_DIR) --target orbitcc_cpp_tests
+	$(PY) tools/count_tests.py --build-dir $(BUILD_DIR) --write docs/testing.md
 
 # GoogleTest comes from Debian's libgtest-dev; installed here when we can.
 cpp-test: install
