@@ -209,7 +209,7 @@ def test_testing_counts_are_generated_and_the_findings_count_is_collected() -> N
         import count_tests
     finally:
         sys.path.remove(str(ROOT / "tools"))
-    from orbitcc.baselines.docgen import begin_marker, end_marker
+    from orbitcc.reproductions.docgen import begin_marker, end_marker
 
     text = (DOCS / "testing.md").read_text()
     block = _between(text, begin_marker(count_tests.SECTION), end_marker(count_tests.SECTION))
@@ -268,7 +268,7 @@ def test_readme_speed_figures_are_the_benchmarks() -> None:
 def test_ns3gym_defaults_in_docs_are_the_codes() -> None:
     """docs/ns3gym.md's defaults of the server and the client are their
     constants."""
-    from orbitcc.env.ns3gym import client, server
+    from orbitcc.ns3gym import client, server
 
     text = " ".join((DOCS / "ns3gym.md").read_text().split())
     assert f"`--timeout-s` ({server.DEFAULT_TIMEOUT_S:g} s)" in text

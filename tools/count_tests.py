@@ -23,7 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from orbitcc.baselines.docgen import write_section
+from orbitcc.reproductions.docgen import write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 

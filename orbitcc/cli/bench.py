@@ -806,7 +806,7 @@ class Section:
             "cores_used": (cpu + children) / wall if wall > 0 else 0.0,
             "loadavg_1m_before": self.before["loadavg_1m"],
             "loadavg_1m_after": after["loadavg_1m"]}
-        # Each section's end with its time (issue 37: no silent wait).
+        # Each section's end with its time.
         say(f"{self.name}: done in {wall:.1f} s wall")
 
 

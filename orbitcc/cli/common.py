@@ -359,7 +359,7 @@ def is_process_entry(prog: str, module_file: str) -> bool:
 
 def exit_promptly(prog: str, run: Callable[[], None], module_file: str) -> None:
     """Runs a CLI's ``main``; when the CLI is the process, exits as soon as
-    it returns (issue 37): atexit handlers (W&B's, multiprocessing's), logging
+    it returns: atexit handlers (W&B's, multiprocessing's), logging
     and both streams are flushed, then ``os._exit`` skips the interpreter's
     teardown. That teardown is a garbage collection over every object torch,
     SB3 and Hydra left (py-spy: ``gc_collect_main``), 2-3 s after the last

@@ -105,8 +105,8 @@ def seeds_as_multirun(argv: list[str]) -> list[str]:
 
 
 def main() -> None:
-    # Exits at once after the last line when run as the command (issue 37:
-    # the interpreter's teardown took 22 s under load); in-process: returns.
+    # Exits at once after the last line when run as the command (the
+    # interpreter's teardown took 22 s under load); in-process: returns.
     exit_promptly("orbitcc-train", _main, __file__)
 
 

@@ -489,7 +489,7 @@ class Ns3GymServer:
         """A REQ socket connecting to the agent and the PAIR socket reading
         its monitor events.
 
-        One socket, one connection (issue 37): ZeroMQ's reconnection is off
+        One socket, one connection: ZeroMQ's reconnection is off
         and a message is queued only on a connection whose handshake is done
         (ZMQ_IMMEDIATE). With reconnection on, a socket whose connection
         dropped as the agent rebound its port for the next episode connected
@@ -535,7 +535,7 @@ class Ns3GymServer:
         (its connection dropping as the agent rebinds for the next episode)
         had no reader: the I/O thread blocked in that send for good, and
         with it every connection of the context, so the next episode's init
-        never left (issue 37: about 1 run in 6; gdb showed the I/O thread in
+        never left (about 1 run in 6; gdb showed the I/O thread in
         zmq_msg_send). Stopping the monitor while its reader is still open
         ends the events before anything is closed."""
         if mon is not None:
