@@ -51,7 +51,7 @@
 //   full_bw_now estimator, which needs per-round bw plateau detection in UP.
 // * ECN: the core has no ECN, so BBRv3's ECN response (bw_lo / inflight_lo
 //   cut by the CE fraction) is not implemented; only loss drives the bounds.
-// * Loss recovery (Choice): on both transports none beyond the draft's
+// * Loss recovery. Choice: on both transports none beyond the draft's
 //   (recovery_conservation = 0). The BBRv3 draft dropped BBRv2's Fast
 //   Recovery packet conservation in 2024; in Fast Recovery BBR "uses the
 //   response described in Updating the Model Upon Packet Loss" (the bounds),
