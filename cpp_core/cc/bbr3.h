@@ -57,7 +57,7 @@
 //   response described in Updating the Model Upon Packet Loss" (the bounds),
 //   saves cwnd on entry and restores it on exit. BBR v1 here (and Linux's
 //   tcp_bbr v1) keep conservation. Measured at 50 Mb/s, 1 % random loss,
-//   60 s over TCP: 41.0 Mb/s without it, 25.7 with it (docs/controllers.md).
+//   60 s over TCP: 41.1 Mb/s without it, 25.6 with it (docs/controllers.md).
 //   Persistent congestion and timeouts still collapse cwnd on both.
 // * Randomness (the probe wait, the rounds_since_bw_probe start): a
 //   per-instance xoshiro stream keyed by the seed parameter (0: the episode's
