@@ -27,7 +27,9 @@ from orbitcc.env.multiagent import jain, make_multiagent
 
 
 class ActorCritic(nn.Module):
-    def __init__(self, obs_dim: int, act_dim: int, hidden: int = 64) -> None:
+    def __init__(
+        self, obs_dim: int, act_dim: int, hidden: int = 64, log_std: float = -0.5
+    ) -> None:
         super().__init__()
         self.pi = nn.Sequential(
             nn.Linear(obs_dim, hidden),
@@ -43,7 +45,7 @@ class ActorCritic(nn.Module):
             nn.Tanh(),
             nn.Linear(hidden, 1),
         )
-        self.log_std = nn.Parameter(torch.full((act_dim,), -0.5))
+        self.log_std = nn.Parameter(torch.full((act_dim,), float(log_std)))
 
     def dist(self, obs: torch.Tensor) -> torch.distributions.Normal:
         return torch.distributions.Normal(self.pi(obs), self.log_std.exp())
@@ -172,6 +174,13 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         help="weight of the competing flows' shortfall against their max-min share "
         "(0: the reward before issue 35)",
     )
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument(
+        "--log-std",
+        type=float,
+        default=-0.5,
+        help="initial log standard deviation of the Gaussian policy",
+    )
     p.add_argument(
         "--override",
         action="append",
@@ -180,6 +189,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     )
     args = p.parse_args(argv)
     torch.manual_seed(args.seed)
+    # Small networks: one thread is fastest, and a busy machine does not
+    # make torch's threads wait on each other.
+    torch.set_num_threads(args.threads)
     base = (
         ["scenario.capacity_mbps=20", "scenario.rtt_ms=40"]
         if args.scenario == "single_link"
@@ -190,7 +202,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         args.scenario, num_agents=args.agents, overrides=overrides, harm_weight=args.harm_weight
     )
     a0 = env.possible_agents[0]
-    model = ActorCritic(env.observation_space(a0).shape[0], env.action_space(a0).shape[0])
+    model = ActorCritic(
+        env.observation_space(a0).shape[0], env.action_space(a0).shape[0], log_std=args.log_std
+    )
     opt = torch.optim.Adam(model.parameters(), lr=3e-4)
     start = time.time()
     _, before = episode(env, model, seed=10_000, deterministic=True)

@@ -166,15 +166,11 @@ class OrbitCCParallelEnv(_MultiAgentBatch, _ParallelEnv):  # type: ignore[misc,v
             a: (self._low[s].ravel(), self._high[s].ravel()) for a, s in self._subflows.items()
         }
         self._agent_set = frozenset(self.possible_agents)
-        counts = np.diff(starts)
-        # Per agent, its observation is a fixed slice of the flat buffer; with
-        # the same number of subflows each, a row of one (N, d) reshape.
-        self._equal = len(set(counts.tolist())) == 1
-        self._obs_rows = self._obs[0].size // int(starts[-1]) * counts
-        self._obs_cuts = np.cumsum(self._obs_rows)[:-1]
         # Views into the rewarder's buffers (env 0), read every step.
         self._out = self._rew.out[:, 0, :]
-        self._shortfall = self._rew.shortfall
+        self._names = tuple(self.possible_agents)
+        self._step_dicts = self._rew.core.step_dicts
+        self._dicts = self._rew.core.dicts
         self.flow_names = [str(f.get("name", f"flow{j}")) for j, f in enumerate(self.spec["flows"])]
         self.flow_throughput_mbps = self._rew.flow_thr[0]
         self.flow_fair_share_mbps = self._rew.flow_fair[0]
@@ -221,7 +217,8 @@ class OrbitCCParallelEnv(_MultiAgentBatch, _ParallelEnv):  # type: ignore[misc,v
         self._check_open("reset()")
         self._reset_batch(None if seed is None else [check_seed(seed)])
         self.agents = list(self.possible_agents)
-        return self._observations(), self._rewards_and_infos()[1]
+        obs, _, infos = self._dicts(self._batch, self._names)
+        return obs, infos
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         agents = self.agents
@@ -230,26 +227,29 @@ class OrbitCCParallelEnv(_MultiAgentBatch, _ParallelEnv):  # type: ignore[misc,v
             if not self._started:
                 raise RuntimeError("call reset() before step()")
             raise RuntimeError("the episode is over; call reset()")
-        joint = self._joint_action(actions)
         try:
-            # The core checks the dtype, finiteness and discrete range
-            # before it steps (the single env's checks and messages).
-            self._batch.step(joint)
+            # The common case in one C++ call (the dict action read, the
+            # batch stepped, the rewards computed, the dicts built); None
+            # for any other action, which the path below checks and converts.
+            res = self._step_dicts(self._batch, actions, self._names)
+            if res is None:
+                joint = self._joint_action(actions)
+                # The core checks the dtype, finiteness and discrete range
+                # before it steps (the single env's checks and messages).
+                self._batch.step(joint)
+                self._rew.compute(self._batch)
+                obs, rewards, infos = self._dicts(self._batch, self._names)
+                term, trunc = bool(self._term[0]), bool(self._trunc[0])
+                res = (obs, rewards, dict.fromkeys(agents, term),
+                       dict.fromkeys(agents, trunc), infos)
         except ValueError as e:
             raise ValueError(self._name_agent(str(e))) from None
-        self._rew.compute(self._batch)
-        obs = self._observations()
-        rewards, infos = self._rewards_and_infos()
-        term = bool(self._term[0])
-        trunc = bool(self._trunc[0])
-        terminations = dict.fromkeys(agents, term)
-        truncations = dict.fromkeys(agents, trunc)
-        if term or trunc:
+        if self._term[0] or self._trunc[0]:
             summary = dict(self._batch.simulation(0).summary())
-            for a in agents:
-                infos[a]["episode_metrics"] = summary
+            for info in res[4].values():
+                info["episode_metrics"] = summary
             self.agents = []
-        return obs, rewards, terminations, truncations, infos
+        return res
 
     def _joint_action(self, actions: Any) -> np.ndarray:
         """The agents' actions as the single env's joint action (subflow
@@ -335,34 +335,10 @@ class OrbitCCParallelEnv(_MultiAgentBatch, _ParallelEnv):  # type: ignore[misc,v
 
     # ---------------------------------------------------------- internals --
 
-    def _observations(self) -> dict[str, np.ndarray]:
-        # One copy of the C++ buffer; each agent's observation is its rows
-        # (views into that copy).
-        if self._equal:
-            rows = self._obs.reshape(len(self.possible_agents), -1).copy()
-            return dict(zip(self.agents, rows, strict=True))
-        return dict(zip(self.agents, np.split(self._obs[0].copy(), self._obs_cuts), strict=True))
-
     def fair_shares(self) -> dict[str, float]:
         """Each agent's max-min fair share (Mb/s) over the last step (see
         ``_Rewards``)."""
         return dict(zip(self.possible_agents, self._out[4].tolist(), strict=True))
-
-    def _rewards_and_infos(self) -> tuple[dict[str, float], dict[str, dict]]:
-        rew, x, q, share, fair = self._out.tolist()
-        agents = self.agents
-        harm = float(self._shortfall[0])
-        infos = {
-            a: {
-                "throughput_mbps": xi,
-                "fair_share_mbps": f,
-                "share": si,
-                "queueing": qi,
-                "competitor_shortfall": harm,
-            }
-            for a, xi, f, si, qi in zip(agents, x, fair, share, q, strict=True)
-        }
-        return dict(zip(agents, rew, strict=True)), infos
 
 
 class MultiAgentVectorEnv(_MultiAgentBatch):

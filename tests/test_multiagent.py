@@ -428,3 +428,22 @@ def test_vector_env_refuses_bad_actions_and_calls_after_close():
     vec.close()
     with pytest.raises(RuntimeError, match=r"step\(\) after close\(\)"):
         vec.step(np.zeros((4, 1), dtype=np.float32))
+
+
+def test_bench_multiagent_rows_pair_the_three_envs_round_by_round():
+    # orbitcc-bench's multi-agent rows (docs/multiagent.md): every method
+    # runs once per round, and each ratio is the per-round quotient of the
+    # same round's figures (paired), never a quotient of two medians.
+    from orbitcc.cli.bench import BenchConfig, multiagent_figures, multiagent_markdown
+
+    cfg = BenchConfig(rounds=3, multiagent_agents=[2], multiagent_steps=20,
+                      multiagent_vec_envs=2)
+    fig = multiagent_figures(cfg)
+    (row,) = fig["rows"]
+    assert row["agents"] == 2
+    for key in ("gym_us_per_flow_step", "parallel_us_per_agent_step",
+                "vector_us_per_agent_step", "parallel_over_gym", "vector_over_gym"):
+        f = row[key]
+        assert f["n"] == 3 and 0 < f["min"] <= f["median"] <= f["max"]
+    table = multiagent_markdown(fig)
+    assert table[0].startswith("| flows N |") and table[2].startswith("| 2 |")

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -38,6 +39,99 @@ std::unique_ptr<MultiAgentRewarder> NewRewarder(
   } catch (const std::invalid_argument& e) {
     throw py::value_error(e.what());
   }
+}
+
+// The ParallelEnv's step without Python in the loop: the agents' dict
+// action read into the joint action, the batch stepped, the rewards
+// computed and PettingZoo's dicts built. Only the common case is taken
+// (Box actions; a dict with exactly the agents as keys, each a C-contiguous
+// float32 array of the agent's subflow count, or a Python float for one
+// subflow): otherwise it returns false and Python's path (with its checks
+// and messages) runs instead.
+bool FillJoint(const MultiAgentRewarder& r, BatchSimulation& b,
+               py::handle actions, const py::tuple& names, float* joint) {
+  if (b.action_spec().discrete || !PyDict_CheckExact(actions.ptr())) {
+    return false;
+  }
+  const auto n = static_cast<py::ssize_t>(r.num_agents());
+  if (PyDict_Size(actions.ptr()) != n || py::len(names) != n) return false;
+  const std::vector<int64_t>& starts = r.starts();
+  auto& api = py::detail::npy_api::get();
+  for (py::ssize_t i = 0; i < n; ++i) {
+    PyObject* a = PyDict_GetItem(actions.ptr(), names[i].ptr());  // borrowed
+    if (a == nullptr) return false;
+    const int64_t k = starts[i + 1] - starts[i];
+    float* dst = joint + starts[i];
+    if (PyFloat_CheckExact(a)) {
+      if (k != 1) return false;
+      dst[0] = static_cast<float>(PyFloat_AS_DOUBLE(a));
+      continue;
+    }
+    if (!api.PyArray_Check_(a)) return false;
+    auto* arr = reinterpret_cast<py::detail::PyArray_Proxy*>(a);
+    auto* descr = reinterpret_cast<py::detail::PyArrayDescr_Proxy*>(arr->descr);
+    if (descr->type_num != py::detail::npy_api::NPY_FLOAT_ ||
+        descr->byteorder == '>' || arr->nd > 1 ||
+        (arr->flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_) == 0) {
+      return false;
+    }
+    const int64_t size = arr->nd == 0 ? 1 : arr->dimensions[0];
+    if (size != k) return false;
+    std::memcpy(dst, arr->data, sizeof(float) * k);
+  }
+  return true;
+}
+
+const py::str& Key(int i) {
+  static const py::str* keys[] = {
+      new py::str("throughput_mbps"), new py::str("fair_share_mbps"),
+      new py::str("share"), new py::str("queueing"),
+      new py::str("competitor_shortfall")};
+  return *keys[i];
+}
+
+void Put(PyObject* dict, PyObject* key, PyObject* value) {
+  // Steals value.
+  if (value == nullptr) throw py::error_already_set();
+  const int failed = PyDict_SetItem(dict, key, value);
+  Py_DECREF(value);
+  if (failed != 0) throw py::error_already_set();
+}
+
+// (obs, rewards, infos) of env 0 as PettingZoo's dicts: each agent's
+// observation a new float32 array (its subflows' rows), its reward a float,
+// its info {throughput_mbps, fair_share_mbps, share, queueing,
+// competitor_shortfall}.
+py::tuple AgentDicts(MultiAgentRewarder& r, BatchSimulation& b,
+                     const py::tuple& names) {
+  const int n = r.num_agents();
+  const std::vector<int64_t>& starts = r.starts();
+  const int64_t row = b.observation_spec().size() / b.num_subflows();
+  const float* obs_buf = b.obs();
+  const double* out = r.out();
+  const size_t plane = static_cast<size_t>(r.num_envs()) * n;
+  py::dict obs, rewards, infos;
+  const double harm = r.shortfall()[0];
+  for (int i = 0; i < n; ++i) {
+    PyObject* name = names[i].ptr();
+    const int64_t len = (starts[i + 1] - starts[i]) * row;
+    py::array_t<float> o(static_cast<py::ssize_t>(len));
+    std::memcpy(o.mutable_data(), obs_buf + starts[i] * row,
+                sizeof(float) * len);
+    if (PyDict_SetItem(obs.ptr(), name, o.ptr()) != 0) {
+      throw py::error_already_set();
+    }
+    Put(rewards.ptr(), name, PyFloat_FromDouble(out[i]));
+    PyObject* info = PyDict_New();
+    if (info == nullptr) throw py::error_already_set();
+    Put(info, Key(0).ptr(), PyFloat_FromDouble(out[plane + i]));
+    Put(info, Key(1).ptr(), PyFloat_FromDouble(out[4 * plane + i]));
+    Put(info, Key(2).ptr(), PyFloat_FromDouble(out[3 * plane + i]));
+    Put(info, Key(3).ptr(), PyFloat_FromDouble(out[2 * plane + i]));
+    Put(info, Key(4).ptr(), PyFloat_FromDouble(harm));
+    Put(infos.ptr(), name, info);
+  }
+  return py::make_tuple(std::move(obs), std::move(rewards), std::move(infos));
 }
 
 }  // namespace
@@ -88,6 +182,46 @@ void RegisterMultiAgentBindings(py::module_& m) {
           },
           py::arg("batch"),
           "One step's rewards of every agent of every env of the batch.")
+      .def(
+          "step_dicts",
+          [](MultiAgentRewarder& r, BatchSimulation& b, py::handle actions,
+             const py::tuple& names) -> py::object {
+            if (b.num_envs() != 1 || r.num_envs() != 1) {
+              throw py::value_error("step_dicts needs a one-env batch");
+            }
+            std::vector<float> joint(b.num_subflows());
+            if (!FillJoint(r, b, actions, names, joint.data())) {
+              return py::none();
+            }
+            {
+              ExclusiveUse use(*b.use_flag(), "this env (or vector env)");
+              py::gil_scoped_release release;
+              b.Step(joint.data(), nullptr);  // validates first (ValueError)
+              r.Compute(b);
+            }
+            py::tuple d = AgentDicts(r, b, names);
+            const bool term = b.terminated()[0] != 0;
+            const bool trunc = b.truncated()[0] != 0;
+            py::dict terms, truncs;
+            for (py::handle name : names) {
+              terms[name] = py::bool_(term);
+              truncs[name] = py::bool_(trunc);
+            }
+            return py::make_tuple(d[0], d[1], std::move(terms),
+                                  std::move(truncs), d[2]);
+          },
+          py::arg("batch"), py::arg("actions"), py::arg("names"),
+          "The ParallelEnv's step in one call (one-env batch, Box actions): "
+          "the dict action read, the batch stepped, the rewards computed and "
+          "(obs, rewards, terminations, truncations, infos) built as dicts "
+          "keyed by names; None when the action is not the common case "
+          "(float32 arrays or floats), which the caller then handles.")
+      .def(
+          "dicts",
+          [](MultiAgentRewarder& r, BatchSimulation& b,
+             const py::tuple& names) { return AgentDicts(r, b, names); },
+          py::arg("batch"), py::arg("names"),
+          "(obs, rewards, infos) of env 0 as dicts keyed by names.")
       .def_property_readonly(
           "out",
           [](py::object self) {
