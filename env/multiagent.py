@@ -12,10 +12,12 @@ controllers. Stepping is the single-agent env's: a one-env C++
 to ``reset`` fixes every exogenous process, design decision 3).
 
 Reward of agent i at each step (``fairness_weight`` w, ``delay_weight`` d,
-``team_weight`` b):
+``team_weight`` b, ``harm_weight`` h), computed for every agent in one C++
+call (``_core.MultiAgentRewarder``, cpp_core/env/multiagent_reward.h):
 
     s_i = x_i / f_i                         share of its max-min fair share
-    r_i = min(s_i, 1) - w |s_i - 1| - d q_i
+    H = sum_j max(0, f_j - y_j)             competitors' shortfall (Mb/s)
+    r_i = min(s_i, 1) - w |s_i - 1| - d q_i - h H / f_i
     reward_i = (1 - b) r_i + b mean_j r_j    (b > 0: a shared team term)
 
 where x_i is the agent's throughput over the step, q_i its queueing delay
@@ -24,8 +26,11 @@ max-min fair share: on single_link the bottleneck's capacity over the step
 split equally among all flows (agents and single_link's bulk baseline flows
 are all greedy, so water-filling gives each the same share on one
 bottleneck); on other presets the multipath max-min allocation of
-``max_min_shares`` over the links in use. r_i peaks at 1 when the agent
-takes exactly its share.
+``max_min_shares`` over the links in use. H sums, over the flows that are
+not agents (baselines, the scenario's background), their delivered rate y_j's
+shortfall against their own max-min share f_j of the capacity: the single
+env's ``reward=pareto`` harm, in units of the agent's share. r_i peaks at 1
+when the agent takes exactly its share and every competitor keeps its own.
 
 Presets with a fixed set of flows (starlink_dual, iridium_mptcp, ...): each
 agent is a copy of the preset's one connection under test, over all its

@@ -447,3 +447,36 @@ def test_bench_multiagent_rows_pair_the_three_envs_round_by_round():
         assert f["n"] == 3 and 0 < f["min"] <= f["median"] <= f["max"]
     table = multiagent_markdown(fig)
     assert table[0].startswith("| flows N |") and table[2].startswith("| 2 |")
+
+
+@pytest.mark.parametrize("w", [0.0, 1.0, 5.0])
+@pytest.mark.parametrize("h", [0.5, 1.0, 5.0])
+def test_above_the_fair_share_with_a_starved_background_scores_lower(w, h):
+    # Analytic (issue 35 item 5): starlink_dual's shape, two agents on both
+    # links and one bulk background flow on link 0 only, links of 19 Mb/s
+    # each. Max-min: 38 / 3 each. The reward the env uses (the core's
+    # arithmetic, weights (w, d, b, h)) ranks an agent at its share with the
+    # background at its own above the same agent taking 1.5 shares with the
+    # background starved, and above one taking 1.25 shares with the
+    # background at half its share; exactly 1 - w (s - 1) - h H / f.
+    from orbitcc import _core
+
+    inf = float("inf")
+    fair = max_min_shares([frozenset({0, 1}), frozenset({0, 1}), frozenset({0})],
+                          {0: 19.0, 1: 19.0}, [inf, inf, inf])
+    f = fair[0]
+    assert fair == pytest.approx([38 / 3] * 3)
+    weights = (w, 0.0, 0.0, h)
+
+    def reward(x: float, background: float) -> float:
+        harm = max(0.0, fair[2] - background)  # H, Mb/s
+        return _core.multiagent_reward(x / f, 0.0, f, harm, weights)
+
+    at_share = reward(f, f)
+    assert at_share == pytest.approx(1.0)
+    half = reward(1.25 * f, 0.5 * f)
+    starved = reward(1.5 * f, 0.0)
+    assert starved < half < at_share
+    assert starved == pytest.approx(1.0 - w * 0.5 - h * 1.0)
+    # Holding back is no way out either: below the share costs w + 1 per unit.
+    assert reward(0.5 * f, 1.5 * f) == pytest.approx(0.5 - w * 0.5)
