@@ -172,13 +172,13 @@ class OrbitCCParallelEnv(_MultiAgentBatch, _ParallelEnv):  # type: ignore[misc,v
         }
         self._agent_set = frozenset(self.possible_agents)
         # Views into the rewarder's buffers (env 0), read every step.
-        self._out = self._rew.out[:, 0, :]
+        self._out = self._rew.core.out[:, 0, :]
         self._names = tuple(self.possible_agents)
         self._step_dicts = self._rew.core.step_dicts
         self._dicts = self._rew.core.dicts
         self.flow_names = [str(f.get("name", f"flow{j}")) for j, f in enumerate(self.spec["flows"])]
-        self.flow_throughput_mbps = self._rew.flow_thr[0]
-        self.flow_fair_share_mbps = self._rew.flow_fair[0]
+        self.flow_throughput_mbps = self._rew.core.flow_throughput_mbps[0]
+        self.flow_fair_share_mbps = self._rew.core.flow_fair_share_mbps[0]
         self._build_spaces()
 
     # ------------------------------------------------------------ spaces --
@@ -403,7 +403,7 @@ class MultiAgentVectorEnv(_MultiAgentBatch):
         self.single_action_space: Any = self._action_space_of(k)
         self._k = k
         self._reset_happened = self._batch.reset_happened
-        self._out = self._rew.out
+        self._out = self._rew.core.out
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -453,7 +453,7 @@ class MultiAgentVectorEnv(_MultiAgentBatch):
             "queueing": out[2].ravel().copy(),
             "share": out[3].ravel().copy(),
             "fair_share_mbps": out[4].ravel().copy(),
-            "competitor_shortfall": np.repeat(self._rew.shortfall, self.num_agents),
+            "competitor_shortfall": np.repeat(self._rew.core.shortfall, self.num_agents),
         }
 
     def episode_summary(self, env: int) -> dict[str, Any]:
@@ -569,13 +569,8 @@ class _Rewards:
         self.core = _core.MultiAgentRewarder(spec, n, num_envs, not self.generic, self.weights4)
         self.starts = np.asarray(self.core.starts, dtype=np.int64)
         self.one_each = bool((np.diff(self.starts) == 1).all())
-        self.flow_ids = [str(f.get("name", j)) for j, f in enumerate(spec["flows"])]
-        # Views of the rewarder's buffers (overwritten by every compute).
-        self.out = self.core.out
-        self.flow_thr = self.core.flow_throughput_mbps
-        self.flow_fair = self.core.flow_fair_share_mbps
-        self.harm_mbps = self.core.harm_mbps
-        self.shortfall = self.core.shortfall
+        # The rewarder's buffers are read through self.core's views (out,
+        # flow_throughput_mbps, ...), overwritten by every compute.
         self.compute = self.core.compute
 
     def reset(self, envs: Any = None) -> None:
