@@ -200,9 +200,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     p.add_argument(
         "--harm-weight",
         type=float,
-        default=1.0,
+        default=5.0,
         help="weight of the competing flows' shortfall against their max-min share "
-        "(0: the reward before issue 35)",
+        "(5: reward=pareto's fairness weight; 1 pays for taking from the background, "
+        "docs/multiagent.md; 0: the reward before issue 35)",
     )
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument(

@@ -151,7 +151,7 @@ class OrbitCCParallelEnv(_MultiAgentBatch, _ParallelEnv):  # type: ignore[misc,v
         fairness_weight: float = 1.0,
         delay_weight: float = 0.0,
         team_weight: float = 0.0,
-        harm_weight: float = 1.0,
+        harm_weight: float = 5.0,
     ) -> None:
         _require_pettingzoo()
         n = check_count("num_agents", num_agents, 1, 1024)
@@ -375,7 +375,7 @@ class MultiAgentVectorEnv(_MultiAgentBatch):
         fairness_weight: float = 1.0,
         delay_weight: float = 0.0,
         team_weight: float = 0.0,
-        harm_weight: float = 1.0,
+        harm_weight: float = 5.0,
         num_threads: int | None = None,
     ) -> None:
         from gymnasium import spaces

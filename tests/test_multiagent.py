@@ -95,7 +95,8 @@ def test_reward_peaks_at_the_max_min_share_and_punishes_grabbing():
     for a in ("flow_0", "flow_1"):
         s = info[a]["share"]
         assert info[a]["competitor_shortfall"] == pytest.approx(harm, rel=1e-3, abs=1e-3)
-        assert rew[a] == pytest.approx(min(s, 1.0) - abs(s - 1.0) - harm)
+        # harm_weight 5 (the default) x H / f_i; one competitor owed f_i.
+        assert rew[a] == pytest.approx(min(s, 1.0) - abs(s - 1.0) - 5.0 * harm)
         assert rew[a] < 1.0
 
 
