@@ -673,7 +673,8 @@ def make_multiagent(
 
     Keyword arguments: ``baseline_flows`` (controllers of extra hand-coded
     flows beside the agents, e.g. ``["cubic"]``), ``fairness_weight``,
-    ``delay_weight``, ``team_weight`` (see the module docstring).
+    ``delay_weight``, ``team_weight``, ``harm_weight`` (default 5; see the
+    module docstring).
     """
     return OrbitCCParallelEnv(
         scenario=scenario, num_agents=num_agents, overrides=overrides, **kwargs

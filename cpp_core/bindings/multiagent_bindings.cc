@@ -34,8 +34,7 @@ std::unique_ptr<MultiAgentRewarder> NewRewarder(
                                   std::get<2>(weights), std::get<3>(weights)};
   try {
     return std::make_unique<MultiAgentRewarder>(s, num_agents, num_envs,
-                                                equal_split, w,
-                                                MultiAgentRewardColumns{});
+                                                equal_split, w);
   } catch (const std::invalid_argument& e) {
     throw py::value_error(e.what());
   }
@@ -54,7 +53,9 @@ bool FillJoint(const MultiAgentRewarder& r, BatchSimulation& b,
     return false;
   }
   const auto n = static_cast<py::ssize_t>(r.num_agents());
-  if (PyDict_Size(actions.ptr()) != n || py::len(names) != n) return false;
+  if (PyDict_Size(actions.ptr()) != n || PyTuple_GET_SIZE(names.ptr()) != n) {
+    return false;
+  }
   const std::vector<int64_t>& starts = r.starts();
   auto& api = py::detail::npy_api::get();
   for (py::ssize_t i = 0; i < n; ++i) {

@@ -144,13 +144,11 @@ double MultiAgentReward(double share, double queueing, double fair_mbps,
 MultiAgentRewarder::MultiAgentRewarder(const SimulationSpec& spec,
                                        int num_agents, int num_envs,
                                        bool equal_split,
-                                       const MultiAgentRewardWeights& weights,
-                                       const MultiAgentRewardColumns& columns)
+                                       const MultiAgentRewardWeights& weights)
     : agents_(num_agents),
       envs_(num_envs),
       equal_split_(equal_split),
-      w_(weights),
-      c_(columns) {
+      w_(weights) {
   if (num_agents < 1 || static_cast<size_t>(num_agents) > spec.flows.size()) {
     throw std::invalid_argument("num_agents must be in [1, flows]");
   }

@@ -21,7 +21,8 @@ struct MultiAgentRewardWeights {
   double harm = 1.0;      // h: competitors' shortfall (in units of f_i)
 };
 
-// Columns of the per-subflow metrics the reward reads.
+// Columns of the per-subflow metrics the reward reads (found by name in
+// SubflowMetricNames()).
 struct MultiAgentRewardColumns {
   int throughput = 0;
   int srtt = 0;
@@ -73,8 +74,7 @@ class MultiAgentRewarder {
   // greedy flows wanting +inf and application-limited background flows
   // (not bulk) wanting what they delivered over the step.
   MultiAgentRewarder(const SimulationSpec& spec, int num_agents, int num_envs,
-                     bool equal_split, const MultiAgentRewardWeights& weights,
-                     const MultiAgentRewardColumns& columns);
+                     bool equal_split, const MultiAgentRewardWeights& weights);
 
   int num_envs() const { return envs_; }
   int num_agents() const { return agents_; }
