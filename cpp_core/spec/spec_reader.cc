@@ -350,7 +350,8 @@ Range RangeField(DictReader& r, const char* key) {
 }  // namespace
 
 DomainRandomization ParseRandomization(const Value& obj,
-                                       const std::string& where) {
+                                       const std::string& where,
+                                       bool open_trace) {
   DictReader r(obj, where);
   const ModelRows row{"randomize"};
   DomainRandomization dr;
@@ -368,7 +369,7 @@ DomainRandomization ParseRandomization(const Value& obj,
   dr.trace_bandwidth_file = r.TextParam(row("trace_bandwidth_file"));
   dr.trace_delay_file = r.TextParam(row("trace_delay_file"));
   r.RejectUnknown();
-  if (dr.enabled && dr.trace_fraction > 0.0 &&
+  if (open_trace && dr.enabled && dr.trace_fraction > 0.0 &&
       !dr.trace_bandwidth_file.empty() && !dr.trace_delay_file.empty()) {
     try {  // read once per process and pair (leo/trace_modulation.h)
       dr.trace = CachedTraceModulation(dr.trace_bandwidth_file,
@@ -381,7 +382,7 @@ DomainRandomization ParseRandomization(const Value& obj,
   // The rules between fields (whole background flows, the holdout, a trace
   // for trace_fraction), named randomize.<key>
   // (engine/domain_randomization.cc).
-  ValidateRandomization(dr);
+  ValidateRandomization(dr, /*trace_loaded=*/open_trace);
   return dr;
 }
 

@@ -148,15 +148,16 @@ class BottleneckQueue:
     the shell), or one key at a time: ``scenario.queue=fq_codel
     scenario.queue_params.quantum_bytes=3028``; integers and flags are taken as
     the core's table declares them.
-    Each builder adds :meth:`queue_fields` to the links it calls bottlenecks;
-    the link buffer stays the preset's and bounds the AQM's queue too.
+    ``orbitcc.scenario.build_spec`` applies :meth:`queue_fields` once, to every
+    link its builder gives a buffer; the link buffer stays the preset's and
+    bounds the AQM's queue too.
     """
 
     queue: str = "droptail"
     queue_params: dict[str, Any] = field(default_factory=dict)
 
     def queue_fields(self) -> dict[str, Any]:
-        """``{"queue": {...}}`` for a bottleneck link dict, or ``{}`` for drop-tail.
+        """``{"queue": {...}}`` for a buffered link dict, or ``{}`` for drop-tail.
 
         Raises ValueError naming ``scenario.queue`` / ``scenario.queue_params.<key>``.
         """

@@ -140,7 +140,6 @@ def build_iridium_mptcp(s: IridiumMptcpScenario, controller: str | None,
     for k in range(s.num_subflows):
         links.append({"name": f"path{k}", "process": s.isl_path(k),
                       "buffer_packets": s.buffer_packets, "bottleneck": k == 0,
-                      **s.queue_fields(),
                       **s.overlays()})
         links.append({"name": f"path{k}_return", "process": s.isl_path(k, reverse=True)})
         paths.append({"forward": [2 * k], "reverse": [2 * k + 1]})

@@ -84,7 +84,6 @@ def build_lms(s: LmsScenario, controller: str | None, params: dict[str, float],
         "process": {"type": "lms", "preset": s.band, "delay_ms": s.one_way_delay_ms},
         "buffer_packets": int(s.buffer_packets or 0),
         "bottleneck": True,
-        **s.queue_fields(),
     }
     transport = single_path_transport(s.transport, name)
     return {

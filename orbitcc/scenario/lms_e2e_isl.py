@@ -93,11 +93,9 @@ def build_lms_e2e_isl(s: LmsE2eIslScenario, controller: str | None,
                   "link", "delay_ms", one_way,
                   "the return link's one-way delay (2 x access_delay_ms + isl_delay_ms)")
     links = [
-        {"name": "lms_up", "process": lms, "buffer_packets": buffer, "bottleneck": True,
-         **s.queue_fields()},
-        {"name": "isl", "process": isl, "buffer_packets": buffer, **s.queue_fields()},
-        {"name": "lms_down", "process": dict(lms), "buffer_packets": buffer,
-         **s.queue_fields()},
+        {"name": "lms_up", "process": lms, "buffer_packets": buffer, "bottleneck": True},
+        {"name": "isl", "process": isl, "buffer_packets": buffer},
+        {"name": "lms_down", "process": dict(lms), "buffer_packets": buffer},
         constant_link("return", s.reverse_capacity_mbps, one_way),
     ]
     transport = single_path_transport(s.transport, name)

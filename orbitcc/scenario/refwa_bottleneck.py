@@ -164,7 +164,7 @@ def build_refwa_bottleneck(s: RefwaBottleneckScenario, controller: str | None,
     buffer_bytes = max(2 * s.packet_bytes, round(bdp_bytes))
     bottleneck: dict[str, Any] = {
         "name": "bottleneck", "capacity_mbps": capacity, "delay_ms": 2 * s.isl_delay_ms,
-        "buffer_bytes": buffer_bytes, "bottleneck": True, **s.queue_fields(),
+        "buffer_bytes": buffer_bytes, "bottleneck": True,
     }
     if s.router == "refwa":
         bottleneck["router"] = {"type": "refwa", "phi": s.phi, "psi": s.psi,

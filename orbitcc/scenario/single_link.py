@@ -108,7 +108,6 @@ def build_single_link(s: SingleLinkScenario, controller: str | None,
             "buffer_packets": s.buffer_size_packets(),
             "loss_rate": s.loss_rate,
             "bottleneck": True,
-            **s.queue_fields(),
         },
         {"name": "reverse", "capacity_mbps": s.reverse_capacity_mbps, "delay_ms": s.rtt_ms / 2},
     ]

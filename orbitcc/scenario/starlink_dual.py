@@ -166,9 +166,9 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
     buffer = buffer_packets_for(200.0, 2 * base_one_way_ms, s.buffer_bdp, s.packet_bytes)
     links = [
         {"name": "access0", "process": s.along_track(0), "buffer_packets": buffer,
-         **({} if core else {"bottleneck": True}), **s.overlays(), **s.queue_fields()},
+         **({} if core else {"bottleneck": True}), **s.overlays()},
         {"name": "access1", "process": s.along_track(1), "buffer_packets": buffer,
-         **s.overlays(), **s.queue_fields()},
+         **s.overlays()},
         constant_link("return0", s.reverse_capacity_mbps, base_one_way_ms),
         constant_link("return1", s.reverse_capacity_mbps, base_one_way_ms),
     ]
@@ -179,10 +179,9 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
                                          s.buffer_bdp, s.packet_bytes)
         # The queue discipline (scenario.queue) applies where the queue builds.
         links += [constant_link("core0", s.core_capacity_mbps, 0.0,
-                                buffer_packets=core_buffer, bottleneck=True,
-                                **s.queue_fields()),
+                                buffer_packets=core_buffer, bottleneck=True),
                   constant_link("core1", s.core_capacity_mbps, 0.0,
-                                buffer_packets=core_buffer, **s.queue_fields())]
+                                buffer_packets=core_buffer)]
     # Subflow 1 joins subflow 0's queue while they share a satellite. It moves
     # after a hard handover's blackout (it was not on the leaving satellite):
     # the fixed blackout, or the longest random one (the draw itself is made

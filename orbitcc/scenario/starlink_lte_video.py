@@ -114,10 +114,10 @@ def build_starlink_lte_video(s: StarlinkLteVideoScenario, controller: str | None
     links = [
         {"name": "starlink_access", "process": s.access(), **s.overlays()},
         constant_link("starlink_shaper", s.path_capacity_mbps, 0.0,
-                      buffer_packets=s.buffer_packets, bottleneck=True, **s.queue_fields()),
+                      buffer_packets=s.buffer_packets, bottleneck=True),
         {"name": "starlink_return", "process": s.access()},
         constant_link("lte", s.path_capacity_mbps, half, loss_rate=s.lte_loss_rate,
-                      buffer_packets=s.buffer_packets, **s.queue_fields()),
+                      buffer_packets=s.buffer_packets),
         constant_link("lte_return", 1000.0, half),
     ]
     if s.video_mode == "file":

@@ -127,7 +127,6 @@ def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
         "buffer_packets": s.buffer_packets,
         "bottleneck": True,
         **s.overlays(),
-        **s.queue_fields(),
     }
     if s.reverse_delay == "trace":
         # The delay file replayed on the return path too, from the same
