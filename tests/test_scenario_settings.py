@@ -33,29 +33,9 @@ from orbitcc.scenario._common import IDENTITY_FIELDS
 KINDS = {k["name"]: k["params"] for k in _core.scenario_kinds()}
 ROWS = [(kind, row) for kind, rows in KINDS.items() for row in rows]
 
-# The Python annotation each table kind stands for (nullable rows add "| None").
-ANNOTATION = {"real": "float", "integer": "int", "flag": "bool", "choice": "str",
-              "text": "str", "list": "list[float]", "names": "list[str]",
-              "mapping": "dict[str, Any]"}
-
 
 def test_every_scenario_kind_has_a_table() -> None:
     assert set(KINDS) == set(SCENARIO_SCHEMAS)
-
-
-@pytest.mark.parametrize("kind", sorted(SCENARIO_SCHEMAS))
-def test_schema_fields_are_the_table_rows(kind: str) -> None:
-    """Names, defaults and types of the dataclass equal the C++ table's."""
-    schema = SCENARIO_SCHEMAS[kind]
-    fields = {f.name: f for f in dataclasses.fields(schema) if f.name not in IDENTITY_FIELDS}
-    rows = {r["name"]: r for r in KINDS[kind]}
-    assert sorted(fields) == sorted(rows)
-    instance = schema()
-    for name, row in rows.items():
-        value = getattr(instance, name)
-        assert value == row["default"], f"{kind}.{name}: {value!r} != {row['default']!r}"
-        expected = ANNOTATION[row["kind"]] + (" | None" if row["nullable"] else "")
-        assert fields[name].type == expected, f"{kind}.{name}"
 
 
 @functools.cache

@@ -192,6 +192,17 @@ const ParamTable& AppParams() {
 }
 
 
+const ParamTable& PathParams() {
+  static const ParamTable kParams = {
+      TimeParam("join_s", 0.0,
+                "when the path joins the connection (0: at the start)"),
+      TimeParam("t_s", 0.0, "when a route change or path event happens"),
+      ChoiceParam("action", "abandon", {"abandon", "restore"},
+                  "a path event: abandon the path or restore it"),
+  };
+  return kParams;
+}
+
 const ParamTable& SimulationParams() {
   static const ParamTable kParams = {
       // [0, 2**63): every int64 seed; a double holds the bound exactly.
@@ -415,7 +426,7 @@ void ValidateSpec(const SimulationSpec& spec) {
                  " (one per simulated second of the longest episode)");
       }
       const PathSpec& path = f.paths[p];
-      if (path.join < 0) Fail(pat + ".join_s", "must be >= 0");
+      CheckTimeRow(PathParams(), "join_s", pat + ".join_s", path.join);
       if ((path.join > 0 || !path.events.empty()) && f.transport != "quic") {
         Fail(pat, "path management (join_s, events) needs a QUIC flow");
       }

@@ -70,6 +70,10 @@ const ParamTable& LinkParams();
 const ParamTable& FlowParams();
 // A flow's application (flows[i].app, flows[i].streams[j].app).
 const ParamTable& AppParams();
+// A flow's path (flows[i].paths[j].join_s) and its route changes' and
+// path events' times and actions (paths[j].changes[k].t_s,
+// paths[j].events[k].t_s / .action).
+const ParamTable& PathParams();
 
 struct LinkSpec {
   std::string name;

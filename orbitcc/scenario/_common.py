@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Any
 
 from orbitcc import _core
+from orbitcc.schema import schema
 from orbitcc.validation import coerce_param
 
 SPEED_OF_LIGHT_KM_S = 299792.458
@@ -21,6 +22,19 @@ def _row(table: list[dict[str, Any]], name: str) -> dict[str, Any]:
 # the builders that branch on them.
 TRANSPORTS = tuple(_row(_core.flow_params(), "transport")["choices"])
 SCHEDULERS = tuple(_row(_core.flow_params(), "scheduler")["choices"])
+
+
+_KIND_ROWS = {k["name"]: list(k["params"]) for k in _core.scenario_kinds()}
+
+
+def scenario_schema(kind: str, name: str, rules: type, module: str) -> type:
+    """The schema of scenario ``kind``: its identity (kind, name, description)
+    and one field per row of its C++ table (``orbitcc.describe(kind)``: key,
+    type, default), with ``rules``' methods (the rules between fields and the
+    helpers its builder uses). Nothing of a row is written in Python."""
+    identity = [("kind", str, field(default=kind)), ("name", str, field(default=kind)),
+                ("description", str, field(default=""))]
+    return schema(name, _KIND_ROWS[kind], rules, rules.__doc__ or "", module, extra=identity)
 
 
 def check_settings(s: Any) -> None:
@@ -138,7 +152,6 @@ def buffer_packets_for(capacity_mbps: float, rtt_ms: float, bdp: float,
     return max(2, round(bdp * bdp_bytes / packet_bytes))
 
 
-@dataclass
 class BottleneckQueue:
     """The queue discipline of a preset's bottleneck links (docs/aqm.md).
 
@@ -152,9 +165,6 @@ class BottleneckQueue:
     link its builder gives a buffer; the link buffer stays the preset's and
     bounds the AQM's queue too.
     """
-
-    queue: str = "droptail"
-    queue_params: dict[str, Any] = field(default_factory=dict)
 
     def queue_fields(self) -> dict[str, Any]:
         """``{"queue": {...}}`` for a buffered link dict, or ``{}`` for drop-tail.
