@@ -84,16 +84,3 @@ def schema(name: str, rows: list[Row], rules: type, doc: str, module: str,
     return dataclasses.make_dataclass(name, fields, bases=(rules,),
                                       namespace={"__doc__": doc, "__module__": module})
 
-
-def restated_defaults(cls: type, rows: list[Row]) -> list[str]:
-    """The fields of dataclass ``cls`` whose default a layer restates instead
-    of taking its row's (empty for a schema built by :func:`schema` unless
-    ``defaults`` overrode a row with its own value)."""
-    by_name = {r["name"]: r for r in rows}
-    out = []
-    for f in dataclasses.fields(cls):
-        row = by_name.get(f.name)
-        if row is None or "help" in f.metadata:
-            continue
-        out.append(f.name)
-    return out

@@ -76,18 +76,11 @@ class Walk:
                     if not self.files or self.files[-1] != rel:
                         self.files.append(rel)
 
-        elif event == "c_call":  # a method of a core object (batch.reset)
-            owner = getattr(arg, "__self__", None)
-            if (owner is not None and type(owner).__module__ == "orbitcc._core"
-                    and any(_deep_holds(v, self.sentinel)
-                            for v in list(frame.f_locals.values()))):
-                self.use_trips.append(f"{type(owner).__name__}.{arg.__name__} "
-                                      f"(from {Path(frame.f_code.co_filename).name})")
 
     def crossing(self, name: str, use: bool, args: tuple, kwargs: dict, caller: str) -> None:
         """A call into ``orbitcc._core`` (see ``_wrap_core``): ``use`` for a
-        class (the simulation or batch built from the spec), else a check or
-        a table read made only to check."""
+        class or a method of one (the simulation or batch built from the spec,
+        its reset), else a check or a table read made only to check."""
         if _deep_holds((args, kwargs), self.sentinel):
             (self.use_trips if use else self.check_trips).append(
                 f"_core.{name} (from {caller})")
@@ -128,6 +121,7 @@ def _wrap_core(walk: Walk) -> Callable[[], None]:
     from orbitcc import _core
 
     saved = {}
+    methods: list[tuple[type, str, Any]] = []
     for name in dir(_core):
         target = getattr(_core, name)
         if name.startswith("_") or not callable(target):
@@ -141,10 +135,29 @@ def _wrap_core(walk: Walk) -> Callable[[], None]:
 
         saved[name] = target
         setattr(_core, name, recorder)
+        if isinstance(target, type):  # its methods: batch.reset(seeds), ...
+            for method in [m for m in vars(target) if not m.startswith("_")]:
+                original = getattr(target, method)
+                if not callable(original):
+                    continue
+
+                def call(self: Any, *args: Any, _original: Any = original,
+                         _name: str = f"{name}.{method}", **kwargs: Any) -> Any:
+                    caller = Path(sys._getframe(1).f_code.co_filename).name
+                    walk.crossing(_name, True, args, kwargs, caller)
+                    return _original(self, *args, **kwargs)
+
+                try:
+                    setattr(target, method, call)
+                except (AttributeError, TypeError):
+                    continue
+                methods.append((target, method, original))
 
     def undo() -> None:
         for name, target in saved.items():
             setattr(_core, name, target)
+        for cls, method, original in methods:
+            setattr(cls, method, original)
 
     return undo
 

@@ -152,6 +152,11 @@ def buffer_packets_for(capacity_mbps: float, rtt_ms: float, bdp: float,
     return max(2, round(bdp * bdp_bytes / packet_bytes))
 
 
+# Each discipline's settings (orbitcc.describe("queue_codel"), ...), read once.
+_QUEUE_ROWS = {kind: {r["name"]: r for r in _core.queue_params(kind)}
+               for kind in _core.queue_kinds()}
+
+
 class BottleneckQueue:
     """The queue discipline of a preset's bottleneck links (docs/aqm.md).
 
@@ -171,7 +176,7 @@ class BottleneckQueue:
 
         Raises ValueError naming ``scenario.queue`` / ``scenario.queue_params.<key>``.
         """
-        table = {r["name"]: r for r in _core.queue_params(self.queue)}
+        table = _QUEUE_ROWS[self.queue]  # the choice is the scenario row's
         values: dict[str, Any] = {}
         for key, value in dict(self.queue_params).items():
             if key not in table:
@@ -179,7 +184,7 @@ class BottleneckQueue:
                     f"scenario.queue_params.{key} is not a setting of queue "
                     f"{self.queue!r}; allowed: {', '.join(table) or 'none'}"
                     + ("" if table else " (choose a discipline first: scenario.queue="
-                       f"{'|'.join(q for q in _core.queue_kinds() if q != 'droptail')})"))
+                       f"{'|'.join(q for q in _QUEUE_ROWS if q != 'droptail')})"))
             # The type the core's table declares (int, bool or float), not float().
             values[str(key)] = coerce_param("scenario.queue_params", value, table[key])
         if "target_ms" in table:  # CoDel and FQ-CoDel: RFC 8289 Sec. 4.4
