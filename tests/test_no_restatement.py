@@ -1,7 +1,9 @@
 """Nothing restates a row (issue 40, item 1): every Python schema field that is
 a setting of the core is made from its C++ row (key, type, default, help), as
 EnvPool builds its config type from the C++ spec; a layer may replace a row's
-default only with a value of its own (never the row's), and says so in one place."""
+default only with a value of its own (never the row's), and says so in one
+place; and a preset (configs/scenario, env, reward, randomize) states only the
+values that make it differ from its kind."""
 
 from __future__ import annotations
 
@@ -9,9 +11,11 @@ import dataclasses
 from typing import Any
 
 import pytest
+import yaml
 
 from orbitcc import _core
 from orbitcc.config import EnvConfig, RandomizeConfig, RewardConfig, SimConfig
+from orbitcc.paths import CONFIG_DIR
 from orbitcc.scenario import SCENARIO_SCHEMAS
 from orbitcc.schema import row_field
 
@@ -55,3 +59,38 @@ def test_no_schema_field_restates_its_row(owner: str, schema: type, rows: list[d
     # A scenario has its table's rows and its identity (kind, name, description) only.
     if owner.startswith("scenario"):
         assert set(fields) - {r["name"] for r in rows} == {"kind", "name", "description"}
+
+
+def _same(a: Any, b: Any) -> bool:
+    """YAML's value equals the default (1 and 1.0 alike; a bool only a bool)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return float(a) == float(b)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def _preset_schemas() -> list[tuple[str, type]]:
+    out: list[tuple[str, type]] = []
+    for path in sorted((CONFIG_DIR / "scenario").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text())
+        kind = next(d[:-len("_schema")] for d in data["defaults"]
+                    if isinstance(d, str) and d.endswith("_schema"))
+        out.append((f"scenario/{path.name}", SCENARIO_SCHEMAS[kind]))
+    for group, schema in (("env", EnvConfig), ("reward", RewardConfig),
+                          ("randomize", RandomizeConfig)):
+        out += [(f"{group}/{p.name}", schema)
+                for p in sorted((CONFIG_DIR / group).glob("*.yaml"))]
+    return out
+
+
+@pytest.mark.parametrize("preset, schema", _preset_schemas(), ids=[p for p, _ in _preset_schemas()])
+def test_a_preset_states_only_what_differs_from_its_kind(preset: str, schema: type) -> None:
+    data = yaml.safe_load((CONFIG_DIR / preset).read_text()) or {}
+    defaults = {f.name: _default(f) for f in dataclasses.fields(schema)}
+    restated = [k for k, v in data.items()
+                if k not in ("defaults", "kind", "name", "description") and k in defaults
+                and _same(v, defaults[k])]
+    assert not restated, f"configs/{preset} restates its kind's defaults: {restated}"

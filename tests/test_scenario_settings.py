@@ -213,9 +213,9 @@ def config_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_an_int_for_a_bool_in_a_yaml_file_is_rejected(config_copy: Path, value: str) -> None:
     # OmegaConf reads `deterministic: 2` as true; the file is read again as YAML.
     preset = config_copy / "scenario" / "starlink_dual.yaml"
-    text = preset.read_text()
-    assert "\ndeterministic: false\n" in text
-    preset.write_text(text.replace("\ndeterministic: false\n", f"\ndeterministic: {value}\n"))
+    text = preset.read_text()  # the preset keeps the kind's deterministic: false
+    assert "\ndeterministic:" not in text
+    preset.write_text(text + f"deterministic: {value}\n")
     with pytest.raises(ValueError, match=rf"scenario\.deterministic = {value} must be true or "
                                          r"false \(in configs/scenario/starlink_dual\.yaml\)"):
         compose_config("sim", ["scenario=starlink_dual"])
@@ -223,8 +223,7 @@ def test_an_int_for_a_bool_in_a_yaml_file_is_rejected(config_copy: Path, value: 
 
 def test_a_bool_in_a_yaml_file_is_still_read(config_copy: Path) -> None:
     preset = config_copy / "scenario" / "starlink_dual.yaml"
-    preset.write_text(preset.read_text().replace("\ndeterministic: false\n",
-                                                 "\ndeterministic: true\n"))
+    preset.write_text(preset.read_text() + "deterministic: true\n")
     cfg = to_object(compose_config("sim", ["scenario=starlink_dual"]))
     assert cfg.scenario.deterministic is True
 
