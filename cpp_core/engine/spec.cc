@@ -83,6 +83,10 @@ double SecondsOf(TimeNs t) {
   return std::round(static_cast<double>(t) / 1e3) / 1e6;
 }
 
+double MillisOf(TimeNs t) {
+  return static_cast<double>(t) / static_cast<double>(kNsPerMs);
+}
+
 ParamSpec TimeParam(std::string name, double default_s, std::string help) {
   return RealParam(std::move(name), default_s, 0.0, kMaxDurationSeconds, "s",
                    std::move(help));
@@ -96,24 +100,29 @@ ParamSpec Capacity(std::string name, double default_mbps, std::string help) {
 }  // namespace
 
 const ParamTable& LinkParams() {
+  // The defaults are LinkSpec's (one place): the rows read them.
   static const ParamTable kParams = [] {
-    ParamSpec capacity = Capacity(
-        "capacity_mbps", 100.0, "link rate (0: an outage that holds the queue)");
+    const LinkSpec d;
+    ParamSpec capacity =
+        Capacity("capacity_mbps", d.capacity_bps * 1e-6,
+                 "link rate (0: an outage that holds the queue)");
     capacity.zero_ok = true;
     return ParamTable{
         capacity,
-        RealParam("delay_ms", 10.0, 0.0, kMaxPropagationDelayMs, "ms",
-                  "one-way propagation delay"),
-        HiOpen(RealParam("loss_rate", 0.0, 0.0, 1.0, "",
+        RealParam("delay_ms", MillisOf(d.delay), 0.0, kMaxPropagationDelayMs,
+                  "ms", "one-way propagation delay"),
+        HiOpen(RealParam("loss_rate", d.loss_rate, 0.0, 1.0, "",
                          "random per-packet loss probability")),
-        IntParam("buffer_packets", 0, 0, static_cast<double>(int64_t{1} << 40),
+        IntParam("buffer_packets", static_cast<double>(d.buffer_packets), 0,
+                 static_cast<double>(int64_t{1} << 40),
                  "packets", "drop-tail buffer (0 with buffer_bytes 0: "
                             "unlimited)"),
-        IntParam("buffer_bytes", 0, 0, static_cast<double>(int64_t{1} << 50),
-                 "bytes", "drop-tail buffer in bytes (0: no byte limit)"),
-        FlagParam("bottleneck", false,
+        IntParam("buffer_bytes", static_cast<double>(d.buffer_bytes), 0,
+                 static_cast<double>(int64_t{1} << 50), "bytes",
+                 "drop-tail buffer in bytes (0: no byte limit)"),
+        FlagParam("bottleneck", d.bottleneck,
                   "the link whose capacity the metrics and rewards use"),
-        RealParam("schedule_period_s", 0.0, 0.0, kMaxDurationSeconds, "s",
+        TimeParam("schedule_period_s", SecondsOf(d.schedule_period),
                   "repeat the schedule with this period (0: no repeat)"),
         RealParam("t_s", 0.0, 0.0, kMaxDurationSeconds, "s",
                   "a schedule entry's start time"),
@@ -123,27 +132,29 @@ const ParamTable& LinkParams() {
 }
 
 const ParamTable& FlowParams() {
+  // The defaults are FlowSpec's (one place): the rows read them.
+  static const FlowSpec d;
   static const ParamTable kParams = {
-      ChoiceParam("transport", "quic", {"quic", "tcp"},
+      ChoiceParam("transport", d.transport, {"quic", "tcp"},
                   "multipath QUIC or single-path TCP"),
       // A registered name or residual:<name> (the env's residual mode):
       // ValidateSpec checks it against the registry.
-      TextParam("controller", "cubic",
+      TextParam("controller", d.controller,
                 "congestion controller: a registered name or "
                 "residual:<name>"),
-      ChoiceParam("scheduler", "minrtt", {"minrtt", "roundrobin"},
+      ChoiceParam("scheduler", d.scheduler, {"minrtt", "roundrobin"},
                   "multipath packet scheduler"),
-      IntParam("file_bytes", 0, 0, static_cast<double>(int64_t{1} << 50),
-               "bytes", "0: bulk; > 0: a file of this size"),
-      RealParam("start_s", 0.0, 0.0, kMaxDurationSeconds, "s",
-                "when the flow starts"),
-      RealParam("start_jitter_s", 0.0, 0.0, kMaxDurationSeconds, "s",
+      IntParam("file_bytes", static_cast<double>(d.file_bytes), 0,
+               static_cast<double>(int64_t{1} << 50), "bytes",
+               "0: bulk; > 0: a file of this size"),
+      TimeParam("start_s", SecondsOf(d.start), "when the flow starts"),
+      TimeParam("start_jitter_s", SecondsOf(d.start_jitter),
                 "random extra start delay, uniform in [0, this]"),
-      RealParam("stop_s", 0.0, 0.0, kMaxDurationSeconds, "s",
+      TimeParam("stop_s", SecondsOf(d.stop),
                 "a bulk flow stops here (0: never)"),
-      FlagParam("background", false,
+      FlagParam("background", d.background,
                 "cross traffic: not a flow under test"),
-      IntParam("max_window_bytes", 0, 0,
+      IntParam("max_window_bytes", static_cast<double>(d.max_window_bytes), 0,
                static_cast<double>(int64_t{1} << 40), "bytes",
                "window ceiling (0: none)"),
   };
@@ -204,21 +215,28 @@ const ParamTable& PathParams() {
 }
 
 const ParamTable& SimulationParams() {
+  // The defaults are SimulationSpec's (one place): the rows read them.
+  static const SimulationSpec d;
   static const ParamTable kParams = {
       // [0, 2**63): every int64 seed; a double holds the bound exactly.
-      HiOpen(IntParam("seed", 0, 0, 9223372036854775808.0, "",
+      HiOpen(IntParam("seed", static_cast<double>(d.seed), 0,
+                      9223372036854775808.0, "",
                       "fixes all exogenous randomness (channels, losses, "
                       "traffic); env i of a vector env uses seed + i")),
-      PositiveParam("duration_s", 10.0, 0.0, kMaxDurationSeconds, "s",
+      PositiveParam("duration_s", SecondsOf(d.duration), 0.0,
+                    kMaxDurationSeconds, "s",
                     "simulated time of one episode"),
-      RealParam("sample_interval_s", 0.1, 1e-6,  // kMinSampleInterval
+      RealParam("sample_interval_s", SecondsOf(d.sample_interval),
+                1e-6,  // kMinSampleInterval
                 3600.0, "s", "time-series resolution"),
-      FlagParam("record_series", true, "record the per-subflow time series"),
-      FlagParam("stop_when_complete", false,
+      FlagParam("record_series", d.record_series,
+                "record the per-subflow time series"),
+      FlagParam("stop_when_complete", d.stop_when_complete,
                 "end the run when every file flow has finished"),
-      IntParam("packet_bytes", 1500, 100, 65535, "bytes",
+      IntParam("packet_bytes", d.packet_bytes, 100, 65535, "bytes",
                "full data packet on the wire (the window unit, MSS)"),
-      IntParam("initial_window_packets", 10, 1, 1000, "packets",
+      IntParam("initial_window_packets", d.initial_window_packets, 1, 1000,
+               "packets",
                "initial congestion window (RFC 9002: 10)"),
   };
   return kParams;
