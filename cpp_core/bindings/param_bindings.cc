@@ -209,10 +209,11 @@ void RegisterParamBindings(py::module_& m) {
   m.def(
       "check_randomization",
       [](py::handle values, const std::string& where) {
-        ParseRandomization(ValueFromPy(values), where);
+        ParseRandomization(ValueFromPy(values), where, /*open_trace=*/false);
       },
       py::arg("values"), py::arg("where") = "randomize",
-      "Checks a 'randomize' mapping as the core reads it; ValueError "
+      "Checks a 'randomize' mapping as the core reads it, without opening "
+      "its trace files (the simulation's spec opens them); ValueError "
       "'<where>.<key> = <value> is out of range; allowed: ...'.");
   m.def(
       "closest_names",

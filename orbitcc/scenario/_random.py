@@ -41,27 +41,10 @@ blackouts (the preset's own fixed value), no jitter, no random loss.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 
-@dataclass
 class AccessRandomness:
-    deterministic: bool = False
-    outage_median_s: float = 0.05
-    outage_sigma: float = 0.8
-    outage_min_s: float = 0.02
-    outage_max_s: float = 0.5
-    capacity_jitter_sigma: float = 0.1
-    capacity_jitter_interval_s: float = 1.0
-    capacity_jitter_correlation: float = 0.8
-    capacity_jitter_max_factor: float = 0.0  # 0: no ceiling
-    handover_delay_jitter_ms: float = 5.0
-    ge_p_good: float = 0.0
-    ge_p_bad: float = 0.3
-    ge_mean_good_s: float = 20.0
-    ge_mean_bad_s: float = 0.05
-
     def check_randomness(self) -> None:
         """The cross-field rules (each value's range is in the C++ table):
         outage_min_s <= outage_median_s <= outage_max_s."""
