@@ -25,8 +25,16 @@ from stable_baselines3.common.logger import KVWriter
 
 # Keys of an episode summary (orbitcc.run's metrics) logged per episode.
 EPISODE_METRICS: tuple[str, ...] = (
-    "throughput_mbps", "goodput_mbps", "p95_delay_ms", "mean_delay_ms", "loss_rate",
-    "congestion_losses", "handover_losses", "random_losses", "utilization", "jain_fairness",
+    "throughput_mbps",
+    "goodput_mbps",
+    "p95_delay_ms",
+    "mean_delay_ms",
+    "loss_rate",
+    "congestion_losses",
+    "handover_losses",
+    "random_losses",
+    "utilization",
+    "jain_fairness",
 )
 
 
@@ -77,9 +85,15 @@ class ProgressCallback(BaseCallback):
     the step count overshoots the budget: no line repeats "100 %").
     """
 
-    def __init__(self, total_timesteps: int, episodes: EpisodeMetricsCallback,
-                 prefix: str = "orbitcc-train", budget_s: float | None = None,
-                 stream: Any = None, log_every_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        total_timesteps: int,
+        episodes: EpisodeMetricsCallback,
+        prefix: str = "orbitcc-train",
+        budget_s: float | None = None,
+        stream: Any = None,
+        log_every_s: float = 60.0,
+    ) -> None:
         super().__init__()
         self.log_every_s = log_every_s
         self.total = int(total_timesteps)
@@ -112,8 +126,9 @@ class ProgressCallback(BaseCallback):
                 self._last_draw = now
                 self.stream.write("\r" + self.line() + "\x1b[K")
                 self.stream.flush()
-        elif done < 1.0 and (10 * done >= self._tenths
-                             or now - self._last_draw >= self.log_every_s):
+        elif done < 1.0 and (
+            10 * done >= self._tenths or now - self._last_draw >= self.log_every_s
+        ):
             while self._tenths <= 10 * done:
                 self._tenths += 1
             self._last_draw = now
@@ -131,12 +146,16 @@ class ProgressCallback(BaseCallback):
         last = self.episodes.last
         tail = ""
         if last:
-            tail = (f" | last ep: return {last.get('return', float('nan')):.3g}, "
-                    f"{last.get('throughput_mbps', float('nan')):.1f} Mb/s")
+            tail = (
+                f" | last ep: return {last.get('return', float('nan')):.3g}, "
+                f"{last.get('throughput_mbps', float('nan')):.1f} Mb/s"
+            )
         eta_text = _clock(eta) if eta == eta else "--:--"
-        return (f"{self.prefix} [{bar}] {100 * done:3.0f}% {self.num_timesteps}/{self.total} "
-                f"steps, {rate:.0f} steps/s, {_clock(wall)} elapsed, ETA {eta_text}, "
-                f"{self.episodes.episodes} episodes{tail}{self.extra}")
+        return (
+            f"{self.prefix} [{bar}] {100 * done:3.0f}% {self.num_timesteps}/{self.total} "
+            f"steps, {rate:.0f} steps/s, {_clock(wall)} elapsed, ETA {eta_text}, "
+            f"{self.episodes.episodes} episodes{tail}{self.extra}"
+        )
 
     def report(self) -> None:
         print(self.line(), file=self.stream, flush=True)
@@ -184,11 +203,17 @@ class HeldOutEvalCallback(BaseCallback):
     infeasible one is kept only until a feasible one appears.
     """
 
-    def __init__(self, every: int, evaluate: Callable[[Callable], dict[str, float]],
-                 policy_of: Callable[[Any], Callable[[Any], Any]], save_best: Callable[[Any], None],
-                 patience: int = 0, reference: float | None = None,
-                 progress: ProgressCallback | None = None,
-                 feasible: Callable[[dict[str, float]], bool] | None = None) -> None:
+    def __init__(
+        self,
+        every: int,
+        evaluate: Callable[[Callable], dict[str, float]],
+        policy_of: Callable[[Any], Callable[[Any], Any]],
+        save_best: Callable[[Any], None],
+        patience: int = 0,
+        reference: float | None = None,
+        progress: ProgressCallback | None = None,
+        feasible: Callable[[dict[str, float]], bool] | None = None,
+    ) -> None:
         super().__init__()
         self.every = int(every)
         self.evaluate = evaluate
@@ -216,8 +241,7 @@ class HeldOutEvalCallback(BaseCallback):
         model = self.model
         result = self.evaluate(self.policy_of(model))
         ok = self.feasible is None or self.feasible(result)
-        point = {"step": float(self.num_timesteps), "wall_s": wall, **result,
-                 "feasible": float(ok)}
+        point = {"step": float(self.num_timesteps), "wall_s": wall, **result, "feasible": float(ok)}
         self.curve.append(point)
         for key, value in point.items():
             if key not in ("step", "wall_s"):
@@ -230,8 +254,7 @@ class HeldOutEvalCallback(BaseCallback):
             self.save_best(model)
         else:
             self.since_best += 1
-        if (self.reference is not None and self.reached_reference is None
-                and ret >= self.reference):
+        if self.reference is not None and self.reached_reference is None and ret >= self.reference:
             self.reached_reference = {"step": float(self.num_timesteps), "wall_s": wall}
         if self.progress is not None:
             self.progress.extra = f" | eval {ret:.3g} (best {self.best:.3g})"
@@ -254,11 +277,14 @@ class WandbOutput(KVWriter):
     def __init__(self, run: Any) -> None:
         self.run = run
 
-    def write(self, key_values: dict[str, Any], key_excluded: dict[str, Any],
-              step: int = 0) -> None:
-        data = {k: float(v) for k, v in key_values.items()
-                if isinstance(v, (int, float, np.integer, np.floating))
-                and not isinstance(v, bool)}
+    def write(
+        self, key_values: dict[str, Any], key_excluded: dict[str, Any], step: int = 0
+    ) -> None:
+        data = {
+            k: float(v)
+            for k, v in key_values.items()
+            if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+        }
         if data:
             self.run.log(data, step=int(step))
 
