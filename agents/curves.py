@@ -258,6 +258,70 @@ def segments(runs: dict[str, dict[int, dict[str, Any]]],
     return "\n".join(lines)
 
 
+def base_terms(choices: list[str], seed: int, steps: int) -> list[dict[str, float]]:
+    """The residual base controller alone (action 0: OLIA's own window, bit
+    for bit) on the training episodes a run of ``choices`` with ``seed``
+    meets, in its rollouts: per rollout (agent.n_steps steps of every env)
+    the mean raw step reward and per-step unfairness, as RolloutTermsCallback
+    logs them for the agent. The paired difference agent - base, rollout by
+    rollout, says whether training improves the agent's own objective on
+    the episodes it trains on (a drift that the validation episodes alone
+    cannot separate from selection noise)."""
+    from orbitcc.agents.train import compose_training, training_env
+
+    built = training_env(compose_training([*choices, f"seed={seed}"]))
+    env, agent = built.env, built.cfg.agent
+    env.reset()
+    action = np.zeros((env.num_envs, *env.action_space.shape), dtype=np.float32)
+    out: list[dict[str, float]] = []
+    done_steps = 0
+    while done_steps < steps:
+        reward = unfair = 0.0
+        for _ in range(agent.n_steps):
+            _, scaled, _, infos = env.step(action)
+            raw = env.get_original_reward() if hasattr(env, "get_original_reward") else scaled
+            reward += float(np.sum(raw))
+            unfair += sum(float(i.get("unfairness", 0.0)) for i in infos)
+        n = agent.n_steps * env.num_envs
+        done_steps += n
+        out.append({"step": float(done_steps), "reward": reward / n, "unfairness": unfair / n})
+    env.close()
+    return out
+
+
+def paired_terms(runs: dict[str, dict[int, dict[str, Any]]], base: dict[int, list[dict]],
+                 base_shape: tuple[int, int],
+                 edges: tuple[float, ...] = (0, 40e3, 100e3, 200e3, math.inf)) -> str:
+    """Agent minus base controller on the same training rollouts (the runs
+    whose agent.num_envs and n_steps are the base's: the same episodes), per
+    step segment, mean over seeds: raw step reward and unfairness."""
+    lines = ["| configuration | steps | reward, agent - base | unfairness, agent - base "
+             "| base reward | base unfairness |", "|---|---|---|---|---|---|"]
+    for name, by_seed in runs.items():
+        agent = next(iter(by_seed.values()))["summary"]["agent"]
+        if (agent["num_envs"], agent["n_steps"]) != base_shape:
+            continue
+        for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+            d_r, d_u, b_r, b_u = [], [], [], []
+            for seed, r in by_seed.items():
+                rows = {float(x["time/total_timesteps"]): x for x in r["progress"]
+                        if x.get("terms/reward") not in (None, "")}
+                for point in base.get(seed, []):
+                    row = rows.get(point["step"])
+                    if row is None or not lo < point["step"] <= hi:
+                        continue
+                    d_r.append(float(row["terms/reward"]) - point["reward"])
+                    d_u.append(float(row["terms/unfairness"]) - point["unfairness"])
+                    b_r.append(point["reward"])
+                    b_u.append(point["unfairness"])
+            if not d_r:
+                continue
+            span = f"{lo / 1e3:.0f}-{hi / 1e3:.0f} k" if hi < math.inf else f"> {lo / 1e3:.0f} k"
+            lines.append(f"| {name} | {span} | {np.mean(d_r):+.3f} | {np.mean(d_u):+.4f} "
+                         f"| {np.mean(b_r):.3f} | {np.mean(b_u):.4f} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m orbitcc.agents.curves",
                                  description=__doc__.split("\n")[0])
@@ -268,6 +332,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drift", type=Path, help="PNG: the drift panels over steps")
     ap.add_argument("--title", default="ppo_sender: validation return")
     ap.add_argument("--json", type=Path, help="write the table's numbers here")
+    ap.add_argument("--base", metavar="CHOICES",
+                    help="e.g. 'agent=ppo_sender': play the residual base controller "
+                         "(action 0) on that recipe's training episodes for each seed "
+                         "(cached in RUNS_DIR/base_terms.json) and print agent - base "
+                         "per step segment")
     args = ap.parse_args(argv)
     names = [c for c in args.configs.split(",") if c]
     runs = {name: load_runs(args.root, name) for name in names}
@@ -283,6 +352,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.drift}")
     if args.json:
         args.json.write_text(json.dumps(numbers, indent=1) + "\n")
+    if args.base:
+        choices = args.base.split()
+        cache = args.root / "base_terms.json"
+        stored = json.loads(cache.read_text()) if cache.is_file() else {}
+        key = " ".join(choices)
+        ref = runs[names[0]]
+        horizon = int(max(r["summary"]["curve"][-1]["step"] for r in ref.values()))
+        base: dict[int, list[dict]] = {}
+        for seed in sorted(ref):
+            entry = stored.get(key, {}).get(str(seed))
+            if entry is None or entry[-1]["step"] < horizon:
+                entry = base_terms(choices, seed, horizon)
+                stored.setdefault(key, {})[str(seed)] = entry
+                cache.write_text(json.dumps(stored) + "\n")
+            base[seed] = entry
+        from orbitcc.agents.train import compose_training
+
+        node = compose_training(choices)
+        print()
+        print(paired_terms(runs, base, (int(node.agent.num_envs), int(node.agent.n_steps))))
     return 0
 
 
