@@ -130,7 +130,23 @@ def _mean_curve(runs: dict[int, dict[str, Any]], x: str, y: str) -> tuple[np.nda
     return xs.mean(axis=0), ys.mean(axis=0), std
 
 
-def plot_curves(runs: dict[str, dict[int, dict[str, Any]]], path: Path, title: str) -> None:
+def baseline_returns(run_dir: Path, seeds: list[int], names: list[str]) -> dict[str, float]:
+    """Each controller's mean return on a run's validation episodes (its
+    task, test split), as the training's evaluation plays them."""
+    from omegaconf import OmegaConf
+
+    from orbitcc.agents.heldout import play_entrant, task_overrides
+
+    config = OmegaConf.to_container(OmegaConf.load(run_dir / "config.yaml"), resolve=True)
+    assert isinstance(config, dict)
+    task = task_overrides(config)
+    scenario = str(config["scenario"]["name"])
+    return {name: float(np.mean([play_entrant(scenario, task, s, name)["return"]
+                                 for s in seeds])) for name in names}
+
+
+def plot_curves(runs: dict[str, dict[int, dict[str, Any]]], path: Path, title: str,
+                baselines: dict[str, float] | None = None) -> None:
     """Validation return against training CPU seconds and against steps:
     each seed thin, the mean over seeds thick with +- 1 std shaded; NewReno
     on the same episodes dashed."""
@@ -152,10 +168,13 @@ def plot_curves(runs: dict[str, dict[int, dict[str, Any]]], path: Path, title: s
             ax.plot(mx, my, color=color, lw=2, label=f"{name} (mean of {len(by_seed)} seeds)")
             ax.fill_between(mx, my - sy, my + sy, color=color, alpha=0.15)
         newreno = next(iter(by_seed.values()))["summary"]["newreno_eval_return"]
+    lines = {"newreno": newreno, **(baselines or {})}
+    styles = ["--", ":", "-."]
     for ax, label in zip(axes, ("training CPU seconds (evaluations excluded)",
                                 "training steps"), strict=True):
-        if newreno is not None:
-            ax.axhline(newreno, ls="--", color="gray", lw=1, label="NewReno (same episodes)")
+        for (name, value), ls in zip(lines.items(), styles, strict=False):
+            if value is not None:
+                ax.axhline(value, ls=ls, color="gray", lw=1, label=f"{name} (same episodes)")
         ax.set_xlabel(label)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("validation return (mean of the episodes)")
@@ -332,6 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drift", type=Path, help="PNG: the drift panels over steps")
     ap.add_argument("--title", default="ppo_sender: validation return")
     ap.add_argument("--json", type=Path, help="write the table's numbers here")
+    ap.add_argument("--baselines", default="",
+                    help="controllers to play on the validation episodes and draw "
+                         "(e.g. olia: the untrained residual policy)")
     ap.add_argument("--base", metavar="CHOICES",
                     help="e.g. 'agent=ppo_sender': play the residual base controller "
                          "(action 0) on that recipe's training episodes for each seed "
@@ -344,8 +366,16 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     print()
     print(segments(runs))
+    lines: dict[str, float] = {}
+    if args.baselines:
+        first = next(iter(runs[names[0]].values()))["summary"]
+        run_dir = args.root / names[0] / f"seed{first['seed']}"
+        lines = baseline_returns(run_dir, [int(s) for s in first["eval_seeds"]],
+                                 [b for b in args.baselines.split(",") if b])
+        print("\nvalidation return of " + ", ".join(f"{k} {v:.1f}" for k, v in lines.items())
+              + f"; newreno {first['newreno_eval_return']:.1f}")
     if args.figure:
-        plot_curves(runs, args.figure, args.title)
+        plot_curves(runs, args.figure, args.title, lines)
         print(f"wrote {args.figure}")
     if args.drift:
         plot_drift(runs, args.drift, args.title)
