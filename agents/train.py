@@ -244,7 +244,7 @@ def training_env(cfg_node: DictConfig, scenario: str | None = None,
                  overrides: list[str] | None = None) -> Training:
     """The training env of a composed train config, as orbitcc-train builds
     it: torch's threads set, the env field by field (``overrides``: the
-    config's own fields and duration when None) on the train split, one C++
+    config's own fields, seed, sample interval and duration when None) on the train split, one C++
     BatchSimulation in VecMonitor (episode returns of the raw rewards), the
     constraints' multipliers and VecNormalize when the recipe asks for them.
     No model yet (``model`` is None): build_training adds it."""
@@ -254,8 +254,9 @@ def training_env(cfg_node: DictConfig, scenario: str | None = None,
     agent = cfg.agent
     config_dict = OmegaConf.to_container(cfg_node, resolve=True)
     assert isinstance(config_dict, dict)
-    if overrides is None:
-        overrides = field_overrides(cfg_node)
+    if overrides is None:  # the config's env fields and its top-level gym keys
+        overrides = [*field_overrides(cfg_node), f"seed={cfg.seed}",
+                     f"sample_interval_s={cfg.sample_interval_s}"]
         if cfg.duration_s is not None:
             overrides.append(f"duration_s={cfg.duration_s}")
     scenario = scenario or cfg.scenario.name

@@ -88,3 +88,28 @@ def test_the_eval_callback_keeps_the_evaluations_cpu_apart() -> None:
     assert second["eval_cpu_s"] >= 0.4 and first["eval_cpu_s"] >= 0.2
     assert second["cpu_s"] - first["cpu_s"] < 0.1  # the 0.2 s evaluation is not training
     assert callback.eval_cpu_s == second["eval_cpu_s"]
+
+
+def test_one_build_serves_every_trainer_and_repeats_bit_for_bit() -> None:
+    """build_training (orbitcc-train, the bench's learning section,
+    agents.reference, tools/train_update_cost.py): a composed config with a
+    seed other than 0 builds the env of that seed, and two builds of one
+    config learn the same parameters bit for bit."""
+    import torch
+
+    from orbitcc.agents.train import build_training, compose_training
+
+    choices = ["agent.num_envs=2", "agent.n_steps=64", "agent.batch_size=64",
+               "agent.total_timesteps=128", "duration_s=2", "seed=3",
+               "agent.normalize_obs=true", "agent.normalize_reward=true"]
+    params = []
+    for _ in range(2):
+        built = build_training(compose_training(choices))
+        assert built.cfg.seed == 3 and built.seed == 3
+        assert built.env.get_attr("config")[0].seed == 3
+        built.model.learn(total_timesteps=128)
+        params.append({k: v.clone() for k, v in built.model.policy.state_dict().items()})
+        built.env.close()
+    assert params[0].keys() == params[1].keys()
+    for key in params[0]:
+        assert torch.equal(params[0][key], params[1][key]), key
