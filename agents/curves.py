@@ -68,15 +68,18 @@ def first_reaching(curve: list[dict[str, float]], target: float) -> dict[str, fl
     return None
 
 
-def table(runs: dict[str, dict[int, dict[str, Any]]]) -> tuple[str, dict[str, Any]]:
+def table(runs: dict[str, dict[int, dict[str, Any]]],
+          second: tuple[str, float] | None = None) -> tuple[str, dict[str, Any]]:
     """The Markdown table of CPU seconds to the recipe's best validation return
-    (and to NewReno's), per seed and mean +- std; and its numbers."""
+    (and to a second target: ``second`` = (name, return), NewReno's on the
+    same episodes when None), per seed and mean +- std; and its numbers."""
+    second_name = second[0] if second is not None else "NewReno"
     names = list(runs)
     ref = runs[names[0]]
     seeds = sorted(set.intersection(*(set(r) for r in runs.values())))
     numbers: dict[str, Any] = {"seeds": seeds, "configs": {}}
     lines = ["| configuration | seed | horizon (steps) | best validation return (step, CPU s) "
-             "| CPU s to the recipe's best | CPU s to NewReno's return | training CPU s, "
+             f"| CPU s to the recipe's best | CPU s to {second_name}'s return | training CPU s, "
              "whole horizon |", "|---|---|---|---|---|---|---|"]
     for name in names:
         to_best: list[float] = []
@@ -89,7 +92,8 @@ def table(runs: dict[str, dict[int, dict[str, Any]]]) -> tuple[str, dict[str, An
             target = max(p["return"] for p in ref[s]["summary"]["curve"])
             best = max(curve, key=lambda p: p["return"])
             hit = first_reaching(curve, target)
-            newreno = first_reaching(curve, summary["newreno_eval_return"])
+            newreno = first_reaching(curve, second[1] if second is not None
+                                     else summary["newreno_eval_return"])
             total.append(curve[-1]["cpu_s"])
             if hit is not None:
                 reached += 1
@@ -254,7 +258,7 @@ def binned_mean(seeds: list[tuple[list[float], list[float]]],
 
 
 def segments(runs: dict[str, dict[int, dict[str, Any]]],
-             edges: tuple[float, ...] = (0, 40e3, 100e3, 200e3, math.inf)) -> str:
+             edges: tuple[float, ...] = (0, 20e3, 40e3, 100e3, math.inf)) -> str:
     """Per configuration and step segment, the means over seeds of the drift
     panels' quantities (a Markdown table)."""
     keys = [k for _, k, _ in DRIFT_PANELS] + ["return", "terms/unfairness", "terms/clipped"]
@@ -310,7 +314,7 @@ def base_terms(choices: list[str], seed: int, steps: int) -> list[dict[str, floa
 
 def paired_terms(runs: dict[str, dict[int, dict[str, Any]]], base: dict[int, list[dict]],
                  base_shape: tuple[int, int],
-                 edges: tuple[float, ...] = (0, 40e3, 100e3, 200e3, math.inf)) -> str:
+                 edges: tuple[float, ...] = (0, 20e3, 40e3, 100e3, math.inf)) -> str:
     """Agent minus base controller on the same training rollouts (the runs
     whose agent.num_envs and n_steps are the base's: the same episodes), per
     step segment, mean over seeds: raw step reward and unfairness."""
@@ -362,18 +366,18 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     names = [c for c in args.configs.split(",") if c]
     runs = {name: load_runs(args.root, name) for name in names}
-    text, numbers = table(runs)
-    print(text)
-    print()
-    print(segments(runs))
     lines: dict[str, float] = {}
     if args.baselines:
         first = next(iter(runs[names[0]].values()))["summary"]
         run_dir = args.root / names[0] / f"seed{first['seed']}"
         lines = baseline_returns(run_dir, [int(s) for s in first["eval_seeds"]],
                                  [b for b in args.baselines.split(",") if b])
-        print("\nvalidation return of " + ", ".join(f"{k} {v:.1f}" for k, v in lines.items())
-              + f"; newreno {first['newreno_eval_return']:.1f}")
+        print("validation return of " + ", ".join(f"{k} {v:.1f}" for k, v in lines.items())
+              + f"; newreno {first['newreno_eval_return']:.1f}\n")
+    text, numbers = table(runs, next(iter(lines.items())) if lines else None)
+    print(text)
+    print()
+    print(segments(runs))
     if args.figure:
         plot_curves(runs, args.figure, args.title, lines)
         print(f"wrote {args.figure}")
