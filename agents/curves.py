@@ -358,11 +358,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baselines", default="",
                     help="controllers to play on the validation episodes and draw "
                          "(e.g. olia: the untrained residual policy)")
-    ap.add_argument("--base", metavar="CHOICES",
+    ap.add_argument("--base", metavar="CHOICES", action="append",
                     help="e.g. 'agent=ppo_sender': play the residual base controller "
                          "(action 0) on that recipe's training episodes for each seed "
                          "(cached in RUNS_DIR/base_terms.json) and print agent - base "
-                         "per step segment")
+                         "per step segment (repeatable; each pairs the runs of its "
+                         "num_envs and n_steps)")
     args = ap.parse_args(argv)
     names = [c for c in args.configs.split(",") if c]
     runs = {name: load_runs(args.root, name) for name in names}
@@ -386,8 +387,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.drift}")
     if args.json:
         args.json.write_text(json.dumps(numbers, indent=1) + "\n")
-    if args.base:
-        choices = args.base.split()
+    for base_choices in args.base or []:
+        choices = base_choices.split()
         cache = args.root / "base_terms.json"
         stored = json.loads(cache.read_text()) if cache.is_file() else {}
         key = " ".join(choices)
@@ -404,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
         from orbitcc.agents.train import compose_training
 
         node = compose_training(choices)
-        print()
+        print(f"\nbase: {key}")
         print(paired_terms(runs, base, (int(node.agent.num_envs), int(node.agent.n_steps))))
     return 0
 
