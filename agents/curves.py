@@ -383,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
         plot_curves(runs, args.figure, args.title, lines)
         print(f"wrote {args.figure}")
     if args.drift:
-        plot_drift(runs, args.drift, args.title)
+        plot_drift(runs, args.drift, args.title.split(":")[0] + ": what the logs say over training")
         print(f"wrote {args.drift}")
     if args.json:
         args.json.write_text(json.dumps(numbers, indent=1) + "\n")
