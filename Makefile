@@ -29,7 +29,7 @@ CCACHE_LAUNCHER = $$(command -v ccache >/dev/null && \
 # reference, so its commas do not split it.
 TIMED = t0=$$(date +%s); $(1) && echo "[orbitcc]   done in $$(( $$(date +%s) - t0 )) s"
 
-.PHONY: run test install install-base core cpp-test py-test validate validate-findings bench bench-check reproduce lint clean \
+.PHONY: run test install install-base core cpp-test py-test validate validate-findings bench bench-check reproduce lint format clean \
 	ns3-deps validate-ns3 ccache docs test-counts \
 	sanitize tsan clang-test ubsan-release fuzz fuzz-env fuzz-extremes fuzz-short
 
@@ -93,18 +93,30 @@ run: install-base core
 	$(VENV)/bin/orbitcc-leaderboard suite=quick
 
 # The README's test command and all that CI runs (.ci/run): the C++ and Python
-# tests, then the sanitizer runs (docs/robustness.md).
-test: install cpp-test py-test docs sanitize tsan clang-test ubsan-release
+# tests, then the sanitizer runs (docs/robustness.md). One stage after another,
+# each announced, then its elapsed time and the running total (one line each:
+# a log, not a progress bar); the first stage that fails ends it.
+TEST_STAGES = lint cpp-test py-test docs sanitize tsan clang-test ubsan-release
+test: install
+	@t0=$$(date +%s); for stage in $(TEST_STAGES); do \
+	  echo "[orbitcc] make test: $$stage ..."; t=$$(date +%s); \
+	  $(MAKE) --no-print-directory $$stage || exit $$?; \
+	  echo "[orbitcc] make test: $$stage passed in $$(( $$(date +%s) - t )) s" \
+	       "($$(( $$(date +%s) - t0 )) s since the first stage)"; \
+	done; \
+	echo "[orbitcc] make test: all $(words $(TEST_STAGES)) stages passed in $$(( $$(date +%s) - t0 )) s"
 
 # The docs site (mkdocs.yml) into build/site; --strict: a link to a missing
 # page, image or heading fails. Its python blocks run in tests/test_docs.py.
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -q
 
-# The test counts docs/testing.md states (C++ tests need `make cpp-test` first).
+# The test counts docs/testing.md states, counted now and written into its
+# generated block (tools/count_tests.py; builds the C++ test binary if needed).
 test-counts: install
-	@echo "C++ tests (ctest): $$($(VENV)/bin/ctest --test-dir $(BUILD_DIR) -N | sed -n 's/^Total Tests: //p')"
-	@echo "pytest (make test): $$(WANDB_MODE=disabled $(VENV)/bin/pytest --collect-only -q | tail -1)"
+	$(VENV)/bin/cmake -S cpp_core -B $(BUILD_DIR) -DBUILD_TESTING=ON $(CCACHE_LAUNCHER) >/dev/null
+	$(VENV)/bin/cmake --build $(BUILD_DIR) --target orbitcc_cpp_tests
+	$(PY) tools/count_tests.py --build-dir $(BUILD_DIR) --write docs/testing.md
 
 # GoogleTest comes from Debian's libgtest-dev; installed here when we can.
 cpp-test: install
@@ -173,11 +185,24 @@ bench-check: install
 # rewrites only its own section; bbr_reference needs ns-3 and runs by hand).
 REPRODUCE_OUT ?= outputs/reproduce/reproduction.md
 reproduce: install
-	$(PY) -m orbitcc.baselines.reproduce_maco --out $(REPRODUCE_OUT)
-	$(PY) -m orbitcc.baselines.reproduce_du --out $(REPRODUCE_OUT)
+	$(PY) -m orbitcc.reproductions.reproduce_maco --out $(REPRODUCE_OUT)
+	$(PY) -m orbitcc.reproductions.reproduce_du --out $(REPRODUCE_OUT)
 
+# One formatter per language, checked by `make test` (first: it takes seconds)
+# and by the pre-commit hooks (.pre-commit-config.yaml): ruff for Python (lint
+# and format), clang-format (pinned in constraints.txt, Google style from
+# .clang-format) for C++. `make format` applies both.
+CXX_SOURCES = git ls-files -- 'cpp_core/*.cc' 'cpp_core/*.h'
 lint: install
-	$(VENV)/bin/ruff check orbitcc env baselines agents configs tests validation
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check -q .
+	@$(CXX_SOURCES) | xargs $(VENV)/bin/clang-format --dry-run -Werror \
+	  || { echo "C++ not clang-formatted: run 'make format'"; exit 1; }
+
+format: install
+	$(VENV)/bin/ruff check --fix -q .
+	$(VENV)/bin/ruff format -q .
+	$(CXX_SOURCES) | xargs $(VENV)/bin/clang-format -i
 
 clean:
 	rm -rf build $(VENV) *.egg-info

@@ -4,6 +4,8 @@ the native runner orbitcc/orbitcc_run).
 The top-level folders of the repository map into the `orbitcc` package:
 env/ -> orbitcc.env, baselines/ -> orbitcc.baselines, agents/ -> orbitcc.agents,
 configs/ -> orbitcc.configs (Hydra config tree shipped as package data).
+The layers that are no top-level folder live in orbitcc/ (orbitcc.entrants,
+orbitcc.ns3gym, orbitcc.reproductions, orbitcc.cli; docs/architecture.md).
 """
 
 import os
@@ -175,7 +177,7 @@ setup(
         "orbitcc.configs": ["*.yaml"],
         **{f"orbitcc.configs.{group}": ["*"] for group in CONFIG_GROUPS},
         "orbitcc.ns3": ["*.cc", "*.h", "*.proto", "CMakeLists.txt", "README.md"],
-        "orbitcc.env.ns3gym": ["*.proto"],
+        "orbitcc.ns3gym": ["*.proto"],
         **{pkg: ["*"] for pkg in DATA_PACKAGES},  # the shipped agents, the ns-3 notes
     },
     ext_modules=[CMakeExtension("orbitcc._core", ROOT / "cpp_core")],

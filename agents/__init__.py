@@ -5,7 +5,7 @@
   ``model.zip`` + ``config.yaml`` + ``command.txt`` in the run dir;
 - ``orbitcc.agents.checkpoint``: models and checkpoints; the ``agent:<path>``
   entrant kind that ``orbitcc-eval`` and ``orbitcc-leaderboard`` (baselines)
-  load through the ``orbitcc.entrants`` entry point (orbitcc.env.entrant),
+  load through the ``orbitcc.entrants`` entry point (orbitcc.entrants.entrant),
   never by importing this package;
 - ``orbitcc.agents.config``: the agent, logger, train and eval schemas.
 

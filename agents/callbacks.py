@@ -225,7 +225,7 @@ class HeldOutEvalCallback(BaseCallback):
 
     ``evaluate(policy) -> dict`` plays the episodes (orbitcc.agents.heldout)
     with ``policy = policy_of(model)``, the model's deterministic action
-    (orbitcc.env.policy: the one evaluation path of every evaluator);
+    (orbitcc.entrants.policy: the one evaluation path of every evaluator);
     ``save_best(model)`` writes the best checkpoint. ``reference`` is a
     return to beat (NewReno's on the same seeds): the wall time and step
     count at which the agent first reaches it are recorded. ``feasible(result)``,

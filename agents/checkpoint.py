@@ -1,6 +1,6 @@
 """SB3 models from an ``AgentConfig``; checkpoints (``model.zip`` beside the
 ``config.yaml`` of the run that trained it) are loaded back by the one safe
-loader, ``orbitcc.env.checkpoint``, re-exported here."""
+loader, ``orbitcc.entrants.checkpoint``, re-exported here."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from torch import nn
 
 from orbitcc.agents.config import AgentConfig
-from orbitcc.env.checkpoint import (  # noqa: F401 - re-exported
+from orbitcc.entrants.checkpoint import (  # noqa: F401 - re-exported
     CONFIG_FILE,
     MODEL_FILE,
     OBS_NORM_FILE,
@@ -97,8 +97,8 @@ class AgentEntrant:
     """The ``agent`` entrant kind: how the leaderboard's cell runner and the
     ns-3 backend find and load a checkpoint without importing this package
     (entry point ``orbitcc.entrants: agent`` in pyproject.toml; the interface
-    is ``orbitcc.env.entrant.AgentLoader``). Loading goes through the one safe
-    loader, ``orbitcc.env.checkpoint``."""
+    is ``orbitcc.entrants.entrant.AgentLoader``). Loading goes through the one safe
+    loader, ``orbitcc.entrants.checkpoint``."""
 
     config_file = CONFIG_FILE
     resolve = staticmethod(resolve_checkpoint)

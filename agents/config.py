@@ -241,7 +241,7 @@ class EvalConfig:
     table_metrics: list[str] = field(default_factory=lambda: [
         "throughput_mbps", "p95_delay_ms", "loss_rate", "congestion_losses",
         "handover_losses", "random_losses"])  # columns of the table (orbitcc.run keys)
-    # ns3: also run every cell inside ns-3 (orbitcc.env.ns3gym.backend) and
+    # ns3: also run every cell inside ns-3 (orbitcc.ns3gym.backend) and
     # report both backends side by side (results_ns3.jsonl, summary_ns3.md).
     backend: str = "orbitcc"
 

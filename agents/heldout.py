@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from orbitcc.config import parse_constant
+
 # Per-episode numbers in the evaluation table.
 TABLE_KEYS = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps",
               "unfairness_pct", "loss_rate")
@@ -99,25 +101,6 @@ def play(scenario: str, overrides: Sequence[str], seed: int,
             "trace_episode": float(trace),
             "background_flows": float(sum(1 for f in s.get("flows", [])
                                           if f.get("background")))}
-
-
-CONSTANT_PREFIX = "const:"
-
-
-def parse_constant(name: str) -> tuple[str, float] | None:
-    """(base controller, action) of a ``const:<base>:<a>`` entrant, else None."""
-    if not name.startswith(CONSTANT_PREFIX):
-        return None
-    parts = name.split(":")
-    if len(parts) != 3:
-        raise ValueError(f"entrant {name!r}: expected const:<base controller>:<action>")
-    try:
-        action = float(parts[2])
-    except ValueError:
-        raise ValueError(f"entrant {name!r}: the action {parts[2]!r} is not a number") from None
-    if not -1.0 <= action <= 1.0:
-        raise ValueError(f"entrant {name!r}: the action must lie in [-1, 1]")
-    return parts[1], action
 
 
 def play_entrant(scenario: str, overrides: Sequence[str], seed: int,

@@ -1,4 +1,4 @@
-"""Held-out tables that cannot flatter (issue 35, item 4).
+"""Held-out tables that cannot flatter.
 
 Every shipped agent (``agents/reference/<recipe>``) and every baseline play
 the same test-split episodes of the task, twice: the task's own episodes

@@ -27,7 +27,9 @@ from orbitcc.env.multiagent import jain, make_multiagent
 
 
 class ActorCritic(nn.Module):
-    def __init__(self, obs_dim: int, act_dim: int, hidden: int = 64) -> None:
+    def __init__(
+        self, obs_dim: int, act_dim: int, hidden: int = 64, log_std: float = -0.5
+    ) -> None:
         super().__init__()
         self.pi = nn.Sequential(
             nn.Linear(obs_dim, hidden),
@@ -43,7 +45,7 @@ class ActorCritic(nn.Module):
             nn.Tanh(),
             nn.Linear(hidden, 1),
         )
-        self.log_std = nn.Parameter(torch.full((act_dim,), -0.5))
+        self.log_std = nn.Parameter(torch.full((act_dim,), float(log_std)))
 
     def dist(self, obs: torch.Tensor) -> torch.distributions.Normal:
         return torch.distributions.Normal(self.pi(obs), self.log_std.exp())
@@ -99,6 +101,36 @@ def episode(
         float(np.sum(y[comp]) / np.sum(f[comp])) if comp else float("nan")
     )
     return buf, stats
+
+
+def landscape(env: Any, seed: int, ramps: list[int]) -> None:
+    """The reward over fixed-window policies: every agent's every subflow
+    plays action 1 (window x ``window_max_factor``) for k steps and 0 (hold)
+    after, for each k in ``ramps``; prints each agent's return and the
+    flows' mean rates over the episode's second half (no learning)."""
+    for k in ramps:
+        obs, _ = env.reset(seed=seed)
+        total = dict.fromkeys(env.possible_agents, 0.0)
+        rates, fair, t = [], [], 0
+        while env.agents:
+            acts = {
+                a: np.full(env.action_space(a).shape, 1.0 if t < k else 0.0, np.float32)
+                for a in env.agents
+            }
+            _, rew, _, _, _ = env.step(acts)
+            for a, r in rew.items():
+                total[a] += r
+            rates.append(np.array(env.flow_throughput_mbps))
+            fair.append(np.array(env.flow_fair_share_mbps))
+            t += 1
+        y = np.mean(rates[t // 2 :], axis=0)
+        f = np.mean(fair[t // 2 :], axis=0)
+        flows = " ".join(
+            f"{name} {yi:.1f} ({yi / fi:.2f})"
+            for name, yi, fi in zip(env.flow_names, y, f, strict=True)
+        )
+        returns = " ".join(f"{v:.1f}" for v in total.values())
+        print(f"ramp {k:2d} steps: returns {returns}  Mb/s (of max-min share): {flows}")
 
 
 def _flows(stats: dict[str, Any]) -> str:
@@ -168,9 +200,25 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     p.add_argument(
         "--harm-weight",
         type=float,
-        default=1.0,
+        default=5.0,
         help="weight of the competing flows' shortfall against their max-min share "
-        "(0: the reward before issue 35)",
+        "(5: reward=pareto's fairness weight; 1 pays for taking from the background, "
+        "docs/multiagent.md; 0: each flow's own reward only)",
+    )
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument(
+        "--landscape",
+        type=int,
+        nargs="*",
+        default=None,
+        help="no training: the reward of fixed-window policies (ramp k steps, then hold)",
+    )
+    p.add_argument("--gamma", type=float, default=0.98, help="discount factor")
+    p.add_argument(
+        "--log-std",
+        type=float,
+        default=-0.5,
+        help="initial log standard deviation of the Gaussian policy",
     )
     p.add_argument(
         "--override",
@@ -180,6 +228,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     )
     args = p.parse_args(argv)
     torch.manual_seed(args.seed)
+    # Small networks: one thread is fastest, and a busy machine does not
+    # make torch's threads wait on each other.
+    torch.set_num_threads(args.threads)
     base = (
         ["scenario.capacity_mbps=20", "scenario.rtt_ms=40"]
         if args.scenario == "single_link"
@@ -189,8 +240,13 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     env = make_multiagent(
         args.scenario, num_agents=args.agents, overrides=overrides, harm_weight=args.harm_weight
     )
+    if args.landscape is not None:
+        landscape(env, 10_000, args.landscape or [0, 4, 6, 8, 9, 10, 12, 20])
+        return {}
     a0 = env.possible_agents[0]
-    model = ActorCritic(env.observation_space(a0).shape[0], env.action_space(a0).shape[0])
+    model = ActorCritic(
+        env.observation_space(a0).shape[0], env.action_space(a0).shape[0], log_std=args.log_std
+    )
     opt = torch.optim.Adam(model.parameters(), lr=3e-4)
     start = time.time()
     _, before = episode(env, model, seed=10_000, deterministic=True)
@@ -203,7 +259,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         for e in range(args.episodes):
             buf, stats = episode(env, model, seed=args.seed * 1000 + it * args.episodes + e)
             bufs.append(buf)
-        ppo_update(model, opt, bufs)
+        ppo_update(model, opt, bufs, gamma=args.gamma)
         print(
             f"iter {it:3d}  share {stats['share']:.2f}  min {stats['min_share']:.2f}  "
             f"jain {stats['jain']:.3f}  {_flows(stats)}  ({time.time() - start:.0f} s)",

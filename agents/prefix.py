@@ -1,5 +1,5 @@
 """The reference recipe's golden prefix: a change that moves the learning
-curve is seen when it lands (issue 27, item 1).
+curve is seen when it lands.
 
 :func:`train_prefix` runs ``orbitcc.agents.train.train`` itself on the
 shipped recipe (``agent=ppo_starlink``, seed 0) for its first
@@ -62,10 +62,10 @@ def prefix_overrides(seed: int = 0) -> list[str]:
 
 def _params(model_zip: Path) -> dict[str, float | str]:
     """Checksums of a saved policy's parameters (float64 sums, sha256), read
-    through the one safe loader (orbitcc.env.checkpoint)."""
+    through the one safe loader (orbitcc.entrants.checkpoint)."""
     import numpy as np
 
-    from orbitcc.env.checkpoint import load_model, read_run_config, trained_spaces
+    from orbitcc.entrants.checkpoint import load_model, read_run_config, trained_spaces
 
     config = read_run_config(model_zip)
     model = load_model(model_zip, config["agent"]["algo"], config["agent"],

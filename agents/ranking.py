@@ -1,5 +1,5 @@
 """Does the task's reward rank entrants as a networking researcher would?
-(issue 27, item 2; docs/env.md, "Does the reward rank sensibly").
+(docs/env.md, "Does the reward rank sensibly").
 
 On a fixed set of validation episodes (test split, seeds from 10000, the
 seeds orbitcc-train selects checkpoints on) every entrant plays the recipe's
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from orbitcc.agents.heldout import CONSTANT_PREFIX
 from orbitcc.agents.heldout import play_entrant as play_named
+from orbitcc.config import CONSTANT_PREFIX
 
 VALIDATION_SEED_BASE = 10_000  # as orbitcc.agents.train's periodic evaluation
 WINDOW_MAX_FACTOR = 4.0  # the recipe's env.window_max_factor: scale = 4 ** a
@@ -151,7 +151,7 @@ def tune(bases: Sequence[str], episodes: int, overrides: Sequence[str],
     return out
 
 
-# --- The Pareto study (issue 35, item 1) -----------------------------------
+# --- The Pareto study ------------------------------------------------------
 # A grid of constant-scale entrants, per seed: in how many pairs where one
 # entrant is at least as good as another on throughput, p95 delay and the
 # background flows' throughput (and better on one) does the return rank it

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-RECIPE = "ppo_starlink"  # the `oracle` agent (issue 35); its name is the leaderboard's
-# The shipped agents (issue 35): recipe -> information class. Both are
+RECIPE = "ppo_starlink"  # the `oracle` agent; its name is the leaderboard's
+# The shipped agents: recipe -> information class. Both are
 # agent=<recipe>, both shipped under agents/reference/<recipe>/.
 RECIPES = {"ppo_sender": "sender", "ppo_starlink": "oracle"}
 

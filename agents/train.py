@@ -35,7 +35,7 @@ from orbitcc.agents.callbacks import (
 from orbitcc.agents.checkpoint import MODEL_FILE, build_model
 from orbitcc.agents.config import AgentConfig, LoggerConfig, TrainConfig
 from orbitcc.config import to_object, write_run_record
-from orbitcc.env.policy import DeterministicPolicy
+from orbitcc.entrants.policy import DeterministicPolicy
 from orbitcc.env.sb3 import OrbitCCSB3VecEnv
 
 # Top-level keys of train.yaml that belong to the env (configs/gym.yaml).
@@ -436,7 +436,7 @@ def make_evaluation(cfg: TrainConfig, scenario: str, task: list[str], env: Any,
         return {k: float(sum(r[k] for r in rows) / len(rows)) for k in rows[0]}
 
     def policy_of(model: Any) -> Any:
-        # The evaluators' one path (orbitcc.env.policy), with the current
+        # The evaluators' one path (orbitcc.entrants.policy), with the current
         # VecNormalize statistics as obs_norm.json will hold them.
         norm = obs_norm_of(env) if agent.normalize_obs else None
         return DeterministicPolicy.of(model, norm).act

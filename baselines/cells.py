@@ -20,11 +20,11 @@ Entrants:
                      suite's rules (step length, window caps: the checkpoint's
                      own values are overridden and the override reported), on
                      any number of subflows (one policy shared per subflow,
-                     ``orbitcc.env.policy.SubflowAdapter``);
+                     ``orbitcc.entrants.policy.SubflowAdapter``);
   ``const:<base>:<a>`` the residual env over controller <base> with the
                      constant action a on every subflow (window x 4**a).
 Every entrant has an information class, ``sender`` or ``oracle``
-(``orbitcc.env.entrant``), in its record and in every table.
+(``orbitcc.entrants.entrant``), in its record and in every table.
 """
 
 from __future__ import annotations
@@ -53,9 +53,7 @@ from orbitcc.config import (
     parse_constant,
     to_object,
 )
-from orbitcc.env.entrant import (
-    ORACLE,
-    ORACLE_CONTROLLERS,
+from orbitcc.entrants.entrant import (
     constant_env_overrides,
     controller_class,
     observation_class,
@@ -166,8 +164,8 @@ def checkpoint_files(model_path: Path, config_file: str) -> list[Path]:
 
 def _load_checkpoint(path: str) -> Any:
     # The agent entrant kind loads through the one safe loader
-    # (orbitcc.env.checkpoint): nothing is unpickled.
-    from orbitcc.env.entrant import agent_loader
+    # (orbitcc.entrants.checkpoint): nothing is unpickled.
+    from orbitcc.entrants.entrant import agent_loader
 
     return agent_loader().load(path)
 
@@ -175,7 +173,7 @@ def _load_checkpoint(path: str) -> Any:
 def inspect_agent(entrant: str) -> AgentInfo:
     """Loads an ``agent:<path>`` checkpoint once; one clear error if it cannot be used."""
     raw = entrant[len(AGENT_ENTRANT_PREFIX):].strip()
-    from orbitcc.env.entrant import agent_loader
+    from orbitcc.entrants.entrant import agent_loader
 
     try:
         loader = agent_loader()
@@ -470,14 +468,6 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
     return Plan(cells, skipped, entrant_labels, labels, classes, notes_of)
 
 
-def class_reason(label: str, klass: str) -> str:
-    """Why an entrant has its class (for the tables' notes)."""
-    base = label.split(":")[1] if label.startswith(CONSTANT_PREFIX) else label
-    if klass == ORACLE and base in ORACLE_CONTROLLERS:
-        return ORACLE_CONTROLLERS[base]
-    return ""
-
-
 _JOINT_FAILED = "_joint_composition_failed"  # a key of `nodes` no preset can have
 
 
@@ -509,7 +499,7 @@ def _check_agent_fits(info: AgentInfo, cell: Cell) -> str:
     when the cell has another number of subflows than training had: one
     subflow's observation block (history x features, and its bounds) and one
     subflow's action must be the trained ones. Returns the information class
-    of the observation (orbitcc.env.entrant.observation_class)."""
+    of the observation (orbitcc.entrants.entrant.observation_class)."""
     env = _agent_env(cell)
     try:
         spec = env.observation_spec
@@ -906,7 +896,7 @@ def _run_controller(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
 def _policy_of(cell: Cell, env: Any) -> Any:
     """obs -> action of an agent (shared per subflow where the cell's subflow
     count differs from training's) or of a constant entrant."""
-    from orbitcc.env.policy import SubflowAdapter
+    from orbitcc.entrants.policy import SubflowAdapter
 
     constant = parse_constant(cell.entrant)
     if constant is not None:

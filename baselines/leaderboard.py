@@ -54,7 +54,7 @@ class LeaderboardConfig:
     # measures; oracle: also ground truth); all: every entrant, class shown.
     info_class: str = "all"
     # ns3: also every cell inside ns-3, side by side with orbitcc
-    # (orbitcc.env.ns3gym.backend; leaderboard_ns3.md, results_ns3.jsonl).
+    # (orbitcc.ns3gym.backend; leaderboard_ns3.md, results_ns3.jsonl).
     backend: str = "orbitcc"
 
     def __post_init__(self) -> None:

@@ -195,21 +195,36 @@ def _log_if_wide(ax: Any, values: list[float], axis: str = "x") -> bool:
     return False
 
 
+def _cell_panels(cells: list[str], row_height: float) -> tuple[Any, Any]:
+    """A figure of one panel per cell, two per row (``row_height`` inches a
+    row, plus room for the legend below)."""
+    import matplotlib.pyplot as plt
+
+    ncol = min(2, len(cells))
+    nrow = math.ceil(len(cells) / ncol)
+    return plt.subplots(nrow, ncol, figsize=(6.4 * ncol, row_height * nrow + 0.8),
+                        squeeze=False, layout="constrained")
+
+
+def _finish_panels(fig: Any, axes: Any, used: int, entrants: int, name: str) -> str:
+    """Blanks the panels past the ``used`` ones, puts the legend below and
+    returns the figure as a PNG data URI."""
+    for ax in list(axes.flat)[used:]:
+        ax.axis("off")
+    _legend_below(fig, axes.flat[0], ncol=min(8, entrants))
+    return _png(fig, name)
+
+
 def plot_scatter(board: Board) -> str | None:
     """Pantheon's plot: throughput against p95 delay (axis reversed: better is
     up and right), one dot per seed, the mean +- std as a cross labelled with
     the entrant; distinct (colour, marker) per entrant; log delay axis when
     the delays span more than LOG_SPAN x."""
-    import matplotlib.pyplot as plt
-
     cells = board.ranked or board.cells
     if not cells:
         return None
     styles = _styles(board.entrants)
-    ncol = min(2, len(cells))
-    nrow = math.ceil(len(cells) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(6.4 * ncol, 4.6 * nrow + 0.8),
-                             squeeze=False, layout="constrained")
+    fig, axes = _cell_panels(cells, 4.6)
     for ax, c in zip(axes.flat, cells, strict=False):
         delays: list[float] = []
         for e in board.entrants:
@@ -232,10 +247,7 @@ def plot_scatter(board: Board) -> str | None:
         ax.set_ylabel("throughput (Mb/s)")
         ax.set_title(c, fontsize=10)
         ax.grid(alpha=0.3, which="both" if wide else "major")
-    for ax in list(axes.flat)[len(cells):]:
-        ax.axis("off")
-    _legend_below(fig, axes.flat[0], ncol=min(8, len(board.entrants)))
-    return _png(fig, "throughput vs delay")
+    return _finish_panels(fig, axes, len(cells), len(board.entrants), "throughput vs delay")
 
 
 def _timeline_cell(board: Board, wanted: str | None) -> str | None:
@@ -339,16 +351,11 @@ def plot_delay_cdf(board: Board) -> str | None:
     flows under test (the delay the score uses), every seed of the cell pooled
     by averaging each quantile over the seeds (Vincent averaging of the
     quantile functions); bars: the range over seeds."""
-    import matplotlib.pyplot as plt
-
     cells = board.ranked or board.cells
     if not cells or not board.records:
         return None
     styles = _styles(board.entrants)
-    ncol = min(2, len(cells))
-    nrow = math.ceil(len(cells) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(6.4 * ncol, 3.8 * nrow + 0.8),
-                             squeeze=False, layout="constrained")
+    fig, axes = _cell_panels(cells, 3.8)
     for ax, c in zip(axes.flat, cells, strict=False):
         values: list[float] = []
         for e in board.entrants:
@@ -374,10 +381,7 @@ def plot_delay_cdf(board: Board) -> str | None:
         ax.set_ylim(0.4, 1.03)
         ax.set_title(f"{c}: {len(board.seeds)} seeds pooled", fontsize=10)
         ax.grid(alpha=0.3, which="both" if wide else "major")
-    for ax in list(axes.flat)[len(cells):]:
-        ax.axis("off")
-    _legend_below(fig, axes.flat[0], ncol=min(8, len(board.entrants)))
-    return _png(fig, "delay CDF")
+    return _finish_panels(fig, axes, len(cells), len(board.entrants), "delay CDF")
 
 
 def recovery_cells(board: Board) -> list[str]:

@@ -41,8 +41,8 @@ REQUIRED_FIELDS: tuple[str, ...] = (
     "p95_delay_ms", "loss_rate", "config_hash", "git_commit", "orbitcc_version",
 )
 # Of those, the metrics every cell produces as finite numbers: a row with NaN,
-# inf or a string there was not written by a finished cell (issue 24, item 8:
-# such a row counted as done and was averaged as a valid seed).
+# inf or a string there was not written by a finished cell (counted as done,
+# it would be averaged as a valid seed).
 FINITE_FIELDS: tuple[str, ...] = ("throughput_mbps", "p95_delay_ms", "loss_rate")
 
 

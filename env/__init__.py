@@ -5,8 +5,9 @@
 - ``make_vec`` / ``gymnasium.make_vec("orbitcc/OrbitCC-v0", num_envs=8)``: the
   C++-batched ``OrbitCCVectorEnv``;
 - ``OrbitCCSB3VecEnv`` (``orbitcc.env.sb3``): the same batch with SB3 semantics;
-- ``orbitcc/Ns3GymTcp-v0``: ns3-gym's TCP example layout ([ssThresh, cWnd]
-  actions, its 16 per-socket fields) over any scenario (``orbitcc.env.ns3gym.tcp``).
+
+ns3-gym's TCP example layout (``orbitcc/Ns3GymTcp-v0``) lives in the ns3-gym
+layer above this one (``orbitcc.ns3gym.tcp``); the facade registers its id.
 
 Registration is lazy (entry points are strings), so ``import orbitcc`` stays
 light; it happens on import of this package, which ``orbitcc`` imports.
@@ -20,8 +21,6 @@ from typing import Any
 import gymnasium
 
 ENV_ID = "orbitcc/OrbitCC-v0"
-# ns3-gym's TCP time-step layout over any scenario (orbitcc.env.ns3gym.tcp).
-NS3GYM_TCP_ID = "orbitcc/Ns3GymTcp-v0"
 _ENTRY = "orbitcc.env.orbitcc_env:OrbitCCEnv"
 _VECTOR_ENTRY = "orbitcc.env.vector:OrbitCCVectorEnv"
 
@@ -41,9 +40,6 @@ def register_envs() -> None:
             continue
         gymnasium.register(id=env_id, entry_point=_ENTRY, vector_entry_point=_VECTOR_ENTRY,
                            kwargs=kwargs, disable_env_checker=False)
-    if NS3GYM_TCP_ID not in gymnasium.registry:
-        gymnasium.register(id=NS3GYM_TCP_ID, entry_point="orbitcc.env.ns3gym.tcp:Ns3GymTcpEnv",
-                           disable_env_checker=False)
 
 
 def make_vec(scenario: str | None = None, num_envs: int = 1, controller: str | None = None,
@@ -78,4 +74,4 @@ def make(scenario: str | None = None, controller: str | None = None,
 
 register_envs()
 
-__all__ = ["ENV_ID", "NS3GYM_TCP_ID", "make", "make_multiagent", "make_vec", "register_envs"]
+__all__ = ["ENV_ID", "make", "make_multiagent", "make_vec", "register_envs"]

@@ -1,7 +1,7 @@
 """Checks of the env constructors' and reset()'s plain arguments: one
-``ValueError`` naming the argument, the value and what is allowed (issue 24,
-item 8: ``info_level=1e30`` and ``reset(options={'bogus': 1})`` were accepted
-without a word)."""
+``ValueError`` naming the argument, the value and what is allowed (rather
+than ``info_level=1e30`` or ``reset(options={'bogus': 1})`` accepted without
+a word)."""
 
 from __future__ import annotations
 

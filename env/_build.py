@@ -81,6 +81,16 @@ def build_batch(scenario: str | None, controller: str | None, overrides: Sequenc
     return Built(batch, cfg, control, sim_controller or "", spec)
 
 
+def reset_batch(batch: Any, seeds: list[int | None] | None, started: bool,
+                config_seed: int) -> None:
+    """Resets every env of a ``BatchSimulation`` (the single, vector, SB3 and
+    multi-agent envs): env i with ``seeds[i]`` when given; otherwise at the
+    first reset the config's seed + i, afterwards each env's next episode."""
+    if seeds is None and not started:
+        seeds = [int(config_seed) + i for i in range(int(batch.num_envs))]
+    batch.reset(seeds)
+
+
 # [lo, hi] of num_envs and num_threads: the C++ table (BatchParams()).
 BATCH_LIMITS = {r["name"]: (int(r["low"]), int(r["high"])) for r in _core.batch_params()}
 

@@ -12,10 +12,12 @@ controllers. Stepping is the single-agent env's: a one-env C++
 to ``reset`` fixes every exogenous process, design decision 3).
 
 Reward of agent i at each step (``fairness_weight`` w, ``delay_weight`` d,
-``team_weight`` b):
+``team_weight`` b, ``harm_weight`` h), computed for every agent in one C++
+call (``_core.MultiAgentRewarder``, cpp_core/env/multiagent_reward.h):
 
     s_i = x_i / f_i                         share of its max-min fair share
-    r_i = min(s_i, 1) - w |s_i - 1| - d q_i
+    H = sum_j max(0, f_j - y_j)             competitors' shortfall (Mb/s)
+    r_i = min(s_i, 1) - w |s_i - 1| - d q_i - h H / f_i
     reward_i = (1 - b) r_i + b mean_j r_j    (b > 0: a shared team term)
 
 where x_i is the agent's throughput over the step, q_i its queueing delay
@@ -24,8 +26,11 @@ max-min fair share: on single_link the bottleneck's capacity over the step
 split equally among all flows (agents and single_link's bulk baseline flows
 are all greedy, so water-filling gives each the same share on one
 bottleneck); on other presets the multipath max-min allocation of
-``max_min_shares`` over the links in use. r_i peaks at 1 when the agent
-takes exactly its share.
+``max_min_shares`` over the links in use. H sums, over the flows that are
+not agents (baselines, the scenario's background), their delivered rate y_j's
+shortfall against their own max-min share f_j of the capacity: the single
+env's ``reward=pareto`` harm, in units of the agent's share. r_i peaks at 1
+when the agent takes exactly its share and every competitor keeps its own.
 
 Presets with a fixed set of flows (starlink_dual, iridium_mptcp, ...): each
 agent is a copy of the preset's one connection under test, over all its
@@ -35,8 +40,6 @@ paths (``_replicate_connection``); the preset's background flows stay.
 from __future__ import annotations
 
 import copy
-import itertools
-import math
 import os
 import re
 from collections.abc import Sequence
@@ -45,7 +48,13 @@ from typing import Any
 import numpy as np
 
 from orbitcc import _core
-from orbitcc.env._build import BATCH_LIMITS, check_count, check_seed, compose_gym
+from orbitcc.env._build import (
+    BATCH_LIMITS,
+    check_count,
+    check_seed,
+    compose_gym,
+    reset_batch,
+)
 from orbitcc.runner import build_spec
 
 SUBFLOW_METRICS: tuple[str, ...] = tuple(_core.ENV_SUBFLOW_METRICS)
@@ -64,7 +73,71 @@ def _require_pettingzoo() -> None:
         )
 
 
-class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
+class _MultiAgentBatch:
+    """What the ParallelEnv and the vector env share: E simulations of N
+    agents in one C++ ``BatchSimulation`` and their rewards in one C++
+    ``MultiAgentRewarder`` (both over buffers Python reads without copying)."""
+
+    _batch: Any
+    _closed: bool
+    _what = "orbitcc.make_multiagent"
+
+    def _setup(
+        self,
+        scenario: str,
+        n: int,
+        e: int,
+        threads: int,
+        overrides: Sequence[str],
+        baseline_flows: Sequence[str],
+        weights: tuple[Any, Any, Any, Any],
+        autoreset: str,
+    ) -> None:
+        cfg, control, spec = _build(scenario, n, overrides, baseline_flows)
+        self._rew = _Rewards(scenario, spec, n, *weights, num_envs=e)
+        self._batch = _core.BatchSimulation(
+            spec, cfg.env.to_core(control, cfg.reward), e, threads, autoreset
+        )
+        self.config, self.spec = cfg, spec
+        obs_spec = self._batch.observation_spec
+        self._layout = tuple(int(x) for x in obs_spec["layout"])
+        self._low = np.asarray(obs_spec["low"], dtype=np.float32).reshape(self._layout)
+        self._high = np.asarray(obs_spec["high"], dtype=np.float32).reshape(self._layout)
+        self._action_spec = self._batch.action_spec
+        self._obs = self._batch.obs
+        self._term = self._batch.terminated
+        self._trunc = self._batch.truncated
+        self._started = False
+        self._closed = False
+
+    def _reset_batch(self, seeds: list[int | None] | None) -> None:
+        reset_batch(self._batch, seeds, self._started, self.config.seed)
+        self._started = True
+        self._rew.reset()
+        self._rew.compute(self._batch)
+
+    def _action_space_of(self, k: int) -> Any:
+        from gymnasium import spaces
+
+        a = self._action_spec
+        if a["discrete"]:
+            return spaces.MultiDiscrete(np.full((k,), a["num_choices"], dtype=np.int64))
+        return spaces.Box(float(a["low"]), float(a["high"]), shape=(k,), dtype=np.float32)
+
+    def _check_open(self, what: str) -> None:
+        if self._closed:
+            raise RuntimeError(
+                f"{what} after close(): this env is closed and its simulations freed; "
+                f"make a new one ({self._what})"
+            )
+
+    def _free(self) -> None:
+        self._closed = True
+        self._batch = None
+        self._obs = self._term = self._trunc = None  # type: ignore[assignment]
+
+
+class OrbitCCParallelEnv(_MultiAgentBatch, _ParallelEnv):  # type: ignore[misc,valid-type]
     """N learning flows on one scenario (see the module docstring)."""
 
     metadata = {"name": "orbitcc_multiagent_v0", "render_modes": []}
@@ -78,50 +151,34 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         fairness_weight: float = 1.0,
         delay_weight: float = 0.0,
         team_weight: float = 0.0,
-        harm_weight: float = 1.0,
+        harm_weight: float = 5.0,
     ) -> None:
         _require_pettingzoo()
         n = check_count("num_agents", num_agents, 1, 1024)
-        cfg, control, spec = _build(scenario, n, overrides, baseline_flows)
-        self._batch = _core.BatchSimulation(
-            spec, cfg.env.to_core(control, cfg.reward), 1, 1, "disabled"
-        )
-        self.config = cfg
-        self.spec = spec
-        self._rew = _Rewards(
-            scenario, spec, n, fairness_weight, delay_weight, team_weight, harm_weight
-        )
+        weights = (fairness_weight, delay_weight, team_weight, harm_weight)
+        self._setup(scenario, n, 1, 1, overrides, baseline_flows, weights, "disabled")
         self._weights = self._rew.weights
         self._generic = self._rew.generic
+        starts = self._rew.starts
         self.possible_agents = [f"flow_{i}" for i in range(n)]
         self.agents: list[str] = []
         self._subflows = {
-            a: list(range(int(self._rew.starts[i]), int(self._rew.starts[i + 1])))
+            a: list(range(int(starts[i]), int(starts[i + 1])))
             for i, a in enumerate(self.possible_agents)
         }
-        self._num_flows = len(spec["flows"])
-        obs_spec = self._batch.observation_spec
-        self._layout = tuple(int(x) for x in obs_spec["layout"])
-        low = np.asarray(obs_spec["low"], dtype=np.float32).reshape(self._layout)
-        high = np.asarray(obs_spec["high"], dtype=np.float32).reshape(self._layout)
-        self._obs_bounds = {a: (low[s].ravel(), high[s].ravel()) for a, s in self._subflows.items()}
-        self._action_spec = self._batch.action_spec
-        self._obs = self._batch.obs[0]
-        self._subs = self._batch.subflow_metrics
-        self._sub = self._subs[0]
-        self._term = self._batch.terminated
-        self._trunc = self._batch.truncated
-        self._started = False
-        self._closed = False
+        self._num_flows = len(self.spec["flows"])
+        self._obs_bounds = {
+            a: (self._low[s].ravel(), self._high[s].ravel()) for a, s in self._subflows.items()
+        }
         self._agent_set = frozenset(self.possible_agents)
-        # Per agent, its observation is a fixed slice of the flat buffer.
-        self._obs_rows = self._obs.reshape(int(self._rew.starts[-1]), -1).shape[1] * np.diff(
-            self._rew.starts
-        )
-        self.last_links: dict[str, Any] = {}
-        self.flow_names = [str(f.get("name", f"flow{j}")) for j, f in enumerate(spec["flows"])]
-        self.flow_throughput_mbps = self._rew.flow_thr[0]
-        self.flow_fair_share_mbps = self._rew.flow_fair[0]
+        # Views into the rewarder's buffers (env 0), read every step.
+        self._out = self._rew.core.out[:, 0, :]
+        self._names = tuple(self.possible_agents)
+        self._step_dicts = self._rew.core.step_dicts
+        self._dicts = self._rew.core.dicts
+        self.flow_names = [str(f.get("name", f"flow{j}")) for j, f in enumerate(self.spec["flows"])]
+        self.flow_throughput_mbps = self._rew.core.flow_throughput_mbps[0]
+        self.flow_fair_share_mbps = self._rew.core.flow_fair_share_mbps[0]
         self._build_spaces()
 
     # ------------------------------------------------------------ spaces --
@@ -142,22 +199,20 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
     def _build_spaces(self) -> None:
         from gymnasium import spaces
 
-        a = self._action_spec
         self._observation_spaces = {
             agent: spaces.Box(lo, hi, dtype=np.float32)
             for agent, (lo, hi) in self._obs_bounds.items()
         }
-        self._action_spaces: dict[str, Any] = {}
-        for agent, subs in self._subflows.items():
-            k = len(subs)
-            if a["discrete"]:
-                self._action_spaces[agent] = spaces.MultiDiscrete(
-                    np.full((k,), a["num_choices"], dtype=np.int64)
-                )
-            else:
-                self._action_spaces[agent] = spaces.Box(
-                    float(a["low"]), float(a["high"]), shape=(k,), dtype=np.float32
-                )
+        self._action_spaces: dict[str, Any] = {
+            agent: self._action_space_of(len(subs)) for agent, subs in self._subflows.items()
+        }
+
+    @property
+    def last_links(self) -> dict[str, Any]:
+        """The links each flow used over the last step (its paths'
+        least-capacity links at the step's end) and their capacities (Mb/s):
+        the inputs of the multipath max-min shares (empty on single_link)."""
+        return self._rew.last_links(0)
 
     # ---------------------------------------------------------------- API --
 
@@ -165,44 +220,41 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict, dict]:
         self._check_open("reset()")
-        if seed is not None:
-            seeds: list[int | None] | None = [check_seed(seed)]
-        elif not self._started:
-            seeds = [int(self.config.seed)]
-        else:
-            seeds = None
-        self._batch.reset(seeds)
-        self._started = True
-        self._rew.reset()
+        self._reset_batch(None if seed is None else [check_seed(seed)])
         self.agents = list(self.possible_agents)
-        _, infos = self._rewards_and_infos()
-        return self._observations(), infos
+        obs, _, infos = self._dicts(self._batch, self._names)
+        return obs, infos
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        if not self.agents:  # closed, not reset yet, or the episode is over
+        agents = self.agents
+        if not agents:  # closed, not reset yet, or the episode is over
             self._check_open("step()")
             if not self._started:
                 raise RuntimeError("call reset() before step()")
             raise RuntimeError("the episode is over; call reset()")
-        joint = self._joint_action(actions)
         try:
-            # The core checks the dtype, finiteness and discrete range
-            # before it steps (the single env's checks and messages).
-            self._batch.step(joint)
+            # The common case in one C++ call (the dict action read, the
+            # batch stepped, the rewards computed, the dicts built); None
+            # for any other action, which the path below checks and converts.
+            res = self._step_dicts(self._batch, actions, self._names)
+            if res is None:
+                joint = self._joint_action(actions)
+                # The core checks the dtype, finiteness and discrete range
+                # before it steps (the single env's checks and messages).
+                self._batch.step(joint)
+                self._rew.compute(self._batch)
+                obs, rewards, infos = self._dicts(self._batch, self._names)
+                term, trunc = bool(self._term[0]), bool(self._trunc[0])
+                res = (obs, rewards, dict.fromkeys(agents, term),
+                       dict.fromkeys(agents, trunc), infos)
         except ValueError as e:
             raise ValueError(self._name_agent(str(e))) from None
-        agents = self.agents
-        obs = self._observations()
-        rewards, infos = self._rewards_and_infos()
-        (term,), (trunc,) = self._term.tolist(), self._trunc.tolist()
-        terminations = dict.fromkeys(agents, term)
-        truncations = dict.fromkeys(agents, trunc)
-        if term or trunc:
+        if self._term[0] or self._trunc[0]:
             summary = dict(self._batch.simulation(0).summary())
-            for a in agents:
-                infos[a]["episode_metrics"] = summary
+            for info in res[4].values():
+                info["episode_metrics"] = summary
             self.agents = []
-        return obs, rewards, terminations, truncations, infos
+        return res
 
     def _joint_action(self, actions: Any) -> np.ndarray:
         """The agents' actions as the single env's joint action (subflow
@@ -273,23 +325,13 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         the single env: step, reset and state after close are refused)."""
         if self._closed:
             return
-        self._closed = True
         self.agents = []
-        self._batch = None
-        self._obs = self._sub = self._subs = None  # type: ignore[assignment]
-        self._term = self._trunc = None  # type: ignore[assignment]
-
-    def _check_open(self, what: str) -> None:
-        if self._closed:
-            raise RuntimeError(
-                f"{what} after close(): this env is closed and its simulation freed; "
-                "make a new one (orbitcc.make_multiagent)"
-            )
+        self._free()
 
     def state(self) -> np.ndarray:
         """The whole observation (every subflow), for centralised critics."""
         self._check_open("state()")
-        return self._obs.copy()
+        return self._obs[0].copy()
 
     @property
     def episode_seed(self) -> int:
@@ -298,42 +340,13 @@ class OrbitCCParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
 
     # ---------------------------------------------------------- internals --
 
-    def _observations(self) -> dict[str, np.ndarray]:
-        # One copy of the C++ buffer; each agent's observation is its rows.
-        flat = self._obs.copy()
-        if self._rew.one_each:
-            return dict(zip(self.agents, flat.reshape(len(self.possible_agents), -1), strict=True))
-        return dict(zip(self.agents, np.split(flat, np.cumsum(self._obs_rows)[:-1]), strict=True))
-
     def fair_shares(self) -> dict[str, float]:
         """Each agent's max-min fair share (Mb/s) over the last step (see
         ``_Rewards``)."""
-        return dict(zip(self.possible_agents, self._rew.fair[0].tolist(), strict=True))
-
-    def _rewards_and_infos(self) -> tuple[dict[str, float], dict[str, dict]]:
-        r = self._rew
-        rew, x, q, share, fair = r.compute(self._subs, self._batch.simulation).tolist()
-        self.last_links = r.last_links
-        # Every flow's delivered rate over the step (agents, baselines,
-        # background); with agents alone on single_link, the agents' own.
-        self.flow_throughput_mbps = r.flow_thr[0] if r.needs_sim else np.array(x[0])
-        self.flow_fair_share_mbps = r.flow_fair[0] if r.needs_sim else np.array(fair[0])
-        agents = self.agents
-        harm = float(r.harm[0])
-        infos = {
-            a: {
-                "throughput_mbps": xi,
-                "fair_share_mbps": f,
-                "share": si,
-                "queueing": qi,
-                "competitor_shortfall": harm,
-            }
-            for a, xi, f, si, qi in zip(agents, x[0], fair[0], share[0], q[0], strict=True)
-        }
-        return dict(zip(agents, rew[0], strict=True)), infos
+        return dict(zip(self.possible_agents, self._out[4].tolist(), strict=True))
 
 
-class MultiAgentVectorEnv:
+class MultiAgentVectorEnv(_MultiAgentBatch):
     """E simulations of N agents each, stepped together in one C++ call, for
     parameter-shared training: every agent of every env is one row (E * N
     rows, env-major), with one shared observation and action space.
@@ -343,12 +356,14 @@ class MultiAgentVectorEnv:
     (E * N,) and ``infos`` (arrays of E * N: throughput_mbps,
     fair_share_mbps, share, queueing, competitor_shortfall). The core steps
     all E envs on a thread pool with the GIL released and the rewards of all
-    E * N agents come from one ``_core.multiagent_rewards`` call. Autoreset
-    is Gymnasium's NEXT_STEP: the step that ends env e returns its last
-    observation with the flags set; the next step ignores its agents'
+    E * N agents come from one ``_core.MultiAgentRewarder.compute`` call.
+    Autoreset is Gymnasium's NEXT_STEP: the step that ends env e returns its
+    last observation with the flags set; the next step ignores its agents'
     actions and returns its reset observation, reward 0, flags False.
     Agents, observations, actions and rewards are ``make_multiagent``'s.
     """
+
+    _what = "orbitcc.env.multiagent.MultiAgentVectorEnv"
 
     def __init__(
         self,
@@ -360,7 +375,7 @@ class MultiAgentVectorEnv:
         fairness_weight: float = 1.0,
         delay_weight: float = 0.0,
         team_weight: float = 0.0,
-        harm_weight: float = 1.0,
+        harm_weight: float = 5.0,
         num_threads: int | None = None,
     ) -> None:
         from gymnasium import spaces
@@ -370,46 +385,25 @@ class MultiAgentVectorEnv:
         if num_threads is None:
             num_threads = min(e, os.cpu_count() or 1)
         t = check_count("num_threads", num_threads, *BATCH_LIMITS["num_threads"])
-        cfg, control, spec = _build(scenario, n, overrides, baseline_flows)
-        self._rew = _Rewards(
-            scenario, spec, n, fairness_weight, delay_weight, team_weight, harm_weight, e
-        )
+        weights = (fairness_weight, delay_weight, team_weight, harm_weight)
+        self._setup(scenario, n, e, t, overrides, baseline_flows, weights, "next_step")
         counts = np.diff(self._rew.starts)
         if len(set(counts.tolist())) != 1:
+            self._free()
             raise ValueError(
                 "MultiAgentVectorEnv shares one policy: every agent needs the same number "
                 f"of subflows (got {counts.tolist()})"
             )
-        self._batch = _core.BatchSimulation(
-            spec, cfg.env.to_core(control, cfg.reward), e, t, "next_step"
-        )
-        self.config, self.spec = cfg, spec
         self.num_envs, self.num_agents = e, n
         self.num_rows = e * n
         k = int(counts[0])
-        obs_spec = self._batch.observation_spec
-        layout = tuple(int(x) for x in obs_spec["layout"])
-        low = np.asarray(obs_spec["low"], dtype=np.float32).reshape(layout)[:k].ravel()
-        high = np.asarray(obs_spec["high"], dtype=np.float32).reshape(layout)[:k].ravel()
+        low, high = self._low[:k].ravel(), self._high[:k].ravel()
         self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
-        a = self._batch.action_spec
-        self._discrete = bool(a["discrete"])
-        if self._discrete:
-            self.single_action_space: Any = spaces.MultiDiscrete(
-                np.full((k,), a["num_choices"], dtype=np.int64)
-            )
-        else:
-            self.single_action_space = spaces.Box(
-                float(a["low"]), float(a["high"]), shape=(k,), dtype=np.float32
-            )
+        self._discrete = bool(self._action_spec["discrete"])
+        self.single_action_space: Any = self._action_space_of(k)
         self._k = k
-        self._obs = self._batch.obs
-        self._subs = self._batch.subflow_metrics
-        self._term = self._batch.terminated
-        self._trunc = self._batch.truncated
         self._reset_happened = self._batch.reset_happened
-        self._started = False
-        self._closed = False
+        self._out = self._rew.core.out
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -417,18 +411,12 @@ class MultiAgentVectorEnv:
         """All envs; env i gets seed + i (None: the config's seed + i at
         first, then each env's next episode)."""
         self._check_open("reset()")
+        seeds: list[int | None] | None = None
         if seed is not None:
             base = check_seed(seed, self.num_envs)
-            seeds: list[int | None] | None = [base + i for i in range(self.num_envs)]
-        elif not self._started:
-            seeds = [int(self.config.seed) + i for i in range(self.num_envs)]
-        else:
-            seeds = None
-        self._batch.reset(seeds)
-        self._started = True
-        self._rew.reset()
-        out = self._rew.compute(self._subs, self._batch.simulation)
-        return self._observations(), self._infos(out)
+            seeds = [base + i for i in range(self.num_envs)]
+        self._reset_batch(seeds)
+        return self._observations(), self._infos()
 
     def step(
         self, actions: Any
@@ -447,25 +435,25 @@ class MultiAgentVectorEnv:
         restarted = self._reset_happened.copy()
         if restarted.any():
             self._rew.reset(restarted)
-        out = self._rew.compute(self._subs, self._batch.simulation)
-        rewards = out[0].ravel()
+        self._rew.compute(self._batch)
+        rewards = self._out[0].ravel().copy()
         if restarted.any():
-            rewards = rewards.copy()
             rewards.reshape(self.num_envs, self.num_agents)[restarted] = 0.0
         term = np.repeat(self._term, self.num_agents)
         trunc = np.repeat(self._trunc, self.num_agents)
-        return self._observations(), rewards, term, trunc, self._infos(out)
+        return self._observations(), rewards, term, trunc, self._infos()
 
     def _observations(self) -> np.ndarray:
         return self._obs.reshape(self.num_rows, -1).copy()
 
-    def _infos(self, out: np.ndarray) -> dict[str, np.ndarray]:
+    def _infos(self) -> dict[str, np.ndarray]:
+        out = self._out
         return {
-            "throughput_mbps": out[1].ravel(),
-            "queueing": out[2].ravel(),
-            "share": out[3].ravel(),
-            "fair_share_mbps": out[4].ravel(),
-            "competitor_shortfall": np.repeat(self._rew.harm, self.num_agents),
+            "throughput_mbps": out[1].ravel().copy(),
+            "queueing": out[2].ravel().copy(),
+            "share": out[3].ravel().copy(),
+            "fair_share_mbps": out[4].ravel().copy(),
+            "competitor_shortfall": np.repeat(self._rew.core.shortfall, self.num_agents),
         }
 
     def episode_summary(self, env: int) -> dict[str, Any]:
@@ -476,17 +464,8 @@ class MultiAgentVectorEnv:
     def close(self) -> None:
         if self._closed:
             return
-        self._closed = True
-        self._batch = None
-        self._obs = self._subs = self._term = self._trunc = None  # type: ignore[assignment]
+        self._free()
         self._reset_happened = None  # type: ignore[assignment]
-
-    def _check_open(self, what: str) -> None:
-        if self._closed:
-            raise RuntimeError(
-                f"{what} after close(): this env is closed and its simulations freed; "
-                "make a new one (orbitcc.env.multiagent.MultiAgentVectorEnv)"
-            )
 
 
 def _build(
@@ -536,21 +515,23 @@ def _build(
 
 
 class _Rewards:
-    """The per-agent rewards of E simulations of the same spec, every agent
-    of every env in one C++ call per step (``_core.multiagent_rewards``,
-    cpp_core/env/multiagent_reward.h) over the core's per-subflow buffer.
+    """The per-agent rewards of E simulations of the same spec: a C++
+    ``MultiAgentRewarder`` (cpp_core/env/multiagent_reward.h) computes every
+    agent of every env in one call per step into buffers these arrays view.
 
-    Fair shares (``shares``): on single_link one bottleneck and greedy flows
-    (agents and bulk baselines): capacity / flows. Other presets: the
-    multipath max-min allocation (``max_min_shares``) over the links each
-    flow's paths use at the end of the step, bulk flows greedy and an
-    application-limited background flow wanting what it delivered.
+    Fair shares: on single_link one bottleneck and greedy flows (agents and
+    bulk baselines): capacity / flows. Other presets: the multipath max-min
+    allocation (``max_min_shares``) over the links each flow's paths use at
+    the end of the step, bulk flows greedy and an application-limited
+    background flow wanting what it delivered.
 
-    Harm: the mean shortfall of the competing flows (every flow that is not
-    an agent: baselines and the scenario's background) against their
-    max-min fair share, ``mean_j max(0, 1 - y_j / f_j)`` with y_j the flow's
-    delivered rate over the step (the core's packet accounting); the same
-    for every agent of the env, as the leaderboard prices harm to others.
+    Harm H: the competing flows' (every flow that is not an agent: baselines
+    and the scenario's background) summed shortfall against their max-min
+    fair share of the capacity, ``sum_j max(0, f_j - y_j)`` in Mb/s, y_j the
+    flow's delivered rate over the step (the core's packet accounting): the
+    single env's ``reward=pareto`` harm. Agent i pays ``harm_weight H / f_i``
+    (in units of its own share, as its share term). ``shortfall`` is H over
+    what the competitors are owed (the infos' ``competitor_shortfall``).
     """
 
     def __init__(
@@ -584,119 +565,28 @@ class _Rewards:
             float(harm_weight),
         )
         self.weights = self.weights4[:3]
-        self.spec = spec
-        self.n = n
-        self.envs = num_envs
         self.generic = scenario != "single_link"
-        counts = [len(f["paths"]) for f in spec["flows"][:n]]
-        self.starts = np.cumsum([0, *counts]).astype(np.int64)
-        self.one_each = all(c == 1 for c in counts)
-        starts_all = np.cumsum([0, *[len(f["paths"]) for f in spec["flows"]]])
-        self.core_subflows = [
-            list(range(int(starts_all[i]), int(starts_all[i + 1])))
-            for i in range(len(spec["flows"]))
-        ]
-        self.competitors = list(range(n, len(spec["flows"])))
-        self.app_limited = [
-            f.get("background", False) and "app" in f and f["app"].get("kind") != "bulk"
-            for f in spec["flows"]
-        ]
-        self.packet_bits = 8.0 * float(spec.get("packet_bytes", 1500))
-        self.needs_sim = self.generic or bool(self.competitors)
-        self.columns = (
-            _COL["throughput_mbps"],
-            _COL["srtt_ms"],
-            _COL["min_rtt_ms"],
-            _COL["capacity_mbps"],
-        )
-        self.cap_col = _COL["capacity_mbps"]
-        self.last_links: dict[str, Any] = {}
-        nf = len(spec["flows"])
-        self.fair = np.zeros((num_envs, n))
-        self.harm = np.zeros(num_envs)
-        self.flow_thr = np.zeros((num_envs, nf))
-        self.flow_fair = np.zeros((num_envs, nf))
-        self.last_t = np.zeros(num_envs)
-        self.last_arrived = np.zeros((num_envs, nf))
+        self.core = _core.MultiAgentRewarder(spec, n, num_envs, not self.generic, self.weights4)
+        self.starts = np.asarray(self.core.starts, dtype=np.int64)
+        self.one_each = bool((np.diff(self.starts) == 1).all())
+        # The rewarder's buffers are read through self.core's views (out,
+        # flow_throughput_mbps, ...), overwritten by every compute.
+        self.compute = self.core.compute
 
     def reset(self, envs: Any = None) -> None:
-        """Forget the step history of ``envs`` (a mask or indices; all: None)."""
-        sel = slice(None) if envs is None else envs
-        self.last_t[sel] = 0.0
-        self.last_arrived[sel] = 0.0
-        self.flow_thr[sel] = 0.0
-        self.harm[sel] = 0.0
+        """Forget the step history of ``envs`` (a boolean mask; all: None)."""
+        self.core.reset(envs)
 
-    def _delivered(self, e: int, sim: Any) -> None:
-        """Each flow's delivered rate (Mb/s) over env e's step, from the
-        core's ground-truth packet accounting."""
-        t = float(sim.now_s)
-        dt = t - self.last_t[e]
-        arrived = np.array(
-            [
-                sum(int(sim.packet_accounting(k)["arrived"]) for k in subs)
-                for subs in self.core_subflows
-            ],
-            dtype=np.float64,
-        )
-        if dt > 0:
-            self.flow_thr[e] = (arrived - self.last_arrived[e]) * self.packet_bits * 1e-6 / dt
-        else:
-            self.flow_thr[e] = 0.0
-        self.last_arrived[e] = arrived
-        self.last_t[e] = t
-
-    def _generic_shares(self, e: int, sim: Any) -> np.ndarray:
-        t = float(sim.now_s)
-        capacity = {
-            i: float(sim.link_stats(i)["capacity_mbps"]) for i in range(int(sim.num_links))
+    def last_links(self, e: int) -> dict[str, Any]:
+        """Env e's links per flow and their capacities at the last step."""
+        if not self.generic:
+            return {}
+        caps = self.core.link_capacity_mbps[e].tolist()
+        masks = self.core.flow_links[e].tolist()
+        return {
+            "capacity_mbps": dict(enumerate(caps)),
+            "links": [frozenset(k for k in range(64) if m >> k & 1) for m in masks],
         }
-        links: list[frozenset[int]] = []
-        demand: list[float] = []
-        for j, f in enumerate(self.spec["flows"]):
-            started = float(f.get("start_s", 0.0)) <= t
-            links.append(
-                frozenset(min(_route_at(p, t), key=lambda k: capacity[k]) for p in f["paths"])
-                if started
-                else frozenset()
-            )
-            demand.append(float(self.flow_thr[e, j]) if self.app_limited[j] else math.inf)
-        self.last_links = {"capacity_mbps": capacity, "links": links}
-        return np.asarray(max_min_shares(links, capacity, demand))
-
-    def compute(self, subs: np.ndarray, sims: Any = None) -> np.ndarray:
-        """(5, envs, agents): reward, throughput, queueing, share, fair
-        share (Mb/s). ``subs``:
-        the core's (envs, subflows, metrics) buffer; ``sims(e)`` gives env
-        e's Simulation (needed for baselines, background and multipath)."""
-        nf = len(self.spec["flows"])
-        if self.needs_sim:
-            for e in range(self.envs):
-                sim = sims(e)
-                self._delivered(e, sim)
-                if self.generic:
-                    self.flow_fair[e] = self._generic_shares(e, sim)
-                else:
-                    cap = subs[e, :, self.cap_col]
-                    self.flow_fair[e] = float(cap.max()) / nf if cap.size else 0.0
-                if self.competitors:
-                    f = self.flow_fair[e, self.competitors]
-                    y = self.flow_thr[e, self.competitors]
-                    active = f > 0
-                    self.harm[e] = (
-                        float(np.maximum(0.0, 1.0 - y[active] / f[active]).mean())
-                        if active.any()
-                        else 0.0
-                    )
-            fair, harm = np.ascontiguousarray(self.flow_fair[:, : self.n]), self.harm
-        else:
-            # single_link, agents only: capacity / flows, found by the core.
-            fair = harm = None
-        out = _core.multiagent_rewards(
-            subs, self.starts, fair, harm, self.columns, self.weights4, nf
-        )
-        self.fair = out[4]
-        return out
 
 
 def _replicate_connection(
@@ -752,7 +642,8 @@ def _route_at(path: dict, t: float) -> list[int]:
 def max_min_shares(
     links: Sequence[frozenset[int]], capacity: dict[int, float], demand: Sequence[float]
 ) -> list[float]:
-    """Max-min fair aggregate rates of multipath flows (progressive filling).
+    """Max-min fair aggregate rates of multipath flows (progressive filling,
+    the C++ ``MultipathMaxMinShares`` that the rewards use).
 
     Flow i may spread its rate over the links ``links[i]`` (its paths'
     bottlenecks; resource pooling, as a multipath connection's scheduler
@@ -763,37 +654,9 @@ def max_min_shares(
     rise together; a flow freezes at its demand or when a set T holding it
     is full (Bertsekas & Gallager, Data Networks, Sec. 6.5.2).
     """
-    k = len(links)
-    universe = sorted(set().union(*links)) if k else []
-    subsets = [
-        frozenset(c)
-        for r in range(1, len(universe) + 1)
-        for c in itertools.combinations(universe, r)
-    ]
-    members = [[i for i in range(k) if links[i] <= t] for t in subsets]
-    cap_t = [sum(capacity.get(link, 0.0) for link in t) for t in subsets]
-    x = [0.0] * k
-    frozen = [not links[i] or demand[i] <= 0.0 for i in range(k)]
-    while not all(frozen):
-        # Largest common level r of the unfrozen flows.
-        r = min((demand[i] for i in range(k) if not frozen[i]), default=math.inf)
-        for ms, c in zip(members, cap_t, strict=True):
-            free = [i for i in ms if not frozen[i]]
-            if free:
-                r = min(r, (c - sum(x[i] for i in ms if frozen[i])) / len(free))
-        r = max(r, 0.0)
-        tol = 1e-9 * max(1.0, r)
-        for i in range(k):
-            if not frozen[i]:
-                x[i] = r
-        for ms, c in zip(members, cap_t, strict=True):
-            if sum(x[i] for i in ms) >= c - tol:
-                for i in ms:
-                    frozen[i] = True
-        for i in range(k):
-            if not frozen[i] and x[i] >= demand[i] - tol:
-                frozen[i] = True
-    return x
+    size = max(capacity, default=-1) + 1
+    caps = [float(capacity.get(k, 0.0)) for k in range(size)]
+    return list(_core.max_min_shares([sorted(ls) for ls in links], caps, list(demand)))
 
 
 def jain(values: Sequence[float]) -> float:
@@ -810,7 +673,8 @@ def make_multiagent(
 
     Keyword arguments: ``baseline_flows`` (controllers of extra hand-coded
     flows beside the agents, e.g. ``["cubic"]``), ``fairness_weight``,
-    ``delay_weight``, ``team_weight`` (see the module docstring).
+    ``delay_weight``, ``team_weight``, ``harm_weight`` (default 5; see the
+    module docstring).
     """
     return OrbitCCParallelEnv(
         scenario=scenario, num_agents=num_agents, overrides=overrides, **kwargs

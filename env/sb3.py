@@ -15,7 +15,7 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from orbitcc import _core
-from orbitcc.env._build import build_batch
+from orbitcc.env._build import build_batch, reset_batch
 from orbitcc.env.spaces import action_space, observation_space
 
 STEP_METRICS: tuple[str, ...] = tuple(_core.ENV_STEP_METRICS)
@@ -43,14 +43,10 @@ class OrbitCCSB3VecEnv(VecEnv):
 
     def reset(self) -> np.ndarray:
         self._check_open("reset()")
-        seeds: list[int | None] | None
+        seeds: list[int | None] | None = None
         if any(s is not None for s in self._seeds):
             seeds = [None if s is None else int(s) for s in self._seeds]
-        elif not self._started:
-            seeds = [int(self.config.seed) + i for i in range(self.num_envs)]
-        else:
-            seeds = None
-        self._batch.reset(seeds)
+        reset_batch(self._batch, seeds, self._started, self.config.seed)
         self._started = True
         self._reset_seeds()
         self._reset_options()

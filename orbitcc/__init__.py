@@ -48,8 +48,8 @@ _LAZY = {
 }
 # Sub-packages reachable as attributes after a bare ``import orbitcc``.
 _LAZY.update({name: (f"orbitcc.{name}", None) for name in (
-    "env", "baselines", "agents", "runner", "config", "scenario", "ns3", "plotting",
-    "params", "paths")})
+    "env", "entrants", "baselines", "agents", "ns3gym", "reproductions", "runner", "config",
+    "scenario", "ns3", "plotting", "params", "paths")})
 
 
 def __getattr__(name: str) -> Any:
@@ -82,10 +82,25 @@ def controllers() -> list[str]:
     return list(_core.controller_names())
 
 
+# ns3-gym's TCP time-step layout over any scenario. Its env lives in the
+# ns3-gym layer above orbitcc.env, so the facade (which may name any layer)
+# registers the id; Gymnasium imports the entry point on the first make.
+NS3GYM_TCP_ID = "orbitcc/Ns3GymTcp-v0"
+
+
+def _register_ids() -> None:
+    import gymnasium
+
+    import orbitcc.env  # noqa: F401  (registers its ids on import)
+
+    if NS3GYM_TCP_ID not in gymnasium.registry:
+        gymnasium.register(id=NS3GYM_TCP_ID, entry_point="orbitcc.ns3gym.tcp:Ns3GymTcpEnv",
+                           disable_env_checker=False)
+
+
 def _register_envs_with_gymnasium() -> None:
     if "gymnasium" in sys.modules:
-        import orbitcc.env  # noqa: F401  (registers the ids)
-
+        _register_ids()
         return
     from importlib.machinery import PathFinder  # loaded at start-up already
 
@@ -105,7 +120,7 @@ def _register_envs_with_gymnasium() -> None:
 
             def exec_then_register(module: Any) -> None:
                 exec_module(module)
-                import orbitcc.env  # noqa: F401
+                _register_ids()
 
             spec.loader.exec_module = exec_then_register  # type: ignore[method-assign]
             return spec

@@ -15,16 +15,64 @@ ENV_SUBFLOW_METRICS: list[str]
 def controller_names() -> list[str]:
     """Names of the congestion controllers the core knows."""
 
-def multiagent_rewards(
-    sub: npt.NDArray[np.float64],
-    starts: npt.NDArray[np.int64],
-    fair: npt.NDArray[np.float64] | None,
-    harm: npt.NDArray[np.float64] | None,
-    columns: tuple[int, int, int, int],
+def max_min_shares(
+    links: list[list[int]], capacity: list[float], demand: list[float]
+) -> list[float]:
+    """Max-min fair rates of multipath flows (progressive filling): flow i
+    may use links[i] (indices into capacity, Mb/s), wants <= demand[i]."""
+def multiagent_reward(
+    share: float,
+    queueing: float,
+    fair_mbps: float,
+    harm_mbps: float,
     weights: tuple[float, float, float, float],
-    num_flows: int = 0,
-) -> npt.NDArray[np.float64]:
-    """(5, envs, agents): reward, throughput, queueing, share, fair share."""
+) -> float:
+    """One agent's step reward: min(s, 1) - w |s - 1| - d q - h H / f."""
+
+class MultiAgentRewarder:
+    """Per-agent rewards of E envs of N agents in one call per step, into
+    buffers exposed as numpy views (env/multiagent.py)."""
+
+    def __init__(
+        self,
+        spec: dict[str, Any],
+        num_agents: int,
+        num_envs: int,
+        equal_split: bool,
+        weights: tuple[float, float, float, float],
+    ) -> None: ...
+    @property
+    def num_envs(self) -> int: ...
+    @property
+    def num_agents(self) -> int: ...
+    @property
+    def num_flows(self) -> int: ...
+    @property
+    def starts(self) -> list[int]: ...
+    def reset(self, mask: npt.ArrayLike | None = None) -> None: ...
+    def compute(self, batch: BatchSimulation) -> None: ...
+    def step_dicts(
+        self, batch: BatchSimulation, actions: Any, names: tuple[str, ...]
+    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool],
+               dict[str, dict[str, float]]] | None: ...
+    def dicts(
+        self, batch: BatchSimulation, names: tuple[str, ...]
+    ) -> tuple[dict[str, Any], dict[str, float], dict[str, dict[str, float]]]: ...
+    @property
+    def out(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def flow_throughput_mbps(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def flow_fair_share_mbps(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def harm_mbps(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def shortfall(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def link_capacity_mbps(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def flow_links(self) -> npt.NDArray[np.uint64]: ...
+
 def env_episode_seed(base_seed: int, episode: int) -> int:
     """Seed of episode `episode` of an env reset with `base_seed`."""
 

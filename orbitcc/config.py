@@ -28,6 +28,7 @@ from omegaconf.errors import OmegaConfBaseException
 from orbitcc import _core
 from orbitcc.paths import CONFIG_DIR, available, config_path
 from orbitcc.scenario import SCENARIO_SCHEMAS
+from orbitcc.schema import from_row, schema
 from orbitcc.validation import check_range, check_setting, coerce_param
 
 
@@ -60,11 +61,7 @@ class ControllerConfig:
 _RANDOMIZE_ROWS = {r["name"]: r for r in _core.model_params("randomize")}
 SPLITS = tuple(_RANDOMIZE_ROWS["split"]["choices"])
 RANDOMIZED_PARAMS = tuple(n for n, r in _RANDOMIZE_ROWS.items() if r["kind"] == "list")
-
-
-@dataclass
-class RandomizeConfig:
-    """Domain randomisation and the train/test seed split (group ``randomize/``).
+RANDOMIZE_DOC = """Domain randomisation and the train/test seed split (group ``randomize/``).
 
     Each episode draws every parameter uniformly from its ``[lo, hi]`` range
     (lo == hi: fixed) from a stream keyed by the episode seed; see
@@ -74,23 +71,10 @@ class RandomizeConfig:
     only by test episodes.
     """
 
-    enabled: bool = False  # draw the parameters below per episode
-    split: str = "none"  # none | train | test
-    capacity_scale: list[float] = field(default_factory=lambda: [1.0, 1.0])
-    extra_rtt_ms: list[float] = field(default_factory=lambda: [0.0, 0.0])
-    buffer_scale: list[float] = field(default_factory=lambda: [1.0, 1.0])
-    handover_outage_s: list[float] = field(default_factory=lambda: [0.0, 0.0])
-    background_flows: list[int] = field(default_factory=lambda: [1, 1])
-    background_start_s: list[float] = field(default_factory=lambda: [0.0, 0.0])
-    holdout_param: str = ""  # "" or one of RANDOMIZED_PARAMS
-    holdout_fraction: float = 0.0  # [0, 1): top fraction of holdout_param's range
-    # Real-trace episodes (cpp_core/leo/trace_modulation.h): this share of
-    # episodes modulates the forward routes' first links by the measured
-    # trace below (relative to the configs folder unless absolute); train
-    # episodes replay its first half, test episodes its second half.
-    trace_fraction: float = 0.0  # [0, 1]
-    trace_bandwidth_file: str = "traces/leoreplayer/bw_example.txt"  # mahimahi
-    trace_delay_file: str = "traces/leoreplayer/delay_example.txt"  # ms per 10 ms
+
+class _RandomizeRules:
+    """The rules of ``RandomizeConfig`` the table cannot state (its fields are
+    the rows of ``orbitcc.describe("model_randomize")``)."""
 
     def __post_init__(self) -> None:
         # Every value against the core's table, and its rules between fields
@@ -118,15 +102,29 @@ class RandomizeConfig:
         return out
 
 
+# Domain randomisation and the train/test seed split (group ``randomize/``):
+# the fields are the rows of RandomizationParams(); the trace files' defaults
+# are this layer's (a shipped trace, relative to configs/; the core has none),
+# and background_flows' ends are whole numbers (the core's rule between values).
+RandomizeConfig = schema(
+    "RandomizeConfig", list(_RANDOMIZE_ROWS.values()), _RandomizeRules, RANDOMIZE_DOC,
+    __name__, defaults={"trace_bandwidth_file": "traces/leoreplayer/bw_example.txt",
+                        "trace_delay_file": "traces/leoreplayer/delay_example.txt"},
+    types={"background_flows": list[int]})  # whole flows (ValidateRandomization)
+
+
+_SIM_ROWS = {r["name"]: r for r in _core.simulation_params()}
+
+
 @dataclass
 class SimConfig:
     """Primary config of ``orbitcc-sim`` and ``orbitcc.run``."""
 
     scenario: Any = MISSING  # one of the schemas in orbitcc.scenario
     controller: ControllerConfig | None = None  # None: the scenario's own choice
-    seed: int = 0  # fixes all exogenous randomness (channels, losses, traffic)
+    seed: int = from_row(_SIM_ROWS["seed"])
     duration_s: float | None = None  # None: the scenario's duration
-    sample_interval_s: float = 0.1  # time-series resolution
+    sample_interval_s: float = from_row(_SIM_ROWS["sample_interval_s"])
     plot: bool = True  # orbitcc-sim: write a PNG of cwnd / throughput / RTT
     print_table: bool = True  # orbitcc-sim: print the metrics table
     randomize: RandomizeConfig = field(default_factory=RandomizeConfig)  # per-episode draws
@@ -166,9 +164,7 @@ def _check_choice(owner: str, name: str, value: str, allowed: tuple[str, ...]) -
         raise ValueError(f"{owner}.{name} = {value!r} is unknown; allowed: {', '.join(allowed)}")
 
 
-@dataclass
-class RewardConfig:
-    """Per-step reward from the leaderboard's metrics over the step (docs/env.md).
+REWARD_DOC = """Per-step reward from the leaderboard's metrics over the step (docs/env.md).
 
     linear:     w_t * thr / thr_ref - w_d * delay / delay_ref - w_l * loss_rate
     aurora:     10 * packets/s - 1000 * delay_s - 2000 * loss_rate  (Aurora, ICML'19)
@@ -179,19 +175,10 @@ class RewardConfig:
     Every preset is multiplied by ``scale``. Ranges: ``orbitcc.describe("reward")``.
     """
 
-    preset: str = "linear"  # linear | aurora | power
-    throughput_weight: float = 1.0  # linear: w_t
-    delay_weight: float = 1.0  # linear: w_d
-    loss_weight: float = 10.0  # linear: w_l
-    throughput_ref_mbps: float = 100.0  # linear/power: throughput normaliser
-    delay_ref_ms: float = 100.0  # linear/power: delay normaliser
-    fairness_weight: float = 1.0  # fair: w_f
-    delay_tail_weight: float = 0.0  # normalized/fair: w_p, price of late deliveries
-    delay_tail_tolerance: float = 0.2  # normalized/fair: tau, tolerated delay excess
-    fairness: str = "friendliness"  # fair: friendliness | jain
-    orca_zeta: float = 5.0  # orca: loss penalty factor
-    orca_beta: float = 1.25  # orca: delay slack (multiples of the base RTT)
-    scale: float = 1.0  # multiplies the reward
+
+class _RewardRules:
+    """``RewardConfig``'s conversion to the core's dict (its fields are the
+    rows of ``orbitcc.describe("reward")``)."""
 
     def __post_init__(self) -> None:
         _core.check_reward_config(self.to_core())
@@ -200,38 +187,26 @@ class RewardConfig:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-@dataclass
-class EnvConfig:
-    """The Gymnasium env's step, observation and action (docs/env.md).
+RewardConfig = schema("RewardConfig", list(_core.reward_params()), _RewardRules, REWARD_DOC,
+                      __name__)
+
+
+ENV_DOC = """The Gymnasium env's step, observation and action (docs/env.md).
 
     Ranges and help of every field: ``orbitcc.describe("env")``.
     """
 
-    step_interval_s: float = 0.1  # simulated time per env.step
-    history: int = 4  # steps of features per subflow in one observation
-    features: list[str] = field(default_factory=lambda: list(OBSERVATION_FEATURES))
-    mobility_features: bool = False  # + oracle capacity/RTT, time to handover, shared flag
-    background_features: bool = False  # + oracle background share/demand/shortfall per link
-    information_class: str = "auto"  # sender | oracle | auto (derived from the features)
-    action: str = "window"  # window | rate | discrete | residual
-    window_max_factor: float = 1.25  # window/residual: action 1 multiplies by this
-    rate_step: float = 0.05  # rate: Aurora's alpha
-    rate_initial_mbps: float = 1.0  # rate: sending rate at reset
-    rate_min_mbps: float = 0.01
-    rate_max_mbps: float = 100000.0
-    discrete_factors: list[float] = field(default_factory=lambda: [0.5, 0.8, 1.0, 1.25, 2.0])
-    residual_controller: str = "cubic"  # residual: base controller if none is given
-    residual_background_cap: float = 0.0  # > 0: residual scale cap where background flows run
-    max_window_bytes: int = 2**30
-    window_cap_bdp: float = 3.0  # > 0: agent windows <= this many path BDPs (>= 10 packets)
-    step_rtts: float = 0.0  # > 0: a step lasts this many srtts (step_interval_s unused)
+
+class _EnvRules:
+    """``EnvConfig``'s check and conversion (its fields are the rows of
+    ``orbitcc.describe("env")``)."""
 
     def __post_init__(self) -> None:
         # The C++ reader itself, so Python accepts exactly what the core does.
         control = "residual" if self.action == "residual" else "agent"
         _core.check_env_config(self.to_core(control, None))
 
-    def to_core(self, control: str, reward: RewardConfig | None) -> dict[str, Any]:
+    def to_core(self, control: str, reward: Any | None) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out["features"] = list(self.features)
         out["discrete_factors"] = [float(x) for x in self.discrete_factors]
@@ -239,6 +214,9 @@ class EnvConfig:
         if reward is not None:
             out["reward"] = reward.to_core()
         return out
+
+
+EnvConfig = schema("EnvConfig", list(_core.env_params()), _EnvRules, ENV_DOC, __name__)
 
 
 @dataclass
@@ -268,8 +246,8 @@ def register_configs() -> None:
     cs = ConfigStore.instance()
     cs.store(name="sim_schema", node=SimConfig)
     cs.store(group="controller", name="controller_schema", node=ControllerConfig)
-    for kind, schema in SCENARIO_SCHEMAS.items():
-        cs.store(group="scenario", name=f"{kind}_schema", node=schema)
+    for kind, node in SCENARIO_SCHEMAS.items():
+        cs.store(group="scenario", name=f"{kind}_schema", node=node)
     cs.store(name="gym_schema", node=GymConfig)
     cs.store(group="env", name="env_schema", node=EnvConfig)
     cs.store(group="reward", name="reward_schema", node=RewardConfig)
@@ -560,8 +538,8 @@ def _split_overrides(overrides: tuple[str, ...]) -> tuple[tuple[str, ...], list[
 # the queue discipline's settings): a YAML preset lists only some of them (a
 # default that depends on the transport is a comment), so a key is set with
 # or without "+" and the dataclass checks it against the table, naming the
-# valid keys (issue 38, items 6-8: controller.params.per_ack_growth=1 and
-# scenario.queue_params.target_ms=5 were "not a setting").
+# valid keys (without this, controller.params.per_ack_growth=1 and
+# scenario.queue_params.target_ms=5 would read as "not a setting").
 _TABLE_KEYS = ("controller.params.", "scenario.queue_params.")
 
 
@@ -708,7 +686,7 @@ def parse_constant(name: str) -> tuple[str, float] | None:
     """(base controller, action) of a ``const:<base>:<a>`` entrant, else None;
     ValueError naming the entrant when it is malformed. Such an entrant plays
     the residual env over <base> with action a on every subflow (window and
-    pacing rate x 4**a; orbitcc.env.entrant)."""
+    pacing rate x 4**a; orbitcc.entrants.entrant)."""
     if not name.startswith(CONSTANT_PREFIX):
         return None
     parts = name.split(":")

@@ -57,7 +57,8 @@ def _cache_dir() -> Path:
     return Path(base) / "orbitcc"
 
 
-# What one shipped data file may expand to (issue 38, item 2): the largest
+# What one shipped data file may expand to (a bound against decompression
+# bombs): the largest
 # trace the core reads is 10^6 lines (leo/trace.cc), tens of MB; a 305 kB .xz
 # once expanded to 2 GiB in the user cache. Past this the expansion stops, its
 # partial file is removed and the error names the file and the cap.
@@ -66,8 +67,8 @@ _CHUNK = 1 << 20
 
 
 def _private_temp_root() -> Path:
-    """This user's folder under the shared temp dir (issue 38, item 3: a file
-    another user planted there was trusted): created with mode 0700 by
+    """This user's folder under the shared temp dir (a file another user
+    plants there must never be trusted): created with mode 0700 by
     ``mkdir`` (atomic; it fails if anything exists there) and, when it already
     exists, used only if it is a real directory (not a symbolic link) owned by
     this user with no group or other access. Otherwise a fresh private
@@ -137,7 +138,7 @@ def _expanded(packed: str, mtime_ns: int, size: int) -> Path:
 def file_problem(path: str | Path) -> str | None:
     """Why ``path`` cannot be read as a data file, in words (None if it can):
     "no such file", a dangling symbolic link, a FIFO, a device or a directory
-    (issue 38, item 8: each of these used to be called "no such file")."""
+    (each named for what it is, so the remedy is clear)."""
     p = Path(path)
     try:
         st = os.lstat(p)

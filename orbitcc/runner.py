@@ -27,7 +27,6 @@ from orbitcc import _core
 from orbitcc.config import compose_object
 from orbitcc.scenario import build_spec as build_scenario_spec
 from orbitcc.scenario.schedule import FORMAT, VERSION, check_points
-from orbitcc.validation import check_range
 
 SERIES_KEYS = (
     "cwnd_bytes",
@@ -53,10 +52,8 @@ def sim_overrides(scenario: str | None, controller: str | None, seed: int | None
         out.append(f"scenario={scenario}")
     if controller is not None:
         out.append(f"controller={controller}")
-    if seed is not None:
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        out.append(f"seed={int(seed)}")
+    if seed is not None:  # the spec's seed row checks it (SimConfig)
+        out.append(f"seed={_plain(seed)!r}")
     if duration_s is not None:
         out.append(f"duration_s={float(duration_s)}")
     out.extend(str(o) for o in overrides)
@@ -94,10 +91,10 @@ def collect_series(sim: _core.Simulation) -> dict[str, Any]:
     return out
 
 
-def _check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
+def _plain(value: Any) -> Any:
+    """A numpy integer as a Python int (what the core's reader takes); any
+    other value as given, for the reader to accept or refuse by its row."""
+    return int(value) if isinstance(value, np.integer) else value
 
 
 def _coerce(key: str, current: Any, value: Any) -> Any:
@@ -208,13 +205,13 @@ class Prepared:
     def simulation(self, seed: int = 0, duration_s: float | None = None, series: bool = False,
                    **changes: Any) -> _core.Simulation:
         """The core Simulation of one episode, built but not run."""
-        seed = _check_seed(seed)
-        check_range("sim", "seed", seed, 0, 2**63 - 1)
         cfg = self.with_changes(**changes) if changes else self.config
         if duration_s is not None:
             cfg = dataclasses.replace(cfg, duration_s=float(duration_s))
         spec = dict(self._spec(cfg, cache=not changes))
-        spec["seed"] = seed
+        # Checked once, by the core's reader against the spec's seed row
+        # (orbitcc.describe("simulation")): "seed = -1 is out of range; ...".
+        spec["seed"] = _plain(seed)
         spec["record_series"] = bool(series)
         return _core.Simulation(spec)
 
@@ -269,9 +266,6 @@ def run(
     applied to it, not composed), so only the first call with given
     (scenario, controller, overrides) runs Hydra; see ``orbitcc.prepare``.
     """
-    seed = _check_seed(seed)
-    if duration_s is not None:
-        duration_s = float(duration_s)
     return prepare(scenario, controller, overrides).run(seed=seed, duration_s=duration_s,
                                                         series=series)
 

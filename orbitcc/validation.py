@@ -18,25 +18,13 @@ def check_range(owner: str, name: str, value: float, lo: float, hi: float,
         raise ValueError(f"{owner}.{name} = {value!r} is out of range; allowed: {left}{lo}, {hi}]")
 
 
-def check_param(owner: str, name: str, value: float, table: list[dict]) -> None:
-    """Raises ValueError naming ``owner.name`` unless ``value`` lies in its row's range.
-
-    ``table`` is one of the C++ parameter tables (``orbitcc._core.*_params()``),
-    so Python checks the range the core declares instead of restating it.
-    """
-    row = next(r for r in table if r["name"] == name)
-    check_range(owner, name, value, row["low"], row["high"], lo_open=row["low_open"])
-    if row["kind"] == "integer" and value != int(value):
-        raise ValueError(f"{owner}.{name} = {value!r} must be an integer")
-
-
 def _number_text(row: dict[str, Any]) -> str:
     unit = f" {row['unit']}" if row.get("unit") else ""
     return f"{row['range_text']}{unit}"
 
 
 def coerce_param(owner: str, value: Any, row: dict[str, Any]) -> Any:
-    """``value`` as the type row ``row`` of a C++ table declares (issue 38, item 6):
+    """``value`` as the type row ``row`` of a C++ table declares:
     ``real`` a float, ``integer`` an int (2.0 reads as 2, 2.5 is refused),
     ``flag`` a bool (true/false, or 0/1 as the table's ``0 | 1`` says); a bool
     never passes as a number, nor a string as anything. Checks the row's range;

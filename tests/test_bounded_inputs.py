@@ -27,7 +27,7 @@ import pytest
 
 import orbitcc
 from orbitcc import _core, paths
-from orbitcc.env.checkpoint import CheckpointError, load_checkpoint, shipped_reference_dir
+from orbitcc.entrants.checkpoint import CheckpointError, load_checkpoint, shipped_reference_dir
 
 REFERENCE = shipped_reference_dir() / "ppo_starlink"
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,7 +74,7 @@ def test_a_yaml_alias_bomb_in_config_yaml_is_refused_before_expansion(tmp_path: 
     assert (run / "config.yaml").stat().st_size < 16 << 10
     out = _child(f"""
         from pathlib import Path
-        from orbitcc.env.checkpoint import CheckpointError, algo_classes, read_run_config
+        from orbitcc.entrants.checkpoint import CheckpointError, algo_classes, read_run_config
         algo_classes()
         limit(512, 20)
         try:
@@ -111,7 +111,7 @@ def test_a_zip_member_that_declares_less_than_it_holds_is_read_with_a_running_ca
     assert bomb.stat().st_size < 2 << 20
     out = _child(f"""
         from pathlib import Path
-        from orbitcc.env.checkpoint import CheckpointError, _zip_entries
+        from orbitcc.entrants.checkpoint import CheckpointError, _zip_entries
         raw = Path({str(bomb)!r}).read_bytes()
         limit(128, 20)
         try:
@@ -131,7 +131,7 @@ def test_a_huge_net_arch_is_refused_before_any_allocation(tmp_path: Path) -> Non
     assert n == 1
     (run / "config.yaml").write_text(text)
     out = _child(f"""
-        from orbitcc.env.checkpoint import CheckpointError, algo_classes, load_checkpoint
+        from orbitcc.entrants.checkpoint import CheckpointError, algo_classes, load_checkpoint
         algo_classes()
         limit(1024, 60)
         try:

@@ -166,3 +166,142 @@ def test_findings_tests_run_in_make_test_as_docs_say() -> None:
     if not slow:
         assert "`make test` runs them" in text
         assert "(marker\n  `slow`; `make validate` runs them)" not in text
+
+
+# --------------------------------------------------------------------------
+# Numbers in README and docs/testing.md (issue 37 item 5): each is generated
+# by a named command or checked here against the code.
+
+
+def _between(text: str, begin: str, end: str) -> str:
+    assert begin in text and end in text.split(begin, 1)[1], f"no {begin!r} ... {end!r} block"
+    return text.split(begin, 1)[1].split(end, 1)[0]
+
+
+def _figures(text: str) -> set[str]:
+    """The numbers of a text, as written (1,234 / 24.6 / 104-137)."""
+    return set(re.findall(r"\d[\d,]*(?:\.\d+)?(?:-\d+)?", text))
+
+
+def test_readme_times_are_the_testing_times() -> None:
+    """README's times sit in one marked block and each is a figure of
+    docs/testing.md's Times table, which states its conditions and command:
+    measured once, updated in both places together."""
+    readme = _between(README.read_text(), "<!-- times:", "<!-- /times -->")
+    table = _between((DOCS / "testing.md").read_text(), "<!-- times:", "<!-- /times -->")
+    assert "docs/testing.md#times" in readme
+    rows = [r for r in table.splitlines() if r.startswith("| ") and "---" not in r][1:]
+    assert rows and all(r.count("|") == 5 for r in rows), "what | time | conditions | command"
+    stated = _figures(table)
+    missing = sorted(_figures(readme.split("-->", 1)[1]) - stated - {"2"})  # "2 cores"
+    assert not missing, f"README times not in docs/testing.md's Times: {missing}"
+    # No other time of the build or of `make test` elsewhere in README.
+    rest = README.read_text().replace(readme, "")
+    assert not re.search(r"\d+ min(?:utes)?\b", rest), "a time outside README's times block"
+
+
+def test_testing_counts_are_generated_and_the_findings_count_is_collected() -> None:
+    """The test counts of docs/testing.md are the block `make test-counts`
+    writes (tools/count_tests.py); its count of the findings tests is what
+    pytest collects from tests/test_findings_*.py now."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import count_tests
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    from orbitcc.reproductions.docgen import begin_marker, end_marker
+
+    text = (DOCS / "testing.md").read_text()
+    block = _between(text, begin_marker(count_tests.SECTION), end_marker(count_tests.SECTION))
+    assert "counted by `make test-counts`" in block
+    stated = re.search(r"\*\*(\d+)\*\* check the\s+papers' findings", block)
+    assert stated, block
+    collected, _ = count_tests.pytest_counts(*count_tests.findings_files())
+    assert int(stated.group(1)) == collected
+    # Outside the block testing.md states no test count of its own.
+    outside = text.replace(block, "")
+    assert not re.search(r"\b\d[\d,]* (?:C\+\+ )?tests\b", outside.split("## Times")[0])
+
+
+def test_readme_scenario_rows_are_the_presets() -> None:
+    """README's preset table: starlink_dual's terrestrial capacity, subflows,
+    background and handover interval; iridium_mptcp's subflows."""
+    from orbitcc.config import compose_object
+    from orbitcc.env.orbitcc_env import OrbitCCEnv
+
+    rows = {r.split("|")[1].strip(): r for r in README.read_text().splitlines()
+            if r.startswith("| `")}
+    dual = rows["`starlink_dual` (default)"]
+    cfg = compose_object("sim", ["scenario=starlink_dual"]).scenario
+    assert f"{cfg.core_capacity_mbps:g} Mb/s terrestrial segment" in dual
+    assert cfg.background and cfg.background_traffic == "bulk" and "NewReno background" in dual
+    # The handover interval the simulator shows (tests/test_leo_scenarios.py
+    # checks the episode's handover times against this constant).
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        from test_leo_scenarios import HANDOVER_INTERVAL_S
+    finally:
+        sys.path.remove(str(ROOT / "tests"))
+    assert f"handover every {HANDOVER_INTERVAL_S:g} s" in dual
+    for name, row in (("starlink_dual", dual), ("iridium_mptcp", rows["`iridium_mptcp`"])):
+        env = OrbitCCEnv(scenario=name, controller=None, info_level=0)
+        try:
+            assert f"{env.num_subflows} " in row and "subflows" in row, (name, env.num_subflows)
+        finally:
+            env.close()
+
+
+def test_readme_speed_figures_are_the_benchmarks() -> None:
+    """README's speed claims are figures of docs/benchmarks.md's ns-3 table
+    (orbitcc-bench / orbitcc-validate output, with its conditions there)."""
+    intro = README.read_text().split("## Quick start")[0]
+    bench = (DOCS / "benchmarks.md").read_text()
+    for claim in re.findall(r"(\d+(?:-\d+)?)x", intro):
+        assert f"**{claim}x**" in bench, claim
+    cpu_ms = re.search(r"takes ~(\d+) CPU ms", intro)
+    assert cpu_ms
+    row = next(r for r in bench.splitlines() if r.startswith("| newreno-1-bdp |"))
+    orbitcc_s = float(row.split("|")[3].split()[0])
+    assert round(orbitcc_s * 1000, -1) == int(cpu_ms.group(1))
+
+
+def test_ns3gym_defaults_in_docs_are_the_codes() -> None:
+    """docs/ns3gym.md's defaults of the server and the client are their
+    constants."""
+    from orbitcc.ns3gym import client, server
+
+    text = " ".join((DOCS / "ns3gym.md").read_text().split())
+    assert f"`--timeout-s` ({server.DEFAULT_TIMEOUT_S:g} s)" in text
+    assert server.DEFAULT_MAX_MESSAGE_BYTES == 1 << 20
+    assert "`--max-message-bytes` (1 MiB by default" in text
+    assert server.DEFAULT_MAX_CWND_BYTES == 64 * 2**20
+    assert "`--max-cwnd-bytes` (64 MiB by default" in text
+    assert f"the server notices within {server.POLL_MS / 1000:g} s" in text
+    assert client.DEFAULT_MAX_MESSAGE_BYTES == 64 * 2**20
+    assert "`max_message_bytes` (64 MiB by default)" in text
+    layout = server.make_layout("opengym", "single_link", ["scenario.transport=tcp"], None,
+                                "ns3gym", server.DEFAULT_MAX_CWND_BYTES)  # --step-s not given
+    try:
+        step_s = layout.env.config.env.step_interval_s  # type: ignore[attr-defined]
+    finally:
+        layout.close()
+    assert f"ns3-gym's `envTimeStep` ({step_s:g} s)" in text
+    assert server.RL_TCP_ACT_HIGH == 65535 and "Box(0, 65535, (2,), uint64)" in text
+
+
+def test_leaderboard_score_defaults_in_docs_are_the_composed_config() -> None:
+    """docs/leaderboard.md's score defaults are those a run composes
+    (configs/leaderboard.yaml), and its quick-suite line names the suite's
+    controllers and seeds."""
+    import orbitcc.baselines.leaderboard  # noqa: F401  (stores the leaderboard schemas)
+    from orbitcc.baselines.leaderboard import make_plan, suite_entrants
+    from orbitcc.config import compose_object
+
+    lb = compose_object("leaderboard", ["suite=quick"])
+    sc = lb.score
+    text = " ".join((DOCS / "leaderboard.md").read_text().split())
+    weights = {sc.throughput_weight, sc.delay_weight, sc.harm_weight, sc.loss_weight}
+    assert weights == {1.0} and "w_T = w_D = w_H = w_L = 1," in text
+    assert f"Q0 = {sc.queue_ref_ms:g} ms, floor {sc.floor:g}" in text
+    controllers = len(make_plan(lb.suite, suite_entrants(lb)).entrants)
+    assert f"{controllers} controllers, {len(lb.suite.seeds)} seeds;" in text

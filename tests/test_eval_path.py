@@ -14,7 +14,7 @@ pytest.importorskip("stable_baselines3")
 from orbitcc.agents.checkpoint import Checkpoint, build_model, load_checkpoint  # noqa: E402
 from orbitcc.agents.config import AgentConfig  # noqa: E402
 from orbitcc.agents.heldout import play, task_overrides  # noqa: E402
-from orbitcc.env.policy import DeterministicPolicy  # noqa: E402
+from orbitcc.entrants.policy import DeterministicPolicy  # noqa: E402
 
 REFERENCE = "reference:ppo_starlink"
 
@@ -107,8 +107,8 @@ def test_heldout_leaderboard_and_ns3_backend_give_the_same_row(
     leaderboard's cell runner (what orbitcc-eval runs) and by the ns-3
     backend's episode loop: the same return, throughput and p95 delay."""
     from orbitcc.baselines.cells import plan, run_cell
-    from orbitcc.env.ns3gym.backend import _play, policy_from
     from orbitcc.env.orbitcc_env import OrbitCCEnv
+    from orbitcc.ns3gym.backend import _play, policy_from
 
     seed, duration = 4, 10.0
     p = plan([f"agent:{REFERENCE}"], [("starlink_dual", (), None)], [seed], duration)

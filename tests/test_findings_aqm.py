@@ -2,7 +2,7 @@
 restores fairness between congestion controllers under LEO dynamics. Here:
 CUBIC against BBR (v1, and BBRv3) sharing a bottleneck that replays
 starlink_dual's access link, drop-tail against FQ-CoDel, five seeds
-(orbitcc.baselines.reproduce_aqm; numbers in docs/aqm.md).
+(orbitcc.reproductions.reproduce_aqm; numbers in docs/aqm.md).
 
 Run by `make test` (CI) and `make validate-findings`."""
 
@@ -12,7 +12,7 @@ import statistics
 
 import pytest
 
-from orbitcc.baselines.reproduce_aqm import measure
+from orbitcc.reproductions.reproduce_aqm import measure
 
 SEEDS = range(5)
 

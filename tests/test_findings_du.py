@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from orbitcc.baselines import reproduce_du as du
+from orbitcc.reproductions import reproduce_du as du
 
 SEEDS = range(5)
 DURATION_S = 600.0

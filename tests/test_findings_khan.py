@@ -1,6 +1,6 @@
 """Khan et al. (Computer Networks 2023) findings on the LMS presets, over 5 seeds.
 
-Each test re-runs the measurement of orbitcc.baselines.reproduce_khan that fills
+Each test re-runs the measurement of orbitcc.reproductions.reproduce_khan that fills
 docs/reproduction.md ("Khan et al.") and fails if the finding (or, where orbitcc
 differs from the paper, the documented difference and its cause) disappears.
 Run by ``make test`` (CI) and ``make validate-findings``.
@@ -12,7 +12,7 @@ import statistics
 
 import pytest
 
-from orbitcc.baselines import reproduce_khan as rk
+from orbitcc.reproductions import reproduce_khan as rk
 
 SEEDS = list(range(5))
 

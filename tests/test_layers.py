@@ -7,8 +7,10 @@ Python (the ``orbitcc`` package, whose folders setup.py maps in): the same
 rule over
 
   core (orbitcc: config, params, scenario, runner, ...) < ns3 (orbitcc.ns3,
-  the ns-3 reference programs) < env < agents | baselines < cli (orbitcc.cli:
-  every console script)
+  the ns-3 reference programs) < env (the Gymnasium envs) < entrants
+  (orbitcc.entrants: the entrant interface, the checkpoint loader, the
+  evaluation policy) < agents | baselines | ns3gym | reproductions < cli
+  (orbitcc.cli: every console script)
 
 Every ``import`` counts, at module level or inside a function, a method or an
 ``if TYPE_CHECKING`` block: an import placed inside a function to dodge a
@@ -80,8 +82,9 @@ PY_DIRS = {
 # Bottom to top; layers in one tuple sit side by side (and may not import
 # each other). A module's layer is that of the longest prefix listed here.
 PY_LAYERS: list[tuple[str, ...]] = [
-    ("orbitcc",), ("orbitcc.ns3",), ("orbitcc.env",),
-    ("orbitcc.agents", "orbitcc.baselines"), ("orbitcc.cli",),
+    ("orbitcc",), ("orbitcc.ns3",), ("orbitcc.env",), ("orbitcc.entrants",),
+    ("orbitcc.agents", "orbitcc.baselines", "orbitcc.ns3gym", "orbitcc.reproductions"),
+    ("orbitcc.cli",),
 ]
 PY_RANK = {name: rank for rank, group in enumerate(PY_LAYERS) for name in group}
 FACADE = "orbitcc"
@@ -145,7 +148,24 @@ def test_python_folders_are_the_packages_setup_maps() -> None:
     for package, folder in PY_DIRS.items():
         assert f'"{package}": "{folder}"' in setup
     assert set(MODULES) >= {"orbitcc.config", "orbitcc.env", "orbitcc.agents.train",
-                            "orbitcc.baselines.cells", "orbitcc.cli.sim", "orbitcc.ns3"}
+                            "orbitcc.baselines.cells", "orbitcc.cli.sim", "orbitcc.ns3",
+                            "orbitcc.entrants.checkpoint", "orbitcc.ns3gym.server",
+                            "orbitcc.reproductions.reproduce_maco"}
+
+
+def test_each_zone_holds_only_its_own_modules() -> None:
+    # The layout shows the layers: the env package holds the Gymnasium envs
+    # only (ns3-gym interop and the entrant layer sit above it), and the
+    # leaderboard's package holds no paper reproduction (whatever writes a
+    # generated section of docs/reproduction.md through docgen lives in
+    # orbitcc.reproductions).
+    assert not [m for m in MODULES if m.startswith(("orbitcc.env.ns3gym", "orbitcc.env.checkpoint",
+                                                    "orbitcc.env.policy", "orbitcc.env.entrant"))]
+    writers = sorted(m for m, path in MODULES.items()
+                     if "write_section" in path.read_text() or "section_main" in path.read_text())
+    assert writers and all(layer_of(m) == "orbitcc.reproductions" for m in writers), writers
+    bench = sorted(m for m in MODULES if m.rpartition(".")[2].startswith("bench"))
+    assert bench == ["orbitcc.cli.bench"]  # one benchmark module
 
 
 def test_every_console_script_is_in_the_cli_layer() -> None:

@@ -195,7 +195,7 @@ def test_a_two_subflow_agent_plays_every_cell_and_is_an_oracle(tmp_path: Path) -
 
 
 def test_subflow_adapter_shares_one_policy_per_subflow() -> None:
-    from orbitcc.env.policy import SubflowAdapter
+    from orbitcc.entrants.policy import SubflowAdapter
 
     seen: list[np.ndarray] = []
 

@@ -95,7 +95,8 @@ def test_reward_peaks_at_the_max_min_share_and_punishes_grabbing():
     for a in ("flow_0", "flow_1"):
         s = info[a]["share"]
         assert info[a]["competitor_shortfall"] == pytest.approx(harm, rel=1e-3, abs=1e-3)
-        assert rew[a] == pytest.approx(min(s, 1.0) - abs(s - 1.0) - harm)
+        # harm_weight 5 (the default) x H / f_i; one competitor owed f_i.
+        assert rew[a] == pytest.approx(min(s, 1.0) - abs(s - 1.0) - 5.0 * harm)
         assert rew[a] < 1.0
 
 
@@ -428,3 +429,55 @@ def test_vector_env_refuses_bad_actions_and_calls_after_close():
     vec.close()
     with pytest.raises(RuntimeError, match=r"step\(\) after close\(\)"):
         vec.step(np.zeros((4, 1), dtype=np.float32))
+
+
+def test_bench_multiagent_rows_pair_the_three_envs_round_by_round():
+    # orbitcc-bench's multi-agent rows (docs/multiagent.md): every method
+    # runs once per round, and each ratio is the per-round quotient of the
+    # same round's figures (paired), never a quotient of two medians.
+    from orbitcc.cli.bench import BenchConfig, multiagent_figures, multiagent_markdown
+
+    cfg = BenchConfig(rounds=3, multiagent_agents=[2], multiagent_steps=20,
+                      multiagent_vec_envs=2)
+    fig = multiagent_figures(cfg)
+    (row,) = fig["rows"]
+    assert row["agents"] == 2
+    for key in ("gym_us_per_flow_step", "parallel_us_per_agent_step",
+                "vector_us_per_agent_step", "parallel_over_gym", "vector_over_gym"):
+        f = row[key]
+        assert f["n"] == 3 and 0 < f["min"] <= f["median"] <= f["max"]
+    table = multiagent_markdown(fig)
+    assert table[0].startswith("| flows N |") and table[2].startswith("| 2 |")
+
+
+@pytest.mark.parametrize("w", [0.0, 1.0, 5.0])
+@pytest.mark.parametrize("h", [0.5, 1.0, 5.0])
+def test_above_the_fair_share_with_a_starved_background_scores_lower(w, h):
+    # Analytic (issue 35 item 5): starlink_dual's shape, two agents on both
+    # links and one bulk background flow on link 0 only, links of 19 Mb/s
+    # each. Max-min: 38 / 3 each. The reward the env uses (the core's
+    # arithmetic, weights (w, d, b, h)) ranks an agent at its share with the
+    # background at its own above the same agent taking 1.5 shares with the
+    # background starved, and above one taking 1.25 shares with the
+    # background at half its share; exactly 1 - w (s - 1) - h H / f.
+    from orbitcc import _core
+
+    inf = float("inf")
+    fair = max_min_shares([frozenset({0, 1}), frozenset({0, 1}), frozenset({0})],
+                          {0: 19.0, 1: 19.0}, [inf, inf, inf])
+    f = fair[0]
+    assert fair == pytest.approx([38 / 3] * 3)
+    weights = (w, 0.0, 0.0, h)
+
+    def reward(x: float, background: float) -> float:
+        harm = max(0.0, fair[2] - background)  # H, Mb/s
+        return _core.multiagent_reward(x / f, 0.0, f, harm, weights)
+
+    at_share = reward(f, f)
+    assert at_share == pytest.approx(1.0)
+    half = reward(1.25 * f, 0.5 * f)
+    starved = reward(1.5 * f, 0.0)
+    assert starved < half < at_share
+    assert starved == pytest.approx(1.0 - w * 0.5 - h * 1.0)
+    # Holding back is no way out either: below the share costs w + 1 per unit.
+    assert reward(0.5 * f, 1.5 * f) == pytest.approx(0.5 - w * 0.5)

@@ -1,6 +1,6 @@
-"""The ns3-gym protocol client (orbitcc.env.ns3gym) against a fake ns-3 peer.
+"""The ns3-gym protocol client (orbitcc.ns3gym) against a fake ns-3 peer.
 
-The fake peer (orbitcc.env.ns3gym.fake_peer) echoes the last action as the
+The fake peer (orbitcc.ns3gym.fake_peer) echoes the last action as the
 reward and in the observation, so every test checks real round trips.
 """
 
@@ -19,10 +19,10 @@ from gymnasium import spaces
 
 pytest.importorskip("zmq", reason="pyzmq is not installed (pip install 'orbitcc[ns3gym]')")
 
-from orbitcc.env.ns3gym import Ns3GymEnv, Ns3GymError, Ns3GymTimeoutError, ProtocolError  # noqa: E402
-from orbitcc.env.ns3gym import protocol as pb  # noqa: E402
+from orbitcc.ns3gym import Ns3GymEnv, Ns3GymError, Ns3GymTimeoutError, ProtocolError  # noqa: E402
+from orbitcc.ns3gym import protocol as pb  # noqa: E402
 
-PEER = [sys.executable, "-m", "orbitcc.env.ns3gym.fake_peer"]
+PEER = [sys.executable, "-m", "orbitcc.ns3gym.fake_peer"]
 
 
 def peer(mode: str = "normal", steps: int = 5, tag: str = "") -> list[str]:
@@ -176,7 +176,7 @@ def test_interrupt_in_a_child_process_leaves_no_orphan(tmp_path) -> None:
         "import faulthandler, signal\n"
         "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "faulthandler.register(signal.SIGUSR1, all_threads=True)\n"
-        "from orbitcc.env.ns3gym import Ns3GymEnv\n"
+        "from orbitcc.ns3gym import Ns3GymEnv\n"
         f"env = Ns3GymEnv({peer('hang', tag=tag)!r}, timeout_s=600)\n")
     # 'hang' never sends the first state, so the constructor waits; we need
     # the peer's pid: read it from the process table after start-up.
@@ -518,7 +518,7 @@ def test_a_peer_that_is_not_zeromq_gets_a_clear_error_in_time() -> None:
     script = (
         "import threading, time, numpy as np\n"
         "from tests.test_ns3gym import _raw_peer\n"
-        "from orbitcc.env.ns3gym import Ns3GymEnv\n"
+        "from orbitcc.ns3gym import Ns3GymEnv\n"
         "payload = np.random.default_rng(24).integers(0, 256, 4096, dtype=np.uint8).tobytes()\n"
         f"threading.Thread(target=_raw_peer, args=({port}, payload, 8.0), daemon=True).start()\n"
         "t = time.monotonic()\n"

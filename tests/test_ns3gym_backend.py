@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 import orbitcc
-from orbitcc.env.ns3gym import backend
-from orbitcc.env.ns3gym.backend import Ns3BackendError
 from orbitcc.env.orbitcc_env import OrbitCCEnv
+from orbitcc.ns3gym import backend
+from orbitcc.ns3gym.backend import Ns3BackendError
 from orbitcc.runner import export_schedule
 from orbitcc.scenario import load_schedule
 

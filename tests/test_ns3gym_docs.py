@@ -179,8 +179,8 @@ def _check(doc_cell: str, space: object) -> None:
 
 
 def test_served_spaces_are_the_documented_ones() -> None:
-    from orbitcc.env.ns3gym import protocol as pb
-    from orbitcc.env.ns3gym.server import LAYOUTS, make_layout
+    from orbitcc.ns3gym import protocol as pb
+    from orbitcc.ns3gym.server import LAYOUTS, make_layout
 
     rows = _table_spaces()
     assert set(rows) == set(LAYOUTS)

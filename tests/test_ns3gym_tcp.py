@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import orbitcc  # noqa: F401  (registers the env ids)
-from orbitcc.env.ns3gym.tcp import FIELDS, INITIAL_SSTHRESH, NewRenoAgent, Ns3GymTcpEnv
+from orbitcc.ns3gym.tcp import FIELDS, INITIAL_SSTHRESH, NewRenoAgent, Ns3GymTcpEnv
 
 F = {name: k for k, name in enumerate(FIELDS)}
 TCP = ["scenario.transport=tcp"]

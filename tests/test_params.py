@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 import sys
 
@@ -11,7 +10,7 @@ from rejects import run_rejects
 
 import orbitcc
 from orbitcc import _core
-from orbitcc.config import EnvConfig, RandomizeConfig, RewardConfig, compose_config, to_object
+from orbitcc.config import EnvConfig, compose_config, to_object
 from orbitcc.params import coupled_controllers, describe, stale_files, tables
 
 
@@ -58,38 +57,6 @@ def test_describe_from_the_command_line() -> None:
 
 def _row(table: str, name: str) -> dict:
     return next(r for r in tables()[table] if r["name"] == name)
-
-
-def test_python_schemas_have_the_cxx_defaults() -> None:
-    for schema, table in ((EnvConfig, "env"), (RewardConfig, "reward")):
-        rows = {r["name"]: r for r in tables()[table]}
-        names = [f.name for f in dataclasses.fields(schema)]
-        assert names == list(rows), schema.__name__
-        instance = schema()
-        for name, row in rows.items():
-            assert getattr(instance, name) == row["default"], f"{table}.{name}"
-
-
-# The two trace files are the one default the layers state differently on
-# purpose: the core's "" means "no trace", Python names the shipped
-# LeoReplayer pair relative to the configs folder, which the core cannot know.
-_PATH_DEFAULTS = {"trace_bandwidth_file", "trace_delay_file"}
-
-
-def test_randomize_schema_has_the_cxx_defaults() -> None:
-    # `enabled` once defaulted to true in the core's row while the struct, the
-    # dataclass and none.yaml said false; this test holds every row.
-    rows = {r["name"]: r for r in tables()["model_randomize"]}
-    names = [f.name for f in dataclasses.fields(RandomizeConfig)]
-    assert names == list(rows)
-    instance = RandomizeConfig()
-    for name, row in rows.items():
-        if name in _PATH_DEFAULTS:
-            assert row["default"] == "" and getattr(instance, name), name
-            continue
-        value = getattr(instance, name)
-        assert (list(map(float, value)) if isinstance(value, list) else value) == row["default"], (
-            f"randomize.{name}: Python {value!r} vs core {row['default']!r}")
 
 
 @pytest.mark.parametrize("override, message", [

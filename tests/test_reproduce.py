@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orbitcc.baselines import reproduce_maco
+from orbitcc.reproductions import reproduce_maco
 
 
 def test_reproduce_maco_writes_tables_and_keeps_the_discussion(tmp_path):
@@ -49,7 +49,7 @@ def test_recovery_time_measure_on_a_synthetic_series():
 
 
 def test_docgen_rewrites_only_its_own_section(tmp_path):
-    from orbitcc.baselines import docgen
+    from orbitcc.reproductions import docgen
 
     out = tmp_path / "doc.md"
     out.write_text("# head\n")
@@ -70,7 +70,7 @@ def test_docgen_rewrites_only_its_own_section(tmp_path):
 
 
 def test_mean_std_reports_spread_only_when_there_is_one():
-    from orbitcc.baselines.docgen import mean_std
+    from orbitcc.reproductions.docgen import mean_std
 
     assert mean_std([1.0, 2.0, 3.0]) == "2.0 +- 1.0"
     assert mean_std([4.3]) == "4.3"  # one (deterministic) run: no "+- 0.0"
@@ -81,7 +81,7 @@ def test_section_main_runs_the_generator_and_rejects_a_single_seed(tmp_path, cap
     """The shared command line of the seeded reproduction scripts."""
     import pytest
 
-    from orbitcc.baselines import docgen
+    from orbitcc.reproductions import docgen
 
     calls = []
 
@@ -101,3 +101,47 @@ def test_section_main_runs_the_generator_and_rejects_a_single_seed(tmp_path, cap
             docgen.section_main([*bad, "--out", str(out)], None, "x", "Paper X", generate)
         assert says in capsys.readouterr().err
     assert calls == [(3, 1)]  # nothing ran on bad input
+
+
+def test_eq26_pair_increase_matches_the_closed_form():
+    # Two subflows with equal windows w and RTT tau, T_r = tau: per subflow w
+    # ACKs per RTT, each adding 3 x^2 sqrt(T) / (2 tau (2x)^(5/2)) packets with
+    # x = w / tau, so the pair grows 3 sqrt(w T / tau) / 2^(5/2) per RTT.
+    import math
+
+    import numpy as np
+
+    w, tau = 200.0, 0.1
+    n = 20
+    series = {
+        "subflow_flow": np.array([0, 0, 1]),
+        "cwnd_bytes": np.full((3, n), w * 1500.0),
+        "srtt_ms": np.full((3, n), tau * 1e3),
+    }
+    mask = np.ones(n, dtype=bool)
+    got = reproduce_maco.eq26_pair_increase(series, mask)
+    assert math.isclose(got, 3 * math.sqrt(w) / 2 ** 2.5, rel_tol=1e-9)
+    # One subflow alone: 1.5 sqrt(w T / tau) packets per RTT.
+    single = {k: v[1:] for k, v in series.items()}
+    single["subflow_flow"] = np.array([0, 1])
+    assert math.isclose(reproduce_maco.eq26_pair_increase(single, mask),
+                        1.5 * math.sqrt(w), rel_tol=1e-9)
+    assert math.isnan(reproduce_maco.eq26_pair_increase(series, np.zeros(n, dtype=bool)))
+
+
+def test_reproduce_maco_sections_write_their_own_markers(tmp_path):
+    out = tmp_path / "reproduction.md"
+    out.write_text("# intro\n\nhand-written\n")
+    reproduce_maco.main(["--section", "friendliness", "--seeds", "2", "--duration", "4",
+                         "--out", str(out)])
+    text = out.read_text()
+    assert "hand-written" in text and "predicted split" in text and "measured split" in text
+    assert "--section friendliness --seeds 2 --duration 4" in text
+    assert text.count("<!-- GENERATED: reproduce_maco_friendliness") == 1
+    # A second run replaces its section and leaves the rest as it was.
+    reproduce_maco.main(["--section", "friendliness", "--seeds", "2", "--duration", "3",
+                         "--out", str(out)])
+    again = out.read_text()
+    assert again.count("<!-- GENERATED: reproduce_maco_friendliness") == 1
+    assert "--duration 3" in again and "--duration 4" not in again
+    assert again.startswith("# intro")

@@ -485,12 +485,6 @@ void RegisterEnvBindings(py::module_& m) {
       "normaliser, help, bounds, mobility (needs the mobility oracle), "
       "group (base, mobility or background: the switch that adds it).");
   m.def(
-      "env_params", []() { return ParamTableToPy(EnvParams()); },
-      "The env settings (configs/env/): name, default, range, help.");
-  m.def(
-      "reward_params", []() { return ParamTableToPy(RewardParams()); },
-      "The reward settings (configs/reward/): name, default, range, help.");
-  m.def(
       "check_env_config",
       [](const py::dict& env) { EnvConfigFromDict(env); },
       py::arg("env"),

@@ -79,7 +79,7 @@ PYBIND11_MODULE(_core, m) {
   // it).
   m.attr("MAX_APP_WRITES_PER_SECOND") = orbitcc::kMaxAppWritesPerSecond;
   // An older libstdc++ than the headers this module was compiled with gives
-  // one clear ImportError instead of a crash later (issue 24, item 9).
+  // one clear ImportError instead of a crash later.
   const orbitcc::LibstdcxxInfo libstdcxx = orbitcc::InspectLibstdcxx();
   if (const std::string problem = orbitcc::LibstdcxxProblem(libstdcxx);
       !problem.empty()) {

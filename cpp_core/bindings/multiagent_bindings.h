@@ -1,4 +1,5 @@
-// orbitcc._core.multiagent_rewards (cpp_core/env/multiagent_reward.h).
+// orbitcc._core.MultiAgentRewarder, max_min_shares and multiagent_reward
+// (cpp_core/env/multiagent_reward.h).
 #pragma once
 
 #include <pybind11/pybind11.h>

@@ -9,6 +9,7 @@
 #include "bindings/py_value.h"
 #include "engine/spec.h"
 #include "env/batch_simulation.h"
+#include "env/env_spec.h"
 #include "spec/model_params.h"
 #include "spec/scenario_params.h"
 #include "spec/spec_reader.h"
@@ -132,6 +133,10 @@ void RegisterParamBindings(py::module_& m) {
       {"flow_params", FlowParams, "A flow's scalar settings (flows[i].<name>)."},
       {"batch_params", BatchParams,
        "A vector env's sizes (num_envs, num_threads)."},
+      {"env_params", EnvParams,
+       "The env settings (configs/env/): name, default, range, help."},
+      {"reward_params", RewardParams,
+       "The reward settings (configs/reward/): name, default, range, help."},
   };
   for (const auto& t : kTables) {
     auto table = t.table;
@@ -204,10 +209,11 @@ void RegisterParamBindings(py::module_& m) {
   m.def(
       "check_randomization",
       [](py::handle values, const std::string& where) {
-        ParseRandomization(ValueFromPy(values), where);
+        ParseRandomization(ValueFromPy(values), where, /*open_trace=*/false);
       },
       py::arg("values"), py::arg("where") = "randomize",
-      "Checks a 'randomize' mapping as the core reads it; ValueError "
+      "Checks a 'randomize' mapping as the core reads it, without opening "
+      "its trace files (the simulation's spec opens them); ValueError "
       "'<where>.<key> = <value> is out of range; allowed: ...'.");
   m.def(
       "closest_names",

@@ -6,9 +6,7 @@
 namespace orbitcc {
 
 Balia::Balia(const ControllerContext& ctx)
-    : WindowController(ctx),
-      subflow_index_(ctx.subflow_index),
-      connection_(ctx.connection) {}
+    : CoupledWindowController(ctx) {}
 
 double Balia::Alpha(const std::vector<SubflowSnapshot>& subflows, int self) {
   // Rates in bytes/s: alpha is a ratio of rates, so the unit cancels.
@@ -38,26 +36,18 @@ double Balia::DecreaseFraction(double alpha) {
 }
 
 void Balia::IncreaseWindow(const AckEvent& ack) {
-  const int self = CollectCoupledSubflows(connection_, subflow_index_, *this,
-                                          smoothed_rtt_, &scratch_);
+  const int self = CollectSubflows();
   if (self < 0) {
     WindowController::IncreaseWindow(ack);
     return;
   }
   const double mss = static_cast<double>(mss_);
   const double acked_packets = static_cast<double>(ack.bytes_acked) / mss;
-  increase_residual_ +=
-      acked_packets * IncreasePerPacket(scratch_, self, mss) * mss;
-  const double whole = WholeBytes(increase_residual_);
-  if (whole >= 1.0) {
-    cwnd_ += static_cast<uint64_t>(whole);
-    increase_residual_ -= whole;
-  }
+  GrowBy(acked_packets * IncreasePerPacket(scratch_, self, mss) * mss);
 }
 
 void Balia::OnCongestionEvent(const LossEvent& loss) {
-  const int self = CollectCoupledSubflows(connection_, subflow_index_, *this,
-                                          smoothed_rtt_, &scratch_);
+  const int self = CollectSubflows();
   if (self < 0) {
     WindowController::OnCongestionEvent(loss);  // Reno halving
     return;

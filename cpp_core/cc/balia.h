@@ -16,11 +16,10 @@
 #include <vector>
 
 #include "cc/coupled_subflows.h"
-#include "cc/window_controller.h"
 
 namespace orbitcc {
 
-class Balia : public WindowController {
+class Balia : public CoupledWindowController {
  public:
   explicit Balia(const ControllerContext& ctx);
   std::string_view name() const override { return "balia"; }
@@ -39,11 +38,6 @@ class Balia : public WindowController {
   void IncreaseWindow(const AckEvent& ack) override;
   void OnCongestionEvent(const LossEvent& loss) override;
 
- private:
-  int subflow_index_;
-  const ConnectionView* connection_;
-  std::vector<SubflowSnapshot> scratch_;
-  double increase_residual_ = 0.0;
 };
 
 }  // namespace orbitcc

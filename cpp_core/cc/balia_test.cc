@@ -41,15 +41,8 @@ TEST(BaliaTest, DecreaseIsCappedAtAlphaOnePointFive) {
 }
 
 TEST(BaliaTest, EventsApplyTheRulesThroughTheView) {
-  FakeConnection conn(2);
-  Balia a(CoupledContext(0, &conn, kMss));
-  Balia b(CoupledContext(1, &conn, kMss));
-  conn.SetController(0, &a);
-  conn.SetController(1, &b);
-  conn.SetSmoothedRtt(0, Millis(100));
-  conn.SetSmoothedRtt(1, Millis(50));
-  PutInAvoidance(&a, 12000, &conn.rtt(0), kMss);
-  PutInAvoidance(&b, 24000, &conn.rtt(1), kMss);
+  CoupledPair<Balia> pair(Millis(100), Millis(50), 12000, 24000, kMss);
+  auto& [conn, a, b] = pair;
 
   a.OnAck(MakeAck(Millis(10), kMss, Millis(5), &conn.rtt(0)));
   EXPECT_EQ(a.cwnd_bytes(), 12000u + 19u);  // 0.016 * 1200 = 19.2 bytes

@@ -14,6 +14,8 @@
 //   inflight_lo, bw_lo  short-term lower bounds: after a round with any
 //                loss, outside bandwidth probing, both fall to
 //                max(latest sample, BBRBeta * bound); reset in REFILL.
+//                The loss round restarts at its first loss (BBRNoteLoss),
+//                so the cut comes one round trip after the loss is seen.
 // States and gains (Sec. 2.4-2.6, 4.3):
 //   Startup         pacing 2.77 (4 ln 2), cwnd 2; ends when the bw grew
 //                   < 25 % for 3 rounds, or a round lost > 2 % with >= 6
@@ -49,12 +51,14 @@
 //   full_bw_now estimator, which needs per-round bw plateau detection in UP.
 // * ECN: the core has no ECN, so BBRv3's ECN response (bw_lo / inflight_lo
 //   cut by the CE fraction) is not implemented; only loss drives the bounds.
-// * Loss recovery: over TCP as the draft's Sec. 4.6.4.4 and BBR v1 here:
-//   packet conservation for the first round of recovery, cwnd restored on
-//   exit. Over QUIC none (recovery_conservation = 0): the draft states that
-//   modulation for TCP's Fast Recovery, which RFC 9002 does not have; the
-//   loss response is inflight_hi / inflight_lo / bw_lo alone. Persistent
-//   congestion and timeouts still collapse cwnd on both.
+// * Loss recovery. Choice: on both transports none beyond the draft's
+//   (recovery_conservation = 0). The BBRv3 draft dropped BBRv2's Fast
+//   Recovery packet conservation in 2024; in Fast Recovery BBR "uses the
+//   response described in Updating the Model Upon Packet Loss" (the bounds),
+//   saves cwnd on entry and restores it on exit. BBR v1 here (and Linux's
+//   tcp_bbr v1) keep conservation. Measured at 50 Mb/s, 1 % random loss,
+//   60 s over TCP: 41.1 Mb/s without it, 25.6 with it (docs/controllers.md).
+//   Persistent congestion and timeouts still collapse cwnd on both.
 // * Randomness (the probe wait, the rounds_since_bw_probe start): a
 //   per-instance xoshiro stream keyed by the seed parameter (0: the episode's
 //   per-flow seed) and the subflow index; never a global RNG.
@@ -215,6 +219,8 @@ class Bbr3 : public CongestionController {
 
   // Congestion signals of the current round (Sec. 4.5.10).
   bool loss_in_round_ = false;
+  uint64_t loss_round_delivered_ = 0;  // delivered when the loss round began
+  bool loss_round_start_ = false;      // this ACK ends a loss round
   uint64_t loss_events_in_round_ = 0;
   uint64_t round_lost_start_ = 0;       // lost_ when the round began
   uint64_t round_tx_in_flight_ = 0;     // flight when the round began

@@ -306,7 +306,8 @@ TEST(Bbr3Test, ProbeRttEveryFiveSecondsWithHalfBdpWindow) {
   EXPECT_EQ(h.bbr.state(), Bbr3::State::kProbeBwCruise);
 }
 
-// The loss response per transport (Sec. 4.6.4.4 is TCP's Fast Recovery).
+// The loss response in Fast Recovery: the draft's (the bounds alone) and
+// BBRv2's packet conservation (recovery_conservation=1).
 // In CRUISE, one packet is lost and the flight falls to half the window (the
 // ACK clock stalls behind the hole). Returns the window before and after.
 std::pair<uint64_t, uint64_t> LossInCruise(Harness* h) {
@@ -321,7 +322,7 @@ std::pair<uint64_t, uint64_t> LossInCruise(Harness* h) {
   return {before, h->bbr.cwnd_bytes()};
 }
 
-TEST(Bbr3Test, OverQuicALossLeavesTheWindowToTheModelBounds) {
+TEST(Bbr3Test, ALossLeavesTheWindowToTheModelBounds) {
   Harness h({{"recovery_conservation", 0}});
   const auto [before, after] = LossInCruise(&h);
   // No collapse to the flight, no packet conservation: the window stays.
@@ -333,7 +334,7 @@ TEST(Bbr3Test, OverQuicALossLeavesTheWindowToTheModelBounds) {
   EXPECT_EQ(h.bbr.inflight_hi(), Bbr3::kInfinite);
 }
 
-TEST(Bbr3Test, OverTcpFastRecoveryCollapsesToTheFlightThenRestores) {
+TEST(Bbr3Test, Bbr2ConservationCollapsesToTheFlightThenRestores) {
   Harness h({{"recovery_conservation", 1}});
   const auto [before, after] = LossInCruise(&h);
   EXPECT_EQ(after, before / 2 + kMss);  // packets in flight + 1
@@ -348,16 +349,52 @@ TEST(Bbr3Test, OverTcpFastRecoveryCollapsesToTheFlightThenRestores) {
   EXPECT_GE(h.bbr.cwnd_bytes(), before);
 }
 
-TEST(Bbr3Test, RecoveryConservationDefaultsFollowTheTransport) {
-  // Derived default: on over TCP (Linux), off over QUIC (RFC 9002).
+TEST(Bbr3Test, RecoveryConservationIsOffOnBothTransportsByDefault) {
+  // The BBRv3 draft has no Fast Recovery packet conservation (BBRv2 had):
+  // the default leaves the window to the model's bounds over TCP too.
   for (const bool over_tcp : {false, true}) {
     ControllerContext ctx = Context();
     ctx.over_tcp = over_tcp;
     Harness h;
     h.bbr = Bbr3(ctx);
     const auto [before, after] = LossInCruise(&h);
-    EXPECT_EQ(after, over_tcp ? before / 2 + kMss : before) << over_tcp;
+    EXPECT_EQ(after, before) << over_tcp;
   }
+}
+
+// BBRNoteLoss: the first loss of a loss round restarts that round, so the
+// short-term bounds adapt one full round trip after the loss was seen, on
+// the ACK of a packet sent after it, not at the end of the ordinary round
+// the loss fell in.
+TEST(Bbr3Test, TheFirstLossRestartsTheLossRound) {
+  Harness h;
+  h.ReachDown();
+  h.inflight = kBdp - 10 * kMss;
+  h.Ack(kBw, false);
+  ASSERT_EQ(h.bbr.state(), Bbr3::State::kProbeBwCruise);
+  h.Round(kBw);  // a clean round: the loss round and the round align
+  const uint64_t round_began = h.delivered;
+  h.Ack(kBw / 2, true);  // the next round begins (its first sample)
+  for (int i = 0; i < 4; ++i) h.Ack(kBw / 2, false);
+  const uint64_t at_loss = h.delivered;
+  h.Loss(kMss);
+  for (int i = 0; i < 3; ++i) h.Ack(kBw / 2, false);
+  // The ordinary round ends (a packet sent as it began is acked) ...
+  const uint64_t rounds = h.bbr.round_count();
+  h.bbr.OnAck(h.NextAck(kBw / 2, Millis(1), kMss, round_began + kMss));
+  ASSERT_EQ(h.bbr.round_count(), rounds + 1);
+  // ... but the loss round began at the loss: no cut yet.
+  EXPECT_TRUE(std::isinf(h.bbr.bw_lo_bps()));
+  EXPECT_EQ(h.bbr.inflight_lo(), Bbr3::kInfinite);
+  // The ACK of a packet sent after the loss ends the loss round: one cut,
+  // to max(latest, beta * max_bw).
+  h.bbr.OnAck(h.NextAck(kBw / 2, Millis(1), kMss, at_loss));
+  EXPECT_DOUBLE_EQ(h.bbr.bw_lo_bps(), 0.7 * kBw);
+  EXPECT_NE(h.bbr.inflight_lo(), Bbr3::kInfinite);
+  // No loss in the next loss round: the bounds stay.
+  h.Round(kBw / 2);
+  h.Round(kBw / 2);
+  EXPECT_DOUBLE_EQ(h.bbr.bw_lo_bps(), 0.7 * kBw);
 }
 
 TEST(Bbr3Test, RegisteredWithItsParameterTable) {

@@ -76,7 +76,7 @@ class CongestionController;
 // What an outside agent sets on the controller it drives (the RL agent of
 // orbitcc.env through the "external" controller).
 // Per-event sums an agent reads between its decisions (ns3-gym's TCP
-// time-step layout: orbitcc.env.ns3gym.tcp). Cumulative since the start;
+// time-step layout: orbitcc.ns3gym.tcp). Cumulative since the start;
 // the reader takes differences.
 struct AgentCounters {
   uint64_t ack_events = 0;         // ACKs that acknowledged new data

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cc/controller.h"
+#include "cc/window_controller.h"
 
 namespace orbitcc {
 
@@ -69,5 +70,40 @@ inline double WholeBytes(double change) {
   return change >= 0.0 ? std::floor(change + kTolerance)
                        : std::ceil(change - kTolerance);
 }
+
+// A window controller coupled to its siblings (LIA, BALIA): its subflow's
+// index, the connection it reads them through, a reused snapshot and the
+// fractional increase carried between ACKs.
+class CoupledWindowController : public WindowController {
+ protected:
+  explicit CoupledWindowController(const ControllerContext& ctx)
+      : WindowController(ctx),
+        subflow_index_(ctx.subflow_index),
+        connection_(ctx.connection) {}
+
+  // The usable subflows into scratch_; this subflow's position in it, or -1
+  // (no RTT yet: fall back to the single-path rule).
+  int CollectSubflows() {
+    return CollectCoupledSubflows(connection_, subflow_index_, *this,
+                                  smoothed_rtt_, &scratch_);
+  }
+  // Adds `bytes` (fractional) to the window; whole bytes go to cwnd_ and the
+  // remainder is carried, so that no growth is lost to rounding.
+  void GrowBy(double bytes) {
+    increase_residual_ += bytes;
+    const double whole = WholeBytes(increase_residual_);
+    if (whole >= 1.0) {
+      cwnd_ += static_cast<uint64_t>(whole);
+      increase_residual_ -= whole;
+    }
+  }
+
+  std::vector<SubflowSnapshot> scratch_;
+
+ private:
+  int subflow_index_;
+  const ConnectionView* connection_;
+  double increase_residual_ = 0.0;
+};
 
 }  // namespace orbitcc

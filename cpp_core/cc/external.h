@@ -3,7 +3,7 @@
 // losses itself — that is the agent's job — but keeps count of the
 // congestion signals it was shown and of per-event sums (AgentCounters).
 //
-// ns3-gym TCP semantics (orbitcc.env.ns3gym.tcp, after the first
+// ns3-gym TCP semantics (orbitcc.ns3gym.tcp, after the first
 // SetSsthresh): ns3-gym's TCP agents answer ns-3's GetSsThresh with their
 // last [ssThresh, cWnd] action, so the stack cuts the window at a loss
 // without waiting for the agent. Here likewise: at the first loss of a new

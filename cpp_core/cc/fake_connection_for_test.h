@@ -111,4 +111,24 @@ inline void PutInAvoidance(CongestionController* c, uint64_t target,
   ASSERT_FALSE(c->in_slow_start());
 }
 
+// Two controllers of kind C as subflows 0 and 1 of one connection, with
+// smoothed RTTs `rtt_a` / `rtt_b`, each put in congestion avoidance at its
+// window (`cwnd_a` / `cwnd_b` bytes). Tests bind it: auto& [conn, a, b].
+template <typename C>
+struct CoupledPair {
+  FakeConnection conn{2};
+  C a;
+  C b;
+  CoupledPair(TimeNs rtt_a, TimeNs rtt_b, uint64_t cwnd_a, uint64_t cwnd_b,
+              uint32_t mss)
+      : a(CoupledContext(0, &conn, mss)), b(CoupledContext(1, &conn, mss)) {
+    conn.SetController(0, &a);
+    conn.SetController(1, &b);
+    conn.SetSmoothedRtt(0, rtt_a);
+    conn.SetSmoothedRtt(1, rtt_b);
+    PutInAvoidance(&a, cwnd_a, &conn.rtt(0), mss);
+    PutInAvoidance(&b, cwnd_b, &conn.rtt(1), mss);
+  }
+};
+
 }  // namespace orbitcc

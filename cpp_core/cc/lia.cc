@@ -6,9 +6,7 @@
 namespace orbitcc {
 
 Lia::Lia(const ControllerContext& ctx)
-    : WindowController(ctx),
-      subflow_index_(ctx.subflow_index),
-      connection_(ctx.connection) {}
+    : CoupledWindowController(ctx) {}
 
 double Lia::Alpha(const std::vector<SubflowSnapshot>& subflows) {
   double total = 0.0;
@@ -34,21 +32,15 @@ double Lia::IncreaseBytes(const std::vector<SubflowSnapshot>& subflows,
 }
 
 void Lia::IncreaseWindow(const AckEvent& ack) {
-  const int self = CollectCoupledSubflows(connection_, subflow_index_, *this,
-                                          smoothed_rtt_, &scratch_);
+  const int self = CollectSubflows();
   if (self < 0) {
     // No RTT estimate yet: the coupled formula is undefined, so behave like
     // the single-path TCP increase that LIA reduces to with one subflow.
     WindowController::IncreaseWindow(ack);
     return;
   }
-  increase_residual_ +=
-      IncreaseBytes(scratch_, self, static_cast<double>(ack.bytes_acked), mss_);
-  const double whole = WholeBytes(increase_residual_);
-  if (whole >= 1.0) {
-    cwnd_ += static_cast<uint64_t>(whole);
-    increase_residual_ -= whole;
-  }
+  GrowBy(IncreaseBytes(scratch_, self, static_cast<double>(ack.bytes_acked),
+                       mss_));
 }
 
 }  // namespace orbitcc

@@ -19,11 +19,10 @@
 #include <vector>
 
 #include "cc/coupled_subflows.h"
-#include "cc/window_controller.h"
 
 namespace orbitcc {
 
-class Lia : public WindowController {
+class Lia : public CoupledWindowController {
  public:
   explicit Lia(const ControllerContext& ctx);
   std::string_view name() const override { return "lia"; }
@@ -39,13 +38,6 @@ class Lia : public WindowController {
  protected:
   void IncreaseWindow(const AckEvent& ack) override;
 
- private:
-  int subflow_index_;
-  const ConnectionView* connection_;
-  std::vector<SubflowSnapshot> scratch_;
-  // The increase is fractional (often well below one byte per ACK); the
-  // remainder is carried here so that no growth is lost to rounding.
-  double increase_residual_ = 0.0;
 };
 
 }  // namespace orbitcc

@@ -51,15 +51,8 @@ TEST(LiaTest, IncreaseIsTheSmallerOfCoupledAndUncoupledTerms) {
 }
 
 TEST(LiaTest, AckInAvoidanceAppliesTheRfcIncreaseThroughTheView) {
-  FakeConnection conn(2);
-  Lia a(CoupledContext(0, &conn, kMss));
-  Lia b(CoupledContext(1, &conn, kMss));
-  conn.SetController(0, &a);
-  conn.SetController(1, &b);
-  conn.SetSmoothedRtt(0, Millis(100));
-  conn.SetSmoothedRtt(1, Millis(50));
-  PutInAvoidance(&a, 12000, &conn.rtt(0), kMss);
-  PutInAvoidance(&b, 24000, &conn.rtt(1), kMss);
+  CoupledPair<Lia> pair(Millis(100), Millis(50), 12000, 24000, kMss);
+  auto& [conn, a, b] = pair;
 
   // One full-packet ACK on subflow 0: +38.4 bytes -> 38 applied, 0.4 kept.
   a.OnAck(MakeAck(Millis(10), kMss, Millis(5), &conn.rtt(0)));
@@ -71,13 +64,22 @@ TEST(LiaTest, AckInAvoidanceAppliesTheRfcIncreaseThroughTheView) {
   EXPECT_EQ(a.cwnd_bytes(), 12038u + static_cast<uint64_t>(expected));
 }
 
+// LIA on subflow 0 (smoothed RTT 100 ms) beside a fixed-window sibling on
+// subflow 1, which has no RTT sample until a test gives it one.
+struct BesideFixedSibling {
+  FakeConnection conn{2};
+  Lia a{CoupledContext(0, &conn, kMss)};
+  FixedWindowController sibling;
+  explicit BesideFixedSibling(uint64_t sibling_cwnd) : sibling(sibling_cwnd) {
+    conn.SetController(0, &a);
+    conn.SetController(1, &sibling);
+    conn.SetSmoothedRtt(0, Millis(100));
+  }
+};
+
 TEST(LiaTest, InactiveSiblingIsSkipped) {
-  FakeConnection conn(2);
-  Lia a(CoupledContext(0, &conn, kMss));
-  FixedWindowController sibling(240000);
-  conn.SetController(0, &a);
-  conn.SetController(1, &sibling);
-  conn.SetSmoothedRtt(0, Millis(100));
+  BesideFixedSibling f(240000);
+  auto& [conn, a, sibling] = f;
   conn.SetSmoothedRtt(1, Millis(10));
   conn.SetActive(1, false);
   PutInAvoidance(&a, 12000, &conn.rtt(0), kMss);
@@ -93,27 +95,16 @@ TEST(LiaTest, InactiveSiblingIsSkipped) {
 }
 
 TEST(LiaTest, SubflowWithoutRttIsSkipped) {
-  FakeConnection conn(2);
-  Lia a(CoupledContext(0, &conn, kMss));
-  FixedWindowController sibling(240000);
-  conn.SetController(0, &a);
-  conn.SetController(1, &sibling);
-  conn.SetSmoothedRtt(0, Millis(100));  // subflow 1 has no RTT sample
+  BesideFixedSibling f(240000);  // subflow 1 has no RTT sample
+  auto& [conn, a, sibling] = f;
   PutInAvoidance(&a, 12000, &conn.rtt(0), kMss);
   a.OnAck(MakeAck(Millis(10), kMss, Millis(5), &conn.rtt(0)));
   EXPECT_EQ(a.cwnd_bytes(), 12120u);
 }
 
 TEST(LiaTest, LossHalvesOnlyTheLosingSubflow) {
-  FakeConnection conn(2);
-  Lia a(CoupledContext(0, &conn, kMss));
-  Lia b(CoupledContext(1, &conn, kMss));
-  conn.SetController(0, &a);
-  conn.SetController(1, &b);
-  conn.SetSmoothedRtt(0, Millis(100));
-  conn.SetSmoothedRtt(1, Millis(100));
-  PutInAvoidance(&a, 24000, &conn.rtt(0), kMss);
-  PutInAvoidance(&b, 24000, &conn.rtt(1), kMss);
+  CoupledPair<Lia> pair(Millis(100), Millis(100), 24000, 24000, kMss);
+  auto& [conn, a, b] = pair;
   a.OnPacketsLost(MakeLoss(Millis(20), kMss, Millis(15)));
   EXPECT_EQ(a.cwnd_bytes(), 12000u);
   EXPECT_EQ(b.cwnd_bytes(), 24000u);
@@ -121,12 +112,8 @@ TEST(LiaTest, LossHalvesOnlyTheLosingSubflow) {
 }
 
 TEST(LiaTest, SlowStartIsUncoupled) {
-  FakeConnection conn(2);
-  Lia a(CoupledContext(0, &conn, kMss));
-  FixedWindowController sibling(1000000);
-  conn.SetController(0, &a);
-  conn.SetController(1, &sibling);
-  conn.SetSmoothedRtt(0, Millis(100));
+  BesideFixedSibling f(1000000);
+  auto& [conn, a, sibling] = f;
   conn.SetSmoothedRtt(1, Millis(10));
   a.OnAck(MakeAck(Millis(1), 6000, 0, &conn.rtt(0)));
   EXPECT_EQ(a.cwnd_bytes(), 18000u);

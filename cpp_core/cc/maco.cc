@@ -256,7 +256,10 @@ void Maco::QuickStart(TimeNs now) {
   // it) applies equally when gamma * min(B, w_max) happens to be tiny.
   cwnd_ = InitialWindowBytes(gamma_, bdp, has_history, w_max, qs_initial_bytes_,
                              std::max(qs_initial_bytes_, min_window_));
-  // Sec. 4.2: the slow-start threshold is the (averaged) path BDP.
+  // Sec. 4.2: the slow-start threshold is the (averaged) path BDP; on a new
+  // path C_A * D, about 8 BDP of starlink_dual's terrestrial segment. Kept:
+  // capped at that segment's BDP (a temporary build, seeds 0-4) only the
+  // start-up overshoot changes (0.71 -> 0.50 % loss, 34.9 Mb/s both).
   ssthresh_ = std::max<uint64_t>(static_cast<uint64_t>(bdp), min_window_);
   ca_acked_bytes_ = 0;
   cwnd_carry_ = 0.0;
@@ -288,7 +291,10 @@ void Maco::OnAck(const AckEvent& ack) {
 
   if (ack.rtt_sample > 0) {
     latest_rtt_ = ack.rtt_sample;
-    max_rtt_ = std::max(max_rtt_, ack.rtt_sample);  // T_r (Alg. 3 line 7)
+    // T_r (Alg. 3 line 7), never reset: the paper gives no reset; resetting
+    // it at every path change changed nothing measurable (35.06 vs 34.90
+    // Mb/s, seeds 0-4, a temporary build).
+    max_rtt_ = std::max(max_rtt_, ack.rtt_sample);
     rtt_errors_[rtt_err_next_] =
         static_cast<double>(ack.rtt_sample - prop_rtt_est_);
     rtt_err_next_ = (rtt_err_next_ + 1) % rtt_errors_.size();
@@ -455,7 +461,13 @@ void Maco::OnPacketsLost(const LossEvent& loss) {
     return;
   }
   // The base applies the recovery period and asks IsCongestion(), which
-  // returns the decision just made.
+  // returns the decision just made. Choice: RFC 9002's recovery period (one
+  // halving per round of losses, no growth inside it), which the paper does
+  // not describe; Alg. 3 read literally halves on every loss judged
+  // congestion. Measured on starlink_dual (seeds 0-4, 60 s, a temporary
+  // build): the literal reading gives 21.7 Mb/s instead of 34.9 (522 halvings
+  // instead of 39), so the paper's Fig. 9 result needs the recovery period
+  // (docs/reproduction.md, "MACO's departures from Algorithms 1-3").
   WindowController::OnPacketsLost(loss);
 }
 

@@ -106,19 +106,10 @@ TEST(OliaTest, LossIntervalIsTheLargerOfLastTwoIntervals) {
   EXPECT_EQ(o.loss_interval_bytes(), 1200.0);
 }
 
-struct TwoPathFixture {
-  FakeConnection conn{2};
-  Olia a{CoupledContext(0, &conn, kMss)};
-  Olia b{CoupledContext(1, &conn, kMss)};
-  TwoPathFixture(TimeNs rtt_a, TimeNs rtt_b) {
-    conn.SetController(0, &a);
-    conn.SetController(1, &b);
-    conn.SetSmoothedRtt(0, rtt_a);
-    conn.SetSmoothedRtt(1, rtt_b);
-    // a: w = 10 packets, l = 12000; b: w = 20 packets, l = 36000.
-    PutInAvoidance(&a, 12000, &conn.rtt(0), kMss);
-    PutInAvoidance(&b, 24000, &conn.rtt(1), kMss);
-  }
+// a: w = 10 packets, l = 12000; b: w = 20 packets, l = 36000.
+struct TwoPathFixture : CoupledPair<Olia> {
+  TwoPathFixture(TimeNs rtt_a, TimeNs rtt_b)
+      : CoupledPair(rtt_a, rtt_b, 12000, 24000, kMss) {}
 };
 
 TEST(OliaTest, AckAppliesEquationOneWithZeroAlpha) {

@@ -244,7 +244,7 @@ const ParamTable& RandomizationParams() {
   return kRows;
 }
 
-void ValidateRandomization(const DomainRandomization& dr) {
+void ValidateRandomization(const DomainRandomization& dr, bool trace_loaded) {
   CheckRange("capacity_scale", dr.capacity_scale);
   CheckRange("extra_rtt_ms", dr.extra_rtt_ms);
   CheckRange("buffer_scale", dr.buffer_scale);
@@ -279,7 +279,11 @@ void ValidateRandomization(const DomainRandomization& dr) {
                                  " needs randomize.split train or test");
   }
   CheckValue("trace_fraction", dr.trace_fraction);
-  if (dr.trace_fraction > 0.0 && dr.enabled && !dr.trace) {
+  // A trace loaded, or (a check that opens no file) both files named.
+  const bool named =
+      !dr.trace_bandwidth_file.empty() && !dr.trace_delay_file.empty();
+  if (dr.trace_fraction > 0.0 && dr.enabled && !dr.trace &&
+      (trace_loaded || !named)) {
     Fail("trace_fraction",
          "= " + Num(dr.trace_fraction) +
              " needs a trace: set randomize.trace_bandwidth_file and "

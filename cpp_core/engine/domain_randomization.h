@@ -103,7 +103,10 @@ const ParamTable& RandomizationParams();
 
 // Throws std::invalid_argument "randomize.<field>: ..." naming the allowed
 // range.
-void ValidateRandomization(const DomainRandomization& dr);
+// `trace_loaded` false: a check that opened no file (the trace files need
+// only be named; the spec's read loads them and checks again).
+void ValidateRandomization(const DomainRandomization& dr,
+                           bool trace_loaded = true);
 
 Split ParseSplit(const std::string& name);
 const char* SplitName(Split split);

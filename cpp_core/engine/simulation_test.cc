@@ -171,7 +171,7 @@ TEST(ValidateSpecTest, ErrorsNameTheField) {
        [](SimulationSpec& s) { s.links[1].buffer_bytes = 1000; }},
       {"links[0].schedule[0]",
        [](SimulationSpec& s) { s.links[0].schedule[0].time = Millis(1); }},
-      {"links[0].schedule[1]",
+      {"links[0].schedule[1].capacity_mbps",
        [](SimulationSpec& s) { s.links[0].schedule[1].capacity_bps = -5.0; }},
       {"flows[0].transport",
        [](SimulationSpec& s) { s.flows[0].transport = "sctp"; }},
@@ -198,6 +198,38 @@ TEST(ValidateSpecTest, ErrorsNameTheField) {
     EXPECT_TRUE(Contains(error, std::string(c.field) + ":"))
         << "expected the field '" << c.field << "' in: '" << error << "'";
   }
+}
+
+// ValidateSpec checks a C++-built spec through the same rows the reader
+// reads: the error states the row's range, and a value at a bound read from
+// seconds (rounded to whole nanoseconds) is the bound.
+TEST(ValidateSpecTest, RangesAreTheRows) {
+  struct Case {
+    const char* field;
+    const ParamSpec& row;
+    std::function<void(SimulationSpec&)> mutate;
+  };
+  const Case cases[] = {
+      {"links[1].loss_rate", FindParam(LinkParams(), "loss_rate"),
+       [](SimulationSpec& s) { s.links[1].loss_rate = 1.0; }},
+      {"flows[0].start_s", FindParam(FlowParams(), "start_s"),
+       [](SimulationSpec& s) { s.flows[0].start = -1; }},
+      {"duration_s", FindParam(SimulationParams(), "duration_s"),
+       [](SimulationSpec& s) { s.duration = kMaxDuration + 1; }},
+      {"flows[0].paths[0].join_s", FindParam(PathParams(), "join_s"),
+       [](SimulationSpec& s) { s.flows[0].paths[0].join = -1; }},
+  };
+  for (const Case& c : cases) {
+    SimulationSpec spec = LossySpec(0);
+    c.mutate(spec);
+    const std::string error = ValidationError(spec);
+    EXPECT_TRUE(Contains(error, std::string(c.field) + ": ")) << error;
+    EXPECT_TRUE(Contains(error, "allowed: " + c.row.RangeText())) << error;
+  }
+  SimulationSpec spec = LossySpec(0);
+  spec.duration = kMaxDuration;  // 1e6 s: the row's upper bound, allowed
+  spec.record_series = false;     // (1e7 samples would be too many)
+  EXPECT_EQ(ValidationError(spec), "");
 }
 
 TEST(ValidateSpecTest, UnknownControllerListsTheAllowedNames) {

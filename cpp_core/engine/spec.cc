@@ -30,43 +30,213 @@ void CheckPath(const std::string& where, const std::vector<int>& path,
 
 std::string Num(double x) { return FormatNumber(x, 6); }
 
-// A capacity is 0 (an outage) or within the physical range.
-void CheckCapacity(const std::string& where, double bps) {
-  if (!std::isfinite(bps) || bps < 0.0 ||
-      (bps > 0.0 && (bps < kMinCapacityBps || bps > kMaxCapacityBps))) {
-    Fail(where, "capacity " + Num(bps * 1e-6) +
-                    " Mb/s is out of range; allowed: 0 " +
-                    "(outage) or [" + Num(kMinCapacityBps * 1e-6) + ", " +
-                    Num(kMaxCapacityBps * 1e-6) + "] Mb/s");
-  }
+// `value` against row `name` of `table`, the one declaration of its range;
+// the error names `field` ("links[1].loss_rate: = 1 is out of range;
+// allowed: [0, 1)").
+void CheckRow(const ParamTable& table, const char* name,
+              const std::string& field, double value) {
+  const std::string problem = FindParam(table, name).Problem(value);
+  if (!problem.empty()) Fail(field, problem);
 }
 
-void CheckDelay(const std::string& where, TimeNs delay) {
-  if (delay < 0 || delay > kMaxPropagationDelay) {
-    Fail(where, "delay " + Num(ToMillis(delay)) +
-                    " ms is out of range; allowed: " +
-                    "[0, " + Num(ToMillis(kMaxPropagationDelay)) + "] ms");
+// A time against its row in seconds: a bound read from seconds and rounded to
+// whole nanoseconds (1e6 s) compares as the bound itself, not as the
+// 1000000.0000000001 s the conversion back gives.
+void CheckTimeRow(const ParamTable& table, const char* name,
+                  const std::string& field, TimeNs t) {
+  const ParamSpec& row = FindParam(table, name);
+  double s = ToSeconds(t);
+  for (double bound : {row.lo, row.hi}) {
+    if (std::llround(bound * 1e9) == t) s = bound;
   }
+  CheckRow(table, name, field, s);
+}
+
+// A rate in b/s against its row in Mb/s: a bound read in Mb/s (x 1e6) compares
+// as the bound itself, whatever the last bit of the conversion back.
+void CheckMbpsRow(const ParamTable& table, const char* name,
+                  const std::string& field, double bps) {
+  const ParamSpec& row = FindParam(table, name);
+  double mbps = bps * 1e-6;
+  for (double bound : {row.lo, row.hi}) {
+    if (bound * 1e6 == bps) mbps = bound;
+  }
+  CheckRow(table, name, field, mbps);
+}
+
+// A capacity is 0 (an outage) or within the link row's range.
+void CheckCapacity(const std::string& field, double bps) {
+  CheckMbpsRow(LinkParams(), "capacity_mbps", field, bps);
+}
+
+void CheckDelay(const std::string& field, TimeNs delay) {
+  CheckRow(LinkParams(), "delay_ms", field, ToMillis(delay));
 }
 
 }  // namespace
 
+namespace {
+
+// A struct's default duration as the decimal seconds a user writes (15, not
+// the 15.000000000000002 of 15e9 * 1e-9): whole microseconds.
+double SecondsOf(TimeNs t) {
+  return std::round(static_cast<double>(t) / 1e3) / 1e6;
+}
+
+double MillisOf(TimeNs t) {
+  return static_cast<double>(t) / static_cast<double>(kNsPerMs);
+}
+
+ParamSpec TimeParam(std::string name, double default_s, std::string help) {
+  return RealParam(std::move(name), default_s, 0.0, kMaxDurationSeconds, "s",
+                   std::move(help));
+}
+
+ParamSpec Capacity(std::string name, double default_mbps, std::string help) {
+  return RealParam(std::move(name), default_mbps, kMinCapacityBps * 1e-6,
+                   kMaxCapacityBps * 1e-6, "Mb/s", std::move(help));
+}
+
+}  // namespace
+
+const ParamTable& LinkParams() {
+  // The defaults are LinkSpec's (one place): the rows read them.
+  static const ParamTable kParams = [] {
+    const LinkSpec d;
+    ParamSpec capacity =
+        Capacity("capacity_mbps", d.capacity_bps * 1e-6,
+                 "link rate (0: an outage that holds the queue)");
+    capacity.zero_ok = true;
+    return ParamTable{
+        capacity,
+        RealParam("delay_ms", MillisOf(d.delay), 0.0, kMaxPropagationDelayMs,
+                  "ms", "one-way propagation delay"),
+        HiOpen(RealParam("loss_rate", d.loss_rate, 0.0, 1.0, "",
+                         "random per-packet loss probability")),
+        IntParam("buffer_packets", static_cast<double>(d.buffer_packets), 0,
+                 static_cast<double>(int64_t{1} << 40),
+                 "packets", "drop-tail buffer (0 with buffer_bytes 0: "
+                            "unlimited)"),
+        IntParam("buffer_bytes", static_cast<double>(d.buffer_bytes), 0,
+                 static_cast<double>(int64_t{1} << 50), "bytes",
+                 "drop-tail buffer in bytes (0: no byte limit)"),
+        FlagParam("bottleneck", d.bottleneck,
+                  "the link whose capacity the metrics and rewards use"),
+        TimeParam("schedule_period_s", SecondsOf(d.schedule_period),
+                  "repeat the schedule with this period (0: no repeat)"),
+        RealParam("t_s", 0.0, 0.0, kMaxDurationSeconds, "s",
+                  "a schedule entry's start time"),
+    };
+  }();
+  return kParams;
+}
+
+const ParamTable& FlowParams() {
+  // The defaults are FlowSpec's (one place): the rows read them.
+  static const FlowSpec d;
+  static const ParamTable kParams = {
+      ChoiceParam("transport", d.transport, {"quic", "tcp"},
+                  "multipath QUIC or single-path TCP"),
+      // A registered name or residual:<name> (the env's residual mode):
+      // ValidateSpec checks it against the registry.
+      TextParam("controller", d.controller,
+                "congestion controller: a registered name or "
+                "residual:<name>"),
+      ChoiceParam("scheduler", d.scheduler, {"minrtt", "roundrobin"},
+                  "multipath packet scheduler"),
+      IntParam("file_bytes", static_cast<double>(d.file_bytes), 0,
+               static_cast<double>(int64_t{1} << 50), "bytes",
+               "0: bulk; > 0: a file of this size"),
+      TimeParam("start_s", SecondsOf(d.start), "when the flow starts"),
+      TimeParam("start_jitter_s", SecondsOf(d.start_jitter),
+                "random extra start delay, uniform in [0, this]"),
+      TimeParam("stop_s", SecondsOf(d.stop),
+                "a bulk flow stops here (0: never)"),
+      FlagParam("background", d.background,
+                "cross traffic: not a flow under test"),
+      IntParam("max_window_bytes", static_cast<double>(d.max_window_bytes), 0,
+               static_cast<double>(int64_t{1} << 40), "bytes",
+               "window ceiling (0: none)"),
+  };
+  return kParams;
+}
+
+ParamSpec ParetoShapeParam(std::string name, double d, std::string help) {
+  return RealParam(std::move(name), d, kMinParetoShape, kMaxParetoShape, "",
+                   std::move(help) +
+                       " (>= 1.01: nearer 1 the periods shrink towards 0)");
+}
+
+
+const ParamTable& AppParams() {
+  const AppSpec a;
+  ParamSpec rate = DerivedDefault(
+      RealParam("rate_mbps", kVideoRateMbps, kMinAppRateBps * 1e-6,
+                kMaxCapacityBps * 1e-6, "Mb/s",
+                "cbr: the rate; poisson: the mean; onoff: while on; "
+                "video: the encoding rate"),
+      "required; video: 5.24");
+  static const ParamTable kRows = {
+      ChoiceParam("kind", "bulk",
+                  {"bulk", "file", "cbr", "poisson", "onoff", "video"},
+                  "what the application writes"),
+      rate,
+      IntParam("chunk_bytes", 0, 0, 1 << 24, "bytes",
+            "bytes per write (0: one full packet payload)"),
+      IntParam("bytes", 1, 1, static_cast<double>(int64_t{1} << 50), "bytes",
+            "file: its size (required)"),
+      ParetoShapeParam("shape", a.shape,
+                       "onoff: Pareto shape of on and off times (> 1: a "
+                       "finite mean)"),
+      RealParam("mean_on_s", SecondsOf(a.mean_on), kMinMeanSojournS,
+                kMaxDurationSeconds, "s", "onoff: mean on time (>= 1 ms)"),
+      RealParam("mean_off_s", SecondsOf(a.mean_off), kMinMeanSojournS,
+                kMaxDurationSeconds, "s", "onoff: mean off time (>= 1 ms)"),
+      RealParam("fps", a.fps, kMinVideoFps, 1000.0, "",
+                "video: frames per second"),
+      TimeParam("startup_delay_s", SecondsOf(a.startup_delay),
+              "video: the client's pre-buffering delay"),
+      TimeParam("duration_s", 0.0,
+              "stop writing this long after the flow starts (0: never)"),
+  };
+  return kRows;
+}
+
+
+const ParamTable& PathParams() {
+  static const ParamTable kParams = {
+      TimeParam("join_s", 0.0,
+                "when the path joins the connection (0: at the start)"),
+      TimeParam("t_s", 0.0, "when a route change or path event happens"),
+      ChoiceParam("action", "abandon", {"abandon", "restore"},
+                  "a path event: abandon the path or restore it"),
+  };
+  return kParams;
+}
+
 const ParamTable& SimulationParams() {
+  // The defaults are SimulationSpec's (one place): the rows read them.
+  static const SimulationSpec d;
   static const ParamTable kParams = {
       // [0, 2**63): every int64 seed; a double holds the bound exactly.
-      HiOpen(IntParam("seed", 0, 0, 9223372036854775808.0, "",
+      HiOpen(IntParam("seed", static_cast<double>(d.seed), 0,
+                      9223372036854775808.0, "",
                       "fixes all exogenous randomness (channels, losses, "
                       "traffic); env i of a vector env uses seed + i")),
-      PositiveParam("duration_s", 10.0, 0.0, kMaxDurationSeconds, "s",
+      PositiveParam("duration_s", SecondsOf(d.duration), 0.0,
+                    kMaxDurationSeconds, "s",
                     "simulated time of one episode"),
-      RealParam("sample_interval_s", 0.1, 1e-6,  // kMinSampleInterval
+      RealParam("sample_interval_s", SecondsOf(d.sample_interval),
+                1e-6,  // kMinSampleInterval
                 3600.0, "s", "time-series resolution"),
-      FlagParam("record_series", true, "record the per-subflow time series"),
-      FlagParam("stop_when_complete", false,
+      FlagParam("record_series", d.record_series,
+                "record the per-subflow time series"),
+      FlagParam("stop_when_complete", d.stop_when_complete,
                 "end the run when every file flow has finished"),
-      IntParam("packet_bytes", 1500, 100, 65535, "bytes",
+      IntParam("packet_bytes", d.packet_bytes, 100, 65535, "bytes",
                "full data packet on the wire (the window unit, MSS)"),
-      IntParam("initial_window_packets", 10, 1, 1000, "packets",
+      IntParam("initial_window_packets", d.initial_window_packets, 1, 1000,
+               "packets",
                "initial congestion window (RFC 9002: 10)"),
   };
   return kParams;
@@ -74,13 +244,8 @@ const ParamTable& SimulationParams() {
 
 void ValidateSpec(const SimulationSpec& spec) {
   ValidateRandomization(spec.randomization);
-  if (spec.duration <= 0 || spec.duration > kMaxDuration) {
-    Fail("duration_s", "must be in (0, " + Num(ToSeconds(kMaxDuration)) + "]");
-  }
-  if (spec.sample_interval < kMinSampleInterval) {
-    Fail("sample_interval_s", "must be >= " +
-                                  Num(ToSeconds(kMinSampleInterval)) + " s");
-  }
+  CheckTimeRow(SimulationParams(), "duration_s", "duration_s", spec.duration);
+  CheckTimeRow(SimulationParams(), "sample_interval_s", "sample_interval_s", spec.sample_interval);
   if (spec.record_series &&
       spec.duration / spec.sample_interval > kMaxSamples) {
     Fail("sample_interval_s",
@@ -95,8 +260,7 @@ void ValidateSpec(const SimulationSpec& spec) {
   for (const auto& [name, value] :
        {std::pair<const char*, double>{"packet_bytes", spec.packet_bytes},
         {"initial_window_packets", spec.initial_window_packets}}) {
-    const std::string problem = FindParam(SimulationParams(), name).Problem(value);
-    if (!problem.empty()) Fail(name, problem);
+    CheckRow(SimulationParams(), name, name, value);
   }
   if (spec.links.empty()) Fail("links", "at least one link is required");
   if (spec.flows.empty()) Fail("flows", "at least one flow is required");
@@ -105,9 +269,7 @@ void ValidateSpec(const SimulationSpec& spec) {
     const std::string at = "links[" + std::to_string(i) + "]";
     CheckCapacity(at + ".capacity_mbps", l.capacity_bps);
     CheckDelay(at + ".delay_ms", l.delay);
-    if (!(l.loss_rate >= 0.0 && l.loss_rate < 1.0)) {
-      Fail(at + ".loss_rate", "must be in [0, 1)");
-    }
+    CheckRow(LinkParams(), "loss_rate", at + ".loss_rate", l.loss_rate);
     if (l.buffer_bytes > 0 && l.buffer_bytes < spec.packet_bytes) {
       Fail(at + ".buffer_bytes",
            "must hold at least one packet (>= packet_bytes = " +
@@ -122,16 +284,13 @@ void ValidateSpec(const SimulationSpec& spec) {
         Fail(sat, "times must increase by at least " +
                       Num(ToSeconds(kMinScheduleSpacing)) + " s");
       }
-      if (s.time > kMaxDuration) {
-        Fail(sat, "t_s must be <= " + Num(ToSeconds(kMaxDuration)) + " s");
-      }
+      CheckTimeRow(LinkParams(), "t_s", sat + ".t_s", s.time);
       prev = s.time;
-      CheckCapacity(sat, s.capacity_bps);
-      CheckDelay(sat, s.propagation_delay);
-      if (!(s.loss_rate >= 0.0 && s.loss_rate < 1.0)) {
-        Fail(sat, "loss must be in [0, 1)");
-      }
+      CheckCapacity(sat + ".capacity_mbps", s.capacity_bps);
+      CheckDelay(sat + ".delay_ms", s.propagation_delay);
+      CheckRow(LinkParams(), "loss_rate", sat + ".loss_rate", s.loss_rate);
     }
+    CheckTimeRow(LinkParams(), "schedule_period_s", at + ".schedule_period_s", l.schedule_period);
     if (l.schedule_period != 0 && l.schedule_period <= prev) {
       Fail(at + ".schedule_period_s", "must exceed the last schedule time");
     }
@@ -164,14 +323,9 @@ void ValidateSpec(const SimulationSpec& spec) {
       Fail(at + ".scheduler", "unknown scheduler '" + f.scheduler +
                                   "'; allowed: minrtt, roundrobin");
     }
-    if (f.start < 0 || f.start > kMaxDuration) {
-      Fail(at + ".start_s",
-           "must be in [0, " + Num(ToSeconds(kMaxDuration)) + "] s");
-    }
-    if (f.start_jitter < 0 || f.start_jitter > kMaxDuration) {
-      Fail(at + ".start_jitter_s",
-           "must be in [0, " + Num(ToSeconds(kMaxDuration)) + "] s");
-    }
+    CheckTimeRow(FlowParams(), "start_s", at + ".start_s", f.start);
+    CheckTimeRow(FlowParams(), "start_jitter_s", at + ".start_jitter_s", f.start_jitter);
+    CheckTimeRow(FlowParams(), "stop_s", at + ".stop_s", f.stop);
     if (f.start_jitter > 0) {
       for (const PathSpec& path : f.paths) {
         if (path.join > 0) {
@@ -180,10 +334,6 @@ void ValidateSpec(const SimulationSpec& spec) {
       }
     }
     if (f.stop != 0) {
-      if (f.stop < 0 || f.stop > kMaxDuration) {
-        Fail(at + ".stop_s",
-             "must be in (0, " + Num(ToSeconds(kMaxDuration)) + "] s");
-      }
       if (f.stop <= f.start + f.start_jitter) {
         Fail(at + ".stop_s", "= " + Num(ToSeconds(f.stop)) +
                                  " must be after start_s + start_jitter_s = " +
@@ -203,13 +353,8 @@ void ValidateSpec(const SimulationSpec& spec) {
           Fail(at + ".app", "a '" + std::string(AppKindName(app.kind)) +
                                 "' application cannot have file_bytes");
         }
-        if (!(app.rate_bps >= kMinAppRateBps &&
-              app.rate_bps <= kMaxCapacityBps)) {
-          Fail(at + ".app.rate_mbps",
-               "= " + Num(app.rate_bps * 1e-6) +
-                   " is out of range; allowed: [" + Num(kMinAppRateBps * 1e-6) +
-                   ", " + Num(kMaxCapacityBps * 1e-6) + "] Mb/s");
-        }
+        CheckMbpsRow(AppParams(), "rate_mbps", at + ".app.rate_mbps",
+                     app.rate_bps);
         // Writes per simulated second are events: bounded (docs/robustness.md).
         const double chunk =
             app.chunk_bytes > 0 ? app.chunk_bytes : spec.packet_bytes;
@@ -223,24 +368,16 @@ void ValidateSpec(const SimulationSpec& spec) {
                                 " are allowed: raise chunk_bytes or lower "
                                 "rate_mbps");
         }
-        if (app.duration < 0 || app.duration > kMaxDuration) {
-          Fail(at + ".app.duration_s",
-               "must be in [0, " + Num(ToSeconds(kMaxDuration)) + "] s");
-        }
+        CheckTimeRow(AppParams(), "duration_s", at + ".app.duration_s", app.duration);
       }
       if (app.kind == AppSpec::Kind::kOnOff) {
-        if (!(app.shape > 1.0)) {
-          Fail(at + ".app.shape", "must be > 1 (a finite mean)");
-        }
-        if (app.mean_on <= 0) Fail(at + ".app.mean_on_s", "must be > 0");
-        if (app.mean_off <= 0) Fail(at + ".app.mean_off_s", "must be > 0");
+        CheckRow(AppParams(), "shape", at + ".app.shape", app.shape);
+        CheckTimeRow(AppParams(), "mean_on_s", at + ".app.mean_on_s", app.mean_on);
+        CheckTimeRow(AppParams(), "mean_off_s", at + ".app.mean_off_s", app.mean_off);
       }
       if (app.kind == AppSpec::Kind::kVideo) {
-        if (!(app.fps >= kMinVideoFps && app.fps <= 1000.0)) {
-          Fail(at + ".app.fps", "must be in [" + Num(kMinVideoFps) + ", 1000]");
-        }
-        if (app.startup_delay < 0)
-          Fail(at + ".app.startup_delay_s", "must be >= 0");
+        CheckRow(AppParams(), "fps", at + ".app.fps", app.fps);
+        CheckTimeRow(AppParams(), "startup_delay_s", at + ".app.startup_delay_s", app.startup_delay);
       }
     };
     check_app(f.app, at);
@@ -275,10 +412,7 @@ void ValidateSpec(const SimulationSpec& spec) {
       for (size_t k = 0; k < f.streams.size(); ++k) {
         const std::string kat = at + ".streams[" + std::to_string(k) + "]";
         const StreamSpec& st = f.streams[k];
-        const std::string problem = FindParam(sp, "weight").Problem(st.weight);
-        if (!problem.empty()) {
-          throw std::invalid_argument(kat + ".weight " + problem);
-        }
+        CheckRow(sp, "weight", kat + ".weight", st.weight);
         const AppSpec::Kind kind = st.app.kind;
         if (kind == AppSpec::Kind::kFile || kind == AppSpec::Kind::kVideo) {
           Fail(kat + ".app", std::string("'") + AppKindName(kind) +
@@ -310,7 +444,7 @@ void ValidateSpec(const SimulationSpec& spec) {
                  " (one per simulated second of the longest episode)");
       }
       const PathSpec& path = f.paths[p];
-      if (path.join < 0) Fail(pat + ".join_s", "must be >= 0");
+      CheckTimeRow(PathParams(), "join_s", pat + ".join_s", path.join);
       if ((path.join > 0 || !path.events.empty()) && f.transport != "quic") {
         Fail(pat, "path management (join_s, events) needs a QUIC flow");
       }

@@ -41,6 +41,39 @@ constexpr double kMinAppRateBps = 1e3;
 constexpr double kMaxAppWritesPerSecond = 1e6;
 constexpr double kMinVideoFps = 0.01;
 
+// Means of exponential / Pareto sojourns: at least 1 ms, so a process
+// changes state at most ~1e3 times per simulated second (no accepted value
+// makes a run cost more than a bounded multiple of the simulated work).
+constexpr double kMinMeanSojournS = 1e-3;
+constexpr double kMaxMeanSojournS = 1e5;
+// A mean sojourn in [kMinMeanSojournS, kMaxMeanSojournS] seconds.
+ParamSpec SojournParam(std::string name, double default_s, std::string help);
+
+// Pareto shape of on/off periods: with a mean m the scale
+// is m (shape - 1) / shape, so a shape just above 1 (1.0000000000000002 was
+// admitted) makes periods of ~1e-16 m and a run that never ends. From 1.01
+// on, the scale is >= m / 102 (>= ~10 us at the 1 ms smallest mean): at most
+// ~1e5 periods per simulated second.
+constexpr double kMinParetoShape = 1.01;
+constexpr double kMaxParetoShape = 100.0;
+// A Pareto shape in [kMinParetoShape, kMaxParetoShape].
+ParamSpec ParetoShapeParam(std::string name, double d, std::string help);
+
+// The rows of the spec's links, flows and applications, declared once
+// beside the structs they fill (sim/param_spec.h): the reader
+// (spec/spec_reader.cc) reads every value through them and ValidateSpec
+// checks a spec built in C++ against the same rows.
+// A link's fields (links[i].<name>; schedule entries use the same rows).
+const ParamTable& LinkParams();
+// A flow's scalar fields (flows[i].<name>).
+const ParamTable& FlowParams();
+// A flow's application (flows[i].app, flows[i].streams[j].app).
+const ParamTable& AppParams();
+// A flow's path (flows[i].paths[j].join_s) and its route changes' and
+// path events' times and actions (paths[j].changes[k].t_s,
+// paths[j].events[k].t_s / .action).
+const ParamTable& PathParams();
+
 struct LinkSpec {
   std::string name;
   double capacity_bps = 100e6;

@@ -10,7 +10,7 @@
 namespace orbitcc {
 namespace {
 
-// The guard of one env / batch / simulation (issue 14, defect 3): a second
+// The guard of one env / batch / simulation: a second
 // user is refused at once, and what the holder wrote is visible to the next
 // holder. `counter` is a plain int touched only under the guard, so under
 // ThreadSanitizer (make tsan) a wrong memory order in ExclusiveUse would be

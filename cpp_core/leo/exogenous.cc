@@ -14,7 +14,8 @@ constexpr double kPiD = 3.14159265358979323846;
 // Longest blackout or delay jump any distribution may produce: an hour.
 constexpr double kMaxDurationS = 3600.0;
 
-// Validation formats nothing unless it fails (issue 24, item 9): the field
+// Validation formats nothing unless it fails (it runs per field of every
+// spec): the field
 // name and the range are built only on the way to the exception.
 [[noreturn]] void OutOfRange(const std::string& field, const std::string& range,
                              double value) {
@@ -125,8 +126,8 @@ const ParamTable& LinkJitterTable() {
       RealParam("max_factor", p.max_factor, 0.0, 100.0, "",
                 "ceiling of the capacity factor (0: none)"),
       // At least 1 ms: a shorter resampling period only multiplies events
-      // (issue 24, item 3: no accepted value may cost more than a bounded
-      // multiple of the simulated work).
+      // (no accepted value may cost more than a bounded multiple of the
+      // simulated work).
       RealParam("interval_s", static_cast<double>(p.interval) / 1e9, 1e-3,
                 3600.0, "s", "AR(1) update interval of the factor"),
       HiOpen(RealParam("correlation", p.correlation, 0.0, 1.0, "",

@@ -1,4 +1,4 @@
-// Orbital geometry of LEO constellations (GitHub issue 3, geometry half).
+// Orbital geometry of LEO constellations.
 //
 // Two models live here:
 //  * Walker shells: circular orbits of a Walker-delta (or Walker-star)

@@ -415,6 +415,16 @@ size_t IslRouteTimeline::SegmentIndexAt(TimeNs t) {
   return static_cast<size_t>(it - segments_.begin()) - 1;
 }
 
+std::unique_ptr<IslRouteTimeline> MakeIslRouteTimeline(
+    const IslRouter& router, const GroundPoint& a, const GroundPoint& b,
+    const IslLinkConfig& config) {
+  a.Validate();
+  b.Validate();
+  if (!config.EventDriven()) return nullptr;
+  return std::make_unique<IslRouteTimeline>(router.constellation_ptr(), a, b,
+                                            config);
+}
+
 // ---------------------------------------------------------------------------
 
 IslLinkProcess::IslLinkProcess(
@@ -427,15 +437,9 @@ IslLinkProcess::IslLinkProcess(
       router_(std::move(constellation), config.isl),
       a_(a),
       b_(b) {
-  a_.Validate();
-  b_.Validate();
-  if (config_.EventDriven()) {
-    timeline_ = std::make_unique<IslRouteTimeline>(router_.constellation_ptr(),
-                                                   a_, b_, config_);
-    route_ = timeline_->Segment(0)->route;
-  } else {
-    route_ = router_.Route(a_, b_, 0.0);
-  }
+  timeline_ = MakeIslRouteTimeline(router_, a_, b_, config_);
+  route_ = timeline_ != nullptr ? timeline_->Segment(0)->route
+                                : router_.Route(a_, b_, 0.0);
 }
 
 TimeNs IslLinkProcess::PeekSwitchTime() {

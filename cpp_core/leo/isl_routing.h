@@ -211,6 +211,13 @@ class IslRouteTimeline {
   bool exhausted_ = false;
 };
 
+// The route timeline of an ISL path between `a` and `b`, after checking both
+// ground points: one for an event-driven config, null for one whose routes
+// are recomputed on the route_interval grid.
+std::unique_ptr<IslRouteTimeline> MakeIslRouteTimeline(
+    const IslRouter& router, const GroundPoint& a, const GroundPoint& b,
+    const IslLinkConfig& config);
+
 // End-to-end path between two ground points over ISLs: one-way delay follows
 // the route's geometry; route changes (either access satellite or any ISL hop)
 // are flagged as handovers.

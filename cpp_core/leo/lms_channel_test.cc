@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "leo/channel_walk_for_test.h"
+
 namespace orbitcc {
 namespace {
 
@@ -34,25 +36,18 @@ int StateOf(const LmsChannelParams& p, double capacity) {
 ChainStats Simulate(const LmsChannelParams& p, uint64_t seed, int changes) {
   LmsChannel channel(p, seed, /*link_id=*/7);
   ChainStats st;
-  LinkState cur = channel.Initial();
-  int state = StateOf(p, cur.capacity_bps);
-  bool first = true;
-  for (int n = 0; n < changes; ++n) {
-    LinkState next;
-    EXPECT_TRUE(channel.Next(&next));
-    EXPECT_GT(next.time, cur.time);
-    const double dt = ToSeconds(next.time - cur.time);
-    st.time_s[state] += dt;
-    st.capacity_integral += dt * cur.capacity_bps;
-    st.total_s += dt;
-    if (!first) ++st.visits[state];
-    first = false;
-    const int to = StateOf(p, next.capacity_bps);
-    EXPECT_NE(to, state) << "a change must leave the state";
-    ++st.jumps[state][to];
-    state = to;
-    cur = next;
-  }
+  WalkChanges(channel, changes,
+              [&](const LinkState& cur, const LinkState& next, double dt,
+                  bool first) {
+                const int state = StateOf(p, cur.capacity_bps);
+                st.time_s[state] += dt;
+                st.capacity_integral += dt * cur.capacity_bps;
+                st.total_s += dt;
+                if (!first) ++st.visits[state];
+                const int to = StateOf(p, next.capacity_bps);
+                EXPECT_NE(to, state) << "a change must leave the state";
+                ++st.jumps[state][to];
+              });
   return st;
 }
 

@@ -91,12 +91,7 @@ IslPathPredictor::IslPathPredictor(
       router_(std::move(constellation), config.isl),
       a_(a),
       b_(b) {
-  a_.Validate();
-  b_.Validate();
-  if (config_.EventDriven()) {
-    timeline_ = std::make_unique<IslRouteTimeline>(router_.constellation_ptr(),
-                                                   a_, b_, config_);
-  }
+  timeline_ = MakeIslRouteTimeline(router_, a_, b_, config_);
 }
 
 const IslRoute& IslPathPredictor::RouteAt(TimeNs t) {

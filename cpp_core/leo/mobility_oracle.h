@@ -100,7 +100,7 @@ class IslPathPredictor : public PathPredictor {
 
 // A measured trace replayed on a path (leo/trace.h, format (b): mahimahi
 // capacity bins plus a per-interval one-way delay) as a mobility oracle sees
-// it. Choice (issue 36): what MACO's cross-layer database would hold for a
+// it. Our choice: what MACO's cross-layer database would hold for a
 // path whose capacity is a recording rather than an orbit. On an orbit the
 // oracle's C_A is the link budget of the serving satellite (Eq. 2-3): fixed
 // by the assignment, an upper bound on what the link carries. On a trace the

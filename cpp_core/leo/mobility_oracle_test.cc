@@ -126,7 +126,7 @@ TEST(Oracle, AnyQueryOrderAndUnknownPaths) {
   EXPECT_EQ(oracle.NextHandoverTime(7, early), kTimeInfinite);
 }
 
-// ---- A replayed trace seen by the oracle (issue 36) ----
+// ---- A replayed trace seen by the oracle ----
 
 // 30 s of 10 ms bins at 10 Mb/s, a 200 ms burst at 40 Mb/s from 5 s, and
 // 20 Mb/s throughout the second 15 s.

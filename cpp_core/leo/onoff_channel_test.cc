@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "leo/channel_walk_for_test.h"
+
 namespace orbitcc {
 namespace {
 
@@ -20,20 +22,15 @@ struct OnOffStats {
 OnOffStats Simulate(const OnOffChannelParams& p, uint64_t seed, int changes) {
   OnOffChannel channel(p, seed, 11);
   OnOffStats st;
-  LinkState cur = channel.Initial();
-  bool first = true;
-  for (int n = 0; n < changes; ++n) {
-    LinkState next;
-    EXPECT_TRUE(channel.Next(&next));
-    EXPECT_GT(next.time, cur.time);
-    const double dt = ToSeconds(next.time - cur.time);
-    const bool up = cur.capacity_bps > 0.0;
-    EXPECT_NE(up, next.capacity_bps > 0.0) << "states must alternate";
-    (up ? st.up_s : st.down_s) += dt;
-    if (!first) ++(up ? st.up_visits : st.down_visits);
-    first = false;
-    cur = next;
-  }
+  WalkChanges(channel, changes,
+              [&](const LinkState& cur, const LinkState& next, double dt,
+                  bool first) {
+                const bool up = cur.capacity_bps > 0.0;
+                EXPECT_NE(up, next.capacity_bps > 0.0)
+                    << "states must alternate";
+                (up ? st.up_s : st.down_s) += dt;
+                if (!first) ++(up ? st.up_visits : st.down_visits);
+              });
   return st;
 }
 

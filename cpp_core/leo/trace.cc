@@ -59,7 +59,7 @@ std::string Printable(const std::string& text) {
 }
 
 // Only regular files: a FIFO (or a device) would block the reader for ever
-// or stream without end (issue 24, item 3).
+// or stream without end.
 std::ifstream OpenOrThrow(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) FailFile(path, "cannot open file");

@@ -1,7 +1,7 @@
 // Trace modulation: a link model driven by a measured trace's dynamics.
 //
-// A real-trace episode of a modelled scenario (issue 27: "plus real-trace
-// episodes"). The model keeps its own structure (paths, handovers, buffers,
+// A real-trace episode of a modelled scenario (domain randomisation over
+// measured dynamics). The model keeps its structure (paths, handovers, buffers,
 // the oracle's view) while a link's capacity follows the measured trace's
 // variation around its mean and its delay the trace's excursions above its
 // minimum:

@@ -3,7 +3,7 @@
 // the memory is constant however long the episode runs. Quantiles are
 // bounded by the exact minimum and maximum recorded: a bucket's midpoint can
 // lie above every value it holds (the samples 59.96 ms of a 60.16 ms bucket
-// gave a p99 above the max, issue 24), so the representative is clamped to
+// gave a p99 above the max), so the representative is clamped to
 // [min, max], and q = 0 / q = 1 are the exact min / max.
 #pragma once
 

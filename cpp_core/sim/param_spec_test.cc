@@ -42,7 +42,7 @@ TEST(ParamSpecTest, RealRangeClosedAndOpen) {
   EXPECT_EQ(Error(open, 1e-300), "");
 }
 
-// The row kinds of links and scenarios (issue 23): an upper bound that is
+// The row kinds of links and scenarios: an upper bound that is
 // excluded, an outage value besides the range, null with a meaning, and
 // integer bounds printed exactly.
 TEST(ParamSpecTest, OpenTopZeroNullAndExactIntegerBounds) {

@@ -58,7 +58,8 @@ inline bool IntegerAllowed(const ParamSpec& spec, const Value& v) {
 
 // What is wrong with `v` as the value of `spec` ("= 0.0005 is out of range;
 // allowed: [0.001, 1e+06] Mb/s", "must be true or false, got int 2"), or ""
-// when it is allowed. The success path formats nothing (issue 24, item 9).
+// when it is allowed. The success path formats nothing (it runs per field of
+// every spec read).
 inline std::string ParamValueProblem(const ParamSpec& spec, const Value& v) {
   // Built only when a value is refused (nothing is formatted on success).
   auto allowed = [&spec] {

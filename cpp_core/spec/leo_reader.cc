@@ -532,7 +532,7 @@ ParsedModel ParseStarlinkTrace(DictReader& r) {
     opts.start_offset = start_offset(seed, link);
     return MakeStarlinkTraceLink(*trace, delay, *delays, opts);
   };
-  // As an oracle path (issue 36): the same replay, read by a
+  // As an oracle path: the same replay, read by a
   // TracePathPredictor. A random start needs the link's stream named
   // (random_start_stream >= 0): the oracle has no link index of its own.
   m.make_predictor = [trace, delays, o, periods, stream,

@@ -29,12 +29,6 @@ ParamSpec SojournParam(std::string name, double default_s, std::string help) {
                    kMaxMeanSojournS, "s", std::move(help));
 }
 
-ParamSpec ParetoShapeParam(std::string name, double d, std::string help) {
-  return RealParam(std::move(name), d, kMinParetoShape, kMaxParetoShape, "",
-                   std::move(help) +
-                       " (>= 1.01: nearer 1 the periods shrink towards 0)");
-}
-
 namespace {
 
 // A struct's default duration as the decimal seconds a user writes (15, not
@@ -96,7 +90,7 @@ ParamSpec FromPreset(ParamSpec p) {
 const ParamTable& ShellParams() {
   const WalkerShell s = WalkerShell::StarlinkLike();
   // Walker shells up to 1e6 planes x 1e6 satellites as before; a physical
-  // orbit (issue 24): altitude within 100,000 km.
+  // orbit: altitude within 100,000 km.
   static const ParamTable kRows = {
       ChoiceParam("preset", "starlink", {"starlink", "iridium"},
                   "the shell the other keys override (Starlink shell 1; "
@@ -380,40 +374,6 @@ const ParamTable& GilbertElliottTable() {
       ChoiceParam("combine", "independent", {"replace", "independent"},
                   "with the link's own loss: replace it, or lose "
                   "independently"),
-  };
-  return kRows;
-}
-
-const ParamTable& AppParams() {
-  const AppSpec a;
-  ParamSpec rate = DerivedDefault(
-      RealParam("rate_mbps", kVideoRateMbps, kMinAppRateBps * 1e-6,
-                kMaxCapacityBps * 1e-6, "Mb/s",
-                "cbr: the rate; poisson: the mean; onoff: while on; "
-                "video: the encoding rate"),
-      "required; video: 5.24");
-  static const ParamTable kRows = {
-      ChoiceParam("kind", "bulk",
-                  {"bulk", "file", "cbr", "poisson", "onoff", "video"},
-                  "what the application writes"),
-      rate,
-      Whole("chunk_bytes", 0, 0, 1 << 24, "bytes",
-            "bytes per write (0: one full packet payload)"),
-      Whole("bytes", 1, 1, static_cast<double>(int64_t{1} << 50), "bytes",
-            "file: its size (required)"),
-      ParetoShapeParam("shape", a.shape,
-                       "onoff: Pareto shape of on and off times (> 1: a "
-                       "finite mean)"),
-      RealParam("mean_on_s", Secs(a.mean_on), kMinMeanSojournS,
-                kMaxDurationSeconds, "s", "onoff: mean on time (>= 1 ms)"),
-      RealParam("mean_off_s", Secs(a.mean_off), kMinMeanSojournS,
-                kMaxDurationSeconds, "s", "onoff: mean off time (>= 1 ms)"),
-      RealParam("fps", a.fps, kMinVideoFps, 1000.0, "",
-                "video: frames per second"),
-      Seconds("startup_delay_s", Secs(a.startup_delay),
-              "video: the client's pre-buffering delay"),
-      Seconds("duration_s", 0.0,
-              "stop writing this long after the flow starts (0: never)"),
   };
   return kRows;
 }

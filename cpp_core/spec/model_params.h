@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/spec.h"  // kMinMeanSojournS, ParetoShapeParam, AppParams
 #include "sim/param_spec.h"
 
 namespace orbitcc {
@@ -47,24 +48,5 @@ struct ModelRows {
 const ParamTable& AlongTrackParams();
 // A period that schedules events: [1 ms, 3600 s].
 ParamSpec PeriodParam(std::string name, double default_s, std::string help);
-
-// Means of exponential / Pareto sojourns: at least 1 ms, so a process
-// changes state at most ~1e3 times per simulated second (issue 24, item 3:
-// no accepted value makes a run cost more than a bounded multiple of the
-// simulated work).
-constexpr double kMinMeanSojournS = 1e-3;
-constexpr double kMaxMeanSojournS = 1e5;
-// A mean sojourn in [kMinMeanSojournS, kMaxMeanSojournS] seconds.
-ParamSpec SojournParam(std::string name, double default_s, std::string help);
-
-// Pareto shape of on/off periods (issue 38, item 1): with a mean m the scale
-// is m (shape - 1) / shape, so a shape just above 1 (1.0000000000000002 was
-// admitted) makes periods of ~1e-16 m and a run that never ends. From 1.01
-// on, the scale is >= m / 102 (>= ~10 us at the 1 ms smallest mean): at most
-// ~1e5 periods per simulated second.
-constexpr double kMinParetoShape = 1.01;
-constexpr double kMaxParetoShape = 100.0;
-// A Pareto shape in [kMinParetoShape, kMaxParetoShape].
-ParamSpec ParetoShapeParam(std::string name, double d, std::string help);
 
 }  // namespace orbitcc

@@ -405,7 +405,7 @@ ParamTable IridiumMptcp() {
       Seconds("handover_outage_s", 0.1, 0.0, 60.0, false,
               "blackout at a route change (deterministic runs)"),
       // The documented >= 1 ms bound (docs/robustness.md) of every period
-      // that schedules events (issue 24, item 3).
+      // that schedules events (a bounded cost per simulated second).
       PeriodParam("route_interval_s", 1.0, "how often routes are recomputed"),
       BufferPackets(50, nullptr, "forward path buffer (0: unlimited)"),
       Controller("lia"),
@@ -509,61 +509,6 @@ size_t EditDistance(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
-
-const ParamTable& LinkParams() {
-  static const ParamTable kParams = [] {
-    ParamSpec capacity = Capacity(
-        "capacity_mbps", 100.0, "link rate (0: an outage that holds the queue)");
-    capacity.zero_ok = true;
-    return ParamTable{
-        capacity,
-        RealParam("delay_ms", 10.0, 0.0, kMaxPropagationDelayMs, "ms",
-                  "one-way propagation delay"),
-        HiOpen(RealParam("loss_rate", 0.0, 0.0, 1.0, "",
-                         "random per-packet loss probability")),
-        IntParam("buffer_packets", 0, 0, static_cast<double>(int64_t{1} << 40),
-                 "packets", "drop-tail buffer (0 with buffer_bytes 0: "
-                            "unlimited)"),
-        IntParam("buffer_bytes", 0, 0, static_cast<double>(int64_t{1} << 50),
-                 "bytes", "drop-tail buffer in bytes (0: no byte limit)"),
-        FlagParam("bottleneck", false,
-                  "the link whose capacity the metrics and rewards use"),
-        RealParam("schedule_period_s", 0.0, 0.0, kMaxDurationSeconds, "s",
-                  "repeat the schedule with this period (0: no repeat)"),
-        RealParam("t_s", 0.0, 0.0, kMaxDurationSeconds, "s",
-                  "a schedule entry's start time"),
-    };
-  }();
-  return kParams;
-}
-
-const ParamTable& FlowParams() {
-  static const ParamTable kParams = {
-      ChoiceParam("transport", "quic", {"quic", "tcp"},
-                  "multipath QUIC or single-path TCP"),
-      // A registered name or residual:<name> (the env's residual mode):
-      // ValidateSpec checks it against the registry.
-      TextParam("controller", "cubic",
-                "congestion controller: a registered name or "
-                "residual:<name>"),
-      ChoiceParam("scheduler", "minrtt", {"minrtt", "roundrobin"},
-                  "multipath packet scheduler"),
-      IntParam("file_bytes", 0, 0, static_cast<double>(int64_t{1} << 50),
-               "bytes", "0: bulk; > 0: a file of this size"),
-      RealParam("start_s", 0.0, 0.0, kMaxDurationSeconds, "s",
-                "when the flow starts"),
-      RealParam("start_jitter_s", 0.0, 0.0, kMaxDurationSeconds, "s",
-                "random extra start delay, uniform in [0, this]"),
-      RealParam("stop_s", 0.0, 0.0, kMaxDurationSeconds, "s",
-                "a bulk flow stops here (0: never)"),
-      FlagParam("background", false,
-                "cross traffic: not a flow under test"),
-      IntParam("max_window_bytes", 0, 0,
-               static_cast<double>(int64_t{1} << 40), "bytes",
-               "window ceiling (0: none)"),
-  };
-  return kParams;
-}
 
 // BottleneckQueue (orbitcc/scenario/_common.py): every preset's bottleneck
 // links take a queue discipline (docs/aqm.md); the discipline's own settings

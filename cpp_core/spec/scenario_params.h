@@ -13,15 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "engine/spec.h"
 #include "sim/param_spec.h"
 #include "spec/value.h"
 
 namespace orbitcc {
 
-// A link's fields (links[i].<name>; schedule entries use the same rows).
-const ParamTable& LinkParams();
-// A flow's scalar fields (flows[i].<name>).
-const ParamTable& FlowParams();
+// LinkParams(), FlowParams(): engine/spec.h, beside the structs they fill.
 
 struct ScenarioKind {
   std::string name;  // the `kind` of a preset, e.g. "single_link"

@@ -10,6 +10,7 @@
 #include "spec/dict_reader.h"
 #include "spec/leo_reader.h"
 #include "spec/model_params.h"
+#include "transport/stream_scheduler.h"
 #include "spec/scenario_params.h"
 
 namespace orbitcc {
@@ -25,10 +26,11 @@ const ParamSpec& SimRow(const char* name) {
   return FindParam(SimulationParams(), name);
 }
 
-TimeNs SecondsField(DictReader& r, const char* key, double fallback_s) {
-  const double s = r.Float(key, fallback_s);
-  if (s < 0 || s > 1e6) Fail(r.Field(key), "must be in [0, 1e6] seconds");
-  return static_cast<TimeNs>(std::llround(s * 1e9));
+const ParamSpec& PathRow(const char* name) {
+  return FindParam(PathParams(), name);
+}
+const ParamSpec& StreamRow(const char* name) {
+  return FindParam(StreamParams(), name);
 }
 
 LinkState ScheduleEntry(const Value& item, const std::string& where) {
@@ -263,28 +265,23 @@ FlowSpec ParseFlow(const Value& obj, const std::string& where) {
       DictReader rc(changes[c],
                     p.Field("changes") + "[" + std::to_string(c) + "]");
       RouteChange change;
-      change.time = SecondsField(rc, "t_s", 0.0);
+      change.time = rc.SecondsParam(PathRow("t_s"));
       change.forward = rc.IntList("forward");
       change.reverse = rc.IntList("reverse");
       rc.RejectUnknown();
       path.changes.push_back(change);
     }
-    path.join = SecondsField(p, "join_s", 0.0);
+    path.join = p.SecondsParam(PathRow("join_s"));
     const Value::Items& events = p.List("events");
     for (size_t k = 0; k < events.size(); ++k) {
       DictReader ev(events[k],
                     p.Field("events") + "[" + std::to_string(k) + "]");
       PathEvent event;
-      event.time = SecondsField(ev, "t_s", 0.0);
-      const std::string action = ev.Str("action", "");
-      if (action == "abandon") {
-        event.action = PathEvent::Action::kAbandon;
-      } else if (action == "restore") {
-        event.action = PathEvent::Action::kRestore;
-      } else {
-        Fail(ev.Field("action"),
-             "unknown action '" + action + "'; allowed: abandon, restore");
-      }
+      event.time = ev.SecondsParam(PathRow("t_s"));
+      if (!ev.Has("action")) Fail(ev.Field("action"), "is required");
+      event.action = ev.ChoiceParam(PathRow("action")) == "abandon"
+                         ? PathEvent::Action::kAbandon
+                         : PathEvent::Action::kRestore;
       ev.RejectUnknown();
       path.events.push_back(event);
     }
@@ -310,14 +307,14 @@ FlowSpec ParseFlow(const Value& obj, const std::string& where) {
   // the values against StreamParams().
   f.max_window_bytes =
       static_cast<uint64_t>(r.IntParam(FlowRow("max_window_bytes")));
-  f.stream_scheduler = r.Str("stream_scheduler", "rr");
+  f.stream_scheduler = r.ChoiceParam(StreamRow("stream_scheduler"));
   const Value::Items& streams = r.List("streams");
   for (size_t k = 0; k < streams.size(); ++k) {
     DictReader sr(streams[k],
                   r.Field("streams") + "[" + std::to_string(k) + "]");
     StreamSpec st;
     st.name = sr.Str("name", "stream" + std::to_string(k));
-    st.weight = sr.Float("weight", 1.0);
+    st.weight = sr.Param(StreamRow("weight"));
     if (sr.Has("app")) {
       uint64_t file_bytes = 0;
       ParseApp(sr.Get("app"), sr.Field("app"), &st.app, &file_bytes);
@@ -350,7 +347,8 @@ Range RangeField(DictReader& r, const char* key) {
 }  // namespace
 
 DomainRandomization ParseRandomization(const Value& obj,
-                                       const std::string& where) {
+                                       const std::string& where,
+                                       bool open_trace) {
   DictReader r(obj, where);
   const ModelRows row{"randomize"};
   DomainRandomization dr;
@@ -368,7 +366,7 @@ DomainRandomization ParseRandomization(const Value& obj,
   dr.trace_bandwidth_file = r.TextParam(row("trace_bandwidth_file"));
   dr.trace_delay_file = r.TextParam(row("trace_delay_file"));
   r.RejectUnknown();
-  if (dr.enabled && dr.trace_fraction > 0.0 &&
+  if (open_trace && dr.enabled && dr.trace_fraction > 0.0 &&
       !dr.trace_bandwidth_file.empty() && !dr.trace_delay_file.empty()) {
     try {  // read once per process and pair (leo/trace_modulation.h)
       dr.trace = CachedTraceModulation(dr.trace_bandwidth_file,
@@ -381,7 +379,7 @@ DomainRandomization ParseRandomization(const Value& obj,
   // The rules between fields (whole background flows, the holdout, a trace
   // for trace_fraction), named randomize.<key>
   // (engine/domain_randomization.cc).
-  ValidateRandomization(dr);
+  ValidateRandomization(dr, /*trace_loaded=*/open_trace);
   return dr;
 }
 

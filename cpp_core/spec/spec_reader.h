@@ -20,8 +20,11 @@ SimulationSpec SpecFromValue(const Value& spec,
                              std::vector<std::string>* warnings = nullptr);
 
 // A spec's "randomize" mapping (engine/domain_randomization.h), read through
-// RandomizationParams(); errors name "<where>.<key>".
+// RandomizationParams(); errors name "<where>.<key>". `open_trace` false
+// checks the values and rules without opening the trace files (a config's
+// check: no file is opened while validating; the spec's read opens them).
 DomainRandomization ParseRandomization(const Value& obj,
-                                       const std::string& where);
+                                       const std::string& where,
+                                       bool open_trace = true);
 
 }  // namespace orbitcc

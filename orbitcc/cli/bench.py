@@ -78,6 +78,11 @@ class BenchConfig:
     cores_threads: list[int] = field(default_factory=list)  # [] : 1, 2, 4, ... cores
     cores_num_envs: int = 16  # envs of the batched env in the table
     cores_calls: int = 300  # batched steps per thread count (the same steps per row)
+    multiagent: bool = False  # + the multi-agent rows (gym env vs make_multiagent)
+    multiagent_only: bool = False  # only the multi-agent rows
+    multiagent_agents: list[int] = field(default_factory=lambda: [8, 16, 32])
+    multiagent_steps: int = 300  # steps per round and method
+    multiagent_vec_envs: int = 8  # envs of the multi-agent vector env
 
     def __post_init__(self) -> None:
         check_range("bench", "rounds", self.rounds, 1, 1000)
@@ -95,6 +100,10 @@ class BenchConfig:
             check_range("bench", "cores_threads[]", t, 1, 1024)
         check_range("bench", "cores_num_envs", self.cores_num_envs, 1, 4096)
         check_range("bench", "cores_calls", self.cores_calls, 1, 10**6)
+        for n in self.multiagent_agents:
+            check_range("bench", "multiagent_agents[]", n, 1, 1024)
+        check_range("bench", "multiagent_steps", self.multiagent_steps, 1, 10**6)
+        check_setting("batch", "num_envs", self.multiagent_vec_envs, "bench.multiagent_vec_envs")
 
 
 # ------------------------------------------------------------- statistics --
@@ -220,7 +229,8 @@ def core_figures(cfg: BenchConfig) -> dict[str, Any]:
     """Delivered packets per CPU second of the core on single_link (100 Mb/s,
     1 and 10 Gb/s) and starlink_dual (MACO, as shipped and scaled to 1 and 10
     Gb/s), all interleaved round by round; and per-packet cost at 10 Gb/s over
-    1 Gb/s (issue 39's target: <= 1.3x)."""
+    1 Gb/s (the target: <= 1.3x, i.e. the cost per packet barely grows with
+    the rate)."""
     specs = {
         "single_link_100mbps": single_link_spec(100.0, cfg.core_seconds_100mbps),
         "single_link_1gbps": single_link_spec(1000.0, cfg.core_seconds_1gbps),
@@ -347,6 +357,96 @@ def env_figures(cfg: BenchConfig) -> dict[str, Any]:
         "env_random_policy": random, "env_newreno_driven": driven,
         "vec_env_detail": vec,
     }
+
+
+MA_LONG = ("duration_s=100000",)  # no episode ends inside a multi-agent round
+
+
+def multiagent_measures(n: int, steps: int, envs: int) -> tuple[dict[str, Measure], list[Any]]:
+    """N flows on single_link, three ways, zero actions (windows held), each
+    round from reset(seed=0): the gym env (``scenario.num_flows=N``, one
+    joint action per step), ``make_multiagent`` (N agents, a dict action of
+    float32 arrays) and ``MultiAgentVectorEnv`` (``envs`` x N agents, one
+    thread, one array)."""
+    import gymnasium
+
+    import orbitcc.env  # noqa: F401  (registers orbitcc/OrbitCC-v0)
+    from orbitcc.env.multiagent import MultiAgentVectorEnv, make_multiagent
+
+    gym_env = gymnasium.make("orbitcc/OrbitCC-v0", scenario="single_link",
+                             overrides=[*MA_LONG, f"scenario.num_flows={n}"]).unwrapped
+    par = make_multiagent("single_link", n, overrides=list(MA_LONG))
+    vec = MultiAgentVectorEnv("single_link", n, envs, overrides=list(MA_LONG), num_threads=1)
+    joint = np.zeros(n, np.float32)
+    acts = {a: np.zeros(1, np.float32) for a in par.possible_agents}
+    rows = np.zeros((envs * n, 1), np.float32)
+    vec_steps = max(1, steps // envs)
+
+    def play(step: Callable[[Any], Any], action: Any, count: int) -> Callable[[], None]:
+        def run() -> None:
+            for _ in range(count):
+                step(action)
+        return run
+
+    def gym_round() -> dict[str, float]:
+        gym_env.reset(seed=0)
+        return timed(play(gym_env.step, joint, steps))
+
+    def par_round() -> dict[str, float]:
+        par.reset(seed=0)
+        return timed(play(par.step, acts, steps))
+
+    def vec_round() -> dict[str, float]:
+        vec.reset(seed=0)
+        return timed(play(vec.step, rows, vec_steps))
+
+    measures = {"gym": gym_round, "parallel": par_round, "vector": vec_round}
+    return measures, [gym_env, par, vec]
+
+
+def multiagent_figures(cfg: BenchConfig) -> dict[str, Any]:
+    """CPU us per flow-step of the gym env and per agent-step of the
+    multi-agent envs at each N, the three interleaved round by round; the
+    ratios are per round (paired), their median and spread reported."""
+    rows = []
+    envs, steps = cfg.multiagent_vec_envs, cfg.multiagent_steps
+    vec_steps = max(1, steps // envs)
+    for n in cfg.multiagent_agents:
+        measures, closers = multiagent_measures(n, steps, envs)
+        runs = interleaved(measures, cfg.rounds)
+        for c in closers:
+            c.close()
+        gym_us = [r["cpu_s"] / steps / n * 1e6 for r in runs["gym"]]
+        par_us = [r["cpu_s"] / steps / n * 1e6 for r in runs["parallel"]]
+        vec_us = [r["cpu_s"] / vec_steps / (n * envs) * 1e6 for r in runs["vector"]]
+        rows.append({
+            "agents": n,
+            "gym_us_per_flow_step": spread(gym_us),
+            "parallel_us_per_agent_step": spread(par_us),
+            "vector_us_per_agent_step": spread(vec_us),
+            "parallel_over_gym": spread([p / g for p, g in zip(par_us, gym_us, strict=True)]),
+            "vector_over_gym": spread([v / g for v, g in zip(vec_us, gym_us, strict=True)]),
+        })
+    return {"scenario": "single_link", "steps_per_round": steps, "vec_envs": envs,
+            "rows": rows}
+
+
+def multiagent_markdown(fig: dict[str, Any]) -> list[str]:
+    """The multi-agent rows as a table: median [min, max] over the rounds."""
+    def cell(f: dict[str, Any], digits: int = 2, unit: str = "") -> str:
+        return (f"{f['median']:.{digits}f}{unit} [{f['min']:.{digits}f}, "
+                f"{f['max']:.{digits}f}]")
+    envs = fig["vec_envs"]
+    out = ["| flows N | gym env per flow-step | make_multiagent per agent-step | ratio "
+           f"| vector env ({envs} envs, 1 thread) per agent-step | ratio |",
+           "|---|---|---|---|---|---|"]
+    for r in fig["rows"]:
+        out.append(f"| {r['agents']} | {cell(r['gym_us_per_flow_step'])} | "
+                   f"{cell(r['parallel_us_per_agent_step'])} | "
+                   f"{cell(r['parallel_over_gym'], unit='x')} | "
+                   f"{cell(r['vector_us_per_agent_step'])} | "
+                   f"{cell(r['vector_over_gym'], unit='x')} |")
+    return out
 
 
 def step_overhead(cfg: BenchConfig, steps: int = 20000) -> dict[str, Any]:
@@ -758,7 +858,7 @@ def learning_figures(cfg: BenchConfig) -> dict[str, Any]:
             "reference_timesteps": summary.get("timesteps")}
 
 
-# --------------------------------------------------- conditions (issue 30) --
+# ------------------------------------------------------------ conditions --
 # Every figure is taken on a machine that may be shared: each section records
 # the load average before and after, its wall and CPU seconds (this process,
 # all threads, plus its child processes) and the cores it used (CPU / wall).
@@ -805,6 +905,8 @@ class Section:
             "cores_used": (cpu + children) / wall if wall > 0 else 0.0,
             "loadavg_1m_before": self.before["loadavg_1m"],
             "loadavg_1m_after": after["loadavg_1m"]}
+        # Each section's end with its time.
+        say(f"{self.name}: done in {wall:.1f} s wall")
 
 
 def ppo_scaling(num_envs_list: list[int], steps: int, seed: int = 0) -> dict[str, Any]:
@@ -1007,6 +1109,11 @@ def run_bench(cfg: BenchConfig) -> dict[str, Any]:
             report["cores"] = cores_table(cfg)
         report["conditions_end"] = conditions()
         return report
+    if cfg.multiagent_only:
+        with Section(report, "multi-agent"):
+            report["multiagent"] = multiagent_figures(cfg)
+        report["conditions_end"] = conditions()
+        return report
     with Section(report, "core"):
         report["core"] = core_figures(cfg)
     with Section(report, "environment figures"):
@@ -1034,6 +1141,9 @@ def run_bench(cfg: BenchConfig) -> dict[str, Any]:
     if cfg.learning:
         with Section(report, "learning"):
             report["learning"] = learning_figures(cfg)
+    if cfg.multiagent:
+        with Section(report, "multi-agent"):
+            report["multiagent"] = multiagent_figures(cfg)
     if not cfg.headline_only:
         with Section(report, f"long episode ({cfg.long_episode_s:.0f} simulated s)"):
             report["long_episode"] = long_episode(cfg.long_episode_s)
@@ -1124,6 +1234,10 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         lines.append(f"PPO num_envs={row['num_envs']}: {row['steps_per_s']:.0f} steps/s, "
                      f"{row['steps_per_cpu_s']:.0f} steps per CPU s, update (torch) "
                      f"{row['update_cpu_share']:.0%} of the CPU, {row['cores_used']:.2f} cores")
+    if "multiagent" in report:
+        lines.append("multi-agent, CPU us per flow-step / agent-step, median [min, max] over "
+                     "interleaved rounds:")
+        lines.extend(multiagent_markdown(report["multiagent"]))
     if "leo" in report:
         leo = report["leo"]
         lines.append(f"orbit/channel share of {report['env_scenario']} run time: "
@@ -1142,7 +1256,7 @@ def _app(cfg: DictConfig) -> None:
     from orbitcc.config import to_object
 
     bench_cfg = to_object(cfg)
-    if bench_cfg.json:  # before minutes of measuring, not after (issue 24, item 8)
+    if bench_cfg.json:  # before minutes of measuring, not after
         check_writable(Path(bench_cfg.json))
     report = run_bench(bench_cfg)
     for line in summary_lines(report):

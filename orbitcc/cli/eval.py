@@ -43,7 +43,7 @@ def _run_ns3(cells: list[Cell], out_dir: Path, run_dir: Path) -> None:
     """backend=ns3: every cell in orbitcc and inside ns-3, side by side."""
     import json
 
-    from orbitcc.env.ns3gym.backend import side_by_side
+    from orbitcc.ns3gym.backend import side_by_side
 
     print(f"{PROG}: backend=ns3: {len(cells)} runs in both simulators", flush=True)
     records, table = side_by_side(cells, log=lambda line: print(line, flush=True))
@@ -72,7 +72,7 @@ def _app(cfg: DictConfig) -> None:
           f"-> {results}", flush=True)
     ns3_cells = None
     if eval_cfg.backend == "ns3":  # refuse what ns-3 cannot run before anything runs
-        from orbitcc.env.ns3gym.backend import check_cells
+        from orbitcc.ns3gym.backend import check_cells
 
         ns3_plan = plan(list(suite.entrants), suite.scenario_cells(), list(suite.seeds),
                         suite.duration_s)

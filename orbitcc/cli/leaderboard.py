@@ -60,7 +60,7 @@ def _app(cfg: DictConfig) -> None:
         raise ValueError(f"timeline_cell = {lb.timeline_cell!r} is not a cell of the suite; "
                          f"allowed: {', '.join(the_plan.cell_labels)}")
     if lb.backend == "ns3":  # refuse what ns-3 cannot run before anything runs
-        from orbitcc.env.ns3gym.backend import check_cells
+        from orbitcc.ns3gym.backend import check_cells
 
         check_cells(the_plan.cells)
     results = Path(lb.results) if lb.results else run_dir / "results.jsonl"
@@ -106,7 +106,7 @@ def _run_ns3(the_plan: Plan, run_dir: Path) -> None:
     """backend=ns3: every cell in orbitcc and inside ns-3, side by side."""
     import json
 
-    from orbitcc.env.ns3gym.backend import side_by_side
+    from orbitcc.ns3gym.backend import side_by_side
 
     print(f"\nbackend=ns3: {len(the_plan.cells)} cells in both simulators", flush=True)
     records, table = side_by_side(the_plan.cells, log=lambda s: print(s, flush=True))

@@ -51,26 +51,36 @@ def take_int(args: list[str], flag: str, default: int, prog: str, usage: str) ->
     return n
 
 
+def parse(argv: list[str] | None, doc: str | None, prog: str, usage: str,
+          flags: dict[str, int], min_paths: int) -> tuple[dict[str, int], list[str]]:
+    """The command line of the merge and verify scripts: ``-h`` prints
+    ``doc`` and exits 0; each of ``flags`` (name -> default) is read with
+    ``take_int``; an unknown option or fewer than ``min_paths`` paths exits 2.
+    Returns the flags' values and the paths."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if any(a in ("-h", "--help") for a in args):
+        print((doc or "").strip())
+        sys.exit(0)
+    values = {flag: take_int(args, flag, default, prog, usage) for flag, default in flags.items()}
+    unknown = [a for a in args if a.startswith("--")]
+    if unknown:
+        fail(prog, f"unknown option {unknown[0]}; {usage}")
+    if len(args) < min_paths:
+        fail(prog, usage)
+    return values, args
+
+
 def fail(prog: str, message: str) -> None:
     print(f"{prog}: error: {' '.join(message.split())}", file=sys.stderr)
     sys.exit(2)
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if any(a in ("-h", "--help") for a in args):
-        print((__doc__ or "").strip())
-        sys.exit(0)
-    k = take_int(args, "--verify", 0, PROG, USAGE)
-    seed = take_int(args, "--seed", 0, PROG, USAGE)
-    unknown = [a for a in args if a.startswith("--")]
-    if unknown:
-        fail(PROG, f"unknown option {unknown[0]}; {USAGE}")
-    if len(args) < 2:
-        fail(PROG, USAGE)
+    flags, args = parse(argv, __doc__, PROG, USAGE, {"--verify": 0, "--seed": 0}, 2)
     try:
         paths, board = merge_lib.merge(Path(args[0]), [Path(a) for a in args[1:]],
-                                       verify_cells=k, verify_seed=seed)
+                                       verify_cells=flags["--verify"],
+                                       verify_seed=flags["--seed"])
     except (merge_lib.MergeError, ResultsError) as err:
         fail(PROG, str(err))
     print_ranking(board)

@@ -17,31 +17,21 @@ line naming the archive, the cell and the first field that differs).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from orbitcc.baselines import merge as merge_lib
 from orbitcc.baselines.results import ResultsError
-from orbitcc.cli.leaderboard_merge import fail, take_int
+from orbitcc.cli.leaderboard_merge import fail, parse
 
 PROG = merge_lib.PROG_VERIFY
 USAGE = f"usage: {PROG} [--cells K] [--seed S] DIR [DIR ...]"
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if any(a in ("-h", "--help") for a in args):
-        print((__doc__ or "").strip())
-        sys.exit(0)
-    k = take_int(args, "--cells", 3, PROG, USAGE)
-    seed = take_int(args, "--seed", 0, PROG, USAGE)
-    unknown = [a for a in args if a.startswith("--")]
-    if unknown:
-        fail(PROG, f"unknown option {unknown[0]}; {USAGE}")
-    if not args:
-        fail(PROG, USAGE)
+    flags, args = parse(argv, __doc__, PROG, USAGE, {"--cells": 3, "--seed": 0}, 1)
     try:
-        n = merge_lib.verify([Path(a) for a in args], cells=k, seed=seed)
+        n = merge_lib.verify([Path(a) for a in args], cells=flags["--cells"],
+                             seed=flags["--seed"])
     except (merge_lib.MergeError, ResultsError) as err:
         fail(PROG, str(err))
     print(f"{PROG}: OK: {len(args)} archive(s), {n} cell(s) rerun bit-identical")

@@ -1,5 +1,5 @@
 """``orbitcc-ns3gym-server``: orbitcc scenarios served over ns3-gym's protocol
-(the console script; the server is ``orbitcc.env.ns3gym.server``, whose
+(the console script; the server is ``orbitcc.ns3gym.server``, whose
 docstring and docs/ns3gym.md describe the layouts and the protocol).
 
   orbitcc-ns3gym-server --port 5555 --scenario single_link --layout rl-tcp-time
@@ -17,8 +17,8 @@ import sys
 import time
 from collections.abc import Sequence
 
-from orbitcc.env.ns3gym import protocol as pb
-from orbitcc.env.ns3gym.server import (
+from orbitcc.ns3gym import protocol as pb
+from orbitcc.ns3gym.server import (
     DEFAULT_MAX_CWND_BYTES,
     DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_TIMEOUT_S,

@@ -50,6 +50,18 @@ _BUILDERS = {
 _TAKES_DURATION = frozenset(_BUILDERS) - {"single_link"}
 
 
+def _apply_queue(scenario: Any, links: list[dict[str, Any]]) -> None:
+    """The one place the queue discipline (``scenario.queue``, checked once by
+    ``queue_fields``) is applied: to every link a builder gives a buffer
+    (``buffer_packets`` or ``buffer_bytes``), the links where a queue builds;
+    the unbuffered return and access-shaper links keep none."""
+    queue = scenario.queue_fields()
+    if queue:
+        for link in links:
+            if "buffer_packets" in link or "buffer_bytes" in link:
+                link.update(queue)
+
+
 def build_spec(sim: Any, schedule_points: list[tuple[float, float, float]] | None = None
                ) -> dict:
     """Builds the core spec dict from a validated ``SimConfig`` object.
@@ -70,6 +82,7 @@ def build_spec(sim: Any, schedule_points: list[tuple[float, float, float]] | Non
         spec = builder(scenario, controller, params, sim.duration_s)
     else:
         spec = builder(scenario, controller, params, schedule_points)
+    _apply_queue(scenario, spec["links"])
     spec["seed"] = int(sim.seed)
     if sim.duration_s is not None:
         spec["duration_s"] = float(sim.duration_s)

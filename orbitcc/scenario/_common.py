@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Any
 
 from orbitcc import _core
+from orbitcc.schema import schema
 from orbitcc.validation import coerce_param
 
 SPEED_OF_LIGHT_KM_S = 299792.458
@@ -21,6 +22,19 @@ def _row(table: list[dict[str, Any]], name: str) -> dict[str, Any]:
 # the builders that branch on them.
 TRANSPORTS = tuple(_row(_core.flow_params(), "transport")["choices"])
 SCHEDULERS = tuple(_row(_core.flow_params(), "scheduler")["choices"])
+
+
+_KIND_ROWS = {k["name"]: list(k["params"]) for k in _core.scenario_kinds()}
+
+
+def scenario_schema(kind: str, name: str, rules: type, module: str) -> type:
+    """The schema of scenario ``kind``: its identity (kind, name, description)
+    and one field per row of its C++ table (``orbitcc.describe(kind)``: key,
+    type, default), with ``rules``' methods (the rules between fields and the
+    helpers its builder uses). Nothing of a row is written in Python."""
+    identity = [("kind", str, field(default=kind)), ("name", str, field(default=kind)),
+                ("description", str, field(default=""))]
+    return schema(name, _KIND_ROWS[kind], rules, rules.__doc__ or "", module, extra=identity)
 
 
 def check_settings(s: Any) -> None:
@@ -138,7 +152,11 @@ def buffer_packets_for(capacity_mbps: float, rtt_ms: float, bdp: float,
     return max(2, round(bdp * bdp_bytes / packet_bytes))
 
 
-@dataclass
+# Each discipline's settings (orbitcc.describe("queue_codel"), ...), read once.
+_QUEUE_ROWS = {kind: {r["name"]: r for r in _core.queue_params(kind)}
+               for kind in _core.queue_kinds()}
+
+
 class BottleneckQueue:
     """The queue discipline of a preset's bottleneck links (docs/aqm.md).
 
@@ -148,19 +166,17 @@ class BottleneckQueue:
     the shell), or one key at a time: ``scenario.queue=fq_codel
     scenario.queue_params.quantum_bytes=3028``; integers and flags are taken as
     the core's table declares them.
-    Each builder adds :meth:`queue_fields` to the links it calls bottlenecks;
-    the link buffer stays the preset's and bounds the AQM's queue too.
+    ``orbitcc.scenario.build_spec`` applies :meth:`queue_fields` once, to every
+    link its builder gives a buffer; the link buffer stays the preset's and
+    bounds the AQM's queue too.
     """
 
-    queue: str = "droptail"
-    queue_params: dict[str, Any] = field(default_factory=dict)
-
     def queue_fields(self) -> dict[str, Any]:
-        """``{"queue": {...}}`` for a bottleneck link dict, or ``{}`` for drop-tail.
+        """``{"queue": {...}}`` for a buffered link dict, or ``{}`` for drop-tail.
 
         Raises ValueError naming ``scenario.queue`` / ``scenario.queue_params.<key>``.
         """
-        table = {r["name"]: r for r in _core.queue_params(self.queue)}
+        table = _QUEUE_ROWS[self.queue]  # the choice is the scenario row's
         values: dict[str, Any] = {}
         for key, value in dict(self.queue_params).items():
             if key not in table:
@@ -168,7 +184,7 @@ class BottleneckQueue:
                     f"scenario.queue_params.{key} is not a setting of queue "
                     f"{self.queue!r}; allowed: {', '.join(table) or 'none'}"
                     + ("" if table else " (choose a discipline first: scenario.queue="
-                       f"{'|'.join(q for q in _core.queue_kinds() if q != 'droptail')})"))
+                       f"{'|'.join(q for q in _QUEUE_ROWS if q != 'droptail')})"))
             # The type the core's table declares (int, bool or float), not float().
             values[str(key)] = coerce_param("scenario.queue_params", value, table[key])
         if "target_ms" in table:  # CoDel and FQ-CoDel: RFC 8289 Sec. 4.4

@@ -41,27 +41,10 @@ blackouts (the preset's own fixed value), no jitter, no random loss.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 
-@dataclass
 class AccessRandomness:
-    deterministic: bool = False
-    outage_median_s: float = 0.05
-    outage_sigma: float = 0.8
-    outage_min_s: float = 0.02
-    outage_max_s: float = 0.5
-    capacity_jitter_sigma: float = 0.1
-    capacity_jitter_interval_s: float = 1.0
-    capacity_jitter_correlation: float = 0.8
-    capacity_jitter_max_factor: float = 0.0  # 0: no ceiling
-    handover_delay_jitter_ms: float = 5.0
-    ge_p_good: float = 0.0
-    ge_p_bad: float = 0.3
-    ge_mean_good_s: float = 20.0
-    ge_mean_bad_s: float = 0.05
-
     def check_randomness(self) -> None:
         """The cross-field rules (each value's range is in the C++ table):
         outage_min_s <= outage_median_s <= outage_max_s."""
@@ -100,17 +83,3 @@ class AccessRandomness:
                                    "mean_good_s": self.ge_mean_good_s,
                                    "mean_bad_s": self.ge_mean_bad_s}
         return out
-
-    def mean_outage_s(self) -> float:
-        """Mean of the clamped log-normal blackout (numerical)."""
-        import math
-
-        n, lo, hi = 4000, -9.0, 9.0
-        h = (hi - lo) / n
-        total = 0.0
-        for i in range(n):
-            z = lo + (i + 0.5) * h
-            v = min(max(self.outage_median_s * math.exp(self.outage_sigma * z),
-                        self.outage_min_s), self.outage_max_s)
-            total += v * math.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) * h
-        return total

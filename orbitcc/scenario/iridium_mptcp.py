@@ -42,7 +42,6 @@ fixed-rate and the route geometry already sets the delay.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from orbitcc import _core
@@ -51,44 +50,13 @@ from orbitcc.scenario._common import (
     check_settings,
     flow,
     pick_controller,
+    scenario_schema,
     single_path_transport,
 )
 from orbitcc.scenario._random import AccessRandomness
 
 
-@dataclass
-class IridiumMptcpScenario(AccessRandomness, BottleneckQueue):
-    kind: str = "iridium_mptcp"
-    name: str = "iridium_mptcp"
-    description: str = ""
-    src_lat_deg: float = 15.51
-    src_lon_deg: float = -1.0
-    dst_lat_deg: float = 17.4
-    dst_lon_deg: float = 127.55
-    num_subflows: int = 2  # 1: the single-path comparison
-    # Transport of the single-path comparison (num_subflows = 1): Du et al.
-    # compare MPTCP with single-path TCP. With 2 subflows: multipath QUIC.
-    transport: str = "tcp"
-    # Du et al.'s soft handover: per-interface gateway policies (subflow 0
-    # "stay", subflow 1 "early") and routes kept between gateway changes.
-    # False: every path takes the highest satellite and the shortest route on
-    # the route grid (both subflows then hand over together).
-    soft_handover: bool = True
-    interface_offset_km: float = 0.0
-    capacity_mbps: float = 2.0  # up/down link bottleneck
-    handover_outage_s: float = 0.1
-    route_interval_s: float = 1.0
-    buffer_packets: int = 50
-    controller: str = "lia"  # MPTCP's default coupled controller (RFC 6356)
-    scheduler: str = "minrtt"
-    file_bytes: int = 0
-    duration_s: float = 60.0
-    packet_bytes: int = 1000
-    outage_median_s: float = 0.1
-    outage_sigma: float = 0.5
-    capacity_jitter_sigma: float = 0.0
-    handover_delay_jitter_ms: float = 0.0
-
+class _Rules(AccessRandomness, BottleneckQueue):
     def __post_init__(self) -> None:
         check_settings(self)  # every value against the C++ table
         self.check_randomness()
@@ -127,6 +95,9 @@ class IridiumMptcpScenario(AccessRandomness, BottleneckQueue):
         }
 
 
+IridiumMptcpScenario = scenario_schema("iridium_mptcp", "IridiumMptcpScenario", _Rules, __name__)
+
+
 def build_iridium_mptcp(s: IridiumMptcpScenario, controller: str | None,
                         params: dict[str, float], duration_s: float | None = None) -> dict:
     name, cc_params = pick_controller(s.controller, controller, params)
@@ -140,7 +111,6 @@ def build_iridium_mptcp(s: IridiumMptcpScenario, controller: str | None,
     for k in range(s.num_subflows):
         links.append({"name": f"path{k}", "process": s.isl_path(k),
                       "buffer_packets": s.buffer_packets, "bottleneck": k == 0,
-                      **s.queue_fields(),
                       **s.overlays()})
         links.append({"name": f"path{k}_return", "process": s.isl_path(k, reverse=True)})
         paths.append({"forward": [2 * k], "reverse": [2 * k + 1]})

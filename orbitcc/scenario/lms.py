@@ -27,14 +27,13 @@ so the ephemerides cannot predict it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from orbitcc.scenario._common import (
     BottleneckQueue,
     check_settings,
     constant_link,
     flow,
     pick_controller,
+    scenario_schema,
     single_path_transport,
     static_oracle_path,
 )
@@ -43,37 +42,16 @@ from orbitcc.scenario.lms_traffic import check_traffic, traffic_fields
 LOS_CAPACITY_MBPS = {"ka": 80.0, "s": 4.0}
 
 
-@dataclass
-class LmsScenario(BottleneckQueue):
-    kind: str = "lms"
-    name: str = "lms_ka"
-    description: str = ""
-    band: str = "ka"  # ka | s (Table 1)
-    buffer_packets: int | None = 15  # the paper: 7, 15 or null (infinite)
-    one_way_delay_ms: float = 10.0  # the authors' lms.json
-    transport: str = "quic"  # quic | tcp
-    controller: str = "cubic"
-    file_bytes: int = 0
-    duration_s: float = 60.0  # Sec. 6.1: transmissions active for 60 s
-    packet_bytes: int = 1000  # Table 1
-    reverse_capacity_mbps: float = 1000.0
-    # Traffic (lms_traffic.py): cbr | poisson | bulk at `load` x the average
-    # rate (Table 1's unless average_rate_mbps is set), split over streams.
-    app: str = "cbr"
-    load: float = 1.0
-    average_rate_mbps: float | None = None
-    traffic_s: float | None = None  # the app writes this long (null: all run)
-    stream_shares: list[float] = field(default_factory=lambda: [1.0])
-    stream_weights: list[float] | None = None  # wfq; null: the shares
-    stream_scheduler: str = "rr"  # rr | fq | wfq | bp
-    stack_limits: bool = True  # quic-go / Linux window ceilings
-
+class _Rules(BottleneckQueue):
     def __post_init__(self) -> None:
         check_settings(self)  # every value against the C++ table
         if self.file_bytes > 0 and self.app != "bulk":
             raise ValueError("scenario.file_bytes needs scenario.app = 'bulk' "
                              f"(got {self.app!r}); allowed: a file or a rate, not both")
         check_traffic(self)
+
+
+LmsScenario = scenario_schema("lms", "LmsScenario", _Rules, __name__)
 
 
 def build_lms(s: LmsScenario, controller: str | None, params: dict[str, float],
@@ -84,7 +62,6 @@ def build_lms(s: LmsScenario, controller: str | None, params: dict[str, float],
         "process": {"type": "lms", "preset": s.band, "delay_ms": s.one_way_delay_ms},
         "buffer_packets": int(s.buffer_packets or 0),
         "bottleneck": True,
-        **s.queue_fields(),
     }
     transport = single_path_transport(s.transport, name)
     return {

@@ -29,8 +29,6 @@ stream scheduler is ``stream_scheduler`` (rr, fq, wfq, bp; Sec. 5.2). See
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from orbitcc.scenario._common import (
     BottleneckQueue,
     check_derived,
@@ -38,45 +36,23 @@ from orbitcc.scenario._common import (
     constant_link,
     flow,
     pick_controller,
+    scenario_schema,
     single_path_transport,
     static_oracle_path,
 )
 from orbitcc.scenario.lms_traffic import check_traffic, traffic_fields
 
 
-@dataclass
-class LmsE2eIslScenario(BottleneckQueue):
-    kind: str = "lms_e2e_isl"
-    name: str = "lms_e2e_isl"
-    description: str = ""
-    isl_outages: bool = True  # False: the ISL never disconnects
-    isl_capacity_mbps: float = 80.0
-    isl_mean_up_s: float = 5.0
-    isl_mean_down_s: float = 0.25  # swept 0-0.5 s in Fig. 8
-    access_delay_ms: float = 0.0  # one way, each LMS hop (ConfigScenario.json)
-    isl_delay_ms: float = 10.0  # one way
-    buffer_packets: int | None = 90  # per hop; null: infinite
-    transport: str = "quic"
-    controller: str = "cubic"
-    file_bytes: int = 0
-    duration_s: float = 130.0
-    packet_bytes: int = 1000
-    reverse_capacity_mbps: float = 1000.0
-    app: str = "poisson"
-    load: float = 0.5  # of the average LMS rate
-    average_rate_mbps: float | None = None  # null: Table 1's Ka 45.33 Mb/s
-    traffic_s: float | None = 120.0
-    stream_shares: list[float] = field(default_factory=lambda: [2.0, 1.0])
-    stream_weights: list[float] | None = None  # wfq; null: the shares (2:1)
-    stream_scheduler: str = "rr"
-    stack_limits: bool = True
-
+class _Rules(BottleneckQueue):
     def __post_init__(self) -> None:
         check_settings(self)  # every value against the C++ table
         if self.file_bytes > 0 and self.app != "bulk":
             raise ValueError("scenario.file_bytes needs scenario.app = 'bulk' "
                              f"(got {self.app!r}); allowed: a file or a rate, not both")
         check_traffic(self)
+
+
+LmsE2eIslScenario = scenario_schema("lms_e2e_isl", "LmsE2eIslScenario", _Rules, __name__)
 
 
 def build_lms_e2e_isl(s: LmsE2eIslScenario, controller: str | None,
@@ -93,11 +69,9 @@ def build_lms_e2e_isl(s: LmsE2eIslScenario, controller: str | None,
                   "link", "delay_ms", one_way,
                   "the return link's one-way delay (2 x access_delay_ms + isl_delay_ms)")
     links = [
-        {"name": "lms_up", "process": lms, "buffer_packets": buffer, "bottleneck": True,
-         **s.queue_fields()},
-        {"name": "isl", "process": isl, "buffer_packets": buffer, **s.queue_fields()},
-        {"name": "lms_down", "process": dict(lms), "buffer_packets": buffer,
-         **s.queue_fields()},
+        {"name": "lms_up", "process": lms, "buffer_packets": buffer, "bottleneck": True},
+        {"name": "isl", "process": isl, "buffer_packets": buffer},
+        {"name": "lms_down", "process": dict(lms), "buffer_packets": buffer},
         constant_link("return", s.reverse_capacity_mbps, one_way),
     ]
     transport = single_path_transport(s.transport, name)

@@ -55,13 +55,12 @@ bottleneck queue and writes its window feedback into the ACKs' receive
 window; ``router: none`` with ``controller: newreno`` is the paper's
 comparison term. Metrics: ``utilization``, ``loss_rate``, ``jain_fairness``
 (over the persistent flows' rates while present, ``persistent_jain`` in
-orbitcc.baselines.reproduce_refwa) and the time-average bottleneck queue
+orbitcc.reproductions.reproduce_refwa) and the time-average bottleneck queue
 (``bottleneck.mean_queue_bytes`` of the metrics dict).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from orbitcc.scenario._common import (
@@ -70,6 +69,7 @@ from orbitcc.scenario._common import (
     constant_link,
     flow,
     pick_controller,
+    scenario_schema,
     single_path_transport,
     static_oracle_path,
 )
@@ -78,40 +78,7 @@ LINK_TYPES = {"T1": (1.544, 8), "T2": (10.0, 32), "T3": (45.0, 128), "OC3": (155
 EQUAL_RTT_GROUP = 1  # Fig. 1(a): three satellites, RTT 160 ms at 20 ms ISLs
 
 
-@dataclass
-class RefwaBottleneckScenario(BottleneckQueue):
-    kind: str = "refwa_bottleneck"
-    name: str = "refwa_bottleneck"
-    description: str = ""
-    link_type: str = "T1"  # T1 | T2 | T3 | OC3
-    topology: str = "rtt_groups"  # rtt_groups (Fig. 1(b)) | equal_rtt (Fig. 1(a))
-    num_flows: int | None = None  # null: the paper's MAX for the link type
-    num_groups: int = 4
-    isl_delay_ms: float = 20.0
-    num_steps: int = 4  # stair-step joins (1: everyone at t = 0)
-    step_interval_s: float = 5.0
-    leave_start_s: float | None = None  # falling steps from here (null: none)
-    start_jitter_s: float = 0.005
-    initial_window_packets: int = 1  # ns-2's windowInit_ of the paper's time
-    web_flows: int = 0
-    web_start_s: float = 5.0
-    web_duration_s: float = 10.0
-    web_shape: float = 1.3
-    web_mean_on_s: float = 0.16
-    web_mean_off_s: float = 0.16
-    web_rate_mbps: float | None = None  # null: capacity / persistent flows
-    packet_error_rate: float = 0.0
-    buffer_bdp: float = 1.0
-    router: str = "refwa"  # refwa | none
-    phi: float = 1.5
-    psi: float = 0.5
-    alpha: float = 1.0
-    activity_window: int = 1  # 0: the paper's delta = RTT_avg; 1: per-flow max(RTT_avg, RTT_k)
-    transport: str = "tcp"  # the paper's senders are TCP NewReno
-    controller: str = "refwa"
-    duration_s: float = 20.0
-    packet_bytes: int = 1000
-
+class _Rules(BottleneckQueue):
     def __post_init__(self) -> None:
         check_settings(self)  # every value against the C++ table
         if self.leave_start_s is not None:
@@ -151,6 +118,10 @@ class RefwaBottleneckScenario(BottleneckQueue):
         return out
 
 
+RefwaBottleneckScenario = scenario_schema(
+    "refwa_bottleneck", "RefwaBottleneckScenario", _Rules, __name__)
+
+
 def build_refwa_bottleneck(s: RefwaBottleneckScenario, controller: str | None,
                            params: dict[str, float],
                            duration_s: float | None = None) -> dict:
@@ -164,7 +135,7 @@ def build_refwa_bottleneck(s: RefwaBottleneckScenario, controller: str | None,
     buffer_bytes = max(2 * s.packet_bytes, round(bdp_bytes))
     bottleneck: dict[str, Any] = {
         "name": "bottleneck", "capacity_mbps": capacity, "delay_ms": 2 * s.isl_delay_ms,
-        "buffer_bytes": buffer_bytes, "bottleneck": True, **s.queue_fields(),
+        "buffer_bytes": buffer_bytes, "bottleneck": True,
     }
     if s.router == "refwa":
         bottleneck["router"] = {"type": "refwa", "phi": s.phi, "psi": s.psi,

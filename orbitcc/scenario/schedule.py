@@ -7,7 +7,7 @@ during an outage) and the propagation RTT of its current route, as
 piecewise-constant change points. The file replays that path as one
 bottleneck, in orbitcc (``single_link`` with ``scenario.schedule_file``) and
 in ns-3 (``validation/ns3/dumbbell.cc --schedule``, via
-``orbitcc.env.ns3gym.backend``), so both simulators meet the same path.
+``orbitcc.ns3gym.backend``), so both simulators meet the same path.
 
 File format (JSON)::
 

@@ -3,56 +3,17 @@ calibration scenario: analytic models of NewReno and CUBIC apply here)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
-from orbitcc.scenario._common import BottleneckQueue, check_settings
+from orbitcc.scenario._common import BottleneckQueue, check_settings, scenario_schema
 from orbitcc.scenario.schedule import load_schedule
 
 
-@dataclass
-class SingleLinkScenario(BottleneckQueue):
+class _Rules(BottleneckQueue):
     """One bottleneck link with a given capacity, base RTT, buffer and random loss.
 
     The forward (data) link carries half the base RTT as propagation delay; the
     reverse (ACK) link carries the other half and is fast and unbuffered, so
     only the forward link can congest.
     """
-
-    kind: str = "single_link"
-    name: str = "single_link"
-    description: str = ""
-    capacity_mbps: float = 100.0  # bottleneck rate
-    rtt_ms: float = 40.0  # base round-trip propagation delay
-    buffer_bdp: float = 1.0  # drop-tail buffer in multiples of the BDP
-    buffer_packets: int | None = None  # overrides buffer_bdp when set (0: unlimited)
-    loss_rate: float = 0.0  # random per-packet loss on the bottleneck
-    num_flows: int = 1
-    # Competing TCP NewReno bulk flows on the same path, marked background:
-    # not under test, their shortfall against a max-min fair share is the
-    # harm the leaderboard scores (docs/leaderboard.md "Fairness").
-    background_flows: int = 0
-    transport: str = "quic"  # quic | tcp
-    controller: str = "cubic"  # used by flows without an entry in flow_controllers
-    flow_controllers: list[str] = field(default_factory=list)  # per flow, optional
-    flow_start_s: list[float] = field(default_factory=list)  # per flow, optional
-    file_bytes: int = 0  # 0: bulk transfer; >0: a file of this size per flow
-    # Optional application of every flow, the core's flow "app" dict, e.g.
-    # {kind: cbr, rate_mbps: 5} (kinds: bulk, file, cbr, poisson, onoff,
-    # video; the core checks the keys). Empty: file_bytes decides.
-    app: dict[str, Any] = field(default_factory=dict)
-    duration_s: float = 30.0
-    packet_bytes: int = 1500  # full packet on the wire
-    reverse_capacity_mbps: float = 1000.0  # ACK link
-    # A time-varying path (a LEO-like bottleneck, e.g. exported from another
-    # scenario by orbitcc.runner.export_schedule): a JSON file of
-    # [t_s, capacity_mbps, rtt_ms] change points (capacity 0: an outage that
-    # holds the queue), or a scenario preset whose first subflow's path is
-    # exported with seed schedule_seed. capacity_mbps / rtt_ms apply until
-    # the first point. None: a constant link.
-    schedule_file: str | None = None
-    schedule_source: str | None = None
-    schedule_seed: int = 0
 
     def __post_init__(self) -> None:
         # Names, defaults, ranges and units: the C++ table
@@ -97,6 +58,9 @@ class SingleLinkScenario(BottleneckQueue):
         return max(1, round(self.buffer_bdp * bdp_bytes / self.packet_bytes))
 
 
+SingleLinkScenario = scenario_schema("single_link", "SingleLinkScenario", _Rules, __name__)
+
+
 def build_single_link(s: SingleLinkScenario, controller: str | None,
                       params: dict[str, float],
                       exported: list[tuple[float, float, float]] | None = None) -> dict:
@@ -108,7 +72,6 @@ def build_single_link(s: SingleLinkScenario, controller: str | None,
             "buffer_packets": s.buffer_size_packets(),
             "loss_rate": s.loss_rate,
             "bottleneck": True,
-            **s.queue_fields(),
         },
         {"name": "reverse", "capacity_mbps": s.reverse_capacity_mbps, "delay_ms": s.rtt_ms / 2},
     ]

@@ -62,7 +62,6 @@ on and off periods are Pareto(``background_shape``) with the given means.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from orbitcc import _core
@@ -76,51 +75,12 @@ from orbitcc.scenario._common import (
     constant_link,
     flow,
     pick_controller,
+    scenario_schema,
 )
 from orbitcc.scenario._random import AccessRandomness
 
 
-@dataclass
-class StarlinkDualScenario(AccessRandomness, BottleneckQueue):
-    kind: str = "starlink_dual"
-    name: str = "starlink_dual"
-    description: str = ""
-    # Along-track geometry (MACO Sec. 6.2).
-    altitude_km: float = 550.0
-    spacing_km: float = 210.0  # R1
-    speed_km_s: float = 7.0  # v
-    footprint_radius_km: float = 230.0  # R2 (460 km footprint diameter)
-    handover_radius_km: float = 0.0  # a; 0: 0.75 * R1
-    # Link budget (Table 3; W swept in Fig. 13).
-    tx_power_dbm: float = 35.12
-    bandwidth_mhz: float = 12.5
-    # Satellite -> gateway -> server one-way delay added to each access link.
-    terrestrial_delay_ms: float = 45.0
-    # Capacity of each gateway's terrestrial segment (0: none, the access
-    # links are the bottleneck).
-    core_capacity_mbps: float = 25.0
-    hard_outage_s: float = 0.0  # blackout at an RSS-forced migration
-    soft_outage_s: float = 0.0  # blackout at a make-before-break attach
-    buffer_bdp: float = 1.0  # per access link, BDP at 200 Mb/s and the base RTT
-    controller: str = "olia"
-    # BBR is the paper's single-path benchmark (Sec. 6, item 1): with
-    # controller bbr the MPQUIC flow opens subflow 0 only.
-    bbr_single_path: bool = True
-    scheduler: str = "roundrobin"  # MACO's experiments use round-robin
-    file_bytes: int = 0  # 0: bulk; >0 a file (maco_density: 100 MB)
-    background: bool = True  # NewReno TCP flow on subflow 0's satellite
-    background_start_s: float = 0.0
-    background_traffic: str = "bulk"  # bulk (the paper) | onoff
-    background_rate_mbps: float = 100.0  # offered while on
-    background_mean_on_s: float = 1.0
-    background_mean_off_s: float = 1.0
-    background_shape: float = 1.5  # Pareto shape of on and off periods
-    duration_s: float = 60.0
-    packet_bytes: int = 1500
-    reverse_capacity_mbps: float = 1000.0
-    # The link budget's Shannon rate is the access capacity's ceiling.
-    capacity_jitter_max_factor: float = 1.0
-
+class _Rules(AccessRandomness, BottleneckQueue):
     def __post_init__(self) -> None:
         check_settings(self)  # every value against the C++ table
         self.check_randomness()
@@ -151,6 +111,9 @@ class StarlinkDualScenario(AccessRandomness, BottleneckQueue):
         return _core.leo_along_track_schedule(params, duration_s, where="scenario")
 
 
+StarlinkDualScenario = scenario_schema("starlink_dual", "StarlinkDualScenario", _Rules, __name__)
+
+
 def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
                         params: dict[str, float],
                         duration_s: float | None = None) -> dict:
@@ -166,9 +129,9 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
     buffer = buffer_packets_for(200.0, 2 * base_one_way_ms, s.buffer_bdp, s.packet_bytes)
     links = [
         {"name": "access0", "process": s.along_track(0), "buffer_packets": buffer,
-         **({} if core else {"bottleneck": True}), **s.overlays(), **s.queue_fields()},
+         **({} if core else {"bottleneck": True}), **s.overlays()},
         {"name": "access1", "process": s.along_track(1), "buffer_packets": buffer,
-         **s.overlays(), **s.queue_fields()},
+         **s.overlays()},
         constant_link("return0", s.reverse_capacity_mbps, base_one_way_ms),
         constant_link("return1", s.reverse_capacity_mbps, base_one_way_ms),
     ]
@@ -179,10 +142,9 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
                                          s.buffer_bdp, s.packet_bytes)
         # The queue discipline (scenario.queue) applies where the queue builds.
         links += [constant_link("core0", s.core_capacity_mbps, 0.0,
-                                buffer_packets=core_buffer, bottleneck=True,
-                                **s.queue_fields()),
+                                buffer_packets=core_buffer, bottleneck=True),
                   constant_link("core1", s.core_capacity_mbps, 0.0,
-                                buffer_packets=core_buffer, **s.queue_fields())]
+                                buffer_packets=core_buffer)]
     # Subflow 1 joins subflow 0's queue while they share a satellite. It moves
     # after a hard handover's blackout (it was not on the leaving satellite):
     # the fixed blackout, or the longest random one (the draw itself is made

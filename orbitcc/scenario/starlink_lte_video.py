@@ -49,7 +49,6 @@ a fixed ``handover_outage_s`` blackout, no jitter, no bursts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from orbitcc.scenario._common import (
@@ -58,38 +57,13 @@ from orbitcc.scenario._common import (
     constant_link,
     flow,
     pick_controller,
+    scenario_schema,
     static_oracle_path,
 )
 from orbitcc.scenario._random import AccessRandomness
 
 
-@dataclass
-class StarlinkLteVideoScenario(AccessRandomness, BottleneckQueue):
-    kind: str = "starlink_lte_video"
-    name: str = "starlink_lte_video"
-    description: str = ""
-    terminal_lat_deg: float = 33.65  # Kyutech, Iizuka (our choice)
-    terminal_lon_deg: float = 130.69
-    gateway_lat_deg: float = 34.05  # ~90 km away (our choice)
-    gateway_lon_deg: float = 131.5
-    path_capacity_mbps: float = 3.0  # both paths (the paper's shaper)
-    lte_rtt_ms: float = 50.0  # not in the paper: our choice
-    lte_loss_rate: float = 0.0  # "no additional packet loss"
-    initial_path: str = "starlink"  # starlink | lte (the first MPTCP subflow)
-    join_after_s: float = 0.05  # the second subflow's join after the first
-    starlink_core_delay_ms: float = 5.0  # gateway -> server, one way
-    handover_outage_s: float = 0.0
-    buffer_packets: int = 30
-    video_rate_mbps: float = 5.24
-    video_duration_s: float = 180.0  # "Playout time 3 mins"
-    video_fps: float = 30.0  # the paper gives no frame rate: our choice
-    startup_delay_s: float = 2.0  # client pre-buffering before playout
-    video_mode: str = "player"  # player | file
-    controller: str = "cubic"
-    scheduler: str = "minrtt"
-    duration_s: float = 200.0
-    packet_bytes: int = 1500
-
+class _Rules(AccessRandomness, BottleneckQueue):
     def __post_init__(self) -> None:
         check_settings(self)  # every value against the C++ table
         self.check_randomness()
@@ -106,6 +80,10 @@ class StarlinkLteVideoScenario(AccessRandomness, BottleneckQueue):
         }
 
 
+StarlinkLteVideoScenario = scenario_schema(
+    "starlink_lte_video", "StarlinkLteVideoScenario", _Rules, __name__)
+
+
 def build_starlink_lte_video(s: StarlinkLteVideoScenario, controller: str | None,
                              params: dict[str, float],
                              duration_s: float | None = None) -> dict:
@@ -114,10 +92,10 @@ def build_starlink_lte_video(s: StarlinkLteVideoScenario, controller: str | None
     links = [
         {"name": "starlink_access", "process": s.access(), **s.overlays()},
         constant_link("starlink_shaper", s.path_capacity_mbps, 0.0,
-                      buffer_packets=s.buffer_packets, bottleneck=True, **s.queue_fields()),
+                      buffer_packets=s.buffer_packets, bottleneck=True),
         {"name": "starlink_return", "process": s.access()},
         constant_link("lte", s.path_capacity_mbps, half, loss_rate=s.lte_loss_rate,
-                      buffer_packets=s.buffer_packets, **s.queue_fields()),
+                      buffer_packets=s.buffer_packets),
         constant_link("lte_return", 1000.0, half),
     ]
     if s.video_mode == "file":

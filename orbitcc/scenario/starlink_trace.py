@@ -28,7 +28,6 @@ the trace link.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -39,6 +38,7 @@ from orbitcc.scenario._common import (
     constant_link,
     flow,
     pick_controller,
+    scenario_schema,
     single_path_transport,
 )
 from orbitcc.scenario._random import AccessRandomness
@@ -64,35 +64,7 @@ def trace_means(bw_file: str, delay_file: str) -> tuple[float, float]:
     return _core.leo_trace_means(str(resolve(bw_file)), str(resolve(delay_file)))
 
 
-@dataclass
-class StarlinkTraceScenario(AccessRandomness, BottleneckQueue):
-    kind: str = "starlink_trace"
-    name: str = "starlink_trace"
-    description: str = ""
-    bw_file: str = "traces/starlink_synthetic.bw"
-    delay_file: str = "traces/starlink_synthetic.delay"
-    # A downloaded LeoCC/LeoReplayer dataset directory (configs/traces/
-    # leoreplayer/README.md): when set, trace <trace_id> is
-    # <trace_dir>/<id>/bw_<id>.txt + delay_<id>.txt (bw_file / delay_file
-    # are then ignored).
-    trace_dir: str = ""
-    trace_id: int = 1
-    start_offset_s: float = 0.0
-    reconfiguration_offset_s: float = 12.0  # first 15 s boundary in trace time
-    buffer_packets: int = 100
-    loss_rate: float = 0.0  # random loss on the trace (data) link
-    reverse_loss_rate: float = 0.0  # random loss on the ACK return link
-    reverse_delay: str = "mean"  # mean | trace
-    transport: str = "quic"
-    controller: str = "cubic"
-    file_bytes: int = 0
-    duration_s: float = 60.0
-    packet_bytes: int = 1500
-    reverse_capacity_mbps: float = 1000.0
-    # The trace carries its own capacity and delay variation: no jitter.
-    capacity_jitter_sigma: float = 0.0
-    handover_delay_jitter_ms: float = 0.0
-
+class _Rules(AccessRandomness, BottleneckQueue):
     def __post_init__(self) -> None:
         check_settings(self)  # every value against the C++ table
         if self.trace_dir:
@@ -112,6 +84,9 @@ class StarlinkTraceScenario(AccessRandomness, BottleneckQueue):
         self.check_randomness()
 
 
+StarlinkTraceScenario = scenario_schema("starlink_trace", "StarlinkTraceScenario", _Rules, __name__)
+
+
 def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
                          params: dict[str, float], duration_s: float | None = None) -> dict:
     name, cc_params = pick_controller(s.controller, controller, params)
@@ -127,7 +102,6 @@ def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
         "buffer_packets": s.buffer_packets,
         "bottleneck": True,
         **s.overlays(),
-        **s.queue_fields(),
     }
     if s.reverse_delay == "trace":
         # The delay file replayed on the return path too, from the same
@@ -147,7 +121,7 @@ def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
     # The oracle replays the same pair from the same (seeded) start: what a
     # mobility oracle would know of this path (the trace's capacity over its
     # prediction horizon, the replayed delay, the reconfiguration grid;
-    # leo/mobility_oracle.h TracePathPredictor, issue 36), never the loss.
+    # leo/mobility_oracle.h TracePathPredictor), never the loss.
     oracle = {"path_id": 0, "type": "starlink_trace", "bw_file": bw, "delay_file": delay,
               "start_offset_s": s.start_offset_s,
               "reconfiguration_offset_s": s.reconfiguration_offset_s,

@@ -50,9 +50,9 @@ def _cmake() -> str:
 
 
 def gym_proto() -> Path | None:
-    """messages.proto of orbitcc.env.ns3gym (repository or installed layout)."""
-    for p in (SOURCE_DIR.parent.parent / "env" / "ns3gym" / "messages.proto",
-              SOURCE_DIR.parent / "env" / "ns3gym" / "messages.proto"):
+    """messages.proto of orbitcc.ns3gym (repository or installed layout)."""
+    for p in (SOURCE_DIR.parent.parent / "orbitcc" / "ns3gym" / "messages.proto",
+              SOURCE_DIR.parent / "ns3gym" / "messages.proto"):
         if p.exists():
             return p
     return None

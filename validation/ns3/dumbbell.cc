@@ -520,7 +520,7 @@ int main(int argc, char* argv[]) {
   Ptr<PointToPointNetDevice> neck_dev =
       DynamicCast<PointToPointNetDevice>(neck_devs.Get(0));
   // Entries t_s:mbps or t_s:mbps:rtt_ms (the bottleneck's new propagation
-  // RTT, both directions: a LEO route change, orbitcc.env.ns3gym.backend).
+  // RTT, both directions: a LEO route change, orbitcc.ns3gym.backend).
   struct ScheduleStep {
     double t_s, mbps, rtt_ms;
   };

@@ -1,8 +1,8 @@
 // The ns3-gym protocol side of orbitcc's dumbbell program (--openGymPort):
 // every --gymStepMs the program sends the state of its flows to the agent
-// (orbitcc.env.ns3gym.Ns3GymEnv or any ns3-gym client) and applies the
+// (orbitcc.ns3gym.Ns3GymEnv or any ns3-gym client) and applies the
 // action it gets back. Written for orbitcc against its own messages.proto
-// (env/ns3gym/), with libzmq's C API (REQ socket, as ns3-gym's simulations).
+// (orbitcc/ns3gym/), with libzmq's C API (REQ socket, as ns3-gym's simulations).
 //
 // Two layouts (--gymLayout):
 //

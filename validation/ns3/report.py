@@ -246,7 +246,7 @@ def startup_paragraph(results: list[RowResult], costs: dict[str, float]) -> str:
     return text
 
 
-TARGET_SPEEDUP = 200.0  # issue 10: >= 200x faster than ns-3
+TARGET_SPEEDUP = 200.0  # the project's speed goal: >= 200x faster than ns-3
 
 
 # Beyond these the report says the machine was busy: other processes' mean

@@ -162,7 +162,7 @@ class Ns3OrbitCCEnv(gym.Env):
         self._summary_path: Path | None = None
 
     def _start(self, seed: int) -> None:
-        from orbitcc.env.ns3gym.client import Ns3GymEnv
+        from orbitcc.ns3gym.client import Ns3GymEnv
 
         if self._client is not None:
             self._client.close()
@@ -442,7 +442,7 @@ def side_by_side(cells: Sequence[Any], log: Callable[[str], None] = print
     over seeds per (entrant, scenario cell), each metric's gap and steps/s.
     """
     from orbitcc.config import AGENT_ENTRANT_PREFIX
-    from orbitcc.env.checkpoint import load_checkpoint
+    from orbitcc.entrants.checkpoint import load_checkpoint
 
     check_cells(cells)
     records: list[dict[str, Any]] = []
@@ -492,17 +492,17 @@ def gap_table(records: Sequence[dict[str, Any]]) -> str:
 
 
 def _main(argv: Sequence[str] | None = None) -> None:
-    """``python -m orbitcc.env.ns3gym.backend``: train a small PPO policy in
+    """``python -m orbitcc.ns3gym.backend``: train a small PPO policy in
     orbitcc (single_link over TCP), then evaluate it in orbitcc and inside
     ns-3 on the constant link and on the exported Starlink path."""
     import argparse
 
     from stable_baselines3 import PPO
 
-    from orbitcc.env.checkpoint import load_model
+    from orbitcc.entrants.checkpoint import load_model
     from orbitcc.env.orbitcc_env import OrbitCCEnv
 
-    ap = argparse.ArgumentParser(prog="python -m orbitcc.env.ns3gym.backend")
+    ap = argparse.ArgumentParser(prog="python -m orbitcc.ns3gym.backend")
     ap.add_argument("--train-steps", type=int, default=30_000)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     ap.add_argument("--duration-s", type=float, default=20.0)

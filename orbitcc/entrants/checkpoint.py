@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from orbitcc.env.policy import DeterministicPolicy
+from orbitcc.entrants.policy import DeterministicPolicy
 
 MODEL_FILE = "model.zip"
 CONFIG_FILE = "config.yaml"
@@ -63,7 +63,7 @@ MAX_ENTRY_BYTES = 256 << 20  # one .pth entry, uncompressed
 MAX_JSON_BYTES = 16 << 20  # obs_norm.json
 MAX_CONFIG_BYTES = 1 << 20  # config.yaml: a training run's is a few kB
 # YAML aliases share one node; expanded (OmegaConf copies each), nine levels
-# of nine make 9^9 nodes from 3.7 kB (issue 38, item 2). A training config has
+# of nine make 9^9 nodes from 3.7 kB, a memory bomb. A training config has
 # a few hundred nodes: the expansion is counted before anything is built.
 MAX_YAML_NODES = 20_000
 # agent.net_arch: at most 16 hidden layers of at most 2^16 units and at most
@@ -160,7 +160,7 @@ class Checkpoint:
     def act(self, obs: Any) -> Any:
         """The deterministic action for one observation, normalised as in
         training and computed in float64 in a fixed order
-        (``orbitcc.env.policy``): every evaluator gets the same action,
+        (``orbitcc.entrants.policy``): every evaluator gets the same action,
         batched or not."""
         return self.policy().act(obs)
 

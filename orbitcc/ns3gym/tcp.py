@@ -242,7 +242,7 @@ def compare_newreno(scenario: str, overrides: Sequence[str], seeds: Sequence[int
 
 
 def _main() -> None:
-    """``python -m orbitcc.env.ns3gym.tcp``: the table of docs/ns3gym.md."""
+    """``python -m orbitcc.ns3gym.tcp``: the table of docs/ns3gym.md."""
     rows = [
         ("single_link", ["scenario.transport=tcp", "scenario.loss_rate=0.001", "duration_s=60"],
          range(8), True),

@@ -11,7 +11,7 @@ against FQ-CoDel. Jain's index of the two flows' throughputs, mean +- std
 over seeds. ``tests/test_findings_aqm.py`` checks the direction; the numbers
 are in docs/aqm.md.
 
-    python -m orbitcc.baselines.reproduce_aqm [--seeds 5] [--bbr bbr3]
+    python -m orbitcc.reproductions.reproduce_aqm [--seeds 5] [--bbr bbr3]
 """
 
 from __future__ import annotations

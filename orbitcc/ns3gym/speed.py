@@ -1,5 +1,5 @@
 """The same agent on the ns3-gym path, through ``orbitcc-ns3gym-server`` and
-natively: ``python -m orbitcc.env.ns3gym.speed`` prints the tables of
+natively: ``python -m orbitcc.ns3gym.speed`` prints the tables of
 docs/ns3gym.md ("Switching from ns3-gym").
 
 1. OrbitCC-v0's layout, one scripted agent, three paths:
@@ -100,7 +100,7 @@ def run_server(
 ) -> dict[str, Any]:
     """One episode through ``orbitcc-ns3gym-server`` with orbitcc's client;
     CPU = this process + the server's serving time (its own clock)."""
-    from orbitcc.env.ns3gym.client import Ns3GymEnv
+    from orbitcc.ns3gym.client import Ns3GymEnv
 
     port = _free_port()
     srv = subprocess.Popen(
@@ -154,8 +154,8 @@ def run_server(
 def orbitcc_layout_rows(
     duration_s: float, seeds: Sequence[int], with_ns3: bool
 ) -> list[dict[str, Any]]:
-    from orbitcc.env.ns3gym import backend
     from orbitcc.env.orbitcc_env import OrbitCCEnv
+    from orbitcc.ns3gym import backend
 
     overrides = [*OVERRIDES, f"duration_s={duration_s:g}"]
     shape_env = OrbitCCEnv(scenario=SCENARIO, controller=None, overrides=overrides, info_level=0)
@@ -218,7 +218,7 @@ def run_ns3gym_rl_tcp(binary: str, policy: Policy, duration_s: float, seed: int)
     """One episode of ns3-gym's own rl-tcp program (time-based) with
     orbitcc's client in ns3-gym's mode; CPU = this process + the program's
     (a reaped child)."""
-    from orbitcc.env.ns3gym.client import Ns3GymEnv
+    from orbitcc.ns3gym.client import Ns3GymEnv
 
     before = _children_cpu()
     env = Ns3GymEnv(
@@ -241,7 +241,7 @@ def run_ns3gym_rl_tcp(binary: str, policy: Policy, duration_s: float, seed: int)
 def rl_tcp_rows(
     duration_s: float, seeds: Sequence[int], ns3gym_rl_tcp: str | None = None
 ) -> list[dict[str, Any]]:
-    from orbitcc.env.ns3gym.tcp import NewRenoAgent, Ns3GymTcpEnv
+    from orbitcc.ns3gym.tcp import NewRenoAgent, Ns3GymTcpEnv
 
     overrides = [*OVERRIDES, f"duration_s={duration_s:g}"]
     newreno = NewRenoAgent()
@@ -300,7 +300,7 @@ def _machine() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m orbitcc.env.ns3gym.speed", description=__doc__.split("\n\n")[0]
+        prog="python -m orbitcc.ns3gym.speed", description=__doc__.split("\n\n")[0]
     )
     p.add_argument("--duration-s", type=float, default=20.0, help="episode length (20 s)")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
@@ -319,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error(f"--ns3gym-rl-tcp = {a.ns3gym_rl_tcp!r}: not an executable file")
     with_ns3 = not a.no_ns3
     if with_ns3:
-        from orbitcc.env.ns3gym import backend
+        from orbitcc.ns3gym import backend
 
         try:
             backend.ns3_binary()

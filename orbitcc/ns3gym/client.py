@@ -29,8 +29,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from orbitcc.env.ns3gym import protocol as pb
-from orbitcc.env.ns3gym.protocol import ProtocolError
+from orbitcc.ns3gym import protocol as pb
+from orbitcc.ns3gym.protocol import ProtocolError
 
 
 class Ns3GymError(RuntimeError):
@@ -149,7 +149,7 @@ class Ns3GymEnv(gym.Env):
         ctx = zmq.Context()
         sock = ctx.socket(zmq.REP)
         sock.setsockopt(zmq.LINGER, 0)
-        # Every operation is bounded (issue 24): receive and send give up
+        # Every operation is bounded (a silent peer never hangs us): receive and send give up
         # after timeout_s, and a message above max_message_bytes closes its
         # connection instead of being buffered.
         timeout_ms = max(1, int(self.timeout_s * 1000))
@@ -249,7 +249,7 @@ class Ns3GymEnv(gym.Env):
         while True:
             if sock.poll(100, zmq.POLLIN):
                 # Never a blocking recv: a peer that is not ZeroMQ can make
-                # poll report readable with no whole message (issue 24).
+                # poll report readable with no whole message.
                 try:
                     payload = sock.recv(zmq.NOBLOCK)
                 except zmq.Again:

@@ -1,7 +1,7 @@
 """A stand-in for an ns-3 simulation speaking the ns3-gym protocol (the REQ
 side), for protocol tests and for trying ``Ns3GymEnv`` without ns-3:
 
-  python -m orbitcc.env.ns3gym.fake_peer --openGymPort=5555 --simSeed=1 --mode=normal
+  python -m orbitcc.ns3gym.fake_peer --openGymPort=5555 --simSeed=1 --mode=normal
 
 Modes: ``normal`` (``--steps`` steps, then the simulation ends), ``gameover``
 (the game ends after ``--steps``), ``nested`` (Dict/Tuple spaces), ``crash``
@@ -24,7 +24,7 @@ import numpy as np
 import zmq
 from gymnasium import spaces
 
-from orbitcc.env.ns3gym import protocol as pb
+from orbitcc.ns3gym import protocol as pb
 
 MODES = ("normal", "gameover", "nested", "crash", "hang", "garbage", "other", "badspace", "slow")
 

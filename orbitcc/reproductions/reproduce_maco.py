@@ -1,7 +1,7 @@
 """Reproduce the MACO paper's Starlink experiment (Sec. 6.3, Figs. 8-13) as findings.
 
-  python -m orbitcc.baselines.reproduce_maco              # 10 seeds, writes docs
-  python -m orbitcc.baselines.reproduce_maco --seeds 2 --duration 20 --out /tmp/r.md
+  python -m orbitcc.reproductions.reproduce_maco              # 10 seeds, writes docs
+  python -m orbitcc.reproductions.reproduce_maco --seeds 2 --duration 20 --out /tmp/r.md
 
 Runs ``starlink_dual`` (the paper's experiment at its operating point;
 docs/scenarios.md) for MACO, OLIA and single-path BBR over seeds 0..N-1, and
@@ -15,7 +15,7 @@ preset; ``deterministic``: no random blackout, jitter or loss, one run; and
 ``starlink_dual_linkbudget``: the access links at the link budget's rate as
 the bottleneck) and MACO's loss classification against ground truth. It
 writes section ``reproduce_maco`` of ``docs/reproduction.md`` (its own
-GENERATED markers, ``orbitcc.baselines.docgen``); the rest stays as it is.
+GENERATED markers, ``orbitcc.reproductions.docgen``); the rest stays as it is.
 
 Nothing here tunes a scenario towards the paper's numbers.
 """
@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from orbitcc.baselines.docgen import begin_marker, end_marker, mean_std, write_section
 from orbitcc.config import compose_config, to_object
+from orbitcc.reproductions.docgen import begin_marker, end_marker, mean_std, write_section
 from orbitcc.runner import run
 
 CONTROLLERS = ("maco", "olia", "bbr")
@@ -59,6 +59,16 @@ SECTION = "reproduce_maco"
 BEGIN = begin_marker(SECTION)
 END = end_marker(SECTION)
 SAMPLE_S = 0.01
+# The extra sections (``--section``), each between its own markers.
+BUFFERS_BDP = (1.0, 2.0, 4.0)  # drop-tail buffer of every bottleneck, in BDPs
+FILE_SIZES = (10_000_000, 100_000_000)  # the paper's 10 MB, the preset's 100 MB
+NEWRENO_PACKETS_PER_RTT = 0.5  # RFC 5681 increase with an ACK per 2 packets
+SECTIONS = {
+    "main": SECTION,
+    "buffers": "reproduce_maco_buffers",
+    "friendliness": "reproduce_maco_friendliness",
+    "completion": "reproduce_maco_completion",
+}
 
 
 @dataclass
@@ -590,12 +600,179 @@ def choices(seeds: int, duration: float, preset: dict[str, list[Run]],
     ]
 
 
+def buffer_findings(runs: dict[str, list[Run]], shared: list[tuple[float, float]],
+                    duration: float) -> list[tuple[str, str, str, bool]]:
+    """The throughput, delay and friendliness findings at one buffer size:
+    (finding, paper, orbitcc's value, reproduces). The same measures and
+    verdict rules as the findings table (means over seeds)."""
+    def thr(r: Run) -> float:
+        return r.metrics["throughput_mbps"]
+
+    def mean(values: list[float]) -> float:
+        return float(nanmean(values))
+
+    out: list[tuple[str, str, str, bool]] = []
+    cw = {c: mean(per_seed(runs, c, mean_cwnd_packets)) for c in CONTROLLERS}
+    out.append(("Fig. 8: mean cwnd per subflow, MACO > BBR > OLIA (packets)",
+                "~300 / between / < 100",
+                f"{cw['maco']:.0f} / {cw['bbr']:.0f} / {cw['olia']:.0f}",
+                cw["maco"] > cw["bbr"] > cw["olia"]))
+    mo, mb = ratio(runs, "maco", "olia", thr), ratio(runs, "maco", "bbr", thr)
+    out.append(("Fig. 9: MACO / OLIA and MACO / BBR throughput (per seed; above 1 on "
+                "every seed)", "up to 3x",
+                f"{mean(mo):.2f} (min {min(mo):.2f}), {mean(mb):.2f} (min {min(mb):.2f})",
+                min(mo) > 1.0 and min(mb) > 1.0))
+    olia22 = mean(per_seed(runs, "olia", lambda r: window_mean(r, 0, 0.0, 22.0)))
+    out.append(("Fig. 9(b): OLIA over the first 22 s (Mb/s)", "~38", f"{olia22:.1f}",
+                25.0 <= olia22 <= 50.0))
+    bbr = mean(per_seed(runs, "bbr", thr))
+    out.append(("Fig. 9(a): single-path BBR beside NewReno (Mb/s)", "5-15", f"{bbr:.1f}",
+                5.0 <= bbr <= 15.0))
+    after = {c: per_seed(runs, c, lambda r: window_mean(r, 0, 22.0, duration))
+             for c in ("bbr", "olia")}
+    above = sum(b > o for b, o in zip(after["bbr"], after["olia"], strict=True))
+    out.append(("Fig. 9: BBR above OLIA after 22 s (Mb/s; seeds where it holds)", "yes",
+                f"{mean(after['bbr']):.1f} vs {mean(after['olia']):.1f} "
+                f"({above} of {len(after['bbr'])})",
+                mean(after["bbr"]) > mean(after["olia"])))
+    p95 = {c: mean(per_seed(runs, c, lambda r: r.metrics["p95_delay_ms"]))
+           for c in CONTROLLERS}
+    out.append(("Fig. 10: p95 one-way delay, MACO < OLIA < BBR (ms)", "101 / 130 / 132",
+                f"{p95['maco']:.0f} / {p95['olia']:.0f} / {p95['bbr']:.0f}",
+                p95["maco"] < p95["olia"] < p95["bbr"]))
+    sig = {c: mean(per_seed(runs, c, lambda r: r.metrics["congestion_signals"]))
+           for c in CONTROLLERS}
+    out.append(("Sec. 6.3.2: congestion signals, OLIA most (MACO / OLIA / BBR)",
+                "71 / 128 / 69", f"{sig['maco']:.0f} / {sig['olia']:.0f} / {sig['bbr']:.0f}",
+                sig["olia"] > sig["maco"] and sig["olia"] > sig["bbr"]))
+    sh = {c: (mean(per_seed(runs, c, lambda r: phase_throughput(r, 0, shared, True))),
+              mean(per_seed(runs, c, lambda r: phase_throughput(r, 1, shared, True))))
+          for c in ("maco", "olia")}
+    out.append(("Sec. 6.3.3: shared phases, MPQUIC <= NewReno (MPQUIC vs NewReno, Mb/s)",
+                "MACO, OLIA <= TCP",
+                f"MACO {sh['maco'][0]:.1f} vs {sh['maco'][1]:.1f}; OLIA {sh['olia'][0]:.1f} "
+                f"vs {sh['olia'][1]:.1f}", all(a <= 1.1 * b for a, b in sh.values())))
+    ca = {c: mean(per_seed(runs, c, lambda r: series_recovery_p99(r, "congestion_avoidance")))
+          for c in ("maco", "olia")}
+    out.append(("Fig. 11: p99 recovery in congestion avoidance, MACO < OLIA (ms)",
+                "204 / 770", f"{ca['maco']:.0f} / {ca['olia']:.0f}", ca["maco"] < ca["olia"]))
+    return out
+
+
+def generate_buffers(seeds: int, duration: float) -> str:
+    """Section ``buffers``: each finding at 1, 2 and 4 BDP of drop-tail buffer."""
+    shared = shared_phases(duration)
+    at: dict[float, list[tuple[str, str, str, bool]]] = {}
+    for b in BUFFERS_BDP:
+        print(f"buffers: {b:g} BDP", flush=True)
+        at[b] = buffer_findings(run_variant(SCENARIO, [f"scenario.buffer_bdp={b:g}"], seeds,
+                                            duration), shared, duration)
+    head = " | ".join(f"{b:g} BDP" for b in BUFFERS_BDP)
+    lines = [
+        f"Generated by `python -m orbitcc.reproductions.reproduce_maco --section buffers --seeds "
+        f"{seeds} --duration {duration:g}` on {time.strftime('%Y-%m-%d')}: `starlink_dual` "
+        "with `scenario.buffer_bdp` = " + ", ".join(f"{b:g}" for b in BUFFERS_BDP)
+        + f" (every bottleneck's drop-tail buffer, in BDPs), means over seeds 0..{seeds - 1}, "
+        f"{duration:g} s each; a cell's yes/no is the findings table's verdict rule at that "
+        "buffer.", "",
+        f"| finding | paper | {head} | reproduces at |",
+        "|---|---|" + "---|" * len(BUFFERS_BDP) + "---|",
+    ]
+    for i, (name, paper, _, _) in enumerate(at[BUFFERS_BDP[0]]):
+        cells = [f"{at[b][i][2]} ({'yes' if at[b][i][3] else 'no'})" for b in BUFFERS_BDP]
+        where = [f"{b:g}" for b in BUFFERS_BDP if at[b][i][3]]
+        lines.append(f"| {name} | {paper} | " + " | ".join(cells) + " | "
+                     + (", ".join(where) + " BDP" if where else "none") + " |")
+    return "\n".join(lines)
+
+
+def eq26_pair_increase(series: dict[str, Any], mask: np.ndarray) -> float:
+    """Eq. 26's predicted growth of the MPQUIC pair, packets per RTT, averaged
+    over the samples in ``mask``: per subflow r, w_r ACKs per RTT, each adding
+    3 max_k x_k^2 sqrt(T_r) / (2 tau_r (sum_k x_k)^(5/2)) packets, with x_k =
+    w_k / tau_k from the sampled cwnd and smoothed RTT and T_r the running
+    maximum of the smoothed RTT (a lower bound of the paper's max RTT)."""
+    rows = np.nonzero(series["subflow_flow"] == 0)[0]
+    w = series["cwnd_bytes"][rows] / 1500.0
+    tau = series["srtt_ms"][rows] * 1e-3
+    t_r = np.maximum.accumulate(tau, axis=1)
+    ok = mask & (tau > 0).all(axis=0) & (w > 0).all(axis=0)
+    if not ok.any():
+        return math.nan
+    w, tau, t_r = w[:, ok], tau[:, ok], t_r[:, ok]
+    x = w / tau
+    per_ack = 3 * x.max(axis=0) ** 2 * np.sqrt(t_r) / (2 * tau * x.sum(axis=0) ** 2.5)
+    return float((w * per_ack).sum(axis=0).mean())
+
+
+def generate_friendliness(seeds: int, duration: float) -> str:
+    """Section ``friendliness``: Eq. 26's predicted split against the measured
+    one in the shared phases (Sec. 6.3.3)."""
+    shared = shared_phases(duration)
+    runs = run_variant(SCENARIO, [], seeds, duration, ("maco", "olia"))
+    mask_of = {id(r): shared_mask(r.metrics["series"]["t_s"], shared)
+               for c in runs for r in runs[c]}
+    pair = per_seed(runs, "maco", lambda r: eq26_pair_increase(r.metrics["series"],
+                                                                mask_of[id(r)]))
+    predicted = [a / NEWRENO_PACKETS_PER_RTT for a in pair]
+    sh = {c: (per_seed(runs, c, lambda r: phase_throughput(r, 0, shared, True)),
+              per_seed(runs, c, lambda r: phase_throughput(r, 1, shared, True)))
+          for c in ("maco", "olia")}
+    measured = [a / b for a, b in zip(*sh["maco"], strict=True)]
+    return "\n".join([
+        f"Generated by `python -m orbitcc.reproductions.reproduce_maco --section friendliness "
+        f"--seeds {seeds} --duration {duration:g}` on {time.strftime('%Y-%m-%d')}: "
+        f"`starlink_dual` (1 BDP), seeds 0..{seeds - 1}, mean +- std; the shared phases are "
+        "those where both subflows and the NewReno flow use one satellite's 25 Mb/s "
+        "segment.", "",
+        "| quantity (shared phases) | value |",
+        "|---|---|",
+        f"| Eq. 26 growth of MACO's pair (packets per RTT, from the sampled windows and RTTs) "
+        f"| {m_s(pair)} |",
+        f"| NewReno growth with an ACK per two packets (packets per RTT) | "
+        f"{NEWRENO_PACKETS_PER_RTT:g} |",
+        f"| **predicted split** MACO : NewReno (ratio of additive increases; equal halvings) "
+        f"| **{float(np.mean(predicted)):.0f} : 1** ({m_s(predicted)}) |",
+        f"| measured MACO pair / NewReno throughput (Mb/s) | {m_s(sh['maco'][0])} / "
+        f"{m_s(sh['maco'][1])} |",
+        f"| **measured split** MACO : NewReno (per seed) | **{float(np.mean(measured)):.0f} : "
+        f"1** ({m_s(measured)}) |",
+        f"| OLIA pair / NewReno throughput (Mb/s), for comparison | {m_s(sh['olia'][0])} / "
+        f"{m_s(sh['olia'][1])} |",
+        "| Sec. 6.3.3's claim | MPQUIC <= TCP in the shared phases |",
+    ])
+
+
+def generate_completion(seeds: int) -> str:
+    """Section ``completion``: Figs. 12-13's density sweep with the paper's
+    10 MB file and the preset's 100 MB, and how often MACO is the fastest."""
+    lines = [
+        f"Generated by `python -m orbitcc.reproductions.reproduce_maco --section completion "
+        f"--seeds {seeds}` on {time.strftime('%Y-%m-%d')}: `maco_density`, completion time "
+        f"(s) of one file, mean +- std over seeds 0..{seeds - 1}; the last column counts the "
+        "seeds on which MACO finished before both OLIA and BBR.", "",
+        "| file | R1 (km) | MACO | OLIA | BBR | MACO fastest |",
+        "|---|---|---|---|---|---|",
+    ]
+    for size in FILE_SIZES:
+        sweep = completion_sweep("spacing_km", SPACINGS_KM, seeds,
+                                 [f"scenario.file_bytes={size}"])
+        for v in SPACINGS_KM:
+            t = {c: sweep[c][v] for c in CONTROLLERS}
+            wins = sum(m < o and m < b for m, o, b in zip(t["maco"], t["olia"], t["bbr"],
+                                                         strict=True))
+            lines.append(f"| {size / 1e6:g} MB | {v:g} | " + " | ".join(
+                m_s(t[c], 2) for c in CONTROLLERS) + f" | {wins} of {seeds} |")
+    return "\n".join(lines)
+
+
+
 def generate(seeds: int, duration: float, img_dir: Path, img_prefix: str,
              sweep_seeds: int | None = None, sweep_file_bytes: int | None = None) -> str:
     sweep_seeds = seeds if sweep_seeds is None else sweep_seeds
     fixed = [] if sweep_file_bytes is None else [f"scenario.file_bytes={sweep_file_bytes}"]
     lines = [BEGIN, "",
-             f"Generated by `python -m orbitcc.baselines.reproduce_maco --seeds {seeds} "
+             f"Generated by `python -m orbitcc.reproductions.reproduce_maco --seeds {seeds} "
              f"--duration {duration:g}` on {time.strftime('%Y-%m-%d')}: mean +- std over "
              f"seeds 0..{seeds - 1} (completion times: seeds 0..{sweep_seeds - 1}), "
              f"{duration:g} simulated seconds each, series sampled every "
@@ -656,6 +833,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="file size of the completion-time sweeps (default: the "
                         "preset's 100 MB; smaller only for smoke tests)")
     parser.add_argument("--out", type=Path, default=Path("docs/reproduction.md"))
+    parser.add_argument("--section", choices=sorted(SECTIONS), default="main",
+                        help="which generated section to rewrite (default: main; each "
+                        "other section has its own markers in the document)")
     args = parser.parse_args(argv)
     if args.seeds < 1 or not (0 < args.duration <= 3600):
         parser.error("--seeds must be >= 1 and --duration in (0, 3600]")
@@ -663,6 +843,18 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--sweep-seeds must be >= 1")
     if args.sweep_file_bytes is not None and args.sweep_file_bytes < 1:
         parser.error("--sweep-file-bytes must be >= 1")
+    if args.section != "main":
+        if args.seeds < 2:
+            parser.error(f"--section {args.section} needs --seeds >= 2 (a spread)")
+        if args.section == "buffers":
+            body = generate_buffers(args.seeds, args.duration)
+        elif args.section == "friendliness":
+            body = generate_friendliness(args.seeds, args.duration)
+        else:
+            body = generate_completion(args.sweep_seeds or args.seeds)
+        write_section(args.out, SECTIONS[args.section], body)
+        print(f"wrote section {SECTIONS[args.section]} of {args.out}")
+        return
     img_dir = args.out.parent / "img"
     generated = generate(args.seeds, args.duration, img_dir, "img/", args.sweep_seeds,
                          args.sweep_file_bytes)

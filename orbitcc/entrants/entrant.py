@@ -2,7 +2,7 @@
 
 A suite entrant ``agent:<path>`` plays ``OrbitCCEnv`` with deterministic
 actions. The leaderboard's cell runner (``orbitcc.baselines.cells``) and the
-ns-3 backend (``orbitcc.env.ns3gym.backend``) run such entrants, yet neither
+ns-3 backend (``orbitcc.ns3gym.backend``) run such entrants, yet neither
 may import the agents layer (docs/architecture.md, "Python layers": agents
 and baselines sit side by side above env). They find the checkpoint kind
 through the ``orbitcc.entrants`` entry point group instead, where
@@ -109,9 +109,3 @@ def observation_class(observation_spec: dict[str, Any]) -> str:
         return str(declared)
     names = [str(n) for n in observation_spec.get("feature_names", [])]
     return SENDER if names and all(n in SENDER_FEATURES for n in names) else ORACLE
-
-
-def oracle_features(observation_spec: dict[str, Any]) -> list[str]:
-    """The features that make an observation ``oracle`` (for messages)."""
-    return [str(n) for n in observation_spec.get("feature_names", [])
-            if str(n) not in SENDER_FEATURES]

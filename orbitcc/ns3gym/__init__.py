@@ -1,4 +1,4 @@
-"""ns3-gym interoperability (``orbitcc.env.ns3gym``; needs ``pyzmq``).
+"""ns3-gym interoperability (``orbitcc.ns3gym``; needs ``pyzmq``).
 
 - ``Ns3GymEnv``: any ns3-gym ns-3 scenario as a Gymnasium 1.x env (client of
   ns3-gym's ZeroMQ + protobuf protocol; ``protocol`` holds the messages).
@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from orbitcc.env.ns3gym.protocol import ProtocolError
+from orbitcc.ns3gym.protocol import ProtocolError
 
 __all__ = ["Ns3GymEnv", "Ns3GymError", "Ns3GymTimeoutError", "ProtocolError"]
 
 
 def __getattr__(name: str) -> Any:
     if name in ("Ns3GymEnv", "Ns3GymError", "Ns3GymTimeoutError"):
-        from orbitcc.env.ns3gym import client
+        from orbitcc.ns3gym import client
 
         return getattr(client, name)
-    raise AttributeError(f"module 'orbitcc.env.ns3gym' has no attribute {name!r}")
+    raise AttributeError(f"module 'orbitcc.ns3gym' has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""BBR v1 and BBRv3 under random loss, on both transports (issue 36).
+"""BBR v1 and BBRv3 under random loss, on both transports.
 
 One bulk flow on ``single_link`` at 50 Mb/s, 40 ms RTT, a 1-BDP drop-tail
 buffer, random loss 0.1-5 % on the data link, 60 s; goodput mean +- std over
@@ -6,16 +6,15 @@ seeds, for ``bbr`` and ``bbr3`` over QUIC and over TCP. BBRv3's authors keep
 full throughput up to about 1 % loss (its 2 % ``loss_thresh``); the table
 shows where ours stands. Writes its section of docs/controllers.md:
 
-    python -m orbitcc.baselines.reproduce_bbr3_loss [--seeds 3] [--jobs 2]
+    python -m orbitcc.reproductions.reproduce_bbr3_loss [--seeds 5] [--jobs 2]
 """
 
 from __future__ import annotations
 
-import argparse
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from orbitcc.baselines.docgen import mean_std, write_section
+from orbitcc.reproductions.docgen import mean_std, section_main
 from orbitcc.runner import run
 
 LOSSES = (0.001, 0.005, 0.01, 0.02, 0.05)
@@ -24,7 +23,8 @@ TRANSPORTS = ("quic", "tcp")
 CAPACITY_MBPS = 50.0
 DURATION_S = 60.0
 SECTION = "reproduce_bbr3_loss"
-DOC = Path(__file__).resolve().parents[1] / "docs" / "controllers.md"
+TITLE = "BBR v1 and BBRv3 under random loss"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "controllers.md"
 
 
 def goodput(job: tuple[str, str, float, int]) -> float:
@@ -51,7 +51,7 @@ def generate(seeds: int, jobs: int) -> str:
     lines = [
         f"Goodput, Mb/s (mean +- std over seeds 0-{seeds - 1}): one flow, `single_link` "
         f"at {CAPACITY_MBPS:g} Mb/s, 40 ms RTT, 1-BDP buffer, {DURATION_S:g} s. "
-        "Regenerate: `python -m orbitcc.baselines.reproduce_bbr3_loss --seeds "
+        "Regenerate: `python -m orbitcc.reproductions.reproduce_bbr3_loss --seeds "
         f"{seeds}`.",
         "",
         "| loss | " + " | ".join(f"{c} over {t.upper()}" for c, t in cols) + " |",
@@ -64,19 +64,7 @@ def generate(seeds: int, jobs: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--out", type=Path, default=DOC)
-    a = p.parse_args(argv)
-    if a.seeds < 2:
-        p.error("--seeds must be >= 2 (a spread needs two runs)")
-    if a.jobs < 1:
-        p.error(f"--jobs must be >= 1, got {a.jobs}")
-    write_section(a.out, SECTION, generate(a.seeds, a.jobs))
-    print(f"wrote {a.out}")
-    return 0
+    return section_main(argv, __doc__, SECTION, TITLE, generate, default_seeds=5, doc=DOC)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ matrix kernels, whose summation order depends on the batch size (one
 observation takes a matrix-vector kernel, a batch a blocked matrix-matrix
 one). The actions then differ in the last bits (~1e-7), and a congestion
 control episode is chaotic enough that such a difference changes whole
-episodes (issue 27: one test episode's return 222.4 batched, 194.2 one
+episodes (one test episode's return was 222.4 batched, 194.2 one
 observation at a time). So that every evaluator (``orbitcc.agents.heldout``,
 the training-time validation, ``orbitcc-eval`` and the leaderboard's
 ``agent:`` entrant, the ns-3 backend) gives the same per-seed numbers, they
@@ -179,11 +179,6 @@ class DeterministicPolicy:
         """Actions for a batch (first axis): each row exactly as :meth:`act`."""
         rows = np.asarray(obs)
         return np.stack([np.asarray(self.act(o)) for o in rows])
-
-
-def act_fn(model: Any, obs_norm: dict[str, Any] | None = None) -> Callable[[Any], Any]:
-    """``obs -> action`` of ``model``'s current weights (see :class:`DeterministicPolicy`)."""
-    return DeterministicPolicy.of(model, obs_norm).act
 
 
 class SubflowAdapter:

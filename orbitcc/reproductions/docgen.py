@@ -22,7 +22,7 @@ import statistics
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-DEFAULT_DOC = Path(__file__).resolve().parents[1] / "docs" / "reproduction.md"
+DEFAULT_DOC = Path(__file__).resolve().parents[2] / "docs" / "reproduction.md"
 
 
 def begin_marker(name: str) -> str:
@@ -57,15 +57,17 @@ def write_section(path: Path, name: str, body: str, title: str | None = None) ->
 
 
 def section_main(argv: list[str] | None, description: str | None, section: str, title: str,
-                 generate: Callable[[int, int], str]) -> int:
+                 generate: Callable[[int, int], str], *, default_seeds: int = 5,
+                 doc: Path = DEFAULT_DOC) -> int:
     """The command line shared by the seeded reproduction scripts: ``--seeds``
     (at least 2, so there is a spread), ``--jobs`` (worker processes) and
-    ``--out``; runs ``generate(seeds, jobs)`` and writes its section."""
+    ``--out`` (default ``doc``); runs ``generate(seeds, jobs)`` and writes its
+    section."""
     p = argparse.ArgumentParser(description=description,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("--seeds", type=int, default=default_seeds)
     p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--out", type=Path, default=DEFAULT_DOC)
+    p.add_argument("--out", type=Path, default=doc)
     a = p.parse_args(argv)
     if a.seeds < 2:
         p.error("--seeds must be >= 2 (a spread needs two runs)")
@@ -85,3 +87,15 @@ def mean_std(values: Iterable[float], digits: int = 1) -> str:
     if len(vals) == 1:
         return f"{vals[0]:.{digits}f}"
     return f"{statistics.fmean(vals):.{digits}f} +- {statistics.stdev(vals):.{digits}f}"
+
+
+def cell(rows: Iterable[dict[str, float]], key: str, digits: int = 1) -> str:
+    """``mean +- std`` of one metric over the seeds' rows."""
+    return mean_std([r[key] for r in rows], digits)
+
+
+def table(header: list[str], rows: Iterable[list[str]]) -> str:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)

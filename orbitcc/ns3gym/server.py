@@ -40,9 +40,9 @@ and ``examples/opengym/sim.cc``; the mapping onto orbitcc: docs/ns3gym.md):
 - ``orbitcc``: OrbitCC-v0 on the wire as orbitcc's ns-3 program sends it
   (``--gymLayout=orbitcc``, validation/ns3/gym_bridge.h): observation
   Box(-10, 10, (n,), FLOAT), action Box(-1, 1, (flows,), FLOAT), OrbitCC-v0's
-  reward; ``orbitcc.env.ns3gym.backend.Ns3OrbitCCEnv`` reads both. The same
+  reward; ``orbitcc.ns3gym.backend.Ns3OrbitCCEnv`` reads both. The same
   agent then runs inside ns-3, through this server and natively
-  (``python -m orbitcc.env.ns3gym.speed``).
+  (``python -m orbitcc.ns3gym.speed``).
 
 Actions are passed through as ns3-gym's ns-3 side takes them (a missing
 value reads 0, a cWnd above the space's 65535 is applied); ``--strict``
@@ -66,7 +66,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from orbitcc.env.ns3gym import protocol as pb
+from orbitcc.ns3gym import protocol as pb
 
 LAYOUTS = ("rl-tcp-time", "rl-tcp-event", "opengym", "orbitcc")
 REWARDS = ("ns3gym", "orbitcc")
@@ -100,6 +100,12 @@ DEFAULT_MAX_MESSAGE_BYTES = 1 << 20
 DEFAULT_MAX_CWND_BYTES = float(1 << 26)
 # How often a wait for the agent checks that it is still connected.
 POLL_MS = 100
+# How long one socket waits for its connection to the agent (TCP connect and
+# ZeroMQ handshake) before the server tries a fresh socket, doubled per try up
+# to the cap (a far agent's handshake takes a few round trips); a connection
+# refused (no agent listening yet) is tried again after at most
+# RETRY_PAUSE_MAX_S, so a waiting server costs one try a second.
+CONNECT_WAIT_S, CONNECT_WAIT_MAX_S, RETRY_PAUSE_MAX_S = 0.25, 8.0, 1.0
 
 
 class ServerError(RuntimeError):
@@ -162,7 +168,7 @@ class _RlTcp(_Layout):
         reward: str,
         max_cwnd_bytes: float = DEFAULT_MAX_CWND_BYTES,
     ) -> None:
-        from orbitcc.env.ns3gym.tcp import Ns3GymTcpEnv
+        from orbitcc.ns3gym.tcp import Ns3GymTcpEnv
 
         self.max_cwnd_bytes = float(max_cwnd_bytes)
         self.event = event
@@ -473,37 +479,121 @@ class Ns3GymServer:
         self.ended_early: list[str] = []
         self._log = log if log is not None else (lambda line: None)
         self._ctx = zmq.Context()
+        self._monitors = 0
         space = self.layout.act_space
         self._used = 1 if isinstance(space, spaces.Discrete) else int(np.prod(space.shape))
 
     # -- socket ---------------------------------------------------------
 
     def _socket(self) -> tuple[Any, Any]:
+        """A REQ socket connecting to the agent and the PAIR socket reading
+        its monitor events.
+
+        One socket, one connection: ZeroMQ's reconnection is off
+        and a message is queued only on a connection whose handshake is done
+        (ZMQ_IMMEDIATE). With reconnection on, a socket whose connection
+        dropped as the agent rebound its port for the next episode connected
+        again by itself and delivered the queued init to the new agent, while
+        the server, told of the drop, sent the init again: the agent read a
+        second init where it waited for a state (about 1 run in 14). Now a
+        dropped connection drops its queued message with it, and the server
+        sends again on a fresh socket: each init reaches the agent once.
+        Each monitor has its own inproc address: pyzmq's default names it
+        after the socket's file descriptor, which the next socket can reuse
+        while ZeroMQ still holds the old monitor's address."""
         zmq = self._zmq
         s = self._ctx.socket(zmq.REQ)
-        ms = max(1, int(self.timeout_s * 1000))
-        s.setsockopt(zmq.LINGER, 0)
-        s.setsockopt(zmq.RCVTIMEO, ms)
-        s.setsockopt(zmq.SNDTIMEO, ms)
-        s.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
-        mon = s.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED)
-        s.connect(f"tcp://{self.host}:{self.port}")
+        mon = None
+        try:
+            ms = max(1, int(self.timeout_s * 1000))
+            s.setsockopt(zmq.LINGER, 0)
+            s.setsockopt(zmq.RCVTIMEO, ms)
+            s.setsockopt(zmq.SNDTIMEO, ms)
+            s.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
+            s.setsockopt(zmq.RECONNECT_IVL, -1)
+            s.setsockopt(zmq.IMMEDIATE, 1)
+            self._monitors += 1
+            mon = s.get_monitor_socket(
+                zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED | zmq.EVENT_CLOSED,
+                addr=f"inproc://orbitcc-ns3gym-monitor-{id(self)}-{self._monitors}",
+            )
+            s.connect(f"tcp://{self.host}:{self.port}")
+        except BaseException:
+            # Never leave a socket open: the context's term would wait on it
+            # forever and hide this error.
+            self._close(s, mon)
+            raise
         return s, mon
 
-    def _agent_gone(self, mon: Any) -> bool:
-        """Whether the agent's connection dropped since it was made."""
+    @staticmethod
+    def _close(sock: Any, mon: Any) -> None:
+        """Close a socket and its monitor, the monitor stopped first.
+
+        ZeroMQ's I/O thread sends each monitor event with a blocking send
+        (libzmq 4.3). Closing the PAIR that reads the events before the
+        monitored socket left a window in which that socket's last event
+        (its connection dropping as the agent rebinds for the next episode)
+        had no reader: the I/O thread blocked in that send for good, and
+        with it every connection of the context, so the next episode's init
+        never left (about 1 run in 6; gdb showed the I/O thread in
+        zmq_msg_send). Stopping the monitor while its reader is still open
+        ends the events before anything is closed."""
+        if mon is not None:
+            try:
+                sock.disable_monitor()
+            except Exception:  # a socket already closed has no monitor to stop
+                pass
+            mon.close(linger=0)
+        sock.close(linger=0)
+
+    def _events(self, mon: Any) -> set[int]:
+        """The monitor events since the last call."""
         from zmq.utils.monitor import recv_monitor_message
 
         zmq = self._zmq
-        gone = False
+        seen: set[int] = set()
         while mon.poll(0, zmq.POLLIN):
             try:
-                event = recv_monitor_message(mon, zmq.NOBLOCK)
+                seen.add(int(recv_monitor_message(mon, zmq.NOBLOCK)["event"]))
             except zmq.Again:
                 break
-            if event.get("event") == zmq.EVENT_DISCONNECTED:
-                gone = True
-        return gone
+        return seen
+
+    def _agent_gone(self, mon: Any) -> bool:
+        """Whether the agent's connection dropped since it was made (the
+        socket's only one: it does not reconnect)."""
+        zmq = self._zmq
+        return bool(self._events(mon) & {zmq.EVENT_DISCONNECTED, zmq.EVENT_CLOSED})
+
+    def _gone_error(self, what: str) -> AgentGoneError:
+        return AgentGoneError(
+            f"the agent at tcp://{self.host}:{self.port} disconnected while the "
+            f"server waited for its {what} (it exited or crashed, or sent a message "
+            f"above max_message_bytes = {self.max_message_bytes}, which is dropped "
+            "with its connection)"
+        )
+
+    def _handshake(self, mon: Any, wait_s: float) -> bool:
+        """Whether the socket's connection to the agent is made (handshake
+        done) within wait_s; False at once when it failed (nobody listening)."""
+        zmq = self._zmq
+        start = time.monotonic()
+        end = start + wait_s
+        while True:
+            seen = self._events(mon)
+            if zmq.EVENT_HANDSHAKE_SUCCEEDED in seen and not seen & {
+                zmq.EVENT_DISCONNECTED,
+                zmq.EVENT_CLOSED,
+            }:
+                return True
+            if seen & {zmq.EVENT_DISCONNECTED, zmq.EVENT_CLOSED}:
+                pause = min(end, start + min(wait_s, RETRY_PAUSE_MAX_S)) - time.monotonic()
+                time.sleep(max(0.0, pause))
+                return False
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            mon.poll(min(POLL_MS, max(1, int(left * 1000))), zmq.POLLIN)
 
     def _exchange(
         self, sock: Any, mon: Any, msg: Any, what: str, timeout_s: float | None = None
@@ -512,10 +602,18 @@ class Ns3GymServer:
         timeout_s, and a dropped connection noticed within POLL_MS."""
         zmq = self._zmq
         deadline = time.monotonic() + (self.timeout_s if timeout_s is None else timeout_s)
-        try:
-            sock.send(msg.SerializeToString())
-        except zmq.Again:
-            raise ServerError(self._timeout_text(what)) from None
+        data = msg.SerializeToString()
+        while True:  # queued only on a live connection (ZMQ_IMMEDIATE)
+            try:
+                sock.send(data, zmq.NOBLOCK)
+                break
+            except zmq.Again:
+                pass
+            if self._agent_gone(mon):
+                raise self._gone_error(what)
+            if time.monotonic() > deadline:
+                raise ServerError(self._timeout_text(what))
+            sock.poll(POLL_MS, zmq.POLLOUT)
         while True:
             if sock.poll(POLL_MS, zmq.POLLIN):
                 try:
@@ -523,12 +621,7 @@ class Ns3GymServer:
                 except zmq.Again:
                     pass
             if self._agent_gone(mon):
-                raise AgentGoneError(
-                    f"the agent at tcp://{self.host}:{self.port} disconnected while the "
-                    f"server waited for its {what} (it exited or crashed, or sent a message "
-                    f"above max_message_bytes = {self.max_message_bytes}, which is dropped "
-                    "with its connection)"
-                )
+                raise self._gone_error(what)
             if time.monotonic() > deadline:
                 raise ServerError(self._timeout_text(what))
 
@@ -674,35 +767,38 @@ class Ns3GymServer:
             self._ended_early(f"episode {self.episodes} abandoned: {e}; waiting for a new agent")
             return "agent_gone"
         finally:
-            mon.close(linger=0)
-            sock.close(linger=0)
+            self._close(sock, mon)
             self.seed += 1
 
     def _connect(self, init: Any) -> tuple[Any, Any, bytes]:
         """Connect and hand the init message to an agent that answers it.
 
-        A connection that drops before the answer (the previous agent's
-        socket closing as this one connects, an agent that dies at start-up)
-        loses the message with it (ZeroMQ's REQ does not resend), so it is
-        sent again on a fresh socket to whichever agent listens next; every
-        try within the one timeout_s."""
+        Each try is a fresh socket with one connection (``_socket``): it
+        waits for the connection (``_handshake``), then sends the init. A
+        connection that drops before the answer (the previous agent's socket
+        closing as this one connects, an agent that dies at start-up) drops
+        the init with it, so it is sent again on a fresh socket to whichever
+        agent listens next; every try within the one timeout_s."""
         deadline = time.monotonic() + self.timeout_s
+        wait_s = CONNECT_WAIT_S
         while True:
             sock, mon = self._socket()
             try:
                 left = deadline - time.monotonic()
-                return sock, mon, self._exchange(
-                    sock, mon, init, "init acknowledgement", max(left, 0.001)
-                )
+                if self._handshake(mon, max(0.0, min(wait_s, left))):
+                    left = deadline - time.monotonic()
+                    return sock, mon, self._exchange(
+                        sock, mon, init, "init acknowledgement", max(left, 0.001)
+                    )
+                wait_s = min(2 * wait_s, CONNECT_WAIT_MAX_S)
             except AgentGoneError:
-                mon.close(linger=0)
-                sock.close(linger=0)
-                if time.monotonic() >= deadline:
-                    raise ServerError(self._timeout_text("init acknowledgement")) from None
+                pass
             except BaseException:
-                mon.close(linger=0)
-                sock.close(linger=0)
+                self._close(sock, mon)
                 raise
+            self._close(sock, mon)
+            if time.monotonic() >= deadline:
+                raise ServerError(self._timeout_text("init acknowledgement"))
 
     def _ended_early(self, line: str) -> None:
         self.ended_early.append(line)
@@ -718,7 +814,9 @@ class Ns3GymServer:
 
     def close(self) -> None:
         self.layout.close()
-        self._ctx.term()
+        # destroy, not term: it closes any socket still open (linger 0) first,
+        # so closing never waits on one.
+        self._ctx.destroy(linger=0)
 
 
 # ---------------------------------------------------------------------------
