@@ -56,8 +56,13 @@ def _compile_count(build_dir: Path, targets: list[str]) -> int | None:
     if not (build_dir / "build.ninja").exists():
         return None
     try:
-        out = subprocess.run([_tool("ninja"), "-t", "commands", *targets], cwd=build_dir,
-                             check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(
+            [_tool("ninja"), "-t", "commands", *targets],
+            cwd=build_dir,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
     return sum(1 for line in out.splitlines() if " -c " in line)
@@ -108,8 +113,10 @@ class CMakeBuild(build_ext):
             pass
         launcher = _launcher()
         if launcher:  # every compile goes through the compiler cache
-            configure += [f"-DCMAKE_CXX_COMPILER_LAUNCHER={launcher}",
-                          f"-DCMAKE_C_COMPILER_LAUNCHER={launcher}"]
+            configure += [
+                f"-DCMAKE_CXX_COMPILER_LAUNCHER={launcher}",
+                f"-DCMAKE_C_COMPILER_LAUNCHER={launcher}",
+            ]
         started = time.monotonic()
         _say(f"configuring C++ (cmake, {build_dir}) ...")
         subprocess.run(configure, cwd=build_dir, check=True, stdout=subprocess.DEVNULL)
@@ -119,10 +126,15 @@ class CMakeBuild(build_ext):
         count = _compile_count(build_dir, targets) if first else None
         what = f"{count} C++ files" if count else "the C++ files that changed"
         cache = f"through {Path(launcher).name}" if launcher else "no compiler cache"
-        _say(f"compiling {what}, then linking ({jobs} jobs, {cache}; ninja's [k/n] lines "
-             "follow; each LTO link takes minutes on 2 busy cores) ...")
-        subprocess.run([cmake, "--build", ".", "--target", *targets, "--parallel", jobs],
-                       cwd=build_dir, check=True)
+        _say(
+            f"compiling {what}, then linking ({jobs} jobs, {cache}; ninja's [k/n] lines "
+            "follow; each LTO link takes minutes on 2 busy cores) ..."
+        )
+        subprocess.run(
+            [cmake, "--build", ".", "--target", *targets, "--parallel", jobs],
+            cwd=build_dir,
+            check=True,
+        )
         _say(f"C++ core built in {time.monotonic() - started:.0f} s")
         import shutil
 
@@ -153,8 +165,11 @@ PACKAGE_DIRS = {pkg: d for pkg, d in PACKAGE_DIRS.items() if (ROOT / d / "__init
 # Data folders inside a package (no __init__.py) are importable as namespace
 # packages, so setuptools wants them declared (else a "Package would be
 # ignored" banner per folder): the shipped agents and the ns-3 notes.
-DATA_PACKAGES = {f"orbitcc.agents.reference.{p.name}": f"agents/reference/{p.name}"
-                 for p in sorted((ROOT / "agents" / "reference").glob("*")) if p.is_dir()}
+DATA_PACKAGES = {
+    f"orbitcc.agents.reference.{p.name}": f"agents/reference/{p.name}"
+    for p in sorted((ROOT / "agents" / "reference").glob("*"))
+    if p.is_dir()
+}
 if "orbitcc.ns3" in PACKAGE_DIRS and (ROOT / "validation/ns3/notes").is_dir():
     DATA_PACKAGES["orbitcc.ns3.notes"] = "validation/ns3/notes"
 for pkg, d in list(PACKAGE_DIRS.items()):  # sub-packages, e.g. orbitcc.env.wrappers
@@ -163,8 +178,9 @@ for pkg, d in list(PACKAGE_DIRS.items()):  # sub-packages, e.g. orbitcc.env.wrap
 # The config groups (configs/scenario/, ...) hold only data; declaring them as
 # (namespace) packages ships their files and keeps setuptools from warning
 # that an importable folder is left out of `packages`.
-CONFIG_GROUPS = sorted(p.name for p in (ROOT / "configs").iterdir()
-                       if p.is_dir() and not p.name.startswith((".", "_")))
+CONFIG_GROUPS = sorted(
+    p.name for p in (ROOT / "configs").iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+)
 for group in CONFIG_GROUPS:
     PACKAGE_DIRS[f"orbitcc.configs.{group}"] = f"configs/{group}"
 PACKAGE_DIRS.update(DATA_PACKAGES)

@@ -27,8 +27,16 @@ from stable_baselines3.common.logger import KVWriter
 
 # Keys of an episode summary (orbitcc.run's metrics) logged per episode.
 EPISODE_METRICS: tuple[str, ...] = (
-    "throughput_mbps", "goodput_mbps", "p95_delay_ms", "mean_delay_ms", "loss_rate",
-    "congestion_losses", "handover_losses", "random_losses", "utilization", "jain_fairness",
+    "throughput_mbps",
+    "goodput_mbps",
+    "p95_delay_ms",
+    "mean_delay_ms",
+    "loss_rate",
+    "congestion_losses",
+    "handover_losses",
+    "random_losses",
+    "utilization",
+    "jain_fairness",
 )
 
 
@@ -79,9 +87,15 @@ class ProgressCallback(BaseCallback):
     the step count overshoots the budget: no line repeats "100 %").
     """
 
-    def __init__(self, total_timesteps: int, episodes: EpisodeMetricsCallback,
-                 prefix: str = "orbitcc-train", budget_s: float | None = None,
-                 stream: Any = None, log_every_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        total_timesteps: int,
+        episodes: EpisodeMetricsCallback,
+        prefix: str = "orbitcc-train",
+        budget_s: float | None = None,
+        stream: Any = None,
+        log_every_s: float = 60.0,
+    ) -> None:
         super().__init__()
         self.log_every_s = log_every_s
         self.total = int(total_timesteps)
@@ -114,8 +128,9 @@ class ProgressCallback(BaseCallback):
                 self._last_draw = now
                 self.stream.write("\r" + self.line() + "\x1b[K")
                 self.stream.flush()
-        elif done < 1.0 and (10 * done >= self._tenths
-                             or now - self._last_draw >= self.log_every_s):
+        elif done < 1.0 and (
+            10 * done >= self._tenths or now - self._last_draw >= self.log_every_s
+        ):
             while self._tenths <= 10 * done:
                 self._tenths += 1
             self._last_draw = now
@@ -133,12 +148,16 @@ class ProgressCallback(BaseCallback):
         last = self.episodes.last
         tail = ""
         if last:
-            tail = (f" | last ep: return {last.get('return', float('nan')):.3g}, "
-                    f"{last.get('throughput_mbps', float('nan')):.1f} Mb/s")
+            tail = (
+                f" | last ep: return {last.get('return', float('nan')):.3g}, "
+                f"{last.get('throughput_mbps', float('nan')):.1f} Mb/s"
+            )
         eta_text = _clock(eta) if eta == eta else "--:--"
-        return (f"{self.prefix} [{bar}] {100 * done:3.0f}% {self.num_timesteps}/{self.total} "
-                f"steps, {rate:.0f} steps/s, {_clock(wall)} elapsed, ETA {eta_text}, "
-                f"{self.episodes.episodes} episodes{tail}{self.extra}")
+        return (
+            f"{self.prefix} [{bar}] {100 * done:3.0f}% {self.num_timesteps}/{self.total} "
+            f"steps, {rate:.0f} steps/s, {_clock(wall)} elapsed, ETA {eta_text}, "
+            f"{self.episodes.episodes} episodes{tail}{self.extra}"
+        )
 
     def report(self) -> None:
         print(self.line(), file=self.stream, flush=True)
@@ -153,7 +172,7 @@ class ProgressCallback(BaseCallback):
 
 class RolloutTermsCallback(BaseCallback):
     """Per rollout, what the reward is made of on the training episodes
-    (issue 35, the sender agent's drift): the mean raw step reward, the mean
+    (to see where a drifting agent trades throughput for harm): the mean raw step reward, the mean
     per-step ``unfairness`` (the share of what the background flows were
     owed that they did not get) and ``queueing``, and, under VecNormalize's
     reward scaling, the divisor (the running std of the discounted return)
@@ -234,11 +253,17 @@ class HeldOutEvalCallback(BaseCallback):
     infeasible one is kept only until a feasible one appears.
     """
 
-    def __init__(self, every: int, evaluate: Callable[[Callable], dict[str, float]],
-                 policy_of: Callable[[Any], Callable[[Any], Any]], save_best: Callable[[Any], None],
-                 patience: int = 0, reference: float | None = None,
-                 progress: ProgressCallback | None = None,
-                 feasible: Callable[[dict[str, float]], bool] | None = None) -> None:
+    def __init__(
+        self,
+        every: int,
+        evaluate: Callable[[Callable], dict[str, float]],
+        policy_of: Callable[[Any], Callable[[Any], Any]],
+        save_best: Callable[[Any], None],
+        patience: int = 0,
+        reference: float | None = None,
+        progress: ProgressCallback | None = None,
+        feasible: Callable[[dict[str, float]], bool] | None = None,
+    ) -> None:
         super().__init__()
         self.every = int(every)
         self.evaluate = evaluate
@@ -277,8 +302,14 @@ class HeldOutEvalCallback(BaseCallback):
         result = self.evaluate(self.policy_of(model))
         ok = self.feasible is None or self.feasible(result)
         self.eval_cpu_s += time.process_time() - eval_started
-        point = {"step": float(self.num_timesteps), "wall_s": wall, "cpu_s": train_cpu,
-                 "eval_cpu_s": self.eval_cpu_s, **result, "feasible": float(ok)}
+        point = {
+            "step": float(self.num_timesteps),
+            "wall_s": wall,
+            "cpu_s": train_cpu,
+            "eval_cpu_s": self.eval_cpu_s,
+            **result,
+            "feasible": float(ok),
+        }
         self.curve.append(point)
         for key, value in point.items():
             if key not in ("step", "wall_s", "cpu_s", "eval_cpu_s"):
@@ -291,8 +322,7 @@ class HeldOutEvalCallback(BaseCallback):
             self.save_best(model)
         else:
             self.since_best += 1
-        if (self.reference is not None and self.reached_reference is None
-                and ret >= self.reference):
+        if self.reference is not None and self.reached_reference is None and ret >= self.reference:
             self.reached_reference = {"step": float(self.num_timesteps), "wall_s": wall}
         if self.progress is not None:
             self.progress.extra = f" | eval {ret:.3g} (best {self.best:.3g})"
@@ -315,11 +345,14 @@ class WandbOutput(KVWriter):
     def __init__(self, run: Any) -> None:
         self.run = run
 
-    def write(self, key_values: dict[str, Any], key_excluded: dict[str, Any],
-              step: int = 0) -> None:
-        data = {k: float(v) for k, v in key_values.items()
-                if isinstance(v, (int, float, np.integer, np.floating))
-                and not isinstance(v, bool)}
+    def write(
+        self, key_values: dict[str, Any], key_excluded: dict[str, Any], step: int = 0
+    ) -> None:
+        data = {
+            k: float(v)
+            for k, v in key_values.items()
+            if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+        }
         if data:
             self.run.log(data, step=int(step))
 

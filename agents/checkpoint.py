@@ -36,17 +36,32 @@ ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
 def algo_kwargs(agent: AgentConfig) -> dict[str, Any]:
     """The SB3 constructor arguments of ``agent.algo`` from the agent config."""
     if agent.algo == "ppo":
-        return {"n_steps": agent.n_steps, "batch_size": agent.batch_size,
-                "n_epochs": agent.n_epochs, "gae_lambda": agent.gae_lambda,
-                "clip_range": agent.clip_range, "ent_coef": agent.ent_coef or 0.0,
-                "vf_coef": agent.vf_coef, "max_grad_norm": agent.max_grad_norm}
+        return {
+            "n_steps": agent.n_steps,
+            "batch_size": agent.batch_size,
+            "n_epochs": agent.n_epochs,
+            "gae_lambda": agent.gae_lambda,
+            "clip_range": agent.clip_range,
+            "ent_coef": agent.ent_coef or 0.0,
+            "vf_coef": agent.vf_coef,
+            "max_grad_norm": agent.max_grad_norm,
+        }
     if agent.algo == "a2c":
-        return {"n_steps": agent.n_steps, "gae_lambda": agent.gae_lambda,
-                "ent_coef": agent.ent_coef or 0.0, "vf_coef": agent.vf_coef,
-                "max_grad_norm": agent.max_grad_norm}
-    off_policy = {"buffer_size": agent.buffer_size, "learning_starts": agent.learning_starts,
-                  "batch_size": agent.batch_size, "tau": agent.tau,
-                  "train_freq": agent.train_freq, "gradient_steps": agent.gradient_steps}
+        return {
+            "n_steps": agent.n_steps,
+            "gae_lambda": agent.gae_lambda,
+            "ent_coef": agent.ent_coef or 0.0,
+            "vf_coef": agent.vf_coef,
+            "max_grad_norm": agent.max_grad_norm,
+        }
+    off_policy = {
+        "buffer_size": agent.buffer_size,
+        "learning_starts": agent.learning_starts,
+        "batch_size": agent.batch_size,
+        "tau": agent.tau,
+        "train_freq": agent.train_freq,
+        "gradient_steps": agent.gradient_steps,
+    }
     if agent.algo == "sac":
         off_policy["ent_coef"] = "auto" if agent.ent_coef is None else agent.ent_coef
     return off_policy
@@ -56,9 +71,17 @@ def build_model(agent: AgentConfig, env: VecEnv, seed: int) -> BaseAlgorithm:
     """A fresh SB3 model of ``agent.algo`` on ``env`` (verbose 0; logging is ours)."""
     policy_kwargs = policy_kwargs_of(vars(agent))
     cls = ALGO_CLASSES[agent.algo]
-    model = cls(agent.policy, env, learning_rate=agent.learning_rate, gamma=agent.gamma,
-                policy_kwargs=policy_kwargs, seed=seed, device=agent.device, verbose=0,
-                **algo_kwargs(agent))
+    model = cls(
+        agent.policy,
+        env,
+        learning_rate=agent.learning_rate,
+        gamma=agent.gamma,
+        policy_kwargs=policy_kwargs,
+        seed=seed,
+        device=agent.device,
+        verbose=0,
+        **algo_kwargs(agent),
+    )
     if agent.zero_init_actor:
         zero_actor_output(model)
     return model
@@ -81,12 +104,12 @@ def zero_actor_output(model: BaseAlgorithm) -> None:
     if hasattr(policy, "action_net"):  # ppo, a2c
         layers = [policy.action_net]
     elif hasattr(policy, "actor") and hasattr(policy.actor, "mu"):  # sac, td3
-        actors = [policy.actor] + ([policy.actor_target] if hasattr(policy, "actor_target")
-                                   else [])
+        actors = [policy.actor] + ([policy.actor_target] if hasattr(policy, "actor_target") else [])
         layers = [[m for m in a.mu.modules() if isinstance(m, nn.Linear)][-1] for a in actors]
     else:
-        raise ValueError(f"agent.zero_init_actor: no action output layer found in "
-                         f"{type(policy).__name__}")
+        raise ValueError(
+            f"agent.zero_init_actor: no action output layer found in {type(policy).__name__}"
+        )
     with torch.no_grad():
         for layer in layers:
             layer.weight.zero_()

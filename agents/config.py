@@ -128,8 +128,10 @@ class AgentConfig:
         _check_choice(o, "activation", self.activation, ACTIVATIONS)
         _check_optional(o, "log_std_init", self.log_std_init, -20.0, 2.0)
         if self.log_std_init is not None and self.algo not in ("ppo", "a2c"):
-            raise ValueError(f"agent.log_std_init applies to ppo and a2c only (algo = "
-                             f"{self.algo!r}); leave it null")
+            raise ValueError(
+                f"agent.log_std_init applies to ppo and a2c only (algo = "
+                f"{self.algo!r}); leave it null"
+            )
         check_setting("batch", "num_envs", self.num_envs, "agent.num_envs")
         _check_optional(o, "num_threads", self.num_threads, 1, 1024)
         check_range(o, "torch_threads", self.torch_threads, 1, 1024)
@@ -147,8 +149,10 @@ class AgentConfig:
             known = entrant_controllers()
             for name in self.select_against:
                 if name not in known:
-                    raise ValueError(f"agent.select_against: {name!r} is not a controller; "
-                                     f"allowed: {', '.join(known)}")
+                    raise ValueError(
+                        f"agent.select_against: {name!r} is not a controller; "
+                        f"allowed: {', '.join(known)}"
+                    )
         for metric, top in (("unfairness", 1.0), ("queueing", 1e6)):
             limit = str(getattr(self, f"{metric}_limit"))
             if limit not in ("none", "base"):
@@ -157,13 +161,17 @@ class AgentConfig:
                 except ValueError:
                     value = math.nan
                 if not 0.0 <= value <= top:
-                    raise ValueError(f"agent.{metric}_limit = {limit!r} is not allowed; "
-                                     f"allowed: none, base, or a number in [0, {top:g}]")
+                    raise ValueError(
+                        f"agent.{metric}_limit = {limit!r} is not allowed; "
+                        f"allowed: none, base, or a number in [0, {top:g}]"
+                    )
             setattr(self, f"{metric}_limit", limit)
         check_range(o, "multiplier_lr", self.multiplier_lr, 0.0, 1e6, lo_open=True)
         if self.algo == "ppo" and self.n_steps * self.num_envs < 2:
-            raise ValueError("agent.n_steps * agent.num_envs must be >= 2 for ppo "
-                             f"(got {self.n_steps} * {self.num_envs})")
+            raise ValueError(
+                "agent.n_steps * agent.num_envs must be >= 2 for ppo "
+                f"(got {self.n_steps} * {self.num_envs})"
+            )
 
 
 @dataclass
@@ -203,31 +211,41 @@ class TrainConfig(GymConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.controller is not None and self.controller.name != "external":
-            raise ValueError(f"controller = {self.controller.name!r}: orbitcc-train drives the "
-                             "flows itself; leave controller null (residual mode: set "
-                             "env.residual_controller)")
+            raise ValueError(
+                f"controller = {self.controller.name!r}: orbitcc-train drives the "
+                "flows itself; leave controller null (residual mode: set "
+                "env.residual_controller)"
+            )
         if self.agent.algo not in ON_POLICY_ALGOS and self.env.action == "discrete":
-            raise ValueError(f"agent.algo = {self.agent.algo!r} needs a continuous action; "
-                             "env.action = 'discrete' works with ppo or a2c")
-        for metric, presets in (("unfairness", ("fair",)),
-                                ("queueing", ("normalized", "fair"))):
+            raise ValueError(
+                f"agent.algo = {self.agent.algo!r} needs a continuous action; "
+                "env.action = 'discrete' works with ppo or a2c"
+            )
+        for metric, presets in (("unfairness", ("fair",)), ("queueing", ("normalized", "fair"))):
             limit = getattr(self.agent, f"{metric}_limit")
             if limit == "none":
                 continue
             what = f"agent.{metric}_limit = {limit!r}"
             if self.reward.preset not in presets:
-                raise ValueError(f"{what} re-prices a term of reward={' or '.join(presets)} "
-                                 f"(reward.preset is {self.reward.preset!r})")
+                raise ValueError(
+                    f"{what} re-prices a term of reward={' or '.join(presets)} "
+                    f"(reward.preset is {self.reward.preset!r})"
+                )
             if self.agent.algo not in ON_POLICY_ALGOS:
-                raise ValueError(f"{what} needs an on-policy algorithm (ppo, a2c): a "
-                                 "replay buffer would keep rewards priced with old "
-                                 f"multipliers (agent.algo = {self.agent.algo!r})")
+                raise ValueError(
+                    f"{what} needs an on-policy algorithm (ppo, a2c): a "
+                    "replay buffer would keep rewards priced with old "
+                    f"multipliers (agent.algo = {self.agent.algo!r})"
+                )
             if limit == "base" and self.env.action != "residual":
-                raise ValueError(f"{what} needs env.action=residual (the base controller's "
-                                 "mean is the limit); or give a number")
+                raise ValueError(
+                    f"{what} needs env.action=residual (the base controller's "
+                    "mean is the limit); or give a number"
+                )
         if self.seed >= 2**32 and self.agent.seed is None:
-            raise ValueError(f"seed = {self.seed} is beyond torch's seed range; "
-                             "set agent.seed (< 2**32)")
+            raise ValueError(
+                f"seed = {self.seed} is beyond torch's seed range; set agent.seed (< 2**32)"
+            )
 
 
 @dataclass
@@ -238,9 +256,16 @@ class EvalConfig:
     results: str | None = None  # results.jsonl path; None: <Hydra run dir>/results.jsonl
     resume: bool = True  # skip (entrant, scenario, seed) runs already in `results`
     print_table: bool = True  # print mean +- std per (entrant, scenario)
-    table_metrics: list[str] = field(default_factory=lambda: [
-        "throughput_mbps", "p95_delay_ms", "loss_rate", "congestion_losses",
-        "handover_losses", "random_losses"])  # columns of the table (orbitcc.run keys)
+    table_metrics: list[str] = field(
+        default_factory=lambda: [
+            "throughput_mbps",
+            "p95_delay_ms",
+            "loss_rate",
+            "congestion_losses",
+            "handover_losses",
+            "random_losses",
+        ]
+    )  # columns of the table (orbitcc.run keys)
     # ns3: also run every cell inside ns-3 (orbitcc.ns3gym.backend) and
     # report both backends side by side (results_ns3.jsonl, summary_ns3.md).
     backend: str = "orbitcc"

@@ -1,5 +1,5 @@
-"""Learning curves of training configurations side by side (issue 39 item 4,
-issue 35 item 3): validation return against training CPU seconds and against
+"""Learning curves of training configurations side by side (does a cheaper
+configuration learn as well, and where does an agent drift?): validation return against training CPU seconds and against
 steps, over training seeds, read from ``orbitcc-train`` runs' logs.
 
     python -m orbitcc.agents.curves RUNS_DIR [--configs recipe,fast] \\
@@ -47,8 +47,9 @@ def load_runs(root: Path, config: str) -> dict[int, dict[str, Any]]:
             continue
         summary = json.loads(path.read_text())
         if not summary.get("curve") or "cpu_s" not in summary["curve"][0]:
-            raise ValueError(f"{path}: its curve has no cpu_s (trained before the CPU was "
-                             "logged); retrain it")
+            raise ValueError(
+                f"{path}: its curve has no cpu_s (trained before the CPU was logged); retrain it"
+            )
         rows: list[dict[str, str]] = []
         progress = run / "progress.csv"
         if progress.is_file():
@@ -68,8 +69,9 @@ def first_reaching(curve: list[dict[str, float]], target: float) -> dict[str, fl
     return None
 
 
-def table(runs: dict[str, dict[int, dict[str, Any]]],
-          second: tuple[str, float] | None = None) -> tuple[str, dict[str, Any]]:
+def table(
+    runs: dict[str, dict[int, dict[str, Any]]], second: tuple[str, float] | None = None
+) -> tuple[str, dict[str, Any]]:
     """The Markdown table of CPU seconds to the recipe's best validation return
     (and to a second target: ``second`` = (name, return), NewReno's on the
     same episodes when None), per seed and mean +- std; and its numbers."""
@@ -78,9 +80,12 @@ def table(runs: dict[str, dict[int, dict[str, Any]]],
     ref = runs[names[0]]
     seeds = sorted(set.intersection(*(set(r) for r in runs.values())))
     numbers: dict[str, Any] = {"seeds": seeds, "configs": {}}
-    lines = ["| configuration | seed | horizon (steps) | best validation return (step, CPU s) "
-             f"| CPU s to the recipe's best | CPU s to {second_name}'s return | training CPU s, "
-             "whole horizon |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| configuration | seed | horizon (steps) | best validation return (step, CPU s) "
+        f"| CPU s to the recipe's best | CPU s to {second_name}'s return | training CPU s, "
+        "whole horizon |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name in names:
         to_best: list[float] = []
         to_newreno: list[float] = []
@@ -92,26 +97,41 @@ def table(runs: dict[str, dict[int, dict[str, Any]]],
             target = max(p["return"] for p in ref[s]["summary"]["curve"])
             best = max(curve, key=lambda p: p["return"])
             hit = first_reaching(curve, target)
-            newreno = first_reaching(curve, second[1] if second is not None
-                                     else summary["newreno_eval_return"])
+            newreno = first_reaching(
+                curve, second[1] if second is not None else summary["newreno_eval_return"]
+            )
             total.append(curve[-1]["cpu_s"])
             if hit is not None:
                 reached += 1
                 to_best.append(hit["cpu_s"])
             if newreno is not None:
                 to_newreno.append(newreno["cpu_s"])
-            hit_text = (f"{hit['cpu_s']:.0f} (step {hit['step']:,.0f})" if hit is not None
-                        else f"not reached (target {target:.1f})")
-            nr_text = (f"{newreno['cpu_s']:.0f} (step {newreno['step']:,.0f})"
-                       if newreno is not None else "not reached")
-            lines.append(f"| {name} | {s} | {curve[-1]['step']:,.0f} | {best['return']:.1f} "
-                         f"({best['step']:,.0f}, {best['cpu_s']:.0f}) | {hit_text} | {nr_text} "
-                         f"| {curve[-1]['cpu_s']:.0f} |")
-        numbers["configs"][name] = {"cpu_to_best": to_best, "reached": reached,
-                                    "cpu_to_newreno": to_newreno, "cpu_total": total}
-        lines.append(f"| **{name}** | mean +- std | | | {mean_std(to_best)} "
-                     f"({reached}/{len(seeds)} reached) | {mean_std(to_newreno)} "
-                     f"| {mean_std(total)} |")
+            hit_text = (
+                f"{hit['cpu_s']:.0f} (step {hit['step']:,.0f})"
+                if hit is not None
+                else f"not reached (target {target:.1f})"
+            )
+            nr_text = (
+                f"{newreno['cpu_s']:.0f} (step {newreno['step']:,.0f})"
+                if newreno is not None
+                else "not reached"
+            )
+            lines.append(
+                f"| {name} | {s} | {curve[-1]['step']:,.0f} | {best['return']:.1f} "
+                f"({best['step']:,.0f}, {best['cpu_s']:.0f}) | {hit_text} | {nr_text} "
+                f"| {curve[-1]['cpu_s']:.0f} |"
+            )
+        numbers["configs"][name] = {
+            "cpu_to_best": to_best,
+            "reached": reached,
+            "cpu_to_newreno": to_newreno,
+            "cpu_total": total,
+        }
+        lines.append(
+            f"| **{name}** | mean +- std | | | {mean_std(to_best)} "
+            f"({reached}/{len(seeds)} reached) | {mean_std(to_newreno)} "
+            f"| {mean_std(total)} |"
+        )
     return "\n".join(lines), numbers
 
 
@@ -145,12 +165,18 @@ def baseline_returns(run_dir: Path, seeds: list[int], names: list[str]) -> dict[
     assert isinstance(config, dict)
     task = task_overrides(config)
     scenario = str(config["scenario"]["name"])
-    return {name: float(np.mean([play_entrant(scenario, task, s, name)["return"]
-                                 for s in seeds])) for name in names}
+    return {
+        name: float(np.mean([play_entrant(scenario, task, s, name)["return"] for s in seeds]))
+        for name in names
+    }
 
 
-def plot_curves(runs: dict[str, dict[int, dict[str, Any]]], path: Path, title: str,
-                baselines: dict[str, float] | None = None) -> None:
+def plot_curves(
+    runs: dict[str, dict[int, dict[str, Any]]],
+    path: Path,
+    title: str,
+    baselines: dict[str, float] | None = None,
+) -> None:
     """Validation return against training CPU seconds and against steps:
     each seed thin, the mean over seeds thick with +- 1 std shaded; NewReno
     on the same episodes dashed."""
@@ -166,16 +192,22 @@ def plot_curves(runs: dict[str, dict[int, dict[str, Any]]], path: Path, title: s
         for ax, x in zip(axes, ("cpu_s", "step"), strict=True):
             for r in by_seed.values():
                 curve = r["summary"]["curve"]
-                ax.plot([p[x] for p in curve], [p["return"] for p in curve], color=color,
-                        lw=0.6, alpha=0.35)
+                ax.plot(
+                    [p[x] for p in curve],
+                    [p["return"] for p in curve],
+                    color=color,
+                    lw=0.6,
+                    alpha=0.35,
+                )
             mx, my, sy = _mean_curve(by_seed, x, "return")
             ax.plot(mx, my, color=color, lw=2, label=f"{name} (mean of {len(by_seed)} seeds)")
             ax.fill_between(mx, my - sy, my + sy, color=color, alpha=0.15)
         newreno = next(iter(by_seed.values()))["summary"]["newreno_eval_return"]
     lines = {"newreno": newreno, **(baselines or {})}
     styles = ["--", ":", "-."]
-    for ax, label in zip(axes, ("training CPU seconds (evaluations excluded)",
-                                "training steps"), strict=True):
+    for ax, label in zip(
+        axes, ("training CPU seconds (evaluations excluded)", "training steps"), strict=True
+    ):
         for (name, value), ls in zip(lines.items(), styles, strict=False):
             if value is not None:
                 ax.axhline(value, ls=ls, color="gray", lw=1, label=f"{name} (same episodes)")
@@ -241,8 +273,9 @@ def plot_drift(runs: dict[str, dict[int, dict[str, Any]]], path: Path, title: st
     plt.close(fig)
 
 
-def binned_mean(seeds: list[tuple[list[float], list[float]]],
-                width: float = 10_000.0) -> tuple[np.ndarray, np.ndarray] | None:
+def binned_mean(
+    seeds: list[tuple[list[float], list[float]]], width: float = 10_000.0
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Mean over seeds and over ``width``-step bins (centres, means)."""
     xs = np.concatenate([np.asarray(x, dtype=float) for x, _ in seeds]) if seeds else []
     ys = np.concatenate([np.asarray(y, dtype=float) for _, y in seeds]) if seeds else []
@@ -257,14 +290,18 @@ def binned_mean(seeds: list[tuple[list[float], list[float]]],
     return np.asarray(centres), np.asarray(means)
 
 
-def segments(runs: dict[str, dict[int, dict[str, Any]]],
-             edges: tuple[float, ...] = (0, 20e3, 40e3, 100e3, math.inf)) -> str:
+def segments(
+    runs: dict[str, dict[int, dict[str, Any]]],
+    edges: tuple[float, ...] = (0, 20e3, 40e3, 100e3, math.inf),
+) -> str:
     """Per configuration and step segment, the means over seeds of the drift
     panels' quantities (a Markdown table)."""
     keys = [k for _, k, _ in DRIFT_PANELS] + ["return", "terms/unfairness", "terms/clipped"]
-    sources = {k: s for s, k, _ in DRIFT_PANELS} | {"return": "curve",
-                                                     "terms/unfairness": "progress",
-                                                     "terms/clipped": "progress"}
+    sources = {k: s for s, k, _ in DRIFT_PANELS} | {
+        "return": "curve",
+        "terms/unfairness": "progress",
+        "terms/clipped": "progress",
+    }
     head = "| configuration | steps | " + " | ".join(keys) + " |"
     lines = [head, "|" + "---|" * (len(keys) + 2)]
     for name, by_seed in runs.items():
@@ -312,14 +349,20 @@ def base_terms(choices: list[str], seed: int, steps: int) -> list[dict[str, floa
     return out
 
 
-def paired_terms(runs: dict[str, dict[int, dict[str, Any]]], base: dict[int, list[dict]],
-                 base_shape: tuple[int, int],
-                 edges: tuple[float, ...] = (0, 20e3, 40e3, 100e3, math.inf)) -> str:
+def paired_terms(
+    runs: dict[str, dict[int, dict[str, Any]]],
+    base: dict[int, list[dict]],
+    base_shape: tuple[int, int],
+    edges: tuple[float, ...] = (0, 20e3, 40e3, 100e3, math.inf),
+) -> str:
     """Agent minus base controller on the same training rollouts (the runs
     whose agent.num_envs and n_steps are the base's: the same episodes), per
     step segment, mean over seeds: raw step reward and unfairness."""
-    lines = ["| configuration | steps | reward, agent - base | unfairness, agent - base "
-             "| base reward | base unfairness |", "|---|---|---|---|---|---|"]
+    lines = [
+        "| configuration | steps | reward, agent - base | unfairness, agent - base "
+        "| base reward | base unfairness |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, by_seed in runs.items():
         agent = next(iter(by_seed.values()))["summary"]["agent"]
         if (agent["num_envs"], agent["n_steps"]) != base_shape:
@@ -327,8 +370,11 @@ def paired_terms(runs: dict[str, dict[int, dict[str, Any]]], base: dict[int, lis
         for lo, hi in zip(edges[:-1], edges[1:], strict=True):
             d_r, d_u, b_r, b_u = [], [], [], []
             for seed, r in by_seed.items():
-                rows = {float(x["time/total_timesteps"]): x for x in r["progress"]
-                        if x.get("terms/reward") not in (None, "")}
+                rows = {
+                    float(x["time/total_timesteps"]): x
+                    for x in r["progress"]
+                    if x.get("terms/reward") not in (None, "")
+                }
                 for point in base.get(seed, []):
                     row = rows.get(point["step"])
                     if row is None or not lo < point["step"] <= hi:
@@ -340,30 +386,43 @@ def paired_terms(runs: dict[str, dict[int, dict[str, Any]]], base: dict[int, lis
             if not d_r:
                 continue
             span = f"{lo / 1e3:.0f}-{hi / 1e3:.0f} k" if hi < math.inf else f"> {lo / 1e3:.0f} k"
-            lines.append(f"| {name} | {span} | {np.mean(d_r):+.3f} | {np.mean(d_u):+.4f} "
-                         f"| {np.mean(b_r):.3f} | {np.mean(b_u):.4f} |")
+            lines.append(
+                f"| {name} | {span} | {np.mean(d_r):+.3f} | {np.mean(d_u):+.4f} "
+                f"| {np.mean(b_r):.3f} | {np.mean(b_u):.4f} |"
+            )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m orbitcc.agents.curves",
-                                 description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m orbitcc.agents.curves", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("root", type=Path, help="RUNS_DIR: <config>/seed<s>/ run dirs")
-    ap.add_argument("--configs", default="recipe,fast",
-                    help="configurations, the reference (recipe) first (default recipe,fast)")
+    ap.add_argument(
+        "--configs",
+        default="recipe,fast",
+        help="configurations, the reference (recipe) first (default recipe,fast)",
+    )
     ap.add_argument("--figure", type=Path, help="PNG: return vs CPU seconds and vs steps")
     ap.add_argument("--drift", type=Path, help="PNG: the drift panels over steps")
     ap.add_argument("--title", default="ppo_sender: validation return")
     ap.add_argument("--json", type=Path, help="write the table's numbers here")
-    ap.add_argument("--baselines", default="",
-                    help="controllers to play on the validation episodes and draw "
-                         "(e.g. olia: the untrained residual policy)")
-    ap.add_argument("--base", metavar="CHOICES", action="append",
-                    help="e.g. 'agent=ppo_sender': play the residual base controller "
-                         "(action 0) on that recipe's training episodes for each seed "
-                         "(cached in RUNS_DIR/base_terms.json) and print agent - base "
-                         "per step segment (repeatable; each pairs the runs of its "
-                         "num_envs and n_steps)")
+    ap.add_argument(
+        "--baselines",
+        default="",
+        help="controllers to play on the validation episodes and draw "
+        "(e.g. olia: the untrained residual policy)",
+    )
+    ap.add_argument(
+        "--base",
+        metavar="CHOICES",
+        action="append",
+        help="e.g. 'agent=ppo_sender': play the residual base controller "
+        "(action 0) on that recipe's training episodes for each seed "
+        "(cached in RUNS_DIR/base_terms.json) and print agent - base "
+        "per step segment (repeatable; each pairs the runs of its "
+        "num_envs and n_steps)",
+    )
     args = ap.parse_args(argv)
     names = [c for c in args.configs.split(",") if c]
     runs = {name: load_runs(args.root, name) for name in names}
@@ -371,10 +430,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.baselines:
         first = next(iter(runs[names[0]].values()))["summary"]
         run_dir = args.root / names[0] / f"seed{first['seed']}"
-        lines = baseline_returns(run_dir, [int(s) for s in first["eval_seeds"]],
-                                 [b for b in args.baselines.split(",") if b])
-        print("validation return of " + ", ".join(f"{k} {v:.1f}" for k, v in lines.items())
-              + f"; newreno {first['newreno_eval_return']:.1f}\n")
+        lines = baseline_returns(
+            run_dir,
+            [int(s) for s in first["eval_seeds"]],
+            [b for b in args.baselines.split(",") if b],
+        )
+        print(
+            "validation return of "
+            + ", ".join(f"{k} {v:.1f}" for k, v in lines.items())
+            + f"; newreno {first['newreno_eval_return']:.1f}\n"
+        )
     text, numbers = table(runs, next(iter(lines.items())) if lines else None)
     print(text)
     print()

@@ -35,20 +35,27 @@ import numpy as np
 from orbitcc.config import parse_constant
 
 # Per-episode numbers in the evaluation table.
-TABLE_KEYS = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps",
-              "unfairness_pct", "loss_rate")
+TABLE_KEYS = (
+    "return",
+    "throughput_mbps",
+    "p95_delay_ms",
+    "background_mbps",
+    "unfairness_pct",
+    "loss_rate",
+)
 
 
 def background_mbps(summary: dict[str, Any]) -> float:
     """Sum of the background flows' throughput (0 when the draw has none)."""
-    return float(sum(f["throughput_mbps"] for f in summary.get("flows", [])
-                     if f.get("background")))
+    return float(sum(f["throughput_mbps"] for f in summary.get("flows", []) if f.get("background")))
 
 
-def run_episode(env: Any, seed: int,
-                policy: Callable[[np.ndarray], np.ndarray] | None = None,
-                metrics: Sequence[str] = ("unfairness", "queueing"),
-                ) -> tuple[float, dict[str, float], int]:
+def run_episode(
+    env: Any,
+    seed: int,
+    policy: Callable[[np.ndarray], np.ndarray] | None = None,
+    metrics: Sequence[str] = ("unfairness", "queueing"),
+) -> tuple[float, dict[str, float], int]:
     """Plays one episode of ``env`` from ``reset(seed=seed)``: the return, the
     sum over the steps of each step metric in ``metrics``, and the steps."""
     obs, _ = env.reset(seed=seed)
@@ -65,10 +72,15 @@ def run_episode(env: Any, seed: int,
     return total, sums, steps
 
 
-def play(scenario: str, overrides: Sequence[str], seed: int,
-         controller: str | None = None,
-         policy: Callable[[np.ndarray], np.ndarray] | None = None,
-         split: str = "test", constant: float | None = None) -> dict[str, float]:
+def play(
+    scenario: str,
+    overrides: Sequence[str],
+    seed: int,
+    controller: str | None = None,
+    policy: Callable[[np.ndarray], np.ndarray] | None = None,
+    split: str = "test",
+    constant: float | None = None,
+) -> dict[str, float]:
     """One episode of ``split`` (the test split unless told); returns the
     table's numbers for it. ``constant``: play that action on every subflow
     (as many as the env has: a single-path base such as bbr has one)."""
@@ -79,8 +91,7 @@ def play(scenario: str, overrides: Sequence[str], seed: int,
         # A baseline drives (the action is ignored); a residual task's action
         # mode would wrap it instead.
         overrides.append("env.action=window")
-    env = OrbitCCEnv(scenario=scenario, controller=controller, overrides=overrides,
-                     info_level=0)
+    env = OrbitCCEnv(scenario=scenario, controller=controller, overrides=overrides, info_level=0)
     if constant is not None:
         fixed = np.full(env.action_space.shape, constant, dtype=np.float32)
         policy = lambda obs: fixed  # noqa: E731
@@ -88,23 +99,25 @@ def play(scenario: str, overrides: Sequence[str], seed: int,
     s = env.summary()
     trace = bool(env.simulation.trace_episode)
     env.close()
-    return {"return": total, "throughput_mbps": float(s["throughput_mbps"]),
-            "p95_delay_ms": float(s["p95_delay_ms"]), "background_mbps": background_mbps(s),
-            # Per step, the share (%) of what the background flows were owed
-            # (max-min, given their demand) that they did not get; episode mean.
-            "unfairness_pct": 100.0 * sums["unfairness"] / max(steps, 1),
-            "loss_rate": float(s["loss_rate"]),
-            # Mean per step of (srtt - base RTT) / base RTT: the delay term.
-            "queueing": sums["queueing"] / max(steps, 1),
-            # 1 in a real-trace episode; the number of background flows drawn
-            # (the held-out tables split by both: heldout_tables).
-            "trace_episode": float(trace),
-            "background_flows": float(sum(1 for f in s.get("flows", [])
-                                          if f.get("background")))}
+    return {
+        "return": total,
+        "throughput_mbps": float(s["throughput_mbps"]),
+        "p95_delay_ms": float(s["p95_delay_ms"]),
+        "background_mbps": background_mbps(s),
+        # Per step, the share (%) of what the background flows were owed
+        # (max-min, given their demand) that they did not get; episode mean.
+        "unfairness_pct": 100.0 * sums["unfairness"] / max(steps, 1),
+        "loss_rate": float(s["loss_rate"]),
+        # Mean per step of (srtt - base RTT) / base RTT: the delay term.
+        "queueing": sums["queueing"] / max(steps, 1),
+        # 1 in a real-trace episode; the number of background flows drawn
+        # (the held-out tables split by both: heldout_tables).
+        "trace_episode": float(trace),
+        "background_flows": float(sum(1 for f in s.get("flows", []) if f.get("background"))),
+    }
 
 
-def play_entrant(scenario: str, overrides: Sequence[str], seed: int,
-                 name: str) -> dict[str, float]:
+def play_entrant(scenario: str, overrides: Sequence[str], seed: int, name: str) -> dict[str, float]:
     """One episode of a named baseline: a controller, or a constant-scale
     policy over one (the task's residual env with that base, the action on
     each of its subflows)."""
@@ -127,11 +140,17 @@ def aggregate(rows: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
 
 def table(results: dict[str, dict[str, tuple[float, float]]], n: int, first: int = 0) -> str:
     """A Markdown table: entrant x (mean +- std) of TABLE_KEYS."""
-    head = ("| entrant | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
-            "| unfairness (%) | loss rate |")
+    head = (
+        "| entrant | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
+        "| unfairness (%) | loss rate |"
+    )
     which = "held-out seeds" if first == 0 else f"seeds {first}-{first + n - 1}"
-    lines = [f"{n} {which} (randomize.split=test), mean +- std", "", head,
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"{n} {which} (randomize.split=test), mean +- std",
+        "",
+        head,
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, agg in results.items():
         cells = []
         for key in TABLE_KEYS:
@@ -145,13 +164,13 @@ def table(results: dict[str, dict[str, tuple[float, float]]], n: int, first: int
 # seeds, same parameter draws, same channel), so per-seed differences remove
 # the spread between episodes (std of returns over seeds ~100, of paired
 # differences ~20-40) and say how often the agent wins.
-PAIRED_KEYS = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps",
-               "unfairness_pct")
+PAIRED_KEYS = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps", "unfairness_pct")
 LOWER_IS_BETTER = ("p95_delay_ms", "unfairness_pct")
 
 
-def paired(agent: list[dict[str, float]], other: list[dict[str, float]]
-           ) -> dict[str, dict[str, float]]:
+def paired(
+    agent: list[dict[str, float]], other: list[dict[str, float]]
+) -> dict[str, dict[str, float]]:
     """Per-seed differences agent - other: mean, sample std and the number of
     seeds where the agent is better (higher return/throughput/background
     throughput, lower p95 delay and unfairness), per key of PAIRED_KEYS."""
@@ -161,25 +180,33 @@ def paired(agent: list[dict[str, float]], other: list[dict[str, float]]
     for key in PAIRED_KEYS:
         d = np.array([a[key] - b[key] for a, b in zip(agent, other, strict=True)], dtype=float)
         better = d < 0 if key in LOWER_IS_BETTER else d > 0
-        out[key] = {"mean": float(d.mean()),
-                    "std": float(d.std(ddof=1)) if len(d) > 1 else 0.0,
-                    "wins": int(better.sum()), "n": len(d)}
+        out[key] = {
+            "mean": float(d.mean()),
+            "std": float(d.std(ddof=1)) if len(d) > 1 else 0.0,
+            "wins": int(better.sum()),
+            "n": len(d),
+        }
     return out
 
 
-def paired_table(label: str, diffs: dict[str, dict[str, dict[str, float]]],
-                 first: int = 0) -> str:
+def paired_table(label: str, diffs: dict[str, dict[str, dict[str, float]]], first: int = 0) -> str:
     """Markdown: per baseline, agent - baseline (mean +- standard error of
     the mean, seeds won)."""
     seed = "held-out seed" if first == 0 else "seed"
-    lines = [f"{label} minus each baseline, per {seed}: mean +- standard error "
-             "(std / sqrt(n)) (seeds won)", "",
-             "| baseline | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
-             "| unfairness (%) |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        f"{label} minus each baseline, per {seed}: mean +- standard error "
+        "(std / sqrt(n)) (seeds won)",
+        "",
+        "| baseline | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
+        "| unfairness (%) |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, d in diffs.items():
-        cells = [f"{d[k]['mean']:+.1f} +- {d[k]['std'] / math.sqrt(d[k]['n']):.1f} "
-                 f"({d[k]['wins']}/{d[k]['n']})" for k in PAIRED_KEYS]
+        cells = [
+            f"{d[k]['mean']:+.1f} +- {d[k]['std'] / math.sqrt(d[k]['n']):.1f} "
+            f"({d[k]['wins']}/{d[k]['n']})"
+            for k in PAIRED_KEYS
+        ]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -217,8 +244,14 @@ def _play_job(job: tuple[str, str, list[str], int, str | None]) -> dict[str, flo
     return play(scenario, overrides, seed, policy=_WORKER_CHECKPOINT[1].act)
 
 
-def play_many(path: str, scenario: str, overrides: list[str], seeds: Sequence[int],
-              entrants: Sequence[str | None], jobs: int) -> list[list[dict[str, float]]]:
+def play_many(
+    path: str,
+    scenario: str,
+    overrides: list[str],
+    seeds: Sequence[int],
+    entrants: Sequence[str | None],
+    jobs: int,
+) -> list[list[dict[str, float]]]:
     """Rows per entrant (None: the checkpoint at ``path``; else a baseline) and
     seed, played in ``jobs`` processes (each episode is independent and
     deterministic, so the rows do not depend on ``jobs``)."""
@@ -233,8 +266,11 @@ def play_many(path: str, scenario: str, overrides: list[str], seeds: Sequence[in
         if done == len(work) or done % max(1, len(work) // 20) == 0:
             elapsed = time.monotonic() - start
             eta = elapsed / done * (len(work) - done)
-            print(f"heldout: {done}/{len(work)} episodes, {elapsed:.0f} s elapsed, "
-                  f"ETA {eta:.0f} s", file=sys.stderr, flush=True)
+            print(
+                f"heldout: {done}/{len(work)} episodes, {elapsed:.0f} s elapsed, ETA {eta:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
 
     flat: list[dict[str, float]] = []
     if jobs <= 1:
@@ -248,24 +284,35 @@ def play_many(path: str, scenario: str, overrides: list[str], seeds: Sequence[in
         from orbitcc.lifetime import die_with_parent
 
         with multiprocessing.get_context("spawn").Pool(
-                jobs, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+            jobs, initializer=die_with_parent, initargs=(os.getpid(),)
+        ) as pool:
             for row in pool.imap(_play_job, work, chunksize=1):
                 flat.append(row)
                 progress(len(flat))
     n = len(seeds)
-    return [flat[i * n:(i + 1) * n] for i in range(len(entrants))]
+    return [flat[i * n : (i + 1) * n] for i in range(len(entrants))]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("checkpoint", help="orbitcc-train run dir or its model.zip")
-    parser.add_argument("--seeds", type=int, default=20,
-                        help="how many test-split seeds: FIRST..FIRST+N-1")
-    parser.add_argument("--first-seed", type=int, default=0,
-                        help="the first seed (0: the held-out table; 10000: validation)")
+    parser.add_argument(
+        "--seeds", type=int, default=20, help="how many test-split seeds: FIRST..FIRST+N-1"
+    )
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="the first seed (0: the held-out table; 10000: validation)",
+    )
     parser.add_argument("--baselines", default="newreno,olia,cubic,bbr,maco")
-    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
-                        help="an env/reward/randomize override for every entrant (repeatable)")
+    parser.add_argument(
+        "--override",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an env/reward/randomize override for every entrant (repeatable)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="parallel processes")
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args(argv)
@@ -277,8 +324,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--jobs must be >= 1")
     for o in args.override:
         if "=" not in o or o.split(".", 1)[0] not in ("env", "reward", "randomize"):
-            parser.error(f"--override {o!r}: expected env.<name>=<value>, reward.<name>=<value> "
-                         "or randomize.<name>=<value>")
+            parser.error(
+                f"--override {o!r}: expected env.<name>=<value>, reward.<name>=<value> "
+                "or randomize.<name>=<value>"
+            )
         if o.startswith("randomize.split="):
             parser.error("--override randomize.split: the evaluation always plays the test split")
     from orbitcc.agents.checkpoint import load_checkpoint
@@ -293,8 +342,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             parse_constant(b)
         except ValueError as err:
             parser.error(f"--baselines: {err}")
-    played = play_many(str(ckpt.path), scenario, overrides, seeds, [None, *baselines],
-                       args.jobs)
+    played = play_many(str(ckpt.path), scenario, overrides, seeds, [None, *baselines], args.jobs)
     raw = dict(zip([ckpt.label, *baselines], played, strict=True))
     results = {name: aggregate(rows) for name, rows in raw.items()}
     print(table(results, args.seeds, args.first_seed))
@@ -304,11 +352,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(paired_table(ckpt.label, diffs, args.first_seed))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"seeds": seeds, "overrides": overrides,
-                       "per_seed": raw, "paired": diffs,
-                       "mean_std": {k: {m: list(v) for m, v in agg.items()}
-                                    for k, agg in results.items()}}, f, indent=1,
-                      default=lambda x: None if isinstance(x, float) and math.isnan(x) else x)
+            json.dump(
+                {
+                    "seeds": seeds,
+                    "overrides": overrides,
+                    "per_seed": raw,
+                    "paired": diffs,
+                    "mean_std": {
+                        k: {m: list(v) for m, v in agg.items()} for k, agg in results.items()
+                    },
+                },
+                f,
+                indent=1,
+                default=lambda x: None if isinstance(x, float) and math.isnan(x) else x,
+            )
 
 
 if __name__ == "__main__":

@@ -45,14 +45,29 @@ def _task(recipe_dir: Path) -> tuple[str, list[str]]:
 
 def _baseline_task(task: list[str]) -> list[str]:
     """The task without the observation settings (a baseline ignores them)."""
-    return [o for o in task if not o.startswith(("env.features=", "env.mobility_features=",
-                                                 "env.background_features=",
-                                                 "env.information_class="))]
+    return [
+        o
+        for o in task
+        if not o.startswith(
+            (
+                "env.features=",
+                "env.mobility_features=",
+                "env.background_features=",
+                "env.information_class=",
+            )
+        )
+    ]
 
 
-def play(recipes: dict[str, Path], baselines: Sequence[str], seeds: Sequence[int],
-         jobs: int, out: Path, agents: bool = True,
-         extra_runs: Sequence[tuple[str, Path]] = ()) -> dict[str, Any]:
+def play(
+    recipes: dict[str, Path],
+    baselines: Sequence[str],
+    seeds: Sequence[int],
+    jobs: int,
+    out: Path,
+    agents: bool = True,
+    extra_runs: Sequence[tuple[str, Path]] = (),
+) -> dict[str, Any]:
     """Rows per variant, entrant and seed; written to ``out`` after each entrant.
     ``extra_runs``: (recipe, run dir) of the recipe's other training seeds,
     played on the task's episodes only, as ``seed:<recipe>:<run dir name>``."""
@@ -73,14 +88,18 @@ def play(recipes: dict[str, Path], baselines: Sequence[str], seeds: Sequence[int
     # training siblings (the seeds table), so an interrupted run has the
     # tables first.
     for variant, extra in [*VARIANTS.items(), ("task", VARIANTS["task"])]:
-        siblings = bool(rows.get(variant)) and all(
-            f"agent:{n}" in rows[variant] for n in recipes) and variant == "task"
+        siblings = (
+            bool(rows.get(variant))
+            and all(f"agent:{n}" in rows[variant] for n in recipes)
+            and variant == "task"
+        )
         have = rows.setdefault(variant, {})
         todo: list[tuple[str, str, list[str], str | None]] = []
         for name, path in recipes.items():
             if agents and f"agent:{name}" not in have:
-                todo.append((f"agent:{name}", str(path / "model.zip"),
-                             [*_task(path)[1], *extra], None))
+                todo.append(
+                    (f"agent:{name}", str(path / "model.zip"), [*_task(path)[1], *extra], None)
+                )
         for b in baselines:
             if b not in have:
                 todo.append((b, str(first / "model.zip"), [*base_task, *extra], b))
@@ -89,8 +108,7 @@ def play(recipes: dict[str, Path], baselines: Sequence[str], seeds: Sequence[int
             if label not in have:
                 todo.append((label, str(run / "model.zip"), [*_task(run)[1], *extra], None))
         for label, ckpt, overrides, entrant in todo:
-            (played,) = heldout.play_many(ckpt, scenario, overrides, list(seeds), [entrant],
-                                          jobs)
+            (played,) = heldout.play_many(ckpt, scenario, overrides, list(seeds), [entrant], jobs)
             have[label] = played
             out.write_text(json.dumps(data, indent=1) + "\n")
     return data
@@ -107,14 +125,22 @@ def splits(data: dict[str, Any]) -> dict[str, tuple[str, list[int]]]:
     syn = [i for i in range(n) if not ref_task[i]["trace_episode"]]
     return {
         "all task episodes": ("task", list(range(n))),
-        "synthetic, with background": ("task", [i for i in syn
-                                                if ref_task[i]["background_flows"] > 0]),
-        "synthetic, no background": ("task", [i for i in syn
-                                              if ref_task[i]["background_flows"] == 0]),
-        "trace, with background": ("trace", [i for i in range(n)
-                                             if ref_trace[i]["background_flows"] > 0]),
-        "trace, no background": ("trace", [i for i in range(n)
-                                           if ref_trace[i]["background_flows"] == 0]),
+        "synthetic, with background": (
+            "task",
+            [i for i in syn if ref_task[i]["background_flows"] > 0],
+        ),
+        "synthetic, no background": (
+            "task",
+            [i for i in syn if ref_task[i]["background_flows"] == 0],
+        ),
+        "trace, with background": (
+            "trace",
+            [i for i in range(n) if ref_trace[i]["background_flows"] > 0],
+        ),
+        "trace, no background": (
+            "trace",
+            [i for i in range(n) if ref_trace[i]["background_flows"] == 0],
+        ),
     }
 
 
@@ -137,11 +163,14 @@ def tables(data: dict[str, Any]) -> str:
             if not idx:
                 continue
             seeds = [data["seeds"][i] for i in idx]
-            out.append(f"**{agent}, {split}** ({len(idx)} test seeds: "
-                       f"{_seed_list(seeds)}; randomize.trace_fraction="
-                       f"{'1' if variant == 'trace' else 'the task 0.25'})\n")
-            out.append("| entrant | return | throughput (Mb/s) | p95 delay (ms) | "
-                       "background (Mb/s) |")
+            out.append(
+                f"**{agent}, {split}** ({len(idx)} test seeds: "
+                f"{_seed_list(seeds)}; randomize.trace_fraction="
+                f"{'1' if variant == 'trace' else 'the task 0.25'})\n"
+            )
+            out.append(
+                "| entrant | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) |"
+            )
             out.append("|---|---|---|---|---|")
             for name in [agent, *baselines]:
                 r = rows[name]
@@ -149,8 +178,9 @@ def tables(data: dict[str, Any]) -> str:
                 out.append(f"| {name} | " + " | ".join(cells) + " |")
             out.append("")
             out.append(f"{agent} minus baseline, paired: mean +- s.e. (seeds won)\n")
-            out.append("| baseline | return | throughput (Mb/s) | p95 delay (ms) | "
-                       "background (Mb/s) |")
+            out.append(
+                "| baseline | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) |"
+            )
             out.append("|---|---|---|---|---|")
             for b in baselines:
                 cells = []
@@ -166,8 +196,9 @@ def tables(data: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def seeds_summary(data: dict[str, Any], recipe: str,
-                  baselines: Sequence[str] = ("newreno", "olia")) -> str:
+def seeds_summary(
+    data: dict[str, Any], recipe: str, baselines: Sequence[str] = ("newreno", "olia")
+) -> str:
     """Markdown: the recipe's training seeds (the shipped agent and its
     ``seed:`` siblings) on the task's episodes: mean +- std over the seeds of
     each run's mean, and of its mean paired difference to each baseline."""
@@ -180,15 +211,26 @@ def seeds_summary(data: dict[str, Any], recipe: str,
         return f"{a.mean():+.1f} +- {a.std(ddof=1) if a.size > 1 else 0.0:.1f}"
 
     head = "| return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) |"
-    lines = [f"{recipe}: {len(runs)} training seeds x {len(data['seeds'])} held-out task "
-             "episodes; mean +- std over the training seeds", "", "| | " + head[2:],
-             "|---|---|---|---|---|",
-             "| agent | " + " | ".join(ms([float(np.mean([r[k] for r in task[run]]))
-                                          for run in runs]) for k in keys) + " |"]
+    lines = [
+        f"{recipe}: {len(runs)} training seeds x {len(data['seeds'])} held-out task "
+        "episodes; mean +- std over the training seeds",
+        "",
+        "| | " + head[2:],
+        "|---|---|---|---|---|",
+        "| agent | "
+        + " | ".join(ms([float(np.mean([r[k] for r in task[run]])) for run in runs]) for k in keys)
+        + " |",
+    ]
     for b in baselines:
-        cells = [ms([float(np.mean([a[k] - c[k] for a, c in zip(task[run], task[b],
-                                                                  strict=True)]))
-                     for run in runs]) for k in keys]
+        cells = [
+            ms(
+                [
+                    float(np.mean([a[k] - c[k] for a, c in zip(task[run], task[b], strict=True)]))
+                    for run in runs
+                ]
+            )
+            for k in keys
+        ]
         lines.append(f"| minus {b} (paired) | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -200,8 +242,9 @@ def targets(data: dict[str, Any], agent: str) -> list[tuple[str, bool, str]]:
     n = len(data["seeds"])
     a = task[agent]
 
-    def diff(b: str, k: str, variant: str = "task",
-             idx: Sequence[int] | None = None) -> tuple[float, float, int]:
+    def diff(
+        b: str, k: str, variant: str = "task", idx: Sequence[int] | None = None
+    ) -> tuple[float, float, int]:
         r = rows[variant]
         ii = list(range(n)) if idx is None else list(idx)
         return paired_stats([r[agent][i][k] for i in ii], [r[b][i][k] for i in ii])
@@ -215,44 +258,56 @@ def targets(data: dict[str, Any], agent: str) -> list[tuple[str, bool, str]]:
     m, se, k = diff("olia", "background_mbps")
     out.append(("background >= OLIA's", m >= 0, f"{m:+.2f} +- {se:.2f} Mb/s (n={k})"))
     sp = splits(data)
-    groups = {"no background (task and trace episodes)":
-              [("task", i) for i in range(n) if a[i]["background_flows"] == 0]
-              + [("trace", i) for i in sp["trace, no background"][1]],
-              "trace episodes": [("trace", i) for i in range(n)]}
+    groups = {
+        "no background (task and trace episodes)": [
+            ("task", i) for i in range(n) if a[i]["background_flows"] == 0
+        ]
+        + [("trace", i) for i in sp["trace, no background"][1]],
+        "trace episodes": [("trace", i) for i in range(n)],
+    }
     for label, members in groups.items():
         if not members:
             continue
         ag = [rows[v][agent][i]["throughput_mbps"] for v, i in members]
-        best = max(("newreno", "olia"),
-                   key=lambda b: float(np.mean([rows[v][b][i]["throughput_mbps"]
-                                                for v, i in members])))
+        best = max(
+            ("newreno", "olia"),
+            key=lambda b: float(np.mean([rows[v][b][i]["throughput_mbps"] for v, i in members])),
+        )
         bb = [rows[v][best][i]["throughput_mbps"] for v, i in members]
         ratio = float(np.mean(ag) / np.mean(bb)) if np.mean(bb) > 0 else float("nan")
-        out.append((f"{label}: throughput >= 90 % of the better of NewReno and OLIA ({best})",
-                    ratio >= 0.9, f"{100 * ratio:.1f} % ({np.mean(ag):.1f} vs "
-                    f"{np.mean(bb):.1f} Mb/s, n={len(members)})"))
+        out.append(
+            (
+                f"{label}: throughput >= 90 % of the better of NewReno and OLIA ({best})",
+                ratio >= 0.9,
+                f"{100 * ratio:.1f} % ({np.mean(ag):.1f} vs "
+                f"{np.mean(bb):.1f} Mb/s, n={len(members)})",
+            )
+        )
     return out
 
 
 def training_table(data: dict[str, Any]) -> str:
     """Markdown: the training figures (train_summary.json) of every run
     ``play`` played: the shipped agents and their sibling seeds."""
-    lines = ["| agent | training seed | steps | wall (s) | steps/s | stopped by | best "
-             "validation return (at step) | NewReno on the same episodes |",
-             "|---|---|---|---|---|---|---|---|"]
-    for label, path in sorted(data.get("runs", {}).items(),
-                              key=lambda kv: kv[0].split(":")[1]):
+    lines = [
+        "| agent | training seed | steps | wall (s) | steps/s | stopped by | best "
+        "validation return (at step) | NewReno on the same episodes |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for label, path in sorted(data.get("runs", {}).items(), key=lambda kv: kv[0].split(":")[1]):
         name = label.split(":")[1]
         for run in [Path(path)]:
             f = run / "train_summary.json"
             if not f.is_file():
                 continue
             t = json.loads(f.read_text())
-            lines.append(f"| {name} | {t['seed']} | {t['timesteps']:,} | {t['wall_s']:.0f} | "
-                         f"{t['steps_per_s']:.0f} | {t['stopped_by']} | "
-                         f"{t.get('best_eval_return', float('nan')):.1f} "
-                         f"({t.get('best_eval_step', 0):,}) | "
-                         f"{t.get('newreno_eval_return', float('nan')):.1f} |")
+            lines.append(
+                f"| {name} | {t['seed']} | {t['timesteps']:,} | {t['wall_s']:.0f} | "
+                f"{t['steps_per_s']:.0f} | {t['stopped_by']} | "
+                f"{t.get('best_eval_return', float('nan')):.1f} "
+                f"({t.get('best_eval_step', 0):,}) | "
+                f"{t.get('newreno_eval_return', float('nan')):.1f} |"
+            )
     return "\n".join(lines)
 
 
@@ -261,8 +316,9 @@ def _seed_list(seeds: list[int]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m orbitcc.agents.heldout_tables",
-                                     description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m orbitcc.agents.heldout_tables", description=__doc__.split("\n")[0]
+    )
     sub = parser.add_subparsers(dest="cmd", required=True)
     p_play = sub.add_parser("play", help="play the agents and baselines (resumable)")
     p_play.add_argument("--recipes", default="ppo_sender,ppo_starlink")
@@ -270,14 +326,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     p_play.add_argument("--baselines", default="newreno,olia,lia,balia,cubic,bbr,bbr3,maco")
     p_play.add_argument("--jobs", type=int, default=1)
     p_play.add_argument("--out", default="agents/reference/heldout_split.json")
-    p_play.add_argument("--run", action="append", default=[], metavar="RECIPE=DIR",
-                        help="play this orbitcc-train run dir as RECIPE instead of the "
-                        "shipped agents/reference/RECIPE (repeatable)")
-    p_play.add_argument("--extra-run", action="append", default=[], metavar="RECIPE=DIR",
-                        help="another training seed's run of RECIPE, played on the task's "
-                        "episodes for the seeds table (repeatable)")
-    p_play.add_argument("--baselines-only", action="store_true",
-                        help="play the baselines only (the agents later: resumable)")
+    p_play.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        metavar="RECIPE=DIR",
+        help="play this orbitcc-train run dir as RECIPE instead of the "
+        "shipped agents/reference/RECIPE (repeatable)",
+    )
+    p_play.add_argument(
+        "--extra-run",
+        action="append",
+        default=[],
+        metavar="RECIPE=DIR",
+        help="another training seed's run of RECIPE, played on the task's "
+        "episodes for the seeds table (repeatable)",
+    )
+    p_play.add_argument(
+        "--baselines-only",
+        action="store_true",
+        help="play the baselines only (the agents later: resumable)",
+    )
     p_tab = sub.add_parser("tables", help="print the split tables and the targets")
     p_tab.add_argument("json")
     args = parser.parse_args(argv)
@@ -290,8 +359,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         for item in args.run:
             name, _, path = item.partition("=")
             if name not in recipes or not path:
-                parser.error(f"--run {item!r}: expected RECIPE=DIR, RECIPE one of "
-                             f"{', '.join(recipes)}")
+                parser.error(
+                    f"--run {item!r}: expected RECIPE=DIR, RECIPE one of {', '.join(recipes)}"
+                )
             recipes[name] = Path(path)
         extra = []
         for item in args.extra_run:
@@ -299,8 +369,15 @@ def main(argv: Sequence[str] | None = None) -> None:
             if name not in recipes or not path:
                 parser.error(f"--extra-run {item!r}: expected RECIPE=DIR")
             extra.append((name, Path(path)))
-        play(recipes, [b for b in args.baselines.split(",") if b], range(args.seeds),
-             args.jobs, Path(args.out), agents=not args.baselines_only, extra_runs=extra)
+        play(
+            recipes,
+            [b for b in args.baselines.split(",") if b],
+            range(args.seeds),
+            args.jobs,
+            Path(args.out),
+            agents=not args.baselines_only,
+            extra_runs=extra,
+        )
         return
     data = json.loads(Path(args.json).read_text())
     print(training_table(data))

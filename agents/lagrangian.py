@@ -91,8 +91,7 @@ class ConstraintMultipliers(VecEnvWrapper):
         return means
 
 
-def updated_multiplier(multiplier: float, mean_cost: float, limit: float,
-                       lr: float) -> float:
+def updated_multiplier(multiplier: float, mean_cost: float, limit: float, lr: float) -> float:
     """One projected gradient-ascent step on a multiplier (never below 0)."""
     return max(0.0, multiplier + lr * (mean_cost - limit))
 
@@ -118,7 +117,8 @@ class MultiplierCallback(BaseCallback):
         point = {"step": float(self.num_timesteps)}
         for k, (c, cost) in enumerate(zip(self.wrapper.constraints, costs, strict=True)):
             self.wrapper.multipliers[k] = updated_multiplier(
-                self.wrapper.multipliers[k], cost, c.limit, self.lr)
+                self.wrapper.multipliers[k], cost, c.limit, self.lr
+            )
             point[c.metric] = cost
             point[f"{c.metric}_multiplier"] = self.wrapper.multipliers[k]
             self.logger.record(f"train/rollout_{c.metric}", cost)
@@ -126,9 +126,13 @@ class MultiplierCallback(BaseCallback):
         self.history.append(point)
 
 
-def base_limits(scenario: str, task: Sequence[str], controller: str,
-                metrics: Sequence[str],
-                episodes: int = BASE_LIMIT_EPISODES) -> dict[str, float]:
+def base_limits(
+    scenario: str,
+    task: Sequence[str],
+    controller: str,
+    metrics: Sequence[str],
+    episodes: int = BASE_LIMIT_EPISODES,
+) -> dict[str, float]:
     """The base controller's mean per-step value of each metric over the first
     ``episodes`` training-split episodes (seeds 0, 1, ...): the limits "base".
     One env plays them all (a reset per seed) with ``heldout.play``'s loop;
@@ -136,8 +140,12 @@ def base_limits(scenario: str, task: Sequence[str], controller: str,
     from orbitcc.agents.heldout import run_episode
     from orbitcc.env.orbitcc_env import OrbitCCEnv
 
-    env = OrbitCCEnv(scenario=scenario, controller=controller, info_level=0,
-                     overrides=[*task, "randomize.split=train", "env.action=window"])
+    env = OrbitCCEnv(
+        scenario=scenario,
+        controller=controller,
+        info_level=0,
+        overrides=[*task, "randomize.split=train", "env.action=window"],
+    )
     means: dict[str, list[float]] = {m: [] for m in metrics}
     try:
         for seed in range(episodes):

@@ -27,9 +27,7 @@ from orbitcc.env.multiagent import jain, make_multiagent
 
 
 class ActorCritic(nn.Module):
-    def __init__(
-        self, obs_dim: int, act_dim: int, hidden: int = 64, log_std: float = -0.5
-    ) -> None:
+    def __init__(self, obs_dim: int, act_dim: int, hidden: int = 64, log_std: float = -0.5) -> None:
         super().__init__()
         self.pi = nn.Sequential(
             nn.Linear(obs_dim, hidden),
@@ -97,9 +95,7 @@ def episode(
     # The competing flows' (baselines, background) delivered rate against
     # their max-min fair share over the same half episode.
     comp = [j for j in range(n, len(y)) if f[j] > 0]
-    stats["competitor_share"] = (
-        float(np.sum(y[comp]) / np.sum(f[comp])) if comp else float("nan")
-    )
+    stats["competitor_share"] = float(np.sum(y[comp]) / np.sum(f[comp])) if comp else float("nan")
     return buf, stats
 
 

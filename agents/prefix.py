@@ -47,17 +47,30 @@ ROLLOUT_STEPS = 128 * 8  # the recipe's n_steps x num_envs
 # summation-order change in the reduction to these numbers, not for a
 # change of any trajectory (one flipped action moves the losses by > 1e-4).
 RTOL = 1e-9
-LOSS_KEYS = ("train/policy_gradient_loss", "train/value_loss", "train/entropy_loss",
-             "train/approx_kl", "train/clip_fraction", "train/loss", "train/std",
-             "train/explained_variance")
+LOSS_KEYS = (
+    "train/policy_gradient_loss",
+    "train/value_loss",
+    "train/entropy_loss",
+    "train/approx_kl",
+    "train/clip_fraction",
+    "train/loss",
+    "train/std",
+    "train/explained_variance",
+)
 
 
 def prefix_overrides(seed: int = 0) -> list[str]:
     """The recipe with its budget cut to the prefix and no evaluation."""
-    return [f"agent={RECIPE}", f"seed={seed}",
-            f"agent.total_timesteps={PREFIX_ROLLOUTS * ROLLOUT_STEPS}",
-            "agent.eval_every_steps=0", "agent.budget_minutes=null", "agent.torch_threads=1",
-            "logger.progress=false", "logger.mode=disabled"]
+    return [
+        f"agent={RECIPE}",
+        f"seed={seed}",
+        f"agent.total_timesteps={PREFIX_ROLLOUTS * ROLLOUT_STEPS}",
+        "agent.eval_every_steps=0",
+        "agent.budget_minutes=null",
+        "agent.torch_threads=1",
+        "logger.progress=false",
+        "logger.mode=disabled",
+    ]
 
 
 def _params(model_zip: Path) -> dict[str, float | str]:
@@ -68,8 +81,7 @@ def _params(model_zip: Path) -> dict[str, float | str]:
     from orbitcc.entrants.checkpoint import load_model, read_run_config, trained_spaces
 
     config = read_run_config(model_zip)
-    model = load_model(model_zip, config["agent"]["algo"], config["agent"],
-                       trained_spaces(config))
+    model = load_model(model_zip, config["agent"]["algo"], config["agent"], trained_spaces(config))
     state = model.policy.state_dict()
     digest = hashlib.sha256()
     total = squares = 0.0
@@ -80,8 +92,7 @@ def _params(model_zip: Path) -> dict[str, float | str]:
         a64 = a.astype(np.float64).ravel()
         total += float(np.add.accumulate(a64)[-1]) if a64.size else 0.0
         squares += float(np.add.accumulate(a64 * a64)[-1]) if a64.size else 0.0
-    return {"param_sum": total, "param_sum_squares": squares,
-            "param_sha256": digest.hexdigest()}
+    return {"param_sum": total, "param_sum_squares": squares, "param_sha256": digest.hexdigest()}
 
 
 def _progress(path: Path) -> list[dict[str, float]]:
@@ -118,16 +129,22 @@ def train_prefix(seed: int = 0) -> dict[str, Any]:
         mean = np.asarray(norm["mean"], dtype=np.float64)
         var = np.asarray(norm["var"], dtype=np.float64)
         out: dict[str, Any] = {
-            "recipe": RECIPE, "seed": seed, "overrides": prefix_overrides(seed),
+            "recipe": RECIPE,
+            "seed": seed,
+            "overrides": prefix_overrides(seed),
             "timesteps": int(summary["timesteps"]),
             "updates": _progress(run_dir / "progress.csv"),
             "obs_mean_sum": float(np.add.accumulate(mean)[-1]),
             "obs_var_sum": float(np.add.accumulate(var)[-1]),
             **_params(run_dir / "final_model.zip"),
         }
-    out["versions"] = {"torch": torch.__version__, "numpy": np.__version__,
-                       "stable_baselines3": stable_baselines3.__version__,
-                       "machine": platform.machine(), "python": platform.python_version()}
+    out["versions"] = {
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "stable_baselines3": stable_baselines3.__version__,
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+    }
     return out
 
 
@@ -138,13 +155,11 @@ def compare(golden: dict[str, Any], got: dict[str, Any], rtol: float = RTOL) -> 
     def close(a: float, b: float) -> bool:
         return math.isclose(a, b, rel_tol=rtol, abs_tol=rtol * 1e-3)
 
-    for key in ("timesteps", "obs_mean_sum", "obs_var_sum", "param_sum",
-                "param_sum_squares"):
+    for key in ("timesteps", "obs_mean_sum", "obs_var_sum", "param_sum", "param_sum_squares"):
         if not close(float(golden[key]), float(got[key])):
             diffs.append(f"{key}: golden {golden[key]!r}, now {got[key]!r}")
     if len(golden["updates"]) != len(got["updates"]):
-        diffs.append(f"logged updates: golden {len(golden['updates'])}, now "
-                     f"{len(got['updates'])}")
+        diffs.append(f"logged updates: golden {len(golden['updates'])}, now {len(got['updates'])}")
     for i, (g, n) in enumerate(zip(golden["updates"], got["updates"], strict=False)):
         for key in sorted(set(g) | set(n)):
             if key not in g or key not in n or not close(g[key], n[key]):
@@ -153,8 +168,9 @@ def compare(golden: dict[str, Any], got: dict[str, Any], rtol: float = RTOL) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m orbitcc.agents.prefix",
-                                     description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m orbitcc.agents.prefix", description=__doc__.split("\n")[0]
+    )
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--write", metavar="FILE", help="train the prefix and write it here")
     group.add_argument("--check", metavar="FILE", help="train the prefix and compare")

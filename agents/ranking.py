@@ -58,14 +58,21 @@ class Entrant:
     def name(self) -> str:
         if self.action == 0:
             return self.base
-        return f"{self.base} x{WINDOW_MAX_FACTOR ** self.action:.2f}"
+        return f"{self.base} x{WINDOW_MAX_FACTOR**self.action:.2f}"
 
 
 # The base controllers of the task and the grabbers the issue measured (plus
 # x2 and a yielding x0.71 so the Pareto rule has pairs to compare).
-ENTRANTS = (Entrant("newreno", 0.0), Entrant("newreno", 0.25), Entrant("newreno", 0.5),
-            Entrant("olia", 0.0), Entrant("olia", 0.75), Entrant("olia", 0.5),
-            Entrant("olia", -0.25), Entrant("cubic", 0.0))
+ENTRANTS = (
+    Entrant("newreno", 0.0),
+    Entrant("newreno", 0.25),
+    Entrant("newreno", 0.5),
+    Entrant("olia", 0.0),
+    Entrant("olia", 0.75),
+    Entrant("olia", 0.5),
+    Entrant("olia", -0.25),
+    Entrant("cubic", 0.0),
+)
 
 
 def task_overrides(extra: Sequence[str] = ()) -> list[str]:
@@ -86,8 +93,12 @@ def play_entrant(entrant: Entrant, overrides: Sequence[str], seed: int) -> dict[
     return play_named("starlink_dual", overrides, seed, entrant.key)
 
 
-def measure(entrants: Sequence[Entrant], episodes: int, overrides: Sequence[str],
-            first_seed: int = VALIDATION_SEED_BASE) -> dict[str, dict[str, float]]:
+def measure(
+    entrants: Sequence[Entrant],
+    episodes: int,
+    overrides: Sequence[str],
+    first_seed: int = VALIDATION_SEED_BASE,
+) -> dict[str, dict[str, float]]:
     """Mean over the episodes of each table key, per entrant."""
     seeds = range(first_seed, first_seed + episodes)
     out = {}
@@ -97,28 +108,35 @@ def measure(entrants: Sequence[Entrant], episodes: int, overrides: Sequence[str]
     return out
 
 
-def grabber_violations(entrants: Sequence[Entrant], means: dict[str, dict[str, float]]
-                       ) -> list[str]:
+def grabber_violations(
+    entrants: Sequence[Entrant], means: dict[str, dict[str, float]]
+) -> list[str]:
     """Rule 1: grabbers (a > 0) less fair than their base yet ranked above it."""
     out = []
     for e in entrants:
         if e.action <= 0:
             continue
         g, b = means[e.name], means[e.base]
-        less_fair = (g["background_mbps"] < b["background_mbps"]
-                     or g["unfairness_pct"] > b["unfairness_pct"])
+        less_fair = (
+            g["background_mbps"] < b["background_mbps"] or g["unfairness_pct"] > b["unfairness_pct"]
+        )
         if less_fair and g["return"] >= b["return"]:
-            out.append(f"{e.name} (return {g['return']:.1f}, background "
-                       f"{g['background_mbps']:.1f} Mb/s, unfairness {g['unfairness_pct']:.1f} %)"
-                       f" outranks {e.base} ({b['return']:.1f}, {b['background_mbps']:.1f} Mb/s,"
-                       f" {b['unfairness_pct']:.1f} %)")
+            out.append(
+                f"{e.name} (return {g['return']:.1f}, background "
+                f"{g['background_mbps']:.1f} Mb/s, unfairness {g['unfairness_pct']:.1f} %)"
+                f" outranks {e.base} ({b['return']:.1f}, {b['background_mbps']:.1f} Mb/s,"
+                f" {b['unfairness_pct']:.1f} %)"
+            )
     return out
 
 
 def dominates(a: dict[str, float], b: dict[str, float]) -> bool:
     """a at least as good as b on throughput, p95 delay and background throughput."""
-    return (a["throughput_mbps"] >= b["throughput_mbps"] and a["p95_delay_ms"] <= b["p95_delay_ms"]
-            and a["background_mbps"] >= b["background_mbps"])
+    return (
+        a["throughput_mbps"] >= b["throughput_mbps"]
+        and a["p95_delay_ms"] <= b["p95_delay_ms"]
+        and a["background_mbps"] >= b["background_mbps"]
+    )
 
 
 def pareto_violations(means: dict[str, dict[str, float]]) -> list[str]:
@@ -127,20 +145,26 @@ def pareto_violations(means: dict[str, dict[str, float]]) -> list[str]:
     for na, a in means.items():
         for nb, b in means.items():
             if na != nb and dominates(a, b) and a["return"] < b["return"]:
-                out.append(f"{na} dominates {nb} (throughput {a['throughput_mbps']:.1f} vs "
-                           f"{b['throughput_mbps']:.1f}, p95 {a['p95_delay_ms']:.1f} vs "
-                           f"{b['p95_delay_ms']:.1f}, background {a['background_mbps']:.1f} vs "
-                           f"{b['background_mbps']:.1f}) but returns {a['return']:.1f} < "
-                           f"{b['return']:.1f}")
+                out.append(
+                    f"{na} dominates {nb} (throughput {a['throughput_mbps']:.1f} vs "
+                    f"{b['throughput_mbps']:.1f}, p95 {a['p95_delay_ms']:.1f} vs "
+                    f"{b['p95_delay_ms']:.1f}, background {a['background_mbps']:.1f} vs "
+                    f"{b['background_mbps']:.1f}) but returns {a['return']:.1f} < "
+                    f"{b['return']:.1f}"
+                )
     return out
 
 
 TUNE_GRID = (-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0)  # x0.25 ... x4
 
 
-def tune(bases: Sequence[str], episodes: int, overrides: Sequence[str],
-         first_seed: int = VALIDATION_SEED_BASE,
-         grid: Sequence[float] = TUNE_GRID) -> dict[str, tuple[float, dict[str, float]]]:
+def tune(
+    bases: Sequence[str],
+    episodes: int,
+    overrides: Sequence[str],
+    first_seed: int = VALIDATION_SEED_BASE,
+    grid: Sequence[float] = TUNE_GRID,
+) -> dict[str, tuple[float, dict[str, float]]]:
     """Per base: (the action of highest mean return over the grid, its means)."""
     out = {}
     for base in bases:
@@ -164,8 +188,9 @@ STUDY_FACTOR = 10.0
 PARETO_KEYS = ("throughput_mbps", "p95_delay_ms", "background_mbps")
 
 
-def grid_entrants(bases: Sequence[str] = PARETO_BASES,
-                  scales: Sequence[float] = PARETO_SCALES) -> dict[str, str]:
+def grid_entrants(
+    bases: Sequence[str] = PARETO_BASES, scales: Sequence[float] = PARETO_SCALES
+) -> dict[str, str]:
     """{label: const:<base>:<a> key} with a = log10(scale) (STUDY_FACTOR)."""
     out = {}
     for base in bases:
@@ -176,8 +201,9 @@ def grid_entrants(bases: Sequence[str] = PARETO_BASES,
     return out
 
 
-def play_grid(entrants: dict[str, str], seeds: Sequence[int], overrides: Sequence[str],
-              jobs: int = 1) -> dict[int, dict[str, dict[str, float]]]:
+def play_grid(
+    entrants: dict[str, str], seeds: Sequence[int], overrides: Sequence[str], jobs: int = 1
+) -> dict[int, dict[str, dict[str, float]]]:
     """rows[seed][label]: heldout.play's numbers for every entrant and seed
     (the residual env with env.window_max_factor=STUDY_FACTOR)."""
     study = [*overrides, f"env.window_max_factor={STUDY_FACTOR}"]
@@ -202,9 +228,11 @@ def _play_one(arg: tuple[Sequence[str], int, str]) -> dict[str, float]:
 
 def strictly_dominates(a: dict[str, float], b: dict[str, float]) -> bool:
     """a at least as good as b on PARETO_KEYS and better on one."""
-    return dominates(a, b) and (a["throughput_mbps"] > b["throughput_mbps"]
-                                or a["p95_delay_ms"] < b["p95_delay_ms"]
-                                or a["background_mbps"] > b["background_mbps"])
+    return dominates(a, b) and (
+        a["throughput_mbps"] > b["throughput_mbps"]
+        or a["p95_delay_ms"] < b["p95_delay_ms"]
+        or a["background_mbps"] > b["background_mbps"]
+    )
 
 
 @dataclass
@@ -253,14 +281,19 @@ def pareto_count(rows: dict[int, dict[str, dict[str, float]]]) -> ParetoCount:
                         f"{a['p95_delay_ms']:.1f} vs {b['p95_delay_ms']:.1f}, background "
                         f"{a['background_mbps']:.1f} vs {b['background_mbps']:.1f}, mean "
                         f"queueing {a['queueing']:.3f} vs {b['queueing']:.3f}) but "
-                        f"returns {a['return']:.1f} < {b['return']:.1f}")
+                        f"returns {a['return']:.1f} < {b['return']:.1f}"
+                    )
     return out
 
 
-def pareto_study(seeds: Sequence[int], rewards: dict[str, Sequence[str]],
-                 bases: Sequence[str] = PARETO_BASES,
-                 scales: Sequence[float] = PARETO_SCALES, duration_s: float | None = None,
-                 jobs: int = 1) -> dict[str, ParetoCount]:
+def pareto_study(
+    seeds: Sequence[int],
+    rewards: dict[str, Sequence[str]],
+    bases: Sequence[str] = PARETO_BASES,
+    scales: Sequence[float] = PARETO_SCALES,
+    duration_s: float | None = None,
+    jobs: int = 1,
+) -> dict[str, ParetoCount]:
     """pareto_count of the grid under each reward ({label: task overrides
     that select it}, e.g. {"fair": ["reward=fair"], "pareto": []})."""
     out = {}
@@ -269,81 +302,129 @@ def pareto_study(seeds: Sequence[int], rewards: dict[str, Sequence[str]],
         if duration_s is not None:
             overrides = [o for o in overrides if not o.startswith("duration_s=")]
             overrides.append(f"duration_s={duration_s}")
-        out[label] = pareto_count(play_grid(grid_entrants(bases, scales), seeds, overrides,
-                                            jobs))
+        out[label] = pareto_count(play_grid(grid_entrants(bases, scales), seeds, overrides, jobs))
     return out
 
 
 def pareto_table(counts: dict[str, ParetoCount]) -> str:
-    lines = ["| reward | dominance pairs | ranked against | fraction | alone: pairs | "
-             "alone: ranked against | alone, no more mean queueing: pairs | ... ranked "
-             "against |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| reward | dominance pairs | ranked against | fraction | alone: pairs | "
+        "alone: ranked against | alone, no more mean queueing: pairs | ... ranked "
+        "against |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for label, c in counts.items():
-        lines.append(f"| {label} | {c.pairs} | {c.against} | {100 * c.fraction:.1f} % | "
-                     f"{c.alone_pairs} | {c.alone_against} | {c.alone_equal_delay_pairs} | "
-                     f"{c.alone_equal_delay_against} |")
+        lines.append(
+            f"| {label} | {c.pairs} | {c.against} | {100 * c.fraction:.1f} % | "
+            f"{c.alone_pairs} | {c.alone_against} | {c.alone_equal_delay_pairs} | "
+            f"{c.alone_equal_delay_against} |"
+        )
     return "\n".join(lines)
 
 
 def table(means: dict[str, dict[str, float]]) -> str:
-    lines = ["| entrant | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
-             "| unfairness (%) | loss rate |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| entrant | return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) "
+        "| unfairness (%) | loss rate |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, m in sorted(means.items(), key=lambda kv: -kv[1]["return"]):
-        lines.append(f"| {name} | {m['return']:.1f} | {m['throughput_mbps']:.1f} | "
-                     f"{m['p95_delay_ms']:.1f} | {m['background_mbps']:.1f} | "
-                     f"{m['unfairness_pct']:.1f} | {m['loss_rate']:.4f} |")
+        lines.append(
+            f"| {name} | {m['return']:.1f} | {m['throughput_mbps']:.1f} | "
+            f"{m['p95_delay_ms']:.1f} | {m['background_mbps']:.1f} | "
+            f"{m['unfairness_pct']:.1f} | {m['loss_rate']:.4f} |"
+        )
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m orbitcc.agents.ranking",
-                                     description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m orbitcc.agents.ranking", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--episodes", type=int, default=8)
     parser.add_argument("--first-seed", type=int, default=VALIDATION_SEED_BASE)
-    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
-                        help="a reward./env./duration_s override of the task (repeatable)")
-    parser.add_argument("--tune", action="store_true",
-                        help="pick the best constant scale per base instead (TUNE_GRID)")
+    parser.add_argument(
+        "--override",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a reward./env./duration_s override of the task (repeatable)",
+    )
+    parser.add_argument(
+        "--tune",
+        action="store_true",
+        help="pick the best constant scale per base instead (TUNE_GRID)",
+    )
     parser.add_argument("--bases", default="newreno,olia", help="with --tune")
-    parser.add_argument("--pareto", action="store_true",
-                        help="the Pareto study: the grid of constant scales (PARETO_BASES x "
-                        "PARETO_SCALES) under reward=fair (before) and the task's reward "
-                        "(after), per seed")
-    parser.add_argument("--duration", type=float, default=None,
-                        help="with --pareto: episode length in s (default: the task's 60)")
+    parser.add_argument(
+        "--pareto",
+        action="store_true",
+        help="the Pareto study: the grid of constant scales (PARETO_BASES x "
+        "PARETO_SCALES) under reward=fair (before) and the task's reward "
+        "(after), per seed",
+    )
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        help="with --pareto: episode length in s (default: the task's 60)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="with --pareto: processes")
     args = parser.parse_args(argv)
     if args.episodes < 1:
         parser.error("--episodes must be >= 1")
     if args.pareto:
         seeds = range(args.first_seed, args.first_seed + args.episodes)
-        counts = pareto_study(seeds, {"fair (before)": ["reward=fair", *args.override],
-                                      "pareto (after)": list(args.override)},
-                              duration_s=args.duration, jobs=args.jobs)
-        print(f"{len(PARETO_BASES) * len(PARETO_SCALES)} constant-scale entrants "
-              f"({', '.join(PARETO_BASES)} x {', '.join(f'{x:g}' for x in PARETO_SCALES)}), "
-              f"seeds {seeds[0]}-{seeds[-1]} (test split), "
-              f"{args.duration or 60:g} s episodes:\n")
+        counts = pareto_study(
+            seeds,
+            {
+                "fair (before)": ["reward=fair", *args.override],
+                "pareto (after)": list(args.override),
+            },
+            duration_s=args.duration,
+            jobs=args.jobs,
+        )
+        print(
+            f"{len(PARETO_BASES) * len(PARETO_SCALES)} constant-scale entrants "
+            f"({', '.join(PARETO_BASES)} x {', '.join(f'{x:g}' for x in PARETO_SCALES)}), "
+            f"seeds {seeds[0]}-{seeds[-1]} (test split), "
+            f"{args.duration or 60:g} s episodes:\n"
+        )
         print(pareto_table(counts))
         for label, c in counts.items():
             for line in (c.examples or [])[:5]:
                 print(f"  {label}: {line}")
         return
     if args.tune:
-        best = tune([b for b in args.bases.split(",") if b], args.episodes,
-                    task_overrides(args.override), args.first_seed)
+        best = tune(
+            [b for b in args.bases.split(",") if b],
+            args.episodes,
+            task_overrides(args.override),
+            args.first_seed,
+        )
         for base, (a, m) in best.items():
-            print(f"{Entrant(base, a).key}  ({Entrant(base, a).name}: return {m['return']:.1f}, "
-                  f"throughput {m['throughput_mbps']:.1f} Mb/s, p95 {m['p95_delay_ms']:.1f} ms,"
-                  f" background {m['background_mbps']:.1f} Mb/s)")
+            print(
+                f"{Entrant(base, a).key}  ({Entrant(base, a).name}: return {m['return']:.1f}, "
+                f"throughput {m['throughput_mbps']:.1f} Mb/s, p95 {m['p95_delay_ms']:.1f} ms,"
+                f" background {m['background_mbps']:.1f} Mb/s)"
+            )
         return
     means = measure(ENTRANTS, args.episodes, task_overrides(args.override), args.first_seed)
-    print(f"{args.episodes} validation episodes (seeds {args.first_seed}-"
-          f"{args.first_seed + args.episodes - 1}, test split), means:\n")
+    print(
+        f"{args.episodes} validation episodes (seeds {args.first_seed}-"
+        f"{args.first_seed + args.episodes - 1}, test split), means:\n"
+    )
     print(table(means))
     bad = grabber_violations(ENTRANTS, means) + pareto_violations(means)
-    print("\n" + ("\n".join(bad) if bad else "no grabber outranks its base while less fair; "
-                  "the return agrees with every Pareto-dominance"))
+    print(
+        "\n"
+        + (
+            "\n".join(bad)
+            if bad
+            else "no grabber outranks its base while less fair; "
+            "the return agrees with every Pareto-dominance"
+        )
+    )
     if bad:
         raise SystemExit(1)
 

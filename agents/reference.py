@@ -33,8 +33,9 @@ def summary(recipe: str = RECIPE) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
-def train_throughput(steps: int, trained: bool, seed: int = 0,
-                     checkpoint_dir: Path | None = None) -> float:
+def train_throughput(
+    steps: int, trained: bool, seed: int = 0, checkpoint_dir: Path | None = None
+) -> float:
     """PPO training steps per wall second of the recipe for ``steps`` steps,
     starting from a fresh (random) policy or from the shipped checkpoint (or
     the one in ``checkpoint_dir``), loaded by the one safe loader."""
@@ -62,8 +63,14 @@ def train_throughput(steps: int, trained: bool, seed: int = 0,
     return model.num_timesteps / wall
 
 
-SHIPPED_FILES = ("model.zip", "config.yaml", "train_summary.json", "curve.csv",
-                 "obs_norm.json", "command.txt")
+SHIPPED_FILES = (
+    "model.zip",
+    "config.yaml",
+    "train_summary.json",
+    "curve.csv",
+    "obs_norm.json",
+    "command.txt",
+)
 
 
 def ship(run_dir: Path, docs_dir: Path | None = None, recipe: str = RECIPE) -> Path:
@@ -87,8 +94,13 @@ def ship(run_dir: Path, docs_dir: Path | None = None, recipe: str = RECIPE) -> P
     return dest
 
 
-def seeds_report(run_dirs: list[Path], seeds: int, baselines: list[str], jobs: int = 1,
-                 extra: list[str] | None = None) -> dict[str, Any]:
+def seeds_report(
+    run_dirs: list[Path],
+    seeds: int,
+    baselines: list[str],
+    jobs: int = 1,
+    extra: list[str] | None = None,
+) -> dict[str, Any]:
     """The held-out numbers of several training seeds of the recipe: per run,
     the agent's means over ``seeds`` test-split episodes and its paired
     differences to each baseline; over the runs, mean +- std (ddof 1) of each.
@@ -109,35 +121,51 @@ def seeds_report(run_dirs: list[Path], seeds: int, baselines: list[str], jobs: i
         configs.append(OmegaConf.to_container(OmegaConf.load(path), resolve=True))
     tasks = [heldout.task_overrides(c) for c in configs]  # type: ignore[arg-type]
     if any(t != tasks[0] for t in tasks):
-        raise ValueError("seeds: the runs were trained on different tasks; compare runs "
-                         "of one recipe")
+        raise ValueError(
+            "seeds: the runs were trained on different tasks; compare runs of one recipe"
+        )
     scenario = configs[0]["scenario"]["name"]  # type: ignore[index]
     task = [*tasks[0], *(extra or [])]
     test_seeds = list(range(seeds))
-    base_rows = heldout.play_many(str(run_dirs[0]), scenario, task, test_seeds,
-                                  baselines, jobs) if baselines else []
+    base_rows = (
+        heldout.play_many(str(run_dirs[0]), scenario, task, test_seeds, baselines, jobs)
+        if baselines
+        else []
+    )
     base = dict(zip(baselines, base_rows, strict=True))
     per_run = []
     for run in run_dirs:
         (rows,) = heldout.play_many(str(run), scenario, task, test_seeds, [None], jobs)
-        per_run.append({"run": str(run),
-                        "mean": {k: float(np.mean([r[k] for r in rows]))
-                                 for k in heldout.TABLE_KEYS},
-                        "paired": {b: heldout.paired(rows, base[b]) for b in baselines},
-                        "per_seed": rows})
+        per_run.append(
+            {
+                "run": str(run),
+                "mean": {k: float(np.mean([r[k] for r in rows])) for k in heldout.TABLE_KEYS},
+                "paired": {b: heldout.paired(rows, base[b]) for b in baselines},
+                "per_seed": rows,
+            }
+        )
 
     def over_runs(values: list[float]) -> list[float]:
         a = np.asarray(values, dtype=float)
         return [float(a.mean()), float(a.std(ddof=1)) if a.size > 1 else 0.0]
 
-    return {"runs": [str(r) for r in run_dirs], "test_seeds": test_seeds,
-            "mean_std": {k: over_runs([r["mean"][k] for r in per_run])
-                         for k in heldout.TABLE_KEYS},
-            "paired_mean_std": {b: {k: over_runs([r["paired"][b][k]["mean"] for r in per_run])
-                                    for k in heldout.PAIRED_KEYS} for b in baselines},
-            "baselines": {b: {k: float(np.mean([r[k] for r in rows]))
-                              for k in heldout.TABLE_KEYS} for b, rows in base.items()},
-            "per_run": per_run}
+    return {
+        "runs": [str(r) for r in run_dirs],
+        "test_seeds": test_seeds,
+        "mean_std": {k: over_runs([r["mean"][k] for r in per_run]) for k in heldout.TABLE_KEYS},
+        "paired_mean_std": {
+            b: {
+                k: over_runs([r["paired"][b][k]["mean"] for r in per_run])
+                for k in heldout.PAIRED_KEYS
+            }
+            for b in baselines
+        },
+        "baselines": {
+            b: {k: float(np.mean([r[k] for r in rows])) for k in heldout.TABLE_KEYS}
+            for b, rows in base.items()
+        },
+        "per_run": per_run,
+    }
 
 
 def seeds_table(report: dict[str, Any], recipe: str = RECIPE) -> str:
@@ -145,19 +173,31 @@ def seeds_table(report: dict[str, Any], recipe: str = RECIPE) -> str:
     n = len(report["runs"])
     keys = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps", "unfairness_pct")
     head = "| return | throughput (Mb/s) | p95 delay (ms) | background (Mb/s) | unfairness (%) |"
-    lines = [f"{n} training seeds x {len(report['test_seeds'])} held-out episodes: mean +- "
-             "std over the training seeds of each run's mean", "",
-             "| entrant " + head, "|---|---|---|---|---|---|",
-             f"| {recipe} ({n} seeds) | "
-             + " | ".join(f"{report['mean_std'][k][0]:.1f} +- {report['mean_std'][k][1]:.1f}"
-                          for k in keys) + " |"]
+    lines = [
+        f"{n} training seeds x {len(report['test_seeds'])} held-out episodes: mean +- "
+        "std over the training seeds of each run's mean",
+        "",
+        "| entrant " + head,
+        "|---|---|---|---|---|---|",
+        f"| {recipe} ({n} seeds) | "
+        + " | ".join(
+            f"{report['mean_std'][k][0]:.1f} +- {report['mean_std'][k][1]:.1f}" for k in keys
+        )
+        + " |",
+    ]
     for b, m in report["baselines"].items():
         lines.append(f"| {b} | " + " | ".join(f"{m[k]:.1f}" for k in keys) + " |")
-    lines += ["", "Agent minus baseline (paired per episode), mean +- std over the training "
-              "seeds:", "", "| baseline " + head, "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "Agent minus baseline (paired per episode), mean +- std over the training seeds:",
+        "",
+        "| baseline " + head,
+        "|---|---|---|---|---|---|",
+    ]
     for b, d in report["paired_mean_std"].items():
-        lines.append(f"| {b} | " + " | ".join(f"{d[k][0]:+.1f} +- {d[k][1]:.1f}"
-                                               for k in keys) + " |")
+        lines.append(
+            f"| {b} | " + " | ".join(f"{d[k][0]:+.1f} +- {d[k][1]:.1f}" for k in keys) + " |"
+        )
     return "\n".join(lines)
 
 
@@ -166,9 +206,14 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(
         prog="python -m orbitcc.agents.reference",
-        description="Ship or evaluate a reference agent (agent=ppo_sender, agent=ppo_starlink).")
-    parser.add_argument("--recipe", default=RECIPE, choices=sorted(RECIPES),
-                        help="which shipped agent (default %(default)s, the oracle agent)")
+        description="Ship or evaluate a reference agent (agent=ppo_sender, agent=ppo_starlink).",
+    )
+    parser.add_argument(
+        "--recipe",
+        default=RECIPE,
+        choices=sorted(RECIPES),
+        help="which shipped agent (default %(default)s, the oracle agent)",
+    )
     sub = parser.add_subparsers(dest="cmd", required=True)
     p_ship = sub.add_parser("ship", help="copy a training run into the shipped reference")
     p_ship.add_argument("run_dir")
@@ -177,12 +222,18 @@ def main(argv: list[str] | None = None) -> None:
     p_eval.add_argument("--seeds", type=int, default=20)
     p_eval.add_argument("--baselines", default="newreno,olia,lia,balia,cubic,bbr,maco")
     p_eval.add_argument("--jobs", type=int, default=1, help="parallel processes")
-    p_eval.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
-                        help="a randomize./env./reward. override for every entrant, e.g. "
-                             "randomize.trace_fraction=1 (real-trace episodes only)")
+    p_eval.add_argument(
+        "--override",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a randomize./env./reward. override for every entrant, e.g. "
+        "randomize.trace_fraction=1 (real-trace episodes only)",
+    )
     p_eval.add_argument("--json", default=None)
-    p_seeds = sub.add_parser("seeds", help="several training seeds' held-out numbers, "
-                             "mean +- std over the seeds")
+    p_seeds = sub.add_parser(
+        "seeds", help="several training seeds' held-out numbers, mean +- std over the seeds"
+    )
     p_seeds.add_argument("run_dirs", nargs="+", help="orbitcc-train run dirs of the recipe")
     p_seeds.add_argument("--seeds", type=int, default=20, help="held-out test seeds 0..N-1")
     p_seeds.add_argument("--baselines", default="newreno,olia")
@@ -192,8 +243,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.cmd == "seeds":
         if args.seeds < 1:
             parser.error("--seeds must be >= 1")
-        report = seeds_report([Path(r) for r in args.run_dirs], args.seeds,
-                              [b for b in args.baselines.split(",") if b], args.jobs)
+        report = seeds_report(
+            [Path(r) for r in args.run_dirs],
+            args.seeds,
+            [b for b in args.baselines.split(",") if b],
+            args.jobs,
+        )
         print(seeds_table(report, args.recipe))
         if args.json:
             Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
@@ -203,10 +258,19 @@ def main(argv: list[str] | None = None) -> None:
     else:
         from orbitcc.agents import heldout
 
-        heldout.main([str(reference_dir(args.recipe)), "--seeds", str(args.seeds),
-                      "--baselines", args.baselines, "--jobs", str(args.jobs),
-                      *[f"--override={o}" for o in args.override],
-                      *(["--json", args.json] if args.json else [])])
+        heldout.main(
+            [
+                str(reference_dir(args.recipe)),
+                "--seeds",
+                str(args.seeds),
+                "--baselines",
+                args.baselines,
+                "--jobs",
+                str(args.jobs),
+                *[f"--override={o}" for o in args.override],
+                *(["--json", args.json] if args.json else []),
+            ]
+        )
 
 
 if __name__ == "__main__":

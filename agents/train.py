@@ -39,8 +39,7 @@ from orbitcc.entrants.policy import DeterministicPolicy
 from orbitcc.env.sb3 import OrbitCCSB3VecEnv
 
 # Top-level keys of train.yaml that belong to the env (configs/gym.yaml).
-GYM_KEYS = ("scenario", "env", "reward", "randomize", "seed", "duration_s",
-            "sample_interval_s")
+GYM_KEYS = ("scenario", "env", "reward", "randomize", "seed", "duration_s", "sample_interval_s")
 # Held-out validation seeds of the periodic evaluation (test split): disjoint
 # from the final report's seeds 0..N-1 (orbitcc.agents.heldout), so choosing
 # the best checkpoint does not peek at the numbers it is reported with.
@@ -89,14 +88,20 @@ def information_class(cfg: DictConfig) -> str:
 
 def make_env(cfg: TrainConfig, scenario: str, overrides: list[str]) -> OrbitCCSB3VecEnv:
     """agent.num_envs envs in one C++ batch; checks it is the env of ``cfg``."""
-    env = OrbitCCSB3VecEnv(scenario=scenario, num_envs=cfg.agent.num_envs,
-                           controller=None, overrides=overrides,
-                           num_threads=cfg.agent.num_threads)
+    env = OrbitCCSB3VecEnv(
+        scenario=scenario,
+        num_envs=cfg.agent.num_envs,
+        controller=None,
+        overrides=overrides,
+        num_threads=cfg.agent.num_threads,
+    )
     built = env.config
     for name in ("scenario", "env", "reward", "seed", "duration_s"):
         if getattr(built, name) != getattr(cfg, name):
-            raise RuntimeError(f"the env's {name} differs from the training config's; "
-                               f"overrides passed to the env: {overrides}")
+            raise RuntimeError(
+                f"the env's {name} differs from the training config's; "
+                f"overrides passed to the env: {overrides}"
+            )
     return env
 
 
@@ -108,16 +113,28 @@ def start_wandb(log: LoggerConfig, run_dir: Path, name: str, config: dict[str, A
 
     wandb_dir = Path(log.dir) if log.dir else run_dir
     wandb_dir.mkdir(parents=True, exist_ok=True)
-    return wandb.init(mode=log.mode, project=log.project, entity=log.entity, group=log.group,
-                      tags=list(log.tags), dir=str(wandb_dir), name=name, config=config,
-                      job_type="train")
+    return wandb.init(
+        mode=log.mode,
+        project=log.project,
+        entity=log.entity,
+        group=log.group,
+        tags=list(log.tags),
+        dir=str(wandb_dir),
+        name=name,
+        config=config,
+        job_type="train",
+    )
 
 
 def obs_norm_of(env: Any) -> dict[str, Any]:
     """VecNormalize's observation statistics as plain numbers (obs_norm.json)."""
     rms = env.obs_rms
-    return {"mean": rms.mean.tolist(), "var": rms.var.tolist(),
-            "clip_obs": float(env.clip_obs), "epsilon": float(env.epsilon)}
+    return {
+        "mean": rms.mean.tolist(),
+        "var": rms.var.tolist(),
+        "clip_obs": float(env.clip_obs),
+        "epsilon": float(env.epsilon),
+    }
 
 
 def save_obs_norm(env: Any, path: Path) -> None:
@@ -125,8 +142,9 @@ def save_obs_norm(env: Any, path: Path) -> None:
     path.write_text(json.dumps(obs_norm_of(env)) + "\n")
 
 
-def plot_curve(curve: list[dict[str, float]], reference: float | None, path: Path,
-               title: str) -> None:
+def plot_curve(
+    curve: list[dict[str, float]], reference: float | None, path: Path, title: str
+) -> None:
     """Held-out return against training steps (and NewReno's, dashed)."""
     import matplotlib
 
@@ -148,8 +166,9 @@ def plot_curve(curve: list[dict[str, float]], reference: float | None, path: Pat
     plt.close(fig)
 
 
-def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
-          overrides: list[str]) -> dict[str, Any]:
+def train(
+    cfg_node: DictConfig, run_dir: Path, scenario: str, overrides: list[str]
+) -> dict[str, Any]:
     """Trains as ``cfg_node`` says, writing every output into ``run_dir``."""
     from orbitcc.agents.heldout import task_overrides
 
@@ -183,26 +202,41 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
     callbacks = watch.callbacks(evaluation)
 
     # 4. Train, keep the best evaluated policy (else the final one), summarise.
-    print(f"orbitcc-train: {agent.algo} on {cfg.scenario.name}, {agent.num_envs} envs, "
-          f"seed {seed}, {watch.limits(agent)} -> {run_dir}", flush=True)
+    print(
+        f"orbitcc-train: {agent.algo} on {cfg.scenario.name}, {agent.num_envs} envs, "
+        f"seed {seed}, {watch.limits(agent)} -> {run_dir}",
+        flush=True,
+    )
     commit = git_commit()  # the code that trains: the checkout's at the start
     started = time.perf_counter()
     try:
-        model.learn(total_timesteps=agent.total_timesteps, callback=callbacks,
-                    log_interval=cfg.logger.log_interval)
+        model.learn(
+            total_timesteps=agent.total_timesteps,
+            callback=callbacks,
+            log_interval=cfg.logger.log_interval,
+        )
         if evaluation is not None:
             evaluation.final_eval(model)
         wall = time.perf_counter() - started
         if watch.progress is not None:
             watch.progress.finish()
         chosen = save_checkpoints(model, env, run_dir, agent, evaluation)
-        summary = {"scenario": cfg.scenario.name, "algo": agent.algo, "seed": seed,
-                   "timesteps": int(model.num_timesteps), "episodes": watch.episodes.episodes,
-                   "wall_s": wall, "steps_per_s": model.num_timesteps / max(wall, 1e-9),
-                   "stopped_by": watch.stopped_by(evaluation), "checkpoint": chosen,
-                   "last_episode": watch.episodes.last, "agent": asdict(agent),
-                   "information_class": str(cfg_node.env.information_class),
-                   "commit": commit, **constraint_summary(multiplier)}
+        summary = {
+            "scenario": cfg.scenario.name,
+            "algo": agent.algo,
+            "seed": seed,
+            "timesteps": int(model.num_timesteps),
+            "episodes": watch.episodes.episodes,
+            "wall_s": wall,
+            "steps_per_s": model.num_timesteps / max(wall, 1e-9),
+            "stopped_by": watch.stopped_by(evaluation),
+            "checkpoint": chosen,
+            "last_episode": watch.episodes.last,
+            "agent": asdict(agent),
+            "information_class": str(cfg_node.env.information_class),
+            "commit": commit,
+            **constraint_summary(multiplier),
+        }
         if evaluation is not None:
             summary.update(evaluation.summary())
             evaluation.save_curve(run_dir, f"{agent.algo} on {cfg.scenario.name}")
@@ -213,13 +247,17 @@ def train(cfg_node: DictConfig, run_dir: Path, scenario: str,
         if run is not None:
             run.finish()
         env.close()
-    print(f"orbitcc-train: {model.num_timesteps} steps, {watch.episodes.episodes} episodes in "
-          f"{wall:.1f} s of training (stopped by {summary['stopped_by']}); checkpoint "
-          f"{run_dir / MODEL_FILE} ({chosen})", flush=True)
+    print(
+        f"orbitcc-train: {model.num_timesteps} steps, {watch.episodes.episodes} episodes in "
+        f"{wall:.1f} s of training (stopped by {summary['stopped_by']}); checkpoint "
+        f"{run_dir / MODEL_FILE} ({chosen})",
+        flush=True,
+    )
     return summary
 
 
 # ------------------------------------------------ the env and the model --
+
 
 @dataclass
 class Training:
@@ -240,8 +278,9 @@ def compose_training(choices: list[str]) -> DictConfig:
     return compose_config("train", choices)
 
 
-def training_env(cfg_node: DictConfig, scenario: str | None = None,
-                 overrides: list[str] | None = None) -> Training:
+def training_env(
+    cfg_node: DictConfig, scenario: str | None = None, overrides: list[str] | None = None
+) -> Training:
     """The training env of a composed train config, as orbitcc-train builds
     it: torch's threads set, the env field by field (``overrides``: the
     config's own fields, seed, sample interval and duration when None) on the train split, one C++
@@ -255,8 +294,11 @@ def training_env(cfg_node: DictConfig, scenario: str | None = None,
     config_dict = OmegaConf.to_container(cfg_node, resolve=True)
     assert isinstance(config_dict, dict)
     if overrides is None:  # the config's env fields and its top-level gym keys
-        overrides = [*field_overrides(cfg_node), f"seed={cfg.seed}",
-                     f"sample_interval_s={cfg.sample_interval_s}"]
+        overrides = [
+            *field_overrides(cfg_node),
+            f"seed={cfg.seed}",
+            f"sample_interval_s={cfg.sample_interval_s}",
+        ]
         if cfg.duration_s is not None:
             overrides.append(f"duration_s={cfg.duration_s}")
     scenario = scenario or cfg.scenario.name
@@ -264,14 +306,16 @@ def training_env(cfg_node: DictConfig, scenario: str | None = None,
     env: Any = VecMonitor(make_env(cfg, scenario, [*overrides, "randomize.split=train"]))
     env, multiplier = add_constraints(env, cfg, scenario, task_overrides(config_dict))
     if agent.normalize_obs or agent.normalize_reward:
-        env = VecNormalize(env, norm_obs=agent.normalize_obs,
-                           norm_reward=agent.normalize_reward, gamma=agent.gamma)
+        env = VecNormalize(
+            env, norm_obs=agent.normalize_obs, norm_reward=agent.normalize_reward, gamma=agent.gamma
+        )
     seed = cfg.seed if agent.seed is None else agent.seed
     return Training(cfg, env, None, seed, multiplier)
 
 
-def build_training(cfg_node: DictConfig, scenario: str | None = None,
-                   overrides: list[str] | None = None) -> Training:
+def build_training(
+    cfg_node: DictConfig, scenario: str | None = None, overrides: list[str] | None = None
+) -> Training:
     """training_env plus the SB3 model of ``agent.algo`` on it, seeded; then
     the env seeds are pinned back to seed + i (SB3 reseeds the env with the
     model seed, which agent.seed may have changed). What orbitcc-train,
@@ -286,8 +330,8 @@ def build_training(cfg_node: DictConfig, scenario: str | None = None,
 
 # ------------------------------------------------------- the steps of train --
 
-def add_constraints(env: Any, cfg: TrainConfig, scenario: str,
-                    task: list[str]) -> tuple[Any, Any]:
+
+def add_constraints(env: Any, cfg: TrainConfig, scenario: str, task: list[str]) -> tuple[Any, Any]:
     """Constraints (agents/lagrangian.py): the weights of the constrained reward
     terms become Lagrange multipliers, updated after every rollout. Returns the
     wrapped env and the multipliers' callback (the env and None without any)."""
@@ -311,12 +355,13 @@ def add_constraints(env: Any, cfg: TrainConfig, scenario: str,
         if value is not None:
             limits[m] = value
     weights = {"unfairness": cfg.reward.fairness_weight, "queueing": cfg.reward.delay_weight}
-    env = ConstraintMultipliers(env, [Constraint(m, weights[m], limits[m])
-                                      for m in constrained])
+    env = ConstraintMultipliers(env, [Constraint(m, weights[m], limits[m]) for m in constrained])
     for m in constrained:
-        print(f"orbitcc-train: {m} limit {limits[m]:.4f} (mean per step; "
-              f"{getattr(agent, f'{m}_limit')}), multiplier starts at {weights[m]:g}",
-              flush=True)
+        print(
+            f"orbitcc-train: {m} limit {limits[m]:.4f} (mean per step; "
+            f"{getattr(agent, f'{m}_limit')}), multiplier starts at {weights[m]:g}",
+            flush=True,
+        )
     return env, MultiplierCallback(env, agent.multiplier_lr)
 
 
@@ -350,16 +395,25 @@ class Watchers:
         agent = cfg.agent
         budget_s = agent.budget_minutes * 60.0 if agent.budget_minutes else None
         episodes = EpisodeMetricsCallback()
-        progress = (ProgressCallback(agent.total_timesteps, episodes, budget_s=budget_s)
-                    if cfg.logger.progress else None)
+        progress = (
+            ProgressCallback(agent.total_timesteps, episodes, budget_s=budget_s)
+            if cfg.logger.progress
+            else None
+        )
         budget = BudgetCallback(budget_s) if budget_s is not None else None
         return Watchers(episodes, RolloutTermsCallback(), multiplier, progress, budget)
 
     def callbacks(self, evaluation: Evaluation | None) -> list[Any]:
         """In the order SB3 calls them: metrics, reward terms, multipliers,
         progress, budget, evaluation."""
-        out = [self.episodes, self.terms, self.multiplier, self.progress, self.budget,
-               evaluation.callback if evaluation is not None else None]
+        out = [
+            self.episodes,
+            self.terms,
+            self.multiplier,
+            self.progress,
+            self.budget,
+            evaluation.callback if evaluation is not None else None,
+        ]
         return [c for c in out if c is not None]
 
     def limits(self, agent: AgentConfig) -> str:
@@ -395,25 +449,45 @@ class Evaluation:
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.limits or self.bar:
-            out.update({"eval_limits": self.limits, "select_against": self.bar,
-                        "best_eval_feasible": self.callback.best_feasible})
-        out.update({"setup_cpu_s": self.callback.setup_cpu_s,
-                    "eval_cpu_s": self.callback.eval_cpu_s,
-                    "eval_seeds": self.seeds, "newreno_eval_return": self.reference,
-                    "best_eval_return": self.callback.best,
-                    "best_eval_step": self.callback.best_step,
-                    "reached_newreno": self.callback.reached_reference,
-                    "curve": self.callback.curve})
+            out.update(
+                {
+                    "eval_limits": self.limits,
+                    "select_against": self.bar,
+                    "best_eval_feasible": self.callback.best_feasible,
+                }
+            )
+        out.update(
+            {
+                "setup_cpu_s": self.callback.setup_cpu_s,
+                "eval_cpu_s": self.callback.eval_cpu_s,
+                "eval_seeds": self.seeds,
+                "newreno_eval_return": self.reference,
+                "best_eval_return": self.callback.best,
+                "best_eval_step": self.callback.best_step,
+                "reached_newreno": self.callback.reached_reference,
+                "curve": self.callback.curve,
+            }
+        )
         return out
 
     def save_curve(self, run_dir: Path, title: str) -> None:
         write_curve(self.callback.curve, run_dir / "curve.csv")
-        plot_curve(self.callback.curve, self.reference, run_dir / "curve.png",
-                   f"{title} (held-out validation seeds)")
+        plot_curve(
+            self.callback.curve,
+            self.reference,
+            run_dir / "curve.png",
+            f"{title} (held-out validation seeds)",
+        )
 
 
-def make_evaluation(cfg: TrainConfig, scenario: str, task: list[str], env: Any,
-                    run_dir: Path, progress: ProgressCallback | None) -> Evaluation | None:
+def make_evaluation(
+    cfg: TrainConfig,
+    scenario: str,
+    task: list[str],
+    env: Any,
+    run_dir: Path,
+    progress: ProgressCallback | None,
+) -> Evaluation | None:
     """The evaluation every agent.eval_every_steps (None when 0): the baselines
     are played once on the same validation episodes; the kept checkpoint is
     the best that meets the constraints and matches agent.select_against."""
@@ -451,13 +525,20 @@ def make_evaluation(cfg: TrainConfig, scenario: str, task: list[str], env: Any,
     limits = eval_limits(cfg, baseline)
 
     def feasible(result: dict[str, float]) -> bool:
-        return (all(result[key] <= bound for key, bound in limits.items())
-                and all(matches(result, b) for b in bar.values()))
+        return all(result[key] <= bound for key, bound in limits.items()) and all(
+            matches(result, b) for b in bar.values()
+        )
 
-    callback = HeldOutEvalCallback(agent.eval_every_steps, evaluate, policy_of, save_best,
-                                   patience=agent.early_stop_evals, reference=reference,
-                                   progress=progress,
-                                   feasible=feasible if (limits or bar) else None)
+    callback = HeldOutEvalCallback(
+        agent.eval_every_steps,
+        evaluate,
+        policy_of,
+        save_best,
+        patience=agent.early_stop_evals,
+        reference=reference,
+        progress=progress,
+        feasible=feasible if (limits or bar) else None,
+    )
     return Evaluation(callback, seeds, reference, limits, bar)
 
 
@@ -469,13 +550,15 @@ def eval_limits(cfg: TrainConfig, baseline: Any) -> dict[str, float]:
         key = "unfairness_pct" if m == "unfairness" else m
         scale = 100.0 if m == "unfairness" else 1.0
         value = cfg.agent.limit_value(m)
-        out[key] = (scale * value if value is not None else
-                    baseline(cfg.env.residual_controller)[key])
+        out[key] = (
+            scale * value if value is not None else baseline(cfg.env.residual_controller)[key]
+        )
     return out
 
 
-def save_checkpoints(model: Any, env: Any, run_dir: Path, agent: AgentConfig,
-                     evaluation: Evaluation | None) -> str:
+def save_checkpoints(
+    model: Any, env: Any, run_dir: Path, agent: AgentConfig, evaluation: Evaluation | None
+) -> str:
     """final_model.zip, and model.zip (what entrants load): the best evaluated
     policy, else the final one (with their obs_norm.json). Returns which."""
     model.save(str(run_dir / "final_model.zip"))
@@ -494,21 +577,31 @@ def constraint_summary(multiplier: Any) -> dict[str, Any]:
     """Each constraint's limit and final multiplier, and the multipliers' history."""
     if multiplier is None:
         return {}
-    return {"constraints": [
-        {"metric": c.metric, "limit": c.limit, "reward_weight": c.reward_weight,
-         "final_multiplier": lam}
-        for c, lam in zip(multiplier.wrapper.constraints, multiplier.wrapper.multipliers,
-                          strict=True)],
-        "multiplier_history": multiplier.history}
+    return {
+        "constraints": [
+            {
+                "metric": c.metric,
+                "limit": c.limit,
+                "reward_weight": c.reward_weight,
+                "final_multiplier": lam,
+            }
+            for c, lam in zip(
+                multiplier.wrapper.constraints, multiplier.wrapper.multipliers, strict=True
+            )
+        ],
+        "multiplier_history": multiplier.history,
+    }
 
 
 def matches(result: dict[str, float], baseline: dict[str, float]) -> bool:
     """No worse than ``baseline`` (means over the same episodes) on throughput,
     the background flows' throughput, p95 delay and unfairness."""
-    return (result["throughput_mbps"] >= baseline["throughput_mbps"]
-            and result["background_mbps"] >= baseline["background_mbps"]
-            and result["p95_delay_ms"] <= baseline["p95_delay_ms"]
-            and result["unfairness_pct"] <= baseline["unfairness_pct"])
+    return (
+        result["throughput_mbps"] >= baseline["throughput_mbps"]
+        and result["background_mbps"] >= baseline["background_mbps"]
+        and result["p95_delay_ms"] <= baseline["p95_delay_ms"]
+        and result["unfairness_pct"] <= baseline["unfairness_pct"]
+    )
 
 
 def write_curve(curve: list[dict[str, float]], path: Path) -> None:
@@ -524,8 +617,14 @@ def git_commit() -> str | None:
     import subprocess
 
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                             cwd=Path(__file__).resolve().parent, timeout=10, check=True)
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent,
+            timeout=10,
+            check=True,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None

@@ -77,6 +77,7 @@ class PlanError(ValueError):
 
 # ------------------------------------------------------------- code identity --
 
+
 @lru_cache(maxsize=1)
 def code_identity() -> dict[str, str]:
     """The orbitcc version and the git commit of this source tree.
@@ -90,12 +91,14 @@ def code_identity() -> dict[str, str]:
     root = Path(__file__).resolve().parent.parent
     commit = "unknown"
     try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
-                              text=True, timeout=10)
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
+        )
         if head.returncode == 0:
             commit = head.stdout.strip()
-            diff = subprocess.run(["git", "diff", "HEAD", "--", "."], cwd=root,
-                                  capture_output=True, timeout=30)
+            diff = subprocess.run(
+                ["git", "diff", "HEAD", "--", "."], cwd=root, capture_output=True, timeout=30
+            )
             if diff.returncode == 0 and diff.stdout:
                 commit += "-dirty-" + hashlib.sha256(diff.stdout).hexdigest()[:12]
     except (OSError, subprocess.SubprocessError):
@@ -118,6 +121,7 @@ def file_hash(*paths: Path) -> str:
 
 # ------------------------------------------------------------------ entrants --
 
+
 def controller_names() -> list[str]:
     """Controllers that can enter a suite (``external`` is the agent's own)."""
     from orbitcc.config import entrant_controllers
@@ -129,7 +133,7 @@ def expand_entrants(names: list[str]) -> list[str]:
     """``baselines`` -> every registered controller; duplicates dropped, order kept."""
     out: list[str] = []
     for name in names:
-        for n in (controller_names() if name == BASELINES else [name]):
+        for n in controller_names() if name == BASELINES else [name]:
             if n not in out:
                 out.append(n)
     return out
@@ -172,14 +176,16 @@ def _load_checkpoint(path: str) -> Any:
 
 def inspect_agent(entrant: str) -> AgentInfo:
     """Loads an ``agent:<path>`` checkpoint once; one clear error if it cannot be used."""
-    raw = entrant[len(AGENT_ENTRANT_PREFIX):].strip()
+    raw = entrant[len(AGENT_ENTRANT_PREFIX) :].strip()
     from orbitcc.entrants.entrant import agent_loader
 
     try:
         loader = agent_loader()
     except ImportError as err:
-        raise PlanError(f"entrant {entrant!r}: agents need the train extra "
-                        f"(pip install 'orbitcc[train]'): {err}") from None
+        raise PlanError(
+            f"entrant {entrant!r}: agents need the train extra "
+            f"(pip install 'orbitcc[train]'): {err}"
+        ) from None
     try:
         model_path = loader.resolve(raw)
     except FileNotFoundError as err:
@@ -187,31 +193,43 @@ def inspect_agent(entrant: str) -> AgentInfo:
     try:
         ckpt = _load_checkpoint(str(model_path))
     except ImportError as err:
-        raise PlanError(f"entrant {entrant!r}: agents need the train extra "
-                        f"(pip install 'orbitcc[train]'): {err}") from None
+        raise PlanError(
+            f"entrant {entrant!r}: agents need the train extra "
+            f"(pip install 'orbitcc[train]'): {err}"
+        ) from None
     except Exception as err:  # noqa: BLE001 - a corrupt zip raises many kinds
-        raise PlanError(f"entrant {entrant!r}: cannot load the checkpoint {model_path}: "
-                        f"{type(err).__name__}: {err}") from None
+        raise PlanError(
+            f"entrant {entrant!r}: cannot load the checkpoint {model_path}: "
+            f"{type(err).__name__}: {err}"
+        ) from None
     model = ckpt.model
     shape = tuple(model.observation_space.shape or ())
     act_shape = tuple(model.action_space.shape or ())
     m = int(act_shape[0]) if len(act_shape) == 1 else 1
     size = int(np.prod(shape)) if shape else 0
     if len(shape) != 1 or m < 1 or size % m:
-        raise PlanError(f"entrant {entrant!r}: its observation {shape} and action {act_shape} "
-                        "are not one block and one number per subflow")
+        raise PlanError(
+            f"entrant {entrant!r}: its observation {shape} and action {act_shape} "
+            "are not one block and one number per subflow"
+        )
     block = size // m
     return AgentInfo(
-        model_path=str(model_path.resolve()), label=ckpt.label,
+        model_path=str(model_path.resolve()),
+        label=ckpt.label,
         checkpoint_hash=file_hash(*checkpoint_files(model_path, loader.config_file)),
         env_overrides=ckpt.env_overrides(),
         trained_scenario=str(ckpt.config.get("scenario", {}).get("name", "?")),
-        observation_shape=shape, action_space=repr(model.action_space),
-        trained_subflows=m, unit_action=unit_action(model.action_space),
-        observation_low=tuple(float(x) for x in
-                              np.asarray(model.observation_space.low).reshape(-1)[:block]),
-        observation_high=tuple(float(x) for x in
-                               np.asarray(model.observation_space.high).reshape(-1)[:block]))
+        observation_shape=shape,
+        action_space=repr(model.action_space),
+        trained_subflows=m,
+        unit_action=unit_action(model.action_space),
+        observation_low=tuple(
+            float(x) for x in np.asarray(model.observation_space.low).reshape(-1)[:block]
+        ),
+        observation_high=tuple(
+            float(x) for x in np.asarray(model.observation_space.high).reshape(-1)[:block]
+        ),
+    )
 
 
 def apply_rules(overrides: list[str], rules: SuiteRulesConfig) -> tuple[list[str], list[str]]:
@@ -237,6 +255,7 @@ def apply_rules(overrides: list[str], rules: SuiteRulesConfig) -> tuple[list[str
 
 # ---------------------------------------------------------------------- cells --
 
+
 @dataclass(frozen=True)
 class Cell:
     """One episode to run; everything a worker needs, as plain data."""
@@ -261,11 +280,17 @@ class Cell:
     @property
     def key(self) -> str:
         """The resume key: everything that changes the record."""
-        return _hash({"entrant": self.entrant, "config": self.config_hash,
-                      "seed": self.seed, "checkpoint": self.checkpoint_hash,
-                      "code": self.code.get("git_commit"),
-                      "version": self.code.get("orbitcc_version"),
-                      "schema": RECORD_SCHEMA})
+        return _hash(
+            {
+                "entrant": self.entrant,
+                "config": self.config_hash,
+                "seed": self.seed,
+                "checkpoint": self.checkpoint_hash,
+                "code": self.code.get("git_commit"),
+                "version": self.code.get("orbitcc_version"),
+                "schema": RECORD_SCHEMA,
+            }
+        )
 
     def describe(self) -> str:
         return f"{self.entrant_label} {self.cell} seed {self.seed}"
@@ -304,18 +329,22 @@ RECOVERY_WINDOW_S = 0.1
 FAIRNESS_STEP_S = 0.1
 
 
-def _sim_overrides(scenario: str, controller: str, overrides: tuple[str, ...],
-                   duration_s: float | None) -> list[str]:
-    out = [f"scenario={scenario}", f"controller={controller}", "seed=0",
-           f"sample_interval_s={SAMPLE_INTERVAL_S}"]
+def _sim_overrides(
+    scenario: str, controller: str, overrides: tuple[str, ...], duration_s: float | None
+) -> list[str]:
+    out = [
+        f"scenario={scenario}",
+        f"controller={controller}",
+        "seed=0",
+        f"sample_interval_s={SAMPLE_INTERVAL_S}",
+    ]
     if duration_s is not None:
         out.append(f"duration_s={float(duration_s)}")
     return [*out, *overrides]
 
 
 def _agent_overrides(cell: Cell) -> list[str]:
-    out = [f"scenario={cell.scenario}", "controller=external", "seed=0",
-           *cell.agent_env_overrides]
+    out = [f"scenario={cell.scenario}", "controller=external", "seed=0", *cell.agent_env_overrides]
     if cell.duration_s is not None:
         out.append(f"duration_s={float(cell.duration_s)}")
     return [*out, *cell.overrides]
@@ -347,9 +376,13 @@ def _short(err: BaseException) -> str:
     return str(err).splitlines()[0] if str(err) else type(err).__name__
 
 
-def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | None]],
-         seeds: list[int], duration_s: float | None,
-         rules: SuiteRulesConfig | None = None) -> Plan:
+def plan(
+    entrants: list[str],
+    scenarios: list[tuple[str, tuple[str, ...], str | None]],
+    seeds: list[int],
+    duration_s: float | None,
+    rules: SuiteRulesConfig | None = None,
+) -> Plan:
     """Validates a suite and lists its cells, before anything runs.
 
     ``scenarios``: (preset, overrides, label) triples. Raises PlanError for
@@ -376,12 +409,16 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
             except ValueError as err:
                 raise PlanError(str(err)) from None
             if parsed is None or parsed[0] not in controllers:
-                raise PlanError(f"entrant {name!r}: the base controller is unknown; allowed: "
-                                f"{', '.join(controllers)}")
+                raise PlanError(
+                    f"entrant {name!r}: the base controller is unknown; allowed: "
+                    f"{', '.join(controllers)}"
+                )
         elif name not in controllers:
-            raise PlanError(f"entrant {name!r} is unknown; allowed: {BASELINES}, "
-                            f"{', '.join(controllers)}, {AGENT_ENTRANT_PREFIX}<checkpoint> "
-                            f"or {CONSTANT_PREFIX}<controller>:<action in [-1, 1]>")
+            raise PlanError(
+                f"entrant {name!r} is unknown; allowed: {BASELINES}, "
+                f"{', '.join(controllers)}, {AGENT_ENTRANT_PREFIX}<checkpoint> "
+                f"or {CONSTANT_PREFIX}<controller>:<action in [-1, 1]>"
+            )
     code = code_identity()
     cell_cfgs: dict[str, Any] = {}
     controller_nodes: dict[str, Any] = {}
@@ -389,16 +426,18 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
     seen: set[str] = set()
     for scenario, overrides, label in scenarios:
         if scenario not in known_scenarios:
-            raise PlanError(f"scenario {scenario!r} is unknown; allowed: "
-                            f"{', '.join(known_scenarios)}")
+            raise PlanError(
+                f"scenario {scenario!r} is unknown; allowed: {', '.join(known_scenarios)}"
+            )
         lab = cell_label(scenario, overrides, label)
         if lab in seen:
             raise PlanError(f"scenario cell {lab!r} appears twice in the suite")
         seen.add(lab)
         labels.append(lab)
         try:  # the overrides themselves, before any entrant
-            base_cfg = compose_config("sim", _sim_overrides(scenario, controllers[0],
-                                                            overrides, duration_s))
+            base_cfg = compose_config(
+                "sim", _sim_overrides(scenario, controllers[0], overrides, duration_s)
+            )
             to_object(base_cfg)
         except ValueError as err:
             raise PlanError(f"scenario cell {lab!r}: {err}") from None
@@ -422,20 +461,31 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
         else:
             env_over, notes = [], []
         notes_of[label] = notes
-        klass = (controller_class(constant[0] if constant else name)
-                 if info is None else "")
+        klass = controller_class(constant[0] if constant else name) if info is None else ""
         playable = 0
         for (scenario, overrides, _), lab in zip(scenarios, labels, strict=True):
-            base = dict(entrant=entrant_id, entrant_label=label, scenario=scenario, cell=lab,
-                        overrides=tuple(overrides), duration_s=duration_s, code=code,
-                        checkpoint_hash=info.checkpoint_hash if info else None,
-                        agent_env_overrides=tuple(env_over), rules_notes=tuple(notes),
-                        trained_subflows=info.trained_subflows if info else 0)
+            base = dict(
+                entrant=entrant_id,
+                entrant_label=label,
+                scenario=scenario,
+                cell=lab,
+                overrides=tuple(overrides),
+                duration_s=duration_s,
+                code=code,
+                checkpoint_hash=info.checkpoint_hash if info else None,
+                agent_env_overrides=tuple(env_over),
+                rules_notes=tuple(notes),
+                trained_subflows=info.trained_subflows if info else 0,
+            )
             try:
                 if info is None and constant is None:
-                    cfg = _with_controller(cell_cfgs[lab], name, overrides, controller_nodes,
-                                           _sim_overrides(scenario, name, overrides,
-                                                          duration_s))
+                    cfg = _with_controller(
+                        cell_cfgs[lab],
+                        name,
+                        overrides,
+                        controller_nodes,
+                        _sim_overrides(scenario, name, overrides, duration_s),
+                    )
                     sim_cfg = to_object(cfg)
                     _core.Simulation(build_spec(sim_cfg))  # the core's own checks
                 else:
@@ -444,8 +494,9 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
                     if info is not None:
                         cell_class = _check_agent_fits(info, probe)
                         if klass and cell_class != klass:
-                            raise ValueError(f"its observation is {cell_class} here, "
-                                             f"{klass} elsewhere")
+                            raise ValueError(
+                                f"its observation is {cell_class} here, {klass} elsewhere"
+                            )
                         klass = cell_class
                     else:
                         _agent_env(probe).close()  # the env's own checks
@@ -454,25 +505,40 @@ def plan(entrants: list[str], scenarios: list[tuple[str, tuple[str, ...], str | 
                 continue
             chash = _config_hash(cfg)
             playable += 1
-            cells.extend(Cell(seed=int(s), config_hash=chash, info_class=klass or "sender",
-                              cpu_budget_s=rules.cell_cpu_s,
-                              memory_budget_mb=rules.cell_memory_mb, **base) for s in seeds)
+            cells.extend(
+                Cell(
+                    seed=int(s),
+                    config_hash=chash,
+                    info_class=klass or "sender",
+                    cpu_budget_s=rules.cell_cpu_s,
+                    memory_budget_mb=rules.cell_memory_mb,
+                    **base,
+                )
+                for s in seeds
+            )
         if (info is not None or constant is not None) and playable == 0:
             reasons = "; ".join(f"{c}: {r}" for e, c, r in skipped if e == label)
             raise PlanError(f"entrant {name!r} cannot play any scenario of the suite: {reasons}")
         classes[label] = klass or "sender"
         if classes[label] not in rules.classes:
-            raise PlanError(f"entrant {name!r} is of information class {classes[label]!r}; "
-                            f"this suite admits {', '.join(rules.classes)} "
-                            "(suite.rules.classes)")
+            raise PlanError(
+                f"entrant {name!r} is of information class {classes[label]!r}; "
+                f"this suite admits {', '.join(rules.classes)} "
+                "(suite.rules.classes)"
+            )
     return Plan(cells, skipped, entrant_labels, labels, classes, notes_of)
 
 
 _JOINT_FAILED = "_joint_composition_failed"  # a key of `nodes` no preset can have
 
 
-def _with_controller(cell_cfg: Any, name: str, overrides: tuple[str, ...],
-                     nodes: dict[str, Any], full_overrides: list[str]) -> Any:
+def _with_controller(
+    cell_cfg: Any,
+    name: str,
+    overrides: tuple[str, ...],
+    nodes: dict[str, Any],
+    full_overrides: list[str],
+) -> Any:
     """The cell's composed config with controller ``name``: the same as composing
     with ``controller=<name>``, without running Hydra again for every entrant
     (a cell's own overrides that touch the controller take the slow path); the
@@ -487,8 +553,9 @@ def _with_controller(cell_cfg: Any, name: str, overrides: tuple[str, ...],
             except ValueError:  # one bad preset: each alone, so only its pairs fail
                 nodes[_JOINT_FAILED] = None
         if name not in nodes:
-            nodes[name] = compose_config("sim", ["scenario=single_link",
-                                                 f"controller={name}"]).controller
+            nodes[name] = compose_config(
+                "sim", ["scenario=single_link", f"controller={name}"]
+            ).controller
     cfg = cell_cfg.copy()
     cfg.controller = nodes[name]
     return cfg
@@ -512,21 +579,27 @@ def _check_agent_fits(info: AgentInfo, cell: Cell) -> str:
             raise ValueError(
                 f"one subflow's observation has {trained_block} numbers in training, "
                 f"{block} here (trained on {info.trained_scenario!r}; history and features "
-                "must match)")
+                "must match)"
+            )
         low = np.asarray(env.observation_space.low).reshape(-1)[:block]
         high = np.asarray(env.observation_space.high).reshape(-1)[:block]
-        if (not np.array_equal(low, np.asarray(info.observation_low, np.float32))
-                or not np.array_equal(high, np.asarray(info.observation_high, np.float32))):
-            raise ValueError("one subflow's observation bounds differ from training's "
-                             "(other features)")
+        if not np.array_equal(
+            low, np.asarray(info.observation_low, np.float32)
+        ) or not np.array_equal(high, np.asarray(info.observation_high, np.float32)):
+            raise ValueError(
+                "one subflow's observation bounds differ from training's (other features)"
+            )
         act = env.action_space
         act_shape = tuple(act.shape or ())
         if act_shape != (n,):
-            raise ValueError(f"the scenario's action has shape {act_shape}, not one number "
-                             f"per subflow ({n})")
+            raise ValueError(
+                f"the scenario's action has shape {act_shape}, not one number per subflow ({n})"
+            )
         if unit_action(act) != info.unit_action:
-            raise ValueError(f"one subflow's action is {info.unit_action} in training, "
-                             f"{unit_action(act)} here (another env.action mode)")
+            raise ValueError(
+                f"one subflow's action is {info.unit_action} in training, "
+                f"{unit_action(act)} here (another env.action mode)"
+            )
         return observation_class(spec)
     finally:
         env.close()
@@ -547,11 +620,11 @@ def _agent_env(cell: Cell) -> Any:
     overrides = [*cell.agent_env_overrides, *cell.overrides]
     if cell.duration_s is not None:
         overrides.append(f"duration_s={float(cell.duration_s)}")
-    return OrbitCCEnv(scenario=cell.scenario, controller=None, overrides=overrides,
-                      info_level=1)
+    return OrbitCCEnv(scenario=cell.scenario, controller=None, overrides=overrides, info_level=1)
 
 
 # ---------------------------------------------------------------- run a cell --
+
 
 @lru_cache(maxsize=4)
 def _checkpoint(model_path: str, checkpoint_hash: str) -> Any:
@@ -564,8 +637,9 @@ _WORKER_CONTROLLER_NODES: dict[str, Any] = {}
 
 
 @lru_cache(maxsize=64)
-def _sim_config(scenario: str, controller: str, overrides: tuple[str, ...],
-                duration_s: float | None) -> Any:
+def _sim_config(
+    scenario: str, controller: str, overrides: tuple[str, ...], duration_s: float | None
+) -> Any:
     """The validated SimConfig of a cell with seed 0 (composing costs more than
     a short episode, and a worker runs the seeds of a cell one after another).
 
@@ -575,10 +649,10 @@ def _sim_config(scenario: str, controller: str, overrides: tuple[str, ...],
     their product (~0.1 CPU-s each; 32 of them per worker on the quick suite).
     """
     full = _sim_overrides(scenario, controller, overrides, duration_s)
-    base = compose_config("sim", _sim_overrides(scenario, controller_names()[0], overrides,
-                                                duration_s))
-    return to_object(_with_controller(base, controller, overrides, _WORKER_CONTROLLER_NODES,
-                                      full))
+    base = compose_config(
+        "sim", _sim_overrides(scenario, controller_names()[0], overrides, duration_s)
+    )
+    return to_object(_with_controller(base, controller, overrides, _WORKER_CONTROLLER_NODES, full))
 
 
 class FairnessMeter:
@@ -622,8 +696,9 @@ class FairnessMeter:
                 self.bg_flow[g] = fi
         self.bg_flows = sorted(set(self.bg_flow.values()))
         self.start = {fi: float(flows[fi].get("start_s", 0.0)) for fi in self.bg_flows}
-        self.bulk = {fi: (flows[fi].get("app") or {}).get("kind", "bulk") == "bulk"
-                     for fi in self.bg_flows}
+        self.bulk = {
+            fi: (flows[fi].get("app") or {}).get("kind", "bulk") == "bulk" for fi in self.bg_flows
+        }
         self.arrived = dict.fromkeys(range(sim.num_subflows), 0)
         self.offered = dict.fromkeys(self.bg_flows, 0.0)
         self.unsent = dict.fromkeys(self.bg_flows, 0.0)
@@ -725,8 +800,9 @@ class FairnessMeter:
             total += float(st["delay_ms"]) + self.packet_bits / (cap * 1e3)
         return total if route else None
 
-    def _reference(self, now: float, dt: float, probes: dict[int, dict[str, Any]],
-                   offered: dict[int, float]) -> None:
+    def _reference(
+        self, now: float, dt: float, probes: dict[int, dict[str, Any]], offered: dict[int, float]
+    ) -> None:
         """Accounts the step's fair share and empty-queue delays (the cell's
         references): on each first link of the test connection, its path
         capacity split max-min between the connection (one flow of unlimited
@@ -742,9 +818,11 @@ class FairnessMeter:
             if d is not None:
                 self.zero_queue_ms.append(d)
         for link, cap in caps.items():
-            demands = [offered.get(self.bg_flow[g], math.inf) for g in self.bg
-                       if now >= self.start[self.bg_flow[g]]
-                       and int(probes[g]["first_link"]) == link]
+            demands = [
+                offered.get(self.bg_flow[g], math.inf)
+                for g in self.bg
+                if now >= self.start[self.bg_flow[g]] and int(probes[g]["first_link"]) == link
+            ]
             self.fair_int += max_min_shares(cap, demands)[-1] * dt
         self.ref_t += dt
 
@@ -753,8 +831,7 @@ class FairnessMeter:
         ``base_delay_ms``: the 95th percentile over steps and subflows of the
         empty-queue one-way delay (the percentile the scored delay is)."""
         fair = self.fair_int / self.ref_t if self.ref_t > 0 else 0.0
-        base = (float(np.percentile(self.zero_queue_ms, 95)) if self.zero_queue_ms
-                else 0.0)
+        base = float(np.percentile(self.zero_queue_ms, 95)) if self.zero_queue_ms else 0.0
         return {"fair_share_mbps": fair, "base_delay_ms": base}
 
     def _demands(self, dt: float) -> tuple[dict[int, float], dict[int, float]]:
@@ -775,7 +852,8 @@ class FairnessMeter:
             out[fi] = (offered - self.offered[fi] + self.unsent[fi]) * 8e-6 / dt
             rate[fi] = (offered - self.offered[fi]) * 8e-6 / dt
             sent = (int(f["packets_sent"]) - int(f["packets_retransmitted"])) * (
-                self.packet_bits / 8.0)
+                self.packet_bits / 8.0
+            )
             self.offered[fi] = offered
             self.unsent[fi] = max(0.0, offered - sent)
         return out, rate
@@ -783,11 +861,17 @@ class FairnessMeter:
     def result(self, flows: list[dict[str, Any]]) -> dict[str, Any]:
         bg = [f for f in flows if f.get("background")]
         if not bg:
-            return {"background_throughput_mbps": None, "background_owed_mbps": None,
-                    "background_shortfall": None, "fair_jain": None, **self.references()}
+            return {
+                "background_throughput_mbps": None,
+                "background_owed_mbps": None,
+                "background_shortfall": None,
+                "fair_jain": None,
+                **self.references(),
+            }
         xs = [self.got[k] / self.owed[k] for k in self.owed if self.owed[k] > 0]
-        jain = (sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
-                if len(xs) >= 2 and any(xs) else None)
+        jain = (
+            sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if len(xs) >= 2 and any(xs) else None
+        )
         return {
             "background_throughput_mbps": float(sum(f["throughput_mbps"] for f in bg)),
             "background_owed_mbps": self.owed_bg / self.t if self.t > 0 else 0.0,
@@ -852,13 +936,16 @@ class Budget:
         if self.memory_mb > 0:
             grown = _rss_mb() - self.rss0
             if grown > self.memory_mb:
-                return (f"past its memory budget of {self.memory_mb:g} MB "
-                        f"(grew {grown:.0f} MB; suite.rules.cell_memory_mb)")
+                return (
+                    f"past its memory budget of {self.memory_mb:g} MB "
+                    f"(grew {grown:.0f} MB; suite.rules.cell_memory_mb)"
+                )
         return None
 
 
-def _simulate(cell: Cell, budget: Budget | None = None
-              ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def _simulate(
+    cell: Cell, budget: Budget | None = None
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """What ``orbitcc.run(..., series=True)`` does, with the composed config
     cached, stepped FAIRNESS_STEP_S at a time for the fairness accounting
     (stepping does not change the events: the same record as ``run()``).
@@ -867,8 +954,8 @@ def _simulate(cell: Cell, budget: Budget | None = None
     from orbitcc.runner import build_simulation, collect_series
 
     sim_cfg = dataclasses.replace(
-        _sim_config(cell.scenario, cell.entrant, cell.overrides, cell.duration_s),
-        seed=cell.seed)
+        _sim_config(cell.scenario, cell.entrant, cell.overrides, cell.duration_s), seed=cell.seed
+    )
     sim, spec = build_simulation(sim_cfg, record_series=True)
     meter = FairnessMeter(sim, spec)
     over = None
@@ -903,7 +990,7 @@ def _policy_of(cell: Cell, env: Any) -> Any:
         action = np.full(env.action_space.shape, constant[1], dtype=env.action_space.dtype)
         return lambda obs: action
     assert cell.checkpoint_hash is not None
-    agent = _checkpoint(cell.entrant[len(AGENT_ENTRANT_PREFIX):], cell.checkpoint_hash)
+    agent = _checkpoint(cell.entrant[len(AGENT_ENTRANT_PREFIX) :], cell.checkpoint_hash)
     n = int(env.observation_spec["num_subflows"])
     block = int(np.prod(env.observation_space.shape)) // n
     return SubflowAdapter(agent.act, cell.trained_subflows or n, block)
@@ -945,8 +1032,9 @@ def _env_spec(env: Any) -> dict[str, Any]:
     return build_spec(env.config)
 
 
-def handover_recovery(t_s: np.ndarray, thr: np.ndarray, handovers: list[float],
-                      window_s: float = 0.0) -> tuple[list[float], int]:
+def handover_recovery(
+    t_s: np.ndarray, thr: np.ndarray, handovers: list[float], window_s: float = 0.0
+) -> tuple[list[float], int]:
     """Seconds from each handover until the flows under test are back to
     RECOVERY_FRACTION of their throughput before it, at the time series'
     resolution. "Before" is the mean over the RECOVERY_BASELINE_S before the
@@ -970,8 +1058,7 @@ def handover_recovery(t_s: np.ndarray, thr: np.ndarray, handovers: list[float],
         if not (base > 0 and math.isfinite(base)):
             continue
         end = hs[i + 1] if i + 1 < len(hs) else math.inf
-        settled = (t_s > h + RECOVERY_BASELINE_S) & (t_s <= min(h + 2 * RECOVERY_BASELINE_S,
-                                                                end))
+        settled = (t_s > h + RECOVERY_BASELINE_S) & (t_s <= min(h + 2 * RECOVERY_BASELINE_S, end))
         target = base
         if settled.any() and 0 < float(np.mean(thr[settled])) < base:
             target = float(np.mean(thr[settled]))
@@ -1027,23 +1114,35 @@ def run_cell(cell: Cell | dict[str, Any], suite: str = "") -> dict[str, Any]:
         metrics, series = _run_controller(cell)
     for k in ("scenario", "controller", "seed"):
         metrics.pop(k, None)
-    recovery, censored = handover_recovery(series["t_s"], series["throughput_mbps"],
-                                           metrics.get("handover_times_s", []),
-                                           window_s=RECOVERY_WINDOW_S)
+    recovery, censored = handover_recovery(
+        series["t_s"],
+        series["throughput_mbps"],
+        metrics.get("handover_times_s", []),
+        window_s=RECOVERY_WINDOW_S,
+    )
     delay_s = metrics.get("mean_delay_ms", math.nan) / 1e3
     thr = metrics.get("throughput_mbps", math.nan)
     record: dict[str, Any] = {
-        "schema": RECORD_SCHEMA, "key": cell.key, "suite": suite,
-        "entrant": cell.entrant, "entrant_label": cell.entrant_label,
-        "entrant_class": cell.info_class, "rules_overridden": list(cell.rules_notes),
-        "scenario": cell.scenario, "cell": cell.cell, "overrides": list(cell.overrides),
-        "seed": cell.seed, "duration": cell.duration_s,
+        "schema": RECORD_SCHEMA,
+        "key": cell.key,
+        "suite": suite,
+        "entrant": cell.entrant,
+        "entrant_label": cell.entrant_label,
+        "entrant_class": cell.info_class,
+        "rules_overridden": list(cell.rules_notes),
+        "scenario": cell.scenario,
+        "cell": cell.cell,
+        "overrides": list(cell.overrides),
+        "seed": cell.seed,
+        "duration": cell.duration_s,
         **metrics,
         "power": thr / delay_s if delay_s > 0 else math.nan,
         "loss_confusion": loss_confusion(metrics.get("flows", [])),
-        "handover_recovery_s": recovery, "handover_recovery_censored": censored,
+        "handover_recovery_s": recovery,
+        "handover_recovery_censored": censored,
         **cell.code,
-        "config_hash": cell.config_hash, "checkpoint_hash": cell.checkpoint_hash,
+        "config_hash": cell.config_hash,
+        "checkpoint_hash": cell.checkpoint_hash,
     }
     record["wall_s"] = round(time.perf_counter() - started, 4)
     return record
@@ -1055,10 +1154,13 @@ def run_cell_series(cell: Cell) -> dict[str, Any]:
     m, s, _ = _simulate(cell)
     under_test = [i for i, f in enumerate(m["flows"]) if not f["background"]]
     mask = np.isin(s["subflow_flow"], under_test)
-    return {"t_s": np.asarray(s["t_s"]), "cwnd_bytes": np.asarray(s["cwnd_bytes"])[mask],
-            "throughput_mbps": np.asarray(s["throughput_mbps"])[mask],
-            "srtt_ms": np.asarray(s["srtt_ms"])[mask],
-            "handover_times_s": list(m["handover_times_s"])}
+    return {
+        "t_s": np.asarray(s["t_s"]),
+        "cwnd_bytes": np.asarray(s["cwnd_bytes"])[mask],
+        "throughput_mbps": np.asarray(s["throughput_mbps"])[mask],
+        "srtt_ms": np.asarray(s["srtt_ms"])[mask],
+        "handover_times_s": list(m["handover_times_s"]),
+    }
 
 
 def worker_init() -> None:

@@ -57,11 +57,13 @@ class LauncherConfig:
 
     def __post_init__(self) -> None:
         if self.name not in LAUNCHERS:
-            raise ValueError(f"launcher.name = {self.name!r} is unknown; allowed: "
-                             f"{', '.join(LAUNCHERS)}")
+            raise ValueError(
+                f"launcher.name = {self.name!r} is unknown; allowed: {', '.join(LAUNCHERS)}"
+            )
         if self.cluster not in CLUSTERS:
-            raise ValueError(f"launcher.cluster = {self.cluster!r} is unknown; allowed: "
-                             f"{', '.join(CLUSTERS)}")
+            raise ValueError(
+                f"launcher.cluster = {self.cluster!r} is unknown; allowed: {', '.join(CLUSTERS)}"
+            )
         for name in ("workers", "max_tasks_per_child", "num_cpus"):
             v = getattr(self, name)
             if v is not None and v < 1:
@@ -69,8 +71,9 @@ class LauncherConfig:
         if self.object_store_mb < 80:  # Ray's minimum is 75 MiB
             raise ValueError(f"launcher.object_store_mb = {self.object_store_mb} must be >= 80")
         if self.cells_per_job < 1 or self.timeout_min < 1 or self.array_parallelism < 1:
-            raise ValueError("launcher.cells_per_job, timeout_min and array_parallelism "
-                             "must be >= 1")
+            raise ValueError(
+                "launcher.cells_per_job, timeout_min and array_parallelism must be >= 1"
+            )
 
 
 def _error(err: BaseException) -> str:
@@ -90,8 +93,7 @@ def run_chunk(cells: list[dict[str, Any]], suite: str) -> list[tuple[Any, Any]]:
     return [_safe_run(c, suite) for c in cells]
 
 
-def launch(cells: list[Cell], cfg: LauncherConfig, suite: str,
-           run_dir: Path) -> Iterator[Outcome]:
+def launch(cells: list[Cell], cfg: LauncherConfig, suite: str, run_dir: Path) -> Iterator[Outcome]:
     if not cells:
         return iter(())
     if cfg.name == "serial":
@@ -112,8 +114,7 @@ def _serial(cells: list[Cell], suite: str) -> Iterator[Outcome]:
 MAX_CELLS_PER_TASK = 8
 
 
-def batch_cells(cells: list[Cell], workers: int, cap: int = MAX_CELLS_PER_TASK
-                ) -> list[list[Cell]]:
+def batch_cells(cells: list[Cell], workers: int, cap: int = MAX_CELLS_PER_TASK) -> list[list[Cell]]:
     """Cells grouped into tasks: consecutive seeds of one (entrant, scenario
     cell) run together (one round trip carries them, and their worker has
     their config composed already), at most ``cap`` and at most ~1/(2
@@ -122,8 +123,11 @@ def batch_cells(cells: list[Cell], workers: int, cap: int = MAX_CELLS_PER_TASK
     tasks: list[list[Cell]] = []
     for cell in cells:
         last = tasks[-1] if tasks else None
-        if (last is not None and len(last) < cap
-                and (last[0].entrant, last[0].cell) == (cell.entrant, cell.cell)):
+        if (
+            last is not None
+            and len(last) < cap
+            and (last[0].entrant, last[0].cell) == (cell.entrant, cell.cell)
+        ):
             last.append(cell)
         else:
             tasks.append([cell])
@@ -140,9 +144,13 @@ def _pool_worker_init(parent_pid: int) -> None:
 def _pool(cells: list[Cell], cfg: LauncherConfig, suite: str) -> Iterator[Outcome]:
     workers = min(cfg.workers or os.cpu_count() or 1, len(cells))
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                             initializer=_pool_worker_init, initargs=(os.getpid(),),
-                             max_tasks_per_child=cfg.max_tasks_per_child) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=ctx,
+        initializer=_pool_worker_init,
+        initargs=(os.getpid(),),
+        max_tasks_per_child=cfg.max_tasks_per_child,
+    ) as pool:
         pending: dict[Future, list[Cell]] = {}
         # max_tasks_per_child=1 promises a fresh process per cell: no batching.
         cap = 1 if cfg.max_tasks_per_child is not None else MAX_CELLS_PER_TASK
@@ -172,8 +180,11 @@ def _ray(cells: list[Cell], cfg: LauncherConfig, suite: str) -> Iterator[Outcome
         raise RuntimeError("launcher=ray needs Ray: pip install 'orbitcc[cluster]'") from None
     started_here = not ray.is_initialized()
     if started_here:
-        kwargs: dict[str, Any] = {"address": cfg.address, "log_to_driver": False,
-                                  "include_dashboard": False}
+        kwargs: dict[str, Any] = {
+            "address": cfg.address,
+            "log_to_driver": False,
+            "include_dashboard": False,
+        }
         if cfg.address is None:
             kwargs["object_store_memory"] = cfg.object_store_mb * 2**20
             if cfg.num_cpus is not None:
@@ -182,8 +193,10 @@ def _ray(cells: list[Cell], cfg: LauncherConfig, suite: str) -> Iterator[Outcome
     try:
         remote = ray.remote(num_cpus=1, max_retries=0)(run_chunk)
         slots = int(ray.cluster_resources().get("CPU", 1))
-        refs = {remote.remote([c.to_dict() for c in task], suite): task
-                for task in batch_cells(cells, slots)}
+        refs = {
+            remote.remote([c.to_dict() for c in task], suite): task
+            for task in batch_cells(cells, slots)
+        }
         pending = list(refs)
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
@@ -200,17 +213,22 @@ def _ray(cells: list[Cell], cfg: LauncherConfig, suite: str) -> Iterator[Outcome
             ray.shutdown()
 
 
-def _submitit(cells: list[Cell], cfg: LauncherConfig, suite: str,
-              run_dir: Path) -> Iterator[Outcome]:
+def _submitit(
+    cells: list[Cell], cfg: LauncherConfig, suite: str, run_dir: Path
+) -> Iterator[Outcome]:
     try:
         import submitit
     except ImportError:
-        raise RuntimeError("launcher=submitit needs submitit: pip install "
-                           "'orbitcc[cluster]'") from None
+        raise RuntimeError(
+            "launcher=submitit needs submitit: pip install 'orbitcc[cluster]'"
+        ) from None
     folder = Path(cfg.folder) if cfg.folder else run_dir / "submitit"
     executor = submitit.AutoExecutor(folder=str(folder / "%j"), cluster=cfg.cluster)
-    params: dict[str, Any] = {"timeout_min": cfg.timeout_min, "cpus_per_task": 1,
-                              "name": f"orbitcc-{suite or 'cells'}"}
+    params: dict[str, Any] = {
+        "timeout_min": cfg.timeout_min,
+        "cpus_per_task": 1,
+        "name": f"orbitcc-{suite or 'cells'}",
+    }
     if cfg.cluster == "slurm":
         params["slurm_array_parallelism"] = cfg.array_parallelism
         if cfg.partition:
@@ -218,9 +236,10 @@ def _submitit(cells: list[Cell], cfg: LauncherConfig, suite: str,
         if cfg.slurm_additional:
             params["slurm_additional_parameters"] = dict(cfg.slurm_additional)
     executor.update_parameters(**params)
-    chunks = [cells[i:i + cfg.cells_per_job] for i in range(0, len(cells), cfg.cells_per_job)]
-    jobs = executor.map_array(run_chunk, [[c.to_dict() for c in ch] for ch in chunks],
-                              [suite] * len(chunks))
+    chunks = [cells[i : i + cfg.cells_per_job] for i in range(0, len(cells), cfg.cells_per_job)]
+    jobs = executor.map_array(
+        run_chunk, [[c.to_dict() for c in ch] for ch in chunks], [suite] * len(chunks)
+    )
     pending = dict(zip(range(len(jobs)), jobs, strict=True))
     while pending:
         finished = [i for i, job in pending.items() if job.done()]

@@ -78,14 +78,15 @@ def store_leaderboard_schemas() -> None:
 
 
 def suite_entrants(cfg: LeaderboardConfig) -> list[str]:
-    extra = [a if a.startswith(AGENT_ENTRANT_PREFIX) else f"{AGENT_ENTRANT_PREFIX}{a}"
-             for a in cfg.agents]
+    extra = [
+        a if a.startswith(AGENT_ENTRANT_PREFIX) else f"{AGENT_ENTRANT_PREFIX}{a}"
+        for a in cfg.agents
+    ]
     return [*cfg.suite.entrants, *extra]
 
 
 def make_plan(suite: SuiteConfig, entrants: list[str]) -> Plan:
-    return plan(entrants, suite.scenario_cells(), list(suite.seeds), suite.duration_s,
-                suite.rules)
+    return plan(entrants, suite.scenario_cells(), list(suite.seeds), suite.duration_s, suite.rules)
 
 
 class Progress:
@@ -102,10 +103,16 @@ class Progress:
         elif enabled and total:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, initial=done, unit="cell", desc="cells",
-                            file=sys.stderr, dynamic_ncols=True,
-                            mininterval=0.5 if sys.stderr.isatty() else 15.0,
-                            smoothing=0.1)
+            self.bar = tqdm(
+                total=total,
+                initial=done,
+                unit="cell",
+                desc="cells",
+                file=sys.stderr,
+                dynamic_ncols=True,
+                mininterval=0.5 if sys.stderr.isatty() else 15.0,
+                smoothing=0.1,
+            )
             self.bar.set_postfix(failures=0)
 
     def update(self, ok: bool, last: str) -> None:
@@ -157,16 +164,25 @@ class _LineProgress:
             return "--:--" if s != s else f"{int(s) // 60:02d}:{int(s) % 60:02d}"
 
         tail = f", last: {last}" if last else ""
-        print(f"cells {self.done}/{self.total} ({100 * self.done // self.total} %), "
-              f"{failures} failed, {clock(wall)} elapsed, ETA {clock(eta)}{tail}",
-              file=sys.stderr, flush=True)
+        print(
+            f"cells {self.done}/{self.total} ({100 * self.done // self.total} %), "
+            f"{failures} failed, {clock(wall)} elapsed, ETA {clock(eta)}{tail}",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
-def run_cells(the_plan: Plan, results: Path, launcher: LauncherConfig, suite: str,
-              run_dir: Path, resume: bool = True, progress: bool = True,
-              log: Callable[[str], None] | None = None,
-              on_cell: Callable[[Cell, dict[str, Any] | None, bool], None] | None = None,
-              ) -> tuple[list[dict[str, Any]], list[tuple[Cell, str]]]:
+def run_cells(
+    the_plan: Plan,
+    results: Path,
+    launcher: LauncherConfig,
+    suite: str,
+    run_dir: Path,
+    resume: bool = True,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+    on_cell: Callable[[Cell, dict[str, Any] | None, bool], None] | None = None,
+) -> tuple[list[dict[str, Any]], list[tuple[Cell, str]]]:
     """Runs the plan's cells missing from ``results``; returns the plan's records
     (in plan order) and the failures. Holds the results file's lock throughout.
     ``on_cell(cell, record or None, already_done)`` hears of every cell."""
@@ -213,19 +229,30 @@ def _set_aside(path: Path) -> Path:
     return target
 
 
-def board_from(the_plan: Plan, suite: SuiteConfig, records: list[dict[str, Any]],
-               score: ScoreConfig, info_class: str = "all") -> Board:
+def board_from(
+    the_plan: Plan,
+    suite: SuiteConfig,
+    records: list[dict[str, Any]],
+    score: ScoreConfig,
+    info_class: str = "all",
+) -> Board:
     cells = suite.scenario_cells()
     labels = the_plan.cell_labels
     return build_board(
-        records, the_plan.entrants, labels, list(suite.seeds),
+        records,
+        the_plan.entrants,
+        labels,
+        list(suite.seeds),
         {lab: c[0] for lab, c in zip(labels, cells, strict=True)},
         {lab: list(c[1]) for lab, c in zip(labels, cells, strict=True)},
-        score, ranked=labels[:len(suite.scenarios) + len(suite.cells)],
+        score,
+        ranked=labels[: len(suite.scenarios) + len(suite.cells)],
         skipped=the_plan.skipped,
         missing=len(the_plan.cells) - len(records),
-        classes=the_plan.classes, class_filter=info_class,
-        rules_notes=the_plan.rules_notes)
+        classes=the_plan.classes,
+        class_filter=info_class,
+        rules_notes=the_plan.rules_notes,
+    )
 
 
 def print_ranking(board: Board, suite_name: str | None = None) -> None:

@@ -46,8 +46,11 @@ from orbitcc.baselines.stats import (
 def md_table(header: list[str], rows: list[list[str]]) -> str:
     def esc(c: str) -> str:
         return c.replace("|", "\\|")
-    out = ["| " + " | ".join(esc(h) for h in header) + " |",
-           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+
+    out = [
+        "| " + " | ".join(esc(h) for h in header) + " |",
+        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|",
+    ]
     out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
     return "\n".join(out)
 
@@ -63,18 +66,27 @@ def _code(board: Board) -> tuple[str, str]:
 
 def write_markdown(board: Board, path: Path, suite_name: str, score: ScoreConfig) -> None:
     version, commit = _code(board)
-    lines = [f"# orbitcc leaderboard: suite `{suite_name}`", "",
-             f"orbitcc {version}, commit `{commit}`; {len(board.entrants)} entrants, "
-             f"{len(board.cells)} scenario cells, seeds {board.seeds}.", "",
-             "## Ranking", ""]
+    lines = [
+        f"# orbitcc leaderboard: suite `{suite_name}`",
+        "",
+        f"orbitcc {version}, commit `{commit}`; {len(board.entrants)} entrants, "
+        f"{len(board.cells)} scenario cells, seeds {board.seeds}.",
+        "",
+        "## Ranking",
+        "",
+    ]
     lines += [*rules_lines(board), ""] if rules_lines(board) else []
     if board.ranking:
         lines += [md_table(*ranking_rows(board)), "", ranking_note(board), ""]
     else:
         lines += ["No entrant played every ranked cell with every seed: nobody is ranked.", ""]
     if board.unranked:
-        lines += ["### Not ranked (did not play every ranked cell and seed)", "",
-                  md_table(*unranked_rows(board)), ""]
+        lines += [
+            "### Not ranked (did not play every ranked cell and seed)",
+            "",
+            md_table(*unranked_rows(board)),
+            "",
+        ]
     lines += [_score_text(score), ""]
     if board.missing:
         lines += [f"**{board.missing} cells have no record (failed); see the run's log.**", ""]
@@ -100,6 +112,7 @@ def write_csv(board: Board, path: Path) -> None:
 
 
 # -------------------------------------------------------------------- plots --
+
 
 class UnlabelledPlotError(ValueError):
     """A figure with an axes whose x or y axis has no label."""
@@ -133,8 +146,12 @@ def _png(fig: Any, name: str = "") -> str:
             # The PNG is the page's own (90 dpi); the PDF is vector (dense line
             # plots rasterized at EXPORT_DPI), about 4 CPU s for the quick suite.
             pdf = io.BytesIO()
-            fig.savefig(pdf, format="pdf", dpi=EXPORT_DPI,
-                        metadata={"Creator": None, "Producer": None, "CreationDate": None})
+            fig.savefig(
+                pdf,
+                format="pdf",
+                dpi=EXPORT_DPI,
+                metadata={"Creator": None, "Producer": None, "CreationDate": None},
+            )
             _EXPORTS.append((name, buf.getvalue(), pdf.getvalue()))
     finally:
         plt.close(fig)
@@ -160,8 +177,10 @@ def _styles(entrants: list[str]) -> dict[str, dict[str, Any]]:
     import matplotlib
 
     cmap = matplotlib.colormaps["tab10"]
-    return {e: {"color": cmap(i % 10), "marker": MARKERS[(i // 10) % len(MARKERS)]}
-            for i, e in enumerate(entrants)}
+    return {
+        e: {"color": cmap(i % 10), "marker": MARKERS[(i // 10) % len(MARKERS)]}
+        for i, e in enumerate(entrants)
+    }
 
 
 def _colors(entrants: list[str]) -> dict[str, Any]:
@@ -174,8 +193,14 @@ def _legend_below(fig: Any, ax: Any, ncol: int = 5) -> None:
     handles, labels = ax.get_legend_handles_labels()
     if handles:
         fits = max(1, int(fig.get_figwidth() / 1.6))
-        fig.legend(handles, labels, loc="outside lower center", ncol=min(ncol, fits),
-                   fontsize=8, frameon=False)
+        fig.legend(
+            handles,
+            labels,
+            loc="outside lower center",
+            ncol=min(ncol, fits),
+            fontsize=8,
+            frameon=False,
+        )
 
 
 LOG_SPAN = 10.0  # a delay axis spanning more than this factor is drawn log scale
@@ -202,8 +227,13 @@ def _cell_panels(cells: list[str], row_height: float) -> tuple[Any, Any]:
 
     ncol = min(2, len(cells))
     nrow = math.ceil(len(cells) / ncol)
-    return plt.subplots(nrow, ncol, figsize=(6.4 * ncol, row_height * nrow + 0.8),
-                        squeeze=False, layout="constrained")
+    return plt.subplots(
+        nrow,
+        ncol,
+        figsize=(6.4 * ncol, row_height * nrow + 0.8),
+        squeeze=False,
+        layout="constrained",
+    )
 
 
 def _finish_panels(fig: Any, axes: Any, used: int, entrants: int, name: str) -> str:
@@ -236,11 +266,25 @@ def plot_scatter(board: Board) -> str | None:
             y = np.array([r["throughput_mbps"] for r in rs], float)
             delays += list(x)
             ax.scatter(x, y, s=14, alpha=0.4, color=st["color"], marker=st["marker"])
-            ax.errorbar(x.mean(), y.mean(), xerr=x.std(ddof=1) if len(x) > 1 else 0,
-                        yerr=y.std(ddof=1) if len(y) > 1 else 0, fmt=st["marker"], ms=6,
-                        color=st["color"], label=e, capsize=2)
-            ax.annotate(e, (x.mean(), y.mean()), xytext=(4, 4), textcoords="offset points",
-                        fontsize=7, color=st["color"])
+            ax.errorbar(
+                x.mean(),
+                y.mean(),
+                xerr=x.std(ddof=1) if len(x) > 1 else 0,
+                yerr=y.std(ddof=1) if len(y) > 1 else 0,
+                fmt=st["marker"],
+                ms=6,
+                color=st["color"],
+                label=e,
+                capsize=2,
+            )
+            ax.annotate(
+                e,
+                (x.mean(), y.mean()),
+                xytext=(4, 4),
+                textcoords="offset points",
+                fontsize=7,
+                color=st["color"],
+            )
         wide = _log_if_wide(ax, delays)
         ax.invert_xaxis()
         ax.set_xlabel("p95 one-way delay (ms" + (", log scale)" if wide else ")"))
@@ -253,13 +297,16 @@ def plot_scatter(board: Board) -> str | None:
 def _timeline_cell(board: Board, wanted: str | None) -> str | None:
     if wanted:
         if wanted not in board.cells:
-            raise ValueError(f"timeline_cell = {wanted!r} is not a cell of the suite; "
-                             f"allowed: {', '.join(board.cells)}")
+            raise ValueError(
+                f"timeline_cell = {wanted!r} is not a cell of the suite; "
+                f"allowed: {', '.join(board.cells)}"
+            )
         return wanted
     for c in board.ranked or board.cells:
         rs = [r for r in board.records if r["cell"] == c]
-        if rs and any(f.get("num_subflows", 1) > 1 for f in rs[0].get("flows", [])
-                      if not f.get("background")):
+        if rs and any(
+            f.get("num_subflows", 1) > 1 for f in rs[0].get("flows", []) if not f.get("background")
+        ):
             return c
     return (board.ranked or board.cells or [None])[0]
 
@@ -288,7 +335,7 @@ def _bin(t: np.ndarray, y: np.ndarray, width: float) -> tuple[np.ndarray, np.nda
     n = (len(t) // k) * k
     if n == 0:
         return t, y
-    return t[k - 1:n:k], y[..., :n].reshape(*y.shape[:-1], n // k, k).mean(axis=-1)
+    return t[k - 1 : n : k], y[..., :n].reshape(*y.shape[:-1], n // k, k).mean(axis=-1)
 
 
 def plot_timeline(series: dict[str, dict[str, Any]], cell: str, seed: int) -> str | None:
@@ -297,12 +344,12 @@ def plot_timeline(series: dict[str, dict[str, Any]], cell: str, seed: int) -> st
     if not series:
         return None
     n = len(series)
-    fig, axes = plt.subplots(n, 2, figsize=(12, 1.7 * n + 0.9), squeeze=False, sharex=True,
-                             layout="constrained")
+    fig, axes = plt.subplots(
+        n, 2, figsize=(12, 1.7 * n + 0.9), squeeze=False, sharex=True, layout="constrained"
+    )
     for row, (e, s) in enumerate(series.items()):
         t, cwnd = _bin(np.asarray(s["t_s"]), np.asarray(s["cwnd_bytes"]), TIMELINE_BIN_S)
-        t_thr, thr = _bin(np.asarray(s["t_s"]), np.asarray(s["throughput_mbps"]),
-                          THROUGHPUT_BIN_S)
+        t_thr, thr = _bin(np.asarray(s["t_s"]), np.asarray(s["throughput_mbps"]), THROUGHPUT_BIN_S)
         for k in range(cwnd.shape[0]):
             # rasterized: the PDF export keeps axes and text as vectors and these
             # thousands of points as an image (a vector path costs seconds to write)
@@ -315,8 +362,9 @@ def plot_timeline(series: dict[str, dict[str, Any]], cell: str, seed: int) -> st
         axes[row, 0].set_ylabel(f"{e}\ncwnd (kB)", fontsize=8)
         axes[row, 1].set_ylabel(f"{e}\nMb/s", fontsize=8)
     axes[0, 0].set_title(f"cwnd, {cell}, seed {seed}; dotted: handovers", fontsize=10)
-    axes[0, 1].set_title(f"throughput per subflow ({THROUGHPUT_BIN_S * 1e3:g} ms means)",
-                         fontsize=10)
+    axes[0, 1].set_title(
+        f"throughput per subflow ({THROUGHPUT_BIN_S * 1e3:g} ms means)", fontsize=10
+    )
     axes[-1, 0].set_xlabel("time (s)")
     axes[-1, 1].set_xlabel("time (s)")
     _legend_below(fig, axes[0, 1])
@@ -332,8 +380,12 @@ def _ecdf(ax: Any, xs: list[float], **kw: Any) -> None:
 
 # The delay quantiles the core records per flow (cpp_core/engine/summary.cc,
 # LogHistogram: within 1.6 % of the order statistic, clamped to [min, max]).
-DELAY_QUANTILES = ((0.5, "p50_delay_ms"), (0.95, "p95_delay_ms"), (0.99, "p99_delay_ms"),
-                   (1.0, "max_delay_ms"))
+DELAY_QUANTILES = (
+    (0.5, "p50_delay_ms"),
+    (0.95, "p95_delay_ms"),
+    (0.99, "p99_delay_ms"),
+    (1.0, "max_delay_ms"),
+)
 
 
 def delay_quantiles(r: dict[str, Any]) -> list[tuple[float, float]]:
@@ -372,11 +424,22 @@ def plot_delay_cdf(board: Board) -> str | None:
             hi = np.maximum(0.0, np.array([max(by_q[q]) for q in qs]) - mean)
             values += [v for q in qs for v in by_q[q]]
             st = styles[e]
-            ax.errorbar(mean, qs, xerr=[lo, hi], marker=st["marker"], ms=4, lw=0.8, ls=":",
-                        capsize=2, color=st["color"], label=e)  # dotted: between quantiles
+            ax.errorbar(
+                mean,
+                qs,
+                xerr=[lo, hi],
+                marker=st["marker"],
+                ms=4,
+                lw=0.8,
+                ls=":",
+                capsize=2,
+                color=st["color"],
+                label=e,
+            )  # dotted: between quantiles
         wide = _log_if_wide(ax, values)
-        ax.set_xlabel("one-way delay of the packets under test (ms"
-                      + (", log scale)" if wide else ")"))
+        ax.set_xlabel(
+            "one-way delay of the packets under test (ms" + (", log scale)" if wide else ")")
+        )
         ax.set_ylabel("CDF (p50, p95, p99, max)")
         ax.set_ylim(0.4, 1.03)
         ax.set_title(f"{c}: {len(board.seeds)} seeds pooled", fontsize=10)
@@ -385,9 +448,15 @@ def plot_delay_cdf(board: Board) -> str | None:
 
 
 def recovery_cells(board: Board) -> list[str]:
-    return [c for c in (board.ranked or board.cells)
-            if any(r.get("handover_recovery_s") or r.get("handover_recovery_censored")
-                   for r in board.records if r["cell"] == c)]
+    return [
+        c
+        for c in (board.ranked or board.cells)
+        if any(
+            r.get("handover_recovery_s") or r.get("handover_recovery_censored")
+            for r in board.records
+            if r["cell"] == c
+        )
+    ]
 
 
 def recovery_split(rs: list[dict[str, Any]]) -> tuple[int, list[float], int]:
@@ -416,9 +485,13 @@ def plot_recovery_cdf(board: Board) -> str | None:
     if not cells:
         return None
     styles = _styles(board.entrants)
-    fig, axes = plt.subplots(len(cells), 2, figsize=(12, 0.28 * len(board.entrants)
-                                                     * len(cells) + 1.6 * len(cells) + 0.6),
-                             squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(
+        len(cells),
+        2,
+        figsize=(12, 0.28 * len(board.entrants) * len(cells) + 1.6 * len(cells) + 0.6),
+        squeeze=False,
+        layout="constrained",
+    )
     for row, c in enumerate(cells):
         ax_bar, ax_cdf = axes[row]
         ents, shares = [], []
@@ -433,18 +506,18 @@ def plot_recovery_cdf(board: Board) -> str | None:
             ents.append(e)
             shares.append((no_dip / n, len(dipped) / n, censored / n, n))
             if dipped:
-                _ecdf(ax_cdf, dipped, color=styles[e]["color"],
-                      label=f"{e} ({len(dipped)} of {n})")
+                _ecdf(ax_cdf, dipped, color=styles[e]["color"], label=f"{e} ({len(dipped)} of {n})")
         y = np.arange(len(ents))
         left = np.zeros(len(ents))
-        for k, (label, color) in enumerate((("no dip", "#8fbc8f"), ("dipped, recovered",
-                                                                  "#f0c05a"),
-                                             ("not recovered", "#d9534f"))):
+        for k, (label, color) in enumerate(
+            (("no dip", "#8fbc8f"), ("dipped, recovered", "#f0c05a"), ("not recovered", "#d9534f"))
+        ):
             vals = np.array([100 * s[k] for s in shares])
             ax_bar.barh(y, vals, left=left, color=color, label=label if row == 0 else None)
             left += vals
-        ax_bar.set_yticks(y, [f"{e} (n={s[3]})" for e, s in zip(ents, shares, strict=True)],
-                          fontsize=7)
+        ax_bar.set_yticks(
+            y, [f"{e} (n={s[3]})" for e, s in zip(ents, shares, strict=True)], fontsize=7
+        )
         ax_bar.invert_yaxis()
         ax_bar.set_xlim(0, 100)
         ax_bar.set_xlabel("% of handovers", fontsize=8)
@@ -457,10 +530,16 @@ def plot_recovery_cdf(board: Board) -> str | None:
             ax_cdf.xaxis.set_minor_formatter(NullFormatter())
             ax_cdf.legend(fontsize=6, loc="lower right", frameon=False)
         else:
-            ax_cdf.text(0.5, 0.5, "no handover caused a dip", ha="center", va="center",
-                        transform=ax_cdf.transAxes, fontsize=8)
-        ax_cdf.set_xlabel("recovery time of the handovers with a dip (s, log scale)",
-                          fontsize=8)
+            ax_cdf.text(
+                0.5,
+                0.5,
+                "no handover caused a dip",
+                ha="center",
+                va="center",
+                transform=ax_cdf.transAxes,
+                fontsize=8,
+            )
+        ax_cdf.set_xlabel("recovery time of the handovers with a dip (s, log scale)", fontsize=8)
         ax_cdf.set_ylabel("CDF", fontsize=8)
         ax_cdf.set_title(f"{c}: recovery after a dip", fontsize=9)
         ax_cdf.grid(alpha=0.3, which="both")
@@ -468,8 +547,11 @@ def plot_recovery_cdf(board: Board) -> str | None:
     return _png(fig, "handover recovery")
 
 
-def confusion(board: Board, entrant: str, cell: str | None = None,
-              ) -> tuple[np.ndarray, bool]:
+def confusion(
+    board: Board,
+    entrant: str,
+    cell: str | None = None,
+) -> tuple[np.ndarray, bool]:
     """The entrant's loss matrix summed over the seeds of ``cell`` (None: of
     every ranked cell, which the report no longer shows: cells differ in
     their loss causes)."""
@@ -508,14 +590,16 @@ def misclassification_note(board: Board, entrant: str, cell: str | None = None) 
     false_cut = int(m[cong, rnd] + m[cong, out])  # channel/outage losses called congestion
     right = int(m[cong, q] + m[notc, rnd] + m[notc, out])
     queue = int(m[:, q].sum())
-    return (f"{entrant}: {judged:,} declared losses judged, {right:,} ({right / judged:.0%}) "
-            f"rightly. {missed:,} queue-overflow losses"
-            f"{f' ({missed / queue:.0%} of them)' if queue else ''} were called "
-            "'not congestion': the sender kept its window on a full queue, which keeps the "
-            "queue full for the competing flows (the fairness plot shows what they got) and "
-            f"raises its own loss. {false_cut:,} random or outage losses were called congestion "
-            "(needless window cuts). Spurious and unresolved declarations are counted in "
-            "the matrix but in neither error.")
+    return (
+        f"{entrant}: {judged:,} declared losses judged, {right:,} ({right / judged:.0%}) "
+        f"rightly. {missed:,} queue-overflow losses"
+        f"{f' ({missed / queue:.0%} of them)' if queue else ''} were called "
+        "'not congestion': the sender kept its window on a full queue, which keeps the "
+        "queue full for the competing flows (the fairness plot shows what they got) and "
+        f"raises its own loss. {false_cut:,} random or outage losses were called congestion "
+        "(needless window cuts). Spurious and unresolved declarations are counted in "
+        "the matrix but in neither error."
+    )
 
 
 def confusion_cells(board: Board, entrant: str) -> list[str]:
@@ -534,8 +618,9 @@ def plot_confusion(board: Board) -> str | None:
         return None
     ncol = min(3, len(pairs))
     nrow = math.ceil(len(pairs) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4.6 * ncol, 3.0 * nrow), squeeze=False,
-                             layout="constrained")
+    fig, axes = plt.subplots(
+        nrow, ncol, figsize=(4.6 * ncol, 3.0 * nrow), squeeze=False, layout="constrained"
+    )
     for ax, (e, c) in zip(axes.flat, pairs, strict=False):
         m, _ = confusion(board, e, c)
         total = m.sum()
@@ -543,25 +628,40 @@ def plot_confusion(board: Board) -> str | None:
         ax.imshow(share, cmap="Blues", vmin=0, vmax=1, aspect="auto")
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
-                ax.text(j, i, f"{m[i, j]:,}", ha="center", va="center", fontsize=7,
-                        color="white" if share[i, j] > 0.5 else "black")
-        ax.set_xticks(range(len(OUTCOMES)), ["queue", "random", "outage", "spurious",
-                                             "unresolved"], fontsize=7, rotation=30)
-        ax.set_yticks(range(len(VERDICTS)), ["congestion", "not cong.", "no verdict"],
-                      fontsize=7)
+                ax.text(
+                    j,
+                    i,
+                    f"{m[i, j]:,}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if share[i, j] > 0.5 else "black",
+                )
+        ax.set_xticks(
+            range(len(OUTCOMES)),
+            ["queue", "random", "outage", "spurious", "unresolved"],
+            fontsize=7,
+            rotation=30,
+        )
+        ax.set_yticks(range(len(VERDICTS)), ["congestion", "not cong.", "no verdict"], fontsize=7)
         ax.set_xlabel("ground truth (cause of the loss)", fontsize=8)
         ax.set_ylabel("controller's verdict", fontsize=8)
         ax.set_title(f"{e} on {c}", fontsize=9)
-    for ax in list(axes.flat)[len(pairs):]:
+    for ax in list(axes.flat)[len(pairs) :]:
         ax.axis("off")
     return _png(fig, "loss discrimination")
 
 
 def fairness_cells(board: Board) -> list[str]:
     """Ranked cells with background flows (a fairness column)."""
-    return [c for c in (board.ranked or board.cells)
-            if any(board.table.get((e, c), {}).get("background_shortfall", Stat(0, 0, 0, 0)).n
-                   for e in board.entrants)]
+    return [
+        c
+        for c in (board.ranked or board.cells)
+        if any(
+            board.table.get((e, c), {}).get("background_shortfall", Stat(0, 0, 0, 0)).n
+            for e in board.entrants
+        )
+    ]
 
 
 def plot_fairness(board: Board, cell: str) -> str | None:
@@ -570,20 +670,26 @@ def plot_fairness(board: Board, cell: str) -> str | None:
     +- std over seeds per entrant."""
     import matplotlib.pyplot as plt
 
-    ents = [e for e in board.entrants if (board.table.get((e, cell)) or {}).get(
-        "background_shortfall", Stat(0, 0, 0, 0)).n]
+    ents = [
+        e
+        for e in board.entrants
+        if (board.table.get((e, cell)) or {}).get("background_shortfall", Stat(0, 0, 0, 0)).n
+    ]
     if not ents:
         return None
-    fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * len(ents) + 1.5), squeeze=False,
-                             layout="constrained")
+    fig, axes = plt.subplots(
+        1, 2, figsize=(11, 0.32 * len(ents) + 1.5), squeeze=False, layout="constrained"
+    )
     colors = _colors(board.entrants)
-    for col, (key, scale, label) in enumerate((
+    for col, (key, scale, label) in enumerate(
+        (
             ("background_shortfall", -100.0, "background got, % of its fair share"),
-            ("fair_jain", 1.0, "Jain's index (normalised by fair shares)"))):
+            ("fair_jain", 1.0, "Jain's index (normalised by fair shares)"),
+        )
+    ):
         ax = axes[0, col]
         st = [board.table[(e, cell)].get(key, Stat(math.nan, 0, 0, math.nan)) for e in ents]
-        vals = [100.0 + scale * s.mean if key == "background_shortfall" else s.mean
-                for s in st]
+        vals = [100.0 + scale * s.mean if key == "background_shortfall" else s.mean for s in st]
         errs = [abs(scale) * s.std if s.n > 1 else 0.0 for s in st]
         y = np.arange(len(ents))
         ax.barh(y, np.nan_to_num(vals), xerr=errs, color=[colors[e] for e in ents], capsize=2)
@@ -599,9 +705,11 @@ def plot_fairness(board: Board, cell: str) -> str | None:
 
 # maco_density sweeps the completion plot draws (MACO Figs. 12-13): override
 # key -> x axis label.
-SWEEP_AXES = {"scenario.spacing_km": "satellite spacing R1 (km)",
-              "scenario.bandwidth_mhz": "bandwidth W (MHz)",
-              "scenario.terrestrial_delay_ms": "terrestrial delay (ms)"}
+SWEEP_AXES = {
+    "scenario.spacing_km": "satellite spacing R1 (km)",
+    "scenario.bandwidth_mhz": "bandwidth W (MHz)",
+    "scenario.terrestrial_delay_ms": "terrestrial delay (ms)",
+}
 _OVERRIDE = re.compile(r"(scenario\.[a-z_]+)=([0-9.eE+-]+)$")
 
 
@@ -611,10 +719,10 @@ def file_bytes(scenario: str, overrides: tuple[str, ...]) -> tuple[int, ...]:
     from orbitcc.config import compose_object
     from orbitcc.runner import build_spec, sim_overrides
 
-    spec = build_spec(compose_object("sim", sim_overrides(scenario, "newreno", 0, None,
-                                                          list(overrides))))
-    return tuple(int(f.get("file_bytes") or 0) for f in spec["flows"]
-                 if not f.get("background"))
+    spec = build_spec(
+        compose_object("sim", sim_overrides(scenario, "newreno", 0, None, list(overrides)))
+    )
+    return tuple(int(f.get("file_bytes") or 0) for f in spec["flows"] if not f.get("background"))
 
 
 def _size(n: int) -> str:
@@ -626,8 +734,14 @@ def _size(n: int) -> str:
 
 def file_label(board: Board, cells: list[str]) -> str:
     """'100 MB' (the test flows' file, from the cells' config), or the sizes."""
-    sizes = sorted({b for c in cells for b in file_bytes(
-        board.cell_scenario[c], tuple(board.cell_overrides.get(c, []))) if b > 0})
+    sizes = sorted(
+        {
+            b
+            for c in cells
+            for b in file_bytes(board.cell_scenario[c], tuple(board.cell_overrides.get(c, [])))
+            if b > 0
+        }
+    )
     return " / ".join(_size(b) for b in sizes) or "file"
 
 
@@ -640,8 +754,11 @@ def plot_completion_vs_spacing(board: Board) -> str | None:
     for c in board.cells:
         if board.cell_scenario.get(c) != "maco_density":
             continue
-        found = [m for m in (_OVERRIDE.match(o) for o in board.cell_overrides.get(c, []))
-                 if m and m.group(1) in SWEEP_AXES]
+        found = [
+            m
+            for m in (_OVERRIDE.match(o) for o in board.cell_overrides.get(c, []))
+            if m and m.group(1) in SWEEP_AXES
+        ]
         if len(found) != 1:
             continue
         param, value = found[0].group(1), float(found[0].group(2))
@@ -653,10 +770,12 @@ def plot_completion_vs_spacing(board: Board) -> str | None:
         return None
     colors = _colors(board.entrants)
     params = [p for p in SWEEP_AXES if p in points]
-    size = file_label(board, [c for c in board.cells
-                              if board.cell_scenario.get(c) == "maco_density"])
-    fig, axes = plt.subplots(1, len(params), figsize=(5.2 * len(params), 4.4), squeeze=False,
-                             layout="constrained")
+    size = file_label(
+        board, [c for c in board.cells if board.cell_scenario.get(c) == "maco_density"]
+    )
+    fig, axes = plt.subplots(
+        1, len(params), figsize=(5.2 * len(params), 4.4), squeeze=False, layout="constrained"
+    )
     for ax, param in zip(axes.flat, params, strict=True):
         for e, pts in points[param].items():
             pts.sort()
@@ -708,14 +827,23 @@ document.querySelectorAll('table.sortable th').forEach(function (th, col) {
 def html_table(header: list[str], rows: list[list[str]], table_id: str | None = None) -> str:
     ident = f' id="{table_id}"' if table_id else ""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
-                   for r in rows)
-    return (f'<table class="sortable"{ident}><thead><tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table>")
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows
+    )
+    return (
+        f'<table class="sortable"{ident}><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table>"
+    )
 
 
-def write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
-               the_plan: Plan, timeline_cell: str | None) -> None:
+def write_html(
+    board: Board,
+    path: Path,
+    suite_name: str,
+    score: ScoreConfig,
+    the_plan: Plan,
+    timeline_cell: str | None,
+) -> None:
     """report.html, and every figure in it as PNG (200 dpi) and PDF in
     ``figures/`` beside it (for a paper)."""
     global _EXPORTS
@@ -731,27 +859,40 @@ def write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
         _EXPORTS = None
 
 
-def _write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
-                the_plan: Plan, timeline_cell: str | None) -> None:
+def _write_html(
+    board: Board,
+    path: Path,
+    suite_name: str,
+    score: ScoreConfig,
+    the_plan: Plan,
+    timeline_cell: str | None,
+) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     version, commit = _code(board)
-    parts = [f"<h1>orbitcc leaderboard: suite <code>{html.escape(suite_name)}</code></h1>",
-             f'<p class="note">orbitcc {html.escape(version)}, commit '
-             f"<code>{html.escape(commit)}</code>; {len(board.entrants)} entrants, "
-             f"{len(board.cells)} scenario cells, seeds {board.seeds}.</p>",
-             "<h2>Ranking</h2>"]
+    parts = [
+        f"<h1>orbitcc leaderboard: suite <code>{html.escape(suite_name)}</code></h1>",
+        f'<p class="note">orbitcc {html.escape(version)}, commit '
+        f"<code>{html.escape(commit)}</code>; {len(board.entrants)} entrants, "
+        f"{len(board.cells)} scenario cells, seeds {board.seeds}.</p>",
+        "<h2>Ranking</h2>",
+    ]
     parts += [f'<p class="note">{html.escape(line)}</p>' for line in rules_lines(board)]
     if board.ranking:
-        parts += [html_table(*ranking_rows(board), table_id="ranking"),
-                  f'<p class="note">{html.escape(ranking_note(board))}</p>']
+        parts += [
+            html_table(*ranking_rows(board), table_id="ranking"),
+            f'<p class="note">{html.escape(ranking_note(board))}</p>',
+        ]
     else:
-        parts.append("<p>No entrant played every ranked cell with every seed: nobody is "
-                     "ranked.</p>")
+        parts.append(
+            "<p>No entrant played every ranked cell with every seed: nobody is ranked.</p>"
+        )
     if board.unranked:
-        parts += ["<h3>Not ranked (did not play every ranked cell and seed)</h3>",
-                  html_table(*unranked_rows(board), table_id="unranked")]
+        parts += [
+            "<h3>Not ranked (did not play every ranked cell and seed)</h3>",
+            html_table(*unranked_rows(board), table_id="unranked"),
+        ]
     parts.append(f'<p class="note">{html.escape(_score_text(score))}</p>')
     if board.missing:
         parts.append(f"<p><b>{board.missing} cells have no record (failed).</b></p>")
@@ -763,72 +904,99 @@ def _write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
             links = ""
             if _EXPORTS:
                 slug = html.escape(_slug(_EXPORTS[-1][0]))
-                links = (f' Export: <a href="{FIGURES_DIR}/{slug}.png">PNG</a>, '
-                         f'<a href="{FIGURES_DIR}/{slug}.pdf">PDF</a>.')
+                links = (
+                    f' Export: <a href="{FIGURES_DIR}/{slug}.png">PNG</a>, '
+                    f'<a href="{FIGURES_DIR}/{slug}.pdf">PDF</a>.'
+                )
             parts.append(f'<p class="note">{html.escape(note)}{links}</p>')
         else:
             parts.append(f'<p class="note">{html.escape(missing)}</p>')
 
     parts.append("<h2>Plots</h2>")
-    figure("Throughput vs p95 delay", plot_scatter(board),
-           "One dot per seed; the labelled marker: mean +- std of each entrant (a colour and "
-           "marker pair per entrant). Delay axis reversed: up and right is better "
-           f"(Pantheon's convention); log scale where a cell's delays span more than "
-           f"{LOG_SPAN:g}x.", "no records")
+    figure(
+        "Throughput vs p95 delay",
+        plot_scatter(board),
+        "One dot per seed; the labelled marker: mean +- std of each entrant (a colour and "
+        "marker pair per entrant). Delay axis reversed: up and right is better "
+        f"(Pantheon's convention); log scale where a cell's delays span more than "
+        f"{LOG_SPAN:g}x.",
+        "no records",
+    )
     cell = _timeline_cell(board, timeline_cell)
     series = timeline_series(board, the_plan, cell) if cell else {}
     seed = board.seeds[0]
-    figure("cwnd and throughput over time", plot_timeline(series, cell or "", seed),
-           f"{cell}, seed {seed}, every controller entrant (rerun with the same config).",
-           "no controller entrant")
+    figure(
+        "cwnd and throughput over time",
+        plot_timeline(series, cell or "", seed),
+        f"{cell}, seed {seed}, every controller entrant (rerun with the same config).",
+        "no controller entrant",
+    )
     ms = f"{SAMPLE_INTERVAL_S * 1e3:g} ms"
-    figure("One-way delay CDF", plot_delay_cdf(board),
-           "Per ranked cell, the one-way delay of every packet of the flows under test (the "
-           "delay the score uses), at the quantiles the core records per episode (p50, p95, "
-           "p99, max; a per-packet list is not kept): each quantile averaged over all the "
-           "cell's seeds (Vincent averaging of the quantile functions), bars: its range "
-           "over seeds; dotted lines join the quantiles (not measured in between). A cell "
-           "with several flows under test records only their pooled p95.", "no records")
+    figure(
+        "One-way delay CDF",
+        plot_delay_cdf(board),
+        "Per ranked cell, the one-way delay of every packet of the flows under test (the "
+        "delay the score uses), at the quantiles the core records per episode (p50, p95, "
+        "p99, max; a per-packet list is not kept): each quantile averaged over all the "
+        "cell's seeds (Vincent averaging of the quantile functions), bars: its range "
+        "over seeds; dotted lines join the quantiles (not measured in between). A cell "
+        "with several flows under test records only their pooled p95.",
+        "no records",
+    )
     fair = fairness_cells(board)
     for c in fair:
-        figure(f"Fairness to the competing flows: {c}", plot_fairness(board, c),
-               "What the background flows received of their max-min fair share on the "
-               "links the flows under test use (100 % - harm H, the score's harm term), "
-               "and Jain's index over every flow's throughput divided by its fair share "
-               "(1: each got its share). Mean +- std over seeds.", "no records")
+        figure(
+            f"Fairness to the competing flows: {c}",
+            plot_fairness(board, c),
+            "What the background flows received of their max-min fair share on the "
+            "links the flows under test use (100 % - harm H, the score's harm term), "
+            "and Jain's index over every flow's throughput divided by its fair share "
+            "(1: each got its share). Mean +- std over seeds.",
+            "no records",
+        )
     if not fair:
-        figure("Fairness to the competing flows", None, "",
-               "no ranked cell has background flows")
-    figure("Handover recovery", plot_recovery_cdf(board),
-           "Per ranked cell with handovers. Recovery: seconds from a handover until the "
-           "throughput of the flows under test, averaged over the next 0.1 s, is back to "
-           "90 % of its mean over the second before it (or of what it settles at 1-2 s "
-           f"after it when the new path carries less), at the simulator's {ms} sampling "
-           "(agents: the env step). Left: the share of handovers after which it never "
-           f"fell below 90 % (back at the first {ms} sample: 'no dip'), of those it did "
-           "and came back, and of those not recovered before the next handover or the "
-           "end. Right: the CDF of the recovery times of the handovers with a dip (log "
-           "axis). On a multipath cell whose subflows share a bottleneck (starlink_dual's "
-           "ground link) one access link's outage rarely dents the total, so most "
-           "handovers there are 'no dip'; one CDF of all of them sat at its 1 ms floor.",
-           "no handovers in the ranked cells")
-    notes = " ".join(misclassification_note(board, e, c) for e in classifiers(board)
-                     for c in confusion_cells(board, e))
+        figure("Fairness to the competing flows", None, "", "no ranked cell has background flows")
+    figure(
+        "Handover recovery",
+        plot_recovery_cdf(board),
+        "Per ranked cell with handovers. Recovery: seconds from a handover until the "
+        "throughput of the flows under test, averaged over the next 0.1 s, is back to "
+        "90 % of its mean over the second before it (or of what it settles at 1-2 s "
+        f"after it when the new path carries less), at the simulator's {ms} sampling "
+        "(agents: the env step). Left: the share of handovers after which it never "
+        f"fell below 90 % (back at the first {ms} sample: 'no dip'), of those it did "
+        "and came back, and of those not recovered before the next handover or the "
+        "end. Right: the CDF of the recovery times of the handovers with a dip (log "
+        "axis). On a multipath cell whose subflows share a bottleneck (starlink_dual's "
+        "ground link) one access link's outage rarely dents the total, so most "
+        "handovers there are 'no dip'; one CDF of all of them sat at its 1 ms floor.",
+        "no handovers in the ranked cells",
+    )
+    notes = " ".join(
+        misclassification_note(board, e, c)
+        for e in classifiers(board)
+        for c in confusion_cells(board, e)
+    )
     others = [e for e in board.entrants if e not in classifiers(board)]
-    figure("Loss discrimination", plot_confusion(board),
-           "Declared losses of the flows under test, per ranked cell (every seed summed; "
-           "cells differ in their loss causes, so they are not pooled), by the controller's "
-           "verdict (rows) and the ground-truth cause (columns; queue overflow = congestion). "
-           + notes + (f" {', '.join(others)} do not classify losses (no matrix)."
-                      if others else ""),
-           "no entrant classifies losses" + (f" ({', '.join(others)} give no verdict)"
-                                             if others else ""))
+    figure(
+        "Loss discrimination",
+        plot_confusion(board),
+        "Declared losses of the flows under test, per ranked cell (every seed summed; "
+        "cells differ in their loss causes, so they are not pooled), by the controller's "
+        "verdict (rows) and the ground-truth cause (columns; queue overflow = congestion). "
+        + notes
+        + (f" {', '.join(others)} do not classify losses (no matrix)." if others else ""),
+        "no entrant classifies losses"
+        + (f" ({', '.join(others)} give no verdict)" if others else ""),
+    )
     density = [c for c in board.cells if board.cell_scenario.get(c) == "maco_density"]
-    figure("Completion time vs satellite spacing, bandwidth and delay (maco_density)",
-           plot_completion_vs_spacing(board),
-           f"{file_label(board, density) if density else 'File'}"
-           " file (the cells' flows under test); mean +- std over seeds (MACO Figs. 12-13).",
-           "this suite has no maco_density sweep cells (suite=quick/standard/full/paper do)")
+    figure(
+        "Completion time vs satellite spacing, bandwidth and delay (maco_density)",
+        plot_completion_vs_spacing(board),
+        f"{file_label(board, density) if density else 'File'}"
+        " file (the cells' flows under test); mean +- std over seeds (MACO Figs. 12-13).",
+        "this suite has no maco_density sweep cells (suite=quick/standard/full/paper do)",
+    )
 
     parts.append("<h2>Per scenario (mean +- std over seeds)</h2>")
     for c in board.cells:
@@ -836,20 +1004,35 @@ def _write_html(board: Board, path: Path, suite_name: str, score: ScoreConfig,
         parts.append(f"<h3>{html.escape(c + ranked)}</h3>")
         parts.append(html_table(*cell_rows(board, c)))
     if board.skipped:
-        parts.append("<h2>Left out</h2><ul>" + "".join(
-            f"<li>{html.escape(e)} on {html.escape(c)}: {html.escape(r)}</li>"
-            for e, c, r in board.skipped) + "</ul>")
-    doc = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-           "<link rel=\"icon\" href=\"data:,\">"
-           f"<title>orbitcc leaderboard: {html.escape(suite_name)}</title>"
-           f"<style>{_CSS}</style></head><body>\n" + "\n".join(parts)
-           + f"\n<script>{_JS}</script>\n</body></html>\n")
+        parts.append(
+            "<h2>Left out</h2><ul>"
+            + "".join(
+                f"<li>{html.escape(e)} on {html.escape(c)}: {html.escape(r)}</li>"
+                for e, c, r in board.skipped
+            )
+            + "</ul>"
+        )
+    doc = (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<link rel="icon" href="data:,">'
+        f"<title>orbitcc leaderboard: {html.escape(suite_name)}</title>"
+        f"<style>{_CSS}</style></head><body>\n"
+        + "\n".join(parts)
+        + f"\n<script>{_JS}</script>\n</body></html>\n"
+    )
     path.write_text(doc)
 
 
-def write_reports(board: Board, out_dir: Path, suite_name: str, the_plan: Plan, html: bool,
-                  timeline_cell: str | None, score: ScoreConfig) -> dict[str, Path]:
+def write_reports(
+    board: Board,
+    out_dir: Path,
+    suite_name: str,
+    the_plan: Plan,
+    html: bool,
+    timeline_cell: str | None,
+    score: ScoreConfig,
+) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"markdown": out_dir / "leaderboard.md", "csv": out_dir / "leaderboard.csv"}
     write_markdown(board, paths["markdown"], suite_name, score)

@@ -37,8 +37,18 @@ import numpy as np
 
 # Fields every cell record carries (baselines/cells.py writes them).
 REQUIRED_FIELDS: tuple[str, ...] = (
-    "key", "entrant", "scenario", "cell", "seed", "overrides", "throughput_mbps",
-    "p95_delay_ms", "loss_rate", "config_hash", "git_commit", "orbitcc_version",
+    "key",
+    "entrant",
+    "scenario",
+    "cell",
+    "seed",
+    "overrides",
+    "throughput_mbps",
+    "p95_delay_ms",
+    "loss_rate",
+    "config_hash",
+    "git_commit",
+    "orbitcc_version",
 )
 # Of those, the metrics every cell produces as finite numbers: a row with NaN,
 # inf or a string there was not written by a finished cell (counted as done,
@@ -66,8 +76,9 @@ def _json_default(value: Any) -> Any:
 
 def encode(record: dict[str, Any]) -> bytes:
     """One record as a JSON line (NaN/inf written as JSON's NaN/Infinity)."""
-    return json.dumps(record, default=_json_default, allow_nan=True,
-                      sort_keys=False).encode() + b"\n"
+    return (
+        json.dumps(record, default=_json_default, allow_nan=True, sort_keys=False).encode() + b"\n"
+    )
 
 
 def canonical(record: dict[str, Any]) -> bytes:
@@ -77,8 +88,14 @@ def canonical(record: dict[str, Any]) -> bytes:
     (so a value read back from the file gives the same text), NaN and
     infinities as ``NaN``/``Infinity``, numpy scalars as Python numbers."""
     body = {k: v for k, v in record.items() if k not in UNHASHED_FIELDS}
-    return json.dumps(body, default=_json_default, allow_nan=True, sort_keys=True,
-                      separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return json.dumps(
+        body,
+        default=_json_default,
+        allow_nan=True,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    ).encode("utf-8")
 
 
 def numbers_hash(record: dict[str, Any]) -> str:
@@ -98,13 +115,17 @@ def check_hash(record: dict[str, Any], where: str) -> None:
     not the hash of its numbers (a number edited after the cell ran)."""
     got = record.get(HASH_FIELD)
     if not isinstance(got, str):
-        raise ResultsError(f"{where} has no {HASH_FIELD} (records written by this orbitcc "
-                           "carry one); rerun that cell (remove the line) or the suite")
+        raise ResultsError(
+            f"{where} has no {HASH_FIELD} (records written by this orbitcc "
+            "carry one); rerun that cell (remove the line) or the suite"
+        )
     want = numbers_hash(record)
     if got != want:
-        raise ResultsError(f"{where}: its numbers do not match its {HASH_FIELD} "
-                           f"({got[:12]} recorded, {want[:12]} computed): a value was edited "
-                           "after the cell ran; remove that line to run the cell again")
+        raise ResultsError(
+            f"{where}: its numbers do not match its {HASH_FIELD} "
+            f"({got[:12]} recorded, {want[:12]} computed): a value was edited "
+            "after the cell ran; remove that line to run the cell again"
+        )
 
 
 def _repair_tail(path: Path) -> str | None:
@@ -154,8 +175,9 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
                 yield n, line
 
 
-def read_records(path: Path, required: Iterable[str] = (),
-                 require_hash: bool = False) -> list[dict[str, Any]]:
+def read_records(
+    path: Path, required: Iterable[str] = (), require_hash: bool = False
+) -> list[dict[str, Any]]:
     """Every record of a results file, validated.
 
     An incomplete last line (no newline) is skipped: it is what a crash in
@@ -182,20 +204,23 @@ def read_records(path: Path, required: Iterable[str] = (),
             raise ResultsError(
                 f"{path}:{n} is not a JSON line ({err.msg} at column {err.colno}); "
                 "this file was edited or written by something else. Remove that line "
-                "(or use another results= path) and rerun.") from None
+                "(or use another results= path) and rerun."
+            ) from None
         if not isinstance(record, dict):
             raise ResultsError(f"{path}:{n} is JSON but not an object: {line[:80]!r}")
         missing = [k for k in required if k not in record]
         if missing:
             raise ResultsError(
                 f"{path}:{n} is not a complete cell record (missing {', '.join(missing)}); "
-                "remove that line (or use another results= path) and rerun.")
+                "remove that line (or use another results= path) and rerun."
+            )
         bad = [k for k in FINITE_FIELDS if k in required and not finite(record[k])]
         if bad:
             raise ResultsError(
                 f"{path}:{n} is a corrupt cell record ({bad[0]} = {record[bad[0]]!r}; "
                 "allowed: a finite number); remove that line (or use another results= "
-                "path) and rerun: its cell runs again.")
+                "path) and rerun: its cell runs again."
+            )
         if require_hash or HASH_FIELD in record:
             check_hash(record, f"{path}:{n}")
         out.append(record)
@@ -225,7 +250,8 @@ def locked(path: Path) -> Iterator[str | None]:
         except BlockingIOError:
             raise ResultsError(
                 f"{path} is being written by another run (pid {_holder(lock_path)}); "
-                "wait for it to finish or choose another results= path") from None
+                "wait for it to finish or choose another results= path"
+            ) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         yield _repair_tail(path)
@@ -234,5 +260,4 @@ def locked(path: Path) -> Iterator[str | None]:
 
 
 def finite(value: Any) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value))
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

@@ -47,9 +47,38 @@ import numpy as np
 from orbitcc.baselines.results import ResultsError, finite
 
 # t_{0.975, df} for df = 1..30 (two-sided 95 %); larger df use the normal 1.96.
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201,
-         2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074,
-         2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+_T975 = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+)
 
 # Every human-readable table (leaderboard.md, report.html, the printout, the
 # CSV and orbitcc-eval's table) gives loss and utilisation in %; results.jsonl
@@ -71,12 +100,21 @@ TABLE_METRICS: tuple[tuple[str, str, str], ...] = (
 )
 PERCENT = {"loss_rate", "utilization", "background_shortfall"}
 # The CSV's column stems: the same units as the tables (percent where '%').
-CSV_NAMES = {"loss_rate": "loss_pct", "utilization": "utilization_pct",
-             "background_shortfall": "background_harm_pct"}
+CSV_NAMES = {
+    "loss_rate": "loss_pct",
+    "utilization": "utilization_pct",
+    "background_shortfall": "background_harm_pct",
+}
 # What the score reads from a record (Board arrays): goodput, p95 one-way
 # delay, loss rate, harm, and the cell's references (fair share, empty-queue delay).
-SCORE_FIELDS = {"G": "goodput_mbps", "D": "p95_delay_ms", "L": "loss_rate",
-                "H": "background_shortfall", "F": "fair_share_mbps", "P": "base_delay_ms"}
+SCORE_FIELDS = {
+    "G": "goodput_mbps",
+    "D": "p95_delay_ms",
+    "L": "loss_rate",
+    "H": "background_shortfall",
+    "F": "fair_share_mbps",
+    "P": "base_delay_ms",
+}
 ALPHA = 0.05  # family-wise error rate of the shared ranks (Holm over all pairs)
 
 
@@ -103,8 +141,10 @@ class ScoreConfig:
             if not (0.0 <= v <= 1e6):
                 raise ValueError(f"score.{name} = {v} must be in [0, 1e6]")
         if self.throughput_weight <= 0:
-            raise ValueError(f"score.throughput_weight = {self.throughput_weight} must be > 0 "
-                             "(a score that ignores throughput ranks an idle sender first)")
+            raise ValueError(
+                f"score.throughput_weight = {self.throughput_weight} must be > 0 "
+                "(a score that ignores throughput ranks an idle sender first)"
+            )
         if not (0.1 <= self.queue_ref_ms <= 1e5):
             raise ValueError(f"score.queue_ref_ms = {self.queue_ref_ms} must be in [0.1, 1e5]")
         if not (0.0 < self.floor < 1.0):
@@ -115,22 +155,24 @@ class ScoreConfig:
     def text(self) -> str:
         """The score's definition, as the tables print it."""
         w = (self.throughput_weight, self.delay_weight, self.loss_weight, self.harm_weight)
-        return (f"score = mean over seeds of the mean over ranked cells of u = "
-                f"{w[0]:g}·ln(G/F) - {w[1]:g}·ln(1 + Q/{self.queue_ref_ms:g} ms) - "
-                f"{w[2]:g}·L/(1 - L) + {w[3]:g}·ln(1 - H), with G goodput, F the cell's "
-                "max-min fair share for the entrant (its paths' capacity against the "
-                "competing flows), Q the p95 one-way delay minus the cell's empty-queue "
-                "p95 one-way delay, L loss rate, H the competing flows' shortfall against "
-                "their max-min fair share. F and the empty-queue delay come from the cell, "
-                "never from other entrants. Never below "
-                f"{(w[0] + w[1]) * math.log(self.floor):.1f} ({w[0] + w[1]:g}·ln "
-                f"{self.floor:g}: nothing delivered, or the competing flows left nothing). "
-                "0 = the fair share with no queue, loss or harm; -0.69 = half of it (ln 2). "
-                "Ranked: entrants with every ranked cell and seed. '=': shares the rank "
-                "(paired t-test of the per-seed scores against the rank's first entrant, "
-                f"Holm-adjusted over all pairs, p >= {ALPHA:g}). 95 % CI: Student t over "
-                f"seeds; 'rank kept': share of {self.bootstrap} bootstrap resamples of the "
-                "seeds that give the same position.")
+        return (
+            f"score = mean over seeds of the mean over ranked cells of u = "
+            f"{w[0]:g}·ln(G/F) - {w[1]:g}·ln(1 + Q/{self.queue_ref_ms:g} ms) - "
+            f"{w[2]:g}·L/(1 - L) + {w[3]:g}·ln(1 - H), with G goodput, F the cell's "
+            "max-min fair share for the entrant (its paths' capacity against the "
+            "competing flows), Q the p95 one-way delay minus the cell's empty-queue "
+            "p95 one-way delay, L loss rate, H the competing flows' shortfall against "
+            "their max-min fair share. F and the empty-queue delay come from the cell, "
+            "never from other entrants. Never below "
+            f"{(w[0] + w[1]) * math.log(self.floor):.1f} ({w[0] + w[1]:g}·ln "
+            f"{self.floor:g}: nothing delivered, or the competing flows left nothing). "
+            "0 = the fair share with no queue, loss or harm; -0.69 = half of it (ln 2). "
+            "Ranked: entrants with every ranked cell and seed. '=': shares the rank "
+            "(paired t-test of the per-seed scores against the rank's first entrant, "
+            f"Holm-adjusted over all pairs, p >= {ALPHA:g}). 95 % CI: Student t over "
+            f"seeds; 'rank kept': share of {self.bootstrap} bootstrap resamples of the "
+            "seeds that give the same position."
+        )
 
 
 def t975(n: int) -> float:
@@ -207,16 +249,27 @@ def check_record(r: dict[str, Any]) -> None:
             continue
         bad = not finite(v) or v < 0 or (k in "LH" and v > 1) or (k == "F" and v <= 0)
         if bad:
-            allowed = ("a number in [0, 1]" if k in "LH" else "a finite number > 0"
-                       if k == "F" else "a finite number >= 0")
-            hint = (" (records before schema 3 lack the cell's references: rerun the cell)"
-                    if k in "FP" and v is None else "")
-            raise ResultsError(f"{where}: {key} = {v!r}; a cell record holds {allowed}"
-                               f"{hint}. Remove the row (or rerun the cell).")
+            allowed = (
+                "a number in [0, 1]"
+                if k in "LH"
+                else "a finite number > 0"
+                if k == "F"
+                else "a finite number >= 0"
+            )
+            hint = (
+                " (records before schema 3 lack the cell's references: rerun the cell)"
+                if k in "FP" and v is None
+                else ""
+            )
+            raise ResultsError(
+                f"{where}: {key} = {v!r}; a cell record holds {allowed}"
+                f"{hint}. Remove the row (or rerun the cell)."
+            )
 
 
-def _arrays(records: list[dict[str, Any]], entrants: list[str], cells: list[str],
-            seeds: list[int]) -> dict[str, np.ndarray]:
+def _arrays(
+    records: list[dict[str, Any]], entrants: list[str], cells: list[str], seeds: list[int]
+) -> dict[str, np.ndarray]:
     """Metric arrays of shape (entrant, cell, seed); NaN where no run."""
     shape = (len(entrants), len(cells), len(seeds))
     out = {k: np.full(shape, np.nan) for k in [*SCORE_FIELDS, "B"]}
@@ -229,8 +282,9 @@ def _arrays(records: list[dict[str, Any]], entrants: list[str], cells: list[str]
         check_record(r)
         idx = (ei[r["entrant_label"]], ci[r["cell"]], si[r["seed"]])
         if not np.isnan(out["G"][idx]):
-            raise ResultsError(f"two records of {r['entrant_label']!r} on {r['cell']!r} "
-                               f"seed {r['seed']}")
+            raise ResultsError(
+                f"two records of {r['entrant_label']!r} on {r['cell']!r} seed {r['seed']}"
+            )
         for k, key in SCORE_FIELDS.items():
             v = r.get(key)
             out[k][idx] = float(v) if v is not None else 0.0  # no background: no harm
@@ -264,8 +318,12 @@ def utilities(a: dict[str, np.ndarray], cfg: ScoreConfig) -> np.ndarray:
         loss = a["L"]
         l_term = np.where(loss < 1.0, -loss / (1.0 - loss), -np.inf)
         h_term = np.log(1.0 - a["H"])
-        raw = (cfg.throughput_weight * t_term + cfg.delay_weight * d_term
-               + cfg.loss_weight * l_term + cfg.harm_weight * h_term)
+        raw = (
+            cfg.throughput_weight * t_term
+            + cfg.delay_weight * d_term
+            + cfg.loss_weight * l_term
+            + cfg.harm_weight * h_term
+        )
         u = np.maximum(np.where(g > 0, raw, -np.inf), u_min)
         if "B" in a:  # a cell past its CPU or memory budget scores the floor
             u = np.where(a["B"] > 0, u_min, u)
@@ -290,15 +348,18 @@ def _incomplete_beta(a: float, b: float, x: float) -> float:
         return 1.0
     if x > (a + 1.0) / (a + b + 2.0):
         return 1.0 - _incomplete_beta(b, a, 1.0 - x)
-    log_front = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-                 + a * math.log(x) + b * math.log1p(-x))
+    log_front = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
     tiny = 1e-300
     c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
     d = 1.0 / (d if abs(d) > tiny else tiny)
     frac = d
     for m in range(1, 400):
-        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+        for num in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
             d = 1.0 + num * d
             d = 1.0 / (d if abs(d) > tiny else tiny)
             c = 1.0 + num / c
@@ -352,8 +413,7 @@ def separated(a: np.ndarray, b: np.ndarray) -> bool:
 
 def adjusted_pvalues(order: list[int], per_seed: np.ndarray) -> dict[tuple[int, int], float]:
     """Holm-adjusted p-values of every pair (i, j) of ``order`` (i above j)."""
-    pairs = [(order[x], order[y]) for x in range(len(order))
-             for y in range(x + 1, len(order))]
+    pairs = [(order[x], order[y]) for x in range(len(order)) for y in range(x + 1, len(order))]
     adj = holm([paired_p(per_seed[i], per_seed[j]) for i, j in pairs])
     return dict(zip(pairs, adj, strict=True))
 
@@ -373,13 +433,21 @@ def shared_ranks(order: list[int], per_seed: np.ndarray) -> list[int]:
     return out
 
 
-def build_board(records: list[dict[str, Any]], entrants: list[str], cells: list[str],
-                seeds: list[int], cell_scenario: dict[str, str],
-                cell_overrides: dict[str, list[str]], cfg: ScoreConfig,
-                ranked: list[str] | None = None,
-                skipped: list[tuple[str, str, str]] | None = None, missing: int = 0,
-                classes: dict[str, str] | None = None, class_filter: str = "all",
-                rules_notes: dict[str, list[str]] | None = None) -> Board:
+def build_board(
+    records: list[dict[str, Any]],
+    entrants: list[str],
+    cells: list[str],
+    seeds: list[int],
+    cell_scenario: dict[str, str],
+    cell_overrides: dict[str, list[str]],
+    cfg: ScoreConfig,
+    ranked: list[str] | None = None,
+    skipped: list[tuple[str, str, str]] | None = None,
+    missing: int = 0,
+    classes: dict[str, str] | None = None,
+    class_filter: str = "all",
+    rules_notes: dict[str, list[str]] | None = None,
+) -> Board:
     """The board of ``records``. ``class_filter`` (sender | oracle) keeps the
     entrants of that information class only (``classes``: entrant -> class;
     an entrant missing from it reads as its records' ``entrant_class``, else
@@ -395,14 +463,24 @@ def build_board(records: list[dict[str, Any]], entrants: list[str], cells: list[
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in records:
         groups.setdefault((r["entrant_label"], r["cell"]), []).append(r)
-    table = {k: {key: stat([metric(r, key) for r in rs]) for key, _, _ in TABLE_METRICS}
-             for k, rs in groups.items()}
-    board = Board(entrants, cells, seeds, cell_scenario, cell_overrides, records, table,
-                  skipped=list(skipped or []), missing=missing,
-                  classes={e: cls.get(e, "sender") for e in entrants},
-                  class_filter=class_filter,
-                  rules_notes={e: list(v) for e, v in (rules_notes or {}).items()
-                               if v and e in entrants})
+    table = {
+        k: {key: stat([metric(r, key) for r in rs]) for key, _, _ in TABLE_METRICS}
+        for k, rs in groups.items()
+    }
+    board = Board(
+        entrants,
+        cells,
+        seeds,
+        cell_scenario,
+        cell_overrides,
+        records,
+        table,
+        skipped=list(skipped or []),
+        missing=missing,
+        classes={e: cls.get(e, "sender") for e in entrants},
+        class_filter=class_filter,
+        rules_notes={e: list(v) for e, v in (rules_notes or {}).items() if v and e in entrants},
+    )
     if not records:
         return board
     ranked = [c for c in (cells if ranked is None else ranked) if c in cells]
@@ -421,34 +499,52 @@ def build_board(records: list[dict[str, Any]], entrants: list[str], cells: list[
     keep, interval = _bootstrap(u, full, order, cfg)
     for pos, (i, rank) in enumerate(zip(order, ranks, strict=True), 1):
         shared = ranks.count(rank) > 1
-        board.ranking.append({
-            "rank": rank, "shared": shared, "position": pos, "entrant": entrants[i],
-            "score": stat(list(per_seed[i])), "cells": len(ranked),
-            "rank_kept": keep.get(i, math.nan), "rank_interval": interval.get(i, (pos, pos)),
-            "per_seed": [float(x) for x in per_seed[i]],
-            "cell_scores": {c: stat(list(u[i, k])) for k, c in enumerate(ranked)},
-            "cell_seed_scores": {c: [float(x) for x in u[i, k]]
-                                 for k, c in enumerate(ranked)}})
+        board.ranking.append(
+            {
+                "rank": rank,
+                "shared": shared,
+                "position": pos,
+                "entrant": entrants[i],
+                "score": stat(list(per_seed[i])),
+                "cells": len(ranked),
+                "rank_kept": keep.get(i, math.nan),
+                "rank_interval": interval.get(i, (pos, pos)),
+                "per_seed": [float(x) for x in per_seed[i]],
+                "cell_scores": {c: stat(list(u[i, k])) for k, c in enumerate(ranked)},
+                "cell_seed_scores": {c: [float(x) for x in u[i, k]] for k, c in enumerate(ranked)},
+            }
+        )
     for i, e in enumerate(entrants):
         if full[i]:
             continue
         played = [c for k, c in enumerate(ranked) if have[i, k].any()]
-        board.unranked.append({
-            "entrant": e, "cells": len(played), "of": len(ranked),
-            "runs": int(have[i].sum()), "runs_of": int(have[i].size),
-            "missing": [c for c in ranked if c not in played],
-            "per_seed": [float(x) for x in per_seed[i]],
-            "cell_scores": {c: stat(list(u[i, ranked.index(c)])) for c in played},
-            "cell_seed_scores": {c: [float(x) for x in u[i, ranked.index(c)]]
-                                 for c in played}})
-    board.stability = {"bootstrap": cfg.bootstrap, "seeds": len(seeds),
-                       "top_kept": board.ranking[0]["rank_kept"] if board.ranking
-                       else math.nan}
+        board.unranked.append(
+            {
+                "entrant": e,
+                "cells": len(played),
+                "of": len(ranked),
+                "runs": int(have[i].sum()),
+                "runs_of": int(have[i].size),
+                "missing": [c for c in ranked if c not in played],
+                "per_seed": [float(x) for x in per_seed[i]],
+                "cell_scores": {c: stat(list(u[i, ranked.index(c)])) for c in played},
+                "cell_seed_scores": {c: [float(x) for x in u[i, ranked.index(c)]] for c in played},
+            }
+        )
+    board.stability = {
+        "bootstrap": cfg.bootstrap,
+        "seeds": len(seeds),
+        "top_kept": board.ranking[0]["rank_kept"] if board.ranking else math.nan,
+    }
     return board
 
 
-def _bootstrap(u: np.ndarray, full: np.ndarray, order: list[int], cfg: ScoreConfig,
-               ) -> tuple[dict[int, float], dict[int, tuple[int, int]]]:
+def _bootstrap(
+    u: np.ndarray,
+    full: np.ndarray,
+    order: list[int],
+    cfg: ScoreConfig,
+) -> tuple[dict[int, float], dict[int, tuple[int, int]]]:
     """Positions of the ranked entrants over resamples of the seed set (the
     same resampled seeds for every entrant). Each u reads its own run only,
     so nothing else is recomputed."""
@@ -470,31 +566,49 @@ def _bootstrap(u: np.ndarray, full: np.ndarray, order: list[int], cfg: ScoreConf
 
 # -------------------------------------------------------------- formatting --
 
+
 def text_table(header: list[str], rows: list[list[str]], align: str | None = None) -> str:
     """A plain-text table (left-aligned first column, right-aligned others)."""
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
     def line(r: list[str]) -> str:
-        cells = [c.ljust(w) if i == 0 else c.rjust(w)
-                 for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        cells = [
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ]
         return "  ".join(cells).rstrip()
+
     return "\n".join([line(header), "  ".join("-" * w for w in widths), *map(line, rows)])
 
 
 def ranking_rows(board: Board) -> tuple[list[str], list[list[str]]]:
     """The ranked entrants; a shared rank reads "=2" (not separated)."""
-    header = ["rank", "entrant", "class", "score", "95% CI", *board.ranked, "rank kept",
-              "rank 95% interval"]
+    header = [
+        "rank",
+        "entrant",
+        "class",
+        "score",
+        "95% CI",
+        *board.ranked,
+        "rank kept",
+        "rank 95% interval",
+    ]
     rows = []
     for r in board.ranking:
         s = r["score"]
         lo, hi = r["rank_interval"]
-        rows.append([
-            f"={r['rank']}" if r["shared"] else str(r["rank"]), r["entrant"],
-            board.classes.get(r["entrant"], "sender"),
-            f"{s.mean:.3f}", "-" if math.isnan(s.ci) else f"+- {s.ci:.3f}",
-            *[f"{r['cell_scores'][c].mean:.3f}" for c in board.ranked],
-            "-" if math.isnan(r["rank_kept"]) else f"{r['rank_kept']:.0%}",
-            f"{lo}-{hi}" if lo != hi else str(lo)])
+        rows.append(
+            [
+                f"={r['rank']}" if r["shared"] else str(r["rank"]),
+                r["entrant"],
+                board.classes.get(r["entrant"], "sender"),
+                f"{s.mean:.3f}",
+                "-" if math.isnan(s.ci) else f"+- {s.ci:.3f}",
+                *[f"{r['cell_scores'][c].mean:.3f}" for c in board.ranked],
+                "-" if math.isnan(r["rank_kept"]) else f"{r['rank_kept']:.0%}",
+                f"{lo}-{hi}" if lo != hi else str(lo),
+            ]
+        )
     return header, rows
 
 
@@ -503,12 +617,19 @@ def unranked_rows(board: Board) -> tuple[list[str], list[list[str]]]:
     header = ["entrant", "class", "coverage", "runs", "missing", *board.ranked]
     rows = []
     for r in board.unranked:
-        rows.append([
-            r["entrant"], board.classes.get(r["entrant"], "sender"),
-            f"{r['cells']} of {r['of']} cells",
-            f"{r['runs']} of {r['runs_of']}", ", ".join(r["missing"]) or "(seeds)",
-            *[f"{r['cell_scores'][c].mean:.3f}" if c in r["cell_scores"] else "-"
-              for c in board.ranked]])
+        rows.append(
+            [
+                r["entrant"],
+                board.classes.get(r["entrant"], "sender"),
+                f"{r['cells']} of {r['of']} cells",
+                f"{r['runs']} of {r['runs_of']}",
+                ", ".join(r["missing"]) or "(seeds)",
+                *[
+                    f"{r['cell_scores'][c].mean:.3f}" if c in r["cell_scores"] else "-"
+                    for c in board.ranked
+                ],
+            ]
+        )
     return header, rows
 
 
@@ -517,32 +638,42 @@ def rules_lines(board: Board) -> list[str]:
     the class ranked; [] when the rules changed nothing and every class is ranked."""
     out = []
     if board.class_filter != "all":
-        out.append(f"Information class {board.class_filter} only (class={board.class_filter}); "
-                   "the scores are those of the full board.")
+        out.append(
+            f"Information class {board.class_filter} only (class={board.class_filter}); "
+            "the scores are those of the full board."
+        )
     for e, notes in board.rules_notes.items():
         out.append(f"Suite rules override {e}: {'; '.join(notes)}.")
     for r in board.records:
         if r.get("over_budget"):
-            out.append(f"{r['entrant_label']} on {r['cell']} seed {r['seed']} ended "
-                       f"{r['over_budget']}: scored the floor.")
+            out.append(
+                f"{r['entrant_label']} on {r['cell']} seed {r['seed']} ended "
+                f"{r['over_budget']}: scored the floor."
+            )
     return out
 
 
 def ranking_note(board: Board) -> str:
     """One line under the ranking saying what separates it."""
     if len(board.seeds) < 2:
-        return ("One seed: no interval, so no entrant is separated from another and every "
-                "rank is shared; add seeds.")
+        return (
+            "One seed: no interval, so no entrant is separated from another and every "
+            "rank is shared; add seeds."
+        )
     groups = len({r["rank"] for r in board.ranking})
-    return (f"{len(board.ranking)} ranked entrants, {groups} separated groups ('=': "
-            f"Holm-adjusted paired t-tests, {len(board.seeds)} seeds; cells: mean u).")
+    return (
+        f"{len(board.ranking)} ranked entrants, {groups} separated groups ('=': "
+        f"Holm-adjusted paired t-tests, {len(board.seeds)} seeds; cells: mean u)."
+    )
 
 
 def cell_rows(board: Board, cell: str) -> tuple[list[str], list[list[str]]]:
     """Mean +- std over seeds of each entrant on one scenario cell."""
-    present = [(k, t, f) for k, t, f in TABLE_METRICS
-               if any(board.table.get((e, cell), {}).get(k, Stat(0, 0, 0, 0)).n
-                      for e in board.entrants)]
+    present = [
+        (k, t, f)
+        for k, t, f in TABLE_METRICS
+        if any(board.table.get((e, cell), {}).get(k, Stat(0, 0, 0, 0)).n for e in board.entrants)
+    ]
     header = ["entrant", "seeds", *[t for _, t, _ in present]]
     rows = []
     for e in board.entrants:
@@ -550,15 +681,23 @@ def cell_rows(board: Board, cell: str) -> tuple[list[str], list[list[str]]]:
         if stats is None:
             continue
         n = max(s.n for s in stats.values())
-        rows.append([e, str(n), *[stats[k].fmt(f, 100.0 if k in PERCENT else 1.0)
-                                  for k, _, f in present]])
+        rows.append(
+            [e, str(n), *[stats[k].fmt(f, 100.0 if k in PERCENT else 1.0) for k, _, f in present]]
+        )
     return header, rows
 
 
 def csv_rows(board: Board) -> tuple[list[str], list[list[Any]]]:
     """One row per (entrant, cell): mean, std, n and 95 % CI of each metric."""
-    header = ["entrant", "class", "rules_overridden", "over_budget", "cell", "scenario",
-              "overrides"]
+    header = [
+        "entrant",
+        "class",
+        "rules_overridden",
+        "over_budget",
+        "cell",
+        "scenario",
+        "overrides",
+    ]
     for k, _, _ in TABLE_METRICS:
         name = CSV_NAMES.get(k, k)
         header += [f"{name}_mean", f"{name}_std", f"{name}_n", f"{name}_ci95"]
@@ -574,20 +713,31 @@ def csv_rows(board: Board) -> tuple[list[str], list[list[Any]]]:
             stats = board.table.get((e, c))
             if stats is None:
                 continue
-            over = "; ".join(f"seed {r['seed']}: {r['over_budget']}" for r in board.records
-                             if r["entrant_label"] == e and r["cell"] == c
-                             and r.get("over_budget"))
-            row: list[Any] = [e, board.classes.get(e, "sender"),
-                              "; ".join(board.rules_notes.get(e, [])), over, c,
-                              board.cell_scenario[c], " ".join(board.cell_overrides[c])]
+            over = "; ".join(
+                f"seed {r['seed']}: {r['over_budget']}"
+                for r in board.records
+                if r["entrant_label"] == e and r["cell"] == c and r.get("over_budget")
+            )
+            row: list[Any] = [
+                e,
+                board.classes.get(e, "sender"),
+                "; ".join(board.rules_notes.get(e, [])),
+                over,
+                c,
+                board.cell_scenario[c],
+                " ".join(board.cell_overrides[c]),
+            ]
             for k, _, _ in TABLE_METRICS:
                 s, scale = stats[k], 100.0 if k in PERCENT else 1.0
                 row += [_num(s.mean * scale), _num(s.std * scale), s.n, _num(s.ci * scale)]
             r = scored.get(e)
             cell_u = (r or {}).get("cell_seed_scores", {}).get(c)
             row += [_num(x) for x in cell_u] if cell_u else [""] * len(board.seeds)
-            row += ([_num(x) for x in r["per_seed"]] if r is not None and c in board.ranked
-                    else [""] * len(board.seeds))
+            row += (
+                [_num(x) for x in r["per_seed"]]
+                if r is not None and c in board.ranked
+                else [""] * len(board.seeds)
+            )
             rows.append(row)
     return header, rows
 

@@ -81,14 +81,16 @@ class Limits:
         return min((f.propagation_ms for f in self.flows if not f.background), default=0.0)
 
 
-def _link_range(link: dict[str, Any], index: int, duration_s: float,
-                seed: int) -> tuple[float, float]:
+def _link_range(
+    link: dict[str, Any], index: int, duration_s: float, seed: int
+) -> tuple[float, float]:
     """(largest capacity Mb/s, smallest one-way delay ms) a link takes in the episode."""
     from orbitcc import _core
 
     if "process" in link:
-        st = _core.leo_process_states(link["process"], max(duration_s, PROCESS_SAMPLE_S),
-                                      seed=seed, link=index)
+        st = _core.leo_process_states(
+            link["process"], max(duration_s, PROCESS_SAMPLE_S), seed=seed, link=index
+        )
         caps = [float(x) for x in st["capacity_mbps"]]
         delays = [float(x) for x in st["delay_ms"]]
     else:
@@ -119,27 +121,36 @@ def spec_limits(spec: dict[str, Any], seed: int) -> Limits:
     links = [_link_range(link, i, duration, seed) for i, link in enumerate(spec["links"])]
     flows = []
     for f in spec["flows"]:
-        routes_per_path = [[list(p["forward"]), *[list(c["forward"]) for c in
-                                                 p.get("changes") or [] if "forward" in c]]
-                           for p in f["paths"]]
-        caps = [max(min((links[i][0] for i in r), default=math.inf) for r in routes)
-                for routes in routes_per_path]
+        routes_per_path = [
+            [
+                list(p["forward"]),
+                *[list(c["forward"]) for c in p.get("changes") or [] if "forward" in c],
+            ]
+            for p in f["paths"]
+        ]
+        caps = [
+            max(min((links[i][0] for i in r), default=math.inf) for r in routes)
+            for routes in routes_per_path
+        ]
         common = set.intersection(*[set(r) for routes in routes_per_path for r in routes])
         cap = min([sum(caps), *[links[i][0] for i in common]])
         prop = min(sum(links[i][1] for i in r) for routes in routes_per_path for r in routes)
         flows.append(FlowLimits(cap, prop, bool(f.get("background"))))
-    return Limits(tuple(flows), tuple(str(f.get("name", i)) for i, f in enumerate(spec["flows"])),
-                  duration)
+    return Limits(
+        tuple(flows), tuple(str(f.get("name", i)) for i, f in enumerate(spec["flows"])), duration
+    )
 
 
 @lru_cache(maxsize=256)
-def _limits(scenario: str, overrides: tuple[str, ...], duration_s: float | None,
-            seed: int, controller: str) -> Limits:
+def _limits(
+    scenario: str, overrides: tuple[str, ...], duration_s: float | None, seed: int, controller: str
+) -> Limits:
     from orbitcc.config import compose_object
     from orbitcc.runner import build_spec, sim_overrides
 
-    cfg = compose_object("sim", sim_overrides(scenario, controller, seed, duration_s,
-                                              list(overrides)))
+    cfg = compose_object(
+        "sim", sim_overrides(scenario, controller, seed, duration_s, list(overrides))
+    )
     return spec_limits(build_spec(cfg), seed)
 
 
@@ -152,28 +163,40 @@ def cell_limits(cell: Cell) -> Limits:
     finite, fractions in [0, 1] and delays within the episode only."""
     # The cell's own overrides compose in "sim" (plan() checked them); an
     # agent's or other entrant's env settings count where they set the scenario.
-    overrides = (*(o for o in cell.agent_env_overrides
-                   if o.lstrip("+~").startswith("scenario")), *cell.overrides)
+    overrides = (
+        *(o for o in cell.agent_env_overrides if o.lstrip("+~").startswith("scenario")),
+        *cell.overrides,
+    )
     # The links do not depend on the controller: one composition per cell and
     # seed (newreno), unless the cell's overrides set controller keys.
-    own = (not cell.entrant.startswith("agent:")
-           and any(o.lstrip("+~").startswith("controller") for o in overrides))
+    own = not cell.entrant.startswith("agent:") and any(
+        o.lstrip("+~").startswith("controller") for o in overrides
+    )
     try:
-        return _limits(cell.scenario, tuple(overrides), cell.duration_s, int(cell.seed),
-                       cell.entrant if own else "newreno")
+        return _limits(
+            cell.scenario,
+            tuple(overrides),
+            cell.duration_s,
+            int(cell.seed),
+            cell.entrant if own else "newreno",
+        )
     except (ValueError, RuntimeError, KeyError, TypeError):
         return Limits((), (), float(cell.duration_s or 0.0))
 
 
 # ------------------------------------------------------------ row checks --
 
+
 def _bad(where: str, field: str, value: Any, allowed: str) -> ResultsError:
-    return ResultsError(f"{where}: {field} = {value!r} is not possible in this cell "
-                        f"(allowed: {allowed}); the record was edited or corrupted")
+    return ResultsError(
+        f"{where}: {field} = {value!r} is not possible in this cell "
+        f"(allowed: {allowed}); the record was edited or corrupted"
+    )
 
 
-def _number(where: str, field: str, value: Any, lo: float, hi: float,
-            allowed: str, nullable: bool = False) -> None:
+def _number(
+    where: str, field: str, value: Any, lo: float, hi: float, allowed: str, nullable: bool = False
+) -> None:
     if value is None and nullable:
         return
     if not finite(value):
@@ -187,8 +210,7 @@ def check_numbers(record: dict[str, Any], limits: Limits, where: str) -> None:
     physically possible in the cell."""
     dur_ms = limits.duration_s * 1e3 if limits.duration_s > 0 else math.inf
 
-    def rates(prefix: str, obj: dict[str, Any], cap: float, prop: float,
-              top: bool) -> None:
+    def rates(prefix: str, obj: dict[str, Any], cap: float, prop: float, top: bool) -> None:
         hi = cap * CAPACITY_SLACK + CAPACITY_SLACK_MBPS
         cap_text = f"0 .. {hi:.6g} Mb/s, what the cell's paths carry at most"
         for k in ("throughput_mbps", "goodput_mbps"):
@@ -196,51 +218,83 @@ def check_numbers(record: dict[str, Any], limits: Limits, where: str) -> None:
                 _number(where, prefix + k, obj.get(k), 0.0, hi, cap_text)
         delivered = float(obj.get("throughput_mbps") or 0.0) > 0
         lo = prop * DELAY_SLACK - DELAY_SLACK_MS if delivered else 0.0
-        for k in ("mean_delay_ms", "p50_delay_ms", "p95_delay_ms", "p99_delay_ms",
-                  "max_delay_ms"):
+        for k in ("mean_delay_ms", "p50_delay_ms", "p95_delay_ms", "p99_delay_ms", "max_delay_ms"):
             if k in obj or (top and k in ("mean_delay_ms", "p95_delay_ms")):
-                _number(where, prefix + k, obj.get(k), max(0.0, lo), dur_ms * 1.01,
-                        f"{max(0.0, lo):.6g} ms (the propagation delay) .. "
-                        f"{dur_ms:.6g} ms (the episode)")
+                _number(
+                    where,
+                    prefix + k,
+                    obj.get(k),
+                    max(0.0, lo),
+                    dur_ms * 1.01,
+                    f"{max(0.0, lo):.6g} ms (the propagation delay) .. "
+                    f"{dur_ms:.6g} ms (the episode)",
+                )
         if "loss_rate" in obj or top:
             _number(where, prefix + "loss_rate", obj.get("loss_rate"), 0.0, 1.0, "0 .. 1")
         if "completion_time_s" in obj and obj["completion_time_s"] is not None:
             ct = obj["completion_time_s"]
             if not (ct == -1 or (finite(ct) and 0 <= ct <= limits.duration_s * 1.01 + 1e-9)):
-                raise _bad(where, prefix + "completion_time_s", ct,
-                           f"null, -1 or 0 .. {limits.duration_s:g} s")
+                raise _bad(
+                    where,
+                    prefix + "completion_time_s",
+                    ct,
+                    f"null, -1 or 0 .. {limits.duration_s:g} s",
+                )
 
     open_range = not limits.flows
-    rates("", record, math.inf if open_range else limits.test_capacity_mbps,
-          0.0 if open_range else limits.test_propagation_ms, True)
+    rates(
+        "",
+        record,
+        math.inf if open_range else limits.test_capacity_mbps,
+        0.0 if open_range else limits.test_propagation_ms,
+        True,
+    )
     for k in ("jain_fairness", "fair_jain", "background_shortfall"):
         if k in record:
             _number(where, k, record[k], 0.0, 1.0 + 1e-9, "0 .. 1 or null", nullable=True)
     for k in ("background_throughput_mbps", "background_owed_mbps"):
         if k in record:
-            _number(where, k, record[k], 0.0, math.inf, "a finite number >= 0 or null",
-                    nullable=True)
+            _number(
+                where, k, record[k], 0.0, math.inf, "a finite number >= 0 or null", nullable=True
+            )
     flows = record.get("flows")
     if isinstance(flows, list) and len(flows) == len(limits.flows):
         for i, (f, lim) in enumerate(zip(flows, limits.flows, strict=True)):
             if isinstance(f, dict):
                 rates(f"flows[{i}].", f, lim.capacity_mbps, lim.propagation_ms, False)
     elif flows is not None and not open_range:
-        raise ResultsError(f"{where}: flows has {len(flows) if isinstance(flows, list) else 0}"
-                           f" entries; the cell has {len(limits.flows)} flows")
+        raise ResultsError(
+            f"{where}: flows has {len(flows) if isinstance(flows, list) else 0}"
+            f" entries; the cell has {len(limits.flows)} flows"
+        )
 
 
-IDENTITY = ("entrant", "entrant_label", "scenario", "cell", "seed", "config_hash",
-            "checkpoint_hash", "git_commit", "orbitcc_version")
+IDENTITY = (
+    "entrant",
+    "entrant_label",
+    "scenario",
+    "cell",
+    "seed",
+    "config_hash",
+    "checkpoint_hash",
+    "git_commit",
+    "orbitcc_version",
+)
 
 
 def cell_identity(cell: Cell) -> dict[str, Any]:
-    return {"entrant": cell.entrant, "entrant_label": cell.entrant_label,
-            "scenario": cell.scenario, "cell": cell.cell, "seed": cell.seed,
-            "config_hash": cell.config_hash, "checkpoint_hash": cell.checkpoint_hash,
-            "git_commit": cell.code.get("git_commit"),
-            "orbitcc_version": cell.code.get("orbitcc_version"),
-            "overrides": list(cell.overrides)}
+    return {
+        "entrant": cell.entrant,
+        "entrant_label": cell.entrant_label,
+        "scenario": cell.scenario,
+        "cell": cell.cell,
+        "seed": cell.seed,
+        "config_hash": cell.config_hash,
+        "checkpoint_hash": cell.checkpoint_hash,
+        "git_commit": cell.code.get("git_commit"),
+        "orbitcc_version": cell.code.get("orbitcc_version"),
+        "overrides": list(cell.overrides),
+    }
 
 
 def check_row(record: dict[str, Any], cell: Cell, where: str) -> None:
@@ -249,9 +303,11 @@ def check_row(record: dict[str, Any], cell: Cell, where: str) -> None:
     want = cell_identity(cell)
     for k, v in want.items():
         if record.get(k) != v:
-            raise ResultsError(f"{where}: {k} = {record.get(k)!r}, but its key "
-                               f"{cell.key[:12]} is {cell.describe()} with {k} = {v!r}: "
-                               "the record was edited")
+            raise ResultsError(
+                f"{where}: {k} = {record.get(k)!r}, but its key "
+                f"{cell.key[:12]} is {cell.describe()} with {k} = {v!r}: "
+                "the record was edited"
+            )
     check_numbers(record, cell_limits(cell), where)
 
 
@@ -280,6 +336,7 @@ def check_results_file(path: Any, the_plan: Plan) -> None:
 
 # ----------------------------------------------------------------- re-run --
 
+
 def _flat(obj: Any, prefix: str = "") -> dict[str, str]:
     if isinstance(obj, dict):
         out: dict[str, str] = {}
@@ -297,10 +354,18 @@ def _flat(obj: Any, prefix: str = "") -> dict[str, str]:
 def differences(recorded: dict[str, Any], rerun: dict[str, Any]) -> list[str]:
     """'field: recorded X, re-run Y' for every field whose canonical JSON differs."""
     a = _flat({k: v for k, v in recorded.items() if k not in UNHASHED_FIELDS})
-    b = _flat({k: v for k, v in json.loads(json.dumps(rerun, default=_plain, allow_nan=True))
-               .items() if k not in UNHASHED_FIELDS})
-    return [f"{k}: recorded {a.get(k, 'absent')}, re-run {b.get(k, 'absent')}"
-            for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    b = _flat(
+        {
+            k: v
+            for k, v in json.loads(json.dumps(rerun, default=_plain, allow_nan=True)).items()
+            if k not in UNHASHED_FIELDS
+        }
+    )
+    return [
+        f"{k}: recorded {a.get(k, 'absent')}, re-run {b.get(k, 'absent')}"
+        for k in sorted(set(a) | set(b))
+        if a.get(k) != b.get(k)
+    ]
 
 
 def _plain(value: Any) -> Any:
@@ -323,6 +388,8 @@ def rerun(record: dict[str, Any], cell: Cell, where: str) -> None:
         return
     diff = differences(record, fresh)
     more = f" (and {len(diff) - 1} more field(s))" if len(diff) > 1 else ""
-    raise VerifyError(f"{where}: {cell.describe()} re-run gives other numbers than "
-                      f"recorded: {diff[0] if diff else 'the hash differs'}{more}; the "
-                      "record was not produced by this code and configuration")
+    raise VerifyError(
+        f"{where}: {cell.describe()} re-run gives other numbers than "
+        f"recorded: {diff[0] if diff else 'the hash differs'}{more}; the "
+        "record was not produced by this code and configuration"
+    )

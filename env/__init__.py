@@ -34,16 +34,27 @@ def register_envs() -> None:
     from orbitcc.paths import available  # not orbitcc.config: no Hydra at import
 
     ids = [(ENV_ID, {})] + [
-        (f"orbitcc/{_camel(name)}-v0", {"scenario": name}) for name in available("scenario")]
+        (f"orbitcc/{_camel(name)}-v0", {"scenario": name}) for name in available("scenario")
+    ]
     for env_id, kwargs in ids:
         if env_id in gymnasium.registry:
             continue
-        gymnasium.register(id=env_id, entry_point=_ENTRY, vector_entry_point=_VECTOR_ENTRY,
-                           kwargs=kwargs, disable_env_checker=False)
+        gymnasium.register(
+            id=env_id,
+            entry_point=_ENTRY,
+            vector_entry_point=_VECTOR_ENTRY,
+            kwargs=kwargs,
+            disable_env_checker=False,
+        )
 
 
-def make_vec(scenario: str | None = None, num_envs: int = 1, controller: str | None = None,
-             overrides: Sequence[str] = (), **kwargs: Any) -> Any:
+def make_vec(
+    scenario: str | None = None,
+    num_envs: int = 1,
+    controller: str | None = None,
+    overrides: Sequence[str] = (),
+    **kwargs: Any,
+) -> Any:
     """``num_envs`` envs stepped together in C++ (a Gymnasium ``VectorEnv``).
 
     Keyword arguments: ``num_threads``, ``autoreset_mode``, ``copy`` (see
@@ -51,12 +62,14 @@ def make_vec(scenario: str | None = None, num_envs: int = 1, controller: str | N
     """
     from orbitcc.env.vector import OrbitCCVectorEnv
 
-    return OrbitCCVectorEnv(scenario=scenario, num_envs=num_envs, controller=controller,
-                            overrides=overrides, **kwargs)
+    return OrbitCCVectorEnv(
+        scenario=scenario, num_envs=num_envs, controller=controller, overrides=overrides, **kwargs
+    )
 
 
-def make_multiagent(scenario: str = "single_link", num_agents: int = 2,
-                    overrides: Sequence[str] = (), **kwargs: Any) -> Any:
+def make_multiagent(
+    scenario: str = "single_link", num_agents: int = 2, overrides: Sequence[str] = (), **kwargs: Any
+) -> Any:
     """N learning flows sharing a bottleneck, as a PettingZoo ``ParallelEnv``
     (``orbitcc[multiagent]``; docs/multiagent.md)."""
     from orbitcc.env.multiagent import make_multiagent as _make
@@ -64,8 +77,12 @@ def make_multiagent(scenario: str = "single_link", num_agents: int = 2,
     return _make(scenario=scenario, num_agents=num_agents, overrides=overrides, **kwargs)
 
 
-def make(scenario: str | None = None, controller: str | None = None,
-         overrides: Sequence[str] = (), **kwargs: Any) -> Any:
+def make(
+    scenario: str | None = None,
+    controller: str | None = None,
+    overrides: Sequence[str] = (),
+    **kwargs: Any,
+) -> Any:
     """One ``OrbitCCEnv`` without Gymnasium's wrappers (for benchmarks)."""
     from orbitcc.env.orbitcc_env import OrbitCCEnv
 

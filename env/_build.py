@@ -38,8 +38,9 @@ class Built:
     spec: dict
 
 
-def compose_gym(scenario: str | None, controller: str | None,
-                overrides: Sequence[str]) -> tuple[GymConfig, str, str | None]:
+def compose_gym(
+    scenario: str | None, controller: str | None, overrides: Sequence[str]
+) -> tuple[GymConfig, str, str | None]:
     """Composes configs/gym.yaml; returns (config, control mode, sim controller)."""
     if isinstance(overrides, str):
         raise ValueError("overrides must be a list of strings such as ['env.history=8']")
@@ -55,15 +56,22 @@ def compose_gym(scenario: str | None, controller: str | None,
     else:
         sim_controller, control = controller, "baseline"
     if sim_controller == "external" and control != "agent":
-        raise ValueError("controller='external' is the agent's controller; pass "
-                         "controller=None to let the action drive the windows")
+        raise ValueError(
+            "controller='external' is the agent's controller; pass "
+            "controller=None to let the action drive the windows"
+        )
     cfg = compose_object("gym", [*base, f"controller={sim_controller}"])
     return cfg, control, sim_controller
 
 
-def build_batch(scenario: str | None, controller: str | None, overrides: Sequence[str],
-                num_envs: int = 1, num_threads: int | None = 1,
-                autoreset_mode: str = "disabled") -> Built:
+def build_batch(
+    scenario: str | None,
+    controller: str | None,
+    overrides: Sequence[str],
+    num_envs: int = 1,
+    num_threads: int | None = 1,
+    autoreset_mode: str = "disabled",
+) -> Built:
     check_count("num_envs", num_envs, *BATCH_LIMITS["num_envs"])
     if num_threads is not None:
         check_count("num_threads", num_threads, *BATCH_LIMITS["num_threads"])
@@ -76,13 +84,15 @@ def build_batch(scenario: str | None, controller: str | None, overrides: Sequenc
                 flow["controller"] = f"residual:{flow['controller']}"
     if num_threads is None:
         num_threads = min(num_envs, os.cpu_count() or 1)
-    batch = _core.BatchSimulation(spec, cfg.env.to_core(control, cfg.reward),
-                                  int(num_envs), int(num_threads), autoreset_mode)
+    batch = _core.BatchSimulation(
+        spec, cfg.env.to_core(control, cfg.reward), int(num_envs), int(num_threads), autoreset_mode
+    )
     return Built(batch, cfg, control, sim_controller or "", spec)
 
 
-def reset_batch(batch: Any, seeds: list[int | None] | None, started: bool,
-                config_seed: int) -> None:
+def reset_batch(
+    batch: Any, seeds: list[int | None] | None, started: bool, config_seed: int
+) -> None:
     """Resets every env of a ``BatchSimulation`` (the single, vector, SB3 and
     multi-agent envs): env i with ``seeds[i]`` when given; otherwise at the
     first reset the config's seed + i, afterwards each env's next episode."""
@@ -111,7 +121,11 @@ def check_seed(seed: Any, num_envs: int = 1) -> int:
         raise ValueError(f"seed = {seed!r} must be an integer (got {type(seed).__name__})")
     check_setting("simulation", "seed", int(seed))
     if num_envs > 1:
-        check_setting("simulation", "seed", int(seed) + num_envs - 1,
-                      f"seed + {num_envs - 1} (env {num_envs - 1} of num_envs = {num_envs}; "
-                      f"seed = {int(seed)})")
+        check_setting(
+            "simulation",
+            "seed",
+            int(seed) + num_envs - 1,
+            f"seed + {num_envs - 1} (env {num_envs - 1} of num_envs = {num_envs}; "
+            f"seed = {int(seed)})",
+        )
     return int(seed)

@@ -245,8 +245,13 @@ class OrbitCCParallelEnv(_MultiAgentBatch, _ParallelEnv):  # type: ignore[misc,v
                 self._rew.compute(self._batch)
                 obs, rewards, infos = self._dicts(self._batch, self._names)
                 term, trunc = bool(self._term[0]), bool(self._trunc[0])
-                res = (obs, rewards, dict.fromkeys(agents, term),
-                       dict.fromkeys(agents, trunc), infos)
+                res = (
+                    obs,
+                    rewards,
+                    dict.fromkeys(agents, term),
+                    dict.fromkeys(agents, trunc),
+                    infos,
+                )
         except ValueError as e:
             raise ValueError(self._name_agent(str(e))) from None
         if self._term[0] or self._trunc[0]:
@@ -487,8 +492,7 @@ def _build(
     for c in baselines:
         if c not in known:
             raise ValueError(
-                f"baseline_flows: controller {c!r} is unknown; allowed: "
-                f"{', '.join(sorted(known))}"
+                f"baseline_flows: controller {c!r} is unknown; allowed: {', '.join(sorted(known))}"
             )
     total = n + len(baselines)
     ov = [str(o) for o in overrides]

@@ -43,13 +43,19 @@ class OrbitCCEnv(gym.Env):
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 10}
 
-    def __init__(self, scenario: str | None = None, controller: str | None = None,
-                 overrides: Sequence[str] = (), render_mode: str | None = None,
-                 info_level: int = 1) -> None:
+    def __init__(
+        self,
+        scenario: str | None = None,
+        controller: str | None = None,
+        overrides: Sequence[str] = (),
+        render_mode: str | None = None,
+        info_level: int = 1,
+    ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode = {render_mode!r}; allowed: rgb_array, human")
-        built = build_batch(scenario, controller, overrides, num_envs=1, num_threads=1,
-                            autoreset_mode="disabled")
+        built = build_batch(
+            scenario, controller, overrides, num_envs=1, num_threads=1, autoreset_mode="disabled"
+        )
         self._batch = built.batch
         self.config = built.config
         self.control = built.control
@@ -70,8 +76,9 @@ class OrbitCCEnv(gym.Env):
         self._metrics = self._batch.metrics[0]
         self._subflow = self._batch.subflow_metrics[0]
         self._discrete = bool(self.action_spec["discrete"])
-        self._zero_action = np.zeros(self.num_subflows,
-                                     dtype=np.int64 if self._discrete else np.float32)
+        self._zero_action = np.zeros(
+            self.num_subflows, dtype=np.int64 if self._discrete else np.float32
+        )
         self._started = False
         self._done = False
         self._trace = Trace() if render_mode is not None else None
@@ -81,8 +88,9 @@ class OrbitCCEnv(gym.Env):
 
     # ------------------------------------------------------------------ API --
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         self._check_open("reset()")
         check_reset_options(options, allowed=())
         super().reset(seed=seed)
@@ -117,8 +125,9 @@ class OrbitCCEnv(gym.Env):
         self._done = result[2] or result[3]
         if self._trace is not None:
             info = result[4]
-            self._trace.add(float(self._metrics[0]), self._subflow, _SUB_COLS,
-                            info.get("handover_times_s", []))
+            self._trace.add(
+                float(self._metrics[0]), self._subflow, _SUB_COLS, info.get("handover_times_s", [])
+            )
         if self.render_mode == "human":
             self.render()
         return result
@@ -175,8 +184,10 @@ class OrbitCCEnv(gym.Env):
 
     def _check_open(self, what: str) -> None:
         if self._closed:
-            raise RuntimeError(f"{what} after close(): this env is closed and its "
-                               "simulation freed; make a new one (gym.make / orbitcc.env.make)")
+            raise RuntimeError(
+                f"{what} after close(): this env is closed and its "
+                "simulation freed; make a new one (gym.make / orbitcc.env.make)"
+            )
 
     # ------------------------------------------------------------ internals --
 
@@ -186,9 +197,11 @@ class OrbitCCEnv(gym.Env):
         if self.info_level >= 1:
             sub = self._subflow.copy()
             info["subflows"] = {name: sub[:, k] for k, name in enumerate(SUBFLOW_METRICS)}
-            info["loss_causes"] = {"congestion": info["congestion_losses"],
-                                   "random": info["random_losses"],
-                                   "handover": info["handover_losses"]}
+            info["loss_causes"] = {
+                "congestion": info["congestion_losses"],
+                "random": info["random_losses"],
+                "handover": info["handover_losses"],
+            }
             info["handover_times_s"] = list(self._batch.step_handovers_s(0))
             info["episode_seed"] = int(self._batch.episode_seed(0))
         return info

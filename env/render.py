@@ -24,8 +24,9 @@ class Trace:
     def clear(self) -> None:
         self.__init__()
 
-    def add(self, t: float, subflow: np.ndarray, cols: dict[str, int],
-            handovers: list[float]) -> None:
+    def add(
+        self, t: float, subflow: np.ndarray, cols: dict[str, int], handovers: list[float]
+    ) -> None:
         self.t.append(t)
         self.cwnd.append(subflow[:, cols["cwnd_bytes"]].copy())
         self.thr.append(subflow[:, cols["throughput_mbps"]].copy())
@@ -35,8 +36,16 @@ class Trace:
 
 def draw(trace: Trace, title: str, fig: Any = None) -> tuple[np.ndarray, Any]:
     """Draws the trace; returns an (H, W, 3) uint8 frame and the figure."""
+
     def stack(rows: list[np.ndarray]) -> np.ndarray:
         return np.stack(rows, axis=1) if rows else np.zeros((0, 0))
 
-    return render_frame(np.asarray(trace.t), stack(trace.cwnd), stack(trace.thr),
-                        stack(trace.rtt), trace.handovers, title, fig)
+    return render_frame(
+        np.asarray(trace.t),
+        stack(trace.cwnd),
+        stack(trace.thr),
+        stack(trace.rtt),
+        trace.handovers,
+        title,
+        fig,
+    )

@@ -27,17 +27,31 @@ _PRICED = tuple((name, STEP_METRICS.index(name)) for name in ("unfairness", "que
 class OrbitCCSB3VecEnv(VecEnv):
     """``num_envs`` copies of ``orbitcc/OrbitCC-v0`` for SB3 algorithms."""
 
-    def __init__(self, scenario: str | None = None, num_envs: int = 1,
-                 controller: str | None = None, overrides: Sequence[str] = (),
-                 num_threads: int | None = None) -> None:
-        built = build_batch(scenario, controller, overrides, num_envs=num_envs,
-                            num_threads=num_threads, autoreset_mode="same_step")
+    def __init__(
+        self,
+        scenario: str | None = None,
+        num_envs: int = 1,
+        controller: str | None = None,
+        overrides: Sequence[str] = (),
+        num_threads: int | None = None,
+    ) -> None:
+        built = build_batch(
+            scenario,
+            controller,
+            overrides,
+            num_envs=num_envs,
+            num_threads=num_threads,
+            autoreset_mode="same_step",
+        )
         self._batch = built.batch
         self.config = built.config
         self.control = built.control
         self.render_mode = None
-        super().__init__(num_envs, observation_space(self._batch.observation_spec),
-                         action_space(self._batch.action_spec))
+        super().__init__(
+            num_envs,
+            observation_space(self._batch.observation_spec),
+            action_space(self._batch.action_spec),
+        )
         self._actions: np.ndarray | None = None
         self._started = False
 
@@ -71,8 +85,7 @@ class OrbitCCSB3VecEnv(VecEnv):
         for i in range(self.num_envs):
             info: dict[str, Any] = {}
             if done[i]:
-                info = dict(zip(STEP_METRICS, self._batch.final_metrics[i].tolist(),
-                                strict=True))
+                info = dict(zip(STEP_METRICS, self._batch.final_metrics[i].tolist(), strict=True))
                 info["terminal_observation"] = self._batch.final_obs[i].copy()
                 info["TimeLimit.truncated"] = bool(trunc[i] and not term[i])
                 info["episode_metrics"] = dict(self._batch.last_summary(i))
@@ -81,16 +94,17 @@ class OrbitCCSB3VecEnv(VecEnv):
                 for name, column in _PRICED:
                     info[name] = float(metrics[i, column])
             infos.append(info)
-        return (self._batch.obs.copy(), self._batch.rewards.astype(np.float32),
-                done.copy(), infos)
+        return (self._batch.obs.copy(), self._batch.rewards.astype(np.float32), done.copy(), infos)
 
     def close(self) -> None:
         self._batch = None  # type: ignore[assignment]
 
     def _check_open(self, what: str) -> None:
         if self._batch is None:
-            raise RuntimeError(f"{what} after close(): this VecEnv is closed and its "
-                               "simulations freed; make a new one")
+            raise RuntimeError(
+                f"{what} after close(): this VecEnv is closed and its "
+                "simulations freed; make a new one"
+            )
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         """An attribute of each env: its view's (``episode_seed``, ``simulation``,
@@ -105,8 +119,9 @@ class OrbitCCSB3VecEnv(VecEnv):
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
         setattr(self, attr_name, value)
 
-    def env_method(self, method_name: str, *args: Any, indices: Any = None,
-                   **kwargs: Any) -> list[Any]:
+    def env_method(
+        self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any
+    ) -> list[Any]:
         """Calls ``method_name`` of each env's view (see ``_EnvView``)."""
         self._check_open(f"env_method({method_name!r})")
         out = []
@@ -115,7 +130,8 @@ class OrbitCCSB3VecEnv(VecEnv):
             if not callable(method):
                 raise AttributeError(
                     f"orbitcc envs have no method {method_name!r}; available: "
-                    f"{', '.join(_EnvView.METHODS)}")
+                    f"{', '.join(_EnvView.METHODS)}"
+                )
             out.append(method(*args, **kwargs))
         return out
 

@@ -56,11 +56,17 @@ class OrbitCCVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
-    def __init__(self, scenario: str | None = None, num_envs: int = 1,
-                 controller: str | None = None, overrides: Sequence[str] = (),
-                 num_threads: int | None = None,
-                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-                 copy: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        scenario: str | None = None,
+        num_envs: int = 1,
+        controller: str | None = None,
+        overrides: Sequence[str] = (),
+        num_threads: int | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        copy: bool = True,
+        **kwargs: Any,
+    ) -> None:
         if kwargs.pop("render_mode", None) is not None:
             raise ValueError("the vector env does not render; use OrbitCCEnv")
         kwargs.pop("max_episode_steps", None)  # episodes end with the scenario
@@ -68,8 +74,14 @@ class OrbitCCVectorEnv(VectorEnv):
             raise TypeError(f"unexpected arguments: {', '.join(kwargs)}")
         mode = AutoresetMode(autoreset_mode)
         num_envs = check_count("num_envs", num_envs, *BATCH_LIMITS["num_envs"])
-        built = build_batch(scenario, controller, overrides, num_envs=num_envs,
-                            num_threads=num_threads, autoreset_mode=_MODES[mode])
+        built = build_batch(
+            scenario,
+            controller,
+            overrides,
+            num_envs=num_envs,
+            num_threads=num_threads,
+            autoreset_mode=_MODES[mode],
+        )
         self._batch = built.batch
         self.config = built.config
         self.control = built.control
@@ -97,8 +109,12 @@ class OrbitCCVectorEnv(VectorEnv):
         """The underlying ``orbitcc._core.BatchSimulation``."""
         return self._batch
 
-    def reset(self, *, seed: int | Sequence[int | None] | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         self._check_open("reset()")
         check_reset_options(options, allowed=("reset_mask",))
         mask = None
@@ -107,8 +123,9 @@ class OrbitCCVectorEnv(VectorEnv):
             if mask.shape != (self.num_envs,):
                 raise ValueError(f"reset_mask must have shape ({self.num_envs},)")
         if seed is None:
-            seeds = None if self._started else [
-                int(self.config.seed) + i for i in range(self.num_envs)]
+            seeds = (
+                None if self._started else [int(self.config.seed) + i for i in range(self.num_envs)]
+            )
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             seeds = [check_seed(seed, self.num_envs) + i for i in range(self.num_envs)]
         else:
@@ -121,8 +138,9 @@ class OrbitCCVectorEnv(VectorEnv):
         self._started = True
         return self._out(self._obs), self._info()
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                          dict[str, Any]]:
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         self._check_open("step()")
         if not self._started:
             raise RuntimeError("call reset() before step()")
@@ -134,11 +152,12 @@ class OrbitCCVectorEnv(VectorEnv):
             if done.any():
                 info["final_obs"] = np.array(
                     [self._final_obs[i].copy() if d else None for i, d in enumerate(done)],
-                    dtype=object)
+                    dtype=object,
+                )
                 info["_final_obs"] = done.copy()
                 info["final_info"] = {
-                    name: self._final_metrics[:, k].copy()
-                    for k, name in enumerate(STEP_METRICS)}
+                    name: self._final_metrics[:, k].copy() for k, name in enumerate(STEP_METRICS)
+                }
                 info["_final_info"] = done.copy()
         return obs, rewards, term, trunc, info
 
@@ -156,8 +175,10 @@ class OrbitCCVectorEnv(VectorEnv):
 
     def _check_open(self, what: str) -> None:
         if self._batch is None:
-            raise RuntimeError(f"{what} after close(): this vector env is closed and its "
-                               "simulations freed; make a new one (orbitcc.make_vec)")
+            raise RuntimeError(
+                f"{what} after close(): this vector env is closed and its "
+                "simulations freed; make a new one (orbitcc.make_vec)"
+            )
 
     def _out(self, arr: np.ndarray) -> np.ndarray:
         return arr.copy() if self.copy else arr

@@ -34,9 +34,16 @@ if TYPE_CHECKING:  # for type checkers and IDEs only
     from orbitcc.params import describe
     from orbitcc.runner import prepare, run
 
-__all__ = ["__version__", "controllers", "describe", "make_multiagent", "make_vec", "prepare",
-           "run",
-           "scenarios"]
+__all__ = [
+    "__version__",
+    "controllers",
+    "describe",
+    "make_multiagent",
+    "make_vec",
+    "prepare",
+    "run",
+    "scenarios",
+]
 
 _LAZY = {
     "_core": ("orbitcc._core", None),
@@ -47,9 +54,26 @@ _LAZY = {
     "describe": ("orbitcc.params", "describe"),
 }
 # Sub-packages reachable as attributes after a bare ``import orbitcc``.
-_LAZY.update({name: (f"orbitcc.{name}", None) for name in (
-    "env", "entrants", "baselines", "agents", "ns3gym", "reproductions", "runner", "config",
-    "scenario", "ns3", "plotting", "params", "paths")})
+_LAZY.update(
+    {
+        name: (f"orbitcc.{name}", None)
+        for name in (
+            "env",
+            "entrants",
+            "baselines",
+            "agents",
+            "ns3gym",
+            "reproductions",
+            "runner",
+            "config",
+            "scenario",
+            "ns3",
+            "plotting",
+            "params",
+            "paths",
+        )
+    }
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -94,8 +118,11 @@ def _register_ids() -> None:
     import orbitcc.env  # noqa: F401  (registers its ids on import)
 
     if NS3GYM_TCP_ID not in gymnasium.registry:
-        gymnasium.register(id=NS3GYM_TCP_ID, entry_point="orbitcc.ns3gym.tcp:Ns3GymTcpEnv",
-                           disable_env_checker=False)
+        gymnasium.register(
+            id=NS3GYM_TCP_ID,
+            entry_point="orbitcc.ns3gym.tcp:Ns3GymTcpEnv",
+            disable_env_checker=False,
+        )
 
 
 def _register_envs_with_gymnasium() -> None:

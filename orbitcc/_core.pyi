@@ -20,6 +20,7 @@ def max_min_shares(
 ) -> list[float]:
     """Max-min fair rates of multipath flows (progressive filling): flow i
     may use links[i] (indices into capacity, Mb/s), wants <= demand[i]."""
+
 def multiagent_reward(
     share: float,
     queueing: float,
@@ -53,8 +54,16 @@ class MultiAgentRewarder:
     def compute(self, batch: BatchSimulation) -> None: ...
     def step_dicts(
         self, batch: BatchSimulation, actions: Any, names: tuple[str, ...]
-    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool],
-               dict[str, dict[str, float]]] | None: ...
+    ) -> (
+        tuple[
+            dict[str, Any],
+            dict[str, float],
+            dict[str, bool],
+            dict[str, bool],
+            dict[str, dict[str, float]],
+        ]
+        | None
+    ): ...
     def dicts(
         self, batch: BatchSimulation, names: tuple[str, ...]
     ) -> tuple[dict[str, Any], dict[str, float], dict[str, dict[str, float]]]: ...

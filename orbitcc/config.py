@@ -52,7 +52,8 @@ class ControllerConfig:
                 raise ValueError(
                     f"controller.params.{key} is not a setting of controller "
                     f"{self.name!r}; {_did_you_mean(str(key), list(table))}allowed: "
-                    f"{', '.join(table) or 'none'}")
+                    f"{', '.join(table) or 'none'}"
+                )
             self.params[key] = float(coerce_param("controller.params", value, table[key]))
 
 
@@ -90,10 +91,13 @@ class _RandomizeRules:
         return self.enabled or self.split != "none"
 
     def to_core(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"enabled": bool(self.enabled), "split": self.split,
-                               "holdout_param": self.holdout_param,
-                               "holdout_fraction": float(self.holdout_fraction),
-                               "trace_fraction": float(self.trace_fraction)}
+        out: dict[str, Any] = {
+            "enabled": bool(self.enabled),
+            "split": self.split,
+            "holdout_param": self.holdout_param,
+            "holdout_fraction": float(self.holdout_fraction),
+            "trace_fraction": float(self.trace_fraction),
+        }
         if self.trace_fraction > 0:
             out["trace_bandwidth_file"] = str(config_path(self.trace_bandwidth_file))
             out["trace_delay_file"] = str(config_path(self.trace_delay_file))
@@ -107,10 +111,17 @@ class _RandomizeRules:
 # are this layer's (a shipped trace, relative to configs/; the core has none),
 # and background_flows' ends are whole numbers (the core's rule between values).
 RandomizeConfig = schema(
-    "RandomizeConfig", list(_RANDOMIZE_ROWS.values()), _RandomizeRules, RANDOMIZE_DOC,
-    __name__, defaults={"trace_bandwidth_file": "traces/leoreplayer/bw_example.txt",
-                        "trace_delay_file": "traces/leoreplayer/delay_example.txt"},
-    types={"background_flows": list[int]})  # whole flows (ValidateRandomization)
+    "RandomizeConfig",
+    list(_RANDOMIZE_ROWS.values()),
+    _RandomizeRules,
+    RANDOMIZE_DOC,
+    __name__,
+    defaults={
+        "trace_bandwidth_file": "traces/leoreplayer/bw_example.txt",
+        "trace_delay_file": "traces/leoreplayer/delay_example.txt",
+    },
+    types={"background_flows": list[int]},
+)  # whole flows (ValidateRandomization)
 
 
 _SIM_ROWS = {r["name"]: r for r in _core.simulation_params()}
@@ -155,8 +166,9 @@ FAIRNESS_METRICS = tuple(_row(_core.reward_params(), "fairness")["choices"])
 # features (docs/env.md); the mobility features come with env.mobility_features,
 # the background oracle's with env.background_features.
 OBSERVATION_FEATURES = tuple(_row(_core.env_params(), "features")["default"])
-EXTRA_FEATURES = tuple(f for f in _row(_core.env_params(), "features")["choices"]
-                       if f not in OBSERVATION_FEATURES)
+EXTRA_FEATURES = tuple(
+    f for f in _row(_core.env_params(), "features")["choices"] if f not in OBSERVATION_FEATURES
+)
 
 
 def _check_choice(owner: str, name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -187,8 +199,9 @@ class _RewardRules:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-RewardConfig = schema("RewardConfig", list(_core.reward_params()), _RewardRules, REWARD_DOC,
-                      __name__)
+RewardConfig = schema(
+    "RewardConfig", list(_core.reward_params()), _RewardRules, REWARD_DOC, __name__
+)
 
 
 ENV_DOC = """The Gymnasium env's step, observation and action (docs/env.md).
@@ -266,8 +279,6 @@ def write_run_record(run_dir: Path, cfg: DictConfig) -> None:
     (run_dir / "command.txt").write_text(shlex.join(sys.argv) + "\n")
 
 
-
-
 def _groups() -> list[str]:
     return sorted(p.name for p in CONFIG_DIR.iterdir() if p.is_dir() and any(p.glob("*.yaml")))
 
@@ -298,8 +309,10 @@ def check_groups(overrides: list[str] | tuple[str, ...]) -> None:
         if key in groups and value is not None and value != "null":
             known = available(key)
             if value not in known:
-                raise ValueError(f"invalid configuration: {key}={value} is no {key} preset; "
-                                 f"{_did_you_mean(value, known)}allowed: {', '.join(known)}")
+                raise ValueError(
+                    f"invalid configuration: {key}={value} is no {key} preset; "
+                    f"{_did_you_mean(value, known)}allowed: {', '.join(known)}"
+                )
 
 
 def _explain_key(config_name: str, overrides: list[str]) -> str | None:
@@ -321,8 +334,10 @@ def _explain_key(config_name: str, overrides: list[str]) -> str | None:
             if part not in node:
                 where = ".".join(parts[:depth])
                 keys = [str(k) for k in node.keys()]
-                return (f"{key} is not a setting; {_did_you_mean(part, keys)}"
-                        f"valid keys of {where or 'the config'}: {', '.join(keys)}")
+                return (
+                    f"{key} is not a setting; {_did_you_mean(part, keys)}"
+                    f"valid keys of {where or 'the config'}: {', '.join(keys)}"
+                )
             node = node._get_node(part)
     return None
 
@@ -380,8 +395,11 @@ def _int_bool_in(raw: Any, node: Any, prefix: str) -> str:
             found = _int_bool_in(value, child, dotted)
             if found:
                 return found
-        elif (isinstance(child, BooleanNode) and isinstance(value, int)
-              and not isinstance(value, bool)):
+        elif (
+            isinstance(child, BooleanNode)
+            and isinstance(value, int)
+            and not isinstance(value, bool)
+        ):
             return f"{dotted} = {value} must be true or false"
     return ""
 
@@ -397,8 +415,12 @@ def _int_for_bool_in_files(cfg: DictConfig, config_name: str, overrides: list[st
     from hydra.types import RunMode
 
     try:
-        defaults = GlobalHydra.instance().config_loader().compute_defaults_list(
-            config_name, overrides, RunMode.RUN).defaults
+        defaults = (
+            GlobalHydra.instance()
+            .config_loader()
+            .compute_defaults_list(config_name, overrides, RunMode.RUN)
+            .defaults
+        )
     except Exception:  # noqa: BLE001 - compose succeeded; nothing more to check
         return ""
     for d in defaults:
@@ -418,8 +440,11 @@ def _int_for_bool_in_files(cfg: DictConfig, config_name: str, overrides: list[st
 
 
 # Primary configs whose schemas live above the core (they store them on import).
-_UPPER_SCHEMAS = {"train": "orbitcc.agents.config", "eval": "orbitcc.agents.config",
-                  "leaderboard": "orbitcc.baselines.leaderboard"}
+_UPPER_SCHEMAS = {
+    "train": "orbitcc.agents.config",
+    "eval": "orbitcc.agents.config",
+    "leaderboard": "orbitcc.baselines.leaderboard",
+}
 
 
 # Composition is memoised per process (docs/benchmarks.md, "Compose once"):
@@ -474,8 +499,10 @@ def _hydra_compose(config_name: str, overrides: tuple[str, ...]) -> DictConfig:
             raise ValueError(f"invalid configuration: {explained}") from None
         hint = ""
         if config_name in _UPPER_SCHEMAS and "_schema'" in str(err):
-            hint = (f" (the {config_name} schemas are stored when "
-                    f"{_UPPER_SCHEMAS[config_name]} is imported)")
+            hint = (
+                f" (the {config_name} schemas are stored when "
+                f"{_UPPER_SCHEMAS[config_name]} is imported)"
+            )
         for group in ("scenario", "controller"):
             if f"{group}=" in " ".join(overrides) or f"'{group}" in str(err):
                 hint = f" (known {group} presets: {', '.join(available(group))})"
@@ -491,8 +518,11 @@ def _hydra_compose(config_name: str, overrides: tuple[str, ...]) -> DictConfig:
 @lru_cache(maxsize=1)
 def _config_groups() -> frozenset[str]:
     """Config group names (folders of configs/, nested ones as a/b)."""
-    return frozenset(str(p.relative_to(CONFIG_DIR)) for p in CONFIG_DIR.rglob("*")
-                     if p.is_dir() and not p.name.startswith(("_", ".")))
+    return frozenset(
+        str(p.relative_to(CONFIG_DIR))
+        for p in CONFIG_DIR.rglob("*")
+        if p.is_dir() and not p.name.startswith(("_", "."))
+    )
 
 
 @lru_cache(maxsize=1)
@@ -549,7 +579,8 @@ def _settable(override: str) -> str:
     if not sep or key.startswith(("+", "~")):
         return override
     if key in {k.rstrip(".") for k in _TABLE_KEYS} or (
-            key.startswith(_TABLE_KEYS) and key.count(".") == 2):
+        key.startswith(_TABLE_KEYS) and key.count(".") == 2
+    ):
         return "++" + override
     return override
 
@@ -601,8 +632,7 @@ def compose_controllers(names: list[str] | tuple[str, ...]) -> dict[str, DictCon
     return {name: copy.deepcopy(cfg[name]) for name in names}
 
 
-def compose_object(config_name: str = "sim",
-                   overrides: list[str] | tuple[str, ...] = ()) -> Any:
+def compose_object(config_name: str = "sim", overrides: list[str] | tuple[str, ...] = ()) -> Any:
     """``to_object(compose_config(...))``, memoised per (config, overrides):
     the validated dataclasses, as the caller's own copy."""
     key = (config_name, tuple(str(o) for o in overrides))
@@ -632,8 +662,10 @@ def to_object(cfg) -> Any:
             if schema is not None and is_dataclass(schema):
                 names = [f.name for f in fields(schema)]
                 hints.append(f"{key}: {_did_you_mean(last, names)}valid keys: {', '.join(names)}")
-        raise ValueError(f"invalid configuration: unknown key(s) {', '.join(unknown)}; "
-                         "no schema declares them" + (f" ({'; '.join(hints)})" if hints else ""))
+        raise ValueError(
+            f"invalid configuration: unknown key(s) {', '.join(unknown)}; "
+            "no schema declares them" + (f" ({'; '.join(hints)})" if hints else "")
+        )
     from hydra.core.hydra_config import HydraConfig
 
     if HydraConfig.initialized():
@@ -651,8 +683,11 @@ def unknown_keys(node: Any, path: str = "") -> list[str]:
         if node._is_none() or node._is_missing():
             return out
         schema = OmegaConf.get_type(node)
-        allowed = ({f.name for f in fields(schema)} if schema is not None and is_dataclass(schema)
-                   else None)
+        allowed = (
+            {f.name for f in fields(schema)}
+            if schema is not None and is_dataclass(schema)
+            else None
+        )
         for key in node.keys():
             if allowed is not None and key not in allowed:
                 out.append(f"{path}{key}")
@@ -673,8 +708,9 @@ def unknown_keys(node: Any, path: str = "") -> list[str]:
 AGENT_ENTRANT_PREFIX = "agent:"  # suite entrant "agent:<checkpoint>" (model.zip or run dir)
 
 
-def _check_optional(owner: str, name: str, value: float | None, lo: float, hi: float,
-                    lo_open: bool = False) -> None:
+def _check_optional(
+    owner: str, name: str, value: float | None, lo: float, hi: float, lo_open: bool = False
+) -> None:
     if value is not None:
         check_range(owner, name, value, lo, hi, lo_open=lo_open)
 
@@ -691,16 +727,21 @@ def parse_constant(name: str) -> tuple[str, float] | None:
         return None
     parts = name.split(":")
     if len(parts) != 3 or not parts[1]:
-        raise ValueError(f"entrant {name!r}: expected const:<base controller>:<action>, "
-                         "e.g. const:cubic:0.5")
+        raise ValueError(
+            f"entrant {name!r}: expected const:<base controller>:<action>, e.g. const:cubic:0.5"
+        )
     try:
         action = float(parts[2])
     except ValueError:
-        raise ValueError(f"entrant {name!r}: the action {parts[2]!r} is not a number; "
-                         "allowed: a number in [-1, 1]") from None
+        raise ValueError(
+            f"entrant {name!r}: the action {parts[2]!r} is not a number; "
+            "allowed: a number in [-1, 1]"
+        ) from None
     if not -1.0 <= action <= 1.0:
-        raise ValueError(f"entrant {name!r}: the action {action:g} is out of range; "
-                         "allowed: [-1, 1] (window x 4**a)")
+        raise ValueError(
+            f"entrant {name!r}: the action {action:g} is out of range; "
+            "allowed: [-1, 1] (window x 4**a)"
+        )
     return parts[1], action
 
 
@@ -711,16 +752,20 @@ def _entrant_problem(entrant: str, controllers: list[str]) -> str | None:
         except ValueError as err:
             return str(err).split(": ", 1)[-1]
         if parsed is not None and parsed[0] not in controllers:
-            return (f"has the base controller {parsed[0]!r}; allowed: "
-                    f"{', '.join(c for c in controllers if c != SUITE_ALL_BASELINES)}")
+            return (
+                f"has the base controller {parsed[0]!r}; allowed: "
+                f"{', '.join(c for c in controllers if c != SUITE_ALL_BASELINES)}"
+            )
         return None
     if entrant.startswith(AGENT_ENTRANT_PREFIX):
-        if not entrant[len(AGENT_ENTRANT_PREFIX):].strip():
+        if not entrant[len(AGENT_ENTRANT_PREFIX) :].strip():
             return "names no checkpoint (use agent:<path to model.zip or its run dir>)"
         return None
     if entrant not in controllers:
-        return (f"is unknown; allowed: {', '.join(controllers)} "
-                f"or {AGENT_ENTRANT_PREFIX}<checkpoint path>")
+        return (
+            f"is unknown; allowed: {', '.join(controllers)} "
+            f"or {AGENT_ENTRANT_PREFIX}<checkpoint path>"
+        )
     return None
 
 
@@ -746,19 +791,26 @@ class SuiteRulesConfig:
     cell_memory_mb: float = 2048.0  # resident memory one cell may grow by; past it: the floor
 
     def __post_init__(self) -> None:
-        for name, lo, hi in (("step_interval_s", 1e-3, 10.0), ("step_rtts", 0.0, 100.0),
-                             ("window_cap_bdp", 0.0, 1e4),
-                             ("max_window_bytes", 1500, 1 << 40),
-                             ("residual_background_cap", 0.0, 1e4),
-                             ("cell_cpu_s", 0.1, 1e6), ("cell_memory_mb", 16.0, 1e7)):
+        for name, lo, hi in (
+            ("step_interval_s", 1e-3, 10.0),
+            ("step_rtts", 0.0, 100.0),
+            ("window_cap_bdp", 0.0, 1e4),
+            ("max_window_bytes", 1500, 1 << 40),
+            ("residual_background_cap", 0.0, 1e4),
+            ("cell_cpu_s", 0.1, 1e6),
+            ("cell_memory_mb", 16.0, 1e7),
+        ):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
-                raise ValueError(f"suite.rules.{name} = {v!r} is out of range; "
-                                 f"allowed: [{lo:g}, {hi:g}]")
+                raise ValueError(
+                    f"suite.rules.{name} = {v!r} is out of range; allowed: [{lo:g}, {hi:g}]"
+                )
         bad = [c for c in self.classes if c not in ("sender", "oracle")]
         if bad or not self.classes:
-            raise ValueError(f"suite.rules.classes = {list(self.classes)}; allowed: a "
-                             "non-empty list of sender, oracle")
+            raise ValueError(
+                f"suite.rules.classes = {list(self.classes)}; allowed: a "
+                "non-empty list of sender, oracle"
+            )
 
     def env_overrides(self) -> list[str]:
         """The ``env.*`` overrides these rules fix."""
@@ -766,8 +818,13 @@ class SuiteRulesConfig:
 
 
 # The env settings a suite's rules fix for every agent entrant.
-RULED_ENV_KEYS = ("step_interval_s", "step_rtts", "window_cap_bdp", "max_window_bytes",
-                  "residual_background_cap")
+RULED_ENV_KEYS = (
+    "step_interval_s",
+    "step_rtts",
+    "window_cap_bdp",
+    "max_window_bytes",
+    "residual_background_cap",
+)
 
 
 @dataclass
@@ -818,10 +875,14 @@ class SuiteConfig:
             if not values:
                 raise ValueError(f"suite.{field_name} must not be empty")
         if not (self.scenarios or self.cells or self.sweeps):
-            raise ValueError("suite.scenarios must not be empty (or give suite.cells / "
-                             "suite.sweeps)")
-        for field_name, values in (("scenarios", self.scenarios), ("seeds", self.seeds),
-                                   ("entrants", self.entrants)):
+            raise ValueError(
+                "suite.scenarios must not be empty (or give suite.cells / suite.sweeps)"
+            )
+        for field_name, values in (
+            ("scenarios", self.scenarios),
+            ("seeds", self.seeds),
+            ("entrants", self.entrants),
+        ):
             if len(set(values)) != len(values):
                 raise ValueError(f"suite.{field_name} = {list(values)} lists a value twice")
         for i, name in enumerate(self.scenarios):
@@ -845,11 +906,17 @@ class SuiteConfig:
     def scenario_cells(self) -> list[tuple[str, tuple[str, ...], str | None]]:
         """(preset, overrides, label) of every scenario cell, in suite order."""
         out: list[tuple[str, tuple[str, ...], str | None]] = [
-            (name, (), None) for name in self.scenarios]
+            (name, (), None) for name in self.scenarios
+        ]
         out += [(c.scenario, tuple(c.overrides), c.label) for c in self.cells]
         for sweep in self.sweeps:
             short = sweep.param.removeprefix("scenario.")
             for value in sweep.values:
-                out.append((sweep.scenario, (*sweep.overrides, f"{sweep.param}={value}"),
-                            f"{sweep.scenario}[{short}={value}]"))
+                out.append(
+                    (
+                        sweep.scenario,
+                        (*sweep.overrides, f"{sweep.param}={value}"),
+                        f"{sweep.scenario}[{short}={value}]",
+                    )
+                )
         return out

@@ -30,15 +30,21 @@ CONTROLLER_SUMMARIES = {
     "cubic": "CUBIC (RFC 9438).",
     "external": "The window and pacing rate are set from outside each step (the RL agent).",
     "bbr": "BBR v1 (Cardwell et al.; Linux tcp_bbr). Defaults are the published constants.",
-    "bbr3": ("BBRv3 (draft-cardwell-ccwg-bbr): loss-bounded inflight_hi / inflight_lo,\n"
-             "ProbeBW DOWN/CRUISE/REFILL/UP. Defaults are the draft's constants."),
+    "bbr3": (
+        "BBRv3 (draft-cardwell-ccwg-bbr): loss-bounded inflight_hi / inflight_lo,\n"
+        "ProbeBW DOWN/CRUISE/REFILL/UP. Defaults are the draft's constants."
+    ),
     "lia": "LIA, linked increases (RFC 6356). Coupled: needs a multipath QUIC flow.",
     "olia": "OLIA (Khalili et al.; MACO paper Eq. 1), the MPQUIC default. Coupled.",
     "balia": "BALIA (Peng, Walid, Hwang, Low). Coupled.",
-    "maco": ("MACO (mobility-aware congestion control for MPQUIC). Needs a scenario with a\n"
-             "MobilityOracle (the LEO scenarios)."),
-    "refwa": ("REFWA sender (Taleb et al.): NewReno that obeys the routers' window feedback.\n"
-              "The router side is configured by the scenario."),
+    "maco": (
+        "MACO (mobility-aware congestion control for MPQUIC). Needs a scenario with a\n"
+        "MobilityOracle (the LEO scenarios)."
+    ),
+    "refwa": (
+        "REFWA sender (Taleb et al.): NewReno that obeys the routers' window feedback.\n"
+        "The router side is configured by the scenario."
+    ),
 }
 
 GENERATED_NOTE = "generated from the C++ parameter table by tools/gen_params.py"
@@ -92,43 +98,52 @@ def describe(name: str) -> str:
     """
     if name == "features":
         rows = _core.env_feature_catalogue()
-        lines = ["observation features (env.features; * needs env.mobility_features=true, "
-                 "+ needs env.background_features=true)"]
+        lines = [
+            "observation features (env.features; * needs env.mobility_features=true, "
+            "+ needs env.background_features=true)"
+        ]
         width = max(len(r["name"]) for r in rows) + 1
         for r in rows:
             star = _GROUP_MARK[r["group"]] or " "
-            lines.append(f"  {r['name'] + star:<{width}}  {r['normaliser']:<34}  "
-                         f"[{_num(r['low'])}, {_num(r['high'])}]  {r['help']}")
+            lines.append(
+                f"  {r['name'] + star:<{width}}  {r['normaliser']:<34}  "
+                f"[{_num(r['low'])}, {_num(r['high'])}]  {r['help']}"
+            )
         return "\n".join(lines)
     all_tables = tables()
     if name not in all_tables:
         known = [*sorted(all_tables), "features"]
         close = list(_core.closest_names(name, known))
         hint = f"did you mean {', '.join(close)}? " if close else ""
-        raise ValueError(f"nothing called {name!r} has settings; {hint}known: "
-                         f"{', '.join(known)}")
+        raise ValueError(f"nothing called {name!r} has settings; {hint}known: {', '.join(known)}")
     rows = all_tables[name]
-    head = {"env": "set with env.<name>=<value>", "reward": "set with reward.<name>=<value>",
-            "refwa_router": "a link's router: {type: refwa, <name>: <value>}",
-            "simulation": "the scenario spec; presets set them as scenario.<name>",
-            "quic_streams": "a multi-stream QUIC flow: {stream_scheduler, streams: "
-                            "[{weight, app}, ...]}",
-            "link": "a core spec's links[i].<name>",
-            "flow": "a core spec's flows[i].<name>"}.get(
-                name, f"controller={name}; set with controller.params.<name>=<value>")
+    head = {
+        "env": "set with env.<name>=<value>",
+        "reward": "set with reward.<name>=<value>",
+        "refwa_router": "a link's router: {type: refwa, <name>: <value>}",
+        "simulation": "the scenario spec; presets set them as scenario.<name>",
+        "quic_streams": "a multi-stream QUIC flow: {stream_scheduler, streams: "
+        "[{weight, app}, ...]}",
+        "link": "a core spec's links[i].<name>",
+        "flow": "a core spec's flows[i].<name>",
+    }.get(name, f"controller={name}; set with controller.params.<name>=<value>")
     if name.startswith("model_"):
         table = next(t for t in _core.model_tables() if f"model_{t['name']}" == name)
         head = f"{table['help']}; a core spec's {table['where']}"
     if name.startswith("queue_"):
-        kind = name[len("queue_"):]
-        head = (f"a link's queue: {{type: {kind}, <name>: <value>}}; a preset's bottlenecks: "
-                f"scenario.queue={kind} +scenario.queue_params.<name>=<value>")
+        kind = name[len("queue_") :]
+        head = (
+            f"a link's queue: {{type: {kind}, <name>: <value>}}; a preset's bottlenecks: "
+            f"scenario.queue={kind} +scenario.queue_params.<name>=<value>"
+        )
     if not rows:
         return f"{name}: no parameters ({head})"
     if name in scenario_kinds():
         help_text = next(k["help"] for k in _core.scenario_kinds() if k["name"] == name)
-        head = (f"scenario kind: {help_text}; presets "
-                f"{', '.join(_presets_of(name)) or '(none)'}; set with scenario.<name>=<value>")
+        head = (
+            f"scenario kind: {help_text}; presets "
+            f"{', '.join(_presets_of(name)) or '(none)'}; set with scenario.<name>=<value>"
+        )
     lines = [f"{name} ({head})"]
     for r in rows:
         unit = f" {r['unit']}" if r["unit"] else ""
@@ -169,8 +184,10 @@ def feature_markdown_table() -> str:
     for r in _core.env_feature_catalogue():
         star = _GROUP_MARK[r["group"]]
         norm = r["normaliser"].replace("|", "\\|")
-        out.append(f"| `{r['name']}`{star} | {r['unit']} | {norm} | "
-                   f"[{_num(r['low'])}, {_num(r['high'])}] | {r['help']} |")
+        out.append(
+            f"| `{r['name']}`{star} | {r['unit']} | {norm} | "
+            f"[{_num(r['low'])}, {_num(r['high'])}] | {r['help']} |"
+        )
     return "\n".join(out)
 
 
@@ -214,12 +231,19 @@ def _render_block(name: str) -> str:
 
 def render_doc(text: str) -> str:
     """``text`` with every generated block replaced by the current table."""
-    return _BLOCK.sub(lambda m: m.group(1) + _render_block(m.group("name")) + "\n" + m.group(4),
-                      text)
+    return _BLOCK.sub(
+        lambda m: m.group(1) + _render_block(m.group("name")) + "\n" + m.group(4), text
+    )
 
 
-GENERATED_DOCS = ("docs/controllers.md", "docs/env.md", "docs/streams.md",
-                  "docs/scenarios.md", "docs/aqm.md", "docs/leo_models.md")
+GENERATED_DOCS = (
+    "docs/controllers.md",
+    "docs/env.md",
+    "docs/streams.md",
+    "docs/scenarios.md",
+    "docs/aqm.md",
+    "docs/leo_models.md",
+)
 
 
 def generated_files() -> dict[Path, str]:
@@ -236,5 +260,4 @@ def generated_files() -> dict[Path, str]:
 
 def stale_files() -> list[Path]:
     """Generated files whose content differs from what the tables give now."""
-    return [p for p, text in generated_files().items()
-            if not p.is_file() or p.read_text() != text]
+    return [p for p, text in generated_files().items() if not p.is_file() or p.read_text() != text]

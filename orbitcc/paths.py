@@ -101,9 +101,11 @@ def _expand_into(source: Path, out: Path) -> Path:
             while chunk := src.read(_CHUNK):
                 written += len(chunk)
                 if written > MAX_EXPANDED_BYTES:
-                    raise ValueError(f"{source}: expands to more than {MAX_EXPANDED_BYTES >> 20} "
-                                     "MB; allowed: at most that much (orbitcc.paths."
-                                     "MAX_EXPANDED_BYTES)")
+                    raise ValueError(
+                        f"{source}: expands to more than {MAX_EXPANDED_BYTES >> 20} "
+                        "MB; allowed: at most that much (orbitcc.paths."
+                        "MAX_EXPANDED_BYTES)"
+                    )
                 dst.write(chunk)
         os.replace(tmp, out)
         return out
@@ -123,8 +125,10 @@ def _expanded(packed: str, mtime_ns: int, size: int) -> Path:
     source = Path(packed)
     digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
     failures = []
-    for where, root in (("the user cache", lambda: _cache_dir()),
-                        ("the temp dir", _private_temp_root)):
+    for where, root in (
+        ("the user cache", lambda: _cache_dir()),
+        ("the temp dir", _private_temp_root),
+    ):
         try:
             out = root() / "data" / digest / source.stem
             if out.is_file() and not out.is_symlink():
@@ -153,9 +157,13 @@ def file_problem(path: str | Path) -> str | None:
             return f"is a dangling symbolic link (to {os.readlink(p)!r}, which does not exist)"
     if stat.S_ISREG(st.st_mode):
         return None if os.access(p, os.R_OK) else "is not readable (permission denied)"
-    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"),
-             (stat.S_ISSOCK, "a socket"))
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISSOCK, "a socket"),
+    )
     kind = next((name for test, name in kinds if test(st.st_mode)), "not a plain file")
     return f"is not a regular file ({kind}); a trace must be a regular file"
 

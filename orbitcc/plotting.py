@@ -38,15 +38,25 @@ def save(fig: Any, path: str | Path, dpi: int = 110) -> Path:
     return path
 
 
-def draw_subflow_panels(axes: Sequence[Any], t: np.ndarray, cwnd: np.ndarray,
-                        throughput: np.ndarray, srtt: np.ndarray,
-                        labels: Sequence[str], handovers: Sequence[float] = (),
-                        capacity: np.ndarray | None = None, cwnd_unit: str = "kB",
-                        lw: float = 1.2) -> None:
+def draw_subflow_panels(
+    axes: Sequence[Any],
+    t: np.ndarray,
+    cwnd: np.ndarray,
+    throughput: np.ndarray,
+    srtt: np.ndarray,
+    labels: Sequence[str],
+    handovers: Sequence[float] = (),
+    capacity: np.ndarray | None = None,
+    cwnd_unit: str = "kB",
+    lw: float = 1.2,
+) -> None:
     """The three panels (cwnd, throughput, srtt; arrays shaped (subflows, T)) on ``axes``."""
     scale = 1e3 if cwnd_unit == "kB" else MSS_BYTES
-    rows = [(cwnd / scale, f"cwnd ({cwnd_unit})"), (throughput, "throughput (Mb/s)"),
-            (srtt, "smoothed RTT (ms)")]
+    rows = [
+        (cwnd / scale, f"cwnd ({cwnd_unit})"),
+        (throughput, "throughput (Mb/s)"),
+        (srtt, "smoothed RTT (ms)"),
+    ]
     for ax, (data, label) in zip(axes, rows, strict=True):
         for i in range(data.shape[0]):
             ax.plot(t, data[i], lw=lw, label=labels[i])
@@ -72,8 +82,16 @@ def plot_timeseries(metrics: dict[str, Any], path: str | Path, title: str = "") 
     fig = new_figure((10, 8))
     fig.set_layout_engine("constrained")
     axes = fig.subplots(3, 1, sharex=True)
-    draw_subflow_panels(axes, s["t_s"], s["cwnd_bytes"], s["throughput_mbps"], s["srtt_ms"],
-                        labels, metrics.get("handover_times_s", []), capacity)
+    draw_subflow_panels(
+        axes,
+        s["t_s"],
+        s["cwnd_bytes"],
+        s["throughput_mbps"],
+        s["srtt_ms"],
+        labels,
+        metrics.get("handover_times_s", []),
+        capacity,
+    )
     axes[0].legend(loc="upper right", fontsize=8, ncol=2)
     axes[1].legend(loc="upper right", fontsize=8, ncol=2)
     if title:
@@ -81,8 +99,15 @@ def plot_timeseries(metrics: dict[str, Any], path: str | Path, title: str = "") 
     return save(fig, path)
 
 
-def render_frame(t: np.ndarray, cwnd: np.ndarray, throughput: np.ndarray, srtt: np.ndarray,
-                 handovers: Sequence[float], title: str, fig: Any = None) -> tuple[np.ndarray, Any]:
+def render_frame(
+    t: np.ndarray,
+    cwnd: np.ndarray,
+    throughput: np.ndarray,
+    srtt: np.ndarray,
+    handovers: Sequence[float],
+    title: str,
+    fig: Any = None,
+) -> tuple[np.ndarray, Any]:
     """The env's ``rgb_array`` frame ((H, W, 3) uint8) and the figure to reuse next time."""
     if fig is None:
         h, w = RENDER_SIZE
@@ -90,8 +115,9 @@ def render_frame(t: np.ndarray, cwnd: np.ndarray, throughput: np.ndarray, srtt: 
     fig.clear()
     axes = fig.subplots(3, 1, sharex=True)
     labels = [f"subflow {i}" for i in range(cwnd.shape[0])]
-    draw_subflow_panels(axes, t, cwnd, throughput, srtt, labels, handovers,
-                        cwnd_unit="packets", lw=1.0)
+    draw_subflow_panels(
+        axes, t, cwnd, throughput, srtt, labels, handovers, cwnd_unit="packets", lw=1.0
+    )
     for ax in axes:
         ax.yaxis.label.set_size(8)
         ax.xaxis.label.set_size(8)

@@ -42,8 +42,13 @@ SERIES_KEYS = (
 )
 
 
-def sim_overrides(scenario: str | None, controller: str | None, seed: int | None,
-                  duration_s: float | None, overrides: Sequence[str]) -> list[str]:
+def sim_overrides(
+    scenario: str | None,
+    controller: str | None,
+    seed: int | None,
+    duration_s: float | None,
+    overrides: Sequence[str],
+) -> list[str]:
     """Hydra overrides for the named arguments of the Python API."""
     if isinstance(overrides, str):
         raise ValueError("overrides must be a list of strings such as ['scenario.loss_rate=0.01']")
@@ -71,8 +76,9 @@ def source_points(scenario: Any) -> list[tuple[float, float, float]] | None:
     source = getattr(scenario, "schedule_source", None)
     if source is None:
         return None
-    return source_schedule(source, int(scenario.schedule_seed),
-                           float(scenario.duration_s))["points"]
+    return source_schedule(source, int(scenario.schedule_seed), float(scenario.duration_s))[
+        "points"
+    ]
 
 
 def build_simulation(sim_cfg: Any, record_series: bool = True) -> tuple[_core.Simulation, dict]:
@@ -100,8 +106,9 @@ def _plain(value: Any) -> Any:
 def _coerce(key: str, current: Any, value: Any) -> Any:
     """``value`` as the type of the field it replaces (Hydra's checks, for the
     plain types settings have); ``current`` None (an unset optional) takes any."""
-    bad = ValueError(f"{key} = {value!r}: expected {type(current).__name__} like the "
-                     f"current value {current!r}")
+    bad = ValueError(
+        f"{key} = {value!r}: expected {type(current).__name__} like the current value {current!r}"
+    )
     if current is None or value is None:
         return value
     if isinstance(current, bool):
@@ -113,8 +120,7 @@ def _coerce(key: str, current: Any, value: Any) -> Any:
             raise bad
         return int(value)
     if isinstance(current, float):
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer,
-                                                             np.floating)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise bad
         return float(value)
     if isinstance(current, str):
@@ -142,14 +148,15 @@ def _replace_path(obj: Any, path: list[str], value: Any, full: str) -> Any:
         out = dict(obj)
         out[name] = value if name not in obj else _coerce(full, obj[name], value)
         return out
-    if not dataclasses.is_dataclass(obj) or name not in {f.name for f in
-                                                         dataclasses.fields(obj)}:
-        allowed = ([f.name for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj)
-                   else [])
+    if not dataclasses.is_dataclass(obj) or name not in {f.name for f in dataclasses.fields(obj)}:
+        allowed = [f.name for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj) else []
         raise ValueError(f"{full} is not a setting; allowed here: {', '.join(allowed)}")
     current = getattr(obj, name)
-    new = (_coerce(full, current, value) if len(path) == 1
-           else _replace_path(current, path[1:], value, full))
+    new = (
+        _coerce(full, current, value)
+        if len(path) == 1
+        else _replace_path(current, path[1:], value, full)
+    )
     return dataclasses.replace(obj, **{name: new})
 
 
@@ -195,15 +202,18 @@ class Prepared:
                 raise ValueError(
                     f"{key} is not a setting of this run; allowed: the scenario's "
                     f"{', '.join(sorted(scenario_fields))}, or {', '.join(sorted(sim_fields))}"
-                    " (dotted paths such as controller.params.<name> with **{...})")
+                    " (dotted paths such as controller.params.<name> with **{...})"
+                )
             if path[0] in ("scenario", "controller") and len(path) == 1:
-                raise ValueError(f"{key}: choosing another {key} composes anew; use "
-                                 f"orbitcc.prepare({key}=...)")
+                raise ValueError(
+                    f"{key}: choosing another {key} composes anew; use orbitcc.prepare({key}=...)"
+                )
             cfg = _replace_path(cfg, path, value, key)
         return cfg
 
-    def simulation(self, seed: int = 0, duration_s: float | None = None, series: bool = False,
-                   **changes: Any) -> _core.Simulation:
+    def simulation(
+        self, seed: int = 0, duration_s: float | None = None, series: bool = False, **changes: Any
+    ) -> _core.Simulation:
         """The core Simulation of one episode, built but not run."""
         cfg = self.with_changes(**changes) if changes else self.config
         if duration_s is not None:
@@ -215,27 +225,33 @@ class Prepared:
         spec["record_series"] = bool(series)
         return _core.Simulation(spec)
 
-    def run(self, seed: int = 0, duration_s: float | None = None, series: bool = False,
-            **changes: Any) -> dict[str, Any]:
+    def run(
+        self, seed: int = 0, duration_s: float | None = None, series: bool = False, **changes: Any
+    ) -> dict[str, Any]:
         """One episode; returns what ``orbitcc.run`` returns."""
         sim = self.simulation(seed, duration_s, series, **changes)
         sim.run()
         metrics = sim.summary()
         metrics["scenario"] = self.config.scenario.name
-        metrics["controller"] = (self.config.controller.name
-                                 if self.config.controller is not None else "scenario-default")
+        metrics["controller"] = (
+            self.config.controller.name
+            if self.config.controller is not None
+            else "scenario-default"
+        )
         metrics["seed"] = int(seed)
         if series:
             metrics["series"] = collect_series(sim)
         return metrics
 
 
-def prepare(scenario: str = "starlink_dual", controller: str | None = "maco",
-            overrides: Sequence[str] = ()) -> Prepared:
+def prepare(
+    scenario: str = "starlink_dual", controller: str | None = "maco", overrides: Sequence[str] = ()
+) -> Prepared:
     """Composes and validates a scenario + controller once, for many runs
     (seeds, durations, parameter values); see ``Prepared``."""
-    return Prepared(compose_object("sim", sim_overrides(scenario, controller, None, None,
-                                                        overrides)))
+    return Prepared(
+        compose_object("sim", sim_overrides(scenario, controller, None, None, overrides))
+    )
 
 
 def run(
@@ -266,14 +282,21 @@ def run(
     applied to it, not composed), so only the first call with given
     (scenario, controller, overrides) runs Hydra; see ``orbitcc.prepare``.
     """
-    return prepare(scenario, controller, overrides).run(seed=seed, duration_s=duration_s,
-                                                        series=series)
+    return prepare(scenario, controller, overrides).run(
+        seed=seed, duration_s=duration_s, series=series
+    )
 
 
-def export_schedule(scenario: str = "starlink_dual", seed: int = 0,
-                    duration_s: float | None = None, overrides: Sequence[str] = (),
-                    subflow: int = 0, resolution_s: float = 0.01,
-                    rel_tol: float = 0.01, path: str | Path | None = None) -> dict[str, Any]:
+def export_schedule(
+    scenario: str = "starlink_dual",
+    seed: int = 0,
+    duration_s: float | None = None,
+    overrides: Sequence[str] = (),
+    subflow: int = 0,
+    resolution_s: float = 0.01,
+    rel_tol: float = 0.01,
+    path: str | Path | None = None,
+) -> dict[str, Any]:
     """Records the path of ``subflow`` in ``scenario`` (seed ``seed``) as change points.
 
     The simulation is stepped every ``resolution_s`` (10 ms: shorter than any
@@ -287,8 +310,9 @@ def export_schedule(scenario: str = "starlink_dual", seed: int = 0,
     cfg = compose_object("sim", sim_overrides(scenario, "newreno", seed, duration_s, overrides))
     sim, _ = build_simulation(cfg, record_series=False)
     if not 0 <= subflow < sim.num_subflows:
-        raise ValueError(f"subflow = {subflow}; scenario {scenario!r} has subflows "
-                         f"0..{sim.num_subflows - 1}")
+        raise ValueError(
+            f"subflow = {subflow}; scenario {scenario!r} has subflows 0..{sim.num_subflows - 1}"
+        )
     points: list[list[float]] = []
 
     def record(t: float) -> None:
@@ -310,10 +334,16 @@ def export_schedule(scenario: str = "starlink_dual", seed: int = 0,
         running = sim.step(resolution_s)
         record(sim.now_s)  # a change in (now - resolution, now] shows from now
     out = {
-        "format": FORMAT, "version": VERSION,
-        "source": {"scenario": scenario, "seed": int(seed), "subflow": int(subflow),
-                   "overrides": list(overrides)},
-        "resolution_s": resolution_s, "duration_s": float(cfg.duration_s or sim.now_s),
+        "format": FORMAT,
+        "version": VERSION,
+        "source": {
+            "scenario": scenario,
+            "seed": int(seed),
+            "subflow": int(subflow),
+            "overrides": list(overrides),
+        },
+        "resolution_s": resolution_s,
+        "duration_s": float(cfg.duration_s or sim.now_s),
         "points": points,
     }
     if path is not None:

@@ -17,9 +17,16 @@ from typing import Any
 Row = dict[str, Any]
 
 # A row's kind -> the Python type of its field.
-_TYPES: dict[str, Any] = {"real": float, "integer": int, "flag": bool, "choice": str,
-                          "text": str, "list": list[float], "names": list[str],
-                          "mapping": dict[str, Any]}
+_TYPES: dict[str, Any] = {
+    "real": float,
+    "integer": int,
+    "flag": bool,
+    "choice": str,
+    "text": str,
+    "list": list[float],
+    "names": list[str],
+    "mapping": dict[str, Any],
+}
 
 
 def _value(kind: str, value: Any) -> Any:
@@ -42,8 +49,9 @@ def _value(kind: str, value: Any) -> Any:
     return value
 
 
-def row_field(row: Row, default: Any = dataclasses.MISSING,
-              typ: Any = None) -> tuple[str, Any, Any]:
+def row_field(
+    row: Row, default: Any = dataclasses.MISSING, typ: Any = None
+) -> tuple[str, Any, Any]:
     """(name, type, field) of one row; ``default`` replaces the row's where a
     layer above the core has its own (a config file relative to configs/),
     ``typ`` the type where a rule between values narrows it (whole numbers)."""
@@ -68,9 +76,16 @@ def from_row(row: Row) -> Any:
     return row_field(row)[2]
 
 
-def schema(name: str, rows: list[Row], rules: type, doc: str, module: str,
-           defaults: dict[str, Any] | None = None, types: dict[str, Any] | None = None,
-           extra: list[tuple[str, Any, Any]] | tuple = ()) -> type:
+def schema(
+    name: str,
+    rows: list[Row],
+    rules: type,
+    doc: str,
+    module: str,
+    defaults: dict[str, Any] | None = None,
+    types: dict[str, Any] | None = None,
+    extra: list[tuple[str, Any, Any]] | tuple = (),
+) -> type:
     """The dataclass ``name``: ``extra`` fields first (not settings: a
     preset's kind and name), then one field per row, with ``rules``' methods.
     ``defaults`` / ``types``: a row's default / type where this layer's
@@ -79,8 +94,13 @@ def schema(name: str, rows: list[Row], rules: type, doc: str, module: str,
     unknown = (set(defaults) | set(types)) - {r["name"] for r in rows}
     if unknown:
         raise ValueError(f"{name}: defaults for undeclared settings {sorted(unknown)}")
-    fields = [*extra, *(row_field(r, defaults.get(r["name"], dataclasses.MISSING),
-                                  types.get(r["name"])) for r in rows)]
-    return dataclasses.make_dataclass(name, fields, bases=(rules,),
-                                      namespace={"__doc__": doc, "__module__": module})
-
+    fields = [
+        *extra,
+        *(
+            row_field(r, defaults.get(r["name"], dataclasses.MISSING), types.get(r["name"]))
+            for r in rows
+        ),
+    ]
+    return dataclasses.make_dataclass(
+        name, fields, bases=(rules,), namespace={"__doc__": doc, "__module__": module}
+    )

@@ -8,8 +8,9 @@ from typing import Any
 from orbitcc import _core
 
 
-def check_range(owner: str, name: str, value: float, lo: float, hi: float,
-                lo_open: bool = False) -> None:
+def check_range(
+    owner: str, name: str, value: float, lo: float, hi: float, lo_open: bool = False
+) -> None:
     """Raises ValueError naming ``owner.name`` unless lo <(=) value <= hi."""
     ok = value is not None and not (isinstance(value, float) and math.isnan(value))
     ok = ok and (value > lo if lo_open else value >= lo) and value <= hi
@@ -37,8 +38,7 @@ def coerce_param(owner: str, value: Any, row: dict[str, Any]) -> Any:
         if isinstance(value, (int, float)):
             if value in (0, 1):
                 return bool(value)
-            raise ValueError(f"{key} = {value!r} is out of range; allowed: 0 | 1 (or true, "
-                             "false)")
+            raise ValueError(f"{key} = {value!r} is out of range; allowed: 0 | 1 (or true, false)")
         raise ValueError(f"{key} = {value!r} must be true or false (or 0 | 1)")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{key} = {value!r} must be a number; allowed: {allowed}")

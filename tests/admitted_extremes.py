@@ -72,8 +72,7 @@ def _child(preset: str, name: str, value: Any, duration_s: float, cpu_s: int) ->
     limit = int(used.ru_utime + used.ru_stime) + cpu_s  # RLIMIT_CPU counts the whole process
     resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
     try:
-        orbitcc.run(preset, None, overrides=[f"scenario.{name}={value!r}"],
-                    duration_s=duration_s)
+        orbitcc.run(preset, None, overrides=[f"scenario.{name}={value!r}"], duration_s=duration_s)
         code = 0
     except ValueError:
         code = 3  # refused with a message: allowed
@@ -82,8 +81,9 @@ def _child(preset: str, name: str, value: Any, duration_s: float, cpu_s: int) ->
     os._exit(code)
 
 
-def run_case(preset: str, name: str, value: Any, duration_s: float,
-             cpu_s: int) -> tuple[str, float]:
+def run_case(
+    preset: str, name: str, value: Any, duration_s: float, cpu_s: int
+) -> tuple[str, float]:
     """('ran' | 'refused' | a failure text, child CPU seconds)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     pid = os.fork()
@@ -99,13 +99,17 @@ def run_case(preset: str, name: str, value: Any, duration_s: float,
         return ("ran" if os.WEXITSTATUS(status) == 0 else "refused"), cpu
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL):
         return f"exceeded {cpu_s} CPU-s", cpu
-    how = (f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
-           else f"exit {os.WEXITSTATUS(status)}")
+    how = (
+        f"signal {os.WTERMSIG(status)}"
+        if os.WIFSIGNALED(status)
+        else f"exit {os.WEXITSTATUS(status)}"
+    )
     return f"died ({how})", cpu
 
 
-def sample(all_cases: list[tuple[str, str, Any]], n: int, seed: int = 0
-           ) -> list[tuple[str, str, Any]]:
+def sample(
+    all_cases: list[tuple[str, str, Any]], n: int, seed: int = 0
+) -> list[tuple[str, str, Any]]:
     """n cases: every Pareto shape and link-budget case (the issue's two), then
     a seeded draw of the rest."""
     must = [c for c in all_cases if "shape" in c[1] or "bandwidth" in c[1]]
@@ -115,8 +119,9 @@ def sample(all_cases: list[tuple[str, str, Any]], n: int, seed: int = 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sample", type=int, default=0, help="run this many cases (0: all)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--duration", type=float, default=5.0, help="simulated seconds")
@@ -141,10 +146,19 @@ def main(argv: list[str] | None = None) -> int:
         else:
             failures.append(f"{label}: {outcome}")
             print(f"FAIL {label}: {outcome}", file=sys.stderr, flush=True)
-    print(json.dumps({"cases": len(todo), **counts, "duration_s": args.duration,
-                      "cpu_limit_s": args.cpu, "wall_s": round(time.monotonic() - t0, 1),
-                      "slowest": [f"{c:.1f} CPU-s {lbl}" for c, lbl in slowest],
-                      "failures": failures}))
+    print(
+        json.dumps(
+            {
+                "cases": len(todo),
+                **counts,
+                "duration_s": args.duration,
+                "cpu_limit_s": args.cpu,
+                "wall_s": round(time.monotonic() - t0, 1),
+                "slowest": [f"{c:.1f} CPU-s {lbl}" for c, lbl in slowest],
+                "failures": failures,
+            }
+        )
+    )
     return 1 if failures else 0
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 
 
-def padhye_throughput_pps(p: float, rtt_s: float, rto_s: float, b: int = 2,
-                          wmax_packets: float = math.inf) -> float:
+def padhye_throughput_pps(
+    p: float, rtt_s: float, rto_s: float, b: int = 2, wmax_packets: float = math.inf
+) -> float:
     """Steady-state TCP Reno throughput in packets/s (Padhye, Firoiu, Towsley,
     Kurose, "Modeling TCP Throughput: A Simple Model and its Empirical
     Validation", SIGCOMM 1998, Eq. 33), with b packets acknowledged per ACK and

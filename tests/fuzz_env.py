@@ -35,8 +35,9 @@ EPISODE_S = 4.0  # short episodes: resets are part of what is fuzzed
 # The doors added since (issue 38, item 8): AQM bottlenecks, real-trace
 # episodes (domain randomisation replaying the measured trace) and the
 # multi-agent env. (The ns3-gym server is fuzzed by its own tests, over ZeroMQ.)
-AQM_COMBOS = tuple((s, q) for s in ("single_link", "starlink_dual", "lms_ka")
-                   for q in ("codel", "fq_codel", "red"))
+AQM_COMBOS = tuple(
+    (s, q) for s in ("single_link", "starlink_dual", "lms_ka") for q in ("codel", "fq_codel", "red")
+)
 TRACE_EPISODES = ("randomize.enabled=true", "randomize.trace_fraction=1.0")
 MULTIAGENT = (("single_link", 3), ("starlink_dual", 2))
 
@@ -65,8 +66,14 @@ def scenarios() -> list[str]:
     return sorted(available("scenario"))
 
 
-def _adversarial(rng: np.random.Generator, kind: int, shape: tuple[int, ...], t: int,
-                 discrete: bool, n_choices: int) -> np.ndarray:
+def _adversarial(
+    rng: np.random.Generator,
+    kind: int,
+    shape: tuple[int, ...],
+    t: int,
+    discrete: bool,
+    n_choices: int,
+) -> np.ndarray:
     """One action batch of pattern `kind` at step t."""
     if discrete:
         if kind % 3 == 0:
@@ -75,12 +82,12 @@ def _adversarial(rng: np.random.Generator, kind: int, shape: tuple[int, ...], t:
             return np.full(shape, (n_choices - 1) * (t % 2), dtype=np.int64)
         return np.full(shape, n_choices - 1, dtype=np.int64)
     patterns = [
-        lambda: rng.uniform(-1, 1, shape),                       # random policy
-        lambda: np.ones(shape),                                   # always grow
-        lambda: -np.ones(shape),                                  # always shrink
+        lambda: rng.uniform(-1, 1, shape),  # random policy
+        lambda: np.ones(shape),  # always grow
+        lambda: -np.ones(shape),  # always shrink
         lambda: np.where(t % 2 == 0, 1.0, -1.0) * np.ones(shape),  # oscillate
         lambda: rng.choice([-3e38, -1e30, 0.0, 1e30, 3e38], size=shape),  # huge
-        lambda: rng.normal(0, 100, shape),                        # far out of range
+        lambda: rng.normal(0, 100, shape),  # far out of range
         lambda: np.zeros(shape),
     ]
     return patterns[kind % len(patterns)]().astype(np.float32)
@@ -95,13 +102,22 @@ def _conservation(sim: Any) -> str | None:
         dropped += a["dropped"]
     in_links = sim.data_packets_in_links()
     if injected != arrived + dropped + in_links:
-        return (f"conservation: injected {injected} != arrived {arrived} + dropped "
-                f"{dropped} + in links {in_links}")
+        return (
+            f"conservation: injected {injected} != arrived {arrived} + dropped "
+            f"{dropped} + in links {in_links}"
+        )
     return None
 
 
-def fuzz_combo(scenario: str, mode: str, steps: int, seed: int, fig: Figures,
-               tcp: bool = False, extra: tuple[str, ...] = ()) -> None:
+def fuzz_combo(
+    scenario: str,
+    mode: str,
+    steps: int,
+    seed: int,
+    fig: Figures,
+    tcp: bool = False,
+    extra: tuple[str, ...] = (),
+) -> None:
     import orbitcc
 
     overrides = [f"env.action={mode}", f"duration_s={EPISODE_S}", *extra]
@@ -111,8 +127,9 @@ def fuzz_combo(scenario: str, mode: str, steps: int, seed: int, fig: Figures,
         overrides.append("scenario.transport=tcp")
         if scenario.startswith("lms"):
             overrides.append("scenario.stream_shares=[1.0]")
-    v = orbitcc.make_vec(scenario, num_envs=NUM_ENVS, num_threads=2, overrides=overrides,
-                         autoreset_mode="SameStep")
+    v = orbitcc.make_vec(
+        scenario, num_envs=NUM_ENVS, num_threads=2, overrides=overrides, autoreset_mode="SameStep"
+    )
     rng = np.random.default_rng(seed)
     space = v.single_observation_space
     spec = v.batch.action_spec
@@ -154,16 +171,22 @@ def fuzz_combo(scenario: str, mode: str, steps: int, seed: int, fig: Figures,
         if not np.isfinite(reward).all():
             fig.failures.append(f"{where} t={t}: non-finite reward {reward}")
         for name, values in info.items():
-            if not name.startswith("_") and isinstance(values, np.ndarray) and \
-                    values.dtype.kind == "f" and not np.isfinite(values).all():
+            if (
+                not name.startswith("_")
+                and isinstance(values, np.ndarray)
+                and values.dtype.kind == "f"
+                and not np.isfinite(values).all()
+            ):
                 fig.failures.append(f"{where} t={t}: non-finite {name}")
         for i in np.flatnonzero(term | trunc):
             fig.episodes += 1
             summary = v.episode_summary(int(i))
             if tcp:
                 fig.tcp_episodes += 1
-                fig.tcp_losses += sum(int(summary[k]) for k in (
-                    "congestion_losses", "handover_losses", "random_losses"))
+                fig.tcp_losses += sum(
+                    int(summary[k])
+                    for k in ("congestion_losses", "handover_losses", "random_losses")
+                )
                 fig.tcp_congestion_signals += int(summary["congestion_signals"])
             for key, value in summary.items():
                 if isinstance(value, float) and not math.isfinite(value):
@@ -204,8 +227,9 @@ def fuzz_multiagent(scenario: str, agents: int, steps: int, seed: int, fig: Figu
                 fig.invalid_actions += 1
             if not np.array_equal(before, env.state()):
                 fig.failures.append(f"{where}: an invalid action moved the env")
-        actions = {a: _adversarial(rng, kind, env.action_space(a).shape, t, False, 1)
-                   for a in env.agents}
+        actions = {
+            a: _adversarial(rng, kind, env.action_space(a).shape, t, False, 1) for a in env.agents
+        }
         obs, rewards, _, _, _ = env.step(actions)
         fig.multiagent_steps += len(actions)
         fig.steps += len(actions)
@@ -224,10 +248,13 @@ def fuzz_multiagent(scenario: str, agents: int, steps: int, seed: int, fig: Figu
 def fuzz(total_steps: int, seed: int = 0) -> Figures:
     fig = Figures()
     combos: list[tuple[str, str, bool, tuple[str, ...]]] = [
-        (s, m, False, ()) for s in scenarios() for m in ACTION_MODES]
+        (s, m, False, ()) for s in scenarios() for m in ACTION_MODES
+    ]
     combos += [(s, m, True, ()) for s in TCP_VARIANTS for m in ACTION_MODES]
-    combos += [(s, ACTION_MODES[k % len(ACTION_MODES)], False, (f"scenario.queue={q}",))
-               for k, (s, q) in enumerate(AQM_COMBOS)]
+    combos += [
+        (s, ACTION_MODES[k % len(ACTION_MODES)], False, (f"scenario.queue={q}",))
+        for k, (s, q) in enumerate(AQM_COMBOS)
+    ]
     combos += [("starlink_dual", m, False, TRACE_EPISODES) for m in ACTION_MODES]
     units = len(combos) + len(MULTIAGENT)
     per_combo = max(1, total_steps // (units * NUM_ENVS))
@@ -243,8 +270,12 @@ def fuzz(total_steps: int, seed: int = 0) -> Figures:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=1_000_000,
-                        help="env steps in total (summed over envs and combinations)")
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=1_000_000,
+        help="env steps in total (summed over envs and combinations)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     fig = fuzz(args.steps, args.seed)

@@ -26,14 +26,25 @@ import tempfile
 import time
 from pathlib import Path
 
-SUITE = ["suite.entrants=[cubic]", "suite.scenarios=[single_link,lms_ka]",
-         "suite.seeds=[0,1,2,3,4,5]", "suite.duration_s=3", "print_table=false"]
+SUITE = [
+    "suite.entrants=[cubic]",
+    "suite.scenarios=[single_link,lms_ka]",
+    "suite.seeds=[0,1,2,3,4,5]",
+    "suite.duration_s=3",
+    "print_table=false",
+]
 RUNS = 12
 
 
 def _cmd(results: Path, run_dir: Path) -> list[str]:
-    return [sys.executable, "-m", "orbitcc.cli.eval", f"results={results}",
-            f"hydra.run.dir={run_dir}", *SUITE]
+    return [
+        sys.executable,
+        "-m",
+        "orbitcc.cli.eval",
+        f"results={results}",
+        f"hydra.run.dir={run_dir}",
+        *SUITE,
+    ]
 
 
 def _rows(results: Path) -> int:
@@ -47,10 +58,12 @@ def _records(results: Path) -> list[dict]:
 def _comparable(r: dict) -> tuple:
     """(the run's identity, its result): the key and commit fields are left out,
     as they name the checkout's uncommitted edits too."""
-    return ((r["entrant"], r["cell"], r["seed"]),
-            json.dumps({k: v for k, v in r.items() if k not in ("wall_s", "key",
-                                                               "git_commit")},
-                       sort_keys=True))
+    return (
+        (r["entrant"], r["cell"], r["seed"]),
+        json.dumps(
+            {k: v for k, v in r.items() if k not in ("wall_s", "key", "git_commit")}, sort_keys=True
+        ),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,8 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, "WANDB_MODE": "disabled"}
     work = Path(tempfile.mkdtemp(prefix="kill_eval_"))
     reference = work / "reference.jsonl"
-    subprocess.run(_cmd(reference, work / "ref"), env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(_cmd(reference, work / "ref"), env=env, check=True, stdout=subprocess.DEVNULL)
     results = work / "results.jsonl"
     kills = rounds = cut_lines = 0
     failures: list[str] = []
@@ -75,9 +87,13 @@ def main(argv: list[str] | None = None) -> int:
             finished.append(results.rename(work / f"finished-{rounds}.jsonl"))
         done = _rows(results)
         target = done + rng.randint(0, max(0, RUNS - done - 1))
-        proc = subprocess.Popen(_cmd(results, work / f"r{rounds}"), env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            _cmd(results, work / f"r{rounds}"),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         while proc.poll() is None and _rows(results) < target:
             time.sleep(0.005)
         time.sleep(rng.uniform(0.0, 0.05))
@@ -93,8 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                 json.loads(line)
             except ValueError:
                 failures.append(f"round {rounds}: line {n} is not a whole record")
-    subprocess.run(_cmd(results, work / "final"), env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(_cmd(results, work / "final"), env=env, check=True, stdout=subprocess.DEVNULL)
     ref = sorted(_comparable(r) for r in _records(reference))
     lost = doubled = differ = 0
     for path in [*finished, results]:
@@ -105,11 +120,22 @@ def main(argv: list[str] | None = None) -> int:
         differ += sum(1 for a, b in zip(sorted(final), ref, strict=False) if a != b)
     if lost or doubled or differ:
         failures.append(f"lost {lost}, doubled {doubled}, differing {differ}")
-    print(json.dumps({"kills": kills, "rounds": rounds, "cut_last_lines": cut_lines,
-                      "runs": RUNS, "suites_finished": len(finished) + 1,
-                      "rows_lost": lost, "rows_doubled": doubled,
-                      "rows_differing": differ, "wall_s": round(time.perf_counter() - start, 1),
-                      "failures": failures}))
+    print(
+        json.dumps(
+            {
+                "kills": kills,
+                "rounds": rounds,
+                "cut_last_lines": cut_lines,
+                "runs": RUNS,
+                "suites_finished": len(finished) + 1,
+                "rows_lost": lost,
+                "rows_doubled": doubled,
+                "rows_differing": differ,
+                "wall_s": round(time.perf_counter() - start, 1),
+                "failures": failures,
+            }
+        )
+    )
     return 1 if failures else 0
 
 

@@ -15,8 +15,9 @@ def config_rejects(config: str, overrides: list[str], match: str) -> None:
         to_object(compose_config(config, overrides))
 
 
-def run_rejects(scenario: str, controller: str, override: str, match: str,
-                duration_s: float = 0.1) -> None:
+def run_rejects(
+    scenario: str, controller: str, override: str, match: str, duration_s: float = 0.1
+) -> None:
     """``orbitcc.run`` with the one ``override`` raises ValueError matching ``match``."""
     with pytest.raises(ValueError, match=match):
         orbitcc.run(scenario, controller, duration_s=duration_s, overrides=[override])

@@ -50,15 +50,20 @@ def main(path: str) -> int:
             assert np.isfinite(m["throughput_mbps"]), (scenario, controller)
     for scenario, extra in (("starlink_dual", []), ("lms_ka", ["scenario.transport=tcp"])):
         for mode in ("window", "rate", "discrete", "residual"):
-            v = orbitcc.make_vec(scenario, num_envs=3, num_threads=2,
-                                 overrides=[f"env.action={mode}", "duration_s=3", *extra])
+            v = orbitcc.make_vec(
+                scenario,
+                num_envs=3,
+                num_threads=2,
+                overrides=[f"env.action={mode}", "duration_s=3", *extra],
+            )
             v.reset(seed=3)
             for t in range(60):
                 a = v.action_space.sample() if t % 3 else v.action_space.sample() * 0
                 v.step(a)
             v.close()
-    e = gym.make("orbitcc/OrbitCC-v0", scenario="single_link",
-                 overrides=["duration_s=1000"]).unwrapped
+    e = gym.make(
+        "orbitcc/OrbitCC-v0", scenario="single_link", overrides=["duration_s=1000"]
+    ).unwrapped
     e.reset(seed=0)
     for a in (1e30, -1e30, 0.0, 1.0, -1.0):
         e.step(np.full(1, a, np.float32))
@@ -70,6 +75,7 @@ def main(path: str) -> int:
                 e.step(rng.uniform(-1, 1, 1).astype(np.float32))
             except RuntimeError as err:
                 errors.append(str(err))
+
     threads = [threading.Thread(target=hammer) for _ in range(2)]
     for th in threads:
         th.start()
@@ -82,18 +88,27 @@ def main(path: str) -> int:
         raise AssertionError("a stale handle was readable")
     except RuntimeError:
         pass
-    sim = _core.Simulation({"duration_s": 1.0,
-                            "links": [{"capacity_mbps": 1000.0, "delay_ms": 5.0},
-                                      {"capacity_mbps": 1000.0, "delay_ms": 5.0}],
-                            "flows": [{"controller": "external",
-                                       "paths": [{"forward": [0], "reverse": [1]}]}]})
+    sim = _core.Simulation(
+        {
+            "duration_s": 1.0,
+            "links": [
+                {"capacity_mbps": 1000.0, "delay_ms": 5.0},
+                {"capacity_mbps": 1000.0, "delay_ms": 5.0},
+            ],
+            "flows": [{"controller": "external", "paths": [{"forward": [0], "reverse": [1]}]}],
+        }
+    )
     sim.set_window(0, 1e15)
     sim.set_pacing_rate(0, 1e3)
     sim.step(0.2)
     sim.set_pacing_rate(0, 0.0)
     sim.run()
-    for bad in ({"links": []}, {"duration_s": -1}, {"seed": 2**64},
-                {"links": [{"capacity_mbps": 1e300}], "flows": []}):
+    for bad in (
+        {"links": []},
+        {"duration_s": -1},
+        {"seed": 2**64},
+        {"links": [{"capacity_mbps": 1e300}], "flows": []},
+    ):
         try:
             _core.Simulation(bad)
         except ValueError:

@@ -16,11 +16,24 @@ import orbitcc
 from orbitcc import _core
 
 
-def run_app(app: dict, capacity_mbps: float = 100.0, duration_s: float = 10.0,
-            controller: str = "newreno", transport: str = "quic", seed: int = 0,
-            buffer_packets: int | None = None) -> dict:
-    spec = one_link_spec(controller, transport, capacity_mbps=capacity_mbps, rtt_ms=40,
-                         duration_s=duration_s, seed=seed, buffer_packets=buffer_packets)
+def run_app(
+    app: dict,
+    capacity_mbps: float = 100.0,
+    duration_s: float = 10.0,
+    controller: str = "newreno",
+    transport: str = "quic",
+    seed: int = 0,
+    buffer_packets: int | None = None,
+) -> dict:
+    spec = one_link_spec(
+        controller,
+        transport,
+        capacity_mbps=capacity_mbps,
+        rtt_ms=40,
+        duration_s=duration_s,
+        seed=seed,
+        buffer_packets=buffer_packets,
+    )
     spec["record_series"] = False
     spec["flows"][0]["app"] = app
     sim = _core.Simulation(spec)
@@ -30,8 +43,7 @@ def run_app(app: dict, capacity_mbps: float = 100.0, duration_s: float = 10.0,
 
 @pytest.mark.parametrize("transport", ["quic", "tcp"])
 def test_cbr_offered_equals_carried_on_uncongested_link(transport):
-    flow = run_app({"kind": "cbr", "rate_mbps": 4.0, "chunk_bytes": 1000},
-                   transport=transport)
+    flow = run_app({"kind": "cbr", "rate_mbps": 4.0, "chunk_bytes": 1000}, transport=transport)
     app = flow["app"]
     assert app["kind"] == "cbr"
     assert app["offered_mbps"] == pytest.approx(4.0, rel=1e-3)
@@ -43,8 +55,9 @@ def test_cbr_offered_equals_carried_on_uncongested_link(transport):
 def test_poisson_mean_rate_within_statistical_bound():
     # 2 Mb/s in 1000-byte writes: 250 writes/s, 5000 in 20 s; the count is
     # Poisson (sd ~71), so 4 sd is 5.7 %.
-    app = run_app({"kind": "poisson", "rate_mbps": 2.0, "chunk_bytes": 1000},
-                  duration_s=20.0)["app"]
+    app = run_app({"kind": "poisson", "rate_mbps": 2.0, "chunk_bytes": 1000}, duration_s=20.0)[
+        "app"
+    ]
     assert app["writes"] == pytest.approx(5000, abs=4 * 71)
     assert app["offered_mbps"] == pytest.approx(2.0, rel=0.06)
     assert app["carried_mbps"] == pytest.approx(app["offered_mbps"], rel=0.01)
@@ -55,8 +68,16 @@ def test_pareto_onoff_long_run_rate_matches_analytic():
     # E[on] = E[off] the long-run rate is half the on-rate. The variance is
     # infinite, so the sample mean converges slowly: 2000 s of ~0.1 s periods
     # and a 15 % tolerance (fixed seed, deterministic).
-    app = run_app({"kind": "onoff", "rate_mbps": 1.0, "chunk_bytes": 20000,
-                   "mean_on_s": 0.05, "mean_off_s": 0.05}, duration_s=2000.0)["app"]
+    app = run_app(
+        {
+            "kind": "onoff",
+            "rate_mbps": 1.0,
+            "chunk_bytes": 20000,
+            "mean_on_s": 0.05,
+            "mean_off_s": 0.05,
+        },
+        duration_s=2000.0,
+    )["app"]
     assert app["offered_mbps"] == pytest.approx(0.5, rel=0.15)
     assert app["objects"] > 10000
     assert app["objects_completed"] >= app["objects"] - 1
@@ -75,8 +96,9 @@ def test_video_without_stalls_when_capacity_is_ample():
 
 
 def test_video_stalls_when_capacity_is_below_the_video_rate():
-    app = run_app({"kind": "video", "startup_delay_s": 1.0}, capacity_mbps=3.0,
-                  buffer_packets=30)["app"]
+    app = run_app({"kind": "video", "startup_delay_s": 1.0}, capacity_mbps=3.0, buffer_packets=30)[
+        "app"
+    ]
     assert app["stalls"] > 0
     assert app["rebuffer_s"] > 1.0
     assert app["discarded_frames"] + app["missing_frames"] > 0
@@ -86,8 +108,9 @@ def test_arrivals_identical_across_controllers():
     # A background on/off flow and a Poisson test flow share a congested link
     # with a bulk flow whose controller changes: the writes do not.
     def spec(controller: str) -> dict:
-        s = one_link_spec(controller, "quic", capacity_mbps=10, rtt_ms=40,
-                          num_flows=3, duration_s=5.0, seed=4)
+        s = one_link_spec(
+            controller, "quic", capacity_mbps=10, rtt_ms=40, num_flows=3, duration_s=5.0, seed=4
+        )
         s["record_series"] = False
         s["flows"][1]["app"] = {"kind": "poisson", "rate_mbps": 3.0}
         s["flows"][2]["app"] = {"kind": "onoff", "rate_mbps": 4.0}
@@ -110,10 +133,18 @@ def test_arrivals_identical_across_controllers():
 
 @pytest.mark.parametrize("transport", ["quic", "tcp"])
 def test_loss_ground_truth_sums_to_declared_losses(transport):
-    flow = run_app({"kind": "bulk"}, capacity_mbps=20.0, transport=transport,
-                   buffer_packets=20, duration_s=5.0)
-    spec = one_link_spec("newreno", transport, capacity_mbps=20, rtt_ms=40, loss_rate=0.01,
-                         buffer_packets=20, duration_s=5.0)
+    flow = run_app(
+        {"kind": "bulk"}, capacity_mbps=20.0, transport=transport, buffer_packets=20, duration_s=5.0
+    )
+    spec = one_link_spec(
+        "newreno",
+        transport,
+        capacity_mbps=20,
+        rtt_ms=40,
+        loss_rate=0.01,
+        buffer_packets=20,
+        duration_s=5.0,
+    )
     sim = _core.Simulation(spec)
     sim.run()
     lossy = sim.summary()["flows"][0]
@@ -131,8 +162,13 @@ def test_maco_confusion_matrix_and_recovery_time():
     assert set(matrix) == {"congestion", "not_congestion"}
     cells = sum(sum(row.values()) for row in matrix.values())
     assert cells == flow["declared_losses"]
-    assert set(matrix["congestion"]) == {"queue_overflow", "random", "outage", "spurious",
-                                         "unresolved"}
+    assert set(matrix["congestion"]) == {
+        "queue_overflow",
+        "random",
+        "outage",
+        "spurious",
+        "unresolved",
+    }
     rt = flow["recovery_time"]
     assert set(rt) == {"slow_start", "congestion_avoidance"}
     for phase in rt.values():
@@ -157,8 +193,9 @@ def test_maco_confusion_matrix_and_recovery_time():
 def test_bad_app_params_raise_value_error_naming_the_field(app, field):
     spec = one_link_spec(duration_s=1.0)
     spec["flows"][0]["app"] = app
-    with pytest.raises(ValueError, match=field.replace(".", r"\.").replace("[", r"\[")
-                       .replace("]", r"\]")):
+    with pytest.raises(
+        ValueError, match=field.replace(".", r"\.").replace("[", r"\[").replace("]", r"\]")
+    ):
         _core.Simulation(spec)
 
 
@@ -177,8 +214,13 @@ def test_file_app_and_file_bytes():
 
 
 def test_single_link_scenario_app_and_video_preset():
-    r = orbitcc.run("single_link", "cubic", seed=0, duration_s=3.0,
-                    overrides=["++scenario.app={kind: cbr, rate_mbps: 5}"])
+    r = orbitcc.run(
+        "single_link",
+        "cubic",
+        seed=0,
+        duration_s=3.0,
+        overrides=["++scenario.app={kind: cbr, rate_mbps: 5}"],
+    )
     assert r["flows"][0]["app"]["offered_mbps"] == pytest.approx(5.0, rel=1e-3)
     r = orbitcc.run("starlink_lte_video", "cubic", seed=0, duration_s=8.0)
     app = r["flows"][0]["app"]

@@ -56,13 +56,23 @@ def test_every_preset_switches_its_bottleneck_links(scenario):
     ("overrides", "needle"),
     [
         (["scenario.queue=blue"], "scenario.queue = 'blue' is unknown; allowed: droptail"),
-        (["scenario.queue=codel", "+scenario.queue_params.target_ms=-1"],
-         "scenario.queue_params.target_ms = -1"),
-        (["scenario.queue=codel", "+scenario.queue_params.quantum_bytes=1514"],
-         "scenario.queue_params.quantum_bytes is not a setting of queue 'codel'; "
-         "allowed: target_ms, interval_ms"),
-        (["scenario.queue=red", "+scenario.queue_params.min_th=50",
-          "+scenario.queue_params.max_th=10"], "max_th = 10 must be above min_th = 50"),
+        (
+            ["scenario.queue=codel", "+scenario.queue_params.target_ms=-1"],
+            "scenario.queue_params.target_ms = -1",
+        ),
+        (
+            ["scenario.queue=codel", "+scenario.queue_params.quantum_bytes=1514"],
+            "scenario.queue_params.quantum_bytes is not a setting of queue 'codel'; "
+            "allowed: target_ms, interval_ms",
+        ),
+        (
+            [
+                "scenario.queue=red",
+                "+scenario.queue_params.min_th=50",
+                "+scenario.queue_params.max_th=10",
+            ],
+            "max_th = 10 must be above min_th = 50",
+        ),
     ],
 )
 def test_bad_queue_settings_name_the_key(overrides, needle):
@@ -97,8 +107,9 @@ def test_codel_keeps_cubics_queueing_delay_near_target(queue):
     # hundreds of ms; CoDel holds the standing queue near 5 ms, at little
     # cost in utilisation. AQM drops are congestion losses.
     tail = orbitcc.run("single_link", "cubic", overrides=DEEP, duration_s=20.0)
-    aqm = orbitcc.run("single_link", "cubic", overrides=[*DEEP, f"scenario.queue={queue}"],
-                      duration_s=20.0)
+    aqm = orbitcc.run(
+        "single_link", "cubic", overrides=[*DEEP, f"scenario.queue={queue}"], duration_s=20.0
+    )
     assert tail["p95_delay_ms"] > 150.0
     assert aqm["p95_delay_ms"] < 40.0 + 30.0  # base RTT/2 one-way + a few targets
     assert aqm["utilization"] > 0.85
@@ -107,8 +118,13 @@ def test_codel_keeps_cubics_queueing_delay_near_target(queue):
 
 
 def test_red_is_deterministic_per_seed_and_seed_dependent():
-    ov = [*DEEP, "scenario.queue=red", "+scenario.queue_params.min_th=20",
-          "+scenario.queue_params.max_th=60", "+scenario.queue_params.w_q=0.02"]
+    ov = [
+        *DEEP,
+        "scenario.queue=red",
+        "+scenario.queue_params.min_th=20",
+        "+scenario.queue_params.max_th=60",
+        "+scenario.queue_params.w_q=0.02",
+    ]
     a = orbitcc.run("single_link", "cubic", seed=1, overrides=ov, duration_s=10.0)
     b = orbitcc.run("single_link", "cubic", seed=1, overrides=ov, duration_s=10.0)
     c = orbitcc.run("single_link", "cubic", seed=2, overrides=ov, duration_s=10.0)
@@ -123,7 +139,8 @@ def test_fq_codel_isolates_a_cubic_flow_from_a_bbr_flow():
     # unequally; FQ-CoDel's round robin brings Jain's index to about 1.
     ov = [*DEEP, "scenario.num_flows=2", "scenario.flow_controllers=[cubic,bbr]"]
     tail = orbitcc.run("single_link", None, overrides=ov, duration_s=20.0)
-    fq = orbitcc.run("single_link", None, overrides=[*ov, "scenario.queue=fq_codel"],
-                     duration_s=20.0)
+    fq = orbitcc.run(
+        "single_link", None, overrides=[*ov, "scenario.queue=fq_codel"], duration_s=20.0
+    )
     assert fq["jain_fairness"] > 0.97
     assert fq["jain_fairness"] > tail["jain_fairness"]

@@ -21,9 +21,18 @@ PAYLOAD = (1500 - 40) / 1500  # QUIC payload share of a 1500 B packet
 
 
 def goodput(controller: str, loss: float, seed: int = 0, **kw) -> dict:
-    sim = _core.Simulation(one_link_spec(controller, "quic", capacity_mbps=CAPACITY,
-                                         rtt_ms=RTT_MS, loss_rate=loss, duration_s=20,
-                                         seed=seed, **kw))
+    sim = _core.Simulation(
+        one_link_spec(
+            controller,
+            "quic",
+            capacity_mbps=CAPACITY,
+            rtt_ms=RTT_MS,
+            loss_rate=loss,
+            duration_s=20,
+            seed=seed,
+            **kw,
+        )
+    )
     sim.run()
     return sim.summary()
 
@@ -71,8 +80,15 @@ def test_random_loss_above_the_threshold_costs_rate_unlike_v1():
 
 
 def two_flows(controller: str) -> _core.Simulation:
-    spec = one_link_spec(controller, "quic", capacity_mbps=CAPACITY, rtt_ms=RTT_MS,
-                         duration_s=60, num_flows=2, start_s=[0.0, 2.0])
+    spec = one_link_spec(
+        controller,
+        "quic",
+        capacity_mbps=CAPACITY,
+        rtt_ms=RTT_MS,
+        duration_s=60,
+        num_flows=2,
+        start_s=[0.0, 2.0],
+    )
     spec["record_series"] = True
     sim = _core.Simulation(spec)
     sim.run()

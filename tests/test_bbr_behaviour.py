@@ -34,8 +34,7 @@ def run(spec: dict) -> _core.Simulation:
 
 @pytest.mark.parametrize("transport", ["quic", "tcp"])
 def test_full_utilisation_with_a_near_empty_queue(transport):
-    sim = run(one_link_spec("bbr", transport, capacity_mbps=CAPACITY, rtt_ms=RTT_MS,
-                            duration_s=30))
+    sim = run(one_link_spec("bbr", transport, capacity_mbps=CAPACITY, rtt_ms=RTT_MS, duration_s=30))
     flow = sim.summary()["flows"][0]
     steady = sim.series()["t_s"] >= 5.0
     utilisation = sim.series()["throughput_mbps"][0][steady].mean() / CAPACITY
@@ -50,8 +49,15 @@ def test_full_utilisation_with_a_near_empty_queue(transport):
 
 @pytest.mark.parametrize(
     "transport,loss,rack",
-    [("quic", 0.01, 0), ("quic", 0.03, 0), ("quic", 0.05, 0),
-     ("tcp", 0.01, 0), ("tcp", 0.01, 1), ("tcp", 0.03, 1), ("tcp", 0.05, 1)],
+    [
+        ("quic", 0.01, 0),
+        ("quic", 0.03, 0),
+        ("quic", 0.05, 0),
+        ("tcp", 0.01, 0),
+        ("tcp", 0.01, 1),
+        ("tcp", 0.03, 1),
+        ("tcp", 0.05, 1),
+    ],
 )
 def test_near_link_rate_under_random_loss(transport, loss, rack):
     # At least 90 % of the best possible goodput, link rate x (1 - p) x
@@ -60,14 +66,16 @@ def test_near_link_rate_under_random_loss(transport, loss, rack):
     # (Linux has it, ns-3.37 and our default do not) each costs a 1 s RTO,
     # so TCP BBR flows default to `rack: 1` as in Linux; the 1 % row also
     # checks the ns-3 setting.
-    spec = one_link_spec("bbr", transport, capacity_mbps=CAPACITY, rtt_ms=RTT_MS,
-                         loss_rate=loss, duration_s=30)
+    spec = one_link_spec(
+        "bbr", transport, capacity_mbps=CAPACITY, rtt_ms=RTT_MS, loss_rate=loss, duration_s=30
+    )
     if transport == "tcp":
         spec["flows"][0]["transport_params"] = {"rack": rack}
     flow = run(spec).summary()["flows"][0]
     best = CAPACITY * (1 - loss) * payload_fraction(transport)
     assert flow["goodput_mbps"] >= 0.9 * best, (
-        f"{transport} p={loss}: {flow['goodput_mbps']:.1f} of {best:.1f}")
+        f"{transport} p={loss}: {flow['goodput_mbps']:.1f} of {best:.1f}"
+    )
     if rack:
         assert flow["timeouts"] == 0
 
@@ -77,8 +85,14 @@ def test_probe_rtt_every_ten_seconds(transport):
     # ProbeRTT drains to 4 packets when RTprop is 10 s old: on a path whose
     # RTT never falls below the first sample, that is every ~10 s (plus the
     # 200 ms hold and a round).
-    spec = one_link_spec("bbr", transport, capacity_mbps=CAPACITY, rtt_ms=RTT_MS,
-                         duration_s=35, sample_interval_s=0.01)
+    spec = one_link_spec(
+        "bbr",
+        transport,
+        capacity_mbps=CAPACITY,
+        rtt_ms=RTT_MS,
+        duration_s=35,
+        sample_interval_s=0.01,
+    )
     series = run(spec).series()
     t = series["t_s"]
     low = t[series["cwnd_bytes"][0] <= 4 * 1500]
@@ -92,8 +106,17 @@ def test_probe_rtt_every_ten_seconds(transport):
 def test_equal_rtt_flows_share_fairly(transport):
     # The second flow starts 2 s later; after a few ProbeRTT cycles (which
     # let both flows see the true RTprop) the shares converge.
-    sim = run(one_link_spec("bbr", transport, capacity_mbps=CAPACITY, rtt_ms=RTT_MS,
-                            num_flows=2, duration_s=60, start_s=[0.0, 2.0]))
+    sim = run(
+        one_link_spec(
+            "bbr",
+            transport,
+            capacity_mbps=CAPACITY,
+            rtt_ms=RTT_MS,
+            num_flows=2,
+            duration_s=60,
+            start_s=[0.0, 2.0],
+        )
+    )
     series = sim.series()
     late = series["t_s"] > 30.0
     shares = [series["throughput_mbps"][i][late].mean() for i in range(2)]

@@ -14,14 +14,33 @@ import pytest
 
 from orbitcc.cli.bench import compare, spread
 
-SMALL = ["headline_only=true", "rounds=5", "core_seconds_100mbps=10", "core_seconds_1gbps=3",
-         "core_seconds_10gbps=1", "leo_seconds=10", "env_steps=500", "vec_num_envs=[1,4]"]
+SMALL = [
+    "headline_only=true",
+    "rounds=5",
+    "core_seconds_100mbps=10",
+    "core_seconds_1gbps=3",
+    "core_seconds_10gbps=1",
+    "leo_seconds=10",
+    "env_steps=500",
+    "vec_num_envs=[1,4]",
+]
 
 
 def bench(path: Path) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "orbitcc.cli.bench", "--json", str(path),
-                           *SMALL, f"hydra.run.dir={path.parent}/hydra"],
-                          capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "orbitcc.cli.bench",
+            "--json",
+            str(path),
+            *SMALL,
+            f"hydra.run.dir={path.parent}/hydra",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(path.read_text())
 
@@ -31,9 +50,19 @@ def test_two_headline_runs_agree_within_15_percent(tmp_path: Path) -> None:
     a, b = bench(tmp_path / "a.json"), bench(tmp_path / "b.json")
     ok, lines = compare(a, b, 0.15)
     assert ok, "\n".join(lines)
-    proc = subprocess.run([sys.executable, "-m", "orbitcc.cli.bench", "--compare",
-                           str(tmp_path / "a.json"), str(tmp_path / "b.json")],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "orbitcc.cli.bench",
+            "--compare",
+            str(tmp_path / "a.json"),
+            str(tmp_path / "b.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

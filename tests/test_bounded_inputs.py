@@ -45,11 +45,17 @@ LIMITS = textwrap.dedent("""
 """)
 
 
-def _child(code: str, timeout: float = 240.0, env: dict[str, str] | None = None
-           ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", LIMITS + textwrap.dedent(code)],
-                          capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})}, cwd=str(ROOT))
+def _child(
+    code: str, timeout: float = 240.0, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", LIMITS + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        cwd=str(ROOT),
+    )
 
 
 def _run_copy(tmp_path: Path) -> Path:
@@ -97,12 +103,13 @@ def _zip_with_lying_entry(path: Path, name: str, real_bytes: int, declared: int)
     raw = bytearray(path.read_bytes())
     for sig, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
         at = raw.index(sig)
-        raw[at + offset:at + offset + 4] = declared.to_bytes(4, "little")
+        raw[at + offset : at + offset + 4] = declared.to_bytes(4, "little")
     path.write_bytes(bytes(raw))
 
 
 def test_a_zip_member_that_declares_less_than_it_holds_is_read_with_a_running_cap(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """An entry declaring 219 bytes that inflates to 300 MB: ZipFile.read asked
     zlib for up to 2 GiB at once (1.9 GiB RSS before "Bad CRC-32"); read in
     1 MiB chunks it fails after one, within 128 MB."""
@@ -153,8 +160,9 @@ def test_a_bad_learning_rate_names_the_file_and_key(tmp_path: Path) -> None:
     (run / "config.yaml").write_text(text)
     with pytest.raises(CheckpointError) as err:
         load_checkpoint(run)
-    assert str(err.value) == (f"{run / 'config.yaml'}: agent.learning_rate = 'abc' must be a "
-                              "number in [0, 1]")
+    assert str(err.value) == (
+        f"{run / 'config.yaml'}: agent.learning_rate = 'abc' must be a number in [0, 1]"
+    )
 
 
 @pytest.fixture()
@@ -174,7 +182,8 @@ def _tmp_files(root: Path) -> list[Path]:
 
 
 def test_an_xz_past_the_expansion_cap_is_refused_and_leaves_nothing(
-        cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(paths, "MAX_EXPANDED_BYTES", 1 << 20, raising=False)
     packed = cache / "trace.txt.xz"
     packed.write_bytes(lzma.compress(b"0\n" * (2 << 20)))
@@ -205,7 +214,8 @@ def test_a_full_disk_leaves_no_partial_file_and_names_the_cause(tmp_path: Path) 
     packed = tmp_path / "trace.txt.xz"
     packed.write_bytes(lzma.compress(b"2\n" * (1 << 20)))
     (tmp_path / "shared").mkdir()
-    out = _child(f"""
+    out = _child(
+        f"""
         import resource, signal
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
@@ -214,7 +224,9 @@ def test_a_full_disk_leaves_no_partial_file_and_names_the_cause(tmp_path: Path) 
             config_path({str(tmp_path / "trace.txt")!r})
         except OSError as e:
             print("FAILED", e)
-    """, env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "TMPDIR": str(tmp_path / "shared")})
+    """,
+        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "TMPDIR": str(tmp_path / "shared")},
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert f"FAILED cannot expand {packed}: the user cache: " in out.stdout, out.stdout
     assert out.stdout.count("File too large") == 2, out.stdout
@@ -224,9 +236,9 @@ def test_a_full_disk_leaves_no_partial_file_and_names_the_cause(tmp_path: Path) 
 # ---------------------------------------- item 3: nothing trusted from shared places --
 
 
-def test_a_trace_planted_in_the_shared_temp_dir_is_not_used(cache: Path,
-                                                            monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+def test_a_trace_planted_in_the_shared_temp_dir_is_not_used(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With the user cache unusable, expansion falls back to the temp dir. A
     1-packet/s trace planted there, under the old shared name and under this
     user's name with group/other access, must not be replayed."""
@@ -269,8 +281,7 @@ def test_an_unusable_trace_path_gets_an_accurate_message(tmp_path: Path, kind: s
         path.symlink_to(tmp_path / "gone")
         needle = "is a dangling symbolic link"
     with pytest.raises(ValueError) as err:
-        orbitcc.run("starlink_trace", None, overrides=[f"scenario.bw_file={path}"],
-                    duration_s=1.0)
+        orbitcc.run("starlink_trace", None, overrides=[f"scenario.bw_file={path}"], duration_s=1.0)
     text = str(err.value)
     assert text.startswith(f"scenario.bw_file = '{path}': {needle}"), text
     assert "no such file" not in text
@@ -281,20 +292,30 @@ def test_a_setting_describe_lists_is_a_setting() -> None:
     without Hydra's "+" (its YAML line is a comment: the default depends on
     the transport)."""
     assert "per_ack_growth" in orbitcc.describe("newreno")
-    out = orbitcc.run("single_link", "newreno", duration_s=1.0,
-                      overrides=["controller.params.per_ack_growth=1"])
+    out = orbitcc.run(
+        "single_link", "newreno", duration_s=1.0, overrides=["controller.params.per_ack_growth=1"]
+    )
     assert out["throughput_mbps"] > 0
 
 
-@pytest.mark.parametrize(("overrides", "message"), [
-    (["controller.params.hystart=2"], "controller.params.hystart = 2 is out of range; "
-                                     "allowed: 0 | 1"),
-    (["controller.params.c=abc"], "controller.params.c = 'abc' must be a number; allowed: "
-                                  "[0.001, 100]"),
-    (["controller.params.c=true"], "controller.params.c = True must be a number"),
-    (["controller.params.bogus=1"], "controller.params.bogus is not a setting of controller "
-                                    "'cubic'; allowed: c, beta, "),
-])
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (
+            ["controller.params.hystart=2"],
+            "controller.params.hystart = 2 is out of range; allowed: 0 | 1",
+        ),
+        (
+            ["controller.params.c=abc"],
+            "controller.params.c = 'abc' must be a number; allowed: [0.001, 100]",
+        ),
+        (["controller.params.c=true"], "controller.params.c = True must be a number"),
+        (
+            ["controller.params.bogus=1"],
+            "controller.params.bogus is not a setting of controller 'cubic'; allowed: c, beta, ",
+        ),
+    ],
+)
 def test_controller_params_get_orbitccs_message(overrides: list[str], message: str) -> None:
     """The config layer's message (the CLI wraps any error as its own)."""
     with pytest.raises(ValueError) as err:
@@ -317,14 +338,21 @@ def _queue(overrides: list[str]) -> dict:
 def test_integers_and_flags_pass_as_the_core_declares_them() -> None:
     """fq_codel quantum_bytes / flows and red gentle could not be set at all
     (every value went through float(): "must be an integer (got float)")."""
-    q = _queue(["scenario.queue=fq_codel", "scenario.queue_params.quantum_bytes=1514",
-                "scenario.queue_params.flows=1024"])
+    q = _queue(
+        [
+            "scenario.queue=fq_codel",
+            "scenario.queue_params.quantum_bytes=1514",
+            "scenario.queue_params.flows=1024",
+        ]
+    )
     assert q == {"type": "fq_codel", "quantum_bytes": 1514, "flows": 1024}
     assert all(type(q[k]) is int for k in ("quantum_bytes", "flows"))
     q = _queue(["scenario.queue=red", "+scenario.queue_params.gentle=false"])
     assert q["gentle"] is False
-    for overrides in (["scenario.queue=fq_codel", "+scenario.queue_params.quantum_bytes=3028"],
-                      ["scenario.queue=red", "scenario.queue_params.gentle=true"]):
+    for overrides in (
+        ["scenario.queue=fq_codel", "+scenario.queue_params.quantum_bytes=3028"],
+        ["scenario.queue=red", "scenario.queue_params.gentle=true"],
+    ):
         out = orbitcc.run("single_link", "cubic", duration_s=1.0, overrides=overrides)
         assert out["throughput_mbps"] > 0
     # The declared kinds come from the core's tables, not from a list here.
@@ -332,25 +360,45 @@ def test_integers_and_flags_pass_as_the_core_declares_them() -> None:
     assert kinds["quantum_bytes"] == "integer" and kinds["gentle"] == "flag"
 
 
-@pytest.mark.parametrize(("overrides", "message"), [
-    (["scenario.queue=codel", "scenario.queue_params.target_ms=true"],
-     "scenario.queue_params.target_ms = True must be a number; allowed: (0, 10000] ms"),
-    (["scenario.queue=codel", "scenario.queue_params.target_ms=abc"],
-     "scenario.queue_params.target_ms = 'abc' must be a number; allowed: (0, 10000] ms"),
-    (["scenario.queue=fq_codel", "scenario.queue_params.flows=2.5"],
-     "scenario.queue_params.flows = 2.5 must be an integer; allowed: [1, 65536]"),
-    (["scenario.queue=red", "scenario.queue_params.gentle=2"],
-     "scenario.queue_params.gentle = 2 is out of range; allowed: 0 | 1"),
-    (["scenario.queue=codel", "scenario.queue_params.target_ms=10000",
-      "scenario.queue_params.interval_ms=1"],
-     "scenario.queue_params.target_ms = 10000 must be below interval_ms = 1"),
-    (["scenario.queue_params.target_ms=5"],
-     "scenario.queue_params.target_ms is not a setting of queue 'droptail'; allowed: none "
-     "(choose a discipline first: scenario.queue=codel|fq_codel|red)"),
-    (["scenario.queue=codel", "scenario.queue_params.bogus=5"],
-     "scenario.queue_params.bogus is not a setting of queue 'codel'; allowed: target_ms, "
-     "interval_ms"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (
+            ["scenario.queue=codel", "scenario.queue_params.target_ms=true"],
+            "scenario.queue_params.target_ms = True must be a number; allowed: (0, 10000] ms",
+        ),
+        (
+            ["scenario.queue=codel", "scenario.queue_params.target_ms=abc"],
+            "scenario.queue_params.target_ms = 'abc' must be a number; allowed: (0, 10000] ms",
+        ),
+        (
+            ["scenario.queue=fq_codel", "scenario.queue_params.flows=2.5"],
+            "scenario.queue_params.flows = 2.5 must be an integer; allowed: [1, 65536]",
+        ),
+        (
+            ["scenario.queue=red", "scenario.queue_params.gentle=2"],
+            "scenario.queue_params.gentle = 2 is out of range; allowed: 0 | 1",
+        ),
+        (
+            [
+                "scenario.queue=codel",
+                "scenario.queue_params.target_ms=10000",
+                "scenario.queue_params.interval_ms=1",
+            ],
+            "scenario.queue_params.target_ms = 10000 must be below interval_ms = 1",
+        ),
+        (
+            ["scenario.queue_params.target_ms=5"],
+            "scenario.queue_params.target_ms is not a setting of queue 'droptail'; allowed: none "
+            "(choose a discipline first: scenario.queue=codel|fq_codel|red)",
+        ),
+        (
+            ["scenario.queue=codel", "scenario.queue_params.bogus=5"],
+            "scenario.queue_params.bogus is not a setting of queue 'codel'; allowed: target_ms, "
+            "interval_ms",
+        ),
+    ],
+)
 def test_bad_queue_values_get_a_message(overrides: list[str], message: str) -> None:
     with pytest.raises(ValueError) as err:
         orbitcc.run("single_link", "cubic", duration_s=1.0, overrides=overrides)
@@ -358,12 +406,24 @@ def test_bad_queue_values_get_a_message(overrides: list[str], message: str) -> N
 
 
 def test_the_core_checks_codel_target_below_interval() -> None:
-    spec = {"links": [{"name": "l", "capacity_mbps": 10, "delay_ms": 10, "buffer_packets": 100,
-                       "queue": {"type": "codel", "target_ms": 10000, "interval_ms": 1}}],
-            "flows": [{"name": "f", "paths": [{"forward": [0], "reverse": [0]}]}],
-            "duration_s": 1.0}
-    with pytest.raises(ValueError, match=r"links\[0\]\.queue\.target_ms = 10000 must be below "
-                                         r"interval_ms = 1"):
+    spec = {
+        "links": [
+            {
+                "name": "l",
+                "capacity_mbps": 10,
+                "delay_ms": 10,
+                "buffer_packets": 100,
+                "queue": {"type": "codel", "target_ms": 10000, "interval_ms": 1},
+            }
+        ],
+        "flows": [{"name": "f", "paths": [{"forward": [0], "reverse": [0]}]}],
+        "duration_s": 1.0,
+    }
+    with pytest.raises(
+        ValueError,
+        match=r"links\[0\]\.queue\.target_ms = 10000 must be below "
+        r"interval_ms = 1",
+    ):
         _core.Simulation(spec)
 
 
@@ -381,8 +441,7 @@ def _doc_examples() -> list[list[str]]:
 
 @pytest.mark.parametrize("args", _doc_examples(), ids=" ".join)
 def test_the_documented_examples_run_as_written(args: list[str]) -> None:
-    scenario = next((a.split("=", 1)[1] for a in args if a.startswith("scenario=")),
-                    "single_link")
+    scenario = next((a.split("=", 1)[1] for a in args if a.startswith("scenario=")), "single_link")
     overrides = [a for a in args if not a.startswith("scenario=")]
     out = orbitcc.run(scenario, "cubic", duration_s=1.0, overrides=overrides)
     assert out["throughput_mbps"] > 0
@@ -393,8 +452,11 @@ def test_the_documented_core_spec_runs() -> None:
     block = re.search(r"```python\n(\{.*?\})\n```", text, re.S)
     assert block is not None
     link = eval(block.group(1))  # noqa: S307 - a literal of our own docs
-    spec = {"links": [link], "duration_s": 1.0,
-            "flows": [{"name": "f", "paths": [{"forward": [0], "reverse": [0]}]}]}
+    spec = {
+        "links": [link],
+        "duration_s": 1.0,
+        "flows": [{"name": "f", "paths": [{"forward": [0], "reverse": [0]}]}],
+    }
     sim = _core.Simulation(spec)
     sim.run()
     assert sim.summary()["flows"][0]["throughput_mbps"] > 0
@@ -411,8 +473,10 @@ def test_admitted_extremes_sample_runs_within_a_cpu_limit() -> None:
     import admitted_extremes
 
     todo = admitted_extremes.sample(admitted_extremes.cases(), 24)
-    assert any(name == "background_shape" and preset == "starlink_dual_linkbudget"
-               for preset, name, _ in todo)
+    assert any(
+        name == "background_shape" and preset == "starlink_dual_linkbudget"
+        for preset, name, _ in todo
+    )
     failures = []
     for case in todo:
         outcome, _cpu = admitted_extremes.run_case(*case, duration_s=2.0, cpu_s=30)

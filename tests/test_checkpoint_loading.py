@@ -60,6 +60,7 @@ def _plant(run: Path, where: str, marker: Path) -> None:
             data = json.loads(entries["data"])
             data[key] = _serialized(marker)
             entries["data"] = json.dumps(data).encode()
+
         return edit
 
     def put(name: str, blob: bytes) -> Callable[[dict[str, bytes]], None]:
@@ -80,7 +81,8 @@ def _plant(run: Path, where: str, marker: Path) -> None:
     elif where == "config.yaml":
         text = (run / "config.yaml").read_text()
         (run / "config.yaml").write_text(
-            f"evil: !!python/object/apply:os.system [touch {marker}]\n{text}")
+            f"evil: !!python/object/apply:os.system [touch {marker}]\n{text}"
+        )
     elif where == "obs_norm.json":
         (run / "obs_norm.json").write_bytes(pickle.dumps(Payload(marker)))
     else:
@@ -99,8 +101,12 @@ REFUSED = {
 }
 # Entries SB3 writes as pickles or text that orbitcc never unpickles or reads:
 # the checkpoint loads (the pickled ones rebuilt from config.yaml).
-REPLACED = ("data:lr_schedule", "data:policy_class", "_stable_baselines3_version",
-            "system_info.txt")
+REPLACED = (
+    "data:lr_schedule",
+    "data:policy_class",
+    "_stable_baselines3_version",
+    "system_info.txt",
+)
 
 
 @pytest.fixture()
@@ -111,6 +117,7 @@ def planted(tmp_path: Path) -> Callable[[str], tuple[Path, Path]]:
         marker = tmp_path / f"pwned_{run.name}"
         _plant(run, where, marker)
         return run, marker
+
     return make
 
 
@@ -134,8 +141,7 @@ def test_load_checkpoint_refuses_a_planted_payload(planted: Any, where: str) -> 
 
 
 @pytest.mark.parametrize("where", REPLACED)
-def test_pickled_entries_sb3_writes_are_rebuilt_never_unpickled(planted: Any,
-                                                                where: str) -> None:
+def test_pickled_entries_sb3_writes_are_rebuilt_never_unpickled(planted: Any, where: str) -> None:
     run, marker = planted(where)
     ckpt = load_checkpoint(run)
     assert not marker.exists()
@@ -168,19 +174,28 @@ def _via_side_by_side(run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from orbitcc.ns3gym import backend
 
     monkeypatch.setattr(backend, "check_cells", lambda cells: None)  # no ns-3 needed
-    cell = SimpleNamespace(entrant=f"agent:{run}", entrant_label="agent", scenario="single_link",
-                           cell="single_link", seed=0)
+    cell = SimpleNamespace(
+        entrant=f"agent:{run}",
+        entrant_label="agent",
+        scenario="single_link",
+        cell="single_link",
+        seed=0,
+    )
     backend.side_by_side([cell], log=lambda _: None)
 
 
-ENTRY_POINTS = {"plan": _via_plan, "heldout": _via_heldout,
-                "train_throughput": _via_train_throughput, "side_by_side": _via_side_by_side}
+ENTRY_POINTS = {
+    "plan": _via_plan,
+    "heldout": _via_heldout,
+    "train_throughput": _via_train_throughput,
+    "side_by_side": _via_side_by_side,
+}
 
 
 @pytest.mark.parametrize("entry", list(ENTRY_POINTS))
-def test_every_entry_point_refuses_every_planted_payload(planted: Any, entry: str,
-                                                         monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+def test_every_entry_point_refuses_every_planted_payload(
+    planted: Any, entry: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     call = ENTRY_POINTS[entry]
     for where, message in REFUSED.items():
         run, marker = planted(where)
@@ -200,16 +215,21 @@ def _bare_ppo_zip(path: Path) -> Path:
 
     from orbitcc.env.orbitcc_env import OrbitCCEnv
 
-    env = OrbitCCEnv("single_link", None, ["scenario.transport=tcp",
-                                           "scenario.schedule_source=starlink_dual",
-                                           "duration_s=20"], info_level=0)
+    env = OrbitCCEnv(
+        "single_link",
+        None,
+        ["scenario.transport=tcp", "scenario.schedule_source=starlink_dual", "duration_s=20"],
+        info_level=0,
+    )
     PPO("MlpPolicy", env, seed=0, n_steps=64, batch_size=64, device="cpu").save(path)
     env.close()
     return path
 
 
-@pytest.mark.parametrize("where", ["data:unknown", "policy.pth", "pytorch_variables.pth",
-                                   "policy.optimizer.pth", "extra entry"])
+@pytest.mark.parametrize(
+    "where",
+    ["data:unknown", "policy.pth", "pytorch_variables.pth", "policy.optimizer.pth", "extra entry"],
+)
 def test_ns3_backend_cli_loads_its_model_safely(tmp_path: Path, where: str) -> None:
     """The issue's case: ``backend --model <zip>`` ran a pickle in ``data``."""
     from orbitcc.ns3gym import backend
@@ -241,12 +261,24 @@ def test_orbitcc_eval_refuses_a_tensor_payload(planted: Any, tmp_path: Path) -> 
     run, marker = planted("policy.pth")
     results = tmp_path / "results.jsonl"
     env = {**os.environ, "WANDB_MODE": "disabled", "HYDRA_FULL_ERROR": "1"}
-    proc = subprocess.run([sys.executable, "-m", "orbitcc.cli.eval",
-                           f"suite.entrants=[cubic,agent:{run}]",
-                           "suite.scenarios=[single_link]", "suite.seeds=[0]",
-                           "suite.duration_s=1", f"results={results}",
-                           f"hydra.run.dir={tmp_path / 'eval'}"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "orbitcc.cli.eval",
+            f"suite.entrants=[cubic,agent:{run}]",
+            "suite.scenarios=[single_link]",
+            "suite.seeds=[0]",
+            "suite.duration_s=1",
+            f"results={results}",
+            f"hydra.run.dir={tmp_path / 'eval'}",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode != 0
     assert "entry 'policy.pth' is not plain tensors" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -259,15 +291,19 @@ def test_zip_bombs_and_duplicate_entries_are_refused(tmp_path: Path) -> None:
     shutil.copytree(REFERENCE, run)
     # 300 MB of zeros compress to ~300 kB: refused from the header, unread.
     rewrite_zip(run / "model.zip", lambda entries: entries.pop("policy.optimizer.pth"))
-    with zipfile.ZipFile(run / "model.zip", "a", compression=zipfile.ZIP_DEFLATED,
-                         compresslevel=1) as z:
+    with zipfile.ZipFile(
+        run / "model.zip", "a", compression=zipfile.ZIP_DEFLATED, compresslevel=1
+    ) as z:
         with z.open("policy.optimizer.pth", "w", force_zip64=True) as f:
             chunk = bytes(1 << 20)
             for _ in range(300):
                 f.write(chunk)
     assert (run / "model.zip").stat().st_size < 2 << 20
-    with pytest.raises(CheckpointError, match=r"'policy.optimizer.pth' is 314572800 bytes "
-                                              r"uncompressed; at most 256 MB"):
+    with pytest.raises(
+        CheckpointError,
+        match=r"'policy.optimizer.pth' is 314572800 bytes "
+        r"uncompressed; at most 256 MB",
+    ):
         load_checkpoint(run)
     shutil.copy(REFERENCE / "model.zip", run / "model.zip")
     with zipfile.ZipFile(run / "model.zip", "a") as z, pytest.warns(UserWarning):
@@ -278,20 +314,25 @@ def test_zip_bombs_and_duplicate_entries_are_refused(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------- item 8 --
 # obs_norm.json statistics that cannot come from this env's observations.
-@pytest.mark.parametrize(("edit", "message"), [
-    (lambda n: n.__setitem__("mean", [1e308] * len(n["mean"])),
-     r"mean\[0\] = 1e\+308 lies outside the observation space"),
-    (lambda n: n["mean"].__setitem__(3, float("nan")), r"mean holds NaN or infinite"),
-    (lambda n: n["var"].__setitem__(0, float("inf")), r"var holds NaN or infinite"),
-    (lambda n: n["var"].__setitem__(0, 1e300), r"var\[0\] = 1e\+300; allowed: \[0, "),
-    (lambda n: n["var"].__setitem__(0, -1.0), r"var\[0\] = -1; allowed"),
-    (lambda n: n.__setitem__("mean", n["mean"][:-1]), r"mean has shape \(87,\)"),
-    (lambda n: n.__setitem__("var", [[1.0]]), r"var has shape \(1, 1\)"),
-    (lambda n: n.__setitem__("clip_obs", float("nan")), r"clip_obs = nan; allowed"),
-    (lambda n: n.__setitem__("epsilon", 0), r"epsilon = 0; allowed: \(0, 1\]"),
-    (lambda n: n.pop("var"), r"missing var"),
-    (lambda n: n.__setitem__("mean", "abc"), r"mean is not a list of numbers|mean has shape"),
-])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda n: n.__setitem__("mean", [1e308] * len(n["mean"])),
+            r"mean\[0\] = 1e\+308 lies outside the observation space",
+        ),
+        (lambda n: n["mean"].__setitem__(3, float("nan")), r"mean holds NaN or infinite"),
+        (lambda n: n["var"].__setitem__(0, float("inf")), r"var holds NaN or infinite"),
+        (lambda n: n["var"].__setitem__(0, 1e300), r"var\[0\] = 1e\+300; allowed: \[0, "),
+        (lambda n: n["var"].__setitem__(0, -1.0), r"var\[0\] = -1; allowed"),
+        (lambda n: n.__setitem__("mean", n["mean"][:-1]), r"mean has shape \(87,\)"),
+        (lambda n: n.__setitem__("var", [[1.0]]), r"var has shape \(1, 1\)"),
+        (lambda n: n.__setitem__("clip_obs", float("nan")), r"clip_obs = nan; allowed"),
+        (lambda n: n.__setitem__("epsilon", 0), r"epsilon = 0; allowed: \(0, 1\]"),
+        (lambda n: n.pop("var"), r"missing var"),
+        (lambda n: n.__setitem__("mean", "abc"), r"mean is not a list of numbers|mean has shape"),
+    ],
+)
 def test_obs_norm_statistics_are_bounded(tmp_path: Path, edit: Any, message: str) -> None:
     run = tmp_path / "norm"
     shutil.copytree(REFERENCE, run)
@@ -316,9 +357,11 @@ def test_no_other_code_loads_a_checkpoint() -> None:
     import re
 
     root = Path(__file__).resolve().parents[1]
-    pattern = re.compile(r"(\b[A-Z][A-Za-z0-9]*|ALGO_CLASSES\[[^]]*\]|classes\[[^]]*\])\.load\("
-                         r"|torch\.load\(|\bth\.load\(|pickle\.loads?\(|cloudpickle"
-                         r"|load_from_zip_file|yaml\.(unsafe_)?load\(|allow_pickle=True")
+    pattern = re.compile(
+        r"(\b[A-Z][A-Za-z0-9]*|ALGO_CLASSES\[[^]]*\]|classes\[[^]]*\])\.load\("
+        r"|torch\.load\(|\bth\.load\(|pickle\.loads?\(|cloudpickle"
+        r"|load_from_zip_file|yaml\.(unsafe_)?load\(|allow_pickle=True"
+    )
     allowed = {root / "orbitcc" / "entrants" / "checkpoint.py"}
     offenders = []
     for folder in ("orbitcc", "env", "agents", "baselines", "tools", "validation"):

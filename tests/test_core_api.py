@@ -15,8 +15,16 @@ import orbitcc
 from orbitcc import _core
 
 REQUIRED_METRICS = {
-    "throughput_mbps", "goodput_mbps", "p95_delay_ms", "loss_rate", "congestion_losses",
-    "handover_losses", "random_losses", "jain_fairness", "utilization", "completion_time_s",
+    "throughput_mbps",
+    "goodput_mbps",
+    "p95_delay_ms",
+    "loss_rate",
+    "congestion_losses",
+    "handover_losses",
+    "random_losses",
+    "jain_fairness",
+    "utilization",
+    "completion_time_s",
     "handover_times_s",
 }
 
@@ -24,8 +32,7 @@ REQUIRED_METRICS = {
 def test_package_surface():
     assert orbitcc.__version__ == _core.__version__
     assert "single_link" in orbitcc.scenarios()
-    assert {"newreno", "cubic", "bbr", "lia", "olia", "maco", "refwa"} <= set(
-        orbitcc.controllers())
+    assert {"newreno", "cubic", "bbr", "lia", "olia", "maco", "refwa"} <= set(orbitcc.controllers())
 
 
 def test_run_returns_the_documented_metrics_and_series():
@@ -49,8 +56,12 @@ def test_finite_file_reports_completion_time():
 
 
 def test_overrides_reach_the_core():
-    m = orbitcc.run("single_link", "newreno", duration_s=5.0,
-                    overrides=["scenario.capacity_mbps=10", "scenario.num_flows=2"])
+    m = orbitcc.run(
+        "single_link",
+        "newreno",
+        duration_s=5.0,
+        overrides=["scenario.capacity_mbps=10", "scenario.num_flows=2"],
+    )
     assert len(m["flows"]) == 2
     assert m["throughput_mbps"] <= 10.0 * 1.001
 
@@ -85,8 +96,10 @@ def test_bad_input_is_one_clear_value_error(kwargs, needle):
         (lambda s: s["flows"][0].update(bogus=1), r"flows\[0\]\.bogus: unknown key"),
         (lambda s: s["flows"][0]["paths"][0].update(forward=[7]), "link index 7"),
         (lambda s: s["flows"][0].update(controller="olia", transport="tcp"), "multipath"),
-        (lambda s: s["flows"][0].update(controller="cubic", controller_params={"c": -1}),
-         "parameter c = -1 is out of range"),
+        (
+            lambda s: s["flows"][0].update(controller="cubic", controller_params={"c": -1}),
+            "parameter c = -1 is out of range",
+        ),
         (lambda s: s["flows"][0].update(controller_params={"nope": 1}), "unknown parameter"),
         (lambda s: s["links"][0].update(loss_rate=1.5), "loss_rate"),
         (lambda s: s.update(duration_s="long"), "duration_s"),
@@ -122,13 +135,22 @@ def test_external_controller_window_is_obeyed():
 
 
 def run_cli(args: list[str], cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_orbitcc_sim_writes_config_metrics_and_plot(tmp_path):
-    out = run_cli(["orbitcc.cli.sim", "scenario=single_link", "duration_s=2", "seed=4",
-                   f"hydra.run.dir={tmp_path}/run"], tmp_path)
+    out = run_cli(
+        [
+            "orbitcc.cli.sim",
+            "scenario=single_link",
+            "duration_s=2",
+            "seed=4",
+            f"hydra.run.dir={tmp_path}/run",
+        ],
+        tmp_path,
+    )
     assert out.returncode == 0, out.stderr
     assert "flows under test" in out.stdout
     run_dir = tmp_path / "run"
@@ -141,29 +163,58 @@ def test_orbitcc_sim_writes_config_metrics_and_plot(tmp_path):
 
 
 def test_orbitcc_sim_rejects_bad_override(tmp_path):
-    out = run_cli(["orbitcc.cli.sim", "scenario.capacity_mbps=-3",
-                   f"hydra.run.dir={tmp_path}/run"], tmp_path)
+    out = run_cli(
+        ["orbitcc.cli.sim", "scenario.capacity_mbps=-3", f"hydra.run.dir={tmp_path}/run"], tmp_path
+    )
     assert out.returncode != 0
     assert "scenario.capacity_mbps" in out.stderr + out.stdout
 
 
 def test_orbitcc_bench_writes_the_contract_keys(tmp_path):
     path = tmp_path / "bench.json"
-    out = run_cli(["orbitcc.cli.bench", "--json", str(path), "rounds=2",
-                   "core_seconds_100mbps=2", "core_seconds_1gbps=0.5",
-                   "core_seconds_10gbps=0.1", "long_episode_s=5",
-                   "env_steps=50", "vec_num_envs=[1,2]", "leo_seconds=2",
-                   "leo_controllers=[olia,cubic]", "whole_process_seconds=2", "ns3=false",
-                   "--cores", "cores_num_envs=2", "cores_calls=5"], tmp_path)
+    out = run_cli(
+        [
+            "orbitcc.cli.bench",
+            "--json",
+            str(path),
+            "rounds=2",
+            "core_seconds_100mbps=2",
+            "core_seconds_1gbps=0.5",
+            "core_seconds_10gbps=0.1",
+            "long_episode_s=5",
+            "env_steps=50",
+            "vec_num_envs=[1,2]",
+            "leo_seconds=2",
+            "leo_controllers=[olia,cubic]",
+            "whole_process_seconds=2",
+            "ns3=false",
+            "--cores",
+            "cores_num_envs=2",
+            "cores_calls=5",
+        ],
+        tmp_path,
+    )
     assert out.returncode == 0, out.stderr
     report = json.loads(path.read_text())
-    for key in ("core_packets_per_s", "env_steps_per_s", "vec_env_steps_per_s",
-                "python_overhead_us_per_step", "peak_rss_mb", "machine"):
+    for key in (
+        "core_packets_per_s",
+        "env_steps_per_s",
+        "vec_env_steps_per_s",
+        "python_overhead_us_per_step",
+        "peak_rss_mb",
+        "machine",
+    ):
         assert key in report
     assert set(report["core_packets_per_s"]) == {
-        "single_link_100mbps", "single_link_1gbps", "single_link_10gbps", "starlink_dual/maco",
-        "starlink_dual_1gbps/maco", "starlink_dual_10gbps/maco", "starlink_dual/olia",
-        "starlink_dual/cubic"}
+        "single_link_100mbps",
+        "single_link_1gbps",
+        "single_link_10gbps",
+        "starlink_dual/maco",
+        "starlink_dual_1gbps/maco",
+        "starlink_dual_10gbps/maco",
+        "starlink_dual/olia",
+        "starlink_dual/cubic",
+    }
     assert set(report["vec_env_steps_per_s"]) == {"1", "2"}
     assert 0 < report["leo"]["channel_and_orbit_share"]["median"] < 1
     # Issue 39: every headline figure is a median over interleaved rounds
@@ -174,8 +225,12 @@ def test_orbitcc_bench_writes_the_contract_keys(tmp_path):
     assert all(v > 0 for v in report["core_packets_per_s"].values())
     assert report["machine"]["commit"]
     imports = report["import_time_s"]
-    assert set(imports["cpu_over_bare"]) == {"orbitcc", "orbitcc._core", "orbitcc.runner",
-                                             "orbitcc.env"}
+    assert set(imports["cpu_over_bare"]) == {
+        "orbitcc",
+        "orbitcc._core",
+        "orbitcc.runner",
+        "orbitcc.env",
+    }
     # Issue 30: every section states its load, CPU and cores beside its wall time.
     for name, sec in report["sections"].items():
         assert sec["wall_s"] > 0 and sec["cpu_s"] + sec["children_cpu_s"] > 0, name
@@ -187,5 +242,7 @@ def test_orbitcc_bench_writes_the_contract_keys(tmp_path):
     assert report["env_random_policy"]["cpu_us_per_step"]["median"] > 0
     assert [r["threads"] for r in report["cores"]["rows"]][0] == 1
     assert 0 <= report["cores"]["serial_fraction"]["median"] < 1
-    assert report["whole_process"]["python_process"]["cpu_s"]["median"] > (
-        report["whole_process"]["in_process"]["cpu_s"]["median"])
+    assert (
+        report["whole_process"]["python_process"]["cpu_s"]["median"]
+        > (report["whole_process"]["in_process"]["cpu_s"]["median"])
+    )

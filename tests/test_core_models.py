@@ -51,9 +51,18 @@ def test_newreno_throughput_matches_padhye_model(transport, loss):
     timeouts, losses = 0, 0
     for seed in range(2):
         duration = 400.0 if loss < 1e-3 else 150.0
-        sim = run(one_link_spec("newreno", transport, capacity_mbps=1000, rtt_ms=40,
-                                buffer_packets=100_000, loss_rate=loss, duration_s=duration,
-                                seed=seed))
+        sim = run(
+            one_link_spec(
+                "newreno",
+                transport,
+                capacity_mbps=1000,
+                rtt_ms=40,
+                buffer_packets=100_000,
+                loss_rate=loss,
+                duration_s=duration,
+                seed=seed,
+            )
+        )
         flow = sim.summary()["flows"][0]
         timeouts += flow["timeouts"]
         losses += flow["random_losses"]
@@ -82,8 +91,9 @@ def test_cubic_window_follows_rfc9438_curve():
     # K = cbrt(W_max (1 - beta) / C); the epoch starts at the first ACK after
     # the loss, one RTT later. Fast convergence is off so W_max is the window
     # at the loss.
-    spec = one_link_spec("cubic", "quic", capacity_mbps=100, rtt_ms=100, duration_s=40,
-                         sample_interval_s=0.01)
+    spec = one_link_spec(
+        "cubic", "quic", capacity_mbps=100, rtt_ms=100, duration_s=40, sample_interval_s=0.01
+    )
     spec["flows"][0]["controller_params"] = {"fast_convergence": 0}
     series = run(spec).series()
     t, w = series["t_s"], series["cwnd_bytes"][0] / 1500
@@ -92,9 +102,9 @@ def test_cubic_window_follows_rfc9438_curve():
     start, end = cuts[3], cuts[4]  # a congestion-avoidance epoch after start-up
     w_max = w[start]
     assert w[start + 1] == pytest.approx(0.7 * w_max, rel=0.01)  # beta_cubic
-    rtt_s = series["srtt_ms"][0][start + 1:end].mean() / 1e3
-    elapsed = t[start + 1:end + 1] - t[start + 1]
-    window = w[start + 1:end + 1]
+    rtt_s = series["srtt_ms"][0][start + 1 : end].mean() / 1e3
+    elapsed = t[start + 1 : end + 1] - t[start + 1]
+    window = w[start + 1 : end + 1]
     inside = elapsed > 2 * rtt_s
     expected = np.array([cubic_window(x - rtt_s, w_max) for x in elapsed[inside]])
     rel_err = np.abs(window[inside] - expected) / expected
@@ -106,8 +116,17 @@ def test_cubic_window_follows_rfc9438_curve():
 
 def test_queueing_delay_never_exceeds_buffer_over_capacity():
     buffer_packets, capacity, rtt_ms = 50, 20.0, 30.0
-    sim = run(one_link_spec("cubic", "quic", capacity_mbps=capacity, rtt_ms=rtt_ms,
-                            buffer_packets=buffer_packets, num_flows=3, duration_s=20))
+    sim = run(
+        one_link_spec(
+            "cubic",
+            "quic",
+            capacity_mbps=capacity,
+            rtt_ms=rtt_ms,
+            buffer_packets=buffer_packets,
+            num_flows=3,
+            duration_s=20,
+        )
+    )
     bound_ms = rtt_ms / 2 + buffer_packets * 1500 * 8 / (capacity * 1e6) * 1e3
     for flow in sim.summary()["flows"]:
         # One-way delay = propagation + queueing + own serialisation; the
@@ -122,8 +141,15 @@ def test_queueing_delay_never_exceeds_buffer_over_capacity():
 def test_packets_are_conserved_at_every_step(transport):
     # Every data packet sent is delivered, lost (with a cause) or still in a
     # queue or on the wire: sent = delivered + lost + in flight, always.
-    spec = one_link_spec("newreno", transport, capacity_mbps=50, rtt_ms=60, buffer_packets=40,
-                         num_flows=2, duration_s=10)
+    spec = one_link_spec(
+        "newreno",
+        transport,
+        capacity_mbps=50,
+        rtt_ms=60,
+        buffer_packets=40,
+        num_flows=2,
+        duration_s=10,
+    )
     # A schedule replaces the constant link parameters: loss is in its rows.
     # The 1 s outage holds the queue, so arrivals overflow it (cause: outage).
     spec["links"][0]["schedule"] = [[0, 50, 30, 0.002], [3, 0, 30, 0.002], [4, 50, 30, 0.002]]
@@ -145,12 +171,22 @@ def test_packets_are_conserved_at_every_step(transport):
 
 
 def test_two_equal_rtt_newreno_flows_share_fairly():
-    sim = run(one_link_spec("newreno", "quic", capacity_mbps=50, rtt_ms=40, num_flows=2,
-                            duration_s=90, start_s=[0.0, 2.0]))
+    sim = run(
+        one_link_spec(
+            "newreno",
+            "quic",
+            capacity_mbps=50,
+            rtt_ms=40,
+            num_flows=2,
+            duration_s=90,
+            start_s=[0.0, 2.0],
+        )
+    )
     flows = sim.summary()["flows"]
     assert sim.summary()["jain_fairness"] >= 0.95
     assert jain(f["throughput_mbps"] for f in flows) == pytest.approx(
-        sim.summary()["jain_fairness"])
+        sim.summary()["jain_fairness"]
+    )
 
 
 @pytest.mark.parametrize("transport", ["quic", "tcp"])
@@ -158,8 +194,9 @@ def test_outage_stalls_backs_off_and_recovers(transport):
     # A 2 s outage (capacity 0, queue held): nothing is delivered, the sender
     # times out with exponential backoff, and the flow refills the link after.
     schedule = [[0, 50, 20], [10, 0, 20], [12, 50, 20]]
-    spec = one_link_spec("cubic", transport, capacity_mbps=50, rtt_ms=40, duration_s=25,
-                         schedule=schedule)
+    spec = one_link_spec(
+        "cubic", transport, capacity_mbps=50, rtt_ms=40, duration_s=25, schedule=schedule
+    )
     if transport == "tcp":
         # Two expiries fit in 2 s only with Linux's 200 ms minimum RTO (the
         # TCP default is ns-3's 1 s: expiries at 1 s and 3 s).
@@ -171,7 +208,7 @@ def test_outage_stalls_backs_off_and_recovers(transport):
     assert thr[during].max() == 0.0
     flow = sim.summary()["flows"][0]
     assert flow["timeouts"] >= 2  # backed off more than once during 2 s
-    after = (t > 16.0)
+    after = t > 16.0
     assert thr[after].mean() >= 0.9 * 50
 
 

@@ -17,15 +17,31 @@ pytest.importorskip("stable_baselines3")
 from orbitcc.agents import curves  # noqa: E402
 
 
-def write_run(root: Path, config: str, seed: int, returns: list[float],
-              cpu_per_eval: float, newreno: float = 0.0) -> None:
+def write_run(
+    root: Path,
+    config: str,
+    seed: int,
+    returns: list[float],
+    cpu_per_eval: float,
+    newreno: float = 0.0,
+) -> None:
     run = root / config / f"seed{seed}"
     run.mkdir(parents=True)
-    curve = [{"step": 1000.0 * (i + 1), "wall_s": 0.0, "cpu_s": cpu_per_eval * (i + 1),
-              "eval_cpu_s": 0.5 * (i + 1), "return": r, "throughput_mbps": 10.0,
-              "background_mbps": 5.0} for i, r in enumerate(returns)]
-    (run / "train_summary.json").write_text(json.dumps(
-        {"seed": seed, "curve": curve, "newreno_eval_return": newreno}))
+    curve = [
+        {
+            "step": 1000.0 * (i + 1),
+            "wall_s": 0.0,
+            "cpu_s": cpu_per_eval * (i + 1),
+            "eval_cpu_s": 0.5 * (i + 1),
+            "return": r,
+            "throughput_mbps": 10.0,
+            "background_mbps": 5.0,
+        }
+        for i, r in enumerate(returns)
+    ]
+    (run / "train_summary.json").write_text(
+        json.dumps({"seed": seed, "curve": curve, "newreno_eval_return": newreno})
+    )
 
 
 def test_cpu_to_the_recipes_best_is_read_per_seed(tmp_path: Path) -> None:
@@ -53,8 +69,9 @@ def test_cpu_to_the_recipes_best_is_read_per_seed(tmp_path: Path) -> None:
 def test_a_curve_without_cpu_is_refused(tmp_path: Path) -> None:
     run = tmp_path / "recipe" / "seed0"
     run.mkdir(parents=True)
-    (run / "train_summary.json").write_text(json.dumps(
-        {"seed": 0, "curve": [{"step": 1.0, "wall_s": 1.0, "return": 0.0}]}))
+    (run / "train_summary.json").write_text(
+        json.dumps({"seed": 0, "curve": [{"step": 1.0, "wall_s": 1.0, "return": 0.0}]})
+    )
     with pytest.raises(ValueError, match="no cpu_s"):
         curves.load_runs(tmp_path, "recipe")
     with pytest.raises(FileNotFoundError, match="no such configuration"):
@@ -77,8 +94,9 @@ def test_the_eval_callback_keeps_the_evaluations_cpu_apart() -> None:
             pass
         return {"return": 1.0}
 
-    callback = HeldOutEvalCallback(1, busy, policy_of=lambda m: (lambda obs: obs),
-                                   save_best=lambda m: None)
+    callback = HeldOutEvalCallback(
+        1, busy, policy_of=lambda m: lambda obs: obs, save_best=lambda m: None
+    )
     callback.model = SimpleNamespace(logger=Logger(None, []))
     callback._on_training_start()
     for step in (1, 2):
@@ -99,9 +117,16 @@ def test_one_build_serves_every_trainer_and_repeats_bit_for_bit() -> None:
 
     from orbitcc.agents.train import build_training, compose_training
 
-    choices = ["agent.num_envs=2", "agent.n_steps=64", "agent.batch_size=64",
-               "agent.total_timesteps=128", "duration_s=2", "seed=3",
-               "agent.normalize_obs=true", "agent.normalize_reward=true"]
+    choices = [
+        "agent.num_envs=2",
+        "agent.n_steps=64",
+        "agent.batch_size=64",
+        "agent.total_timesteps=128",
+        "duration_s=2",
+        "seed=3",
+        "agent.normalize_obs=true",
+        "agent.normalize_reward=true",
+    ]
     params = []
     for _ in range(2):
         built = build_training(compose_training(choices))

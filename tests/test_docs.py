@@ -38,7 +38,7 @@ def _blocks(path: Path) -> list[tuple[int, str, str, bool]]:
             while j < len(lines) and not lines[j].startswith("```"):
                 j += 1
             marked = start > 0 and lines[start - 1].strip() == ILLUSTRATIVE
-            out.append((start + 1, lang, "\n".join(lines[start + 1:j]), marked))
+            out.append((start + 1, lang, "\n".join(lines[start + 1 : j]), marked))
             i = j + 1
         else:
             i += 1
@@ -50,23 +50,37 @@ def _doc_files() -> list[Path]:
 
 
 def test_every_docs_block_says_what_it_is() -> None:
-    bad = [f"{p.name}:{line} ```{lang}" for p in _doc_files() if p.name not in OWN_TESTS
-           for line, lang, _, _ in _blocks(p) if lang not in LANGUAGES]
+    bad = [
+        f"{p.name}:{line} ```{lang}"
+        for p in _doc_files()
+        if p.name not in OWN_TESTS
+        for line, lang, _, _ in _blocks(p)
+        if lang not in LANGUAGES
+    ]
     assert not bad, f"fences without a known language ({', '.join(sorted(LANGUAGES))}): {bad}"
 
 
-PYTHON_BLOCKS = [(p, line, body) for p in _doc_files() if p.name not in OWN_TESTS
-                 for line, lang, body, marked in _blocks(p) if lang == "python" and not marked]
+PYTHON_BLOCKS = [
+    (p, line, body)
+    for p in _doc_files()
+    if p.name not in OWN_TESTS
+    for line, lang, body, marked in _blocks(p)
+    if lang == "python" and not marked
+]
 
 
 def test_there_are_python_blocks_to_run() -> None:
     assert len(PYTHON_BLOCKS) >= 5
 
 
-@pytest.mark.parametrize(("path", "line", "body"), PYTHON_BLOCKS,
-                         ids=[f"{p.name}:{line}" for p, line, _ in PYTHON_BLOCKS])
-def test_docs_python_block_runs(path: Path, line: int, body: str,
-                                monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("path", "line", "body"),
+    PYTHON_BLOCKS,
+    ids=[f"{p.name}:{line}" for p, line, _ in PYTHON_BLOCKS],
+)
+def test_docs_python_block_runs(
+    path: Path, line: int, body: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     import orbitcc
 
     if "stable_baselines3" in body or "OrbitCCSB3VecEnv" in body:
@@ -80,12 +94,17 @@ def test_docs_python_block_runs(path: Path, line: int, body: str,
 
 # ------------------------------------------------------------- the site --
 
+
 def test_docs_site_builds_strictly(tmp_path: Path) -> None:
     pytest.importorskip("mkdocs")
     pytest.importorskip("material")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q",
-                           "-d", str(tmp_path / "site")], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (tmp_path / "site" / "index.html").is_file()
     nav = (ROOT / "mkdocs.yml").read_text()
@@ -94,6 +113,7 @@ def test_docs_site_builds_strictly(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------- the numbers --
+
 
 def _texts() -> dict[str, str]:
     out = {p.name: p.read_text() for p in _doc_files()}
@@ -133,9 +153,10 @@ def test_quick_suite_numbers_in_docs_are_the_suites() -> None:
     readme = README.read_text()
     assert f"the `quick` suite: {episodes} episodes" in readme
     board = (DOCS / "leaderboard.md").read_text()
-    assert (f"the quick suite: {cells} scenario cells and {controllers} controllers, at most "
-            f"{cells + controllers} compositions per\nworker instead of {cells * controllers}"
-            in board)
+    assert (
+        f"the quick suite: {cells} scenario cells and {controllers} controllers, at most "
+        f"{cells + controllers} compositions per\nworker instead of {cells * controllers}" in board
+    )
 
 
 def test_paper_suite_text_matches_bbr_single_path() -> None:
@@ -146,9 +167,12 @@ def test_paper_suite_text_matches_bbr_single_path() -> None:
     # it is missing or that the paper suite's BBR drives both subflows
     for name, text in _texts().items():
         flat = " ".join(text.replace("#", " ").split())
-        for claim in ("no single-path variant", "needs a single-path variant",
-                      "BBR drives both subflows of the multipath",
-                      "BBR drives both subflows uncoupled"):
+        for claim in (
+            "no single-path variant",
+            "needs a single-path variant",
+            "BBR drives both subflows of the multipath",
+            "BBR drives both subflows uncoupled",
+        ):
             assert claim not in flat, f"{name}: {claim!r}"
 
 
@@ -160,8 +184,7 @@ def test_real_suite_preset_is_in_the_checkout_and_docs_do_not_wait_for_it() -> N
 
 
 def test_findings_tests_run_in_make_test_as_docs_say() -> None:
-    slow = [p.name for p in ROOT.glob("tests/test_findings_*.py")
-            if "mark.slow" in p.read_text()]
+    slow = [p.name for p in ROOT.glob("tests/test_findings_*.py") if "mark.slow" in p.read_text()]
     text = (DOCS / "reproduction.md").read_text() + (DOCS / "testing.md").read_text()
     if not slow:
         assert "`make test` runs them" in text
@@ -229,8 +252,9 @@ def test_readme_scenario_rows_are_the_presets() -> None:
     from orbitcc.config import compose_object
     from orbitcc.env.orbitcc_env import OrbitCCEnv
 
-    rows = {r.split("|")[1].strip(): r for r in README.read_text().splitlines()
-            if r.startswith("| `")}
+    rows = {
+        r.split("|")[1].strip(): r for r in README.read_text().splitlines() if r.startswith("| `")
+    }
     dual = rows["`starlink_dual` (default)"]
     cfg = compose_object("sim", ["scenario=starlink_dual"]).scenario
     assert f"{cfg.core_capacity_mbps:g} Mb/s terrestrial segment" in dual
@@ -279,8 +303,14 @@ def test_ns3gym_defaults_in_docs_are_the_codes() -> None:
     assert f"the server notices within {server.POLL_MS / 1000:g} s" in text
     assert client.DEFAULT_MAX_MESSAGE_BYTES == 64 * 2**20
     assert "`max_message_bytes` (64 MiB by default)" in text
-    layout = server.make_layout("opengym", "single_link", ["scenario.transport=tcp"], None,
-                                "ns3gym", server.DEFAULT_MAX_CWND_BYTES)  # --step-s not given
+    layout = server.make_layout(
+        "opengym",
+        "single_link",
+        ["scenario.transport=tcp"],
+        None,
+        "ns3gym",
+        server.DEFAULT_MAX_CWND_BYTES,
+    )  # --step-s not given
     try:
         step_s = layout.env.config.env.step_interval_s  # type: ignore[attr-defined]
     finally:

@@ -19,10 +19,15 @@ from orbitcc.env.orbitcc_env import OrbitCCEnv
 SHORT = ["duration_s=1.0"]
 
 
-def make(scenario: str = "single_link", controller: str | None = None,
-         overrides: tuple[str, ...] = (), **kw) -> OrbitCCEnv:
-    return OrbitCCEnv(scenario=scenario, controller=controller,
-                      overrides=[*SHORT, *overrides], **kw)
+def make(
+    scenario: str = "single_link",
+    controller: str | None = None,
+    overrides: tuple[str, ...] = (),
+    **kw,
+) -> OrbitCCEnv:
+    return OrbitCCEnv(
+        scenario=scenario, controller=controller, overrides=[*SHORT, *overrides], **kw
+    )
 
 
 def rollout(env, seed: int, steps: int = 8) -> tuple[np.ndarray, list[float]]:
@@ -57,8 +62,7 @@ def test_registered_ids_and_make_vec() -> None:
     env = gym.make("orbitcc/OrbitCC-v0", scenario="single_link", overrides=SHORT)
     assert env.unwrapped.scenario == "single_link"
     assert "orbitcc/SingleLink-v0" in gym.registry
-    vec = gym.make_vec("orbitcc/OrbitCC-v0", num_envs=3, scenario="single_link",
-                       overrides=SHORT)
+    vec = gym.make_vec("orbitcc/OrbitCC-v0", num_envs=3, scenario="single_link", overrides=SHORT)
     assert type(vec).__name__ == "OrbitCCVectorEnv"
     assert vec.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
     assert vec.observation_space.shape[0] == 3
@@ -95,8 +99,9 @@ def test_reset_without_seed_continues_the_sequence_deterministically() -> None:
 @pytest.mark.parametrize("num_envs,threads", [(1, 1), (2, 1), (2, 2), (4, 2)])
 def test_vector_env_matches_single_env(num_envs: int, threads: int) -> None:
     steps = 8
-    vec = orbitcc.make_vec("single_link", num_envs, overrides=[*SHORT, "scenario.loss_rate=0.01"],
-                           num_threads=threads)
+    vec = orbitcc.make_vec(
+        "single_link", num_envs, overrides=[*SHORT, "scenario.loss_rate=0.01"], num_threads=threads
+    )
     obs, _ = vec.reset(seed=40)
     rng = np.random.default_rng(123)
     actions = [rng.uniform(-1, 1, (1,)).astype(np.float32) for _ in range(steps)]
@@ -127,9 +132,9 @@ def test_fresh_process_reproduces_the_trajectory() -> None:
         "for k in range(6):\n"
         "    o, r, *_ = e.step(np.array([0.5 - 0.2 * k], np.float32))\n"
         "    out.append(o.tolist()); out.append(r)\n"
-        "print(json.dumps(out))\n")
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+        "print(json.dumps(out))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     env = make(overrides=("scenario.loss_rate=0.01",))
     o, _ = env.reset(seed=5)
     here = [o.tolist()]
@@ -140,9 +145,10 @@ def test_fresh_process_reproduces_the_trajectory() -> None:
     assert json.loads(res.stdout) == json.loads(json.dumps(here))
 
 
-@pytest.mark.parametrize("scenario,controller", [("single_link", "cubic"),
-                                                 ("single_link", "newreno"),
-                                                 ("starlink_dual", "maco")])
+@pytest.mark.parametrize(
+    "scenario,controller",
+    [("single_link", "cubic"), ("single_link", "newreno"), ("starlink_dual", "maco")],
+)
 def test_baseline_mode_equals_orbitcc_run(scenario: str, controller: str) -> None:
     if scenario not in orbitcc.scenarios():
         pytest.skip(f"{scenario} not shipped")
@@ -155,20 +161,28 @@ def test_baseline_mode_equals_orbitcc_run(scenario: str, controller: str) -> Non
         _, _, term, trunc, info = env.step(None)
         done = term or trunc
     ep = info["episode_metrics"]
-    for key in ("throughput_mbps", "goodput_mbps", "p95_delay_ms", "loss_rate",
-                "congestion_losses", "handover_losses", "random_losses", "events"):
+    for key in (
+        "throughput_mbps",
+        "goodput_mbps",
+        "p95_delay_ms",
+        "loss_rate",
+        "congestion_losses",
+        "handover_losses",
+        "random_losses",
+        "events",
+    ):
         assert ep[key] == ref[key], key
 
 
-@pytest.mark.parametrize("scenario,controller", [("single_link", "cubic"),
-                                                 ("starlink_dual", "maco")])
+@pytest.mark.parametrize(
+    "scenario,controller", [("single_link", "cubic"), ("starlink_dual", "maco")]
+)
 def test_residual_zero_action_equals_baseline(scenario: str, controller: str) -> None:
     if scenario not in orbitcc.scenarios():
         pytest.skip(f"{scenario} not shipped")
     over = ("duration_s=2.0",)
     base = OrbitCCEnv(scenario=scenario, controller=controller, overrides=over)
-    res = OrbitCCEnv(scenario=scenario, controller=controller,
-                     overrides=(*over, "env=residual"))
+    res = OrbitCCEnv(scenario=scenario, controller=controller, overrides=(*over, "env=residual"))
     assert res.control == "residual"
     ob, _ = base.reset(seed=2)
     orr, _ = res.reset(seed=2)
@@ -229,8 +243,14 @@ def test_info_carries_metrics_loss_causes_and_handovers() -> None:
     info = {}
     for _ in range(5):
         info = env.step(np.zeros(1, np.float32))[4]
-    for key in ("throughput_mbps", "delay_ms", "loss_rate", "loss_causes",
-                "handover_times_s", "subflows"):
+    for key in (
+        "throughput_mbps",
+        "delay_ms",
+        "loss_rate",
+        "loss_causes",
+        "handover_times_s",
+        "subflows",
+    ):
         assert key in info
     assert set(info["loss_causes"]) == {"congestion", "random", "handover"}
 
@@ -238,8 +258,11 @@ def test_info_carries_metrics_loss_causes_and_handovers() -> None:
 def _expected_reward(preset: str, info: dict, w: dict, packet_bytes: int) -> float:
     thr, delay, loss = info["throughput_mbps"], info["delay_ms"], info["loss_rate"]
     if preset == "linear":
-        value = (w["throughput_weight"] * thr / w["throughput_ref_mbps"]
-                 - w["delay_weight"] * delay / w["delay_ref_ms"] - w["loss_weight"] * loss)
+        value = (
+            w["throughput_weight"] * thr / w["throughput_ref_mbps"]
+            - w["delay_weight"] * delay / w["delay_ref_ms"]
+            - w["loss_weight"] * loss
+        )
     elif preset == "aurora":  # Jay et al. 2019: packets/s, seconds, loss fraction
         pps = thr * 1e6 / 8 / packet_bytes
         value = 10.0 * pps - 1000.0 * delay * 1e-3 - 2000.0 * loss
@@ -251,10 +274,19 @@ def _expected_reward(preset: str, info: dict, w: dict, packet_bytes: int) -> flo
 @pytest.mark.parametrize("preset", ["linear", "aurora", "power"])
 def test_each_reward_formula_on_the_steps_own_metrics(preset: str) -> None:
     # Non-default weights so that each term's coefficient is exercised.
-    w = {"throughput_weight": 2.0, "delay_weight": 0.5, "loss_weight": 7.0,
-         "throughput_ref_mbps": 20.0, "delay_ref_ms": 40.0, "scale": 0.25}
-    over = [f"reward={preset}", *(f"reward.{k}={v}" for k, v in w.items()),
-            "scenario.loss_rate=0.02"]
+    w = {
+        "throughput_weight": 2.0,
+        "delay_weight": 0.5,
+        "loss_weight": 7.0,
+        "throughput_ref_mbps": 20.0,
+        "delay_ref_ms": 40.0,
+        "scale": 0.25,
+    }
+    over = [
+        f"reward={preset}",
+        *(f"reward.{k}={v}" for k, v in w.items()),
+        "scenario.loss_rate=0.02",
+    ]
     env = make(overrides=tuple(over))
     env.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -276,17 +308,23 @@ def test_rate_action_follows_aurora_exactly() -> None:
     env.reset(seed=0)
     for _ in range(5):
         info = env.step(np.ones(1, np.float32))[4]
-    assert info["subflows"]["pacing_rate_mbps"][0] == pytest.approx(1.05 ** 5, rel=1e-12)
+    assert info["subflows"]["pacing_rate_mbps"][0] == pytest.approx(1.05**5, rel=1e-12)
     for _ in range(2):
         info = env.step(-np.ones(1, np.float32))[4]
-    assert info["subflows"]["pacing_rate_mbps"][0] == pytest.approx(1.05 ** 3, rel=1e-12)
+    assert info["subflows"]["pacing_rate_mbps"][0] == pytest.approx(1.05**3, rel=1e-12)
     info = env.step(np.full(1, 0.5, np.float32))[4]
-    assert info["subflows"]["pacing_rate_mbps"][0] == pytest.approx(1.05 ** 3 * 1.025, rel=1e-12)
+    assert info["subflows"]["pacing_rate_mbps"][0] == pytest.approx(1.05**3 * 1.025, rel=1e-12)
 
 
 def test_rate_action_is_clamped_to_the_configured_range() -> None:
-    env = make(overrides=("env=rate", "env.rate_initial_mbps=1.0", "env.rate_max_mbps=1.1",
-                          "env.rate_min_mbps=0.95"))
+    env = make(
+        overrides=(
+            "env=rate",
+            "env.rate_initial_mbps=1.0",
+            "env.rate_max_mbps=1.1",
+            "env.rate_min_mbps=0.95",
+        )
+    )
     env.reset(seed=0)
     for _ in range(3):
         info = env.step(np.ones(1, np.float32))[4]
@@ -309,7 +347,8 @@ def _run_episode(env: gym.Env) -> tuple[float, int, dict]:
 
 def test_env_under_gymnasium_record_episode_statistics() -> None:
     env = gym.wrappers.RecordEpisodeStatistics(
-        gym.make("orbitcc/OrbitCC-v0", scenario="single_link", overrides=SHORT))
+        gym.make("orbitcc/OrbitCC-v0", scenario="single_link", overrides=SHORT)
+    )
     total, steps, info = _run_episode(env)
     assert info["episode"]["r"] == pytest.approx(total)
     assert info["episode"]["l"] == steps == 10
@@ -340,7 +379,11 @@ def test_mobility_features_are_one_switch() -> None:
         pytest.skip("starlink_dual not shipped")
     env = OrbitCCEnv(scenario="starlink_dual", overrides=("env=mobility", "duration_s=1.0"))
     assert env.observation_spec["feature_names"][-4:] == [
-        "oracle_capacity", "oracle_rtt", "time_to_handover", "shared_bottleneck"]
+        "oracle_capacity",
+        "oracle_rtt",
+        "time_to_handover",
+        "shared_bottleneck",
+    ]
     env.reset(seed=0)
     obs = env.step(np.zeros(env.action_space.shape, np.float32))[0]
     last = obs.reshape(env.observation_spec["layout"])[:, -1, -4:]
@@ -350,9 +393,16 @@ def test_mobility_features_are_one_switch() -> None:
 def test_background_features_are_one_switch_and_the_reward_s_term() -> None:
     # starlink_dual: one NewReno background flow on subflow 0's satellite, and
     # two phases (the subflows on separate satellites, then on the same one).
-    env = OrbitCCEnv(scenario="starlink_dual", controller="olia",
-                     overrides=("env.background_features=true", "env.history=1",
-                                "reward=fair", "duration_s=40.0"))
+    env = OrbitCCEnv(
+        scenario="starlink_dual",
+        controller="olia",
+        overrides=(
+            "env.background_features=true",
+            "env.history=1",
+            "reward=fair",
+            "duration_s=40.0",
+        ),
+    )
     names = env.observation_spec["feature_names"]
     assert names[-3:] == ["background_share", "background_demand", "background_shortfall"]
     env.reset(seed=0)
@@ -371,6 +421,7 @@ def test_background_features_are_one_switch_and_the_reward_s_term() -> None:
     # Subflow 0 always shares its satellite with the background flow; subflow
     # 1 only in the shared phase.
     assert seen[0] > 0.9 * steps and 0.2 * steps < seen[1] < 0.8 * steps, (seen, steps)
-    with pytest.raises(ValueError, match="env.background_features: this scenario "
-                                         "has no background flow"):
+    with pytest.raises(
+        ValueError, match="env.background_features: this scenario has no background flow"
+    ):
         make(overrides=("env.background_features=true",))

@@ -31,8 +31,7 @@ def test_next_step_autoreset_follows_gymnasium() -> None:
 
 
 def test_same_step_autoreset_reports_the_final_observation() -> None:
-    vec = orbitcc.make_vec("single_link", 2, overrides=OVER,
-                           autoreset_mode=AutoresetMode.SAME_STEP)
+    vec = orbitcc.make_vec("single_link", 2, overrides=OVER, autoreset_mode=AutoresetMode.SAME_STEP)
     vec.reset(seed=1)
     act = np.zeros((2, 1), np.float32)
     vec.step(act)
@@ -46,8 +45,7 @@ def test_same_step_autoreset_reports_the_final_observation() -> None:
 
 
 def test_disabled_autoreset_needs_a_masked_reset() -> None:
-    vec = orbitcc.make_vec("single_link", 2, overrides=OVER,
-                           autoreset_mode=AutoresetMode.DISABLED)
+    vec = orbitcc.make_vec("single_link", 2, overrides=OVER, autoreset_mode=AutoresetMode.DISABLED)
     vec.reset(seed=1)
     act = np.zeros((2, 1), np.float32)
     for _ in range(3):
@@ -104,8 +102,9 @@ def test_sb3_env_method_and_get_attr_reach_each_env() -> None:
         _, _, dones, infos = venv.step_wait()
     assert dones.all()
     last = venv.env_method("last_summary")
-    assert [m["throughput_mbps"] for m in last] == \
-        [i["episode_metrics"]["throughput_mbps"] for i in infos]
+    assert [m["throughput_mbps"] for m in last] == [
+        i["episode_metrics"]["throughput_mbps"] for i in infos
+    ]
     with pytest.raises(AttributeError, match="no method 'teleport'; available: summary"):
         venv.env_method("teleport")
     with pytest.raises(IndexError, match="allowed: 0..1"):

@@ -14,10 +14,20 @@ from orbitcc.scenario import build_spec
 
 # Presets whose channel randomness lives in the access links (the LMS presets
 # were random before: test_leo_scenarios covers them).
-RANDOM_PRESETS = ["starlink_dual", "maco_density", "iridium_mptcp", "starlink_lte_video",
-                  "starlink_trace"]
-DURATION = {"starlink_dual": 40.0, "maco_density": 40.0, "iridium_mptcp": 120.0,
-            "starlink_lte_video": 40.0, "starlink_trace": 40.0}
+RANDOM_PRESETS = [
+    "starlink_dual",
+    "maco_density",
+    "iridium_mptcp",
+    "starlink_lte_video",
+    "starlink_trace",
+]
+DURATION = {
+    "starlink_dual": 40.0,
+    "maco_density": 40.0,
+    "iridium_mptcp": 120.0,
+    "starlink_lte_video": 40.0,
+    "starlink_trace": 40.0,
+}
 
 
 # maco_density stops when its file is done; keep it running (bulk). In the
@@ -30,8 +40,14 @@ EXTRA = {"maco_density": ["scenario.file_bytes=0", NO_CORE], "starlink_dual": [N
 
 
 def channel(preset: str, controller: str, seed: int, *overrides: str) -> dict:
-    return orbitcc.run(preset, controller, seed=seed, duration_s=DURATION[preset],
-                       overrides=[*EXTRA.get(preset, []), *overrides], series=True)
+    return orbitcc.run(
+        preset,
+        controller,
+        seed=seed,
+        duration_s=DURATION[preset],
+        overrides=[*EXTRA.get(preset, []), *overrides],
+        series=True,
+    )
 
 
 @pytest.mark.parametrize("preset", RANDOM_PRESETS)
@@ -49,18 +65,22 @@ def test_every_controller_meets_the_same_channel(preset: str) -> None:
     ref = runs["cubic"]
     for cc in ("bbr", "maco"):
         # Subflow 0 (BBR runs single-path on starlink_dual: one subflow).
-        assert runs[cc]["series"]["capacity_mbps"][0].tobytes() == \
-            ref["series"]["capacity_mbps"][0].tobytes(), cc
+        assert (
+            runs[cc]["series"]["capacity_mbps"][0].tobytes()
+            == ref["series"]["capacity_mbps"][0].tobytes()
+        ), cc
         assert runs[cc]["handover_times_s"] == ref["handover_times_s"], cc
     # ... while the controllers really behave differently on it.
     assert len({round(r["throughput_mbps"], 6) for r in runs.values()}) == 3
 
 
-def link_states(preset: str, seed: int, link: int, until_s: float,
-                *overrides: str) -> list[tuple]:
+def link_states(preset: str, seed: int, link: int, until_s: float, *overrides: str) -> list[tuple]:
     """(capacity, delay) of one link every 10 ms, straight from the core."""
-    cfg = to_object(compose_config("sim", [f"scenario={preset}", f"seed={seed}",
-                                           f"duration_s={until_s}", *overrides]))
+    cfg = to_object(
+        compose_config(
+            "sim", [f"scenario={preset}", f"seed={seed}", f"duration_s={until_s}", *overrides]
+        )
+    )
     spec = build_spec(cfg)
     spec["record_series"] = False
     sim = _core.Simulation(spec)
@@ -128,8 +148,13 @@ def test_bbr_cycle_phase_follows_the_episode_seed() -> None:
 def test_env_reset_seed_changes_the_channel() -> None:
     import gymnasium as gym
 
-    env = gym.make("orbitcc/OrbitCC-v0", scenario="starlink_dual", controller="olia",
-                   overrides=["duration_s=20.0", NO_CORE], info_level=1)
+    env = gym.make(
+        "orbitcc/OrbitCC-v0",
+        scenario="starlink_dual",
+        controller="olia",
+        overrides=["duration_s=20.0", NO_CORE],
+        info_level=1,
+    )
     caps = []
     for seed in (4, 5, 4):
         env.reset(seed=seed)
@@ -145,19 +170,21 @@ def test_env_reset_seed_changes_the_channel() -> None:
     assert caps[0] != caps[1]
 
 
-@pytest.mark.parametrize("key,value,allowed", [
-    # The ranges of the C++ table (orbitcc.describe("starlink_dual")).
-    ("outage_sigma", -1, "[0, 5]"),
-    ("outage_min_s", -0.1, "[0, 60] s"),
-    ("outage_median_s", 2.0, "[outage_min_s, outage_max_s] = [0.02, 0.5] s"),
-    ("ge_p_bad", 1.5, "[0, 1]"),
-    ("capacity_jitter_correlation", 1.0, "[0, 1)"),
-    ("ge_mean_bad_s", 0.0, "[0.001, 100000] s"),
-])
+@pytest.mark.parametrize(
+    "key,value,allowed",
+    [
+        # The ranges of the C++ table (orbitcc.describe("starlink_dual")).
+        ("outage_sigma", -1, "[0, 5]"),
+        ("outage_min_s", -0.1, "[0, 60] s"),
+        ("outage_median_s", 2.0, "[outage_min_s, outage_max_s] = [0.02, 0.5] s"),
+        ("ge_p_bad", 1.5, "[0, 1]"),
+        ("capacity_jitter_correlation", 1.0, "[0, 1)"),
+        ("ge_mean_bad_s", 0.0, "[0.001, 100000] s"),
+    ],
+)
 def test_out_of_range_distribution_parameters(key: str, value: float, allowed: str) -> None:
     with pytest.raises(ValueError) as err:
-        orbitcc.run("starlink_dual", "olia", duration_s=1.0,
-                    overrides=[f"scenario.{key}={value}"])
+        orbitcc.run("starlink_dual", "olia", duration_s=1.0, overrides=[f"scenario.{key}={value}"])
     msg = str(err.value)
     assert f"scenario.{key}" in msg and f"allowed: {allowed}" in msg, msg
 
@@ -166,7 +193,12 @@ def test_core_rejects_a_bad_blackout_distribution_by_key() -> None:
     cfg = to_object(compose_config("sim", ["scenario=starlink_dual"]))
     spec = build_spec(cfg)
     spec["links"][0]["process"]["hard_outage_s"] = {
-        "dist": "lognormal", "median_s": 0.05, "sigma": 0.8, "min_s": 0.02, "max_s": -1.0}
+        "dist": "lognormal",
+        "median_s": 0.05,
+        "sigma": 0.8,
+        "min_s": 0.02,
+        "max_s": -1.0,
+    }
     with pytest.raises(ValueError, match=r"hard_outage_s\.max_s = -1 is out of range"):
         _core.Simulation(spec)
     spec["links"][0]["process"]["hard_outage_s"] = {"dist": "gamma", "max_s": 1.0}

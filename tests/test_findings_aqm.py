@@ -19,12 +19,16 @@ SEEDS = range(5)
 
 @pytest.mark.parametrize("bbr", ["bbr", "bbr3"])
 def test_fq_codel_makes_cubic_and_bbr_fairer_on_a_leo_bottleneck(bbr):
-    jain = {q: [measure(q, s, controllers=("cubic", bbr))["jain"] for s in SEEDS]
-            for q in ("droptail", "fq_codel")}
+    jain = {
+        q: [measure(q, s, controllers=("cubic", bbr))["jain"] for s in SEEDS]
+        for q in ("droptail", "fq_codel")
+    }
     tail, fq = (statistics.fmean(jain[q]) for q in ("droptail", "fq_codel"))
     sd = {q: statistics.stdev(jain[q]) for q in jain}
-    print(f"\ncubic vs {bbr}: Jain drop-tail {tail:.3f} +- {sd['droptail']:.3f}, "
-          f"fq_codel {fq:.3f} +- {sd['fq_codel']:.3f}")
+    print(
+        f"\ncubic vs {bbr}: Jain drop-tail {tail:.3f} +- {sd['droptail']:.3f}, "
+        f"fq_codel {fq:.3f} +- {sd['fq_codel']:.3f}"
+    )
     # The direction, on every seed, and by a clear margin on average.
     assert all(f > t for f, t in zip(jain["fq_codel"], jain["droptail"], strict=True))
     assert fq > 0.95

@@ -20,9 +20,14 @@ DROP = du.GAP_MIN_S - 1e-9
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, list[dict]]:
-    return {label: [du.run_one(ov, seed, DURATION_S) for seed in SEEDS]
-            for label, ov in (("tcp", ["scenario.num_subflows=1"]), ("mptcp", []),
-                              ("hard", ["scenario.soft_handover=false"]))}
+    return {
+        label: [du.run_one(ov, seed, DURATION_S) for seed in SEEDS]
+        for label, ov in (
+            ("tcp", ["scenario.num_subflows=1"]),
+            ("mptcp", []),
+            ("hard", ["scenario.soft_handover=false"]),
+        )
+    }
 
 
 def test_single_path_tcp_drops_to_zero_at_every_handover(runs) -> None:
@@ -56,6 +61,7 @@ def test_mptcp_keeps_delivering_through_one_subflows_handover(runs) -> None:
 def test_mptcp_throughput_above_single_path_tcp(runs) -> None:
     """Each path's bottleneck is its own 2 Mb/s link (no background pairs),
     so the gain is the second path's capacity less the handover losses."""
-    gains = [m["throughput"] / t["throughput"]
-             for m, t in zip(runs["mptcp"], runs["tcp"], strict=True)]
+    gains = [
+        m["throughput"] / t["throughput"] for m, t in zip(runs["mptcp"], runs["tcp"], strict=True)
+    ]
     assert min(gains) > 1.3, gains

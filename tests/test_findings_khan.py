@@ -44,8 +44,10 @@ def test_f1_cause_is_the_stacks_window_ceilings():
     # (TCP's HyStart, on over TCP as in Linux, even leaves part of the backlog
     # in its send buffer): QUIC's advantage comes from the ceilings.
     free = rk.stacks(SEEDS, limits=False, buffers=("null",))
-    q, t = statistics.fmean(delays(free[("quic", "null")])), statistics.fmean(
-        delays(free[("tcp", "null")]))
+    q, t = (
+        statistics.fmean(delays(free[("quic", "null")])),
+        statistics.fmean(delays(free[("tcp", "null")])),
+    )
     assert q > 0.8 * t, (q, t)
     for rows in free.values():
         assert all(r["timeouts"] == 0 for r in rows)

@@ -30,8 +30,9 @@ def test_both_paths_carry_the_video_whichever_starts(controller):
     # Fig. 8 / Sec. V-C: both variants split the video over the two wireless
     # paths (no bias), and which subflow starts first hardly matters; the
     # 5.24 Mb/s video fits the 2 x 3 Mb/s (goodput at the video rate).
-    by_init = {init: runs(controller, [f"scenario.initial_path={init}"])
-               for init in ("starlink", "lte")}
+    by_init = {
+        init: runs(controller, [f"scenario.initial_path={init}"]) for init in ("starlink", "lte")
+    }
     for rows in by_init.values():
         assert 40.0 < mean(rows, "share_starlink") < 60.0
         assert mean(rows, "goodput") == pytest.approx(5.24 * 180 / 200, rel=0.05)
@@ -56,8 +57,10 @@ def test_bbr_queue_drops_need_a_queue_below_its_inflight_cap():
     # in flight (~25 packets here), so it overflows the shaper only when the
     # queue is shorter than about one BDP (12 packets), while CUBIC fills any
     # queue until it drops.
-    deep, shallow = runs("bbr", ["scenario.buffer_packets=100"]), runs(
-        "bbr", ["scenario.buffer_packets=10"])
+    deep, shallow = (
+        runs("bbr", ["scenario.buffer_packets=100"]),
+        runs("bbr", ["scenario.buffer_packets=10"]),
+    )
     assert all(r["congestion"] == 0 for r in deep), deep
     assert mean(shallow, "congestion") > 100
     cubic_deep = runs("cubic", ["scenario.buffer_packets=100"])

@@ -28,10 +28,22 @@ def background(m: dict) -> dict:
     return next(f for f in m["flows"] if f["name"] == "background_tcp")
 
 
-def run(controller: str, seed: int, *overrides: str, series: bool = False,
-        scenario: str = "starlink_dual", duration_s: float | None = DURATION_S) -> dict:
-    return orbitcc.run(scenario, controller, seed=seed, duration_s=duration_s,
-                       overrides=list(overrides), series=series)
+def run(
+    controller: str,
+    seed: int,
+    *overrides: str,
+    series: bool = False,
+    scenario: str = "starlink_dual",
+    duration_s: float | None = DURATION_S,
+) -> dict:
+    return orbitcc.run(
+        scenario,
+        controller,
+        seed=seed,
+        duration_s=duration_s,
+        overrides=list(overrides),
+        series=series,
+    )
 
 
 def mean_window_packets(m: dict, key: str = "cwnd_bytes", after_s: float = 5.0) -> float:
@@ -77,8 +89,9 @@ def test_fig9_bbr_above_olia_after_22_s_and_fig8_maco_window_above_olia() -> Non
     """Fig. 9: BBR carries more than OLIA after 22 s. Fig. 8: MACO's mean
     cwnd per subflow after 5 s is far above OLIA's (paper: ~300 vs < 100)."""
     for seed in range(3):
-        m, o, b = (run(cc, seed, "sample_interval_s=0.05", series=True)
-                   for cc in ("maco", "olia", "bbr"))
+        m, o, b = (
+            run(cc, seed, "sample_interval_s=0.05", series=True) for cc in ("maco", "olia", "bbr")
+        )
 
         def after_22(r: dict) -> float:
             s = r["series"]
@@ -124,8 +137,11 @@ def test_figs12_13_maco_fastest_and_density_and_delay_matter() -> None:
     faster here: 23.3 vs 24.7 s over 10 seeds); a longer terrestrial delay
     (20 -> 125 ms one way) lengthens every controller's."""
     seeds = range(3)
-    t = {(cc, r1): [completion(cc, s, f"scenario.spacing_km={r1}") for s in seeds]
-         for cc in ("maco", "olia", "bbr") for r1 in (80, 150)}
+    t = {
+        (cc, r1): [completion(cc, s, f"scenario.spacing_km={r1}") for s in seeds]
+        for cc in ("maco", "olia", "bbr")
+        for r1 in (80, 150)
+    }
     for r1 in (80, 150):
         assert np.mean(t["maco", r1]) < min(np.mean(t["olia", r1]), np.mean(t["bbr", r1]))
     spread = max(np.std(t["maco", 80], ddof=1), np.std(t["maco", 150], ddof=1))
@@ -179,8 +195,9 @@ def test_capped_jitter_ends_macos_losses_on_the_link_budget_variant() -> None:
     Shannon rate, MACO's loss on the same scenario is below 1 % on every seed
     and the access capacity never exceeds the budget's ~199 Mb/s."""
     for seed in range(3):
-        m = run("maco", seed, "sample_interval_s=0.05", series=True,
-                scenario="starlink_dual_linkbudget")
+        m = run(
+            "maco", seed, "sample_interval_s=0.05", series=True, scenario="starlink_dual_linkbudget"
+        )
         assert mpquic(m)["loss_rate"] < 0.01, (seed, mpquic(m)["loss_rate"])
         cap = m["series"]["capacity_mbps"][m["series"]["subflow_flow"] == 0]
         assert cap.max() <= 198.7, cap.max()  # Table 3 budget at 550 km: 198.6 Mb/s
@@ -209,8 +226,9 @@ def test_cause_friendliness_newreno_is_weak_and_eq26_aggressive() -> None:
     for seed in range(3):
         m = run("maco", seed, "sample_interval_s=0.05", series=True)
         o = run("olia", seed, "sample_interval_s=0.05", series=True)
-        weak = run("maco", seed, "sample_interval_s=0.05", "controller.params.ca_gain=0.04",
-                   series=True)
+        weak = run(
+            "maco", seed, "sample_interval_s=0.05", "controller.params.ca_gain=0.04", series=True
+        )
         for r in (m, o):
             s = r["series"]
             bg_window = s["cwnd_bytes"][s["subflow_flow"] == 1].mean() / 1500
@@ -260,8 +278,10 @@ def test_cause_fig12_bandwidth_cannot_matter_behind_the_terrestrial_segment() ->
     a = completion("maco", 0, "scenario.bandwidth_mhz=5")
     b = completion("maco", 0, "scenario.bandwidth_mhz=20")
     assert abs(a - b) < 0.05 * min(a, b)
-    lo = run("maco", 0, "scenario.bandwidth_mhz=5", scenario="starlink_dual_linkbudget",
-             duration_s=15.0)
-    hi = run("maco", 0, "scenario.bandwidth_mhz=20", scenario="starlink_dual_linkbudget",
-             duration_s=15.0)
+    lo = run(
+        "maco", 0, "scenario.bandwidth_mhz=5", scenario="starlink_dual_linkbudget", duration_s=15.0
+    )
+    hi = run(
+        "maco", 0, "scenario.bandwidth_mhz=20", scenario="starlink_dual_linkbudget", duration_s=15.0
+    )
     assert hi["throughput_mbps"] > 1.3 * lo["throughput_mbps"]

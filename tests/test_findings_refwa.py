@@ -52,8 +52,11 @@ def test_refwa_paper_activity_rule_overshoots_the_buffer():
     # the overshoot overflows on fewer seeds than the 940 drops of 2026-11-23.)
     paper_overflows = 0
     for link in ("T1", "T3"):
-        ov = [f"scenario.link_type={link}", "scenario.num_steps=1",
-              "scenario.initial_window_packets=10"]
+        ov = [
+            f"scenario.link_type={link}",
+            "scenario.num_steps=1",
+            "scenario.initial_window_packets=10",
+        ]
         paper_rule = runs(REFWA, [*ov, "scenario.activity_window=0"])
         own_rtt = runs(REFWA, ov)
         assert all(r["drops"] == 0 for r in own_rtt), own_rtt

@@ -29,9 +29,14 @@ def test_a_larger_constant_scale_sends_more(task: list[str]) -> None:
     assert grab["throughput_mbps"] > base["throughput_mbps"]
 
 
-@pytest.mark.parametrize(("name", "match"), [("const:olia", "expected const"),
-                                             ("const:olia:x", "not a number"),
-                                             ("const:olia:2", r"\[-1, 1\]")])
+@pytest.mark.parametrize(
+    ("name", "match"),
+    [
+        ("const:olia", "expected const"),
+        ("const:olia:x", "not a number"),
+        ("const:olia:2", r"\[-1, 1\]"),
+    ],
+)
 def test_bad_constant_entrants_say_what_is_allowed(name: str, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         heldout.parse_constant(name)

@@ -12,11 +12,17 @@ import pytest
 from orbitcc.agents import heldout_tables as ht
 
 
-def row(thr: float, p95: float, bg: float, trace: bool, flows: int,
-        ret: float = 0.0) -> dict[str, float]:
-    return {"return": ret, "throughput_mbps": thr, "p95_delay_ms": p95,
-            "background_mbps": bg, "trace_episode": float(trace),
-            "background_flows": float(flows)}
+def row(
+    thr: float, p95: float, bg: float, trace: bool, flows: int, ret: float = 0.0
+) -> dict[str, float]:
+    return {
+        "return": ret,
+        "throughput_mbps": thr,
+        "p95_delay_ms": p95,
+        "background_mbps": bg,
+        "trace_episode": float(trace),
+        "background_flows": float(flows),
+    }
 
 
 @pytest.fixture
@@ -26,20 +32,29 @@ def data() -> dict:
     # with background, 2, 3 alone.
     def task(thr: list[float], p95: list[float], bg: list[float]) -> list[dict[str, float]]:
         meta = [(False, 1), (False, 0), (True, 1), (False, 2)]
-        return [row(t, p, b, tr, f) for t, p, b, (tr, f) in zip(thr, p95, bg, meta,
-                                                                  strict=True)]
+        return [row(t, p, b, tr, f) for t, p, b, (tr, f) in zip(thr, p95, bg, meta, strict=True)]
 
     def trace(thr: list[float]) -> list[dict[str, float]]:
-        return [row(t, 100.0, 1.0 if i < 2 else 0.0, True, 1 if i < 2 else 0)
-                for i, t in enumerate(thr)]
+        return [
+            row(t, 100.0, 1.0 if i < 2 else 0.0, True, 1 if i < 2 else 0) for i, t in enumerate(thr)
+        ]
 
-    return {"seeds": [0, 1, 2, 3], "rows": {
-        "task": {"agent:a": task([10, 20, 30, 40], [90, 90, 90, 90], [5, 0, 5, 5]),
-                 "seed:a:s1": task([12, 22, 32, 42], [90, 90, 90, 90], [5, 0, 5, 5]),
-                 "newreno": task([9, 25, 30, 40], [100, 100, 100, 100], [4, 0, 5, 5]),
-                 "olia": task([8, 18, 28, 38], [96, 96, 96, 96], [5, 0, 5, 5])},
-        "trace": {"agent:a": trace([10, 10, 18, 18]), "newreno": trace([10, 10, 20, 20]),
-                  "olia": trace([9, 9, 19, 19])}}}
+    return {
+        "seeds": [0, 1, 2, 3],
+        "rows": {
+            "task": {
+                "agent:a": task([10, 20, 30, 40], [90, 90, 90, 90], [5, 0, 5, 5]),
+                "seed:a:s1": task([12, 22, 32, 42], [90, 90, 90, 90], [5, 0, 5, 5]),
+                "newreno": task([9, 25, 30, 40], [100, 100, 100, 100], [4, 0, 5, 5]),
+                "olia": task([8, 18, 28, 38], [96, 96, 96, 96], [5, 0, 5, 5]),
+            },
+            "trace": {
+                "agent:a": trace([10, 10, 18, 18]),
+                "newreno": trace([10, 10, 20, 20]),
+                "olia": trace([9, 9, 19, 19]),
+            },
+        },
+    }
 
 
 def test_splits_partition_the_episodes(data: dict) -> None:

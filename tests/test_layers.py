@@ -36,8 +36,14 @@ ROOT = Path(__file__).resolve().parents[1]
 CPP = ROOT / "cpp_core"
 # Bottom to top; layers in one tuple sit side by side.
 LAYERS: list[tuple[str, ...]] = [
-    ("sim",), ("net",), ("cc",), ("metrics",), ("transport", "app", "leo"),
-    ("engine",), ("env", "spec"), ("bindings", "tools"),
+    ("sim",),
+    ("net",),
+    ("cc",),
+    ("metrics",),
+    ("transport", "app", "leo"),
+    ("engine",),
+    ("env", "spec"),
+    ("bindings", "tools"),
 ]
 RANK = {name: rank for rank, group in enumerate(LAYERS) for name in group}
 INCLUDE = re.compile(r'^#include "([a-z_]+)/', re.MULTILINE)
@@ -64,8 +70,11 @@ def test_the_core_does_not_import_orbitcc() -> None:
     # Python configures and steps; the C++ side never calls back into the
     # package (e.g. to resolve paths: Python resolves them before the spec
     # crosses).
-    offenders = [str(p.relative_to(CPP)) for p in sorted(CPP.glob("*/*"))
-                 if p.suffix in (".h", ".cc") and 'import("orbitcc' in p.read_text()]
+    offenders = [
+        str(p.relative_to(CPP))
+        for p in sorted(CPP.glob("*/*"))
+        if p.suffix in (".h", ".cc") and 'import("orbitcc' in p.read_text()
+    ]
     assert offenders == []
 
 
@@ -82,7 +91,10 @@ PY_DIRS = {
 # Bottom to top; layers in one tuple sit side by side (and may not import
 # each other). A module's layer is that of the longest prefix listed here.
 PY_LAYERS: list[tuple[str, ...]] = [
-    ("orbitcc",), ("orbitcc.ns3",), ("orbitcc.env",), ("orbitcc.entrants",),
+    ("orbitcc",),
+    ("orbitcc.ns3",),
+    ("orbitcc.env",),
+    ("orbitcc.entrants",),
     ("orbitcc.agents", "orbitcc.baselines", "orbitcc.ns3gym", "orbitcc.reproductions"),
     ("orbitcc.cli",),
 ]
@@ -128,8 +140,7 @@ def imports_of(module: str, path: Path) -> list[tuple[str, int]]:
                 base = ".".join([*anchor, base] if base else anchor)
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
-                out.append((sub if sub in MODULES or sub == "orbitcc._core" else base,
-                            node.lineno))
+                out.append((sub if sub in MODULES or sub == "orbitcc._core" else base, node.lineno))
     return [(m, line) for m, line in out if m == "orbitcc" or m.startswith("orbitcc.")]
 
 
@@ -147,10 +158,17 @@ def test_python_folders_are_the_packages_setup_maps() -> None:
     setup = (ROOT / "setup.py").read_text()
     for package, folder in PY_DIRS.items():
         assert f'"{package}": "{folder}"' in setup
-    assert set(MODULES) >= {"orbitcc.config", "orbitcc.env", "orbitcc.agents.train",
-                            "orbitcc.baselines.cells", "orbitcc.cli.sim", "orbitcc.ns3",
-                            "orbitcc.entrants.checkpoint", "orbitcc.ns3gym.server",
-                            "orbitcc.reproductions.reproduce_maco"}
+    assert set(MODULES) >= {
+        "orbitcc.config",
+        "orbitcc.env",
+        "orbitcc.agents.train",
+        "orbitcc.baselines.cells",
+        "orbitcc.cli.sim",
+        "orbitcc.ns3",
+        "orbitcc.entrants.checkpoint",
+        "orbitcc.ns3gym.server",
+        "orbitcc.reproductions.reproduce_maco",
+    }
 
 
 def test_each_zone_holds_only_its_own_modules() -> None:
@@ -159,10 +177,23 @@ def test_each_zone_holds_only_its_own_modules() -> None:
     # leaderboard's package holds no paper reproduction (whatever writes a
     # generated section of docs/reproduction.md through docgen lives in
     # orbitcc.reproductions).
-    assert not [m for m in MODULES if m.startswith(("orbitcc.env.ns3gym", "orbitcc.env.checkpoint",
-                                                    "orbitcc.env.policy", "orbitcc.env.entrant"))]
-    writers = sorted(m for m, path in MODULES.items()
-                     if "write_section" in path.read_text() or "section_main" in path.read_text())
+    assert not [
+        m
+        for m in MODULES
+        if m.startswith(
+            (
+                "orbitcc.env.ns3gym",
+                "orbitcc.env.checkpoint",
+                "orbitcc.env.policy",
+                "orbitcc.env.entrant",
+            )
+        )
+    ]
+    writers = sorted(
+        m
+        for m, path in MODULES.items()
+        if "write_section" in path.read_text() or "section_main" in path.read_text()
+    )
     assert writers and all(layer_of(m) == "orbitcc.reproductions" for m in writers), writers
     bench = sorted(m for m in MODULES if m.rpartition(".")[2].startswith("bench"))
     assert bench == ["orbitcc.cli.bench"]  # one benchmark module
@@ -179,8 +210,11 @@ def test_every_console_script_is_in_the_cli_layer() -> None:
 
 
 def test_nothing_imports_names_from_the_facade() -> None:
-    bad = [f"{MODULES[m].relative_to(ROOT)}:{line} imports the facade"
-           for m, used, line in _edges() if used == FACADE]
+    bad = [
+        f"{MODULES[m].relative_to(ROOT)}:{line} imports the facade"
+        for m, used, line in _edges()
+        if used == FACADE
+    ]
     assert bad == []
 
 
@@ -191,8 +225,9 @@ def test_python_layers_import_only_layers_below() -> None:
             continue
         mine, theirs = layer_of(module), layer_of(used)
         if mine != theirs and PY_RANK[theirs] >= PY_RANK[mine]:
-            bad.append(f"{MODULES[module].relative_to(ROOT)}:{line} ({mine}) imports {used} "
-                       f"({theirs})")
+            bad.append(
+                f"{MODULES[module].relative_to(ROOT)}:{line} ({mine}) imports {used} ({theirs})"
+            )
     assert bad == []
 
 
@@ -252,7 +287,9 @@ def test_the_layer_checks_see_function_level_and_cyclic_imports(tmp_path: Path) 
     assert imports_of("orbitcc.env.probe", path) == [("orbitcc.agents.checkpoint", 2)]
     path.write_text("from ._build import compose_gym\nfrom . import vector\nimport numpy\n")
     assert imports_of("orbitcc.env.probe", path) == [
-        ("orbitcc.env._build", 1), ("orbitcc.env.vector", 2)]
+        ("orbitcc.env._build", 1),
+        ("orbitcc.env.vector", 2),
+    ]
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
     assert layer_of("orbitcc.cli.sim") == "orbitcc.cli"
@@ -261,18 +298,29 @@ def test_the_layer_checks_see_function_level_and_cyclic_imports(tmp_path: Path) 
 
 # ------------------------------------------------------- design decisions --
 
-DECISION = re.compile(r"[Dd]esign decisions? (\d+)(?: and (\d+))?|\(decision (\d+)\)|"
-                      r"decision (\d+) of the design")
+DECISION = re.compile(
+    r"[Dd]esign decisions? (\d+)(?: and (\d+))?|\(decision (\d+)\)|"
+    r"decision (\d+) of the design"
+)
 
 
 def test_every_design_decision_the_code_cites_is_defined() -> None:
     # "design decision N" in a comment, docstring or doc must point at a
     # numbered definition in docs/architecture.md ("N. **...**").
-    defined = set(re.findall(r"^(\d+)\. \*\*", (ROOT / "docs" / "architecture.md").read_text(),
-                             re.MULTILINE))
+    defined = set(
+        re.findall(r"^(\d+)\. \*\*", (ROOT / "docs" / "architecture.md").read_text(), re.MULTILINE)
+    )
     cited: dict[str, set[str]] = {}
-    for folder in ("cpp_core", "orbitcc", "env", "agents", "baselines", "validation",
-                   "tests", "docs"):
+    for folder in (
+        "cpp_core",
+        "orbitcc",
+        "env",
+        "agents",
+        "baselines",
+        "validation",
+        "tests",
+        "docs",
+    ):
         for path in (ROOT / folder).rglob("*"):
             if path.suffix not in (".h", ".cc", ".py", ".md") or not path.is_file():
                 continue

@@ -41,28 +41,40 @@ from orbitcc.config import compose_config, to_object
 
 ROOT = Path(__file__).resolve().parent.parent
 # 2 scenarios x 2 seeds, every registered controller, 4 simulated seconds.
-SMALL = ["suite=quick", "suite.scenarios=[starlink_dual,lms_ka]", "suite.cells=[]",
-         "suite.sweeps=[]", "suite.seeds=[0,1]", "suite.duration_s=4"]
+SMALL = [
+    "suite=quick",
+    "suite.scenarios=[starlink_dual,lms_ka]",
+    "suite.cells=[]",
+    "suite.sweeps=[]",
+    "suite.seeds=[0,1]",
+    "suite.duration_s=4",
+]
 
 
-def leaderboard(args: list[str], cwd: Path, out: Path, timeout: float = 600,
-                check: bool = True) -> subprocess.CompletedProcess:
+def leaderboard(
+    args: list[str], cwd: Path, out: Path, timeout: float = 600, check: bool = True
+) -> subprocess.CompletedProcess:
     env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "orbitcc.cli.leaderboard", f"hydra.run.dir={out}",
-           "progress=false", *args]
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    cmd = [
+        sys.executable,
+        "-m",
+        "orbitcc.cli.leaderboard",
+        f"hydra.run.dir={out}",
+        "progress=false",
+        *args,
+    ]
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} -> {proc.returncode}\n{proc.stdout}\n"
-                             f"{proc.stderr}")
+        raise AssertionError(f"{' '.join(cmd)} -> {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
     return proc
 
 
 def tables(out: Path) -> tuple[str, str]:
     """leaderboard.md (without the line naming the commit, which includes the hash of
     uncommitted edits) and leaderboard.csv."""
-    md = [x for x in (out / "leaderboard.md").read_text().splitlines()
-          if not x.startswith("orbitcc ")]
+    md = [
+        x for x in (out / "leaderboard.md").read_text().splitlines() if not x.startswith("orbitcc ")
+    ]
     return "\n".join(md), (out / "leaderboard.csv").read_text()
 
 
@@ -80,17 +92,33 @@ def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # ------------------------------------------------------------------ cells --
 
+
 def test_cell_record_equals_orbitcc_run_and_has_every_field() -> None:
     import orbitcc
 
     p = plan(["maco"], [("starlink_dual", (), None)], [3], 20.0)
     record = run_cell(p.cells[0], suite="t")
     m = orbitcc.run("starlink_dual", "maco", seed=3, duration_s=20.0)
-    for key in ("throughput_mbps", "p95_delay_ms", "loss_rate", "flows", "handover_times_s",
-                "congestion_losses", "handover_losses", "random_losses", "utilization"):
+    for key in (
+        "throughput_mbps",
+        "p95_delay_ms",
+        "loss_rate",
+        "flows",
+        "handover_times_s",
+        "congestion_losses",
+        "handover_losses",
+        "random_losses",
+        "utilization",
+    ):
         assert record[key] == m[key], key
-    for key in (*REQUIRED_FIELDS, "loss_confusion", "handover_recovery_s",
-                "checkpoint_hash", "wall_s", "power"):
+    for key in (
+        *REQUIRED_FIELDS,
+        "loss_confusion",
+        "handover_recovery_s",
+        "checkpoint_hash",
+        "wall_s",
+        "power",
+    ):
         assert key in record, key
     assert record["git_commit"] == code_identity()["git_commit"]
     # MACO classifies losses: its confusion matrix holds every declared loss.
@@ -99,7 +127,8 @@ def test_cell_record_equals_orbitcc_run_and_has_every_field() -> None:
     declared = sum(f["declared_losses"] for f in record["flows"] if not f["background"])
     assert sum(sum(row.values()) for row in lc["matrix"].values()) == declared
     assert record["power"] == pytest.approx(
-        record["throughput_mbps"] / (record["mean_delay_ms"] / 1e3))
+        record["throughput_mbps"] / (record["mean_delay_ms"] / 1e3)
+    )
 
 
 def test_resume_key_covers_what_changes_the_result() -> None:
@@ -108,8 +137,9 @@ def test_resume_key_covers_what_changes_the_result() -> None:
         plan(["cubic"], [("lms_ka", (), None)], [1], 4.0).cells[0],  # seed
         plan(["cubic"], [("lms_ka", (), None)], [0], 5.0).cells[0],  # duration
         plan(["bbr"], [("lms_ka", (), None)], [0], 4.0).cells[0],  # entrant
-        plan(["cubic"], [("lms_ka", ("scenario.buffer_packets=7",), None)], [0],
-             4.0).cells[0],  # override
+        plan(["cubic"], [("lms_ka", ("scenario.buffer_packets=7",), None)], [0], 4.0).cells[
+            0
+        ],  # override
         plan(["cubic"], [("lms_s", (), None)], [0], 4.0).cells[0],  # scenario
     ]
     keys = {c.key for c in others}
@@ -136,16 +166,35 @@ def test_handover_recovery_on_a_known_series() -> None:
 
 
 def test_loss_confusion_puts_every_loss_in_one_cell() -> None:
-    flows = [{"background": False,
-              "loss_truth": {"queue_overflow": 5, "random": 3, "outage": 2, "spurious": 1,
-                             "unresolved": 0},
-              "loss_classification": {
-                  "congestion": {"queue_overflow": 4, "random": 1, "outage": 0,
-                                 "spurious": 1, "unresolved": 0},
-                  "not_congestion": {"queue_overflow": 1, "random": 2, "outage": 2,
-                                     "spurious": 0, "unresolved": 0}}},
-             {"background": True, "loss_truth": {"queue_overflow": 99},
-              "loss_classification": None}]
+    flows = [
+        {
+            "background": False,
+            "loss_truth": {
+                "queue_overflow": 5,
+                "random": 3,
+                "outage": 2,
+                "spurious": 1,
+                "unresolved": 0,
+            },
+            "loss_classification": {
+                "congestion": {
+                    "queue_overflow": 4,
+                    "random": 1,
+                    "outage": 0,
+                    "spurious": 1,
+                    "unresolved": 0,
+                },
+                "not_congestion": {
+                    "queue_overflow": 1,
+                    "random": 2,
+                    "outage": 2,
+                    "spurious": 0,
+                    "unresolved": 0,
+                },
+            },
+        },
+        {"background": True, "loss_truth": {"queue_overflow": 99}, "loss_classification": None},
+    ]
     lc = loss_confusion(flows)
     assert lc["classifies"]
     m = lc["matrix"]
@@ -157,16 +206,21 @@ def test_loss_confusion_puts_every_loss_in_one_cell() -> None:
 
 # ------------------------------------------------------------- bad input --
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["suite.scenarios=[atlantis]"], "atlantis.*unknown"),
-    (["suite.entrants=[cubic,vegas]"], "vegas.*unknown"),
-    (["suite.sweeps=[{scenario: lms_ka, param: scenario.nonsense, values: [1]}]"], "nonsense"),
-    (["agents=[/nowhere/model.zip]"], "no checkpoint"),
-    (["suite.seeds=[0,0]"], "twice"),
-    (["launcher.name=mpi"], "launcher.name"),
-])
-def test_bad_suites_fail_at_start_with_one_message(args: list[str], message: str,
-                                                   tmp_path: Path) -> None:
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["suite.scenarios=[atlantis]"], "atlantis.*unknown"),
+        (["suite.entrants=[cubic,vegas]"], "vegas.*unknown"),
+        (["suite.sweeps=[{scenario: lms_ka, param: scenario.nonsense, values: [1]}]"], "nonsense"),
+        (["agents=[/nowhere/model.zip]"], "no checkpoint"),
+        (["suite.seeds=[0,0]"], "twice"),
+        (["launcher.name=mpi"], "launcher.name"),
+    ],
+)
+def test_bad_suites_fail_at_start_with_one_message(
+    args: list[str], message: str, tmp_path: Path
+) -> None:
     out = tmp_path / "run"
     proc = leaderboard([*SMALL, *args], tmp_path, out, check=False, timeout=120)
     assert proc.returncode == 2, proc.stderr
@@ -189,6 +243,7 @@ def test_corrupt_checkpoint_fails_at_start(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------- results file --
+
 
 def _record(key: str, **kw: object) -> dict:
     r = {f: 0 for f in REQUIRED_FIELDS}
@@ -222,12 +277,15 @@ def test_results_file_repairs_a_cut_tail_and_rejects_corrupt_lines(tmp_path: Pat
 
 def test_results_file_has_one_writer(tmp_path: Path) -> None:
     path = tmp_path / "results.jsonl"
-    script = ("import sys, time\nfrom pathlib import Path\n"
-              "from orbitcc.baselines.results import locked\n"
-              "with locked(Path(sys.argv[1])):\n    print('locked', flush=True)\n"
-              "    time.sleep(30)\n")
-    holder = subprocess.Popen([sys.executable, "-c", script, str(path)],
-                              stdout=subprocess.PIPE, text=True)
+    script = (
+        "import sys, time\nfrom pathlib import Path\n"
+        "from orbitcc.baselines.results import locked\n"
+        "with locked(Path(sys.argv[1])):\n    print('locked', flush=True)\n"
+        "    time.sleep(30)\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script, str(path)], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         with pytest.raises(ResultsError, match=f"another run \\(pid {holder.pid}\\)"):
@@ -242,6 +300,7 @@ def test_results_file_has_one_writer(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------- statistics --
 
+
 def test_t_quantiles_and_intervals() -> None:
     assert t975(2) == 12.706 and t975(5) == 2.776 and t975(1000) == 1.96
     s = stat([1.0, 2.0, 3.0, 4.0, 5.0, None, float("nan")])
@@ -251,10 +310,19 @@ def test_t_quantiles_and_intervals() -> None:
 
 
 def _rec(entrant: str, cell: str, seed: int, thr: float, delay: float, loss: float) -> dict:
-    return {"entrant_label": entrant, "cell": cell, "seed": seed, "throughput_mbps": thr,
-            "goodput_mbps": thr, "p95_delay_ms": delay, "loss_rate": loss,
-            "power": thr / delay * 1e3, "mean_delay_ms": delay, "fair_share_mbps": 100.0,
-            "base_delay_ms": 10.0}
+    return {
+        "entrant_label": entrant,
+        "cell": cell,
+        "seed": seed,
+        "throughput_mbps": thr,
+        "goodput_mbps": thr,
+        "p95_delay_ms": delay,
+        "loss_rate": loss,
+        "power": thr / delay * 1e3,
+        "mean_delay_ms": delay,
+        "fair_share_mbps": 100.0,
+        "base_delay_ms": 10.0,
+    }
 
 
 # The score itself: tests/test_leaderboard_score.py (hand-computed values and
@@ -267,13 +335,15 @@ def test_bootstrap_sees_an_unstable_ranking() -> None:
     for s in range(6):  # two entrants with the same mean, large seed noise
         for e in ("A", "B"):
             recs.append(_rec(e, "x", s, 100 + 30 * rng.standard_normal(), 20.0, 0.0))
-    board = build_board(recs, ["A", "B"], ["x"], list(range(6)), {"x": "x"}, {"x": []},
-                        ScoreConfig(bootstrap=400))
+    board = build_board(
+        recs, ["A", "B"], ["x"], list(range(6)), {"x": "x"}, {"x": []}, ScoreConfig(bootstrap=400)
+    )
     kept = board.ranking[0]["rank_kept"]
     assert 0.2 < kept < 0.98 and board.ranking[0]["rank_interval"] == (1, 2)
 
 
 # ------------------------------------------------------------ end to end --
+
 
 def test_small_suite_runs_and_reports(small_run: Path) -> None:
     records = read_records(small_run / "results.jsonl", REQUIRED_FIELDS)
@@ -308,8 +378,14 @@ def test_sigkill_at_random_points_then_restart(small_run: Path, tmp_path: Path) 
     out = tmp_path / "killed"
     args = [*SMALL, "report=false", "launcher.workers=2"]
     env = {**os.environ, "WANDB_MODE": "disabled"}
-    cmd = [sys.executable, "-m", "orbitcc.cli.leaderboard", f"hydra.run.dir={out}",
-           "progress=false", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "orbitcc.cli.leaderboard",
+        f"hydra.run.dir={out}",
+        "progress=false",
+        *args,
+    ]
     rng = random.Random(13)
     results = out / "results.jsonl"
     kills = 0
@@ -323,8 +399,14 @@ def test_sigkill_at_random_points_then_restart(small_run: Path, tmp_path: Path) 
         # machine outruns), plus a random fraction of a cell, so writes can be cut.
         done = rows()
         target = done + rng.randint(1, max(1, total - done - 1))
-        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         while proc.poll() is None and rows() < target:
             time.sleep(0.01)
         time.sleep(rng.uniform(0.0, 0.05))
@@ -345,9 +427,16 @@ def test_sigkill_at_random_points_then_restart(small_run: Path, tmp_path: Path) 
     assert tables(out) == tables(small_run)
 
 
-TINY = ["suite=quick", "suite.scenarios=[lms_ka]", "suite.cells=[]", "suite.sweeps=[]",
-        "suite.seeds=[0,1]", "suite.duration_s=3", "suite.entrants=[cubic,bbr,maco]",
-        "report=false"]
+TINY = [
+    "suite=quick",
+    "suite.scenarios=[lms_ka]",
+    "suite.cells=[]",
+    "suite.sweeps=[]",
+    "suite.seeds=[0,1]",
+    "suite.duration_s=3",
+    "suite.entrants=[cubic,bbr,maco]",
+    "report=false",
+]
 
 
 @pytest.fixture(scope="module")
@@ -369,14 +458,16 @@ def test_ray_launcher_on_a_local_instance(tiny_pool: Path, tmp_path: Path) -> No
 def test_submitit_local_launcher(tiny_pool: Path, tmp_path: Path) -> None:
     pytest.importorskip("submitit")
     out = tmp_path / "submitit"
-    proc = leaderboard([*TINY, "launcher=submitit_local", "launcher.cells_per_job=2"],
-                       tmp_path, out)
+    proc = leaderboard(
+        [*TINY, "launcher=submitit_local", "launcher.cells_per_job=2"], tmp_path, out
+    )
     assert "on launcher submitit" in proc.stdout
     assert len(list((out / "submitit").glob("*/*_result.pkl"))) == 3  # 6 cells, 2 per job
     assert tables(out) == tables(tiny_pool)
 
 
 # -------------------------------------------------------------- the suites --
+
 
 def test_shipped_suites() -> None:
     from orbitcc.config import available
@@ -401,6 +492,7 @@ def test_shipped_suites() -> None:
 
 # ------------------------------------------------------------- the report --
 
+
 def _chromium() -> str:
     import shutil
 
@@ -408,9 +500,12 @@ def _chromium() -> str:
     if exe:
         return exe
     if os.geteuid() == 0 and shutil.which("apt-get"):
-        subprocess.run("apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get "
-                       "install -y -qq chromium", shell=True, capture_output=True,
-                       timeout=900)
+        subprocess.run(
+            "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium",
+            shell=True,
+            capture_output=True,
+            timeout=900,
+        )
         exe = shutil.which("chromium")
         if exe:
             return exe
@@ -419,9 +514,21 @@ def _chromium() -> str:
 
 def _headless(exe: str, page: Path, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--enable-logging=stderr", "--v=0", *extra, page.as_uri()],
-        capture_output=True, text=True, timeout=180)
+        [
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--enable-logging=stderr",
+            "--v=0",
+            *extra,
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 def _console_errors(stderr: str) -> list[str]:
@@ -449,8 +556,7 @@ def image_probe(exe: str, page: Path, tmp: Path) -> dict[str, int]:
     assert proc.returncode == 0, proc.stderr[-2000:]
     import re
 
-    m = re.search(r'<pre id="probe">images=(\d+) broken=(\d+) noalt=(\d+)</pre>',
-                  proc.stdout)
+    m = re.search(r'<pre id="probe">images=(\d+) broken=(\d+) noalt=(\d+)</pre>', proc.stdout)
     assert m, proc.stdout[-500:]
     return dict(zip(("images", "broken", "noalt"), map(int, m.groups()), strict=True))
 
@@ -466,8 +572,12 @@ def test_html_report_in_headless_chromium(small_run: Path, tmp_path: Path) -> No
     rank, entrant = (x.strip() for x in first.split("|")[1:3])
     import re
 
-    row = re.search(r'<table class="sortable" id="ranking">.*?<tbody><tr><td>(=?1)</td><td>'
-                    r"([^<]+)</td>", proc.stdout, flags=re.S)
+    row = re.search(
+        r'<table class="sortable" id="ranking">.*?<tbody><tr><td>(=?1)</td><td>'
+        r"([^<]+)</td>",
+        proc.stdout,
+        flags=re.S,
+    )
     assert row and (row.group(1), row.group(2)) == (rank, entrant)
     # Every plot decodes in the browser and has alt text; 5 plots at least
     # (no handover in 4 s, no sweep, no classifier missing: MACO classifies).
@@ -482,8 +592,7 @@ def test_html_report_in_headless_chromium(small_run: Path, tmp_path: Path) -> No
     bad.write_text("<html><body><script>undefined_function();</script></body></html>")
     assert _console_errors(_headless(exe, bad, "--dump-dom").stderr)
     shot = small_run / "report.png"
-    _headless(exe, page, f"--screenshot={shot}", "--window-size=1300,2200",
-              "--hide-scrollbars")
+    _headless(exe, page, f"--screenshot={shot}", "--window-size=1300,2200", "--hide-scrollbars")
     assert shot.is_file() and shot.stat().st_size > 10_000
 
 

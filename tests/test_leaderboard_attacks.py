@@ -27,9 +27,11 @@ DURATION = 10.0
 SEEDS = [0, 1]
 # A multipath LEO cell with a competing NewReno, a single-path land-mobile cell,
 # and a bottleneck with random loss and a competing NewReno (quick's).
-CELLS = [("starlink_dual", (), None), ("lms_ka", (), None),
-         ("single_link", ("scenario.loss_rate=0.001", "scenario.background_flows=1"),
-          "single_link_bg")]
+CELLS = [
+    ("starlink_dual", (), None),
+    ("lms_ka", (), None),
+    ("single_link", ("scenario.loss_rate=0.001", "scenario.background_flows=1"), "single_link_bg"),
+]
 LABELS = ["starlink_dual", "lms_ka", "single_link_bg"]
 # Attacks played as constant policies in the env (entrant label, env settings
 # as the entrant's own config would set them, constant action).
@@ -37,13 +39,22 @@ ATTACKS: dict[str, tuple[list[str], float]] = {
     # The fixed-action agent with a window cap of 2 path BDPs
     # (capacity x RTT: what no sender knows): the window doubles to the cap
     # and stays there.
-    "fixed_2bdp_oracle_cap": (["env.action=window", "env.window_max_factor=2.0",
-                               "env.window_cap_bdp=2.0"], 1.0),
+    "fixed_2bdp_oracle_cap": (
+        ["env.action=window", "env.window_max_factor=2.0", "env.window_cap_bdp=2.0"],
+        1.0,
+    ),
     # A fixed window: the initial window, never moved.
     "fixed_initial_window": (["env.action=window"], 0.0),
     # A sender pacing at 1 Gb/s with no window cap.
-    "blaster_1gbps": (["env.action=rate", "env.rate_initial_mbps=1000.0",
-                       "env.rate_max_mbps=1000.0", "env.window_cap_bdp=0.0"], 0.0),
+    "blaster_1gbps": (
+        [
+            "env.action=rate",
+            "env.rate_initial_mbps=1000.0",
+            "env.rate_max_mbps=1000.0",
+            "env.window_cap_bdp=0.0",
+        ],
+        0.0,
+    ),
 }
 GRABBER = "const:cubic:1"  # CUBIC's window and pacing x 4
 STARVED = "const:newreno:-1"  # NewReno's window and pacing / 4
@@ -57,15 +68,25 @@ def attack_records() -> list[dict[str, Any]]:
     template = [c for c in p.cells if c.entrant == GRABBER]
     for name, (env, a) in ATTACKS.items():
         # The attack's own env settings, as if no rule replaced them.
-        cells += [dataclasses.replace(c, entrant=f"const:cubic:{a}", entrant_label=name,
-                                      agent_env_overrides=tuple(env)) for c in template]
+        cells += [
+            dataclasses.replace(
+                c, entrant=f"const:cubic:{a}", entrant_label=name, agent_env_overrides=tuple(env)
+            )
+            for c in template
+        ]
     return [run_cell(c) for c in cells]
 
 
 def _board(records: list[dict[str, Any]], entrants: list[str]) -> Any:
-    return build_board([r for r in records if r["entrant_label"] in entrants], entrants,
-                       LABELS, SEEDS, {c: c for c in LABELS}, {c: [] for c in LABELS},
-                       NO_BOOT)
+    return build_board(
+        [r for r in records if r["entrant_label"] in entrants],
+        entrants,
+        LABELS,
+        SEEDS,
+        {c: c for c in LABELS},
+        {c: [] for c in LABELS},
+        NO_BOOT,
+    )
 
 
 def test_attacks_rank_below_every_controller(attack_records: list[dict[str, Any]]) -> None:
@@ -83,8 +104,9 @@ def test_attacks_rank_below_every_controller(attack_records: list[dict[str, Any]
     assert score["blaster_1gbps"] == pytest.approx(2 * np.log(1e-3))
     # The grabber takes more than the fair share where a NewReno competes,
     # and pays for the competing flow's shortfall.
-    grab = [r for r in attack_records if r["entrant_label"] == GRABBER
-            and r["cell"] == "starlink_dual"]
+    grab = [
+        r for r in attack_records if r["entrant_label"] == GRABBER and r["cell"] == "starlink_dual"
+    ]
     assert all(r["goodput_mbps"] > r["fair_share_mbps"] for r in grab)
     assert all(r["background_shortfall"] > 0.5 for r in grab)
 
@@ -102,9 +124,13 @@ def test_adding_entrants_changes_no_score(attack_records: list[dict[str, Any]]) 
     # another connection, with its own references.)
     for cell in LABELS:
         for seed in SEEDS:
-            refs = {(round(r["fair_share_mbps"], 9), round(r["base_delay_ms"], 9))
-                    for r in attack_records if r["cell"] == cell and r["seed"] == seed
-                    and not (r["entrant_label"] == "bbr" and cell == "starlink_dual")}
+            refs = {
+                (round(r["fair_share_mbps"], 9), round(r["base_delay_ms"], 9))
+                for r in attack_records
+                if r["cell"] == cell
+                and r["seed"] == seed
+                and not (r["entrant_label"] == "bbr" and cell == "starlink_dual")
+            }
             assert len(refs) == 1, (cell, seed, refs)
 
 
@@ -119,10 +145,14 @@ def grid_records() -> list[dict[str, Any]]:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(i=st.integers(0, 9), j=st.integers(0, 9), cell=st.sampled_from(["starlink_dual",
-                                                                       "single_link_bg"]))
+@given(
+    i=st.integers(0, 9),
+    j=st.integers(0, 9),
+    cell=st.sampled_from(["starlink_dual", "single_link_bg"]),
+)
 def test_the_score_agrees_with_pareto_dominance_on_scaled_controllers(
-        grid_records: list[dict[str, Any]], i: int, j: int, cell: str) -> None:
+    grid_records: list[dict[str, Any]], i: int, j: int, cell: str
+) -> None:
     # Two runs of the const:<base>:<a> grid on the same cell and seed: when one
     # is at least as good on goodput, queueing delay, loss and harm, it never
     # scores lower.
@@ -130,15 +160,26 @@ def test_the_score_agrees_with_pareto_dominance_on_scaled_controllers(
     a, b = rows[i], rows[j]
 
     def u(r: dict[str, Any]) -> float:
-        arr = {k: np.array([float(r[f] if r[f] is not None else 0.0)]) for k, f in
-               (("G", "goodput_mbps"), ("D", "p95_delay_ms"), ("L", "loss_rate"),
-                ("H", "background_shortfall"), ("F", "fair_share_mbps"),
-                ("P", "base_delay_ms"))}
+        arr = {
+            k: np.array([float(r[f] if r[f] is not None else 0.0)])
+            for k, f in (
+                ("G", "goodput_mbps"),
+                ("D", "p95_delay_ms"),
+                ("L", "loss_rate"),
+                ("H", "background_shortfall"),
+                ("F", "fair_share_mbps"),
+                ("P", "base_delay_ms"),
+            )
+        }
         return float(utilities(arr, NO_BOOT)[0])
 
     def dims(r: dict[str, Any]) -> tuple[float, float, float, float]:
-        return (r["goodput_mbps"], -r["p95_delay_ms"], -r["loss_rate"],
-                -(r["background_shortfall"] or 0.0))
+        return (
+            r["goodput_mbps"],
+            -r["p95_delay_ms"],
+            -r["loss_rate"],
+            -(r["background_shortfall"] or 0.0),
+        )
 
     if all(x >= y for x, y in zip(dims(a), dims(b), strict=True)):
         assert u(a) >= u(b)
@@ -174,8 +215,17 @@ def test_a_checkpoints_window_cap_is_overridden_and_reported(tmp_path: Path) -> 
     assert r["rules_overridden"] == notes and r["entrant_class"] == "oracle"
     from orbitcc.baselines.stats import csv_rows, rules_lines
 
-    b = build_board([r], [label], ["lms_ka"], [0], {"lms_ka": "lms_ka"}, {"lms_ka": []},
-                    NO_BOOT, rules_notes=p.rules_notes, classes=p.classes)
+    b = build_board(
+        [r],
+        [label],
+        ["lms_ka"],
+        [0],
+        {"lms_ka": "lms_ka"},
+        {"lms_ka": []},
+        NO_BOOT,
+        rules_notes=p.rules_notes,
+        classes=p.classes,
+    )
     assert any("window_cap_bdp" in line for line in rules_lines(b))
     header, rows = csv_rows(b)
     assert "window_cap_bdp" in rows[0][header.index("rules_overridden")]
@@ -190,8 +240,13 @@ def test_a_two_subflow_agent_plays_every_cell_and_is_an_oracle(tmp_path: Path) -
     assert {c.cell for c in p.cells} == set(LABELS)
     # A suite that admits senders only refuses it, naming the class.
     with pytest.raises(PlanError, match="information class 'oracle'"):
-        plan(["agent:reference:ppo_starlink"], CELLS, [0], DURATION,
-             SuiteRulesConfig(classes=["sender"]))
+        plan(
+            ["agent:reference:ppo_starlink"],
+            CELLS,
+            [0],
+            DURATION,
+            SuiteRulesConfig(classes=["sender"]),
+        )
 
 
 def test_subflow_adapter_shares_one_policy_per_subflow() -> None:
@@ -210,8 +265,11 @@ def test_subflow_adapter_shares_one_policy_per_subflow() -> None:
     # Three subflows: subflow i sees itself first, then i+1; takes action 0.
     out = adapt(np.arange(9.0))
     assert out.tolist() == [0.0, 3.0, 6.0]
-    assert [s.tolist() for s in seen] == [[0, 1, 2, 3, 4, 5], [3, 4, 5, 6, 7, 8],
-                                          [6, 7, 8, 0, 1, 2]]
+    assert [s.tolist() for s in seen] == [
+        [0, 1, 2, 3, 4, 5],
+        [3, 4, 5, 6, 7, 8],
+        [6, 7, 8, 0, 1, 2],
+    ]
     seen.clear()
     # One subflow: repeated in every slot.
     assert adapt(np.arange(3.0)).tolist() == [0.0]
@@ -219,8 +277,12 @@ def test_subflow_adapter_shares_one_policy_per_subflow() -> None:
 
 
 def test_constant_entrants_are_checked() -> None:
-    for bad, msg in (("const:cubic", "expected const"), ("const:cubic:x", "not a number"),
-                     ("const:cubic:2", "out of range"), ("const:nope:0", "base controller")):
+    for bad, msg in (
+        ("const:cubic", "expected const"),
+        ("const:cubic:x", "not a number"),
+        ("const:cubic:2", "out of range"),
+        ("const:nope:0", "base controller"),
+    ):
         with pytest.raises(PlanError, match=msg):
             plan([bad], CELLS[:1], [0], DURATION)
 
@@ -246,24 +308,44 @@ def test_a_flooding_entrant_ends_within_its_cell_budget() -> None:
 
     from orbitcc.baselines.stats import csv_rows, rules_lines
 
-    p = plan([GRABBER], [("starlink_dual", (), None)], [0], None,
-             SuiteRulesConfig(cell_cpu_s=2.0, cell_memory_mb=400.0))
+    p = plan(
+        [GRABBER],
+        [("starlink_dual", (), None)],
+        [0],
+        None,
+        SuiteRulesConfig(cell_cpu_s=2.0, cell_memory_mb=400.0),
+    )
     assert p.cells[0].cpu_budget_s == 2.0 and p.cells[0].memory_budget_mb == 400.0
     flood = dataclasses.replace(
-        p.cells[0], entrant_label="flood_1gib",
-        agent_env_overrides=("env.action=window", "env.window_max_factor=2.0",
-                             "env.window_cap_bdp=0.0", "env.max_window_bytes=1073741824"))
+        p.cells[0],
+        entrant_label="flood_1gib",
+        agent_env_overrides=(
+            "env.action=window",
+            "env.window_max_factor=2.0",
+            "env.window_cap_bdp=0.0",
+            "env.max_window_bytes=1073741824",
+        ),
+    )
     cpu = time.process_time()
     r = run_cell(flood)
     used = time.process_time() - cpu
     assert r["over_budget"] and "CPU budget of 2 s" in r["over_budget"]
     assert used < 2.0 + 2.0  # the budget, one step and the episode's set-up
     assert r["duration_s"] < 60.0  # it ended before the episode's end
-    b = build_board([r], ["flood_1gib"], ["starlink_dual"], [0],
-                    {"starlink_dual": "starlink_dual"}, {"starlink_dual": []}, NO_BOOT)
+    b = build_board(
+        [r],
+        ["flood_1gib"],
+        ["starlink_dual"],
+        [0],
+        {"starlink_dual": "starlink_dual"},
+        {"starlink_dual": []},
+        NO_BOOT,
+    )
     assert b.ranking[0]["score"].mean == pytest.approx(2 * np.log(1e-3))
-    assert any("flood_1gib on starlink_dual seed 0 ended past its CPU budget" in line
-               for line in rules_lines(b))
+    assert any(
+        "flood_1gib on starlink_dual seed 0 ended past its CPU budget" in line
+        for line in rules_lines(b)
+    )
     header, rows = csv_rows(b)
     assert "CPU budget" in rows[0][header.index("over_budget")]
 
@@ -277,7 +359,7 @@ def test_half_of_every_headline_suites_ranked_cells_have_competing_flows(suite: 
     from orbitcc.runner import build_spec
 
     s = to_object(compose_config("leaderboard", [f"suite={suite}"])).suite
-    ranked = s.scenario_cells()[:len(s.scenarios) + len(s.cells)]
+    ranked = s.scenario_cells()[: len(s.scenarios) + len(s.cells)]
     competing = 0
     for scenario, overrides, _ in ranked:
         cfg = compose_config("sim", [f"scenario={scenario}", "controller=cubic", *overrides])

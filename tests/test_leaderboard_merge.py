@@ -23,19 +23,29 @@ from orbitcc.baselines.merge import ARCHIVE_FILE, MergeError, merge
 from orbitcc.baselines.results import numbers_hash, with_hash
 from orbitcc.config import available, compose_config, to_object
 
-BASE = ["suite=quick", "suite.scenarios=[starlink_dual,lms_ka]", "suite.cells=[]",
-        "suite.sweeps=[]", "suite.seeds=[0,1]", "suite.duration_s=3"]
+BASE = [
+    "suite=quick",
+    "suite.scenarios=[starlink_dual,lms_ka]",
+    "suite.cells=[]",
+    "suite.sweeps=[]",
+    "suite.seeds=[0,1]",
+    "suite.duration_s=3",
+]
 
 
 def leaderboard(args: list[str], out: Path, check: bool = True) -> subprocess.CompletedProcess:
     env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "orbitcc.cli.leaderboard", f"hydra.run.dir={out}",
-           "progress=false", *args]
-    proc = subprocess.run(cmd, cwd=out.parent, env=env, capture_output=True, text=True,
-                          timeout=900)
+    cmd = [
+        sys.executable,
+        "-m",
+        "orbitcc.cli.leaderboard",
+        f"hydra.run.dir={out}",
+        "progress=false",
+        *args,
+    ]
+    proc = subprocess.run(cmd, cwd=out.parent, env=env, capture_output=True, text=True, timeout=900)
     if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} -> {proc.returncode}\n{proc.stdout}\n"
-                             f"{proc.stderr}")
+        raise AssertionError(f"{' '.join(cmd)} -> {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
     return proc
 
 
@@ -55,17 +65,28 @@ FILES = ("leaderboard.md", "leaderboard.csv", "report.html")
 
 def _merge_cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "WANDB_MODE": "disabled"}
-    return subprocess.run([sys.executable, "-m", "orbitcc.cli.leaderboard_merge",
-                           *map(str, args)], capture_output=True, text=True, env=env,
-                          timeout=600, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "orbitcc.cli.leaderboard_merge", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=cwd,
+    )
 
 
-OUT_FILES = ("results.jsonl", "leaderboard.md", "leaderboard.csv", "report.html",
-             "config.yaml", "archive.json", "command.txt")
+OUT_FILES = (
+    "results.jsonl",
+    "leaderboard.md",
+    "leaderboard.csv",
+    "report.html",
+    "config.yaml",
+    "archive.json",
+    "command.txt",
+)
 
 
-def test_merged_report_equals_one_run_over_the_union(runs: dict[str, Path],
-                                                     tmp_path: Path) -> None:
+def test_merged_report_equals_one_run_over_the_union(runs: dict[str, Path], tmp_path: Path) -> None:
     (tmp_path / "ab").mkdir()
     (tmp_path / "ba").mkdir()
     out = tmp_path / "ab" / "merged"
@@ -80,8 +101,9 @@ def test_merged_report_equals_one_run_over_the_union(runs: dict[str, Path],
     # Every row carries the hash of its numbers (and the union run's the same:
     # wall_s is the one field left out).
     assert all(r["numbers_hash"] == numbers_hash(r) for r in rows)
-    assert ({r["key"]: r["numbers_hash"] for r in rows}
-            == {r["key"]: r["numbers_hash"] for r in union})
+    assert {r["key"]: r["numbers_hash"] for r in rows} == {
+        r["key"]: r["numbers_hash"] for r in union
+    }
     manifest = json.loads((out / ARCHIVE_FILE).read_text())
     assert [m["cells"] for m in manifest["merged_from"]] == [8, 4]
     assert {m["launcher"] for m in manifest["merged_from"]} == {"serial", "pool"}
@@ -111,11 +133,15 @@ def _edit(folder: Path, **changes: object) -> None:
     (folder / ARCHIVE_FILE).write_text(json.dumps(data))
 
 
-def test_merge_refuses_duplicated_and_mismatched_cells(runs: dict[str, Path],
-                                                       tmp_path: Path) -> None:
+def test_merge_refuses_duplicated_and_mismatched_cells(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
     out = tmp_path / "out"
-    with pytest.raises(MergeError, match=r"cubic on starlink_dual seed 0 is in both .*/a "
-                                         r"and .*/a2"):
+    with pytest.raises(
+        MergeError,
+        match=r"cubic on starlink_dual seed 0 is in both .*/a "
+        r"and .*/a2",
+    ):
         merge(out, [runs["a"], _copy(runs["a"], tmp_path / "a2")], log=lambda _: None)
     other = _copy(runs["b"], tmp_path / "commit")
     _edit(other, git_commit="0" * 40)
@@ -127,8 +153,11 @@ def test_merge_refuses_duplicated_and_mismatched_cells(runs: dict[str, Path],
         merge(out, [alone], log=lambda _: None)
     hashed = _copy(runs["b"], tmp_path / "hash")
     _edit(hashed, config_hash="f" * 64)
-    with pytest.raises(MergeError, match=r"maco on starlink_dual seed 0: its configuration "
-                                         r"hash .*ffffffffffff differs from [0-9a-f]{12}"):
+    with pytest.raises(
+        MergeError,
+        match=r"maco on starlink_dual seed 0: its configuration "
+        r"hash .*ffffffffffff differs from [0-9a-f]{12}",
+    ):
         merge(out, [runs["a"], hashed], log=lambda _: None)
     longer = _copy(runs["b"], tmp_path / "longer")
     cfg = (longer / "config.yaml").read_text().replace("duration_s: 3.0", "duration_s: 5.0")
@@ -146,18 +175,19 @@ def test_merge_refuses_duplicated_and_mismatched_cells(runs: dict[str, Path],
 
 # ---------------------------------------------- malformed or edited archives --
 
+
 def _rows(folder: Path) -> list[dict]:
     return [json.loads(x) for x in (folder / "results.jsonl").read_text().splitlines()]
 
 
 def _write_rows(folder: Path, rows: list[dict], rehash: bool = True) -> None:
-    text = "".join(json.dumps(with_hash(r) if rehash else r, allow_nan=True) + "\n"
-                   for r in rows)
+    text = "".join(json.dumps(with_hash(r) if rehash else r, allow_nan=True) + "\n" for r in rows)
     (folder / "results.jsonl").write_text(text)
 
 
-def _set_metric(folder: Path, entrant: str, field: str, value: object,
-                rehash: bool = True, seed: int = 0) -> None:
+def _set_metric(
+    folder: Path, entrant: str, field: str, value: object, rehash: bool = True, seed: int = 0
+) -> None:
     rows = _rows(folder)
     for r in rows:
         if r["entrant_label"] == entrant and r["seed"] == seed and r["cell"] == "starlink_dual":
@@ -198,51 +228,85 @@ def _key_only(f: Path) -> None:  # the configuration hash is the same: name what
 
 
 CASES = {
-    "archive.json []": (lambda f: _archive_json(f, []),
-                        r"archive.json holds list \[\]; allowed: an object"),
-    "non-UTF-8": (lambda f: (f / ARCHIVE_FILE).write_bytes(b'{"format": "\xff\xfe"}'),
-                  r"archive.json is not UTF-8 text \(byte 0xff at offset 12\)"),
-    "cells: 5": (lambda f: _archive_json(f, {**_manifest(f), "cells": 5}),
-                 r"archive.json: cells = 5; allowed: a list"),
-    "cells: null": (lambda f: _archive_json(f, {**_manifest(f), "cells": None}),
-                    r"archive.json: cells = null; allowed: a list"),
+    "archive.json []": (
+        lambda f: _archive_json(f, []),
+        r"archive.json holds list \[\]; allowed: an object",
+    ),
+    "non-UTF-8": (
+        lambda f: (f / ARCHIVE_FILE).write_bytes(b'{"format": "\xff\xfe"}'),
+        r"archive.json is not UTF-8 text \(byte 0xff at offset 12\)",
+    ),
+    "cells: 5": (
+        lambda f: _archive_json(f, {**_manifest(f), "cells": 5}),
+        r"archive.json: cells = 5; allowed: a list",
+    ),
+    "cells: null": (
+        lambda f: _archive_json(f, {**_manifest(f), "cells": None}),
+        r"archive.json: cells = null; allowed: a list",
+    ),
     "a cell without key": (_no_key, r"archive.json: cells\[1\] has no 'key'"),
-    "unparsable config.yaml": (lambda f: (f / "config.yaml").write_text("suite: [1, 2\n"),
-                               r"config.yaml:\d+ is not valid YAML"),
-    "tagged config.yaml": (lambda f: (f / "config.yaml").write_text(
-        "suite: !!python/object/apply:os.system ['echo hi']\n"),
+    "unparsable config.yaml": (
+        lambda f: (f / "config.yaml").write_text("suite: [1, 2\n"),
+        r"config.yaml:\d+ is not valid YAML",
+    ),
+    "tagged config.yaml": (
+        lambda f: (f / "config.yaml").write_text(
+            "suite: !!python/object/apply:os.system ['echo hi']\n"
+        ),
         r"config.yaml:1: the YAML tag tag:yaml.org,2002:python/object/apply:os.system is "
-        r"not allowed"),
-    "alias in config.yaml": (lambda f: (f / "config.yaml").write_text(
-        "a: &x [1, 2]\nb: [*x, *x]\n"), r"anchors and aliases are not allowed"),
-    "edited seed": (_edited_seed, r"lists key [0-9a-f]{12} as cubic on starlink_dual seed "
-                                  r"0 \(config [0-9a-f]{12}\), but that key is cubic "
-                                  r"starlink_dual seed 1"),
-    "duplicate key, other numbers": (_duplicate, r"holds the key [0-9a-f]{12} twice with "
-                                                 r"other numbers \(rows 1 and 9\)"),
-    "throughput 1e308": (lambda f: _set_metric(f, "cubic", "throughput_mbps", 1e308),
-                         r"throughput_mbps = 1e\+308 is not possible in this cell \(allowed: "
-                         r"0 .. 25.55 Mb/s, what the cell.s paths carry at most"),
-    "mean_delay_ms Infinity": (lambda f: _set_metric(f, "bbr", "mean_delay_ms", math.inf),
-                               r"mean_delay_ms = inf is not possible .*a finite number"),
-    "delay below propagation": (lambda f: _set_metric(f, "bbr", "p95_delay_ms", 5.0),
-                                r"p95_delay_ms = 5.0 is not possible .*\(allowed: 45\.8\d* ms "
-                                r"\(the propagation delay\)"),
-    "edited number, hash kept": (lambda f: _set_metric(f, "cubic", "throughput_mbps", 30.0,
-                                                       rehash=False),
-                                 r"its numbers do not match its numbers_hash"),
-    "hash removed": (lambda f: _write_rows(f, [{k: v for k, v in r.items()
-                                                if k != "numbers_hash"} for r in _rows(f)],
-                                           rehash=False), r"results.jsonl:1 has no numbers_hash"),
-    "key edited, same configuration": (_key_only, r"its key e{12} is not the key "
-                                                  r"[0-9a-f]{12} its entrant, configuration"),
+        r"not allowed",
+    ),
+    "alias in config.yaml": (
+        lambda f: (f / "config.yaml").write_text("a: &x [1, 2]\nb: [*x, *x]\n"),
+        r"anchors and aliases are not allowed",
+    ),
+    "edited seed": (
+        _edited_seed,
+        r"lists key [0-9a-f]{12} as cubic on starlink_dual seed "
+        r"0 \(config [0-9a-f]{12}\), but that key is cubic "
+        r"starlink_dual seed 1",
+    ),
+    "duplicate key, other numbers": (
+        _duplicate,
+        r"holds the key [0-9a-f]{12} twice with "
+        r"other numbers \(rows 1 and 9\)",
+    ),
+    "throughput 1e308": (
+        lambda f: _set_metric(f, "cubic", "throughput_mbps", 1e308),
+        r"throughput_mbps = 1e\+308 is not possible in this cell \(allowed: "
+        r"0 .. 25.55 Mb/s, what the cell.s paths carry at most",
+    ),
+    "mean_delay_ms Infinity": (
+        lambda f: _set_metric(f, "bbr", "mean_delay_ms", math.inf),
+        r"mean_delay_ms = inf is not possible .*a finite number",
+    ),
+    "delay below propagation": (
+        lambda f: _set_metric(f, "bbr", "p95_delay_ms", 5.0),
+        r"p95_delay_ms = 5.0 is not possible .*\(allowed: 45\.8\d* ms "
+        r"\(the propagation delay\)",
+    ),
+    "edited number, hash kept": (
+        lambda f: _set_metric(f, "cubic", "throughput_mbps", 30.0, rehash=False),
+        r"its numbers do not match its numbers_hash",
+    ),
+    "hash removed": (
+        lambda f: _write_rows(
+            f, [{k: v for k, v in r.items() if k != "numbers_hash"} for r in _rows(f)], rehash=False
+        ),
+        r"results.jsonl:1 has no numbers_hash",
+    ),
+    "key edited, same configuration": (
+        _key_only,
+        r"its key e{12} is not the key "
+        r"[0-9a-f]{12} its entrant, configuration",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_merge_refuses_with_one_error_line_and_writes_nothing(
-        runs: dict[str, Path], tmp_path: Path, case: str,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    runs: dict[str, Path], tmp_path: Path, case: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     from orbitcc.cli.leaderboard_merge import main
 
     edit, message = CASES[case]
@@ -261,8 +325,9 @@ def test_merge_refuses_with_one_error_line_and_writes_nothing(
         assert not out.exists() and not list(tmp_path.glob(".out*"))  # nothing left
 
 
-def test_merge_out_must_be_new_or_empty(runs: dict[str, Path], tmp_path: Path,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_merge_out_must_be_new_or_empty(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from orbitcc.cli.leaderboard_merge import main
 
     target = tmp_path / "file"
@@ -270,25 +335,30 @@ def test_merge_out_must_be_new_or_empty(runs: dict[str, Path], tmp_path: Path,
     full = tmp_path / "full"
     full.mkdir()
     (full / "notes.txt").write_text("mine\n")
-    for out, message in ((target, "exists and is not a folder"),
-                         (full, "exists and is not empty")):
+    for out, message in ((target, "exists and is not a folder"), (full, "exists and is not empty")):
         with pytest.raises(SystemExit) as exit_:
             main([str(out), str(runs["a"]), str(runs["b"])])
         err = capsys.readouterr().err
         assert exit_.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert target.read_text() == "keep me\n" and sorted(p.name for p in full.iterdir()) == [
-        "notes.txt"]
+        "notes.txt"
+    ]
 
 
 def _verify_cli(*args: object) -> subprocess.CompletedProcess:
     env = {**os.environ, "WANDB_MODE": "disabled"}
-    return subprocess.run([sys.executable, "-m", "orbitcc.cli.leaderboard_verify",
-                           *map(str, args)], capture_output=True, text=True, env=env,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "orbitcc.cli.leaderboard_verify", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
 
 
-def test_verify_reruns_cells_and_refuses_an_edited_archive(runs: dict[str, Path],
-                                                           tmp_path: Path) -> None:
+def test_verify_reruns_cells_and_refuses_an_edited_archive(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
     proc = _verify_cli("--cells", 2, "--seed", 1, runs["b"])
     assert proc.returncode == 0, proc.stderr
     assert "2 cell(s) rerun bit-identical" in proc.stdout
@@ -299,9 +369,12 @@ def test_verify_reruns_cells_and_refuses_an_edited_archive(runs: dict[str, Path]
     proc = _verify_cli("--cells", 4, edited)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1, proc.stderr
-    assert re.search(r"orbitcc-leaderboard-verify: error: .*results.jsonl row \d: maco "
-                     r"starlink_dual seed 0 re-run gives other numbers than recorded: "
-                     r"throughput_mbps: recorded 24.5, re-run [0-9.]+", lines[0]), lines[0]
+    assert re.search(
+        r"orbitcc-leaderboard-verify: error: .*results.jsonl row \d: maco "
+        r"starlink_dual seed 0 re-run gives other numbers than recorded: "
+        r"throughput_mbps: recorded 24.5, re-run [0-9.]+",
+        lines[0],
+    ), lines[0]
     # Edited without recomputing the hash: refused before anything reruns.
     plain = _copy(runs["b"], tmp_path / "plain")
     _set_metric(plain, "maco", "throughput_mbps", 24.5, rehash=False)
@@ -321,18 +394,21 @@ def test_resume_refuses_an_impossible_row(runs: dict[str, Path], tmp_path: Path)
     _set_metric(run, "maco", "throughput_mbps", 1e308)  # hash recomputed: only the range
     proc = leaderboard([*BASE, "suite.entrants=[maco]", "report=false"], run, check=False)
     assert proc.returncode != 0
-    assert re.search(r"results.jsonl row 1: throughput_mbps = 1e\+308 is not possible in "
-                     r"this cell", proc.stderr), proc.stderr[-2000:]
+    assert re.search(
+        r"results.jsonl row 1: throughput_mbps = 1e\+308 is not possible in "
+        r"this cell",
+        proc.stderr,
+    ), proc.stderr[-2000:]
 
 
 def test_merge_console_script_bad_usage() -> None:
     exe = Path(sys.executable).with_name("orbitcc-leaderboard-merge")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "orbitcc.cli.leaderboard_merge"]
     proc = subprocess.run([*cmd, "only_out"], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2 and "usage: orbitcc-leaderboard-merge [--verify K]" in (
-        proc.stderr)
-    proc = subprocess.run([*cmd, "out", "/nonexistent/dir"], capture_output=True, text=True,
-                          timeout=120)
+    assert proc.returncode == 2 and "usage: orbitcc-leaderboard-merge [--verify K]" in (proc.stderr)
+    proc = subprocess.run(
+        [*cmd, "out", "/nonexistent/dir"], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 2 and "/nonexistent/dir is not a folder" in proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -343,9 +419,18 @@ def test_the_shipped_agent_is_ranked_on_every_quick_cell(tmp_path: Path) -> None
     # (it used to be "1 of 4 cells", not ranked), with its class: oracle.
     pytest.importorskip("stable_baselines3")
     out = tmp_path / "agent"
-    proc = leaderboard(["suite=quick", "suite.sweeps=[]", "suite.seeds=[0,1]",
-                        "suite.duration_s=2", "suite.entrants=[cubic,newreno]",
-                        "agents=[reference:ppo_starlink]", "report=false"], out)
+    proc = leaderboard(
+        [
+            "suite=quick",
+            "suite.sweeps=[]",
+            "suite.seeds=[0,1]",
+            "suite.duration_s=2",
+            "suite.entrants=[cubic,newreno]",
+            "agents=[reference:ppo_starlink]",
+            "report=false",
+        ],
+        out,
+    )
     assert "not ranked" not in proc.stdout
     ranking = proc.stdout.split("ranking (")[-1]
     row = next(x for x in ranking.splitlines() if "agent:ppo_starlink" in x)
@@ -356,6 +441,7 @@ def test_the_shipped_agent_is_ranked_on_every_quick_cell(tmp_path: Path) -> None
 
 
 # -------------------------------------------------------------- the suites --
+
 
 def _suite(name: str):  # noqa: ANN202 - SuiteConfig
     return to_object(compose_config("leaderboard", [f"suite={name}"])).suite
@@ -387,8 +473,10 @@ def test_real_suite_runs_real_starlink_traces() -> None:
     real = _suite("real")
     # The trace alone, and its path replayed under a competing NewReno.
     assert [c[0] for c in real.scenario_cells()] == [REAL_PRESET, "single_link"]
-    assert real.cells[0].overrides == [f"scenario.schedule_source={REAL_PRESET}",
-                                       "scenario.background_flows=1"]
+    assert real.cells[0].overrides == [
+        f"scenario.schedule_source={REAL_PRESET}",
+        "scenario.background_flows=1",
+    ]
     from orbitcc.baselines.cells import plan
 
     p = plan(list(real.entrants), real.scenario_cells(), list(real.seeds)[:1], 1.0)
@@ -396,6 +484,7 @@ def test_real_suite_runs_real_starlink_traces() -> None:
 
 
 # -------------------------------------------------------------- the report --
+
 
 def test_report_figures_are_exported_and_per_cell(runs: dict[str, Path]) -> None:
     html = (runs["union"] / "report.html").read_text()
@@ -432,25 +521,44 @@ def _capture(monkeypatch: pytest.MonkeyPatch) -> list:
     return figs
 
 
-def _board(entrants: list[str], cells: dict[str, tuple[str, list[str]]], records: list[dict],
-           table: dict | None = None):  # noqa: ANN202 - Board
+def _board(
+    entrants: list[str],
+    cells: dict[str, tuple[str, list[str]]],
+    records: list[dict],
+    table: dict | None = None,
+):  # noqa: ANN202 - Board
     from orbitcc.baselines.stats import Board
 
-    return Board(entrants=entrants, cells=list(cells), seeds=[0, 1],
-                 cell_scenario={c: s for c, (s, _) in cells.items()},
-                 cell_overrides={c: o for c, (_, o) in cells.items()}, records=records,
-                 table=table or {}, ranked=[c for c, (s, _) in cells.items()
-                                            if s != "maco_density"])
+    return Board(
+        entrants=entrants,
+        cells=list(cells),
+        seeds=[0, 1],
+        cell_scenario={c: s for c, (s, _) in cells.items()},
+        cell_overrides={c: o for c, (_, o) in cells.items()},
+        records=records,
+        table=table or {},
+        ranked=[c for c, (s, _) in cells.items() if s != "maco_density"],
+    )
 
 
 def test_scatter_labels_points_distinct_styles_and_log_axis(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from orbitcc.baselines.report import plot_scatter
 
     figs = _capture(monkeypatch)
     entrants = [f"e{i}" for i in range(13)]
-    records = [{"cell": "c", "entrant_label": e, "seed": s, "p95_delay_ms": (1 + i) * 10.0 + s,
-                "throughput_mbps": 5.0 + i} for i, e in enumerate(entrants) for s in (0, 1)]
+    records = [
+        {
+            "cell": "c",
+            "entrant_label": e,
+            "seed": s,
+            "p95_delay_ms": (1 + i) * 10.0 + s,
+            "throughput_mbps": 5.0 + i,
+        }
+        for i, e in enumerate(entrants)
+        for s in (0, 1)
+    ]
     plot_scatter(_board(entrants, {"c": ("single_link", [])}, records))
     ax = figs[0].axes[0]
     assert ax.get_xscale() == "log" and "log scale" in ax.get_xlabel()  # 10 .. 131 ms
@@ -473,19 +581,22 @@ def test_completion_plot_names_the_cells_file_size(monkeypatch: pytest.MonkeyPat
     assert file_bytes("maco_density", ()) == (100_000_000,)
     assert file_bytes("maco_density", ("scenario.file_bytes=10000000",)) == (10_000_000,)
     figs = _capture(monkeypatch)
-    cells = {f"maco_density[spacing_km={k}]": ("maco_density", [f"scenario.spacing_km={k}"])
-             for k in (100, 150)}
+    cells = {
+        f"maco_density[spacing_km={k}]": ("maco_density", [f"scenario.spacing_km={k}"])
+        for k in (100, 150)
+    }
     table = {("maco", c): {"completion_time_s": Stat(20.0, 1.0, 2, 1.0)} for c in cells}
     plot_completion_vs_spacing(_board(["maco"], cells, [], table))
     assert figs[0].axes[0].get_ylabel() == "100 MB completion time (s)"
 
 
-def test_recovery_counts_handovers_without_a_dip_apart(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_recovery_counts_handovers_without_a_dip_apart(monkeypatch: pytest.MonkeyPatch) -> None:
     from orbitcc.baselines.report import plot_recovery_cdf, recovery_split
 
-    rs = [{"handover_recovery_s": [0.001, 0.0004, 0.25], "handover_recovery_censored": 1},
-          {"handover_recovery_s": [0.001, 0.08], "handover_recovery_censored": 0}]
+    rs = [
+        {"handover_recovery_s": [0.001, 0.0004, 0.25], "handover_recovery_censored": 1},
+        {"handover_recovery_s": [0.001, 0.08], "handover_recovery_censored": 0},
+    ]
     assert recovery_split(rs) == (3, [0.25, 0.08], 1)
     figs = _capture(monkeypatch)
     records = [dict(r, cell="c", entrant_label="cubic", seed=i) for i, r in enumerate(rs)]

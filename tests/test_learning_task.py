@@ -27,76 +27,116 @@ TASK = ["randomize=starlink"]
 
 # ------------------------------------------------------------ bad input --
 
-@pytest.mark.parametrize(("overrides", "match"), [
-    (["randomize.capacity_scale=[0.0,1.0]"],
-     r"randomize\.capacity_scale\[0\] = 0 is not allowed; allowed: each \[0\.01, 100\]"),
-    (["randomize.extra_rtt_ms=[50.0,10.0]"], r"randomize\.extra_rtt_ms .*lower end exceeds"),
-    (["randomize.buffer_scale=[1.0]"],
-     r"randomize\.buffer_scale has 1 entries; allowed: exactly 2"),
-    (["randomize.split=validation"], r"randomize\.split .*allowed: none, train, test"),
-    (["randomize.holdout_fraction=0.2"],
-     r"randomize\.holdout_fraction = 0\.2 needs randomize\.holdout_param"),
-    (["randomize.holdout_param=bogus"], r"randomize\.holdout_param .*capacity_scale"),
-    (["randomize.holdout_fraction=1.0", "randomize.holdout_param=extra_rtt_ms"],
-     r"randomize\.holdout_fraction"),
-])
+
+@pytest.mark.parametrize(
+    ("overrides", "match"),
+    [
+        (
+            ["randomize.capacity_scale=[0.0,1.0]"],
+            r"randomize\.capacity_scale\[0\] = 0 is not allowed; allowed: each \[0\.01, 100\]",
+        ),
+        (["randomize.extra_rtt_ms=[50.0,10.0]"], r"randomize\.extra_rtt_ms .*lower end exceeds"),
+        (
+            ["randomize.buffer_scale=[1.0]"],
+            r"randomize\.buffer_scale has 1 entries; allowed: exactly 2",
+        ),
+        (["randomize.split=validation"], r"randomize\.split .*allowed: none, train, test"),
+        (
+            ["randomize.holdout_fraction=0.2"],
+            r"randomize\.holdout_fraction = 0\.2 needs randomize\.holdout_param",
+        ),
+        (["randomize.holdout_param=bogus"], r"randomize\.holdout_param .*capacity_scale"),
+        (
+            ["randomize.holdout_fraction=1.0", "randomize.holdout_param=extra_rtt_ms"],
+            r"randomize\.holdout_fraction",
+        ),
+    ],
+)
 def test_randomize_rejects_bad_values(overrides: list[str], match: str) -> None:
     config_rejects("sim", [*TASK, *overrides], match)
 
 
-@pytest.mark.parametrize(("overrides", "match"), [
-    (["reward.preset=bogus"], r"reward\.preset .*normalized, orca, fair"),
-    (["reward.fairness_weight=-1"], r"reward\.fairness_weight"),
-    (["reward.fairness=bogus"], r"reward\.fairness .*friendliness, jain"),
-    (["reward.delay_tail_weight=-1"], r"reward\.delay_tail_weight = -1 is out of range"),
-    (["reward.delay_tail_tolerance=-0.5"], r"reward\.delay_tail_tolerance"),
-    (["env.background_features=maybe"], r"env\.background_features"),
-    (["reward.orca_beta=0.5"], r"reward\.orca_beta"),
-    (["env.window_cap_bdp=-1"], r"env\.window_cap_bdp"),
-    (["env.step_rtts=-2"], r"env\.step_rtts"),
-    (["env.residual_background_cap=-1"],
-     r"env\.residual_background_cap = -1 is out of range; allowed: \[0, 1024\]"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "match"),
+    [
+        (["reward.preset=bogus"], r"reward\.preset .*normalized, orca, fair"),
+        (["reward.fairness_weight=-1"], r"reward\.fairness_weight"),
+        (["reward.fairness=bogus"], r"reward\.fairness .*friendliness, jain"),
+        (["reward.delay_tail_weight=-1"], r"reward\.delay_tail_weight = -1 is out of range"),
+        (["reward.delay_tail_tolerance=-0.5"], r"reward\.delay_tail_tolerance"),
+        (["env.background_features=maybe"], r"env\.background_features"),
+        (["reward.orca_beta=0.5"], r"reward\.orca_beta"),
+        (["env.window_cap_bdp=-1"], r"env\.window_cap_bdp"),
+        (["env.step_rtts=-2"], r"env\.step_rtts"),
+        (
+            ["env.residual_background_cap=-1"],
+            r"env\.residual_background_cap = -1 is out of range; allowed: \[0, 1024\]",
+        ),
+    ],
+)
 def test_reward_and_env_reject_bad_values(overrides: list[str], match: str) -> None:
     config_rejects("gym", overrides, match)
 
 
-@pytest.mark.parametrize(("overrides", "match"), [
-    (["agent.budget_minutes=0"], r"agent\.budget_minutes = 0"),
-    (["agent.algo=dqn"], r"agent\.algo = 'dqn' is unknown; allowed: ppo"),
-    (["agent.early_stop_evals=3"], r"needs agent\.eval_every_steps"),
-    (["randomize=starlink", "randomize.capacity_scale=[2.0,1.0]"], r"randomize\.capacity_scale"),
-    (["randomize=starlink", "randomize.handover_outage_s=[0.0,1e9]"],
-     r"randomize\.handover_outage_s"),
-    (["reward=fair", "reward.fairness_weight=-1"], r"reward\.fairness_weight = -1"),
-    (["reward.preset=bogus"], r"reward\.preset .*allowed"),
-    (["agent.log_std_init=5"], r"agent\.log_std_init = 5"),
-    (["agent.algo=sac", "agent.log_std_init=-1"], r"agent\.log_std_init applies to ppo"),
-    (["agent.total_timesteps=0"], r"agent\.total_timesteps = 0"),
-    (["reward=fair", "agent.unfairness_limit=lots"],
-     r"agent\.unfairness_limit = 'lots' is not allowed; allowed: none, base, or a number"),
-    (["reward=fair", "agent.unfairness_limit=1.5"], r"agent\.unfairness_limit = '1\.5'"),
-    (["reward=fair", "agent.queueing_limit=-1"], r"agent\.queueing_limit = '-1'"),
-    (["agent.unfairness_limit=0.1"],
-     r"re-prices a term of reward=fair \(reward\.preset is 'linear'\)"),
-    (["agent.queueing_limit=0.1"], r"reward=normalized or fair"),
-    (["reward=fair", "agent.algo=sac", "agent.unfairness_limit=0.1"],
-     r"needs an on-policy algorithm"),
-    (["reward=fair", "agent.unfairness_limit=base"], r"needs env\.action=residual"),
-    (["agent.select_against=[olia]"], r"agent\.select_against needs agent\.eval_every_steps"),
-    (["agent.eval_every_steps=100", "agent.select_against=[bogus]"],
-     r"agent\.select_against: 'bogus' is not a controller; allowed: .*olia"),
-    (["reward=fair", "agent.unfairness_limit=0.1", "agent.multiplier_lr=0"],
-     r"agent\.multiplier_lr = 0"),
-])
-def test_train_rejects_bad_input_with_one_message(overrides: list[str], match: str,
-                                                  tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("overrides", "match"),
+    [
+        (["agent.budget_minutes=0"], r"agent\.budget_minutes = 0"),
+        (["agent.algo=dqn"], r"agent\.algo = 'dqn' is unknown; allowed: ppo"),
+        (["agent.early_stop_evals=3"], r"needs agent\.eval_every_steps"),
+        (
+            ["randomize=starlink", "randomize.capacity_scale=[2.0,1.0]"],
+            r"randomize\.capacity_scale",
+        ),
+        (
+            ["randomize=starlink", "randomize.handover_outage_s=[0.0,1e9]"],
+            r"randomize\.handover_outage_s",
+        ),
+        (["reward=fair", "reward.fairness_weight=-1"], r"reward\.fairness_weight = -1"),
+        (["reward.preset=bogus"], r"reward\.preset .*allowed"),
+        (["agent.log_std_init=5"], r"agent\.log_std_init = 5"),
+        (["agent.algo=sac", "agent.log_std_init=-1"], r"agent\.log_std_init applies to ppo"),
+        (["agent.total_timesteps=0"], r"agent\.total_timesteps = 0"),
+        (
+            ["reward=fair", "agent.unfairness_limit=lots"],
+            r"agent\.unfairness_limit = 'lots' is not allowed; allowed: none, base, or a number",
+        ),
+        (["reward=fair", "agent.unfairness_limit=1.5"], r"agent\.unfairness_limit = '1\.5'"),
+        (["reward=fair", "agent.queueing_limit=-1"], r"agent\.queueing_limit = '-1'"),
+        (
+            ["agent.unfairness_limit=0.1"],
+            r"re-prices a term of reward=fair \(reward\.preset is 'linear'\)",
+        ),
+        (["agent.queueing_limit=0.1"], r"reward=normalized or fair"),
+        (
+            ["reward=fair", "agent.algo=sac", "agent.unfairness_limit=0.1"],
+            r"needs an on-policy algorithm",
+        ),
+        (["reward=fair", "agent.unfairness_limit=base"], r"needs env\.action=residual"),
+        (["agent.select_against=[olia]"], r"agent\.select_against needs agent\.eval_every_steps"),
+        (
+            ["agent.eval_every_steps=100", "agent.select_against=[bogus]"],
+            r"agent\.select_against: 'bogus' is not a controller; allowed: .*olia",
+        ),
+        (
+            ["reward=fair", "agent.unfairness_limit=0.1", "agent.multiplier_lr=0"],
+            r"agent\.multiplier_lr = 0",
+        ),
+    ],
+)
+def test_train_rejects_bad_input_with_one_message(
+    overrides: list[str], match: str, tmp_path: Path
+) -> None:
     pytest.importorskip("stable_baselines3")
     exe = shutil.which("orbitcc-train")
     cmd = [exe] if exe else [sys.executable, "-m", "orbitcc.cli.train"]
-    proc = subprocess.run([*cmd, *overrides, f"hydra.run.dir={tmp_path / 'run'}"],
-                          capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "WANDB_MODE": "disabled"})
+    proc = subprocess.run(
+        [*cmd, *overrides, f"hydra.run.dir={tmp_path / 'run'}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "WANDB_MODE": "disabled"},
+    )
     assert proc.returncode == 2
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, proc.stderr  # one message, no traceback
@@ -108,9 +148,9 @@ def test_train_rejects_bad_input_with_one_message(overrides: list[str], match: s
 
 # --------------------------------------------------- randomisation, split --
 
+
 def _run(seed: int, overrides: list[str], controller: str = "newreno") -> dict:
-    return orbitcc.run("starlink_dual", controller, seed=seed, overrides=overrides,
-                       duration_s=10.0)
+    return orbitcc.run("starlink_dual", controller, seed=seed, overrides=overrides, duration_s=10.0)
 
 
 def test_seeds_draw_different_paths_and_repeat_exactly() -> None:
@@ -123,8 +163,7 @@ def test_train_and_test_splits_never_share_an_episode() -> None:
     train = _run(3, [*TASK, "randomize.split=train"])
     test = _run(3, [*TASK, "randomize.split=test"])
     plain = _run(3, TASK)
-    assert len({train["throughput_mbps"], test["throughput_mbps"],
-                plain["throughput_mbps"]}) == 3
+    assert len({train["throughput_mbps"], test["throughput_mbps"], plain["throughput_mbps"]}) == 3
 
 
 def test_background_draw_changes_the_flows() -> None:
@@ -139,28 +178,28 @@ def test_baseline_in_the_env_meets_the_same_draw_as_orbitcc_run() -> None:
     import gymnasium as gym
 
     overrides = [*TASK, "randomize.split=test", "duration_s=10"]
-    env = gym.make("orbitcc/OrbitCC-v0", scenario="starlink_dual", controller="olia",
-                   overrides=overrides)
+    env = gym.make(
+        "orbitcc/OrbitCC-v0", scenario="starlink_dual", controller="olia", overrides=overrides
+    )
     env.reset(seed=4)
     done = False
     while not done:
         _, _, term, trunc, info = env.step(None)
         done = term or trunc
-    ref = orbitcc.run("starlink_dual", "olia", seed=4, overrides=overrides[:-1],
-                      duration_s=10.0)
+    ref = orbitcc.run("starlink_dual", "olia", seed=4, overrides=overrides[:-1], duration_s=10.0)
     assert info["episode_metrics"]["throughput_mbps"] == ref["throughput_mbps"]
     assert info["episode_metrics"]["p95_delay_ms"] == ref["p95_delay_ms"]
 
 
 # ------------------------------------------------------ env under agents --
 
+
 def test_random_actions_do_not_drown_the_simulator() -> None:
     """The window cap: random windows stay within 3 path BDPs, so the
     queue drops a bounded share of packets (uncapped: 99 % of them)."""
     import gymnasium as gym
 
-    env = gym.make("orbitcc/OrbitCC-v0", scenario="starlink_dual",
-                   overrides=["duration_s=10"])
+    env = gym.make("orbitcc/OrbitCC-v0", scenario="starlink_dual", overrides=["duration_s=10"])
     env.reset(seed=0)
     rng = np.random.default_rng(0)
     done = False
@@ -196,18 +235,31 @@ def test_fair_reward_prices_taking_the_background_share() -> None:
 
 # ------------------------------------------------------------ training --
 
+
 def test_training_loop_evaluates_keeps_best_and_prints_100_once(tmp_path: Path) -> None:
     pytest.importorskip("stable_baselines3")
     exe = shutil.which("orbitcc-train")
     cmd = [exe] if exe else [sys.executable, "-m", "orbitcc.cli.train"]
     run = tmp_path / "run"
     proc = subprocess.run(
-        [*cmd, "agent=ppo_starlink", "duration_s=2", "agent.total_timesteps=512",
-         "agent.num_envs=2", "agent.n_steps=64", "agent.batch_size=64",
-         "agent.eval_every_steps=256", "agent.eval_episodes=1", "agent.normalize_obs=true",
-         f"hydra.run.dir={run}"],
-        capture_output=True, text=True, timeout=300,
-        env={**os.environ, "WANDB_MODE": "disabled"})
+        [
+            *cmd,
+            "agent=ppo_starlink",
+            "duration_s=2",
+            "agent.total_timesteps=512",
+            "agent.num_envs=2",
+            "agent.n_steps=64",
+            "agent.batch_size=64",
+            "agent.eval_every_steps=256",
+            "agent.eval_episodes=1",
+            "agent.normalize_obs=true",
+            f"hydra.run.dir={run}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "WANDB_MODE": "disabled"},
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sum("100%" in line for line in proc.stdout.splitlines()) == 1
     summary = json.loads((run / "train_summary.json").read_text())
@@ -233,11 +285,23 @@ def test_budget_stops_training(tmp_path: Path) -> None:
     cmd = [exe] if exe else [sys.executable, "-m", "orbitcc.cli.train"]
     run = tmp_path / "run"
     proc = subprocess.run(
-        [*cmd, "scenario=single_link", "duration_s=2", "agent.total_timesteps=10000000",
-         "agent.num_envs=2", "agent.n_steps=64", "agent.batch_size=64",
-         "agent.budget_minutes=0.05", "allow_unevaluated=true", f"hydra.run.dir={run}"],
-        capture_output=True, text=True, timeout=300,
-        env={**os.environ, "WANDB_MODE": "disabled"})
+        [
+            *cmd,
+            "scenario=single_link",
+            "duration_s=2",
+            "agent.total_timesteps=10000000",
+            "agent.num_envs=2",
+            "agent.n_steps=64",
+            "agent.batch_size=64",
+            "agent.budget_minutes=0.05",
+            "allow_unevaluated=true",
+            f"hydra.run.dir={run}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "WANDB_MODE": "disabled"},
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     summary = json.loads((run / "train_summary.json").read_text())
     assert summary["stopped_by"] == "budget"
@@ -245,6 +309,7 @@ def test_budget_stops_training(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------ agents as entrants --
+
 
 def _checkpoint_with_obs_norm(run: Path) -> None:
     """A checkpoint of the recipe's env whose policy reacts to its input, with
@@ -265,8 +330,11 @@ def _checkpoint_with_obs_norm(run: Path) -> None:
     obs_space, _ = trained_spaces(config)  # type: ignore[arg-type]
     from orbitcc.agents.checkpoint import env_overrides
 
-    env = OrbitCCEnv(scenario="starlink_dual", overrides=env_overrides(config),  # type: ignore[arg-type]
-                     info_level=0)
+    env = OrbitCCEnv(
+        scenario="starlink_dual",
+        overrides=env_overrides(config),  # type: ignore[arg-type]
+        info_level=0,
+    )
     model = build_model(cfg.agent, env, seed=0)  # zero_init_actor: outputs 0 ...
     with torch.no_grad():  # ... so give it a last layer that depends on the input
         gen = torch.Generator().manual_seed(0)
@@ -275,8 +343,9 @@ def _checkpoint_with_obs_norm(run: Path) -> None:
     model.save(str(run / "model.zip"))
     env.close()
     size = int(np.prod(obs_space.shape))
-    (run / "obs_norm.json").write_text(json.dumps(
-        {"mean": [0.5] * size, "var": [0.01] * size, "clip_obs": 10.0, "epsilon": 1e-8}))
+    (run / "obs_norm.json").write_text(
+        json.dumps({"mean": [0.5] * size, "var": [0.01] * size, "clip_obs": 10.0, "epsilon": 1e-8})
+    )
 
 
 def _episode_return(env: object, act: object) -> float:
@@ -306,13 +375,15 @@ def test_agent_entrant_applies_the_saved_observation_normalisation(tmp_path: Pat
     p = cells.plan([f"agent:{run}"], [("starlink_dual", (), None)], [0], 2.0)
     record = cells.run_cell(p.cells[0], suite="t")
     normalised = _episode_return(cells._agent_env(p.cells[0]), ckpt.act)
-    raw = _episode_return(cells._agent_env(p.cells[0]),
-                          lambda o: ckpt.model.predict(o, deterministic=True)[0])
+    raw = _episode_return(
+        cells._agent_env(p.cells[0]), lambda o: ckpt.model.predict(o, deterministic=True)[0]
+    )
     assert raw != pytest.approx(normalised, rel=1e-3)  # the test can tell them apart
     assert record["episode_return"] == pytest.approx(normalised, rel=1e-9)
     # Other statistics, another checkpoint: a resumed results file reruns it.
-    (run / "obs_norm.json").write_text(json.dumps(
-        {**ckpt.obs_norm, "mean": [0.0] * len(ckpt.obs_norm["mean"])}))
+    (run / "obs_norm.json").write_text(
+        json.dumps({**ckpt.obs_norm, "mean": [0.0] * len(ckpt.obs_norm["mean"])})
+    )
     again = cells.plan([f"agent:{run}"], [("starlink_dual", (), None)], [0], 2.0)
     assert again.cells[0].key != p.cells[0].key
 
@@ -327,9 +398,16 @@ def test_zero_init_actor_plays_the_residual_base_exactly() -> None:
     from orbitcc.agents.heldout import play
     from orbitcc.env.orbitcc_env import OrbitCCEnv
 
-    task = ["env=normalized", "reward=fair", *TASK, "duration_s=4", "env.action=residual",
-            "env.residual_controller=olia", "env.window_max_factor=4.0",
-            "env.mobility_features=true"]
+    task = [
+        "env=normalized",
+        "reward=fair",
+        *TASK,
+        "duration_s=4",
+        "env.action=residual",
+        "env.residual_controller=olia",
+        "env.window_max_factor=4.0",
+        "env.mobility_features=true",
+    ]
     for algo, extra in (("ppo", {"log_std_init": -1.0}), ("sac", {})):
         env = OrbitCCEnv(scenario="starlink_dual", overrides=task, info_level=0)
         model = build_model(AgentConfig(algo=algo, zero_init_actor=True, **extra), env, seed=1)
@@ -342,18 +420,24 @@ def test_zero_init_actor_plays_the_residual_base_exactly() -> None:
         env = OrbitCCEnv(scenario="starlink_dual", overrides=task, info_level=0)
         plain = build_model(AgentConfig(algo=algo, **extra), env, seed=1)
         env.close()
-        other = play("starlink_dual", task, 3,
-                     policy=lambda o, m=plain: m.predict(o, deterministic=True)[0])
+        other = play(
+            "starlink_dual", task, 3, policy=lambda o, m=plain: m.predict(o, deterministic=True)[0]
+        )
         assert other != olia, algo
 
 
 def test_paired_comparison_counts_wins_per_seed() -> None:
     from orbitcc.agents.heldout import paired
 
-    def row(ret: float, thr: float, p95: float, bg: float,
-            unfair: float = 0.0) -> dict[str, float]:
-        return {"return": ret, "throughput_mbps": thr, "p95_delay_ms": p95,
-                "background_mbps": bg, "unfairness_pct": unfair, "loss_rate": 0.0}
+    def row(ret: float, thr: float, p95: float, bg: float, unfair: float = 0.0) -> dict[str, float]:
+        return {
+            "return": ret,
+            "throughput_mbps": thr,
+            "p95_delay_ms": p95,
+            "background_mbps": bg,
+            "unfairness_pct": unfair,
+            "loss_rate": 0.0,
+        }
 
     agent = [row(10, 100, 40, 20, 5), row(-5, 50, 60, 10, 1), row(30, 80, 50, 30, 2)]
     base = [row(8, 90, 45, 20, 4), row(-9, 60, 50, 12, 3), row(31, 70, 40, 25, 2)]
@@ -378,8 +462,20 @@ def test_heldout_plays_a_seed_range_with_overrides_in_parallel(tmp_path: Path) -
 
     def run(*extra: str) -> dict:
         out = tmp_path / f"{len(list(tmp_path.iterdir()))}.json"
-        main(["reference:ppo_starlink", "--seeds", "2", "--first-seed", "10000",
-              "--baselines", "olia", "--json", str(out), *extra])
+        main(
+            [
+                "reference:ppo_starlink",
+                "--seeds",
+                "2",
+                "--first-seed",
+                "10000",
+                "--baselines",
+                "olia",
+                "--json",
+                str(out),
+                *extra,
+            ]
+        )
         return json.loads(out.read_text())
 
     plain = run()
@@ -413,8 +509,7 @@ def test_reference_agent_is_an_entrant_by_name() -> None:
     assert "agent:reference:ppo_sender" in suite.entrants
 
 
-@pytest.mark.parametrize(("recipe", "cls"), [("ppo_sender", "sender"),
-                                             ("ppo_starlink", "oracle")])
+@pytest.mark.parametrize(("recipe", "cls"), [("ppo_sender", "sender"), ("ppo_starlink", "oracle")])
 def test_shipped_agents_declare_their_information_class(recipe: str, cls: str) -> None:
     """Issue 35: each shipped checkpoint's config.yaml carries the resolved
     information class the leaderboard shows, and the features agree with it."""
@@ -445,8 +540,7 @@ def test_shipped_agent_reproduces_its_heldout_rows(recipe: str) -> None:
     ckpt = load_checkpoint(f"reference:{recipe}")
     assert ckpt.obs_norm is not None
     assert split["seeds"][0] == 0
-    row = play(ckpt.config["scenario"]["name"], task_overrides(ckpt.config), 0,
-               policy=ckpt.act)
+    row = play(ckpt.config["scenario"]["name"], task_overrides(ckpt.config), 0, policy=ckpt.act)
     shipped = split["rows"]["task"][f"agent:{recipe}"][0]
     for key in TABLE_KEYS:  # the table's columns (a row may carry more)
         assert row[key] == pytest.approx(shipped[key], rel=1e-9), key
@@ -463,6 +557,7 @@ def test_learning_bench_trains_the_recipe_from_scratch_and_from_the_shipped_agen
 
 
 # ------------------------------------------- fairness as a constraint --
+
 
 def test_multiplier_follows_the_constraint_violation_and_never_goes_negative() -> None:
     from orbitcc.agents.lagrangian import updated_multiplier
@@ -482,15 +577,24 @@ def test_multipliers_price_the_terms_as_the_same_weights_in_cpp() -> None:
     from orbitcc.agents.lagrangian import Constraint, ConstraintMultipliers
     from orbitcc.env.sb3 import OrbitCCSB3VecEnv
 
-    base = ["reward=fair", "env=normalized", "env.action=residual",
-            "env.residual_controller=olia", "duration_s=6"]
+    base = [
+        "reward=fair",
+        "env=normalized",
+        "env.action=residual",
+        "env.residual_controller=olia",
+        "duration_s=6",
+    ]
     plain = OrbitCCSB3VecEnv("starlink_dual", num_envs=2, overrides=base)
     wrapped = ConstraintMultipliers(
         OrbitCCSB3VecEnv("starlink_dual", num_envs=2, overrides=base),
-        [Constraint("unfairness", 2.0, 0.05), Constraint("queueing", 1.0, 0.1)])  # fair: w_f 2
+        [Constraint("unfairness", 2.0, 0.05), Constraint("queueing", 1.0, 0.1)],
+    )  # fair: w_f 2
     wrapped.multipliers = [3.0, 2.0]
-    heavy = OrbitCCSB3VecEnv("starlink_dual", num_envs=2, overrides=[
-        *base, "reward.fairness_weight=3", "reward.delay_weight=2"])
+    heavy = OrbitCCSB3VecEnv(
+        "starlink_dual",
+        num_envs=2,
+        overrides=[*base, "reward.fairness_weight=3", "reward.delay_weight=2"],
+    )
     for env in (plain, wrapped, heavy):
         env.reset()
     rng = np.random.default_rng(0)
@@ -504,14 +608,12 @@ def test_multipliers_price_the_terms_as_the_same_weights_in_cpp() -> None:
         q = np.array([info["queueing"] for info in infos])
         unfair.append(u)
         queue.append(q)
-        np.testing.assert_allclose(r_wrapped, r_plain - 1.0 * u - 1.0 * q,
-                                   rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(r_wrapped, r_plain - 1.0 * u - 1.0 * q, rtol=1e-6, atol=1e-6)
         np.testing.assert_allclose(r_wrapped, r_heavy, rtol=1e-5, atol=1e-5)
     assert np.concatenate(unfair).sum() > 0  # the background flow was squeezed at times
     assert np.concatenate(queue).sum() > 0
     means = wrapped.take_mean_costs()
-    assert means == pytest.approx([float(np.mean(unfair)), float(np.mean(queue))],
-                                  rel=1e-12)
+    assert means == pytest.approx([float(np.mean(unfair)), float(np.mean(queue))], rel=1e-12)
     assert wrapped.take_mean_costs() is None  # reset by the call
 
 
@@ -527,11 +629,12 @@ def test_best_checkpoint_is_the_best_feasible_one() -> None:
     results = iter([(10.0, 20.0), (5.0, 5.0), (50.0, 30.0), (7.0, 6.0), (6.0, 1.0)])
     saved: list[int] = []
     callback = HeldOutEvalCallback(
-        1, lambda policy: dict(zip(("return", "unfairness_pct"), next(results),
-                                   strict=True)),
-        policy_of=lambda m: (lambda obs: obs),
+        1,
+        lambda policy: dict(zip(("return", "unfairness_pct"), next(results), strict=True)),
+        policy_of=lambda m: lambda obs: obs,
         save_best=lambda m: saved.append(callback.num_timesteps),
-        feasible=lambda r: r["unfairness_pct"] <= 8.0)
+        feasible=lambda r: r["unfairness_pct"] <= 8.0,
+    )
     callback.model = SimpleNamespace(logger=Logger(None, []))
     for step in range(1, 6):
         callback.num_timesteps = step
@@ -549,14 +652,12 @@ def test_base_limits_are_the_base_controllers_means_on_training_episodes() -> No
     from orbitcc.agents.lagrangian import base_limits
 
     task = ["env=normalized", "reward=fair", *TASK, "duration_s=20"]
-    limits = base_limits("starlink_dual", task, "olia", ["unfairness", "queueing"],
-                         episodes=3)
-    rows = [play("starlink_dual", task, s, controller="olia", split="train")
-            for s in range(3)]
+    limits = base_limits("starlink_dual", task, "olia", ["unfairness", "queueing"], episodes=3)
+    rows = [play("starlink_dual", task, s, controller="olia", split="train") for s in range(3)]
     assert limits["unfairness"] == pytest.approx(
-        np.mean([r["unfairness_pct"] for r in rows]) / 100.0, rel=1e-12)
-    assert limits["queueing"] == pytest.approx(np.mean([r["queueing"] for r in rows]),
-                                               rel=1e-12)
+        np.mean([r["unfairness_pct"] for r in rows]) / 100.0, rel=1e-12
+    )
+    assert limits["queueing"] == pytest.approx(np.mean([r["queueing"] for r in rows]), rel=1e-12)
     assert limits["unfairness"] > 0.0  # seeds 0-2 draw background flows squeezed at times
     assert limits["queueing"] > 0.0
     test = [play("starlink_dual", task, s, controller="olia") for s in range(3)]
@@ -572,14 +673,30 @@ def test_constrained_training_moves_the_multipliers_by_the_rule(tmp_path: Path) 
     proc = subprocess.run(
         # reward=fair: the constraints re-price its unfairness and queueing
         # terms (the recipe's own reward is pareto since issue 35).
-        [sys.executable, "-m", "orbitcc.cli.train", "agent=ppo_starlink", "reward=fair",
-         "duration_s=3",
-         "agent.total_timesteps=1024", "agent.num_envs=2", "agent.n_steps=128",
-         "agent.batch_size=64", "agent.eval_every_steps=512", "agent.eval_episodes=1",
-         "agent.budget_minutes=null", "agent.unfairness_limit=0",
-         "agent.queueing_limit=100", "agent.multiplier_lr=2.0", f"hydra.run.dir={run}"],
-        capture_output=True, text=True, timeout=300,
-        env={**os.environ, "WANDB_MODE": "disabled"})
+        [
+            sys.executable,
+            "-m",
+            "orbitcc.cli.train",
+            "agent=ppo_starlink",
+            "reward=fair",
+            "duration_s=3",
+            "agent.total_timesteps=1024",
+            "agent.num_envs=2",
+            "agent.n_steps=128",
+            "agent.batch_size=64",
+            "agent.eval_every_steps=512",
+            "agent.eval_episodes=1",
+            "agent.budget_minutes=null",
+            "agent.unfairness_limit=0",
+            "agent.queueing_limit=100",
+            "agent.multiplier_lr=2.0",
+            f"hydra.run.dir={run}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "WANDB_MODE": "disabled"},
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     summary = json.loads((run / "train_summary.json").read_text())
     constraints = {c["metric"]: c for c in summary["constraints"]}
@@ -603,10 +720,19 @@ def test_constrained_training_moves_the_multipliers_by_the_rule(tmp_path: Path) 
 def test_a_checkpoint_matches_a_baseline_only_if_no_worse_on_all_four() -> None:
     from orbitcc.agents.train import matches
 
-    baseline = {"throughput_mbps": 100.0, "background_mbps": 30.0, "p95_delay_ms": 45.0,
-                "unfairness_pct": 8.0, "return": 50.0}
+    baseline = {
+        "throughput_mbps": 100.0,
+        "background_mbps": 30.0,
+        "p95_delay_ms": 45.0,
+        "unfairness_pct": 8.0,
+        "return": 50.0,
+    }
     assert matches(dict(baseline), baseline)  # ties count as no worse
     assert matches({**baseline, "return": -1e9}, baseline)  # the return is not a criterion
-    for key, worse in (("throughput_mbps", 99.9), ("background_mbps", 29.9),
-                       ("p95_delay_ms", 45.1), ("unfairness_pct", 8.1)):
+    for key, worse in (
+        ("throughput_mbps", 99.9),
+        ("background_mbps", 29.9),
+        ("p95_delay_ms", 45.1),
+        ("unfairness_pct", 8.1),
+    ):
         assert not matches({**baseline, key: worse}, baseline), key

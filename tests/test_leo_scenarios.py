@@ -48,14 +48,14 @@ def test_starlink_dual_handovers_every_15_s(dual_60s: dict) -> None:
     np.testing.assert_allclose(np.diff(times), HANDOVER_INTERVAL_S, atol=1e-9)
 
 
-def test_starlink_dual_shared_bottleneck_every_30_s(dual_60s: dict,
-                                                    linkbudget_60s: dict) -> None:
+def test_starlink_dual_shared_bottleneck_every_30_s(dual_60s: dict, linkbudget_60s: dict) -> None:
     scenario = sim_config("starlink_dual").scenario
     schedule = scenario.schedule(60.0)
     assert schedule["disjoint_s"] == pytest.approx(15.0)
     assert schedule["shared_s"] == pytest.approx(15.0)
-    np.testing.assert_allclose(np.array(schedule["shared"]),
-                               [[0.0, 7.5], [22.5, 37.5], [52.5, 60.0]], atol=1e-9)
+    np.testing.assert_allclose(
+        np.array(schedule["shared"]), [[0.0, 7.5], [22.5, 37.5], [52.5, 60.0]], atol=1e-9
+    )
     # Hard (RSS-forced) handovers of subflow 0 start the shared phases.
     hard = [h["t_s"] for h in schedule["handovers"] if h["hard"]]
     np.testing.assert_allclose(hard, [22.5, 52.5], atol=1e-9)
@@ -102,16 +102,21 @@ def test_starlink_dual_delay_changes_at_each_handover() -> None:
         assert abs(after - before) > 0.01, (h, before, after)
     # And the RTT the transport measures follows the path (srtt > 2 x one way).
     probe = sim.probe(0)
-    assert probe["min_rtt_ms"] >= 2 * (550 / 299792.458 * 1e3
-                                       + cfg.scenario.terrestrial_delay_ms) - 1e-6
+    assert (
+        probe["min_rtt_ms"]
+        >= 2 * (550 / 299792.458 * 1e3 + cfg.scenario.terrestrial_delay_ms) - 1e-6
+    )
 
 
 @pytest.mark.parametrize("controller", ["olia", "maco"])
 def test_outage_losses_are_handover_losses(controller: str) -> None:
     det = "scenario.deterministic=true"
     with_outage = orbitcc.run(
-        "starlink_dual", controller, duration_s=25.0,
-        overrides=[det, "scenario.hard_outage_s=0.3", "scenario.soft_outage_s=0.2"])
+        "starlink_dual",
+        controller,
+        duration_s=25.0,
+        overrides=[det, "scenario.hard_outage_s=0.3", "scenario.soft_outage_s=0.2"],
+    )
     assert with_outage["handover_losses"] > 0
     without = orbitcc.run("starlink_dual", controller, duration_s=25.0, overrides=[det])
     assert without["handover_losses"] == 0
@@ -141,8 +146,13 @@ def trace_bins_mbps(bw_file: Path, bin_ms: int = 10) -> tuple[np.ndarray, int]:
 def test_trace_replay_reproduces_capacity() -> None:
     # deterministic: the replay starts at the trace's beginning (by default
     # it starts a random whole number of 15 s periods in, checked below).
-    m = orbitcc.run("starlink_trace", "cubic", duration_s=80.0, series=True,
-                    overrides=["scenario.deterministic=true"])
+    m = orbitcc.run(
+        "starlink_trace",
+        "cubic",
+        duration_s=80.0,
+        series=True,
+        overrides=["scenario.deterministic=true"],
+    )
     bins, period_ms = trace_bins_mbps(CONFIG_DIR / "traces" / "starlink_synthetic.bw")
 
     def replays_from(run: dict, offset_ms: int) -> bool:
@@ -159,16 +169,27 @@ def test_trace_replay_reproduces_capacity() -> None:
     # seeds from the same one.
     offsets = []
     for seed in range(4):
-        r = orbitcc.run("starlink_trace", "cubic", duration_s=20.0, series=True, seed=seed,
-                        overrides=["scenario.ge_p_bad=0"])
+        r = orbitcc.run(
+            "starlink_trace",
+            "cubic",
+            duration_s=20.0,
+            series=True,
+            seed=seed,
+            overrides=["scenario.ge_p_bad=0"],
+        )
         found = [k for k in range(period_ms // 15000) if replays_from(r, 15000 * k)]
         assert len(found) == 1, (seed, found)
         offsets.append(found[0])
     assert len(set(offsets)) > 1, offsets
     # The helper shows every bin of the first period, exactly.
     states = _core.leo_process_states(
-        {"type": "starlink_trace", "bw_file": str(CONFIG_DIR / "traces/starlink_synthetic.bw"),
-         "delay_file": str(CONFIG_DIR / "traces/starlink_synthetic.delay")}, 59.99)
+        {
+            "type": "starlink_trace",
+            "bw_file": str(CONFIG_DIR / "traces/starlink_synthetic.bw"),
+            "delay_file": str(CONFIG_DIR / "traces/starlink_synthetic.delay"),
+        },
+        59.99,
+    )
     idx = np.rint(states["t_s"] * 100).astype(np.int64)
     np.testing.assert_allclose(states["capacity_mbps"], bins[idx])
     np.testing.assert_allclose(states["t_s"][states["handover"]], [12, 27, 42, 57])
@@ -177,8 +198,10 @@ def test_trace_replay_reproduces_capacity() -> None:
 
 
 def test_same_seed_same_channel_for_every_controller() -> None:
-    runs = {cc: orbitcc.run("lms_ka", cc, seed=7, duration_s=10.0, series=True)
-            for cc in ("cubic", "bbr")}
+    runs = {
+        cc: orbitcc.run("lms_ka", cc, seed=7, duration_s=10.0, series=True)
+        for cc in ("cubic", "bbr")
+    }
     a, b = (runs[cc]["series"]["capacity_mbps"] for cc in ("cubic", "bbr"))
     assert a.tobytes() == b.tobytes()
     assert runs["cubic"]["throughput_mbps"] != runs["bbr"]["throughput_mbps"]
@@ -200,11 +223,21 @@ def test_starlink_dual_timeline_is_controller_independent() -> None:
 def test_gilbert_elliott_overlay_gives_random_losses() -> None:
     spec = {
         "duration_s": 5.0,
-        "links": [{"capacity_mbps": 20.0, "delay_ms": 10.0, "buffer_packets": 100,
-                   "loss_process": {"type": "gilbert_elliott", "p_good": 0.0,
-                                    "p_bad": 0.3, "mean_good_s": 0.5,
-                                    "mean_bad_s": 0.2}},
-                  {"capacity_mbps": 1000.0, "delay_ms": 10.0}],
+        "links": [
+            {
+                "capacity_mbps": 20.0,
+                "delay_ms": 10.0,
+                "buffer_packets": 100,
+                "loss_process": {
+                    "type": "gilbert_elliott",
+                    "p_good": 0.0,
+                    "p_bad": 0.3,
+                    "mean_good_s": 0.5,
+                    "mean_bad_s": 0.2,
+                },
+            },
+            {"capacity_mbps": 1000.0, "delay_ms": 10.0},
+        ],
         "flows": [{"controller": "cubic", "paths": [{"forward": [0], "reverse": [1]}]}],
     }
     sim = _core.Simulation(spec)
@@ -213,6 +246,7 @@ def test_gilbert_elliott_overlay_gives_random_losses() -> None:
 
 
 # ------------------------------------------------------------- bad input --
+
 
 def link_spec(process: dict, **extra) -> dict:
     link = {"process": process}
@@ -225,8 +259,11 @@ def link_spec(process: dict, **extra) -> dict:
 
 
 def test_unknown_process_type() -> None:
-    with pytest.raises(ValueError, match=r"links\[0\]\.process\.type.*'warp'.*allowed: "
-                                         r"starlink_access, along_track"):
+    with pytest.raises(
+        ValueError,
+        match=r"links\[0\]\.process\.type.*'warp'.*allowed: "
+        r"starlink_access, along_track",
+    ):
         _core.Simulation(link_spec({"type": "warp"}))
 
 
@@ -258,21 +295,26 @@ def test_transition_rows_must_sum_to_one() -> None:
 
 def test_altitude_must_be_positive() -> None:
     with pytest.raises(ValueError, match=r"altitude_km"):
-        _core.Simulation(link_spec({"type": "starlink_access",
-                                    "shell": {"preset": "starlink", "altitude_km": 0.0}}))
+        _core.Simulation(
+            link_spec(
+                {"type": "starlink_access", "shell": {"preset": "starlink", "altitude_km": 0.0}}
+            )
+        )
     with pytest.raises(ValueError, match=r"altitude_km"):
         _core.Simulation(link_spec({"type": "along_track", "altitude_km": -550.0}))
     with pytest.raises(ValueError, match=r"scenario\.altitude_km"):
-        orbitcc.run("starlink_dual", None, overrides=["scenario.altitude_km=0"],
-                    duration_s=1.0)
+        orbitcc.run("starlink_dual", None, overrides=["scenario.altitude_km=0"], duration_s=1.0)
 
 
 def test_oracle_section_is_strict() -> None:
     spec = link_spec({"type": "onoff"})
     spec["oracle"] = {"paths": [{"path_id": 0, "type": "lms"}]}
-    with pytest.raises(ValueError, match=r"oracle\.paths\[0\]\.type.*allowed: "
-                                         r"starlink_access, along_track, isl_path, "
-                                         r"starlink_trace, static"):
+    with pytest.raises(
+        ValueError,
+        match=r"oracle\.paths\[0\]\.type.*allowed: "
+        r"starlink_access, along_track, isl_path, "
+        r"starlink_trace, static",
+    ):
         _core.Simulation(spec)
     spec["oracle"] = {"paths": [{"type": "static"}]}
     with pytest.raises(ValueError, match=r"oracle\.paths\[0\]\.path_id: is required"):
@@ -283,25 +325,37 @@ def test_refwa_router_is_strict() -> None:
     with pytest.raises(ValueError, match=r"router.*buffer_bytes"):
         _core.Simulation(link_spec({"type": "onoff"}, router={"type": "refwa"}))
     with pytest.raises(ValueError, match=r"router.*unknown REFWA parameter.*gamma"):
-        _core.Simulation(link_spec({"type": "onoff"}, buffer_bytes=30000,
-                                   router={"type": "refwa", "gamma": 1.0}))
+        _core.Simulation(
+            link_spec({"type": "onoff"}, buffer_bytes=30000, router={"type": "refwa", "gamma": 1.0})
+        )
 
 
 def test_bad_scenario_choices() -> None:
     with pytest.raises(ValueError, match=r"scenario\.band = 'x'.*allowed: ka, s"):
         orbitcc.run("lms_ka", None, overrides=["scenario.band=x"], duration_s=1.0)
     with pytest.raises(ValueError, match=r"scenario\.link_type.*allowed: T1, T2, T3, OC3"):
-        orbitcc.run("refwa_bottleneck", None, overrides=["scenario.link_type=T9"],
-                    duration_s=1.0)
+        orbitcc.run("refwa_bottleneck", None, overrides=["scenario.link_type=T9"], duration_s=1.0)
 
 
 def test_model_registry_lists_what_each_parser_accepts() -> None:
     kinds = _core.leo_model_kinds()
     assert {k for k, v in kinds.items() if v["link_process"]} >= {
-        "starlink_access", "along_track", "isl_path", "lms", "onoff", "mahimahi",
-        "starlink_trace", "csv_trace"}
+        "starlink_access",
+        "along_track",
+        "isl_path",
+        "lms",
+        "onoff",
+        "mahimahi",
+        "starlink_trace",
+        "csv_trace",
+    }
     assert {k for k, v in kinds.items() if v["oracle_path"]} == {
-        "starlink_access", "along_track", "isl_path", "starlink_trace", "static"}
+        "starlink_access",
+        "along_track",
+        "isl_path",
+        "starlink_trace",
+        "static",
+    }
     for kind in ("starlink_access", "along_track", "isl_path", "lms", "onoff"):
         with pytest.raises(ValueError, match="unknown key") as err:
             _core.leo_process_states({"type": kind, "no_such_key": 1}, 1.0)
@@ -316,8 +370,10 @@ def test_trace_means_come_from_the_core_parser() -> None:
     delay_text = (CONFIG_DIR / "traces/starlink_synthetic.delay").read_text()
     delays = [float(x) for x in delay_text.split()]
     capacity = len(bw) * 1500 * 8 / (int(bw[-1]) * 1e-3) / 1e6
-    got = _core.leo_trace_means(str(CONFIG_DIR / "traces/starlink_synthetic.bw"),
-                                str(CONFIG_DIR / "traces/starlink_synthetic.delay"))
+    got = _core.leo_trace_means(
+        str(CONFIG_DIR / "traces/starlink_synthetic.bw"),
+        str(CONFIG_DIR / "traces/starlink_synthetic.delay"),
+    )
     assert got == (capacity, sum(delays) / len(delays))
     with pytest.raises(ValueError, match="no_such.delay"):
         _core.leo_trace_means(str(CONFIG_DIR / "traces/starlink_synthetic.bw"), "no_such.delay")

@@ -26,14 +26,21 @@ from orbitcc.env import make as make_env
 
 @pytest.mark.parametrize("make", ["gym.make", "orbitcc.env.make"])
 def test_env_after_close_raises_clearly(make: str) -> None:
-    env: Any = (gym.make("orbitcc/OrbitCC-v0", scenario="single_link") if make == "gym.make"
-                else make_env("single_link"))
+    env: Any = (
+        gym.make("orbitcc/OrbitCC-v0", scenario="single_link")
+        if make == "gym.make"
+        else make_env("single_link")
+    )
     env.reset(seed=0)
     env.step(env.action_space.sample())
     env.close()
     env.close()  # closing twice is fine
-    for call in (lambda: env.step(env.action_space.sample()), lambda: env.reset(seed=1),
-                 lambda: env.unwrapped.summary(), lambda: env.unwrapped.simulation):
+    for call in (
+        lambda: env.step(env.action_space.sample()),
+        lambda: env.reset(seed=1),
+        lambda: env.unwrapped.summary(),
+        lambda: env.unwrapped.simulation,
+    ):
         with pytest.raises(RuntimeError, match=r"after close\(\): this env is closed"):
             call()
 
@@ -85,8 +92,11 @@ def test_unknown_reset_options_are_refused_with_what_is_allowed() -> None:
 
 @pytest.mark.parametrize("level", [1e30, 2, -1, True, "1", 0.5, None])
 def test_info_level_outside_zero_or_one_is_refused(level: Any) -> None:
-    with pytest.raises(ValueError, match=r"info_level = .*; allowed: 0 \(step metrics "
-                                         r"only\); 1 \(\+ per-subflow arrays"):
+    with pytest.raises(
+        ValueError,
+        match=r"info_level = .*; allowed: 0 \(step metrics "
+        r"only\); 1 \(\+ per-subflow arrays",
+    ):
         make_env("single_link", info_level=level)
 
 
@@ -102,20 +112,30 @@ def test_info_levels_zero_and_one_work(level: Any) -> None:
 
 def _record(seed: int, throughput: Any) -> dict[str, Any]:
     r: dict[str, Any] = {k: f"x{seed}" for k in REQUIRED_FIELDS}
-    r.update(key=f"k{seed}", entrant="cubic", scenario="single_link", cell="single_link",
-             seed=seed, overrides=[], throughput_mbps=throughput, p95_delay_ms=40.0,
-             loss_rate=0.0)
+    r.update(
+        key=f"k{seed}",
+        entrant="cubic",
+        scenario="single_link",
+        cell="single_link",
+        seed=seed,
+        overrides=[],
+        throughput_mbps=throughput,
+        p95_delay_ms=40.0,
+        loss_rate=0.0,
+    )
     return r
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, "abc", None, True])
-def test_a_row_with_a_non_finite_metric_is_reported_as_corrupt(tmp_path: Path,
-                                                               bad: Any) -> None:
+def test_a_row_with_a_non_finite_metric_is_reported_as_corrupt(tmp_path: Path, bad: Any) -> None:
     path = tmp_path / "results.jsonl"
     rows = [_record(0, 81.41), _record(1, bad)]
     path.write_text("".join(json.dumps(r, allow_nan=True) + "\n" for r in rows))
-    with pytest.raises(ResultsError, match=r"results.jsonl:2 is a corrupt cell record "
-                                           r"\(throughput_mbps = .*; allowed: a finite number"):
+    with pytest.raises(
+        ResultsError,
+        match=r"results.jsonl:2 is a corrupt cell record "
+        r"\(throughput_mbps = .*; allowed: a finite number",
+    ):
         read_records(path, REQUIRED_FIELDS)
     path.write_text(json.dumps(rows[0]) + "\n")
     assert [r["seed"] for r in read_records(path, REQUIRED_FIELDS)] == [0]
@@ -124,8 +144,10 @@ def test_a_row_with_a_non_finite_metric_is_reported_as_corrupt(tmp_path: Path,
 def test_summary_names_seeds_that_are_not_averaged() -> None:
     from orbitcc.baselines.evaluate import summary_table
 
-    rows = [{"entrant": "cubic", "scenario": "s", "completion_time_s": 2.0},
-            {"entrant": "cubic", "scenario": "s", "completion_time_s": math.nan}]
+    rows = [
+        {"entrant": "cubic", "scenario": "s", "completion_time_s": 2.0},
+        {"entrant": "cubic", "scenario": "s", "completion_time_s": math.nan},
+    ]
     table = summary_table(rows, ["completion_time_s"])
     assert "2 +- 0 (1 of 2 seeds)" in table
 
@@ -135,22 +157,31 @@ def test_orbitcc_eval_does_not_count_a_corrupt_row_as_done(tmp_path: Path) -> No
     NaN row. orbitcc-eval now stops before any run, naming the line."""
     results = tmp_path / "results.jsonl"
     env = {**os.environ, "WANDB_MODE": "disabled", "HYDRA_FULL_ERROR": "1"}
-    cmd = [sys.executable, "-m", "orbitcc.cli.eval", "suite.entrants=[cubic]",
-           "suite.scenarios=[single_link]", "suite.seeds=[0,1]", "suite.duration_s=1",
-           f"results={results}", f"hydra.run.dir={tmp_path / 'eval'}"]
-    first = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True,
-                           timeout=600)
+    cmd = [
+        sys.executable,
+        "-m",
+        "orbitcc.cli.eval",
+        "suite.entrants=[cubic]",
+        "suite.scenarios=[single_link]",
+        "suite.seeds=[0,1]",
+        "suite.duration_s=1",
+        f"results={results}",
+        f"hydra.run.dir={tmp_path / 'eval'}",
+    ]
+    first = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert first.returncode == 0, first.stderr
     lines = results.read_text().splitlines()
     assert len(lines) == 2
     for bad in ("NaN", '"abc"'):
         row = json.loads(lines[1])
-        text = json.dumps(row).replace(f'"throughput_mbps": {row["throughput_mbps"]!r}',
-                                       f'"throughput_mbps": {bad}')
+        text = json.dumps(row).replace(
+            f'"throughput_mbps": {row["throughput_mbps"]!r}', f'"throughput_mbps": {bad}'
+        )
         assert text != json.dumps(row)
         results.write_text(lines[0] + "\n" + text + "\n")
-        again = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True,
-                               timeout=600)
+        again = subprocess.run(
+            cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+        )
         assert again.returncode != 0
         assert "results.jsonl:2 is a corrupt cell record (throughput_mbps" in again.stderr
         assert "Traceback" not in again.stderr
@@ -162,8 +193,12 @@ def test_orbitcc_eval_does_not_count_a_corrupt_row_as_done(tmp_path: Path) -> No
 
 def test_bench_refuses_an_unwritable_json_path_before_measuring(tmp_path: Path) -> None:
     for target in ("/proc/nonexistent/x.json", str(tmp_path)):
-        proc = subprocess.run([sys.executable, "-m", "orbitcc.cli.bench", "--json", target],
-                              capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-m", "orbitcc.cli.bench", "--json", target],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert proc.returncode == 2, proc.stderr
         assert f"orbitcc-bench: error: --json {target}:" in proc.stderr
         assert "[orbitcc-bench]" not in proc.stdout  # no measurement started

@@ -103,6 +103,7 @@ def test_reward_peaks_at_the_max_min_share_and_punishes_grabbing():
 def test_taking_from_the_background_costs_every_agent():
     """The harm term (issue 35 item 5): two agents that hold their own share
     but starve a CUBIC flow score below two that leave it its share."""
+
     def mean_reward(window: float) -> tuple[float, float]:
         env = orbitcc.make_multiagent(
             "single_link",
@@ -211,8 +212,11 @@ def test_refuses_what_the_single_env_refuses(kind, actions, needle):
 def test_calls_after_close_and_unknown_agents_are_refused():
     env = orbitcc.make_multiagent("single_link", num_agents=2, overrides=SHORT)
     env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"agent 'flow_7' is unknown; this env's agents: "
-                       "flow_0, flow_1"):
+    with pytest.raises(
+        ValueError,
+        match=r"agent 'flow_7' is unknown; this env's agents: "
+        "flow_0, flow_1",
+    ):
         env.observation_space("flow_7")
     with pytest.raises(ValueError, match="agent 'flow_7' is unknown"):
         env.action_space("flow_7")
@@ -437,13 +441,17 @@ def test_bench_multiagent_rows_pair_the_three_envs_round_by_round():
     # same round's figures (paired), never a quotient of two medians.
     from orbitcc.cli.bench import BenchConfig, multiagent_figures, multiagent_markdown
 
-    cfg = BenchConfig(rounds=3, multiagent_agents=[2], multiagent_steps=20,
-                      multiagent_vec_envs=2)
+    cfg = BenchConfig(rounds=3, multiagent_agents=[2], multiagent_steps=20, multiagent_vec_envs=2)
     fig = multiagent_figures(cfg)
     (row,) = fig["rows"]
     assert row["agents"] == 2
-    for key in ("gym_us_per_flow_step", "parallel_us_per_agent_step",
-                "vector_us_per_agent_step", "parallel_over_gym", "vector_over_gym"):
+    for key in (
+        "gym_us_per_flow_step",
+        "parallel_us_per_agent_step",
+        "vector_us_per_agent_step",
+        "parallel_over_gym",
+        "vector_over_gym",
+    ):
         f = row[key]
         assert f["n"] == 3 and 0 < f["min"] <= f["median"] <= f["max"]
     table = multiagent_markdown(fig)
@@ -463,8 +471,9 @@ def test_above_the_fair_share_with_a_starved_background_scores_lower(w, h):
     from orbitcc import _core
 
     inf = float("inf")
-    fair = max_min_shares([frozenset({0, 1}), frozenset({0, 1}), frozenset({0})],
-                          {0: 19.0, 1: 19.0}, [inf, inf, inf])
+    fair = max_min_shares(
+        [frozenset({0, 1}), frozenset({0, 1}), frozenset({0})], {0: 19.0, 1: 19.0}, [inf, inf, inf]
+    )
     f = fair[0]
     assert fair == pytest.approx([38 / 3] * 3)
     weights = (w, 0.0, 0.0, h)

@@ -25,7 +25,8 @@ def _row(name: str, duration_s: float) -> ns3.Row:
 def _same(native: dict, inproc: dict) -> None:
     timing = ("wall_s", "cpu_s", "process_wall_s", "process_cpu_s", "process")
     assert {k: v for k, v in native.items() if k not in timing} == {
-        k: v for k, v in inproc.items() if k not in timing}
+        k: v for k, v in inproc.items() if k not in timing
+    }
 
 
 @pytest.mark.parametrize("name", ["newreno-1-bdp", "cubic-1-schedule"])
@@ -74,8 +75,9 @@ def test_bad_input_is_one_error_line(tmp_path: Path) -> None:
     spec = ns3.run_spec(_row("newreno-1-bdp", 1.0))
     spec["links"][0]["capacity_mbps"] = "fast"
     invalid.write_text(json.dumps(spec))
-    _one_error_line(_run(str(invalid)),
-                    "links[0].capacity_mbps = 'fast' must be a number (got str)")
+    _one_error_line(
+        _run(str(invalid)), "links[0].capacity_mbps = 'fast' must be a number (got str)"
+    )
     unknown = tmp_path / "unknown.json"
     spec["links"][0]["capacity_mbps"] = 100.0
     unknown.write_text(json.dumps({**spec, "sead": 3}))
@@ -92,8 +94,9 @@ def test_the_same_spec_errors_in_the_module() -> None:
 
     spec = ns3.run_spec(_row("newreno-1-bdp", 1.0))
     spec["links"][0]["capacity_mbps"] = "fast"
-    with pytest.raises(ValueError,
-                       match=r"links\[0\]\.capacity_mbps = 'fast' must be a number \(got str\)"):
+    with pytest.raises(
+        ValueError, match=r"links\[0\]\.capacity_mbps = 'fast' must be a number \(got str\)"
+    ):
         _core.Simulation(spec)
 
 
@@ -104,7 +107,8 @@ def _without_timing(doc: dict) -> dict:
 
 
 def test_the_result_is_the_same_on_stdout_in_a_new_file_and_over_a_longer_one(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """The runner writes its result with one system call and overwrites an
     existing file in place, cut to length (no truncation first): the file
     holds exactly the result whatever was there, and equals stdout's."""
@@ -132,8 +136,12 @@ def test_an_unwritable_result_is_one_error_line(tmp_path: Path) -> None:
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps(ns3.run_spec(_row("newreno-1-bdp", 0.1))))
     out = tmp_path / "no" / "such" / "dir.json"
-    line = _one_error_line(_run("--out", str(out), str(spec)), str(out),
-                           "cannot write the result", "No such file or directory")
+    line = _one_error_line(
+        _run("--out", str(out), str(spec)),
+        str(out),
+        "cannot write the result",
+        "No such file or directory",
+    )
     assert line.startswith("orbitcc_run: ")
     directory = _run(str(tmp_path))  # a folder as the spec: read() fails
     _one_error_line(directory, str(tmp_path), "cannot read the file", "Is a directory")

@@ -26,11 +26,17 @@ SCHEMAS: list[tuple[str, type, list[dict[str, Any]], set[str]]] = [
     ("env", EnvConfig, list(_core.env_params()), set()),
     ("reward", RewardConfig, list(_core.reward_params()), set()),
     # The shipped LeoReplayer pair, relative to configs/: the core's "" is "no trace".
-    ("randomize", RandomizeConfig, list(_core.model_params("randomize")),
-     {"trace_bandwidth_file", "trace_delay_file"}),
+    (
+        "randomize",
+        RandomizeConfig,
+        list(_core.model_params("randomize")),
+        {"trace_bandwidth_file", "trace_delay_file"},
+    ),
     ("sim", SimConfig, [_SIM["seed"], _SIM["sample_interval_s"]], set()),
-    *((f"scenario {kind}", schema, _KINDS[kind], set())
-      for kind, schema in sorted(SCENARIO_SCHEMAS.items())),
+    *(
+        (f"scenario {kind}", schema, _KINDS[kind], set())
+        for kind, schema in sorted(SCENARIO_SCHEMAS.items())
+    ),
 ]
 
 
@@ -41,19 +47,22 @@ def _default(f: dataclasses.Field) -> Any:
 
 
 @pytest.mark.parametrize("owner, schema, rows, own", SCHEMAS, ids=[s[0] for s in SCHEMAS])
-def test_no_schema_field_restates_its_row(owner: str, schema: type, rows: list[dict],
-                                          own: set[str]) -> None:
+def test_no_schema_field_restates_its_row(
+    owner: str, schema: type, rows: list[dict], own: set[str]
+) -> None:
     fields = {f.name: f for f in dataclasses.fields(schema)}
     for row in rows:
         f = fields.get(row["name"])
         assert f is not None, f"{owner}: the row {row['name']} has no field"
         # Made from the row (schema.row_field carries its help), not written by hand.
         assert f.metadata.get("help") == row["help"], (
-            f"{owner}.{row['name']} is written by hand; build it from its row")
+            f"{owner}.{row['name']} is written by hand; build it from its row"
+        )
         _, typ, made = row_field(row)
         if row["name"] in own:
             assert _default(f) != _default(made), (
-                f"{owner}.{row['name']}: this layer's own default equals the row's")
+                f"{owner}.{row['name']}: this layer's own default equals the row's"
+            )
         else:
             assert _default(f) == _default(made), f"{owner}.{row['name']}"
     # A scenario has its table's rows and its identity (kind, name, description) only.
@@ -76,13 +85,18 @@ def _preset_schemas() -> list[tuple[str, type]]:
     out: list[tuple[str, type]] = []
     for path in sorted((CONFIG_DIR / "scenario").glob("*.yaml")):
         data = yaml.safe_load(path.read_text())
-        kind = next(d[:-len("_schema")] for d in data["defaults"]
-                    if isinstance(d, str) and d.endswith("_schema"))
+        kind = next(
+            d[: -len("_schema")]
+            for d in data["defaults"]
+            if isinstance(d, str) and d.endswith("_schema")
+        )
         out.append((f"scenario/{path.name}", SCENARIO_SCHEMAS[kind]))
-    for group, schema in (("env", EnvConfig), ("reward", RewardConfig),
-                          ("randomize", RandomizeConfig)):
-        out += [(f"{group}/{p.name}", schema)
-                for p in sorted((CONFIG_DIR / group).glob("*.yaml"))]
+    for group, schema in (
+        ("env", EnvConfig),
+        ("reward", RewardConfig),
+        ("randomize", RandomizeConfig),
+    ):
+        out += [(f"{group}/{p.name}", schema) for p in sorted((CONFIG_DIR / group).glob("*.yaml"))]
     return out
 
 
@@ -90,7 +104,11 @@ def _preset_schemas() -> list[tuple[str, type]]:
 def test_a_preset_states_only_what_differs_from_its_kind(preset: str, schema: type) -> None:
     data = yaml.safe_load((CONFIG_DIR / preset).read_text()) or {}
     defaults = {f.name: _default(f) for f in dataclasses.fields(schema)}
-    restated = [k for k, v in data.items()
-                if k not in ("defaults", "kind", "name", "description") and k in defaults
-                and _same(v, defaults[k])]
+    restated = [
+        k
+        for k, v in data.items()
+        if k not in ("defaults", "kind", "name", "description")
+        and k in defaults
+        and _same(v, defaults[k])
+    ]
     assert not restated, f"configs/{preset} restates its kind's defaults: {restated}"

@@ -60,8 +60,7 @@ def test_matrix_covers_the_issue() -> None:
     assert {r.cc for r in rows} == {"newreno", "cubic", "bbr"}
     assert {r.loss for r in rows} == {0.0, 0.001, 0.01}
     assert {r.buffer_bdp for r in rows} == {1.0, 0.25}
-    assert {(r.flows, r.rtts_ms) for r in rows} >= {(1, (50.0,)), (2, (50.0,)),
-                                                   (2, (50.0, 100.0))}
+    assert {(r.flows, r.rtts_ms) for r in rows} >= {(1, (50.0,)), (2, (50.0,)), (2, (50.0, 100.0))}
     assert any(0.0 in [c for _, c in r.schedule] for r in rows)  # an outage
     full = ns3.matrix("full")
     assert len(full) == 3 * (3 * 2 * 3 + 1)
@@ -87,9 +86,20 @@ def test_orbitcc_side_conserves_bytes() -> None:
 
 def test_compare_grades_newreno_not_bbr() -> None:
     def side(g: float) -> dict:
-        return {"goodput_mbps": g, "jain_fairness": 1.0,
-                "flows": [{"goodput_mbps": g, "mean_rtt_ms": 60.0, "p95_rtt_ms": 70.0,
-                           "retransmissions": 1, "timeouts": 0}]}
+        return {
+            "goodput_mbps": g,
+            "jain_fairness": 1.0,
+            "flows": [
+                {
+                    "goodput_mbps": g,
+                    "mean_rtt_ms": 60.0,
+                    "p95_rtt_ms": 70.0,
+                    "retransmissions": 1,
+                    "timeouts": 0,
+                }
+            ],
+        }
+
     m = ns3.compare(ns3.Row("x", "x", "newreno"), side(90.0), side(80.0))
     assert m[0].rel == pytest.approx(-1 / 9) and m[0].within is False
     m = ns3.compare(ns3.Row("x", "x", "newreno"), side(90.0), side(85.0))
@@ -106,14 +116,18 @@ def test_window_growth_check_flags_a_jump_rfc5681_forbids() -> None:
     row = ns3.Row("x", "x", "cubic")
     mss = ns3.MSS
     bound = 2 * 1502 * (100e6 / 8 * 0.05 / 1502 + 2)
-    trace = {"t_s": [0.05, 0.10, 0.15, 0.20, 0.25],
-             "cwnd_bytes": [[100 * mss, 300 * mss, 1 * mss, 1710 * mss, 1710 * mss]]}
+    trace = {
+        "t_s": [0.05, 0.10, 0.15, 0.20, 0.25],
+        "cwnd_bytes": [[100 * mss, 300 * mss, 1 * mss, 1710 * mss, 1710 * mss]],
+    }
     v = ns3.window_growth_violations(row, trace)
     assert len(v) == 1 and v[0]["t_s"] == 0.20 and v[0]["flow"] == 0
     assert v[0]["bound_bytes"] == pytest.approx(300 * mss + bound)  # from the peak
     # Slow start doubling, and a reduction back to an earlier window, pass.
-    ok = {"t_s": [0.05, 0.10, 0.15, 0.20],
-          "cwnd_bytes": [[400 * mss, 800 * mss, 10 * mss, 400 * mss]]}
+    ok = {
+        "t_s": [0.05, 0.10, 0.15, 0.20],
+        "cwnd_bytes": [[400 * mss, 800 * mss, 10 * mss, 400 * mss]],
+    }
     assert ns3.window_growth_violations(row, ok) == []
     # BBR sets its window from its model: not checked.
     assert ns3.window_growth_violations(ns3.Row("x", "x", "bbr"), trace) == []
@@ -121,12 +135,25 @@ def test_window_growth_check_flags_a_jump_rfc5681_forbids() -> None:
 
 def test_flagged_ns3_seeds_are_left_out_of_the_grade_on_both_sides() -> None:
     def run(g: float, flagged: bool = False) -> dict:
-        return {"goodput_mbps": g, "jain_fairness": 1.0,
-                "growth_violations": [{"flow": 0, "t_s": 1.5, "before_bytes": 1.0,
-                                       "after_bytes": 2.0, "bound_bytes": 1.5}] if flagged
-                else [],
-                "flows": [{"goodput_mbps": g, "mean_rtt_ms": 60.0, "p95_rtt_ms": 70.0,
-                           "retransmissions": 1, "timeouts": 0}]}
+        return {
+            "goodput_mbps": g,
+            "jain_fairness": 1.0,
+            "growth_violations": [
+                {"flow": 0, "t_s": 1.5, "before_bytes": 1.0, "after_bytes": 2.0, "bound_bytes": 1.5}
+            ]
+            if flagged
+            else [],
+            "flows": [
+                {
+                    "goodput_mbps": g,
+                    "mean_rtt_ms": 60.0,
+                    "p95_rtt_ms": 70.0,
+                    "retransmissions": 1,
+                    "timeouts": 0,
+                }
+            ],
+        }
+
     row = ns3.Row("x", "x", "cubic", loss=0.01, seeds=3)
     n = ns3.average([run(1.0), run(12.0, flagged=True), run(2.0)])
     o = ns3.average([run(1.1), run(1.2), run(1.9)])
@@ -143,8 +170,9 @@ def test_flagged_ns3_seeds_are_left_out_of_the_grade_on_both_sides() -> None:
     assert m[0].seeds == 3 and m[0].orbitcc == pytest.approx(5.0)
 
 
-def test_missing_ns3_gives_the_install_command(monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture) -> None:
+def test_missing_ns3_gives_the_install_command(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     monkeypatch.setattr(validate, "ns3_version", lambda: None)
     assert validate.main(["--matrix", "ci", "--no-progress"]) == validate.EXIT_NO_NS3
     err = capsys.readouterr().err
@@ -160,7 +188,8 @@ def test_unknown_row_is_named(capsys: pytest.CaptureFixture) -> None:
 needs_ns3 = pytest.mark.skipif(
     ns3.ns3_version() is None,
     reason="ns-3 is not installed (apt-get install libns3-dev libgsl-dev; make test does it "
-           "when it runs as root with apt)")
+    "when it runs as root with apt)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -232,9 +261,22 @@ def test_tcp_matches_ns3(ci_runs: tuple, name: str) -> None:
 def test_validate_cli_writes_the_report(ci_runs: tuple, tmp_path) -> None:
     _, workdir = ci_runs
     doc = tmp_path / "validation.md"
-    code = validate.main(["--matrix", "ci", "--rows", "newreno-1-bdp-ci", "--workdir",
-                          str(workdir), "--reuse-ns3", "--doc", str(doc), "--json",
-                          str(tmp_path / "r.json"), "--no-progress"])
+    code = validate.main(
+        [
+            "--matrix",
+            "ci",
+            "--rows",
+            "newreno-1-bdp-ci",
+            "--workdir",
+            str(workdir),
+            "--reuse-ns3",
+            "--doc",
+            str(doc),
+            "--json",
+            str(tmp_path / "r.json"),
+            "--no-progress",
+        ]
+    )
     assert code == 0
     (result,) = json.loads((tmp_path / "r.json").read_text())
     assert result["ns3"]["from_cache"] is True
@@ -253,18 +295,28 @@ def test_import_orbitcc_is_light_and_still_registers_envs() -> None:
     import subprocess
     import sys
 
-    heavy = ("gymnasium", "hydra", "numpy", "torch", "stable_baselines3", "matplotlib",
-             "orbitcc._core")
-    code = ("import sys, orbitcc; "
-            f"print([m for m in {heavy!r} if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    heavy = (
+        "gymnasium",
+        "hydra",
+        "numpy",
+        "torch",
+        "stable_baselines3",
+        "matplotlib",
+        "orbitcc._core",
+    )
+    code = f"import sys, orbitcc; print([m for m in {heavy!r} if m in sys.modules])"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "[]"
     for first, second in (("orbitcc", "gymnasium"), ("gymnasium", "orbitcc")):
-        code = (f"import {first}, {second}; import gymnasium as g; "
-                "print('orbitcc/OrbitCC-v0' in g.registry)")
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             check=True).stdout.strip()
+        code = (
+            f"import {first}, {second}; import gymnasium as g; "
+            "print('orbitcc/OrbitCC-v0' in g.registry)"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.strip()
         assert out == "True", (first, second)
 
 
@@ -273,26 +325,34 @@ def test_subpackages_are_attributes_after_a_bare_import() -> None:
     import sys
 
     code = "import orbitcc; print(callable(orbitcc.env.make), orbitcc.ns3.MSS)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "True 1448"
 
 
 def test_seeds_are_averaged_and_times_summed() -> None:
     def run(g: float, t: float) -> dict:
-        return {"goodput_mbps": g, "wall_s": t, "cpu_s": t, "cc": "cubic",
-                "flows": [{"goodput_mbps": g, "timeouts": 1, "cc": "cubic"}]}
+        return {
+            "goodput_mbps": g,
+            "wall_s": t,
+            "cpu_s": t,
+            "cc": "cubic",
+            "flows": [{"goodput_mbps": g, "timeouts": 1, "cc": "cubic"}],
+        }
+
     out = ns3.average([run(4.0, 1.0), run(8.0, 2.0)])
     assert out["goodput_mbps"] == 6.0 and out["flows"][0]["goodput_mbps"] == 6.0
     assert out["wall_s"] == 3.0 and out["cpu_s"] == 3.0 and out["seeds"] == 2
-    assert out["goodput_mbps_std"] == pytest.approx(2 ** 0.5 * 2.0)  # sample std of 4, 8
+    assert out["goodput_mbps_std"] == pytest.approx(2**0.5 * 2.0)  # sample std of 4, 8
     # The graded loss rows average LOSS_SEEDS seeds; both sides get the same seeds.
     row = next(r for r in ns3.matrix() if r.name == "cubic-1-loss0.1")
     assert row.seeds == ns3.LOSS_SEEDS >= 20 and f"mean of {row.seeds} seeds" in row.label
     row5 = ns3.Row("q", "q", "newreno", loss=0.001, duration_s=2.0, seeds=3)
     runs = [ns3.run_orbitcc(row5, seed=s) for s in (1, 2, 3)]
     assert ns3.average(runs)["goodput_mbps"] == pytest.approx(
-        sum(r["goodput_mbps"] for r in runs) / 3)
+        sum(r["goodput_mbps"] for r in runs) / 3
+    )
 
 
 def test_run_timed_counts_the_child_processes_cpu() -> None:
@@ -301,9 +361,11 @@ def test_run_timed_counts_the_child_processes_cpu() -> None:
     exit status and output come back."""
     import sys
 
-    spin = ("import time, sys; t = time.process_time()\n"
-            "while time.process_time() - t < 0.3: pass\n"
-            "print('done'); sys.exit(3)")
+    spin = (
+        "import time, sys; t = time.process_time()\n"
+        "while time.process_time() - t < 0.3: pass\n"
+        "print('done'); sys.exit(3)"
+    )
     r = ns3.run_timed([sys.executable, "-c", spin])
     assert r["returncode"] == 3 and r["stdout"].strip() == "done"
     assert 0.3 <= r["cpu_s"] <= r["wall_s"] + 0.05
@@ -354,6 +416,7 @@ def test_a_late_flow_is_rated_over_the_whole_duration() -> None:
     class Half(ns3.Row):
         def starts_ms(self, seed: int) -> tuple[float, ...]:
             return (4000.0,)
+
     half = ns3.run_orbitcc(Half("h", "h", "newreno", duration_s=8.0))
     # Slow start's first seconds weigh more in a 4 s flow: 0.4-0.5 of the 8 s flow.
     assert 0.4 * early["goodput_mbps"] < half["goodput_mbps"] < 0.5 * early["goodput_mbps"]
@@ -363,9 +426,11 @@ def test_a_late_flow_is_rated_over_the_whole_duration() -> None:
 def test_ns3_and_orbitcc_start_flows_at_the_same_time() -> None:
     """With flow 1 starting 1 s after flow 0 (5 s row), both simulators give each
     flow the same goodput within 5 %: the start times reach ns-3's program."""
+
     class Staggered(ns3.Row):
         def starts_ms(self, seed: int) -> tuple[float, ...]:
             return (0.0, 1000.0)
+
     row = Staggered("st", "st", "newreno", flows=2, duration_s=5.0, start_spread_ms=1.0)
     import tempfile
     from pathlib import Path
@@ -375,8 +440,9 @@ def test_ns3_and_orbitcc_start_flows_at_the_same_time() -> None:
     o = ns3.run_orbitcc(row)
     assert n["flows"][1]["start_ms"] == 1000.0 and o["flows"][1]["start_ms"] == 1000.0
     for i in (0, 1):
-        assert o["flows"][i]["goodput_mbps"] == pytest.approx(n["flows"][i]["goodput_mbps"],
-                                                              rel=0.05)
+        assert o["flows"][i]["goodput_mbps"] == pytest.approx(
+            n["flows"][i]["goodput_mbps"], rel=0.05
+        )
     # The late flow got less than the early one in both.
     assert n["flows"][1]["goodput_mbps"] < n["flows"][0]["goodput_mbps"]
 
@@ -384,10 +450,13 @@ def test_ns3_and_orbitcc_start_flows_at_the_same_time() -> None:
 def test_startup_paragraph_states_what_200x_needs() -> None:
     """The report's whole-process paragraph: the budget is ns-3's CPU / 200,
     compared with the measured fixed cost of a Python process."""
+
     def result(name: str, seeds: int, ns3_cpu: float, orb_cpu: float, run_cpu: float):
         row = ns3.Row(name, name, "newreno", seeds=seeds)
-        return ns3.RowResult(row, {"process_cpu_s": ns3_cpu},
-                             {"process_cpu_s": orb_cpu, "cpu_s": run_cpu}, [])
+        return ns3.RowResult(
+            row, {"process_cpu_s": ns3_cpu}, {"process_cpu_s": orb_cpu, "cpu_s": run_cpu}, []
+        )
+
     results = [result("a", 1, 8.0, 0.09, 0.03), result("b", 10, 80.0, 0.5, 0.4)]
     text = report.startup_paragraph(results, {"interpreter_s": 0.02, "import_s": 0.045})
     assert "within 0.040 s" in text and "less than the interpreter start and import" in text
@@ -397,23 +466,29 @@ def test_startup_paragraph_states_what_200x_needs() -> None:
     assert report.startup_paragraph([], {"interpreter_s": 0.02, "import_s": 0.04}) == ""
 
 
-def _timed(name: str, cc: str, ns3_s: float, orb: dict[str, float],
-           seeds: int = 1) -> ns3.RowResult:
+def _timed(
+    name: str, cc: str, ns3_s: float, orb: dict[str, float], seeds: int = 1
+) -> ns3.RowResult:
     """A row result with ns-3 at ``ns3_s`` on every timing key (wall = CPU)."""
     row = ns3.Row(name, name, cc, seeds=seeds)
     n = {k: ns3_s for k in sweep.TIMING_KEYS}
     n["load"] = {"other_cpus": 0.02, "loadavg_start": 0.1, "cpus": 2, "jobs": 2}
-    o = dict(orb, process="orbitcc_run",
-             load={"other_cpus": 0.01, "loadavg_start": 0.05, "cpus": 2, "repeats": 5})
+    o = dict(
+        orb,
+        process="orbitcc_run",
+        load={"other_cpus": 0.01, "loadavg_start": 0.05, "cpus": 2, "repeats": 5},
+    )
     return ns3.RowResult(row, n, o, [])
 
 
 def test_graded_speed_line_names_every_ratio_below_200x() -> None:
     fast = {"wall_s": 0.02, "cpu_s": 0.02, "process_wall_s": 0.025, "process_cpu_s": 0.024}
     slow_wall = dict(fast, process_wall_s=0.04)  # 6 / 0.04 = 150x
-    results = [_timed("newreno-1-bdp", "newreno", 6.0, fast),
-               _timed("cubic-1-bdp", "cubic", 6.0, slow_wall),
-               _timed("bbr-1-bdp", "bbr", 2.0, fast)]  # 100x, not graded
+    results = [
+        _timed("newreno-1-bdp", "newreno", 6.0, fast),
+        _timed("cubic-1-bdp", "cubic", 6.0, slow_wall),
+        _timed("bbr-1-bdp", "bbr", 2.0, fast),
+    ]  # 100x, not graded
     line = report.graded_speed_line(results)
     assert "1 of 2" in line and "lowest ratio 150x" in line
     assert "cubic-1-bdp wall, whole process 150x" in line
@@ -440,7 +515,8 @@ def test_timing_paragraph_states_order_repeats_jobs_and_load() -> None:
 
 
 def test_orbitcc_timings_are_medians_of_identical_repeats(
-        monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
     """Each timing key is the median of its repeats, the rows are timed in
     turn within each repeat, and a repeat with another outcome is an error."""
     rows = [ns3.Row("a", "a", "newreno"), ns3.Row("b", "b", "cubic")]
@@ -450,8 +526,13 @@ def test_orbitcc_timings_are_medians_of_identical_repeats(
     def fake(row: ns3.Row, workdir, seed: int) -> dict:
         order.append(row.name)
         w = next(walls)
-        return {"goodput_mbps": 1.0, "wall_s": w, "cpu_s": w / 2,
-                "process_wall_s": 2 * w, "process_cpu_s": w}
+        return {
+            "goodput_mbps": 1.0,
+            "wall_s": w,
+            "cpu_s": w / 2,
+            "process_wall_s": 2 * w,
+            "process_cpu_s": w,
+        }
 
     monkeypatch.setattr(sweep, "run_orbitcc_process", fake)
     bar = sweep.Progress(6, enabled=False)
@@ -464,6 +545,7 @@ def test_orbitcc_timings_are_medians_of_identical_repeats(
 
     def flaky(row: ns3.Row, workdir, seed: int) -> dict:
         return {"goodput_mbps": next(goodputs), "wall_s": 0.01}
+
     monkeypatch.setattr(sweep, "run_orbitcc_process", flaky)
     with pytest.raises(RuntimeError, match="not deterministic"):
         sweep.time_orbitcc(rows[:1], tmp_path, 1, 2, bar)
@@ -491,7 +573,8 @@ def test_every_diagnosis_note_is_data_and_names_real_rows() -> None:
         text = report.note_text(name)
         assert text and "\n" not in text and "  " not in text
     assert report.row_note("cubic-2-rtt", "cubic") == (
-        report.note_text("rtt-unfair") + " " + report.note_text("cubic-rtt-quickack"))
+        report.note_text("rtt-unfair") + " " + report.note_text("cubic-rtt-quickack")
+    )
     assert report.row_note("bbr-1-bdp", "bbr") == report.note_text(index["bbr"])
     assert report.row_note("newreno-1-bdp", "newreno") == report.note_text(index["default"])
     assert report.note_text("cubic-1-bdp4").startswith("**Diagnosed: an ns-3.37 PRR overflow")

@@ -177,7 +177,8 @@ def test_interrupt_in_a_child_process_leaves_no_orphan(tmp_path) -> None:
         "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "faulthandler.register(signal.SIGUSR1, all_threads=True)\n"
         "from orbitcc.ns3gym import Ns3GymEnv\n"
-        f"env = Ns3GymEnv({peer('hang', tag=tag)!r}, timeout_s=600)\n")
+        f"env = Ns3GymEnv({peer('hang', tag=tag)!r}, timeout_s=600)\n"
+    )
     # 'hang' never sends the first state, so the constructor waits; we need
     # the peer's pid: read it from the process table after start-up.
     err_path = tmp_path / "stderr.txt"
@@ -200,8 +201,10 @@ def test_interrupt_in_a_child_process_leaves_no_orphan(tmp_path) -> None:
         proc.kill()
         proc.wait()
         err.close()
-        pytest.fail("the interrupted process did not exit within 60 s; its stacks:\n"
-                    + err_path.read_text()[-4000:])
+        pytest.fail(
+            "the interrupted process did not exit within 60 s; its stacks:\n"
+            + err_path.read_text()[-4000:]
+        )
     err.close()
     # It died of the interrupt (KeyboardInterrupt's traceback), not of something else.
     assert proc.returncode != 0 and "KeyboardInterrupt" in err_path.read_text()
@@ -252,18 +255,23 @@ def test_python_schema_matches_messages_proto(tmp_path) -> None:
 
     proto_dir = Path(pb.__file__).parent
     out = tmp_path / "set.pb"
-    subprocess.run(["protoc", f"-I{proto_dir}", f"--descriptor_set_out={out}",
-                    "messages.proto"], check=True)
+    subprocess.run(
+        ["protoc", f"-I{proto_dir}", f"--descriptor_set_out={out}", "messages.proto"], check=True
+    )
     fds = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
     compiled = fds.file[0]
     ours = pb.file_descriptor_proto()
 
     def shape(f: descriptor_pb2.FileDescriptorProto) -> dict:
-        msgs = {m.name: sorted((x.name, x.number, x.type, x.label, x.type_name)
-                               for x in m.field) for m in f.message_type}
+        msgs = {
+            m.name: sorted((x.name, x.number, x.type, x.label, x.type_name) for x in m.field)
+            for m in f.message_type
+        }
         enums = {e.name: [(v.name, v.number) for v in e.value] for e in f.enum_type}
-        nested = {m.name: {e.name: [(v.name, v.number) for v in e.value] for e in m.enum_type}
-                  for m in f.message_type}
+        nested = {
+            m.name: {e.name: [(v.name, v.number) for v in e.value] for e in m.enum_type}
+            for m in f.message_type
+        }
         return {"package": f.package, "messages": msgs, "enums": enums, "nested": nested}
 
     assert shape(ours) == shape(compiled)
@@ -276,8 +284,10 @@ def _ns3_gym_binary():
         pytest.skip("ns-3 is not installed (apt-get install libns3-dev libgsl-dev)")
     binary = ns3.build_programs()
     if not ns3.has_gym_mode(binary):
-        pytest.skip("the ns-3 programs were built without ns3-gym mode (apt-get install "
-                    "libzmq3-dev libprotobuf-dev protobuf-compiler)")
+        pytest.skip(
+            "the ns-3 programs were built without ns3-gym mode (apt-get install "
+            "libzmq3-dev libprotobuf-dev protobuf-compiler)"
+        )
     return binary
 
 
@@ -397,8 +407,12 @@ def test_uint_high_4294967295_is_sendable() -> None:
     desc = _box_desc(0.0, 4294967295.0, pb.UINT, [2])
     assert pb.BoxSpace.FromString(desc.space.value).high == 4294967296.0  # the wire's rounding
     port = _free_port()
-    sim = _ScriptedSim(port, _box_desc(0, 10, pb.UINT, [1]), desc,
-                       [_box_state([1], pb.UINT), _box_state([2], pb.UINT, over=True)])
+    sim = _ScriptedSim(
+        port,
+        _box_desc(0, 10, pb.UINT, [1]),
+        desc,
+        [_box_state([1], pb.UINT), _box_state([2], pb.UINT, over=True)],
+    )
     with Ns3GymEnv(None, port=port, timeout_s=20) as env:
         assert env.action_space.high.tolist() == [4294967295, 4294967295]
         env.reset()
@@ -415,8 +429,12 @@ def test_float_actions_travel_as_float(dtype: int) -> None:
     """ns3-gym's agent sends every float Box as FLOAT; an ns-3 script
     DynamicCasts to OpenGymBoxContainer<float>, so DOUBLE would be a null."""
     port = _free_port()
-    sim = _ScriptedSim(port, _box_desc(0, 10, pb.UINT, [1]), _box_desc(-1, 1, dtype, [2]),
-                       [_box_state([1], pb.UINT), _box_state([2], pb.UINT, over=True)])
+    sim = _ScriptedSim(
+        port,
+        _box_desc(0, 10, pb.UINT, [1]),
+        _box_desc(-1, 1, dtype, [2]),
+        [_box_state([1], pb.UINT), _box_state([2], pb.UINT, over=True)],
+    )
     with Ns3GymEnv(None, port=port, timeout_s=20) as env:
         env.reset()
         env.step(np.array([0.25, -0.5]))
@@ -435,8 +453,12 @@ def test_strict_or_ns3gym_pass_through() -> None:
     obs_desc = _box_desc(0, 1e9, pb.UINT, [2, 2])
     act_desc = _box_desc(0, 65535, pb.UINT, [2])
     port = _free_port()
-    sim = _ScriptedSim(port, obs_desc, act_desc,
-                       [_box_state([1, 2, 3, 4], pb.UINT), _box_state([5, 6, 7], pb.UINT)])
+    sim = _ScriptedSim(
+        port,
+        obs_desc,
+        act_desc,
+        [_box_state([1, 2, 3, 4], pb.UINT), _box_state([5, 6, 7], pb.UINT)],
+    )
     with Ns3GymEnv(None, port=port, timeout_s=20) as env:
         obs, _ = env.reset()
         assert obs.shape == (2, 2) and obs.tolist() == [[1, 2], [3, 4]]
@@ -446,9 +468,16 @@ def test_strict_or_ns3gym_pass_through() -> None:
             env.step([1000, 65535])
     sim.thread.join(20)
     port = _free_port()
-    sim = _ScriptedSim(port, obs_desc, act_desc,
-                       [_box_state([1, 2, 3, 4], pb.UINT), _box_state([5, 6, 7], pb.UINT),
-                        _box_state([8], pb.UINT, over=True)])
+    sim = _ScriptedSim(
+        port,
+        obs_desc,
+        act_desc,
+        [
+            _box_state([1, 2, 3, 4], pb.UINT),
+            _box_state([5, 6, 7], pb.UINT),
+            _box_state([8], pb.UINT, over=True),
+        ],
+    )
     with Ns3GymEnv(None, port=port, timeout_s=20, strict=False) as env:
         obs, _ = env.reset()
         assert obs.shape == (4,) and obs.tolist() == [1, 2, 3, 4]  # ns3-gym: flat
@@ -525,10 +554,12 @@ def test_a_peer_that_is_not_zeromq_gets_a_clear_error_in_time() -> None:
         "try:\n"
         f"    Ns3GymEnv(None, port={port}, timeout_s=2)\n"
         "except Exception as e:\n"
-        "    print(type(e).__name__, round(time.monotonic() - t, 2), e)\n")
+        "    print(type(e).__name__, round(time.monotonic() - t, 2), e)\n"
+    )
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         timeout=30, cwd=root)
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=30, cwd=root
+    )
     name, elapsed, message = out.stdout.split(" ", 2)
     assert name == "Ns3GymTimeoutError", out.stdout + out.stderr
     assert float(elapsed) < 4.0

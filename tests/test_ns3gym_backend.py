@@ -42,6 +42,7 @@ def _ns3_binary():
 
 # --------------------------------------------------------------- schedules --
 
+
 def test_export_records_the_leo_path(leo_path: dict) -> None:
     pts = leo_path["points"]
     t = [p[0] for p in pts]
@@ -64,8 +65,12 @@ def test_export_records_the_leo_path(leo_path: dict) -> None:
 
 
 def test_single_link_replays_the_schedule(leo_path: dict) -> None:
-    env = OrbitCCEnv("single_link", None, [*TCP, f"scenario.schedule_file={leo_path['file']}",
-                                           "duration_s=30"], info_level=0)
+    env = OrbitCCEnv(
+        "single_link",
+        None,
+        [*TCP, f"scenario.schedule_file={leo_path['file']}", "duration_s=30"],
+        info_level=0,
+    )
     env.reset(seed=0)
     pts = leo_path["points"]
     for k in range(1, 300):
@@ -76,8 +81,12 @@ def test_single_link_replays_the_schedule(leo_path: dict) -> None:
         assert probe["path_capacity_mbps"] == pytest.approx(expect[1], rel=1e-6), now
         assert probe["path_rtt_ms"] == pytest.approx(expect[2], abs=1e-3), now
     # schedule_source: the same path exported on the fly.
-    src = OrbitCCEnv("single_link", None, [*TCP, "scenario.schedule_source=starlink_dual",
-                                           "duration_s=30"], info_level=0)
+    src = OrbitCCEnv(
+        "single_link",
+        None,
+        [*TCP, "scenario.schedule_source=starlink_dual", "duration_s=30"],
+        info_level=0,
+    )
     src.reset(seed=0)
     src.step(np.zeros(1, dtype=np.float32))
     assert src.simulation.probe(0)["path_capacity_mbps"] == pytest.approx(pts[0][1])
@@ -90,29 +99,41 @@ def test_bad_schedules_are_named(tmp_path) -> None:
     bad.write_text(json.dumps({"format": "orbitcc-schedule", "version": 9, "points": []}))
     with pytest.raises(ValueError, match="version 9; supported: 1"):
         load_schedule(bad)
-    bad.write_text(json.dumps({"format": "orbitcc-schedule", "version": 1,
-                               "points": [[0, 100, 40], [0, 50, 40]]}))
+    bad.write_text(
+        json.dumps(
+            {"format": "orbitcc-schedule", "version": 1, "points": [[0, 100, 40], [0, 50, 40]]}
+        )
+    )
     with pytest.raises(ValueError, match="increasing"):
         load_schedule(bad)
     bad.write_text("[1, 2]")
     with pytest.raises(ValueError, match="not an orbitcc-schedule file"):
         load_schedule(bad)
     with pytest.raises(ValueError, match="exclusive"):
-        orbitcc.run("single_link", "newreno", duration_s=1, overrides=[
-            f"scenario.schedule_file={bad}", "scenario.schedule_source=starlink_dual"])
+        orbitcc.run(
+            "single_link",
+            "newreno",
+            duration_s=1,
+            overrides=[f"scenario.schedule_file={bad}", "scenario.schedule_source=starlink_dual"],
+        )
 
 
 # ----------------------------------------------------- what ns-3 can express --
 
-@pytest.mark.parametrize("scenario, overrides, what", [
-    ("starlink_dual", [], "kind is 'starlink_dual'"),
-    ("single_link", [], "scenario.transport = 'quic'"),
-    ("single_link", [*TCP, "env.action=rate"], "env.action = 'rate'"),
-    ("single_link", [*TCP, "reward=power"], "reward = 'power'"),
-    ("single_link", [*TCP, "scenario.file_bytes=1000000"], "not plain bulk flows"),
-])
-def test_unexpressible_scenarios_are_refused(scenario: str, overrides: list[str],
-                                             what: str) -> None:
+
+@pytest.mark.parametrize(
+    "scenario, overrides, what",
+    [
+        ("starlink_dual", [], "kind is 'starlink_dual'"),
+        ("single_link", [], "scenario.transport = 'quic'"),
+        ("single_link", [*TCP, "env.action=rate"], "env.action = 'rate'"),
+        ("single_link", [*TCP, "reward=power"], "reward = 'power'"),
+        ("single_link", [*TCP, "scenario.file_bytes=1000000"], "not plain bulk flows"),
+    ],
+)
+def test_unexpressible_scenarios_are_refused(
+    scenario: str, overrides: list[str], what: str
+) -> None:
     from orbitcc.env._build import compose_gym
 
     cfg, _, _ = compose_gym(scenario, None, overrides)
@@ -133,18 +154,33 @@ def test_missing_ns3_gives_the_install_command(monkeypatch) -> None:
 
 def test_eval_backend_ns3_refuses_before_running(tmp_path) -> None:
     # suite=smoke: single_link over QUIC and an LMS channel; ns-3 can run neither.
-    out = subprocess.run([sys.executable, "-m", "orbitcc.cli.eval", "suite=smoke",
-                          "backend=ns3", f"hydra.run.dir={tmp_path}"],
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "orbitcc.cli.eval",
+            "suite=smoke",
+            "backend=ns3",
+            f"hydra.run.dir={tmp_path}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode != 0
     assert "cannot run scenario 'single_link'" in out.stderr + out.stdout
     assert not (tmp_path / "results.jsonl").exists()  # nothing ran
-    out = subprocess.run([sys.executable, "-m", "orbitcc.cli.eval", "suite=smoke",
-                          "backend=ns4"], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "orbitcc.cli.eval", "suite=smoke", "backend=ns4"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "backend = 'ns4'; allowed: orbitcc, ns3" in out.stderr + out.stdout
 
 
 # ------------------------------------------------------------ inside ns-3 --
+
 
 def test_orbitcc_v0_inside_ns3_feature_by_feature() -> None:
     """The same window actions in both simulators give the same observation:
@@ -155,8 +191,11 @@ def test_orbitcc_v0_inside_ns3_feature_by_feature() -> None:
     actions = [1.0] * 8 + [0.0] * 12
     obs = {}
     for name in ("orbitcc", "ns3"):
-        env = (OrbitCCEnv("single_link", None, ov, info_level=0) if name == "orbitcc"
-               else backend.Ns3OrbitCCEnv("single_link", ov))
+        env = (
+            OrbitCCEnv("single_link", None, ov, info_level=0)
+            if name == "orbitcc"
+            else backend.Ns3OrbitCCEnv("single_link", ov)
+        )
         assert env.observation_space.shape == (36,) and env.action_space.shape == (1,)
         o, _ = env.reset(seed=0)
         rows = [o.reshape(4, 9)[-1]]
@@ -204,10 +243,23 @@ def test_leaderboard_backend_ns3_side_by_side(tmp_path) -> None:
     TCP on the constant link and on the Starlink path, with the gap table."""
     _ns3_binary()
     out = subprocess.run(
-        [sys.executable, "-m", "orbitcc.cli.leaderboard", "suite=ns3_leo", "backend=ns3",
-         "suite.duration_s=3", "suite.seeds=[0]", "suite.entrants=[newreno]", "report=false",
-         "progress=false", f"hydra.run.dir={tmp_path}"],
-        capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "orbitcc.cli.leaderboard",
+            "suite=ns3_leo",
+            "backend=ns3",
+            "suite.duration_s=3",
+            "suite.seeds=[0]",
+            "suite.entrants=[newreno]",
+            "report=false",
+            "progress=false",
+            f"hydra.run.dir={tmp_path}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     table = (tmp_path / "leaderboard_ns3.md").read_text()
     assert "| newreno | single_link[tcp] | 1 |" in table
@@ -215,7 +267,9 @@ def test_leaderboard_backend_ns3_side_by_side(tmp_path) -> None:
     records = [json.loads(x) for x in (tmp_path / "results_ns3.jsonl").read_text().splitlines()]
     assert sorted(r["backend"] for r in records) == ["ns3", "ns3", "orbitcc", "orbitcc"]
     for cell in ("single_link[tcp]", "starlink_dual_path[tcp]"):
-        o, n = (next(r for r in records if r["cell"] == cell and r["backend"] == b)
-                for b in ("orbitcc", "ns3"))
+        o, n = (
+            next(r for r in records if r["cell"] == cell and r["backend"] == b)
+            for b in ("orbitcc", "ns3")
+        )
         # NewReno fills a BDP buffer in both simulators (docs/validation.md).
         assert n["throughput_mbps"] == pytest.approx(o["throughput_mbps"], rel=0.15), cell

@@ -124,15 +124,18 @@ def test_scripted_newreno_matches_orbitccs_newreno() -> None:
     # losses per run; common random numbers per packet index).
     seeds = range(4)
     agent = np.mean([run_agent("single_link", LOSSY, s, NewRenoAgent()) for s in seeds])
-    ref = np.mean([orbitcc.run("single_link", "newreno", seed=s, overrides=LOSSY)
-                   ["throughput_mbps"] for s in seeds])
+    ref = np.mean(
+        [
+            orbitcc.run("single_link", "newreno", seed=s, overrides=LOSSY)["throughput_mbps"]
+            for s in seeds
+        ]
+    )
     assert ref < 20  # the loss, not the link, limits it
     assert agent == pytest.approx(ref, rel=0.05)
     # The same test fails for a different algorithm in the same layout: per
     # byte growth (RFC 3465) grows twice as fast as ns-3's per-ACK NewReno
     # with delayed ACKs, hence ~sqrt(2) more throughput.
-    fast = np.mean([run_agent("single_link", LOSSY, s, NewRenoAgent(per_ack=False))
-                    for s in seeds])
+    fast = np.mean([run_agent("single_link", LOSSY, s, NewRenoAgent(per_ack=False)) for s in seeds])
     assert fast > 1.15 * ref
 
 
@@ -145,10 +148,13 @@ def test_scripted_newreno_on_a_leo_scenario() -> None:
     # per seed (seeds 0-3: 26.5/28.5, 27.1/30.5, 29.2/30.1, 26.2/26.6 Mb/s).
     ov = ["duration_s=30"]
     seeds = range(4)
-    agent = np.mean([run_agent("starlink_dual", ov, s, NewRenoAgent(per_ack=False))
-                     for s in seeds])
-    ref = np.mean([orbitcc.run("starlink_dual", "newreno", seed=s, overrides=ov)
-                   ["throughput_mbps"] for s in seeds])
+    agent = np.mean([run_agent("starlink_dual", ov, s, NewRenoAgent(per_ack=False)) for s in seeds])
+    ref = np.mean(
+        [
+            orbitcc.run("starlink_dual", "newreno", seed=s, overrides=ov)["throughput_mbps"]
+            for s in seeds
+        ]
+    )
     assert agent == pytest.approx(ref, rel=0.10)
 
 
@@ -166,8 +172,12 @@ def test_bad_input_is_named() -> None:
     with pytest.raises(ValueError, match="list of strings"):
         Ns3GymTcpEnv(overrides="scenario.transport=tcp")  # type: ignore[arg-type]
     # The core refuses ssthresh on a subflow no agent drives.
-    sim = orbitcc._core.Simulation({
-        "duration_s": 1.0, "links": [{"capacity_mbps": 10, "delay_ms": 5}],
-        "flows": [{"controller": "newreno", "paths": [{"forward": [0], "reverse": [0]}]}]})
+    sim = orbitcc._core.Simulation(
+        {
+            "duration_s": 1.0,
+            "links": [{"capacity_mbps": 10, "delay_ms": 5}],
+            "flows": [{"controller": "newreno", "paths": [{"forward": [0], "reverse": [0]}]}],
+        }
+    )
     with pytest.raises(ValueError, match="external"):
         sim.set_ssthresh(0, 3000)

@@ -16,14 +16,18 @@ from orbitcc.paths import available
 from orbitcc.runner import build_spec
 
 ROOT = Path(__file__).resolve().parents[1]
-SEED_RANGE = re.escape(next(r for r in _core.simulation_params()
-                            if r["name"] == "seed")["range_text"])
+SEED_RANGE = re.escape(
+    next(r for r in _core.simulation_params() if r["name"] == "seed")["range_text"]
+)
 
 
 @pytest.mark.parametrize("bad", [-1, 2**63])
 def test_the_seed_has_one_rule_the_spec_row(bad: int) -> None:
-    with pytest.raises(ValueError, match=rf"^seed = {bad} is out of range; "
-                                         rf"allowed: {SEED_RANGE}"):
+    with pytest.raises(
+        ValueError,
+        match=rf"^seed = {bad} is out of range; "
+        rf"allowed: {SEED_RANGE}",
+    ):
         orbitcc.run("single_link", "cubic", seed=bad, duration_s=0.1)
     with pytest.raises(ValueError, match=rf"^seed = {bad} is out of range"):
         orbitcc.prepare("single_link", "cubic").run(seed=bad, duration_s=0.1)
@@ -43,8 +47,7 @@ def test_the_python_runner_states_no_seed_range() -> None:
 @pytest.mark.parametrize("queue", ["codel", "red"])
 def test_the_queue_goes_on_every_buffered_link_and_only_there(queue: str) -> None:
     for preset in available("scenario"):
-        spec = build_spec(compose_object("sim", [f"scenario={preset}",
-                                                 f"scenario.queue={queue}"]))
+        spec = build_spec(compose_object("sim", [f"scenario={preset}", f"scenario.queue={queue}"]))
         for link in spec["links"]:
             buffered = "buffer_packets" in link or "buffer_bytes" in link
             assert ("queue" in link) == buffered, (preset, link["name"])
@@ -60,14 +63,24 @@ def test_no_builder_attaches_the_queue_itself() -> None:
 
 
 def test_checking_a_randomize_config_opens_no_trace_file() -> None:
-    values = {"enabled": True, "trace_fraction": 0.5,
-              "trace_bandwidth_file": "/nonexistent/bw.txt",
-              "trace_delay_file": "/nonexistent/delay.txt"}
+    values = {
+        "enabled": True,
+        "trace_fraction": 0.5,
+        "trace_bandwidth_file": "/nonexistent/bw.txt",
+        "trace_delay_file": "/nonexistent/delay.txt",
+    }
     _core.check_randomization(values)  # named, not opened: no error
     with pytest.raises(ValueError, match=r"randomize\.trace_fraction = 0\.5 needs a trace"):
         _core.check_randomization({**values, "trace_delay_file": ""})
     # The spec's read opens it, and names the keys.
     with pytest.raises(ValueError, match=r"randomize\.trace_bandwidth_file"):
-        orbitcc.run("single_link", "cubic", duration_s=0.1,
-                    overrides=["randomize.enabled=true", "randomize.trace_fraction=1",
-                               "randomize.trace_bandwidth_file=/nonexistent/bw.txt"])
+        orbitcc.run(
+            "single_link",
+            "cubic",
+            duration_s=0.1,
+            overrides=[
+                "randomize.enabled=true",
+                "randomize.trace_fraction=1",
+                "randomize.trace_bandwidth_file=/nonexistent/bw.txt",
+            ],
+        )

@@ -15,9 +15,17 @@ from pathlib import Path
 import pytest
 
 # Enough work that the pool is busy when the run is killed: 2 workers.
-SUITE = ["suite=quick", "suite.scenarios=[starlink_dual,lms_ka]", "suite.cells=[]",
-         "suite.sweeps=[]", "suite.seeds=[0,1,2,3]", "suite.duration_s=30",
-         "report=false", "launcher.workers=2", "progress=false"]
+SUITE = [
+    "suite=quick",
+    "suite.scenarios=[starlink_dual,lms_ka]",
+    "suite.cells=[]",
+    "suite.sweeps=[]",
+    "suite.seeds=[0,1,2,3]",
+    "suite.duration_s=30",
+    "report=false",
+    "launcher.workers=2",
+    "progress=false",
+]
 
 
 def _session(sid: int) -> dict[int, tuple[str, int]]:
@@ -31,7 +39,7 @@ def _session(sid: int) -> dict[int, tuple[str, int]]:
             stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         state, ppid, session = fields[0], int(fields[1]), int(fields[3])
         if session == sid and state not in ("Z", "X"):
             out[int(entry)] = (state, ppid)
@@ -49,10 +57,14 @@ def _cmdline(pid: int) -> str:
 def test_sigkill_of_the_leaderboard_leaves_no_process_behind(tmp_path: Path) -> None:
     out = tmp_path / "run"
     env = {**os.environ, "WANDB_MODE": "disabled"}
-    proc = subprocess.Popen([sys.executable, "-m", "orbitcc.cli.leaderboard",
-                             f"hydra.run.dir={out}", *SUITE], cwd=tmp_path, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)  # its session id is its pid
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "orbitcc.cli.leaderboard", f"hydra.run.dir={out}", *SUITE],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # its session id is its pid
     try:
         # Wait until both workers run cells (children of the run that are not
         # the resource tracker) and the tracker is up.
@@ -85,20 +97,21 @@ def test_sigkill_of_the_leaderboard_leaves_no_process_behind(tmp_path: Path) -> 
                 pass
 
 
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_worker_whose_parent_is_already_gone_exits(tmp_path: Path) -> None:
     # The race the getppid check closes: armed after the parent died.
-    code = ("import os, sys; from orbitcc.lifetime import die_with_parent; "
-            "die_with_parent(os.getppid() + 10**6); print('survived')")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60)
+    code = (
+        "import os, sys; from orbitcc.lifetime import die_with_parent; "
+        "die_with_parent(os.getppid() + 10**6); print('survived')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "survived" not in done.stdout
 
 
 def test_die_with_parent_keeps_a_worker_whose_parent_lives() -> None:
-    code = ("import os; from orbitcc.lifetime import die_with_parent; "
-            "die_with_parent(os.getppid()); print('alive')")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60)
+    code = (
+        "import os; from orbitcc.lifetime import die_with_parent; "
+        "die_with_parent(os.getppid()); print('alive')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "alive"

@@ -13,13 +13,27 @@ ONE_WAY_MS = 20.0  # each path: 20 ms forward + 20 ms reverse = 40 ms RTT
 
 
 def spec(path1: dict, file_bytes: int = 0, duration_s: float = 10.0) -> dict:
-    links = [{"name": f"path{i}", "capacity_mbps": 20.0, "delay_ms": ONE_WAY_MS,
-              "buffer_packets": 70} for i in range(2)]
+    links = [
+        {"name": f"path{i}", "capacity_mbps": 20.0, "delay_ms": ONE_WAY_MS, "buffer_packets": 70}
+        for i in range(2)
+    ]
     links.append({"name": "reverse", "capacity_mbps": 10_000.0, "delay_ms": ONE_WAY_MS})
-    return {"duration_s": duration_s, "sample_interval_s": 0.01, "links": links, "flows": [{
-        "name": "mp", "controller": "olia", "file_bytes": file_bytes,
-        "paths": [{"forward": [0], "reverse": [2]}, {"forward": [1], "reverse": [2], **path1}],
-    }]}
+    return {
+        "duration_s": duration_s,
+        "sample_interval_s": 0.01,
+        "links": links,
+        "flows": [
+            {
+                "name": "mp",
+                "controller": "olia",
+                "file_bytes": file_bytes,
+                "paths": [
+                    {"forward": [0], "reverse": [2]},
+                    {"forward": [1], "reverse": [2], **path1},
+                ],
+            }
+        ],
+    }
 
 
 def first_sample_with_data(sim: _core.Simulation, subflow: int, after_s: float = 0.0) -> float:
@@ -41,8 +55,11 @@ def test_new_path_validates_for_one_round_trip_before_data():
 
 def test_abandoned_path_stops_and_its_data_completes_elsewhere():
     file_bytes = 12_000_000
-    sim = _core.Simulation(spec({"events": [{"t_s": 2.0, "action": "abandon"}]},
-                                file_bytes=file_bytes, duration_s=30.0))
+    sim = _core.Simulation(
+        spec(
+            {"events": [{"t_s": 2.0, "action": "abandon"}]}, file_bytes=file_bytes, duration_s=30.0
+        )
+    )
     sim.step(2.0)
     delivered_at_abandon = sim.summary()["flows"][0]["goodput_mbps"] * 1e6 / 8 * 2.0
     sim.run()
@@ -58,8 +75,9 @@ def test_abandoned_path_stops_and_its_data_completes_elsewhere():
 
 
 def test_restored_path_resumes_at_once_with_its_state():
-    sim = _core.Simulation(spec({"events": [{"t_s": 2.0, "action": "abandon"},
-                                            {"t_s": 5.0, "action": "restore"}]}))
+    sim = _core.Simulation(
+        spec({"events": [{"t_s": 2.0, "action": "abandon"}, {"t_s": 5.0, "action": "restore"}]})
+    )
     sim.step(4.9)
     rtt_before = sim.probe(1)["srtt_ms"]
     sim.run()
@@ -72,8 +90,10 @@ def test_restored_path_resumes_at_once_with_its_state():
     "path1,needle",
     [
         ({"events": [{"t_s": 1.0, "action": "restore"}]}, "only 'abandon'"),
-        ({"events": [{"t_s": 1.0, "action": "abandon"}, {"t_s": 2.0, "action": "abandon"}]},
-         "only 'restore'"),
+        (
+            {"events": [{"t_s": 1.0, "action": "abandon"}, {"t_s": 2.0, "action": "abandon"}]},
+            "only 'restore'",
+        ),
         ({"events": [{"t_s": 1.0, "action": "explode"}]}, "allowed: abandon, restore"),
         ({"join_s": -1.0}, "join_s"),
         ({"join_s": 3.0, "events": [{"t_s": 2.0, "action": "abandon"}]}, "follow join_s"),

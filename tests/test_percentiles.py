@@ -34,17 +34,39 @@ def test_the_issue_case_p99_is_not_above_the_max() -> None:
 
 
 @settings(max_examples=12, deadline=None, derandomize=True)
-@given(controller=st.sampled_from(["cubic", "newreno", "bbr"]),
-       capacity=st.floats(1.0, 50.0), rtt=st.floats(2.0, 300.0),
-       buffer_bdp=st.floats(0.05, 4.0), loss=st.sampled_from([0.0, 0.001, 0.02]),
-       flows=st.integers(1, 3), seed=st.integers(0, 1000),
-       transport=st.sampled_from(["quic", "tcp"]))
-def test_percentiles_lie_between_min_and_max(controller: str, capacity: float, rtt: float,
-                                             buffer_bdp: float, loss: float, flows: int,
-                                             seed: int, transport: str) -> None:
-    m = orbitcc.run("single_link", controller, seed=seed, duration_s=3.0, overrides=[
-        f"scenario.capacity_mbps={capacity}", f"scenario.rtt_ms={rtt}",
-        f"scenario.buffer_bdp={buffer_bdp}", f"scenario.loss_rate={loss}",
-        f"scenario.num_flows={flows}", f"scenario.transport={transport}"])
+@given(
+    controller=st.sampled_from(["cubic", "newreno", "bbr"]),
+    capacity=st.floats(1.0, 50.0),
+    rtt=st.floats(2.0, 300.0),
+    buffer_bdp=st.floats(0.05, 4.0),
+    loss=st.sampled_from([0.0, 0.001, 0.02]),
+    flows=st.integers(1, 3),
+    seed=st.integers(0, 1000),
+    transport=st.sampled_from(["quic", "tcp"]),
+)
+def test_percentiles_lie_between_min_and_max(
+    controller: str,
+    capacity: float,
+    rtt: float,
+    buffer_bdp: float,
+    loss: float,
+    flows: int,
+    seed: int,
+    transport: str,
+) -> None:
+    m = orbitcc.run(
+        "single_link",
+        controller,
+        seed=seed,
+        duration_s=3.0,
+        overrides=[
+            f"scenario.capacity_mbps={capacity}",
+            f"scenario.rtt_ms={rtt}",
+            f"scenario.buffer_bdp={buffer_bdp}",
+            f"scenario.loss_rate={loss}",
+            f"scenario.num_flows={flows}",
+            f"scenario.transport={transport}",
+        ],
+    )
     for flow in m["flows"]:
         _check_delays(flow, rtt / 2)

@@ -9,7 +9,8 @@ from orbitcc.baselines.leaderboard import Progress
 
 
 def test_leaderboard_progress_off_a_terminal_is_plain_lines(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     bar = Progress(total=50, done=0, enabled=True)  # pytest's stderr is no terminal
     for i in range(50):
         bar.update(ok=i != 7, last=f"cell{i}")
@@ -24,18 +25,17 @@ def test_leaderboard_progress_off_a_terminal_is_plain_lines(
 
 
 def test_leaderboard_progress_resumed_counts_from_the_cells_done(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     bar = Progress(total=20, done=15, enabled=True)
     for _ in range(5):
         bar.update(ok=True, last="x")
     bar.close()
     lines = capsys.readouterr().err.splitlines()
-    assert [line.split(" (")[0] for line in lines] == [
-        "cells 16/20", "cells 18/20", "cells 20/20"]
+    assert [line.split(" (")[0] for line in lines] == ["cells 16/20", "cells 18/20", "cells 20/20"]
 
 
-def test_leaderboard_progress_disabled_prints_nothing(
-        capsys: pytest.CaptureFixture[str]) -> None:
+def test_leaderboard_progress_disabled_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     bar = Progress(total=10, done=0, enabled=False)
     bar.update(ok=True, last="x")
     bar.close()
@@ -43,6 +43,7 @@ def test_leaderboard_progress_disabled_prints_nothing(
 
 
 # ------------------------------------------------------ the compiler cache --
+
 
 def test_every_cmake_configure_of_make_test_passes_the_compiler_cache() -> None:
     """`make test` configures the release, ASan+UBSan, TSan, clang and UBSan -O2
@@ -58,18 +59,31 @@ def test_every_cmake_configure_of_make_test_passes_the_compiler_cache() -> None:
         pytest.skip("make is not installed")
     root = Path(__file__).resolve().parent.parent
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-    out = subprocess.run(["make", "-n", "cpp-test", "sanitize", "tsan", "clang-test",
-                          "ubsan-release"], cwd=root, env=env, capture_output=True,
-                         text=True, timeout=120, check=True).stdout
+    out = subprocess.run(
+        ["make", "-n", "cpp-test", "sanitize", "tsan", "clang-test", "ubsan-release"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     commands = out.replace("\\\n", " ").splitlines()
     configures = [c for c in commands if "cmake" in c and "cpp_core" in c and "--build" not in c]
     dirs = {part for c in configures for part in c.split() if part.startswith("build/")}
-    assert {"build/cpp", "build/asan", "build/tsan", "build/clang",
-            "build/ubsan-release"} <= dirs, configures
+    assert {
+        "build/cpp",
+        "build/asan",
+        "build/tsan",
+        "build/clang",
+        "build/ubsan-release",
+    } <= dirs, configures
     for c in configures:
         assert "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache" in c, c
     # the shell test the recipes use gives the flag exactly when ccache exists
-    flag = subprocess.run(["bash", "-c", "command -v ccache >/dev/null && "
-                           "echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"],
-                          capture_output=True, text=True).stdout.strip()
+    flag = subprocess.run(
+        ["bash", "-c", "command -v ccache >/dev/null && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     assert (flag == "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache") == bool(shutil.which("ccache"))

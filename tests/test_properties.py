@@ -20,8 +20,9 @@ from hypothesis import strategies as st  # noqa: E402
 
 PACKET = 1500
 CONTROLLERS = ["newreno", "cubic", "bbr", "external"]
-SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @st.composite
@@ -31,12 +32,15 @@ def valid_specs(draw: Any) -> dict:
     schedule = None
     if draw(st.booleans()):
         n = draw(st.integers(1, 4))
-        times = sorted({0.0, *draw(st.lists(st.floats(1e-3, 1.9), min_size=n - 1,
-                                            max_size=n - 1))})
-        schedule = [[t, draw(st.sampled_from([0.0, capacity, capacity / 3])),
-                     draw(st.floats(0.0, 200.0))] for t in times]
+        times = sorted({0.0, *draw(st.lists(st.floats(1e-3, 1.9), min_size=n - 1, max_size=n - 1))})
+        schedule = [
+            [t, draw(st.sampled_from([0.0, capacity, capacity / 3])), draw(st.floats(0.0, 200.0))]
+            for t in times
+        ]
     link: dict[str, Any] = {
-        "name": "fwd", "capacity_mbps": capacity, "delay_ms": draw(st.floats(0.0, 300.0)),
+        "name": "fwd",
+        "capacity_mbps": capacity,
+        "delay_ms": draw(st.floats(0.0, 300.0)),
         "loss_rate": draw(st.sampled_from([0.0, 0.001, 0.05, 0.5])),
         "buffer_packets": draw(st.integers(1, 500)),
     }
@@ -50,40 +54,57 @@ def valid_specs(draw: Any) -> dict:
         controller = draw(st.sampled_from(CONTROLLERS))
         if transport == "tcp" and controller == "external":
             controller = "cubic"
-        flow: dict[str, Any] = {"name": f"f{i}", "transport": transport,
-                                "controller": controller,
-                                "paths": [{"forward": [0], "reverse": [1]}],
-                                "start_s": draw(st.floats(0.0, 1.0))}
+        flow: dict[str, Any] = {
+            "name": f"f{i}",
+            "transport": transport,
+            "controller": controller,
+            "paths": [{"forward": [0], "reverse": [1]}],
+            "start_s": draw(st.floats(0.0, 1.0)),
+        }
         if draw(st.booleans()):
             flow["file_bytes"] = draw(st.integers(1, 2_000_000))
         flows.append(flow)
-    return {"seed": draw(st.integers(0, 2**63 - 1)),
-            "duration_s": draw(st.floats(0.05, 2.0)),
-            "sample_interval_s": draw(st.floats(0.01, 0.5)),
-            "packet_bytes": PACKET,
-            "links": [link, {"name": "rev", "capacity_mbps": 1000.0,
-                             "delay_ms": draw(st.floats(0.0, 50.0))}],
-            "flows": flows}
+    return {
+        "seed": draw(st.integers(0, 2**63 - 1)),
+        "duration_s": draw(st.floats(0.05, 2.0)),
+        "sample_interval_s": draw(st.floats(0.01, 0.5)),
+        "packet_bytes": PACKET,
+        "links": [
+            link,
+            {"name": "rev", "capacity_mbps": 1000.0, "delay_ms": draw(st.floats(0.0, 50.0))},
+        ],
+        "flows": flows,
+    }
 
 
 def _conserved(sim: Any) -> None:
     injected = arrived = dropped = 0
     for i in range(sim.num_subflows):
         a = sim.packet_accounting(i)
-        injected, arrived, dropped = (injected + a["injected"], arrived + a["arrived"],
-                                      dropped + a["dropped"])
+        injected, arrived, dropped = (
+            injected + a["injected"],
+            arrived + a["arrived"],
+            dropped + a["dropped"],
+        )
     assert injected == arrived + dropped + sim.data_packets_in_links()
 
 
 @SETTINGS
-@given(spec=valid_specs(), steps=st.lists(st.floats(1e-4, 0.7), min_size=1, max_size=6),
-       windows=st.lists(st.floats(0.0, 2e6), min_size=1, max_size=3))
-def test_valid_specs_conserve_packets_and_stay_in_bounds(spec: dict, steps: list[float],
-                                                         windows: list[float]) -> None:
+@given(
+    spec=valid_specs(),
+    steps=st.lists(st.floats(1e-4, 0.7), min_size=1, max_size=6),
+    windows=st.lists(st.floats(0.0, 2e6), min_size=1, max_size=3),
+)
+def test_valid_specs_conserve_packets_and_stay_in_bounds(
+    spec: dict, steps: list[float], windows: list[float]
+) -> None:
     sim = _core.Simulation(spec)
     buffer_bytes = spec["links"][0]["buffer_packets"] * PACKET
-    external = [i for i in range(sim.num_subflows)
-                if spec["flows"][sim.subflow_flow(i)]["controller"] == "external"]
+    external = [
+        i
+        for i in range(sim.num_subflows)
+        if spec["flows"][sim.subflow_flow(i)]["controller"] == "external"
+    ]
     now = 0.0
     k = 0
     while not sim.done:
@@ -125,19 +146,27 @@ BAD_FLOW: dict[str, list[Any]] = {
     "transport": ["udp", 1],
     "start_s": [-1.0, 1e7, float("nan")],
     "file_bytes": [-5, 2**60, 1.5],
-    "app": [{"kind": "cbr", "rate_mbps": 1e-12}, {"kind": "video", "fps": 0.0},
-            {"kind": "warp"}, {"kind": "cbr", "rate_mbps": 1e6},
-            {"kind": "poisson", "rate_mbps": float("inf")}],
+    "app": [
+        {"kind": "cbr", "rate_mbps": 1e-12},
+        {"kind": "video", "fps": 0.0},
+        {"kind": "warp"},
+        {"kind": "cbr", "rate_mbps": 1e6},
+        {"kind": "poisson", "rate_mbps": float("inf")},
+    ],
     "controller_params": [{"beta": True}, {"beta": float("nan")}, {"beta": "x"}],
 }
 
 
 @st.composite
 def invalid_specs(draw: Any) -> tuple[dict, str]:
-    spec = {"duration_s": 1.0,
-            "links": [{"capacity_mbps": 10.0, "delay_ms": 10.0},
-                      {"capacity_mbps": 100.0, "delay_ms": 10.0}],
-            "flows": [{"controller": "cubic", "paths": [{"forward": [0], "reverse": [1]}]}]}
+    spec = {
+        "duration_s": 1.0,
+        "links": [
+            {"capacity_mbps": 10.0, "delay_ms": 10.0},
+            {"capacity_mbps": 100.0, "delay_ms": 10.0},
+        ],
+        "flows": [{"controller": "cubic", "paths": [{"forward": [0], "reverse": [1]}]}],
+    }
     where = draw(st.sampled_from(["top", "link", "flow"]))
     table = {"top": BAD_VALUES, "link": BAD_LINK, "flow": BAD_FLOW}[where]
     key = draw(st.sampled_from(sorted(table)))
@@ -160,18 +189,23 @@ def test_invalid_specs_raise_one_value_error_naming_the_field(case: tuple[dict, 
     assert field.split("_")[0] in message or key in message, message
 
 
-SCENARIO_FIELDS = {"capacity_mbps": (1e-3, 200.0), "rtt_ms": (0.0, 600.0),
-                   "loss_rate": (0.0, 0.2), "buffer_bdp": (0.05, 4.0)}
+SCENARIO_FIELDS = {
+    "capacity_mbps": (1e-3, 200.0),
+    "rtt_ms": (0.0, 600.0),
+    "loss_rate": (0.0, 0.2),
+    "buffer_bdp": (0.05, 4.0),
+}
 
 
 @settings(max_examples=15, deadline=30_000, derandomize=True)
-@given(values=st.fixed_dictionaries({k: st.floats(*r) for k, r in SCENARIO_FIELDS.items()}),
-       controller=st.sampled_from(["newreno", "cubic", "bbr"]),
-       seed=st.integers(0, 2**63 - 1))
+@given(
+    values=st.fixed_dictionaries({k: st.floats(*r) for k, r in SCENARIO_FIELDS.items()}),
+    controller=st.sampled_from(["newreno", "cubic", "bbr"]),
+    seed=st.integers(0, 2**63 - 1),
+)
 def test_hydra_overrides_give_finite_metrics(values: dict, controller: str, seed: int) -> None:
     overrides = [f"scenario.{k}={v!r}" for k, v in values.items()]
-    m = orbitcc.run("single_link", controller, seed=seed, duration_s=1.0,
-                    overrides=overrides)
+    m = orbitcc.run("single_link", controller, seed=seed, duration_s=1.0, overrides=overrides)
     for key in ("throughput_mbps", "goodput_mbps", "loss_rate", "utilization", "jain_fairness"):
         assert math.isfinite(m[key]), key
     assert 0.0 <= m["loss_rate"] <= 1.0
@@ -179,8 +213,10 @@ def test_hydra_overrides_give_finite_metrics(values: dict, controller: str, seed
 
 
 @settings(max_examples=40, deadline=10_000, derandomize=True)
-@given(key=st.sampled_from(sorted(SCENARIO_FIELDS) + ["num_flows", "transport"]),
-       value=st.sampled_from(["-1", "1e300", "nan", "true", "'abc'", "[1]", "{a:1}", "0"]))
+@given(
+    key=st.sampled_from(sorted(SCENARIO_FIELDS) + ["num_flows", "transport"]),
+    value=st.sampled_from(["-1", "1e300", "nan", "true", "'abc'", "[1]", "{a:1}", "0"]),
+)
 def test_hydra_nonsense_raises_value_error(key: str, value: str) -> None:
     try:
         orbitcc.run("single_link", "cubic", duration_s=0.2, overrides=[f"scenario.{key}={value}"])

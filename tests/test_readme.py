@@ -70,7 +70,7 @@ def _ranking_rows(text: str) -> tuple[list[str], list[list[str]]]:
     # The rows end where the note on separated groups starts.
     body = [line for line in lines[3:] if not re.match(r"^\d+ ranked entrants", line)]
     rows = [re.split(r"\s{2,}", line.strip()) for line in body]
-    return lines[1:3 + len(body)], rows
+    return lines[1 : 3 + len(body)], rows
 
 
 def test_readme_ranking_is_the_leaderboards_table() -> None:
@@ -84,9 +84,18 @@ def test_readme_ranking_is_the_leaderboards_table() -> None:
     lb = to_object(compose_config("leaderboard", ["suite=quick"]))
     quick = lb.suite
     ranked = make_plan(quick, suite_entrants(lb)).cell_labels[
-        :len(quick.scenarios) + len(quick.cells)]
-    header = ["rank", "entrant", "class", "score", "95% CI", *ranked, "rank kept",
-              "rank 95% interval"]
+        : len(quick.scenarios) + len(quick.cells)
+    ]
+    header = [
+        "rank",
+        "entrant",
+        "class",
+        "score",
+        "95% CI",
+        *ranked,
+        "rank kept",
+        "rank 95% interval",
+    ]
     assert text_table(header, rows).splitlines() == table
     assert sorted(r[1] for r in rows) == sorted(c for c in controllers() if c != "external")
     assert {r[1]: r[2] for r in rows}["maco"] == "oracle"
@@ -105,9 +114,13 @@ def test_readme_ranking_is_the_leaderboards_table() -> None:
 def test_readme_quick_start_is_the_ci_command():
     # CI runs exactly the README's test command: nothing a user would not run.
     ci = (README.parent / ".ci" / "run").read_text()
-    commands = [line.strip() for line in ci.splitlines()
-                if line.strip() and not line.lstrip().startswith("#")
-                and not line.startswith(("set ", "cd "))]
+    commands = [
+        line.strip()
+        for line in ci.splitlines()
+        if line.strip()
+        and not line.lstrip().startswith("#")
+        and not line.startswith(("set ", "cd "))
+    ]
     assert commands == ["make test"], commands
     quick = README.read_text().split("## Quick start", 1)[1].split("##", 1)[0]
     assert "make run" in quick and "make test" in quick
@@ -134,8 +147,9 @@ def readme_commands() -> list[str]:
 
 
 def _training_runs() -> list:
-    return sorted((ROOT / "outputs" / "train").glob("starlink_dual-ppo-s0-*"),
-                  key=lambda p: p.stat().st_mtime)
+    return sorted(
+        (ROOT / "outputs" / "train").glob("starlink_dual-ppo-s0-*"), key=lambda p: p.stat().st_mtime
+    )
 
 
 def _run_commands(commands: list[str]) -> None:
@@ -151,45 +165,46 @@ def _run_commands(commands: list[str]) -> None:
         if "<run>" in cmd:  # the run the README's orbitcc-train command wrote
             runs = _training_runs()
             if not runs:  # `pytest -m slow` alone: the fast test did not train one
-                train = next(c for c in readme_commands()
-                             if c.startswith(".venv/bin/orbitcc-train"))
+                train = next(
+                    c for c in readme_commands() if c.startswith(".venv/bin/orbitcc-train")
+                )
                 _run_commands([train])
                 runs = _training_runs()
             assert runs, f"no training run for {cmd!r}"
             cmd = cmd.replace("outputs/train/<run>", str(runs[-1].relative_to(ROOT)))
-        proc = subprocess.run(shlex.split(cmd), cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=1800)
+        proc = subprocess.run(
+            shlex.split(cmd), cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800
+        )
         assert proc.returncode == 0, f"{cmd}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
         if "orbitcc-leaderboard" in cmd or cmd == "make run":
             assert "report.html" in proc.stdout and "rank" in proc.stdout, proc.stdout
         if cmd == "make run":  # the README's sample: the same table, the same entrants
-            printed = proc.stdout[proc.stdout.index("ranking ("):].split("\n\n")[0]
+            printed = proc.stdout[proc.stdout.index("ranking (") :].split("\n\n")[0]
             (sample,) = [body for lang, body in fenced_blocks() if lang == "text"]
             assert _ranking_rows(printed)[0][0] == _ranking_rows(sample)[0][0]
-            assert (sorted(r[1] for r in _ranking_rows(printed)[1])
-                    == sorted(r[1] for r in _ranking_rows(sample)[1]))
+            assert sorted(r[1] for r in _ranking_rows(printed)[1]) == sorted(
+                r[1] for r in _ranking_rows(sample)[1]
+            )
 
 
 def test_readme_lists_the_commands_we_check() -> None:
     commands = readme_commands()
     assert commands[:2] == ["make run", "make test"]
     assert any(c.startswith(".venv/bin/orbitcc-train") for c in commands)
-    assert any(c.startswith(".venv/bin/orbitcc-leaderboard") and "<run>" in c
-               for c in commands)
+    assert any(c.startswith(".venv/bin/orbitcc-leaderboard") and "<run>" in c for c in commands)
     # Every command is run by one of the two tests below (or is CI's own).
-    assert all(c in NOT_HERE or any(c.startswith(p) for p in (".venv/bin/", "make "))
-               for c in commands)
+    assert all(
+        c in NOT_HERE or any(c.startswith(p) for p in (".venv/bin/", "make ")) for c in commands
+    )
 
 
 def test_readme_commands_run_as_written() -> None:
     pytest.importorskip("stable_baselines3")
-    fast = [c for c in readme_commands()
-            if c not in NOT_HERE and not any(s in c for s in SLOW)]
+    fast = [c for c in readme_commands() if c not in NOT_HERE and not any(s in c for s in SLOW)]
     assert fast, "the README has no quick command left to run"
     _run_commands(fast)
 
 
 @pytest.mark.slow
 def test_readme_slow_commands_run_as_written() -> None:
-    _run_commands([c for c in readme_commands()
-                   if c not in NOT_HERE and any(s in c for s in SLOW)])
+    _run_commands([c for c in readme_commands() if c not in NOT_HERE and any(s in c for s in SLOW)])

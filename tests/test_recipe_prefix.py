@@ -29,8 +29,10 @@ def test_the_recipe_prefix_matches_the_golden_file(trained: dict) -> None:
     golden = json.loads(GOLDEN.read_text())
     assert golden["overrides"] == prefix.prefix_overrides(0)
     diffs = prefix.compare(golden, trained)
-    assert not diffs, ("the recipe's learning curve moved (make golden-prefix if intended; "
-                       f"golden made with {golden['versions']}):\n  " + "\n  ".join(diffs))
+    assert not diffs, (
+        "the recipe's learning curve moved (make golden-prefix if intended; "
+        f"golden made with {golden['versions']}):\n  " + "\n  ".join(diffs)
+    )
 
 
 def test_the_comparison_sees_a_moved_curve(trained: dict) -> None:
@@ -71,16 +73,17 @@ def test_the_seeds_report_is_mean_and_std_over_training_runs(tmp_path: Path) -> 
     assert a["return"] != b["return"]  # each run played its own checkpoint
     for key in heldout.TABLE_KEYS:
         both = np.array([a[key], b[key]])
-        assert report["mean_std"][key] == pytest.approx([both.mean(), both.std(ddof=1)],
-                                                        rel=1e-12)
+        assert report["mean_std"][key] == pytest.approx([both.mean(), both.std(ddof=1)], rel=1e-12)
     from omegaconf import OmegaConf
 
     config = OmegaConf.to_container(OmegaConf.load(ref / "config.yaml"), resolve=True)
     assert isinstance(config, dict)
-    nr = heldout.play_many(str(ref), "starlink_dual", [*heldout.task_overrides(config), *short],
-                           [0], ["newreno"], 1)[0][0]
+    nr = heldout.play_many(
+        str(ref), "starlink_dual", [*heldout.task_overrides(config), *short], [0], ["newreno"], 1
+    )[0][0]
     assert report["paired_mean_std"]["newreno"]["return"][0] == pytest.approx(
-        (a["return"] + b["return"]) / 2 - nr["return"], rel=1e-12)
+        (a["return"] + b["return"]) / 2 - nr["return"], rel=1e-12
+    )
     assert "| newreno |" in reference.seeds_table(report)
     with pytest.raises(FileNotFoundError, match=str(tmp_path)):
         reference.seeds_report([tmp_path], seeds=1, baselines=[])

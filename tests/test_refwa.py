@@ -15,12 +15,18 @@ import orbitcc
 
 def jain_and_loss(router: str, controller: str, link: str) -> tuple[float, float]:
     runs = [
-        orbitcc.run("refwa_bottleneck", controller, seed=seed,
-                    overrides=[f"scenario.router={router}", f"scenario.link_type={link}"])
+        orbitcc.run(
+            "refwa_bottleneck",
+            controller,
+            seed=seed,
+            overrides=[f"scenario.router={router}", f"scenario.link_type={link}"],
+        )
         for seed in (0, 1)
     ]
-    return (float(np.mean([m["jain_fairness"] for m in runs])),
-            float(np.mean([m["loss_rate"] for m in runs])))
+    return (
+        float(np.mean([m["jain_fairness"] for m in runs])),
+        float(np.mean([m["loss_rate"] for m in runs])),
+    )
 
 
 @pytest.mark.parametrize("link", ["T1", "T2"])
@@ -36,8 +42,7 @@ def test_refwa_is_fairer_than_newreno_across_rtt_groups(link):
 
 def test_refwa_outside_stability_region_warns_but_runs():
     with pytest.warns(RuntimeWarning, match="stab"):
-        m = orbitcc.run("refwa_bottleneck", "refwa", duration_s=2.0,
-                        overrides=["scenario.phi=4.0"])
+        m = orbitcc.run("refwa_bottleneck", "refwa", duration_s=2.0, overrides=["scenario.phi=4.0"])
     assert m["throughput_mbps"] > 0
 
 
@@ -54,18 +59,25 @@ def test_refwa_meaningless_parameters_are_errors():
 
 # --- Mechanisms added for the paper's other experiments (Sec. V-B, V-E, V-G) ---
 
-STEPS = ["scenario.topology=equal_rtt", "scenario.num_flows=8", "scenario.num_steps=2",
-         "scenario.leave_start_s=15"]
-ONE_BATCH_T2 = ["scenario.topology=equal_rtt", "scenario.link_type=T2",
-                "scenario.num_flows=10", "scenario.num_steps=1"]
+STEPS = [
+    "scenario.topology=equal_rtt",
+    "scenario.num_flows=8",
+    "scenario.num_steps=2",
+    "scenario.leave_start_s=15",
+]
+ONE_BATCH_T2 = [
+    "scenario.topology=equal_rtt",
+    "scenario.link_type=T2",
+    "scenario.num_flows=10",
+    "scenario.num_steps=1",
+]
 
 
 def test_falling_steps_schedule_matches_the_paper():
     # Sec. V-B: 4 flows at 0 s, 4 more at 5 s, the last 4 leave at 15 s.
     from orbitcc.scenario.refwa_bottleneck import RefwaBottleneckScenario
 
-    s = RefwaBottleneckScenario(topology="equal_rtt", num_flows=8, num_steps=2,
-                                leave_start_s=15.0)
+    s = RefwaBottleneckScenario(topology="equal_rtt", num_flows=8, num_steps=2, leave_start_s=15.0)
     assert s.schedule() == [(0.0, None)] * 4 + [(5.0, 15.0)] * 4
     # Three batches leaving from 12 s: the last to join leaves first.
     s3 = RefwaBottleneckScenario(num_flows=6, num_steps=3, leave_start_s=12.0)
@@ -87,7 +99,7 @@ def test_falling_steps_flow_counts_in_the_simulation():
     assert active(1.0, 5.0) == 4
     assert active(6.0, 15.0) == 8
     assert active(16.5, 20.0) == 4
-    late = (t > 17.0)
+    late = t > 17.0
     assert rate[4:, late].sum() == 0.0  # the leavers send nothing new
     assert rate[:4, late].sum(axis=0).mean() > 0.8 * 1.544  # the stayers refill T1
     # A leaver is rated over the time it was present (5-15 s), not the run.
@@ -121,8 +133,13 @@ def test_start_jitter_is_drawn_from_the_seed_within_its_window():
     rtts = [0.08, 0.16, 0.24, 0.32]
 
     def silent(seed: int) -> list[bool]:
-        m = orbitcc.run("refwa_bottleneck", "refwa", seed=seed, duration_s=5.0,
-                        overrides=["scenario.num_steps=1", "scenario.start_jitter_s=10.0"])
+        m = orbitcc.run(
+            "refwa_bottleneck",
+            "refwa",
+            seed=seed,
+            duration_s=5.0,
+            overrides=["scenario.num_steps=1", "scenario.start_jitter_s=10.0"],
+        )
         return [f["packets_sent"] == 0 for f in m["flows"]]
 
     runs = [silent(seed) for seed in range(10)]
@@ -134,8 +151,9 @@ def test_start_jitter_is_drawn_from_the_seed_within_its_window():
     assert silent(3) == runs[3]
 
 
-def pareto_onoff_reference(window_s: float, shape: float, mean_s: float,
-                           n: int = 20000, seed: int = 1) -> tuple[float, float, float]:
+def pareto_onoff_reference(
+    window_s: float, shape: float, mean_s: float, n: int = 20000, seed: int = 1
+) -> tuple[float, float, float]:
     """Monte Carlo reference, independent of the core: a source that starts
     'on', alternating Pareto(shape) on and off periods of mean ``mean_s``,
     observed over ``window_s``. Returns the mean fraction of the window spent
@@ -163,14 +181,15 @@ def test_web_onoff_arrivals_match_the_pareto_reference():
     # process. Pooled over 60 flows: the on periods begun (the core also
     # counts the next period drawn when the last one ended before the stop:
     # at most one per flow) and the offered rate = on-rate x on-fraction.
-    m = orbitcc.run("refwa_bottleneck", "refwa", seed=3,
-                    overrides=[*ONE_BATCH_T2, "scenario.web_flows=60"])
+    m = orbitcc.run(
+        "refwa_bottleneck", "refwa", seed=3, overrides=[*ONE_BATCH_T2, "scenario.web_flows=60"]
+    )
     web = [f for f in m["flows"] if f["name"].startswith("web")]
     assert len(web) == 60 and all(f["app"]["kind"] == "onoff" for f in web)
     on_fraction, begun_mean, begun_sd = pareto_onoff_reference(10.0, 1.3, 0.16)
     objects = sum(f["app"]["objects"] for f in web)
     expect = 60 * begun_mean
-    assert expect - 4 * begun_sd * 60 ** 0.5 < objects <= expect + 60 + 4 * begun_sd * 60 ** 0.5
+    assert expect - 4 * begun_sd * 60**0.5 < objects <= expect + 60 + 4 * begun_sd * 60**0.5
     # The renewal-reward bias is real: the count is well above 10 s / 0.32 s.
     assert begun_mean > 1.1 * 10.0 / 0.32
     offered = sum(f["app"]["offered_mbps"] for f in web) / 60
@@ -182,8 +201,12 @@ def test_packet_error_rate_hits_that_fraction_and_lowers_utilization():
     # binomial count: 4 sd bound), and utilisation falls monotonically with it.
     utils = []
     for per in (1e-3, 1e-2, 1e-1, 0.5):
-        m = orbitcc.run("refwa_bottleneck", "refwa", seed=0,
-                        overrides=[*ONE_BATCH_T2, f"scenario.packet_error_rate={per}"])
+        m = orbitcc.run(
+            "refwa_bottleneck",
+            "refwa",
+            seed=0,
+            overrides=[*ONE_BATCH_T2, f"scenario.packet_error_rate={per}"],
+        )
         sent = sum(f["packets_sent"] for f in m["flows"])
         hit = m["random_losses"]
         sd = (sent * per * (1 - per)) ** 0.5
@@ -199,8 +222,12 @@ def test_bottleneck_queue_average_is_the_time_average():
     # it (Sec. V-B). The mean must lie between 0 and the peak, the peak within
     # the buffer.
     for router, controller in (("none", "newreno"), ("refwa", "refwa")):
-        m = orbitcc.run("refwa_bottleneck", controller, seed=0,
-                        overrides=[f"scenario.router={router}", "scenario.num_steps=1"])
+        m = orbitcc.run(
+            "refwa_bottleneck",
+            controller,
+            seed=0,
+            overrides=[f"scenario.router={router}", "scenario.num_steps=1"],
+        )
         b = m["bottleneck"]
         assert 0 < b["mean_queue_bytes"] < b["max_queue_bytes"] <= b["buffer_bytes"]
         if router == "refwa":
@@ -209,17 +236,24 @@ def test_bottleneck_queue_average_is_the_time_average():
             assert b["mean_queue_bytes"] > 0.35 * b["buffer_bytes"]
 
 
-@pytest.mark.parametrize("override, key", [
-    ("scenario.web_shape=1.0", "web_shape"),
-    ("scenario.web_mean_on_s=-0.1", "web_mean_on_s"),
-    ("scenario.packet_error_rate=1.5", "packet_error_rate"),
-    ("scenario.start_jitter_s=-1", "start_jitter_s"),
-    ("scenario.step_interval_s=-5", "step_interval_s"),
-    ("scenario.web_duration_s=0", "web_duration_s"),
-    ("scenario.leave_start_s=3", "leave_start_s"),
-    ("scenario.activity_window=2", "activity_window"),
-])
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ("scenario.web_shape=1.0", "web_shape"),
+        ("scenario.web_mean_on_s=-0.1", "web_mean_on_s"),
+        ("scenario.packet_error_rate=1.5", "packet_error_rate"),
+        ("scenario.start_jitter_s=-1", "start_jitter_s"),
+        ("scenario.step_interval_s=-5", "step_interval_s"),
+        ("scenario.web_duration_s=0", "web_duration_s"),
+        ("scenario.leave_start_s=3", "leave_start_s"),
+        ("scenario.activity_window=2", "activity_window"),
+    ],
+)
 def test_refwa_scenario_bad_input_names_the_key(override, key):
     with pytest.raises(ValueError, match=key):
-        orbitcc.run("refwa_bottleneck", "refwa", duration_s=1.0,
-                    overrides=["scenario.num_steps=2", override])
+        orbitcc.run(
+            "refwa_bottleneck",
+            "refwa",
+            duration_s=1.0,
+            overrides=["scenario.num_steps=2", override],
+        )

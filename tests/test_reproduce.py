@@ -10,9 +10,22 @@ def test_reproduce_maco_writes_tables_and_keeps_the_discussion(tmp_path):
     out.parent.mkdir()
     out.write_text(
         f"# intro\n\n{reproduce_maco.BEGIN}\nSTALE-GENERATED-TEXT\n{reproduce_maco.END}\n\n"
-        "hand-written\n")
-    reproduce_maco.main(["--seeds", "1", "--duration", "3", "--sweep-seeds", "1",
-                         "--sweep-file-bytes", "200000", "--out", str(out)])
+        "hand-written\n"
+    )
+    reproduce_maco.main(
+        [
+            "--seeds",
+            "1",
+            "--duration",
+            "3",
+            "--sweep-seeds",
+            "1",
+            "--sweep-file-bytes",
+            "200000",
+            "--out",
+            str(out),
+        ]
+    )
     text = out.read_text()
     assert text.startswith("# intro") and text.rstrip().endswith("hand-written")
     assert "STALE-GENERATED-TEXT" not in text
@@ -39,9 +52,12 @@ def test_recovery_time_measure_on_a_synthetic_series():
     cwnd[:5] = 10
     cwnd[10:13] = 60
     cwnd[20:] = 50
-    series = {"t_s": t, "cwnd_bytes": cwnd[None, :] * 1500,
-              "capacity_mbps": np.full((1, len(t)), 1500 * 8 * 100 / 0.05 / 1e6),
-              "min_rtt_ms": np.full((1, len(t)), 50.0)}
+    series = {
+        "t_s": t,
+        "cwnd_bytes": cwnd[None, :] * 1500,
+        "capacity_mbps": np.full((1, len(t)), 1500 * 8 * 100 / 0.05 / 1e6),
+        "min_rtt_ms": np.full((1, len(t)), 50.0),
+    }
     times = reproduce_maco.recovery_times(series, [0])
     assert times["slow_start"] == [50.0]
     assert times["congestion_avoidance"] == [30.0]
@@ -90,13 +106,19 @@ def test_section_main_runs_the_generator_and_rejects_a_single_seed(tmp_path, cap
         return f"table over {seeds} seeds"
 
     out = tmp_path / "doc.md"
-    assert docgen.section_main(["--seeds", "3", "--jobs", "1", "--out", str(out)], None,
-                               "x", "Paper X", generate) == 0
+    assert (
+        docgen.section_main(
+            ["--seeds", "3", "--jobs", "1", "--out", str(out)], None, "x", "Paper X", generate
+        )
+        == 0
+    )
     assert calls == [(3, 1)]
     text = out.read_text()
     assert "## Paper X" in text and "table over 3 seeds" in text
-    for bad, says in ((["--seeds", "1"], "--seeds must be >= 2"),
-                      (["--jobs", "0"], "--jobs must be >= 1")):
+    for bad, says in (
+        (["--seeds", "1"], "--seeds must be >= 2"),
+        (["--jobs", "0"], "--jobs must be >= 1"),
+    ):
         with pytest.raises(SystemExit):
             docgen.section_main([*bad, "--out", str(out)], None, "x", "Paper X", generate)
         assert says in capsys.readouterr().err
@@ -120,27 +142,30 @@ def test_eq26_pair_increase_matches_the_closed_form():
     }
     mask = np.ones(n, dtype=bool)
     got = reproduce_maco.eq26_pair_increase(series, mask)
-    assert math.isclose(got, 3 * math.sqrt(w) / 2 ** 2.5, rel_tol=1e-9)
+    assert math.isclose(got, 3 * math.sqrt(w) / 2**2.5, rel_tol=1e-9)
     # One subflow alone: 1.5 sqrt(w T / tau) packets per RTT.
     single = {k: v[1:] for k, v in series.items()}
     single["subflow_flow"] = np.array([0, 1])
-    assert math.isclose(reproduce_maco.eq26_pair_increase(single, mask),
-                        1.5 * math.sqrt(w), rel_tol=1e-9)
+    assert math.isclose(
+        reproduce_maco.eq26_pair_increase(single, mask), 1.5 * math.sqrt(w), rel_tol=1e-9
+    )
     assert math.isnan(reproduce_maco.eq26_pair_increase(series, np.zeros(n, dtype=bool)))
 
 
 def test_reproduce_maco_sections_write_their_own_markers(tmp_path):
     out = tmp_path / "reproduction.md"
     out.write_text("# intro\n\nhand-written\n")
-    reproduce_maco.main(["--section", "friendliness", "--seeds", "2", "--duration", "4",
-                         "--out", str(out)])
+    reproduce_maco.main(
+        ["--section", "friendliness", "--seeds", "2", "--duration", "4", "--out", str(out)]
+    )
     text = out.read_text()
     assert "hand-written" in text and "predicted split" in text and "measured split" in text
     assert "--section friendliness --seeds 2 --duration 4" in text
     assert text.count("<!-- GENERATED: reproduce_maco_friendliness") == 1
     # A second run replaces its section and leaves the rest as it was.
-    reproduce_maco.main(["--section", "friendliness", "--seeds", "2", "--duration", "3",
-                         "--out", str(out)])
+    reproduce_maco.main(
+        ["--section", "friendliness", "--seeds", "2", "--duration", "3", "--out", str(out)]
+    )
     again = out.read_text()
     assert again.count("<!-- GENERATED: reproduce_maco_friendliness") == 1
     assert "--duration 3" in again and "--duration 4" not in again

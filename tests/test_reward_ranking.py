@@ -16,8 +16,12 @@ from orbitcc.agents import ranking  # noqa: E402
 from orbitcc.agents.ranking import Entrant  # noqa: E402
 
 # The two grabbers and their bases.
-PAIRS = (Entrant("newreno", 0.0), Entrant("newreno", 0.25), Entrant("olia", 0.0),
-         Entrant("olia", 0.75))
+PAIRS = (
+    Entrant("newreno", 0.0),
+    Entrant("newreno", 0.25),
+    Entrant("olia", 0.0),
+    Entrant("olia", 0.75),
+)
 
 
 def check(entrants: tuple[Entrant, ...], means: dict[str, dict[str, float]]) -> None:

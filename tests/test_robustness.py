@@ -29,13 +29,18 @@ from orbitcc import _core
 def test_tiny_capacity_is_rejected_at_once_not_a_hang() -> None:
     # Used to hang: 1500 B at 1e-6 b/s overflowed int64 ns, the clock ran back.
     # The preset's own key and range (issue 23): a link's [0.001, 1e6] Mb/s.
-    with pytest.raises(ValueError, match=r"^scenario\.capacity_mbps = 1e-12 is out of range; "
-                                         r"allowed: \[0\.001, 1000000\] Mb/s"):
-        orbitcc.run("single_link", "cubic", duration_s=2,
-                    overrides=["scenario.capacity_mbps=1e-12"])
+    with pytest.raises(
+        ValueError,
+        match=r"^scenario\.capacity_mbps = 1e-12 is out of range; "
+        r"allowed: \[0\.001, 1000000\] Mb/s",
+    ):
+        orbitcc.run(
+            "single_link", "cubic", duration_s=2, overrides=["scenario.capacity_mbps=1e-12"]
+        )
     with pytest.raises(ValueError, match=r"capacity_mbps"):
-        gym.make("orbitcc/OrbitCC-v0", scenario="single_link",
-                 overrides=["scenario.capacity_mbps=1e-12"])
+        gym.make(
+            "orbitcc/OrbitCC-v0", scenario="single_link", overrides=["scenario.capacity_mbps=1e-12"]
+        )
 
 
 def test_self_containing_or_deep_specs_raise_instead_of_crashing() -> None:
@@ -83,8 +88,10 @@ def test_constant_schedule_period_of_one_ns_is_rejected() -> None:
 # ------------------------------------------------- 2. unbounded memory --
 
 
-@pytest.mark.parametrize("app", ["{kind:cbr,rate_mbps:1e-12}", "{kind:poisson,rate_mbps:1e-300}",
-                                 "{kind:video,fps:1e-300}"])
+@pytest.mark.parametrize(
+    "app",
+    ["{kind:cbr,rate_mbps:1e-12}", "{kind:poisson,rate_mbps:1e-300}", "{kind:video,fps:1e-300}"],
+)
 def test_tiny_application_rates_are_rejected(app: str) -> None:
     with pytest.raises(ValueError, match=r"flows\[0\]\.app\.(rate_mbps|fps).*allowed|must be in"):
         orbitcc.run("single_link", "cubic", duration_s=2, overrides=[f"+scenario.app={app}"])
@@ -100,8 +107,11 @@ def test_application_event_rate_is_bounded() -> None:
 
 
 def test_sample_interval_is_bounded() -> None:
-    with pytest.raises(ValueError, match=r"sample_interval_s = 1e-09 is out of range; "
-                                         r"allowed: \[1e-06, 3600\] s"):
+    with pytest.raises(
+        ValueError,
+        match=r"sample_interval_s = 1e-09 is out of range; "
+        r"allowed: \[1e-06, 3600\] s",
+    ):
         orbitcc.run("single_link", "cubic", duration_s=2, overrides=["sample_interval_s=1e-9"])
     spec = one_link_spec(duration_s=1000.0, sample_interval_s=1e-4)  # 1e7 samples
     with pytest.raises(ValueError, match=r"at most 1e\+06 are kept.*>= 0\.001"):
@@ -123,8 +133,11 @@ def test_a_huge_window_keeps_bytes_in_flight_bounded() -> None:
 
 def test_env_window_growth_stays_bounded() -> None:
     # env.max_window_bytes = 2**40, then 20 steps of +1: used to raise bad_alloc.
-    env = gym.make("orbitcc/OrbitCC-v0", scenario="single_link",
-                   overrides=["env.max_window_bytes=1099511627776", "duration_s=3"]).unwrapped
+    env = gym.make(
+        "orbitcc/OrbitCC-v0",
+        scenario="single_link",
+        overrides=["env.max_window_bytes=1099511627776", "duration_s=3"],
+    ).unwrapped
     env.reset(seed=0)
     for _ in range(20):
         env.step(np.ones(env.num_subflows, np.float32))
@@ -154,8 +167,9 @@ def _two_threads(step: Any) -> list[str]:
 
 def test_two_threads_on_one_env_get_a_clear_error() -> None:
     # Used to crash 4 runs in 4 (segfault / double free): step releases the GIL.
-    e = gym.make("orbitcc/OrbitCC-v0", scenario="single_link",
-                 overrides=["duration_s=1000"]).unwrapped
+    e = gym.make(
+        "orbitcc/OrbitCC-v0", scenario="single_link", overrides=["duration_s=1000"]
+    ).unwrapped
     e.reset(seed=0)
     errors = _two_threads(lambda: e.step(np.zeros(1, np.float32)))
     assert all("another thread" in m for m in errors)
@@ -163,8 +177,7 @@ def test_two_threads_on_one_env_get_a_clear_error() -> None:
 
 
 def test_two_threads_on_one_vector_env_get_a_clear_error() -> None:
-    v = orbitcc.make_vec("single_link", num_envs=2, num_threads=2,
-                         overrides=["duration_s=1000"])
+    v = orbitcc.make_vec("single_link", num_envs=2, num_threads=2, overrides=["duration_s=1000"])
     v.reset(seed=0)
     errors = _two_threads(lambda: v.step(np.zeros((2, 1), np.float32)))
     assert all("another thread" in m for m in errors)
@@ -173,6 +186,7 @@ def test_two_threads_on_one_vector_env_get_a_clear_error() -> None:
     def read_while_stepping() -> None:  # reads race with the other's steps
         sim.summary()
         v.step(np.zeros((2, 1), np.float32))
+
     errors = _two_threads(read_while_stepping)
     assert all("another thread" in m for m in errors)
 
@@ -188,8 +202,7 @@ def test_a_handle_replaced_by_reset_raises() -> None:
     s = e.simulation
     assert s.now_s > 0
     e.reset(seed=1)
-    for read in (lambda: s.now_s, lambda: s.summary(), lambda: s.probe(0),
-                 lambda: s.step(0.1)):
+    for read in (lambda: s.now_s, lambda: s.summary(), lambda: s.probe(0), lambda: s.step(0.1)):
         with pytest.raises(RuntimeError, match="reset .*replaced it"):
             read()
     assert e.simulation.now_s == 0.0  # a fresh handle works
@@ -213,15 +226,20 @@ def test_nonsense_link_budget_and_geometry_is_rejected() -> None:
 
 
 def _leo_spec(process: dict) -> dict:
-    return {"duration_s": 1.0,
-            "links": [{"process": process}, {"capacity_mbps": 100.0, "delay_ms": 5.0}],
-            "flows": [{"controller": "cubic", "paths": [{"forward": [0], "reverse": [1]}]}]}
+    return {
+        "duration_s": 1.0,
+        "links": [{"process": process}, {"capacity_mbps": 100.0, "delay_ms": 5.0}],
+        "flows": [{"controller": "cubic", "paths": [{"forward": [0], "reverse": [1]}]}],
+    }
 
 
 def test_nonsense_schedules_and_numbers_are_rejected() -> None:
     spec = one_link_spec(duration_s=1.0, schedule=[[0.0, 10.0, 20.0], [1e7, 10.0, 20.0]])
-    with pytest.raises(ValueError, match=r"schedule\[1\]\[0\] \(t_s\) = 1e\+07 is out of range; "
-                                         r"allowed: \[0, 1000000\] s"):
+    with pytest.raises(
+        ValueError,
+        match=r"schedule\[1\]\[0\] \(t_s\) = 1e\+07 is out of range; "
+        r"allowed: \[0, 1000000\] s",
+    ):
         _core.Simulation(spec)
     spec = one_link_spec(duration_s=1.0, schedule=[[0.0, True, 20.0]])
     with pytest.raises(ValueError, match=r"schedule\[0\]\[1\].*must be a number"):
@@ -265,8 +283,10 @@ def test_actions_must_be_real_and_in_float32_range() -> None:
         e.step(np.array([np.inf]))
 
 
-@pytest.mark.parametrize("kwargs", [{"num_envs": True}, {"num_envs": 2, "num_threads": 1.5},
-                                    {"num_envs": 0}, {"num_envs": "2"}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"num_envs": True}, {"num_envs": 2, "num_threads": 1.5}, {"num_envs": 0}, {"num_envs": "2"}],
+)
 def test_counts_must_be_whole_numbers(kwargs: dict) -> None:
     with pytest.raises(ValueError, match=r"num_(envs|threads)"):
         orbitcc.make_vec("single_link", **kwargs)
@@ -275,8 +295,11 @@ def test_counts_must_be_whole_numbers(kwargs: dict) -> None:
 def test_seeds_beyond_int64_get_a_clear_error() -> None:
     v = orbitcc.make_vec("single_link", num_envs=2)
     # env 1 would get 2**63: refused before any env is reset, naming seed.
-    with pytest.raises(ValueError, match=r"seed \+ 1 \(env 1 of num_envs = 2.*\) = "
-                                         r"9223372036854775808 is out of range"):
+    with pytest.raises(
+        ValueError,
+        match=r"seed \+ 1 \(env 1 of num_envs = 2.*\) = "
+        r"9223372036854775808 is out of range",
+    ):
         v.reset(seed=2**63 - 1)
     b = v.batch
     with pytest.raises(ValueError, match=r"seeds\[0\].*out of range"):
@@ -300,29 +323,43 @@ def test_trace_files_fail_clearly(tmp_path: Path) -> None:
     delay.write_text("20\n")
     for bw in (garbage, huge):
         with pytest.raises(ValueError, match=rf"{bw.name}"):
-            orbitcc.run("starlink_trace", "cubic", duration_s=1.0,
-                        overrides=[f"scenario.bw_file={bw}", f"scenario.delay_file={delay}"])
+            orbitcc.run(
+                "starlink_trace",
+                "cubic",
+                duration_s=1.0,
+                overrides=[f"scenario.bw_file={bw}", f"scenario.delay_file={delay}"],
+            )
     with pytest.raises(ValueError, match=r"d2\.delay:1: delay must be in \[0, 1e5\]"):
         bad_delay = tmp_path / "d2.delay"
         bad_delay.write_text("1e300\n")
-        _core.Simulation(_leo_spec({"type": "starlink_trace", "bw_file": str(delay),
-                                    "delay_file": str(bad_delay)}))
+        _core.Simulation(
+            _leo_spec(
+                {"type": "starlink_trace", "bw_file": str(delay), "delay_file": str(bad_delay)}
+            )
+        )
 
 
 # ------------------------------------------------- 6. eval results files --
 
-def _eval(tmp_path: Path, results: Path, *args: str, name: str = "run",
-          popen: bool = False) -> Any:
+
+def _eval(tmp_path: Path, results: Path, *args: str, name: str = "run", popen: bool = False) -> Any:
     """``orbitcc-eval`` on one results file (cubic on single_link)."""
     env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "orbitcc.cli.eval", f"results={results}",
-           f"hydra.run.dir={tmp_path / name}", "suite.entrants=[cubic]",
-           "suite.scenarios=[single_link]", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "orbitcc.cli.eval",
+        f"results={results}",
+        f"hydra.run.dir={tmp_path / name}",
+        "suite.entrants=[cubic]",
+        "suite.scenarios=[single_link]",
+        *args,
+    ]
     if popen:
-        return subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-    return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=600)
+        return subprocess.Popen(
+            cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+    return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
 
 def _rows(results: Path) -> list[dict[str, Any]]:
@@ -377,15 +414,21 @@ def test_two_evals_on_one_results_file_do_not_duplicate_rows(tmp_path: Path) -> 
     assert sorted(r["seed"] for r in rows) == list(range(8))
 
 
-@pytest.mark.parametrize(("line", "message"), [
-    (b"STUB",
-     r"results\.jsonl:2 is not a complete cell record \(missing cell, overrides, throughput"),
-    (b"\x89PNG\x1a\x00\xff\xfe binary", r"results\.jsonl:2 is not a JSON line"),
-    (b"[1, 2, 3]", r"results\.jsonl:2 is JSON but not an object"),
-    (b"42", r"results\.jsonl:2 is JSON but not an object"),
-])
-def test_eval_refuses_bad_lines_in_the_results_file(tmp_path: Path, line: bytes,
-                                                     message: str) -> None:
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            b"STUB",
+            r"results\.jsonl:2 is not a complete cell record \(missing cell, overrides, throughput",
+        ),
+        (b"\x89PNG\x1a\x00\xff\xfe binary", r"results\.jsonl:2 is not a JSON line"),
+        (b"[1, 2, 3]", r"results\.jsonl:2 is JSON but not an object"),
+        (b"42", r"results\.jsonl:2 is JSON but not an object"),
+    ],
+)
+def test_eval_refuses_bad_lines_in_the_results_file(
+    tmp_path: Path, line: bytes, message: str
+) -> None:
     """Defect 6: a stub line without metrics counted as done (its run was never
     made), and a binary or non-object JSON line crashed the eval with a
     traceback. Now every line is validated on resume: one error naming the
@@ -399,8 +442,9 @@ def test_eval_refuses_bad_lines_in_the_results_file(tmp_path: Path, line: bytes,
     assert first.returncode == 0, first.stderr
     if line == b"STUB":  # the resume key of seed 1's run, without its metrics
         key = plan(["cubic"], [("single_link", (), None)], [1], 1.0).cells[0].key
-        line = json.dumps({"key": key, "entrant": "cubic", "scenario": "single_link",
-                           "seed": 1}).encode()
+        line = json.dumps(
+            {"key": key, "entrant": "cubic", "scenario": "single_link", "seed": 1}
+        ).encode()
     with open(results, "ab") as f:
         f.write(line + b"\n")
     before = results.read_bytes()
@@ -414,11 +458,15 @@ def test_eval_refuses_bad_lines_in_the_results_file(tmp_path: Path, line: bytes,
 def test_eval_rejects_unknown_table_metrics(tmp_path: Path) -> None:
     """Defect 6: table_metrics=[bogus] was accepted (a column of dashes)."""
     results = tmp_path / "results.jsonl"
-    proc = _eval(tmp_path, results, "suite.seeds=[0]", "suite.duration_s=1",
-                 "table_metrics=[throughput_mbps,bogus]")
+    proc = _eval(
+        tmp_path,
+        results,
+        "suite.seeds=[0]",
+        "suite.duration_s=1",
+        "table_metrics=[throughput_mbps,bogus]",
+    )
     assert proc.returncode != 0
-    assert "table_metrics: bogus unknown; allowed: throughput_mbps, goodput_mbps" \
-        in proc.stderr
+    assert "table_metrics: bogus unknown; allowed: throughput_mbps, goodput_mbps" in proc.stderr
     assert not results.exists()  # refused before any run
 
 
@@ -426,9 +474,16 @@ def test_eval_rejects_unknown_table_metrics(tmp_path: Path) -> None:
 
 sb3 = pytest.importorskip("stable_baselines3")
 
-TINY_TRAIN = ["agent.total_timesteps=128", "agent.num_envs=1", "agent.n_steps=64",
-              "agent.batch_size=64", "duration_s=2", "scenario=single_link",
-              "logger=wandb_offline", "allow_unevaluated=true"]
+TINY_TRAIN = [
+    "agent.total_timesteps=128",
+    "agent.num_envs=1",
+    "agent.n_steps=64",
+    "agent.batch_size=64",
+    "duration_s=2",
+    "scenario=single_link",
+    "logger=wandb_offline",
+    "allow_unevaluated=true",
+]
 SECRET = "wandb-key-0123456789abcdef-must-not-leak"
 
 
@@ -436,10 +491,21 @@ SECRET = "wandb-key-0123456789abcdef-must-not-leak"
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real orbitcc-train run (W&B offline, with an API key in the env)."""
     cwd = tmp_path_factory.mktemp("train")
-    env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true",
-           "WANDB_API_KEY": SECRET, "HYDRA_FULL_ERROR": "1"}
-    proc = subprocess.run([sys.executable, "-m", "orbitcc.cli.train", *TINY_TRAIN],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    env = {
+        **os.environ,
+        "WANDB_MODE": "offline",
+        "WANDB_SILENT": "true",
+        "WANDB_API_KEY": SECRET,
+        "HYDRA_FULL_ERROR": "1",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "orbitcc.cli.train", *TINY_TRAIN],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert SECRET not in proc.stdout + proc.stderr
     (run,) = list((cwd / "outputs" / "train").iterdir())
@@ -462,8 +528,6 @@ def _copy_run(run_dir: Path, dest: Path) -> Path:
     return dest
 
 
-
-
 def test_loading_a_checkpoint_runs_no_pickle(run_dir: Path, tmp_path: Path) -> None:
     from orbitcc.agents.checkpoint import load_checkpoint
 
@@ -475,6 +539,7 @@ def test_loading_a_checkpoint_runs_no_pickle(run_dir: Path, tmp_path: Path) -> N
         data = json.loads(entries["data"])
         data["lr_schedule"] = {":type:": "<class 'function'>", ":serialized:": blob}
         entries["data"] = json.dumps(data).encode()
+
     rewrite_zip(run / "model.zip", plant)
     ckpt = load_checkpoint(run)  # the planted entry is replaced, never unpickled
     assert not marker.exists()
@@ -485,6 +550,7 @@ def test_loading_a_checkpoint_runs_no_pickle(run_dir: Path, tmp_path: Path) -> N
         data = json.loads(entries["data"])
         data["surprise"] = {":type:": "<class 'object'>", ":serialized:": blob}
         entries["data"] = json.dumps(data).encode()
+
     rewrite_zip(run / "model.zip", plant_unknown)
     with pytest.raises(ValueError, match=r"entry 'surprise' is a pickled Python object"):
         load_checkpoint(run)
@@ -503,6 +569,7 @@ def test_orbitcc_eval_refuses_a_pickle_entry(run_dir: Path, tmp_path: Path) -> N
         data = json.loads(entries["data"])
         data["extra"] = {":type:": "<class 'object'>", ":serialized:": blob}
         entries["data"] = json.dumps(data).encode()
+
     rewrite_zip(run / "model.zip", plant)
     results = tmp_path / "results.jsonl"
     proc = _eval_agent(tmp_path, run, results)
@@ -516,12 +583,24 @@ def _eval_agent(tmp_path: Path, run: Path, results: Path) -> subprocess.Complete
     """orbitcc-eval of cubic, then the agent (so a lazily loaded checkpoint would
     fail only after cubic's rows were written)."""
     env = {**os.environ, "WANDB_MODE": "disabled", "HYDRA_FULL_ERROR": "1"}
-    return subprocess.run([sys.executable, "-m", "orbitcc.cli.eval",
-                           f"suite.entrants=[cubic,agent:{run}]",
-                           "suite.scenarios=[single_link]", "suite.seeds=[0,1]",
-                           "suite.duration_s=1", f"results={results}",
-                           f"hydra.run.dir={tmp_path / 'eval'}"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "orbitcc.cli.eval",
+            f"suite.entrants=[cubic,agent:{run}]",
+            "suite.scenarios=[single_link]",
+            "suite.seeds=[0,1]",
+            "suite.duration_s=1",
+            f"results={results}",
+            f"hydra.run.dir={tmp_path / 'eval'}",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_nan_weights_and_wrong_spaces_are_refused(run_dir: Path, tmp_path: Path) -> None:
@@ -543,6 +622,7 @@ def test_nan_weights_and_wrong_spaces_are_refused(run_dir: Path, tmp_path: Path)
         buf = io.BytesIO()
         torch.save(state, buf)
         entries["policy.pth"] = buf.getvalue()
+
     rewrite_zip(run / "model.zip", poison)
     with pytest.raises(ValueError, match=r"holds NaN or infinite values"):
         load_checkpoint(run)

@@ -106,7 +106,8 @@ def test_plan_composes_each_controller_alone_when_the_joint_composition_fails(
     alone = cells.plan(["cubic", "bbr"], scenarios, [0, 1], 1.0)
     assert not joint.skipped and not alone.skipped and len(alone.cells) == 4
     assert [(c.entrant, c.seed, c.config_hash) for c in alone.cells] == [
-        (c.entrant, c.seed, c.config_hash) for c in joint.cells]
+        (c.entrant, c.seed, c.config_hash) for c in joint.cells
+    ]
     assert len({c.config_hash for c in alone.cells}) == 2  # cubic's and bbr's
 
 

@@ -11,8 +11,15 @@ from orbitcc.scenario import SCENARIO_SCHEMAS, build_spec
 PRESETS = orbitcc.scenarios()
 CONTROLLERS = [c for c in orbitcc.controllers() if c != "external"]
 DESIGN_PRESETS = {
-    "starlink_dual", "maco_density", "lms_ka", "lms_s", "lms_e2e_isl",
-    "refwa_bottleneck", "iridium_mptcp", "starlink_lte_video", "starlink_trace",
+    "starlink_dual",
+    "maco_density",
+    "lms_ka",
+    "lms_s",
+    "lms_e2e_isl",
+    "refwa_bottleneck",
+    "iridium_mptcp",
+    "starlink_lte_video",
+    "starlink_trace",
 }
 
 
@@ -48,8 +55,10 @@ def assert_conserved(m: dict, duration_s: float) -> None:
         # Every declared loss has exactly one ground-truth outcome.
         assert sum(f["loss_truth"].values()) == f["declared_losses"], name
         if f["loss_classification"] is not None:
-            assert sum(sum(v.values()) for v in f["loss_classification"].values()) == \
-                f["declared_losses"], name
+            assert (
+                sum(sum(v.values()) for v in f["loss_classification"].values())
+                == f["declared_losses"]
+            ), name
         drops = f["congestion_losses"] + f["random_losses"] + f["handover_losses"]
         # A packet is dropped at most once, and only after it was sent.
         assert drops <= f["packets_sent"], name
@@ -118,8 +127,9 @@ def test_maco_density_completes_the_file_across_handovers() -> None:
 
 @pytest.mark.parametrize("link_type, flows", [("T1", 8), ("T2", 32)])
 def test_refwa_link_types_and_stair_steps(link_type: str, flows: int) -> None:
-    cfg = to_object(compose_config(
-        "sim", ["scenario=refwa_bottleneck", f"scenario.link_type={link_type}"]))
+    cfg = to_object(
+        compose_config("sim", ["scenario=refwa_bottleneck", f"scenario.link_type={link_type}"])
+    )
     spec = build_spec(cfg)
     assert len(spec["flows"]) == flows
     starts = sorted({round(f["start_s"]) for f in spec["flows"]})

@@ -30,11 +30,24 @@ def spec_of(preset: str, overrides: tuple[str, ...] = ()) -> dict:
     return build_spec(to_object(cfg))
 
 
-def run_streams(scheduler: str, streams: list[dict], capacity_mbps: float = 30.0,
-                duration_s: float = 10.0, seed: int = 1, buffer_packets: int = 60,
-                loss_rate: float = 0.0) -> dict:
-    spec = one_link_spec("cubic", "quic", capacity_mbps=capacity_mbps, rtt_ms=40,
-                         duration_s=duration_s, seed=seed, buffer_packets=buffer_packets)
+def run_streams(
+    scheduler: str,
+    streams: list[dict],
+    capacity_mbps: float = 30.0,
+    duration_s: float = 10.0,
+    seed: int = 1,
+    buffer_packets: int = 60,
+    loss_rate: float = 0.0,
+) -> dict:
+    spec = one_link_spec(
+        "cubic",
+        "quic",
+        capacity_mbps=capacity_mbps,
+        rtt_ms=40,
+        duration_s=duration_s,
+        seed=seed,
+        buffer_packets=buffer_packets,
+    )
     spec["record_series"] = False
     if loss_rate:
         spec["links"][0]["loss_rate"] = loss_rate
@@ -66,8 +79,10 @@ def test_wfq_splits_backlogged_streams_by_weight():
     assert a3 / b3 == pytest.approx(3.0, rel=0.02)
 
 
-UNEQUAL = [{"name": "s1", "app": {"kind": "poisson", "rate_mbps": 20.0}},
-           {"name": "s2", "app": {"kind": "poisson", "rate_mbps": 10.0}}]
+UNEQUAL = [
+    {"name": "s1", "app": {"kind": "poisson", "rate_mbps": 20.0}},
+    {"name": "s2", "app": {"kind": "poisson", "rate_mbps": 10.0}},
+]
 
 
 def test_bp_equalises_send_buffers_that_rr_leaves_unequal():
@@ -120,10 +135,12 @@ def test_a_loss_blocks_only_the_streams_in_the_lost_packet():
 
 # ----------------------------------------------------------- paper traffic --
 
+
 def test_lms_presets_send_the_papers_traffic():
     for preset, band in (("lms_ka", "ka"), ("lms_s", "s")):
-        r = orbitcc.run(preset, "cubic", seed=3, duration_s=20.0,
-                        overrides=["scenario.buffer_packets=null"])
+        r = orbitcc.run(
+            preset, "cubic", seed=3, duration_s=20.0, overrides=["scenario.buffer_packets=null"]
+        )
         f = r["flows"][0]
         assert f["app"]["kind"] == "cbr"
         # Constant rate: exactly Table 1's average rate, whatever the channel.
@@ -145,8 +162,9 @@ def test_lms_e2e_isl_runs_two_poisson_streams_2_to_1():
     assert [s["weight"] for s in f["streams"]] == [2.0, 1.0]
     assert [s["app"]["kind"] for s in f["streams"]] == ["poisson", "poisson"]
     assert [link.get("process", {}).get("delay_ms") for link in spec["links"][:3]] == [0, 10, 0]
-    r = orbitcc.run("lms_e2e_isl", "cubic", seed=0, duration_s=20.0,
-                    overrides=["scenario.traffic_s=15"])
+    r = orbitcc.run(
+        "lms_e2e_isl", "cubic", seed=0, duration_s=20.0, overrides=["scenario.traffic_s=15"]
+    )
     s1, s2 = r["flows"][0]["streams"]
     # Poisson arrivals: the offered rates are 2:1 within sampling noise.
     assert s1["app"]["offered_mbps"] / s2["app"]["offered_mbps"] == pytest.approx(2.0, rel=0.1)
@@ -156,10 +174,16 @@ def test_window_ceilings_bound_the_bytes_in_flight():
     # Infinite buffer, Ka band at 110 % of the mean capacity: without a
     # ceiling the queue keeps growing; with quic-go's 1.46 MB it cannot hold
     # more than that, so the one-way delay stays below 1.46 MB / 16 Mb/s.
-    capped = orbitcc.run("lms_ka", "cubic", seed=1, duration_s=30.0,
-                         overrides=["scenario.buffer_packets=null"])
-    free = orbitcc.run("lms_ka", "cubic", seed=1, duration_s=30.0,
-                       overrides=["scenario.buffer_packets=null", "scenario.stack_limits=false"])
+    capped = orbitcc.run(
+        "lms_ka", "cubic", seed=1, duration_s=30.0, overrides=["scenario.buffer_packets=null"]
+    )
+    free = orbitcc.run(
+        "lms_ka",
+        "cubic",
+        seed=1,
+        duration_s=30.0,
+        overrides=["scenario.buffer_packets=null", "scenario.stack_limits=false"],
+    )
     bound_ms = QUIC_GO_MAX_CWND_BYTES * 8 / 16e6 * 1e3 + 10.0
     assert capped["flows"][0]["max_delay_ms"] < bound_ms
     assert free["flows"][0]["max_delay_ms"] > 2 * bound_ms
@@ -167,32 +191,48 @@ def test_window_ceilings_bound_the_bytes_in_flight():
 
 # --------------------------------------------------------------- bad input --
 
-@pytest.mark.parametrize("change, message", [
-    ({"stream_scheduler": "lottery", "streams": [{}, {}]},
-     "flows[0].stream_scheduler = 'lottery' is unknown; allowed: rr, fq, wfq, bp"),
-    ({"streams": [{"weight": 0}, {}]}, "flows[0].streams[0].weight = 0 is out of range"),
-    ({"streams": [{}, {"weight": -2.0}]}, "flows[0].streams[1].weight = -2 is out of range"),
-    ({"streams": [{}]}, "needs 2 to 256 streams"),
-    ({"transport": "tcp", "streams": [{}, {}]}, "multiple streams need a QUIC flow"),
-    ({"streams": [{"app": {"kind": "video"}}, {}]}, "allowed: bulk, cbr, poisson, onoff"),
-    ({"max_window_bytes": 5}, "max_window_bytes = 5 is out of range"),
-])
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            {"stream_scheduler": "lottery", "streams": [{}, {}]},
+            "flows[0].stream_scheduler = 'lottery' is unknown; allowed: rr, fq, wfq, bp",
+        ),
+        ({"streams": [{"weight": 0}, {}]}, "flows[0].streams[0].weight = 0 is out of range"),
+        ({"streams": [{}, {"weight": -2.0}]}, "flows[0].streams[1].weight = -2 is out of range"),
+        ({"streams": [{}]}, "needs 2 to 256 streams"),
+        ({"transport": "tcp", "streams": [{}, {}]}, "multiple streams need a QUIC flow"),
+        ({"streams": [{"app": {"kind": "video"}}, {}]}, "allowed: bulk, cbr, poisson, onoff"),
+        ({"max_window_bytes": 5}, "max_window_bytes = 5 is out of range"),
+    ],
+)
 def test_bad_stream_specs_name_the_key_and_the_allowed_values(change, message):
     spec = one_link_spec("cubic", "quic", capacity_mbps=10, rtt_ms=20, duration_s=1)
     spec["flows"][0].update(change)
-    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")
-                       .replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(
+        ValueError,
+        match=message.replace("[", r"\[")
+        .replace("]", r"\]")
+        .replace("(", r"\(")
+        .replace(")", r"\)"),
+    ):
         _core.Simulation(spec)
 
 
-@pytest.mark.parametrize("override, message", [
-    ("scenario.stream_scheduler=lottery",
-     "scenario.stream_scheduler = 'lottery' is unknown; allowed: rr, fq, wfq, bp"),
-    ("scenario.stream_weights=[1,2]", "stream_weights has 2 entries"),
-    ("scenario.stream_weights=[0]", "scenario.stream_weights[0] = 0 is not allowed"),
-    ("scenario.load=0", "scenario.load = 0 is out of range"),
-    ("scenario.app=foo", "scenario.app = 'foo' is unknown; allowed: cbr, poisson, bulk"),
-])
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        (
+            "scenario.stream_scheduler=lottery",
+            "scenario.stream_scheduler = 'lottery' is unknown; allowed: rr, fq, wfq, bp",
+        ),
+        ("scenario.stream_weights=[1,2]", "stream_weights has 2 entries"),
+        ("scenario.stream_weights=[0]", "scenario.stream_weights[0] = 0 is not allowed"),
+        ("scenario.load=0", "scenario.load = 0 is out of range"),
+        ("scenario.app=foo", "scenario.app = 'foo' is unknown; allowed: cbr, poisson, bulk"),
+    ],
+)
 def test_bad_lms_traffic_is_rejected_at_config_time(override, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         orbitcc.run("lms_ka", "cubic", overrides=[override], duration_s=1.0)

@@ -27,19 +27,32 @@ BDP_PACKETS = RATE_MBPS * 1e6 / 8 * RTT_MS / 1e3 / PACKET  # 416
 
 def dumbbell(controller: str, buffer_bdp: float, duration_s: float = 30.0) -> dict:
     return {
-        "duration_s": duration_s, "packet_bytes": PACKET,
+        "duration_s": duration_s,
+        "packet_bytes": PACKET,
         "links": [
-            {"name": "bottleneck", "capacity_mbps": RATE_MBPS, "delay_ms": RTT_MS / 2,
-             "buffer_packets": round(buffer_bdp * BDP_PACKETS), "bottleneck": True},
+            {
+                "name": "bottleneck",
+                "capacity_mbps": RATE_MBPS,
+                "delay_ms": RTT_MS / 2,
+                "buffer_packets": round(buffer_bdp * BDP_PACKETS),
+                "bottleneck": True,
+            },
             {"name": "reverse", "capacity_mbps": 10000.0, "delay_ms": RTT_MS / 2},
         ],
-        "flows": [{"name": "f", "transport": "tcp", "controller": controller,
-                   "paths": [{"forward": [0], "reverse": [1]}]}],
+        "flows": [
+            {
+                "name": "f",
+                "transport": "tcp",
+                "controller": controller,
+                "paths": [{"forward": [0], "reverse": [1]}],
+            }
+        ],
     }
 
 
-@pytest.mark.parametrize("controller,buffer_bdp", [
-    ("newreno", 1.0), ("newreno", 0.25), ("cubic", 1.0), ("cubic", 0.25)])
+@pytest.mark.parametrize(
+    "controller,buffer_bdp", [("newreno", 1.0), ("newreno", 0.25), ("cubic", 1.0), ("cubic", 0.25)]
+)
 def test_every_declared_loss_is_a_real_drop_and_srtt_keeps_learning(controller, buffer_bdp):
     sim = _core.Simulation(dumbbell(controller, buffer_bdp))
     sim.run()

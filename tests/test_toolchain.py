@@ -24,13 +24,19 @@ CPP = Path(__file__).resolve().parents[1] / "cpp_core"
 def test_the_library_formats_numbers_without_iostreams() -> None:
     # Tests and the native runner's main() may use streams; the library
     # (everything the module links) may not.
-    stream = re.compile(r"ostringstream|istringstream|std::cout|std::cerr|"
-                        r"#include <(sstream|iostream|iomanip)>")
-    offenders = [f"{p.relative_to(CPP)}:{n}" for p in sorted(CPP.glob("*/*"))
-                 if p.suffix in (".h", ".cc") and not p.name.endswith("_test.cc")
-                 and p.parent.name != "tools"
-                 for n, line in enumerate(p.read_text().splitlines(), 1)
-                 if stream.search(line)]
+    stream = re.compile(
+        r"ostringstream|istringstream|std::cout|std::cerr|"
+        r"#include <(sstream|iostream|iomanip)>"
+    )
+    offenders = [
+        f"{p.relative_to(CPP)}:{n}"
+        for p in sorted(CPP.glob("*/*"))
+        if p.suffix in (".h", ".cc")
+        and not p.name.endswith("_test.cc")
+        and p.parent.name != "tools"
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if stream.search(line)
+    ]
     assert offenders == []
 
 
@@ -73,12 +79,17 @@ def test_the_module_exports_only_its_entry_point() -> None:
     # Hidden visibility for every library: nothing of orbitcc (or pybind11)
     # can be interposed by another library in the process. What remains are
     # std:: type-info objects that libstdc++'s headers declare visible.
-    out = subprocess.run(["nm", "-D", "--defined-only", _core.__file__],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["nm", "-D", "--defined-only", _core.__file__], capture_output=True, text=True, check=True
+    ).stdout
     names = [line.split()[-1] for line in out.splitlines() if line.strip()]
-    demangled = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True,
-                               text=True).stdout.splitlines() if shutil.which("c++filt") \
+    demangled = (
+        subprocess.run(
+            ["c++filt"], input="\n".join(names), capture_output=True, text=True
+        ).stdout.splitlines()
+        if shutil.which("c++filt")
         else names
+    )
     ours = [d for d in demangled if "orbitcc" in d or d.startswith("pybind11")]
     assert "PyInit__core" in names
     assert ours == []

@@ -14,9 +14,17 @@ import orbitcc
 
 
 def _run(seed: int, fraction: float, split: str = "train", duration_s: float = 60.0) -> dict:
-    return orbitcc.run("single_link", "cubic", seed=seed, duration_s=duration_s,
-                       overrides=["randomize.enabled=true", f"randomize.split={split}",
-                                  f"randomize.trace_fraction={fraction}"])
+    return orbitcc.run(
+        "single_link",
+        "cubic",
+        seed=seed,
+        duration_s=duration_s,
+        overrides=[
+            "randomize.enabled=true",
+            f"randomize.split={split}",
+            f"randomize.trace_fraction={fraction}",
+        ],
+    )
 
 
 @pytest.mark.parametrize("split", ["train", "test"])
@@ -34,8 +42,11 @@ def test_a_trace_episode_offers_the_scenarios_mean_capacity(split: str) -> None:
 
 def test_the_share_of_trace_episodes_is_the_fraction() -> None:
     # An episode is either the plain one of its seed or a trace episode.
-    changed = sum(_run(s, 0.5, duration_s=3.0)["throughput_mbps"]
-                  != _run(s, 0.0, duration_s=3.0)["throughput_mbps"] for s in range(40))
+    changed = sum(
+        _run(s, 0.5, duration_s=3.0)["throughput_mbps"]
+        != _run(s, 0.0, duration_s=3.0)["throughput_mbps"]
+        for s in range(40)
+    )
     assert 8 <= changed <= 32  # Binomial(40, 0.5): 4.7 sd either side
 
 
@@ -43,6 +54,13 @@ def test_bad_trace_settings_name_the_key() -> None:
     with pytest.raises(ValueError, match=r"randomize\.trace_fraction"):
         _run(0, 1.5)
     with pytest.raises(ValueError, match=r"randomize\.trace_bandwidth_file"):
-        orbitcc.run("single_link", "cubic", duration_s=1.0,
-                    overrides=["randomize.enabled=true", "randomize.trace_fraction=1",
-                               "randomize.trace_bandwidth_file=/nonexistent/bw.txt"])
+        orbitcc.run(
+            "single_link",
+            "cubic",
+            duration_s=1.0,
+            overrides=[
+                "randomize.enabled=true",
+                "randomize.trace_fraction=1",
+                "randomize.trace_bandwidth_file=/nonexistent/bw.txt",
+            ],
+        )

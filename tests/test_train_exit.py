@@ -23,9 +23,16 @@ import pytest
 
 from orbitcc.cli.common import is_process_entry
 
-TINY = ["agent.total_timesteps=256", "agent.num_envs=2", "agent.n_steps=64",
-        "agent.batch_size=64", "duration_s=2", "scenario=single_link",
-        "allow_unevaluated=true", "logger=none"]
+TINY = [
+    "agent.total_timesteps=256",
+    "agent.num_envs=2",
+    "agent.n_steps=64",
+    "agent.batch_size=64",
+    "duration_s=2",
+    "scenario=single_link",
+    "allow_unevaluated=true",
+    "logger=none",
+]
 
 
 def test_training_exits_within_seconds_of_its_last_line(tmp_path: Path) -> None:
@@ -33,7 +40,12 @@ def test_training_exits_within_seconds_of_its_last_line(tmp_path: Path) -> None:
     env = dict(os.environ, WANDB_MODE="disabled")
     proc = subprocess.Popen(
         [sys.executable, "-m", "orbitcc.cli.train", *TINY, f"hydra.run.dir={run_dir}"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path, env=env)
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
     assert proc.stdout is not None
     lines, last = [], time.monotonic()
     for line in proc.stdout:

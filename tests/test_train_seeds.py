@@ -15,14 +15,27 @@ import torch
 
 from orbitcc.cli.train import seeds_as_multirun
 
-TINY = ["agent.total_timesteps=256", "agent.num_envs=2", "agent.n_steps=64",
-        "agent.batch_size=64", "duration_s=2", "logger=none", "allow_unevaluated=true"]
+TINY = [
+    "agent.total_timesteps=256",
+    "agent.num_envs=2",
+    "agent.n_steps=64",
+    "agent.batch_size=64",
+    "duration_s=2",
+    "logger=none",
+    "allow_unevaluated=true",
+]
 
 
 def train(args: list[str], tmp: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, WANDB_MODE="disabled")
-    return subprocess.run([sys.executable, "-m", "orbitcc.cli.train", *args, *TINY],
-                          capture_output=True, text=True, timeout=600, cwd=tmp, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "orbitcc.cli.train", *args, *TINY],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp,
+        env=env,
+    )
 
 
 def policy(run_dir: Path) -> dict[str, torch.Tensor]:

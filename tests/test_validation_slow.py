@@ -32,9 +32,18 @@ def test_newreno_tracks_padhye_within_15_percent_over_five_seeds(transport, loss
     measured, predicted = [], []
     timeouts = losses = 0
     for seed in range(5):
-        sim = _core.Simulation(one_link_spec(
-            "newreno", transport, capacity_mbps=1000, rtt_ms=40, buffer_packets=100_000,
-            loss_rate=loss, duration_s=600.0 if loss < 1e-3 else 200.0, seed=seed))
+        sim = _core.Simulation(
+            one_link_spec(
+                "newreno",
+                transport,
+                capacity_mbps=1000,
+                rtt_ms=40,
+                buffer_packets=100_000,
+                loss_rate=loss,
+                duration_s=600.0 if loss < 1e-3 else 200.0,
+                seed=seed,
+            )
+        )
         sim.run()
         flow = sim.summary()["flows"][0]
         timeouts += flow["timeouts"]
@@ -51,8 +60,9 @@ def test_newreno_tracks_padhye_within_15_percent_over_five_seeds(transport, loss
 
 
 def test_cubic_follows_its_curve_in_every_epoch_of_a_long_run():
-    spec = one_link_spec("cubic", "quic", capacity_mbps=100, rtt_ms=100, duration_s=300,
-                         sample_interval_s=0.01)
+    spec = one_link_spec(
+        "cubic", "quic", capacity_mbps=100, rtt_ms=100, duration_s=300, sample_interval_s=0.01
+    )
     spec["flows"][0]["controller_params"] = {"fast_convergence": 0}
     sim = _core.Simulation(spec)
     sim.run()
@@ -61,11 +71,11 @@ def test_cubic_follows_its_curve_in_every_epoch_of_a_long_run():
     cuts = np.where(np.diff(w) < -0.2 * w[:-1])[0]
     assert len(cuts) >= 20
     for start, end in zip(cuts[3:-1], cuts[4:], strict=True):
-        rtt_s = s["srtt_ms"][0][start + 1:end].mean() / 1e3
-        elapsed = t[start + 1:end + 1] - t[start + 1]
+        rtt_s = s["srtt_ms"][0][start + 1 : end].mean() / 1e3
+        elapsed = t[start + 1 : end + 1] - t[start + 1]
         inside = elapsed > 2 * rtt_s
         expected = np.array([cubic_window(x - rtt_s, w[start]) for x in elapsed[inside]])
-        assert np.max(np.abs(w[start + 1:end + 1][inside] - expected) / expected) < 0.02
+        assert np.max(np.abs(w[start + 1 : end + 1][inside] - expected) / expected) < 0.02
 
 
 @pytest.mark.parametrize("band", ["ka", "s"])
@@ -73,8 +83,10 @@ def test_lms_capacity_occupancy_in_a_full_simulation(band):
     # Khan et al. Table 1 through the whole simulator: the fraction of time
     # the link spends at each capacity matches pi_i * tau_i / sum(pi * tau),
     # pi the embedded jump chain's stationary law and tau the mean sojourns.
-    jump = {"ka": [[0, 0.93156, 0.068437], [0.34526, 0, 0.65474], [0.070012, 0.92999, 0]],
-            "s": [[0, 0.94076, 0.059243], [0.77084, 0, 0.22916], [0.49418, 0.50582, 0]]}[band]
+    jump = {
+        "ka": [[0, 0.93156, 0.068437], [0.34526, 0, 0.65474], [0.070012, 0.92999, 0]],
+        "s": [[0, 0.94076, 0.059243], [0.77084, 0, 0.22916], [0.49418, 0.50582, 0]],
+    }[band]
     tau = {"ka": [0.2530, 0.7299, 0.1666], "s": [0.5485, 0.4992, 0.3529]}[band]
     caps = {"ka": [80, 40, 16], "s": [4, 2, 0.8]}[band]
     p = np.array(jump) / np.array(jump).sum(axis=1, keepdims=True)
@@ -82,8 +94,14 @@ def test_lms_capacity_occupancy_in_a_full_simulation(band):
     pi = np.real(vecs[:, np.argmin(np.abs(vals - 1))])
     pi /= pi.sum()
     expected = pi * tau / np.sum(pi * tau)
-    m = orbitcc.run(f"lms_{band}", "cubic", seed=3, duration_s=3000.0, series=True,
-                    overrides=["sample_interval_s=0.01"])
+    m = orbitcc.run(
+        f"lms_{band}",
+        "cubic",
+        seed=3,
+        duration_s=3000.0,
+        series=True,
+        overrides=["sample_interval_s=0.01"],
+    )
     capacity = m["series"]["capacity_mbps"][0]
     occupancy = [np.mean(np.isclose(capacity, c)) for c in caps]
     assert occupancy == pytest.approx(list(expected), abs=0.02)
@@ -92,18 +110,32 @@ def test_lms_capacity_occupancy_in_a_full_simulation(band):
 @pytest.mark.parametrize("link", ["T1", "T2", "T3", "OC3"])
 def test_refwa_fairer_than_newreno_on_every_link_type(link):
     def jain(router, controller):
-        return np.mean([orbitcc.run("refwa_bottleneck", controller, seed=s,
-                                    overrides=[f"scenario.router={router}",
-                                               f"scenario.link_type={link}"])["jain_fairness"]
-                        for s in range(3)])
+        return np.mean(
+            [
+                orbitcc.run(
+                    "refwa_bottleneck",
+                    controller,
+                    seed=s,
+                    overrides=[f"scenario.router={router}", f"scenario.link_type={link}"],
+                )["jain_fairness"]
+                for s in range(3)
+            ]
+        )
+
     assert jain("refwa", "refwa") > jain("none", "newreno")
 
 
 def test_maco_run_is_identical_in_a_fresh_process():
-    code = ("import json, orbitcc; m = orbitcc.run('starlink_dual', 'maco', seed=7); "
-            "m.pop('flows'); print(json.dumps(m, sort_keys=True))")
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           check=True).stdout for _ in range(2)]
+    code = (
+        "import json, orbitcc; m = orbitcc.run('starlink_dual', 'maco', seed=7); "
+        "m.pop('flows'); print(json.dumps(m, sort_keys=True))"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
+        for _ in range(2)
+    ]
     here = orbitcc.run("starlink_dual", "maco", seed=7)
     here.pop("flows")
     assert runs[0] == runs[1] == json.dumps(here, sort_keys=True) + "\n"

@@ -34,8 +34,14 @@ print(json.dumps(figs))
 
 def measure(checkout: str) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=checkout, WANDB_MODE="disabled")
-    out = subprocess.run([sys.executable, "-c", PROBE], env=env, check=True,
-                         capture_output=True, text=True, cwd=checkout).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=checkout,
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 

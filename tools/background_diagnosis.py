@@ -25,11 +25,11 @@ from orbitcc.agents.heldout import background_mbps, task_overrides
 from orbitcc.env.orbitcc_env import OrbitCCEnv
 
 
-def episode(scenario: str, overrides: list[str], seed: int,
-            policy: Any | None, controller: str | None) -> dict[str, Any]:
+def episode(
+    scenario: str, overrides: list[str], seed: int, policy: Any | None, controller: str | None
+) -> dict[str, Any]:
     """One episode: per-step rows and the episode's background Mb/s."""
-    env = OrbitCCEnv(scenario=scenario, controller=controller, overrides=overrides,
-                     info_level=1)
+    env = OrbitCCEnv(scenario=scenario, controller=controller, overrides=overrides, info_level=1)
     obs, _ = env.reset(seed=seed)
     layout = env.observation_spec["layout"]
     shared = env.observation_spec["feature_names"].index("shared_bottleneck")
@@ -48,12 +48,20 @@ def episode(scenario: str, overrides: list[str], seed: int,
             delivered[g] = arrived
         a = np.zeros(2) if action is None else np.asarray(action, dtype=float)
         sub = info["subflows"]
-        rows.append({"t_s": float(info["t_s"]), "both_shared": float(flags.min() > 0.5),
-                     "a0": float(a[0]), "a1": float(a[1]), "bg_packets": float(packets),
-                     "thr0": float(sub["throughput_mbps"][0]),
-                     "thr1": float(sub["throughput_mbps"][1]),
-                     "unfairness": float(info["unfairness"]),
-                     "queueing": float(info["queueing"]), "delay_ms": float(info["delay_ms"])})
+        rows.append(
+            {
+                "t_s": float(info["t_s"]),
+                "both_shared": float(flags.min() > 0.5),
+                "a0": float(a[0]),
+                "a1": float(a[1]),
+                "bg_packets": float(packets),
+                "thr0": float(sub["throughput_mbps"][0]),
+                "thr1": float(sub["throughput_mbps"][1]),
+                "unfairness": float(info["unfairness"]),
+                "queueing": float(info["queueing"]),
+                "delay_ms": float(info["delay_ms"]),
+            }
+        )
         done = terminated or truncated
     summary = env.summary()
     env.close()
@@ -75,12 +83,15 @@ def main() -> None:
     overrides = [*task_overrides(ckpt.config), "randomize.split=test"]
     out: dict[int, dict[str, Any]] = {}
     diffs = []
-    actions: dict[str, list[float]] = {"a0 shared": [], "a1 shared": [],
-                                       "a0 disjoint": [], "a1 disjoint": []}
+    actions: dict[str, list[float]] = {
+        "a0 shared": [],
+        "a1 shared": [],
+        "a0 disjoint": [],
+        "a1 disjoint": [],
+    }
     for seed in range(args.first, args.first + args.n):
         agent = episode(scenario, overrides, seed, ckpt.act, None)
-        base = episode(scenario, [*overrides, "env.action=window"], seed, None,
-                       args.baseline)
+        base = episode(scenario, [*overrides, "env.action=window"], seed, None, args.baseline)
         d = agent["background_mbps"] - base["background_mbps"]
         diffs.append(d)
         out[seed] = {"agent": agent, args.baseline: base}
@@ -91,19 +102,28 @@ def main() -> None:
             a = np.array([r[k] for r in agent["rows"]])
             actions[f"{k} shared"] += list(a[both])
             actions[f"{k} disjoint"] += list(a[~both])
-        print(f"seed {seed}: background {agent['background_mbps']:.1f} Mb/s beside the agent, "
-              f"{base['background_mbps']:.1f} beside {args.baseline} ({d:+.1f})", flush=True)
+        print(
+            f"seed {seed}: background {agent['background_mbps']:.1f} Mb/s beside the agent, "
+            f"{base['background_mbps']:.1f} beside {args.baseline} ({d:+.1f})",
+            flush=True,
+        )
     x = np.array(diffs)
     std = float(x.std(ddof=1)) if len(x) > 1 else 0.0
-    print(f"\n{len(x)} episodes: agent - {args.baseline} background {x.mean():+.2f} +- "
-          f"{std:.2f} Mb/s ({int((x > 0).sum())} more, {int((x < 0).sum())} less, "
-          f"{int((abs(x) < 1).sum())} within +-1)")
+    print(
+        f"\n{len(x)} episodes: agent - {args.baseline} background {x.mean():+.2f} +- "
+        f"{std:.2f} Mb/s ({int((x > 0).sum())} more, {int((x < 0).sum())} less, "
+        f"{int((abs(x) < 1).sum())} within +-1)"
+    )
     for i in range(0, len(x) - 19, 20):
-        block = x[i:i + 20]
-        print(f"  seeds {args.first + i}-{args.first + i + 19}: {block.mean():+.2f} +- "
-              f"{block.std(ddof=1):.2f}")
-    print("agent's mean action, episodes with background: " + ", ".join(
-        f"{k} {np.mean(v):+.2f}" for k, v in actions.items() if v))
+        block = x[i : i + 20]
+        print(
+            f"  seeds {args.first + i}-{args.first + i + 19}: {block.mean():+.2f} +- "
+            f"{block.std(ddof=1):.2f}"
+        )
+    print(
+        "agent's mean action, episodes with background: "
+        + ", ".join(f"{k} {np.mean(v):+.2f}" for k, v in actions.items() if v)
+    )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f)

@@ -23,10 +23,16 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=300)
     p.add_argument("--envs", type=int, default=8)
     args = p.parse_args()
-    cfg = BenchConfig(rounds=args.rounds, multiagent_agents=list(args.agents),
-                      multiagent_steps=args.steps, multiagent_vec_envs=args.envs)
-    print(f"load average {os.getloadavg()[0]:.1f}; CPU us per flow-step / agent-step, "
-          f"median [min, max] of {args.rounds} interleaved rounds, {args.steps} steps each")
+    cfg = BenchConfig(
+        rounds=args.rounds,
+        multiagent_agents=list(args.agents),
+        multiagent_steps=args.steps,
+        multiagent_vec_envs=args.envs,
+    )
+    print(
+        f"load average {os.getloadavg()[0]:.1f}; CPU us per flow-step / agent-step, "
+        f"median [min, max] of {args.rounds} interleaved rounds, {args.steps} steps each"
+    )
     for line in multiagent_markdown(multiagent_figures(cfg)):
         print(line)
     print(f"load average at the end {os.getloadavg()[0]:.1f}")

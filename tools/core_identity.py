@@ -59,8 +59,9 @@ def main() -> None:
         sim = _core.Simulation(spec)
         sim.run()
         acc = [sim.packet_accounting(i) for i in range(sim.num_subflows)]
-        h = hashlib.sha256(json.dumps([strip(sim.summary()), acc], sort_keys=True,
-                                      default=str).encode())
+        h = hashlib.sha256(
+            json.dumps([strip(sim.summary()), acc], sort_keys=True, default=str).encode()
+        )
         series = sim.series()
         for k in sorted(series):
             v = series[k]

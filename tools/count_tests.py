@@ -52,8 +52,22 @@ def ctest_count(build_dir: Path) -> int | None:
 
 def pytest_counts(*paths: str) -> tuple[int, int]:
     """(selected, deselected) by pyproject's addopts (-m 'not slow')."""
-    out = _run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p",
-                "no:cacheprovider", *paths]).strip().splitlines()[-1]
+    out = (
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "--collect-only",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                *paths,
+            ]
+        )
+        .strip()
+        .splitlines()[-1]
+    )
     m = re.match(r"(\d+)(?:/(\d+))? tests? collected(?: \((\d+) deselected\))?", out)
     if not m:
         raise SystemExit(f"count_tests: cannot read pytest's count from {out!r}")
@@ -72,18 +86,24 @@ def findings_files() -> list[str]:
 
 
 def block(cpp: int | None, selected: int, slow: int, findings: int, at: str) -> str:
-    cpp_text = (f"**{cpp:,}** C++ tests (ctest)" if cpp is not None else
-                "C++ tests not counted (the test binary was not built: `make cpp-test`, then "
-                "`make test-counts` again)")
-    return (f"At {at}, counted by `make test-counts`: {cpp_text}, "
-            f"**{selected:,}** pytest tests in `make test` and **{slow:,}** more marked "
-            f"`slow` (`make validate`); of the pytest tests, **{findings}** check the "
-            "papers' findings (`tests/test_findings_*.py`).")
+    cpp_text = (
+        f"**{cpp:,}** C++ tests (ctest)"
+        if cpp is not None
+        else "C++ tests not counted (the test binary was not built: `make cpp-test`, then "
+        "`make test-counts` again)"
+    )
+    return (
+        f"At {at}, counted by `make test-counts`: {cpp_text}, "
+        f"**{selected:,}** pytest tests in `make test` and **{slow:,}** more marked "
+        f"`slow` (`make validate`); of the pytest tests, **{findings}** check the "
+        "papers' findings (`tests/test_findings_*.py`)."
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--build-dir", type=Path, default=ROOT / "build" / "cpp")
     p.add_argument("--write", type=Path, default=None, help="the document to update")
     a = p.parse_args(argv)

@@ -16,10 +16,14 @@ from orbitcc.params import describe, generated_files, stale_files
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--write", action="store_true",
-                        help="rewrite configs/controller/*.yaml and the docs' tables")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="rewrite configs/controller/*.yaml and the docs' tables",
+    )
     parser.add_argument("name", nargs="?", help="print one table (e.g. maco, env, reward)")
     args = parser.parse_args(argv)
     if args.name:

@@ -61,8 +61,9 @@ def record_runs() -> dict[str, Any]:
             for seed in SEEDS:
                 key = f"run/{scenario}/{controller}/{seed}"
                 try:
-                    m = orbitcc.run(scenario=scenario, controller=controller, seed=seed,
-                                    series=True)
+                    m = orbitcc.run(
+                        scenario=scenario, controller=controller, seed=seed, series=True
+                    )
                     out[key] = _plain(m)
                 except Exception as e:  # noqa: BLE001 - a refusal is a result too
                     out[key] = {"error": f"{type(e).__name__}: {e}"}
@@ -79,8 +80,12 @@ def record_env() -> dict[str, Any]:
     for scenario, controller, overrides in ENV_CASES:
         key = f"env/{scenario}/{controller}/{','.join(overrides)}"
         try:
-            env = gym.make("orbitcc/OrbitCC-v0", scenario=scenario, controller=controller,
-                           overrides=list(overrides))
+            env = gym.make(
+                "orbitcc/OrbitCC-v0",
+                scenario=scenario,
+                controller=controller,
+                overrides=list(overrides),
+            )
             rng = np.random.default_rng(7)
             h = hashlib.sha256()
             obs, info = env.reset(seed=3)
@@ -94,7 +99,8 @@ def record_env() -> dict[str, Any]:
                     # seeded, independent of the space's own RNG
                     action = np.asarray(
                         rng.uniform(env.action_space.low, env.action_space.high),
-                        dtype=env.action_space.dtype)
+                        dtype=env.action_space.dtype,
+                    )
                 obs, r, term, trunc, info = env.step(action)
                 h.update(np.asarray(obs).tobytes())
                 rewards.append(r)
@@ -106,9 +112,12 @@ def record_env() -> dict[str, Any]:
                 steps += 1
                 if term or trunc:
                     break
-            out[key] = {"steps": steps, "trajectory": h.hexdigest()[:24],
-                        "rewards": _digest(np.asarray(rewards)),
-                        "summary": _plain(env.unwrapped.summary())}
+            out[key] = {
+                "steps": steps,
+                "trajectory": h.hexdigest()[:24],
+                "rewards": _digest(np.asarray(rewards)),
+                "summary": _plain(env.unwrapped.summary()),
+            }
             env.close()
         except Exception as e:  # noqa: BLE001
             out[key] = {"error": f"{type(e).__name__}: {e}"}

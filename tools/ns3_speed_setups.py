@@ -48,12 +48,15 @@ def with_host_links(spec: dict[str, Any]) -> dict[str, Any]:
         path = flow["paths"][0]
         fwd, rev = path["forward"], path["reverse"]
         if len(fwd) == 1:  # no access link yet (the shortest-RTT flow)
-            links += [{"name": f"access{i}", "capacity_mbps": ACCESS_MBPS, "delay_ms": 0.0},
-                      {"name": f"access{i}_rev", "capacity_mbps": ACCESS_MBPS,
-                       "delay_ms": 0.0}]
+            links += [
+                {"name": f"access{i}", "capacity_mbps": ACCESS_MBPS, "delay_ms": 0.0},
+                {"name": f"access{i}_rev", "capacity_mbps": ACCESS_MBPS, "delay_ms": 0.0},
+            ]
             fwd, rev = [len(links) - 2, *fwd], [*rev, len(links) - 1]
-        links += [{"name": f"egress{i}", "capacity_mbps": ACCESS_MBPS, "delay_ms": 0.0},
-                  {"name": f"egress{i}_rev", "capacity_mbps": ACCESS_MBPS, "delay_ms": 0.0}]
+        links += [
+            {"name": f"egress{i}", "capacity_mbps": ACCESS_MBPS, "delay_ms": 0.0},
+            {"name": f"egress{i}_rev", "capacity_mbps": ACCESS_MBPS, "delay_ms": 0.0},
+        ]
         path["forward"] = [*fwd, len(links) - 2]
         path["reverse"] = [len(links) - 1, *rev]
     return out
@@ -61,8 +64,9 @@ def with_host_links(spec: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("rows", nargs="*", default=["newreno-1-bdp", "newreno-1-loss1",
-                                                "cubic-1-loss1"])
+    ap.add_argument(
+        "rows", nargs="*", default=["newreno-1-bdp", "newreno-1-loss1", "cubic-1-loss1"]
+    )
     ap.add_argument("--duration", type=float, default=30.0)
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
@@ -73,11 +77,15 @@ def main() -> int:
     binary = build_programs()
     rows = {r.name: r for r in matrix("standard", args.duration)}
     load0 = os.getloadavg()[0]
-    print(f"load average {load0:.2f} at the start; duration {args.duration:g} s; "
-          f"orbitcc medians over {args.rounds} interleaved rounds; ns-3 once")
-    table = ["| row | ns-3 process CPU s | orbitcc_run, validation dumbbell | ratio | "
-             "orbitcc_run, + access/egress links | ratio | Python process CPU s | ratio |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    print(
+        f"load average {load0:.2f} at the start; duration {args.duration:g} s; "
+        f"orbitcc medians over {args.rounds} interleaved rounds; ns-3 once"
+    )
+    table = [
+        "| row | ns-3 process CPU s | orbitcc_run, validation dumbbell | ratio | "
+        "orbitcc_run, + access/egress links | ratio | Python process CPU s | ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.rows:
             # One seed on every side (ns-3 and orbitcc_run run seed 1; a loss
@@ -94,21 +102,33 @@ def main() -> int:
                 order = ["plain", "hosts", "python"]
                 for key in order if r % 2 == 0 else order[::-1]:
                     if key == "python":
-                        cmd = [sys.executable, "-m", "orbitcc.ns3.orbitcc_row", str(row_file),
-                               str(Path(tmp) / "py.json")]
+                        cmd = [
+                            sys.executable,
+                            "-m",
+                            "orbitcc.ns3.orbitcc_row",
+                            str(row_file),
+                            str(Path(tmp) / "py.json"),
+                        ]
                     else:
-                        cmd = [str(runner), "--trace", "--out", str(Path(tmp) / "o.json"),
-                               str(files[key])]
+                        cmd = [
+                            str(runner),
+                            "--trace",
+                            "--out",
+                            str(Path(tmp) / "o.json"),
+                            str(files[key]),
+                        ]
                     proc = run_timed(cmd)
                     assert proc["returncode"] == 0, proc["stderr"]
                     cpu[key].append(proc["cpu_s"])
             ns3 = run_ns3(row, binary, Path(tmp) / "ns3")["process_cpu_s"]
             med = {k: statistics.median(v) for k, v in cpu.items()}
             spread = {k: f"{min(v):.4f}-{max(v):.4f}" for k, v in cpu.items()}
-            table.append(f"| {name} | {ns3:.2f} | {med['plain']:.4f} ({spread['plain']}) | "
-                         f"{ns3 / med['plain']:.0f}x | {med['hosts']:.4f} ({spread['hosts']}) | "
-                         f"{ns3 / med['hosts']:.0f}x | {med['python']:.3f} ({spread['python']}) | "
-                         f"{ns3 / med['python']:.0f}x |")
+            table.append(
+                f"| {name} | {ns3:.2f} | {med['plain']:.4f} ({spread['plain']}) | "
+                f"{ns3 / med['plain']:.0f}x | {med['hosts']:.4f} ({spread['hosts']}) | "
+                f"{ns3 / med['hosts']:.0f}x | {med['python']:.3f} ({spread['python']}) | "
+                f"{ns3 / med['python']:.0f}x |"
+            )
             print(table[-1], flush=True)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     print("\n".join(table))

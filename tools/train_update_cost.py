@@ -41,8 +41,12 @@ def one(choice: str, updates: int, seed: int) -> dict[str, float]:
     model.learn(total_timesteps=updates * rollout)
     cpu = time.process_time() - c0
     env.close()
-    return {"cpu_per_update_s": cpu / updates, "train_per_update_s": train_cpu[0] / updates,
-            "collect_per_update_s": (cpu - train_cpu[0]) / updates, "rollout": rollout}
+    return {
+        "cpu_per_update_s": cpu / updates,
+        "train_per_update_s": train_cpu[0] / updates,
+        "collect_per_update_s": (cpu - train_cpu[0]) / updates,
+        "rollout": rollout,
+    }
 
 
 def main() -> int:
@@ -58,13 +62,19 @@ def main() -> int:
             print(name, {k: round(v, 4) for k, v in runs[name][-1].items()}, flush=True)
     for name, rs in runs.items():
         med = {k: statistics.median(x[k] for x in rs) for k in rs[0]}
-        print(f"{name} ({CONFIGS[name]}): CPU per update {med['cpu_per_update_s']:.3f} s "
-              f"(update {med['train_per_update_s']:.3f}, collection "
-              f"{med['collect_per_update_s']:.3f}); rollout {med['rollout']:.0f} steps")
-    ratios = [a["cpu_per_update_s"] / b["cpu_per_update_s"]
-              for a, b in zip(runs["recipe"], runs["candidate"], strict=True)]
-    print(f"paired recipe / candidate CPU per update: median {statistics.median(ratios):.2f}x "
-          f"(min {min(ratios):.2f}, max {max(ratios):.2f}) over {args.rounds} rounds")
+        print(
+            f"{name} ({CONFIGS[name]}): CPU per update {med['cpu_per_update_s']:.3f} s "
+            f"(update {med['train_per_update_s']:.3f}, collection "
+            f"{med['collect_per_update_s']:.3f}); rollout {med['rollout']:.0f} steps"
+        )
+    ratios = [
+        a["cpu_per_update_s"] / b["cpu_per_update_s"]
+        for a, b in zip(runs["recipe"], runs["candidate"], strict=True)
+    ]
+    print(
+        f"paired recipe / candidate CPU per update: median {statistics.median(ratios):.2f}x "
+        f"(min {min(ratios):.2f}, max {max(ratios):.2f}) over {args.rounds} rounds"
+    )
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 

@@ -44,8 +44,10 @@ def _holds(value: Any, sentinel: Any, depth: int = 0) -> bool:
     if depth >= 1:
         return False
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return any(_holds(getattr(value, f.name, None), sentinel, depth + 1)
-                   for f in dataclasses.fields(value))
+        return any(
+            _holds(getattr(value, f.name, None), sentinel, depth + 1)
+            for f in dataclasses.fields(value)
+        )
     if isinstance(value, dict):
         return any(_holds(v, sentinel, depth + 1) for v in list(value.values())[:200])
     if isinstance(value, (list, tuple)) and len(value) <= 50:
@@ -76,20 +78,20 @@ class Walk:
                     if not self.files or self.files[-1] != rel:
                         self.files.append(rel)
 
-
     def crossing(self, name: str, use: bool, args: tuple, kwargs: dict, caller: str) -> None:
         """A call into ``orbitcc._core`` (see ``_wrap_core``): ``use`` for a
         class or a method of one (the simulation or batch built from the spec,
         its reset), else a check or a table read made only to check."""
         if _deep_holds((args, kwargs), self.sentinel):
-            (self.use_trips if use else self.check_trips).append(
-                f"_core.{name} (from {caller})")
+            (self.use_trips if use else self.check_trips).append(f"_core.{name} (from {caller})")
 
     def report(self, title: str, verbose: bool) -> str:
         distinct = list(dict.fromkeys(self.files))
         returns = len(self.files) - len(distinct)
-        lines = [f"{title}: files {len(distinct)} / returns {returns} / C++ trips "
-                 f"{len(self.check_trips)} check + {len(self.use_trips)} use"]
+        lines = [
+            f"{title}: files {len(distinct)} / returns {returns} / C++ trips "
+            f"{len(self.check_trips)} check + {len(self.use_trips)} use"
+        ]
         if verbose:
             lines.append("  path: " + " -> ".join(self.files))
             lines += [f"  check trip: {t}" for t in self.check_trips]
@@ -109,8 +111,10 @@ def _deep_holds(value: Any, sentinel: Any, depth: int = 0) -> bool:
     if isinstance(value, (list, tuple)):
         return any(_deep_holds(v, sentinel, depth + 1) for v in value[:1000])
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return any(_deep_holds(getattr(value, f.name, None), sentinel, depth + 1)
-                   for f in dataclasses.fields(value))
+        return any(
+            _deep_holds(getattr(value, f.name, None), sentinel, depth + 1)
+            for f in dataclasses.fields(value)
+        )
     return False
 
 
@@ -127,8 +131,7 @@ def _wrap_core(walk: Walk) -> Callable[[], None]:
         if name.startswith("_") or not callable(target):
             continue
 
-        def recorder(*args: Any, _target: Any = target, _name: str = name,
-                     **kwargs: Any) -> Any:
+        def recorder(*args: Any, _target: Any = target, _name: str = name, **kwargs: Any) -> Any:
             caller = Path(sys._getframe(1).f_code.co_filename).name
             walk.crossing(_name, isinstance(_target, type), args, kwargs, caller)
             return _target(*args, **kwargs)
@@ -141,8 +144,13 @@ def _wrap_core(walk: Walk) -> Callable[[], None]:
                 if not callable(original):
                     continue
 
-                def call(self: Any, *args: Any, _original: Any = original,
-                         _name: str = f"{name}.{method}", **kwargs: Any) -> Any:
+                def call(
+                    self: Any,
+                    *args: Any,
+                    _original: Any = original,
+                    _name: str = f"{name}.{method}",
+                    **kwargs: Any,
+                ) -> Any:
                     caller = Path(sys._getframe(1).f_code.co_filename).name
                     walk.crossing(_name, True, args, kwargs, caller)
                     return _original(self, *args, **kwargs)
@@ -191,32 +199,41 @@ def walks() -> dict[str, tuple[Callable[[], Any], Any]]:
 
     def seed_reset() -> Any:
         if "env" not in env_holder:
-            env_holder["env"] = orbitcc.make_vec("single_link", 1,
-                                                 overrides=["scenario.duration_s=1"])
+            env_holder["env"] = orbitcc.make_vec(
+                "single_link", 1, overrides=["scenario.duration_s=1"]
+            )
         return env_holder["env"].reset(seed=SEED)
 
     def queue() -> Any:
-        return orbitcc.run("single_link", "cubic", duration_s=0.2,
-                           overrides=["scenario.queue=fq_codel"])
+        return orbitcc.run(
+            "single_link", "cubic", duration_s=0.2, overrides=["scenario.queue=fq_codel"]
+        )
 
     def trace_fraction() -> Any:
-        return orbitcc.run("single_link", "cubic", duration_s=0.2,
-                           overrides=["randomize.enabled=true",
-                                      f"randomize.trace_fraction={TRACE_FRACTION}",
-                                      "randomize.trace_bandwidth_file="
-                                      "traces/starlink_synthetic.bw",
-                                      "randomize.trace_delay_file="
-                                      "traces/starlink_synthetic.delay"])
+        return orbitcc.run(
+            "single_link",
+            "cubic",
+            duration_s=0.2,
+            overrides=[
+                "randomize.enabled=true",
+                f"randomize.trace_fraction={TRACE_FRACTION}",
+                "randomize.trace_bandwidth_file=traces/starlink_synthetic.bw",
+                "randomize.trace_delay_file=traces/starlink_synthetic.delay",
+            ],
+        )
 
-    return {"seed via orbitcc.run": (seed_run, SEED),
-            "seed via reset": (seed_reset, SEED),
-            "scenario.queue": (queue, "fq_codel"),
-            "randomize.trace_fraction": (trace_fraction, TRACE_FRACTION)}
+    return {
+        "seed via orbitcc.run": (seed_run, SEED),
+        "seed via reset": (seed_reset, SEED),
+        "scenario.queue": (queue, "fq_codel"),
+        "randomize.trace_fraction": (trace_fraction, TRACE_FRACTION),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="print each path")
     parser.add_argument("--warm", action="store_true", help="walk a second call (memoised)")
     args = parser.parse_args(argv)

@@ -73,7 +73,7 @@ def build(duration_s, seed, min_mbps, max_mbps, min_rtt_ms, max_rtt_ms):
     reconfigs = reconfiguration_times_ms(duration_ms)
     bounds = [0] + reconfigs + [duration_ms]
 
-    rate_bps = np.zeros(duration_ms)           # per ms
+    rate_bps = np.zeros(duration_ms)  # per ms
     delay_ms = np.zeros(duration_ms // DELAY_INTERVAL_MS)  # per 10 ms
 
     for start, end in zip(bounds[:-1], bounds[1:], strict=True):
@@ -83,7 +83,7 @@ def build(duration_s, seed, min_mbps, max_mbps, min_rtt_ms, max_rtt_ms):
         # Capacity: per-100 ms log-normal factor around the slot level.
         for step in range(start, end, CAPACITY_STEP_MS):
             factor = float(np.exp(rng.normal(0.0, 0.15)))
-            rate_bps[step:min(step + CAPACITY_STEP_MS, end)] = level_bps * factor
+            rate_bps[step : min(step + CAPACITY_STEP_MS, end)] = level_bps * factor
         # Delay: base + linear drift across the slot + per-interval jitter.
         first = -(-start // DELAY_INTERVAL_MS)
         last = -(-end // DELAY_INTERVAL_MS)
@@ -95,13 +95,13 @@ def build(duration_s, seed, min_mbps, max_mbps, min_rtt_ms, max_rtt_ms):
     # Reconfiguration effects: outage, then a decaying latency spike.
     for t in reconfigs:
         outage = int(rng.integers(30, 81))
-        rate_bps[t:t + outage] = 0.0
+        rate_bps[t : t + outage] = 0.0
         spike = rng.uniform(20.0, 60.0)
         decay = int(rng.integers(200, 301))
         first = t // DELAY_INTERVAL_MS
         count = -(-decay // DELAY_INTERVAL_MS)
         ramp = spike * (1.0 - np.arange(count) / count)
-        delay_ms[first:first + count] += ramp[: len(delay_ms) - first]
+        delay_ms[first : first + count] += ramp[: len(delay_ms) - first]
 
     delay_ms = np.maximum(delay_ms, 1.0)
 
@@ -135,9 +135,9 @@ def main():
     parser.add_argument("--max-rtt-ms", type=float, default=50.0)
     args = parser.parse_args()
 
-    lines, delay_ms, reconfigs = build(args.duration_s, args.seed,
-                                       args.min_mbps, args.max_mbps,
-                                       args.min_rtt_ms, args.max_rtt_ms)
+    lines, delay_ms, reconfigs = build(
+        args.duration_s, args.seed, args.min_mbps, args.max_mbps, args.min_rtt_ms, args.max_rtt_ms
+    )
     bw_path = os.path.join(args.out_dir, args.name + ".bw")
     delay_path = os.path.join(args.out_dir, args.name + ".delay")
     with open(bw_path, "w", newline="\n") as f:
@@ -146,8 +146,10 @@ def main():
         f.write("\n".join(f"{v:.2f}" for v in delay_ms) + "\n")
     mean_mbps = len(lines) * MTU_BYTES * 8 / args.duration_s / 1e6
     print(f"wrote {bw_path} ({len(lines)} opportunities, mean {mean_mbps:.2f} Mb/s)")
-    print(f"wrote {delay_path} ({len(delay_ms)} intervals, one-way "
-          f"{delay_ms.min():.1f}-{delay_ms.max():.1f} ms, median {np.median(delay_ms):.1f} ms)")
+    print(
+        f"wrote {delay_path} ({len(delay_ms)} intervals, one-way "
+        f"{delay_ms.min():.1f}-{delay_ms.max():.1f} ms, median {np.median(delay_ms):.1f} ms)"
+    )
     print("reconfigurations at s:", [t / 1000 for t in reconfigs])
 
 

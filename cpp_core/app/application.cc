@@ -87,12 +87,10 @@ void Application::Advance() {
   switch (spec_.kind) {
     case AppSpec::Kind::kCbr:
       ++index_;
-      next_time_ = start_ + SpanNs(
-                                static_cast<double>(index_) * interval_ns_);
+      next_time_ = start_ + SpanNs(static_cast<double>(index_) * interval_ns_);
       break;
     case AppSpec::Kind::kPoisson:
-      next_time_ +=
-          SpanNs(rng_.Exponential(interval_ns_));
+      next_time_ += SpanNs(rng_.Exponential(interval_ns_));
       break;
     case AppSpec::Kind::kOnOff: {
       if (on_left_ == 0) {
@@ -119,8 +117,7 @@ void Application::Advance() {
         ++objects_;
       }
       next_time_ =
-          on_start_ + SpanNs(
-                          static_cast<double>(on_chunk_) * interval_ns_);
+          on_start_ + SpanNs(static_cast<double>(on_chunk_) * interval_ns_);
       next_bytes_ = std::min<uint64_t>(on_left_, chunk_);
       on_left_ -= next_bytes_;
       ++on_chunk_;

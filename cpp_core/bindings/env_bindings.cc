@@ -63,8 +63,7 @@ EnvConfig EnvConfigFromDict(const py::dict& dict) {
     c.features = r.NamesParam(FindParam(t, "features"));
   }
   c.mobility_features = r.Param(FindParam(t, "mobility_features")) != 0;
-  c.background_features =
-      r.Param(FindParam(t, "background_features")) != 0;
+  c.background_features = r.Param(FindParam(t, "background_features")) != 0;
   c.information_class = r.ChoiceParam(FindParam(t, "information_class"));
   c.control = ParseControlMode(
       r.Choice("control", "agent", {"agent", "baseline", "residual"}));
@@ -81,10 +80,8 @@ EnvConfig EnvConfigFromDict(const py::dict& dict) {
       static_cast<uint64_t>(r.Param(FindParam(t, "max_window_bytes")));
   c.window_cap_bdp = r.Param(FindParam(t, "window_cap_bdp"));
   c.step_rtts = r.Param(FindParam(t, "step_rtts"));
-  c.residual_controller =
-      r.ChoiceParam(FindParam(t, "residual_controller"));
-  c.residual_background_cap =
-      r.Param(FindParam(t, "residual_background_cap"));
+  c.residual_controller = r.ChoiceParam(FindParam(t, "residual_controller"));
+  c.residual_background_cap = r.Param(FindParam(t, "residual_background_cap"));
   if (r.Has("reward")) c.reward = RewardConfigFromValue(r.Get("reward"));
   r.RejectUnknown();
   ValidateEnvConfig(c);
@@ -193,8 +190,9 @@ void StepWithAction(BatchSimulation& b, py::handle action_obj) {
       throw py::value_error("discrete actions must be integers, got dtype " +
                             std::string(py::str(action.dtype())));
     }
-    auto a = py::array_t<int64_t, py::array::c_style |
-                                      py::array::forcecast>::ensure(action);
+    auto a =
+        py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(
+            action);
     ExclusiveUse use(*b.use_flag(), kBatch);
     py::gil_scoped_release release;
     b.Step(nullptr, a.data());
@@ -224,15 +222,15 @@ void StepWithAction(BatchSimulation& b, py::handle action_obj) {
         }
       }
     }
-    auto a = py::array_t<float, py::array::c_style |
-                                    py::array::forcecast>::ensure(action);
+    auto a =
+        py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(
+            action);
     if (!a) throw py::value_error("action must be numeric");
     ExclusiveUse use(*b.use_flag(), kBatch);
     py::gil_scoped_release release;
     b.Step(a.data(), nullptr);
   }
 }
-
 
 constexpr size_t kMaxStepMetrics = 64;
 
@@ -485,8 +483,7 @@ void RegisterEnvBindings(py::module_& m) {
       "normaliser, help, bounds, mobility (needs the mobility oracle), "
       "group (base, mobility or background: the switch that adds it).");
   m.def(
-      "check_env_config",
-      [](const py::dict& env) { EnvConfigFromDict(env); },
+      "check_env_config", [](const py::dict& env) { EnvConfigFromDict(env); },
       py::arg("env"),
       "Validates an env dict (as BatchSimulation reads it) against the "
       "tables; raises ValueError naming the field.");
@@ -513,8 +510,7 @@ void RegisterEnvBindings(py::module_& m) {
       "The shipped feature sets (configs/env/sender.yaml, oracle.yaml): "
       "{name: {features, mobility_features}}, declared in env_spec.cc.");
   m.def(
-      "sender_features",
-      [] { return SenderFeatureNames(); },
+      "sender_features", [] { return SenderFeatureNames(); },
       "The features a real sender measures (information class 'sender').");
   m.def(
       "check_reward_config",
@@ -567,20 +563,20 @@ void RegisterEnvBindings(py::module_& m) {
                                return ActionSpecToDict(b.action_spec());
                              })
       // Buffers: arrays aliasing C++ memory, overwritten by every reset/step.
-      .def_property_readonly(
-          "obs",
-          [](py::object self) {
-            auto& b = self.cast<BatchSimulation&>();
-            const auto& s = b.observation_spec();
-            return View<float>({b.num_envs(), s.size()}, b.obs(), self);
-          })
-      .def_property_readonly(
-          "final_obs",
-          [](py::object self) {
-            auto& b = self.cast<BatchSimulation&>();
-            const auto& s = b.observation_spec();
-            return View<float>({b.num_envs(), s.size()}, b.final_obs(), self);
-          })
+      .def_property_readonly("obs",
+                             [](py::object self) {
+                               auto& b = self.cast<BatchSimulation&>();
+                               const auto& s = b.observation_spec();
+                               return View<float>({b.num_envs(), s.size()},
+                                                  b.obs(), self);
+                             })
+      .def_property_readonly("final_obs",
+                             [](py::object self) {
+                               auto& b = self.cast<BatchSimulation&>();
+                               const auto& s = b.observation_spec();
+                               return View<float>({b.num_envs(), s.size()},
+                                                  b.final_obs(), self);
+                             })
       .def_property_readonly("rewards",
                              [](py::object self) {
                                auto& b = self.cast<BatchSimulation&>();
@@ -650,18 +646,20 @@ void RegisterEnvBindings(py::module_& m) {
                 if (list[i].is_none()) continue;
                 py::handle item = list[i];
                 if (py::isinstance<py::bool_>(item) ||
-                    !py::isinstance(item, py::module_::import("numbers")
-                                              .attr("Integral"))) {
+                    !py::isinstance(item, py::module_::import("numbers").attr(
+                                              "Integral"))) {
                   throw py::value_error("seeds[" + std::to_string(i) +
                                         "] must be an integer or None");
                 }
                 int overflow = 0;
-                const py::int_ v = py::int_(py::reinterpret_borrow<py::object>(item));
-                const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+                const py::int_ v =
+                    py::int_(py::reinterpret_borrow<py::object>(item));
+                const long long x =
+                    PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
                 if (overflow != 0 || x < 0) {
                   throw py::value_error(
-                      "seeds[" + std::to_string(i) + "] = " +
-                      std::string(py::str(v)) +
+                      "seeds[" + std::to_string(i) +
+                      "] = " + std::string(py::str(v)) +
                       " is out of range; allowed: [0, 2**63 - 1]");
                 }
                 seed_values[i] = static_cast<uint64_t>(x);

@@ -134,8 +134,8 @@ py::tuple TraceMeansTuple(const std::string& bw_file,
 void RegisterLeoBindings(py::module_& m) {
   m.def(
       "leo_model_kinds", [] { return PyFromValue(LeoModelKinds()); },
-        "The link-process and oracle model kinds: {type: {'help', "
-        "'link_process', 'oracle_path', 'keys'}}.");
+      "The link-process and oracle model kinds: {type: {'help', "
+      "'link_process', 'oracle_path', 'keys'}}.");
   m.def("leo_trace_means", &TraceMeansTuple, py::arg("bw_file"),
         py::arg("delay_file"),
         "(mean capacity Mb/s, mean one-way delay ms) of a mahimahi bandwidth "

@@ -216,7 +216,8 @@ PYBIND11_MODULE(_core, m) {
           [](const SimulationHandle& h) {
             return h.Get()->randomization().trace_episode;
           },
-          "True in a real-trace episode of a randomised scenario (docs/env.md).")
+          "True in a real-trace episode of a randomised scenario "
+          "(docs/env.md).")
       .def("set_window",
            [](const SimulationHandle& h, int subflow, double bytes) {
              Sim s = h.Get();
@@ -227,24 +228,25 @@ PYBIND11_MODULE(_core, m) {
              if (!(bytes >= 0.0) || bytes > 1e15) {
                throw py::value_error(
                    "window must be a finite number of bytes in [0, 1e15], "
-                   "got " + std::to_string(bytes));
+                   "got " +
+                   std::to_string(bytes));
              }
              s->SetWindow(subflow, static_cast<uint64_t>(bytes));
            })
-      .def(
-          "set_pacing_rate",
-          [](const SimulationHandle& h, int subflow, double bps) {
-            Sim s = h.Get();
-            CheckSubflow(*s, subflow);
-            // 0 means unpaced; a paced rate is physical (the link range).
-            if (!(bps == 0.0 || (bps >= orbitcc::kMinCapacityBps &&
-                                 bps <= orbitcc::kMaxCapacityBps))) {
-              throw py::value_error(
-                  "pacing rate must be 0 (unpaced) or in [1e3, 1e12] bit/s, "
-                  "got " + std::to_string(bps));
-            }
-            s->SetPacingRate(subflow, bps);
-          })
+      .def("set_pacing_rate",
+           [](const SimulationHandle& h, int subflow, double bps) {
+             Sim s = h.Get();
+             CheckSubflow(*s, subflow);
+             // 0 means unpaced; a paced rate is physical (the link range).
+             if (!(bps == 0.0 || (bps >= orbitcc::kMinCapacityBps &&
+                                  bps <= orbitcc::kMaxCapacityBps))) {
+               throw py::value_error(
+                   "pacing rate must be 0 (unpaced) or in [1e3, 1e12] bit/s, "
+                   "got " +
+                   std::to_string(bps));
+             }
+             s->SetPacingRate(subflow, bps);
+           })
       .def(
           "set_ssthresh",
           [](const SimulationHandle& h, int subflow, double bytes) {
@@ -253,7 +255,8 @@ PYBIND11_MODULE(_core, m) {
             if (!(bytes >= 0.0) || bytes > 1e15) {
               throw py::value_error(
                   "ssthresh must be a finite number of bytes in [0, 1e15], "
-                  "got " + std::to_string(bytes));
+                  "got " +
+                  std::to_string(bytes));
             }
             s->SetSsthresh(subflow, static_cast<uint64_t>(bytes));
           },

@@ -84,10 +84,10 @@ bool FillJoint(const MultiAgentRewarder& r, BatchSimulation& b,
 }
 
 const py::str& Key(int i) {
-  static const py::str* keys[] = {
-      new py::str("throughput_mbps"), new py::str("fair_share_mbps"),
-      new py::str("share"), new py::str("queueing"),
-      new py::str("competitor_shortfall")};
+  static const py::str* keys[] = {new py::str("throughput_mbps"),
+                                  new py::str("fair_share_mbps"),
+                                  new py::str("share"), new py::str("queueing"),
+                                  new py::str("competitor_shortfall")};
   return *keys[i];
 }
 
@@ -232,39 +232,39 @@ void RegisterMultiAgentBindings(py::module_& m) {
           },
           "(5, envs, agents): reward, throughput, queueing, share, fair "
           "share (Mb/s).")
-      .def_property_readonly(
-          "flow_throughput_mbps",
-          [](py::object self) {
-            auto& r = self.cast<MultiAgentRewarder&>();
-            return View<double>({r.num_envs(), r.num_flows()},
-                                r.flow_throughput(), self);
-          })
-      .def_property_readonly(
-          "flow_fair_share_mbps",
-          [](py::object self) {
-            auto& r = self.cast<MultiAgentRewarder&>();
-            return View<double>({r.num_envs(), r.num_flows()}, r.flow_fair(),
-                                self);
-          })
-      .def_property_readonly(
-          "harm_mbps",
-          [](py::object self) {
-            auto& r = self.cast<MultiAgentRewarder&>();
-            return View<double>({r.num_envs()}, r.harm_mbps(), self);
-          })
-      .def_property_readonly(
-          "shortfall",
-          [](py::object self) {
-            auto& r = self.cast<MultiAgentRewarder&>();
-            return View<double>({r.num_envs()}, r.shortfall(), self);
-          })
-      .def_property_readonly(
-          "link_capacity_mbps",
-          [](py::object self) {
-            auto& r = self.cast<MultiAgentRewarder&>();
-            return View<double>({r.num_envs(), r.num_links()},
-                                r.link_capacity(), self);
-          })
+      .def_property_readonly("flow_throughput_mbps",
+                             [](py::object self) {
+                               auto& r = self.cast<MultiAgentRewarder&>();
+                               return View<double>(
+                                   {r.num_envs(), r.num_flows()},
+                                   r.flow_throughput(), self);
+                             })
+      .def_property_readonly("flow_fair_share_mbps",
+                             [](py::object self) {
+                               auto& r = self.cast<MultiAgentRewarder&>();
+                               return View<double>(
+                                   {r.num_envs(), r.num_flows()}, r.flow_fair(),
+                                   self);
+                             })
+      .def_property_readonly("harm_mbps",
+                             [](py::object self) {
+                               auto& r = self.cast<MultiAgentRewarder&>();
+                               return View<double>({r.num_envs()},
+                                                   r.harm_mbps(), self);
+                             })
+      .def_property_readonly("shortfall",
+                             [](py::object self) {
+                               auto& r = self.cast<MultiAgentRewarder&>();
+                               return View<double>({r.num_envs()},
+                                                   r.shortfall(), self);
+                             })
+      .def_property_readonly("link_capacity_mbps",
+                             [](py::object self) {
+                               auto& r = self.cast<MultiAgentRewarder&>();
+                               return View<double>(
+                                   {r.num_envs(), r.num_links()},
+                                   r.link_capacity(), self);
+                             })
       .def_property_readonly("flow_links", [](py::object self) {
         auto& r = self.cast<MultiAgentRewarder&>();
         return View<uint64_t>({r.num_envs(), r.num_flows()}, r.flow_links(),

@@ -4,16 +4,16 @@
 
 #include <string>
 
+#include "bindings/py_value.h"
 #include "cc/controller.h"
 #include "cc/refwa_router.h"
-#include "bindings/py_value.h"
 #include "engine/spec.h"
 #include "env/batch_simulation.h"
 #include "env/env_spec.h"
+#include "net/queue_discipline.h"
 #include "spec/model_params.h"
 #include "spec/scenario_params.h"
 #include "spec/spec_reader.h"
-#include "net/queue_discipline.h"
 #include "transport/stream_scheduler.h"
 
 namespace py = pybind11;
@@ -130,7 +130,8 @@ void RegisterParamBindings(py::module_& m) {
       {"simulation_params", SimulationParams,
        "The simulation spec's settings (seed, duration_s, packet_bytes, ...)."},
       {"link_params", LinkParams, "A link's settings (links[i].<name>)."},
-      {"flow_params", FlowParams, "A flow's scalar settings (flows[i].<name>)."},
+      {"flow_params", FlowParams,
+       "A flow's scalar settings (flows[i].<name>)."},
       {"batch_params", BatchParams,
        "A vector env's sizes (num_envs, num_threads)."},
       {"env_params", EnvParams,
@@ -241,8 +242,8 @@ void RegisterParamBindings(py::module_& m) {
         }
         std::string list;
         for (const auto& a : names) list += (list.empty() ? "" : ", ") + a;
-        throw py::value_error("queue '" + kind + "' is unknown; allowed: " +
-                              list);
+        throw py::value_error("queue '" + kind +
+                              "' is unknown; allowed: " + list);
       },
       py::arg("kind"),
       "The settings of a queue discipline (a link's queue: {type: <kind>, "

@@ -25,9 +25,9 @@ char NumpyScalarKind(py::handle obj) {
 
 Value ValueFromPy(py::handle obj, int depth) {
   if (depth > kMaxValueDepth) {
-    throw std::invalid_argument(
-        "the spec is nested deeper than " + std::to_string(kMaxValueDepth) +
-        " levels (or a list or dict contains itself)");
+    throw std::invalid_argument("the spec is nested deeper than " +
+                                std::to_string(kMaxValueDepth) +
+                                " levels (or a list or dict contains itself)");
   }
   PyObject* o = obj.ptr();
   if (o == Py_None) return Value();
@@ -84,8 +84,7 @@ py::object PyFromValue(const Value& v) {
     case Value::Kind::kUInt:
       return py::int_(v.AsUInt());
     case Value::Kind::kBigInt:
-      return py::reinterpret_steal<py::object>(
-          PyLong_FromDouble(v.AsDouble()));
+      return py::reinterpret_steal<py::object>(PyLong_FromDouble(v.AsDouble()));
     case Value::Kind::kFloat:
       return py::float_(v.AsDouble());
     case Value::Kind::kString:

@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "env/exclusive_use.h"
 #include "engine/simulation.h"
+#include "env/exclusive_use.h"
 
 namespace orbitcc {
 
@@ -21,8 +21,7 @@ class SimulationHandle {
   explicit SimulationHandle(std::shared_ptr<Simulation> owned)
       : owned_(std::move(owned)), use_(std::make_shared<UseFlag>()) {}
   // A view of a simulation owned elsewhere (an env of a BatchSimulation).
-  SimulationHandle(std::weak_ptr<Simulation> view,
-                   std::shared_ptr<UseFlag> use)
+  SimulationHandle(std::weak_ptr<Simulation> view, std::shared_ptr<UseFlag> use)
       : view_(std::move(view)), use_(std::move(use)) {}
 
   // The simulation, for a call made while holding the GIL. Throws

@@ -25,8 +25,8 @@ int NewestGlibcxxMinor(const dl_phdr_info* info) {
   // glibc relocates some d_ptr entries in place and not others (and not at
   // all on some targets): an address below the load base is unrelocated.
   auto address = [info](ElfW(Addr) p) -> const char* {
-    return reinterpret_cast<const char*>(p < info->dlpi_addr ? p + info->dlpi_addr
-                                                             : p);
+    return reinterpret_cast<const char*>(
+        p < info->dlpi_addr ? p + info->dlpi_addr : p);
   };
   const char* strtab = nullptr;
   const char* verdef = nullptr;
@@ -80,15 +80,24 @@ int GlibcxxMinorOfGccRelease(int gcc_major) {
   // 11.1 -> .29, 12.1 -> .30, 13.1 -> .31, 14.1 -> .33. A later minor
   // release may add one more (13.2: .32); the .1 value is the safe floor.
   switch (gcc_major) {
-    case 7: return 23;
-    case 8: return 25;
-    case 9: return 26;
-    case 10: return 28;
-    case 11: return 29;
-    case 12: return 30;
-    case 13: return 31;
-    case 14: return 33;
-    default: return gcc_major > 14 ? 33 : -1;
+    case 7:
+      return 23;
+    case 8:
+      return 25;
+    case 9:
+      return 26;
+    case 10:
+      return 28;
+    case 11:
+      return 29;
+    case 12:
+      return 30;
+    case 13:
+      return 31;
+    case 14:
+      return 33;
+    default:
+      return gcc_major > 14 ? 33 : -1;
   }
 }
 

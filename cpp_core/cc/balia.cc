@@ -5,8 +5,7 @@
 
 namespace orbitcc {
 
-Balia::Balia(const ControllerContext& ctx)
-    : CoupledWindowController(ctx) {}
+Balia::Balia(const ControllerContext& ctx) : CoupledWindowController(ctx) {}
 
 double Balia::Alpha(const std::vector<SubflowSnapshot>& subflows, int self) {
   // Rates in bytes/s: alpha is a ratio of rates, so the unit cancels.

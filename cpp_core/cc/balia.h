@@ -37,7 +37,6 @@ class Balia : public CoupledWindowController {
  protected:
   void IncreaseWindow(const AckEvent& ack) override;
   void OnCongestionEvent(const LossEvent& loss) override;
-
 };
 
 }  // namespace orbitcc

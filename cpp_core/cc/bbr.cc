@@ -21,37 +21,38 @@ const ParamTable& Bbr::Params() {
   // like slow start (Linux uses the fixed-point 2885/1000).
   static const double kHighGain = 2.0 / std::log(2.0);
   static const ParamTable kParams = {
-        // 2^53: every integer up to it is exact in a double.
-        IntParam("seed", 0, 0, 9007199254740992.0, "",
-                 "seed of the ProbeBW start-phase draw (0: from the episode seed)"),
-        RealParam("high_gain", kHighGain, 1.0, 10.0, "",
-                  "Startup pacing and cwnd gain (2/ln 2)"),
-        DerivedDefault(RealParam("drain_gain", 1.0 / kHighGain, 0.01, 1.0, "",
-                                 "Drain pacing gain"),
-                       "1 / high_gain"),
-        RealParam("cwnd_gain", 2.0, 1.0, 10.0, "", "ProbeBW cwnd gain"),
-        RealParam("probe_bw_up_gain", 1.25, 1.0, 4.0, "",
-                  "pacing gain of the ProbeBW probing phase"),
-        RealParam("probe_bw_down_gain", 0.75, 0.1, 1.0, "",
-                  "pacing gain of the ProbeBW draining phase"),
-        IntParam("bw_window_rounds", 10, 1, 1000, "rounds",
-                 "window of the max-filtered bottleneck bandwidth"),
-        RealParam("min_rtt_window_s", 10.0, 0.001, 3600.0, "s",
-                  "window of the min-filtered RTT (ProbeRTT period)"),
-        RealParam("probe_rtt_duration_ms", 200.0, 0.0, 60000.0, "ms",
-                  "time spent in ProbeRTT"),
-        IntParam("min_cwnd_packets", 4, 1, 1000, "packets",
-                 "cwnd floor and ProbeRTT window"),
-        RealParam("full_bw_threshold", 1.25, 1.0, 4.0, "",
-                  "bandwidth growth that counts as still filling the pipe"),
-        IntParam("full_bw_rounds", 3, 1, 100, "rounds",
-                 "rounds without that growth before the pipe is full"),
-        RealParam("pacing_margin", 0.01, 0.0, 0.5, "",
-                  "pace this fraction below the estimate (Linux: 1 %)"),
-        FlagParam("packet_conservation", true,
-                  "packet conservation in the first round of recovery"),
-        IntParam("cwnd_budget_packets", 3, 0, 100, "packets",
-                 "extra cwnd for delayed/stretched ACKs (Linux: 3 packets)"),
+      // 2^53: every integer up to it is exact in a double.
+      IntParam(
+          "seed", 0, 0, 9007199254740992.0, "",
+          "seed of the ProbeBW start-phase draw (0: from the episode seed)"),
+      RealParam("high_gain", kHighGain, 1.0, 10.0, "",
+                "Startup pacing and cwnd gain (2/ln 2)"),
+      DerivedDefault(RealParam("drain_gain", 1.0 / kHighGain, 0.01, 1.0, "",
+                               "Drain pacing gain"),
+                     "1 / high_gain"),
+      RealParam("cwnd_gain", 2.0, 1.0, 10.0, "", "ProbeBW cwnd gain"),
+      RealParam("probe_bw_up_gain", 1.25, 1.0, 4.0, "",
+                "pacing gain of the ProbeBW probing phase"),
+      RealParam("probe_bw_down_gain", 0.75, 0.1, 1.0, "",
+                "pacing gain of the ProbeBW draining phase"),
+      IntParam("bw_window_rounds", 10, 1, 1000, "rounds",
+               "window of the max-filtered bottleneck bandwidth"),
+      RealParam("min_rtt_window_s", 10.0, 0.001, 3600.0, "s",
+                "window of the min-filtered RTT (ProbeRTT period)"),
+      RealParam("probe_rtt_duration_ms", 200.0, 0.0, 60000.0, "ms",
+                "time spent in ProbeRTT"),
+      IntParam("min_cwnd_packets", 4, 1, 1000, "packets",
+               "cwnd floor and ProbeRTT window"),
+      RealParam("full_bw_threshold", 1.25, 1.0, 4.0, "",
+                "bandwidth growth that counts as still filling the pipe"),
+      IntParam("full_bw_rounds", 3, 1, 100, "rounds",
+               "rounds without that growth before the pipe is full"),
+      RealParam("pacing_margin", 0.01, 0.0, 0.5, "",
+                "pace this fraction below the estimate (Linux: 1 %)"),
+      FlagParam("packet_conservation", true,
+                "packet conservation in the first round of recovery"),
+      IntParam("cwnd_budget_packets", 3, 0, 100, "packets",
+               "extra cwnd for delayed/stretched ACKs (Linux: 3 packets)"),
   };
   return kParams;
 }
@@ -79,14 +80,12 @@ Bbr::Bbr(const ControllerContext& ctx)
   down_gain_ = p.Get(table, "probe_bw_down_gain");
   bw_window_rounds_ = integer("bw_window_rounds");
   min_rtt_window_ = Seconds(p.Get(table, "min_rtt_window_s"));
-  probe_rtt_duration_ =
-      Millis(p.Get(table, "probe_rtt_duration_ms"));
+  probe_rtt_duration_ = Millis(p.Get(table, "probe_rtt_duration_ms"));
   min_cwnd_ = integer("min_cwnd_packets") * mss_;
   full_bw_threshold_ = p.Get(table, "full_bw_threshold");
   full_bw_rounds_ = integer("full_bw_rounds");
   pacing_margin_ = p.Get(table, "pacing_margin");
-  conservation_enabled_ =
-      integer("packet_conservation") != 0;
+  conservation_enabled_ = integer("packet_conservation") != 0;
   cwnd_budget_ = integer("cwnd_budget_packets") * mss_;
 
   rng_ = Rng(seed, kBbrRngStream, static_cast<uint64_t>(ctx.subflow_index));

@@ -21,8 +21,8 @@
 //
 // Choices (documented in docs/controllers.md as well):
 // * Randomness: a per-instance xoshiro stream keyed by the "seed" parameter
-//   (0, the default: the episode's per-flow ControllerContext::random_seed) and the
-//   subflow index; never a global RNG (design decision 2).
+//   (0, the default: the episode's per-flow ControllerContext::random_seed) and
+//   the subflow index; never a global RNG (design decision 2).
 // * BtlBw filter: exact per-round maxima. A sample is kept until a newer
 //   sample arrives 10 or more rounds later (rounds r-9..r are the window). As
 //   in Linux's filter, old samples age out only when new samples are fed, so

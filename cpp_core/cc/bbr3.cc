@@ -20,8 +20,7 @@ const ParamTable& Bbr3::Params() {
                "seed of the probe-wait draws (0: from the episode seed)"),
       RealParam("startup_pacing_gain", 2.77, 1.0, 10.0, "",
                 "BBRStartupPacingGain: 4 ln 2, doubles the rate per round"),
-      RealParam("startup_cwnd_gain", 2.0, 1.0, 10.0, "",
-                "BBRStartupCwndGain"),
+      RealParam("startup_cwnd_gain", 2.0, 1.0, 10.0, "", "BBRStartupCwndGain"),
       RealParam("drain_gain", 0.35, 0.01, 1.0, "",
                 "BBRDrainPacingGain (draft-cardwell-ccwg-bbr-00; 0.5 from "
                 "draft-ietf-ccwg-bbr-05)"),
@@ -145,7 +144,8 @@ uint64_t Bbr3::Bdp(double gain) const {
 uint64_t Bbr3::InflightWithHeadroom() const {
   if (inflight_hi_ == kInfinite) return kInfinite;
   const uint64_t headroom = std::max<uint64_t>(
-      mss_, static_cast<uint64_t>(headroom_ * static_cast<double>(inflight_hi_)));
+      mss_,
+      static_cast<uint64_t>(headroom_ * static_cast<double>(inflight_hi_)));
   const uint64_t room = inflight_hi_ > headroom ? inflight_hi_ - headroom : 0;
   return std::max(room, min_pipe_cwnd_);
 }

@@ -110,7 +110,7 @@ class Bbr3 : public CongestionController {
   double pacing_gain() const { return pacing_gain_; }
   double cwnd_gain() const { return cwnd_gain_; }
   double max_bw_bps() const;
-  double bw_bps() const;  // min(max_bw, bw_lo)
+  double bw_bps() const;                       // min(max_bw, bw_lo)
   double bw_lo_bps() const { return bw_lo_; }  // infinity when unset
   uint64_t inflight_hi() const { return inflight_hi_; }
   uint64_t inflight_lo() const { return inflight_lo_; }
@@ -222,8 +222,8 @@ class Bbr3 : public CongestionController {
   uint64_t loss_round_delivered_ = 0;  // delivered when the loss round began
   bool loss_round_start_ = false;      // this ACK ends a loss round
   uint64_t loss_events_in_round_ = 0;
-  uint64_t round_lost_start_ = 0;       // lost_ when the round began
-  uint64_t round_tx_in_flight_ = 0;     // flight when the round began
+  uint64_t round_lost_start_ = 0;    // lost_ when the round began
+  uint64_t round_tx_in_flight_ = 0;  // flight when the round began
   double bw_latest_ = 0.0;
   uint64_t inflight_latest_ = 0;
   double bw_lo_ = std::numeric_limits<double>::infinity();
@@ -238,8 +238,13 @@ class Bbr3 : public CongestionController {
   uint64_t bw_probe_up_rounds_ = 0;
   uint64_t bw_probe_up_acks_ = 0;
   uint64_t probe_up_cnt_ = kInfinite;
-  enum class AckPhase { kInit, kProbeStarting, kProbeFeedback, kProbeStopping,
-                        kRefilling };
+  enum class AckPhase {
+    kInit,
+    kProbeStarting,
+    kProbeFeedback,
+    kProbeStopping,
+    kRefilling
+  };
   AckPhase ack_phase_ = AckPhase::kInit;
 
   // min_rtt and ProbeRTT (Sec. 4.5.4-4.5.5).

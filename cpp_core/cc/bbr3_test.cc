@@ -78,8 +78,7 @@ struct Harness : SyntheticPath {
     inflight = kBdp - 10 * kMss;
     Ack(kBw, false);
     ASSERT_EQ(bbr.state(), Bbr3::State::kProbeBwCruise);
-    for (int i = 0; i < 40 && bbr.state() != Bbr3::State::kProbeBwRefill;
-         ++i) {
+    for (int i = 0; i < 40 && bbr.state() != Bbr3::State::kProbeBwRefill; ++i) {
       Round(kBw);
     }
     ASSERT_EQ(bbr.state(), Bbr3::State::kProbeBwRefill);

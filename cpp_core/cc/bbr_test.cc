@@ -35,7 +35,8 @@ ControllerContext Context(std::map<std::string, double> params = {},
 // new packet-timed round; other ACKs stay inside the current round.
 struct Harness : SyntheticPath {
   explicit Harness(std::map<std::string, double> params = {}, int subflow = 0)
-      : SyntheticPath(kMss, kMinRtt, 0), bbr(Context(std::move(params), subflow)) {}
+      : SyntheticPath(kMss, kMinRtt, 0),
+        bbr(Context(std::move(params), subflow)) {}
 
   void Ack(double bw_bps, bool new_round, TimeNs dt = Millis(1),
            uint64_t bytes = kMss) {

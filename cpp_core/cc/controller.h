@@ -79,15 +79,15 @@ class CongestionController;
 // time-step layout: orbitcc.ns3gym.tcp). Cumulative since the start;
 // the reader takes differences.
 struct AgentCounters {
-  uint64_t ack_events = 0;         // ACKs that acknowledged new data
-  uint64_t inflight_sum = 0;       // bytes in flight after each such ACK
-  uint64_t acked_bytes = 0;        // bytes they acknowledged
+  uint64_t ack_events = 0;    // ACKs that acknowledged new data
+  uint64_t inflight_sum = 0;  // bytes in flight after each such ACK
+  uint64_t acked_bytes = 0;   // bytes they acknowledged
   uint64_t rtt_samples = 0;
   TimeNs rtt_sum = 0;
-  uint64_t sends = 0;              // packets sent (new data and resends)
-  uint64_t send_gaps = 0;          // send intervals measured (sends - 1)
+  uint64_t sends = 0;      // packets sent (new data and resends)
+  uint64_t send_gaps = 0;  // send intervals measured (sends - 1)
   TimeNs send_gap_sum = 0;
-  uint64_t ack_gaps = 0;           // intervals between ACK arrivals
+  uint64_t ack_gaps = 0;  // intervals between ACK arrivals
   TimeNs ack_gap_sum = 0;
 };
 

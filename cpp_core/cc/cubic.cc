@@ -130,9 +130,9 @@ double Cubic::WCubic(double t) const {
 void Cubic::RecordWmax() {
   // Linux counts the window in whole segments (snd_cwnd), ns-3.37 likewise
   // (GetCwndInSegments) when it records W_max.
-  const double cwnd_segments =
-      linux_arithmetic_ ? static_cast<double>(cwnd_ / mss_)
-                        : static_cast<double>(cwnd_) / mss_;
+  const double cwnd_segments = linux_arithmetic_
+                                   ? static_cast<double>(cwnd_ / mss_)
+                                   : static_cast<double>(cwnd_) / mss_;
   // RFC 9438 4.7: fast convergence.
   if (fast_convergence_ && cwnd_segments < w_max_) {
     w_max_ = cwnd_segments * (1.0 + beta_) / 2.0;
@@ -150,12 +150,12 @@ void Cubic::OnCongestionEvent(const LossEvent&) {
   if (linux_arithmetic_) {
     // bictcp_recalc_ssthresh / ns-3.37 TcpCubic::GetSsThresh: whole segments,
     // max(floor(segments * beta), 2).
-    const uint64_t segments = static_cast<uint64_t>(
-        static_cast<double>(cwnd_ / mss_) * beta_);
+    const uint64_t segments =
+        static_cast<uint64_t>(static_cast<double>(cwnd_ / mss_) * beta_);
     ssthresh_ = std::max<uint64_t>(segments * mss_, min_window_);
   } else {
-    ssthresh_ = std::max<uint64_t>(static_cast<uint64_t>(cwnd_ * beta_),
-                                   min_window_);
+    ssthresh_ =
+        std::max<uint64_t>(static_cast<uint64_t>(cwnd_ * beta_), min_window_);
   }
   cwnd_ = ssthresh_;
   epoch_start_ = -1;

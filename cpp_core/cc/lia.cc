@@ -5,8 +5,7 @@
 
 namespace orbitcc {
 
-Lia::Lia(const ControllerContext& ctx)
-    : CoupledWindowController(ctx) {}
+Lia::Lia(const ControllerContext& ctx) : CoupledWindowController(ctx) {}
 
 double Lia::Alpha(const std::vector<SubflowSnapshot>& subflows) {
   double total = 0.0;

@@ -37,7 +37,6 @@ class Lia : public CoupledWindowController {
 
  protected:
   void IncreaseWindow(const AckEvent& ack) override;
-
 };
 
 }  // namespace orbitcc

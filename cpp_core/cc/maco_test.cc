@@ -271,9 +271,9 @@ TEST_F(MacoTest, PaperTriggerQuickStartsOnlyNewOrRestoredSubflows) {
   pc.now = now;
   pc.kind = PathChange::Kind::kRestore;
   m->OnPathChange(pc);
-  EXPECT_EQ(m->cwnd_bytes(), static_cast<uint64_t>(
-                                 0.5 * std::min(625000.0,
-                                                static_cast<double>(w_star))));
+  EXPECT_EQ(m->cwnd_bytes(),
+            static_cast<uint64_t>(
+                0.5 * std::min(625000.0, static_cast<double>(w_star))));
 }
 
 TEST_F(MacoTest, QuickStartOnHandoverRestartsEveryPathChange) {
@@ -286,9 +286,9 @@ TEST_F(MacoTest, QuickStartOnHandoverRestartsEveryPathChange) {
   pc.kind = PathChange::Kind::kHandover;
   pc.path_id = 0;
   m->OnPathChange(pc);
-  EXPECT_EQ(m->cwnd_bytes(), static_cast<uint64_t>(
-                                 0.5 * std::min(625000.0,
-                                                static_cast<double>(w_star))));
+  EXPECT_EQ(m->cwnd_bytes(),
+            static_cast<uint64_t>(
+                0.5 * std::min(625000.0, static_cast<double>(w_star))));
   EXPECT_EQ(m->ssthresh_bytes(), 625000u);
 }
 
@@ -503,8 +503,9 @@ TEST_F(MacoTest, RecoveryRecordsStayBoundedAndCountsStayExact) {
   uint64_t completed = 0;
   const uint64_t target = 2 * Maco::kMaxRecoveryRecords + 123;
   while (completed < target) {
-    const uint64_t before = m->recovery_count(Maco::Phase::kSlowStart) +
-                            m->recovery_count(Maco::Phase::kCongestionAvoidance);
+    const uint64_t before =
+        m->recovery_count(Maco::Phase::kSlowStart) +
+        m->recovery_count(Maco::Phase::kCongestionAvoidance);
     for (int i = 0; i < 5000; ++i) {
       now += Millis(1);
       Ack(*m, now, Millis(20));

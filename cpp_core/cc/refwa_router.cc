@@ -30,8 +30,7 @@ void RefwaParams::Validate() const {
 
 const ParamTable& RefwaParams::Params() {
   static const ParamTable kParams = {
-      PositiveParam("phi", 1.5, 0.0, 10.0, "",
-                    "spare-bandwidth gain of Eq. 2"),
+      PositiveParam("phi", 1.5, 0.0, 10.0, "", "spare-bandwidth gain of Eq. 2"),
       RealParam("psi", 0.5, 0.0, 10.0, "", "free-buffer gain of Eq. 2"),
       RealParam("alpha", 1.0, 0.0, 4.0, "",
                 "skew factor: a flow's share grows as RTT^alpha"),

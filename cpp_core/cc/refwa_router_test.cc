@@ -125,7 +125,8 @@ TEST(RefwaRouterTest, LongRttFlowStaysCountedBetweenBursts) {
     // RTT_avg later: by then flow 4 has been silent for >= RTT_avg (80 or
     // 140 ms) but for less than its own 320 ms estimate.
     ASSERT_GE(r.updates(), 2u);
-    EXPECT_EQ(r.active_flows(), window == 1 ? 4 : 3) << "activity_window " << window;
+    EXPECT_EQ(r.active_flows(), window == 1 ? 4 : 3)
+        << "activity_window " << window;
     EXPECT_EQ(r.GroupSize(7), window == 1 ? 1 : 0);
   }
 }

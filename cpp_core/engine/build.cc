@@ -92,8 +92,8 @@ TransportConfig FlowTransportConfig(const SimulationSpec& spec, size_t fi) {
   // Pacing by default for QUIC (RFC 9002 7.7) and for BBR, whose model is a
   // pacing rate (Linux paces BBR flows itself); TCP otherwise not.
   const bool bbr_family = fs.controller == "bbr" || fs.controller == "bbr3";
-  tc.pacing = fs.pacing == -1 ? fs.transport == "quic" || bbr_family
-                              : fs.pacing == 1;
+  tc.pacing =
+      fs.pacing == -1 ? fs.transport == "quic" || bbr_family : fs.pacing == 1;
   if (fs.transport == "tcp") {
     // BBR runs over TCP as in Linux, where it was published: RACK repairs
     // lost retransmissions without a timeout (docs/tcp.md).
@@ -131,8 +131,8 @@ void Simulation::BuildFlow(size_t fi) {
     ctx.connection = view;
     ctx.oracle = oracle_;
     ctx.params = ControllerParams(fs.controller_params);
-    ctx.random_seed = HashKeys(
-        spec_.seed, static_cast<uint64_t>(StreamId::kController), fi);
+    ctx.random_seed =
+        HashKeys(spec_.seed, static_cast<uint64_t>(StreamId::kController), fi);
     ctx.over_tcp = fs.transport == "tcp";
     try {
       return MakeController(fs.controller, ctx);

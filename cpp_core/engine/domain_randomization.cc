@@ -45,10 +45,10 @@ void CheckRange(const std::string& name, const Range& r) {
   const ParamSpec& row = FindParam(RandomizationParams(), name);
   for (double end : {r.lo, r.hi}) {
     if (!row.Allows(end)) {
-      Fail(name,
-           "= [" + Num(r.lo) + ", " + Num(r.hi) +
-               "] is out of range; allowed: each end in " + row.RangeText() +
-               (row.unit.empty() ? "" : " " + row.unit));
+      Fail(name, "= [" + Num(r.lo) + ", " + Num(r.hi) +
+                     "] is out of range; allowed: each end in " +
+                     row.RangeText() +
+                     (row.unit.empty() ? "" : " " + row.unit));
     }
   }
   if (r.lo > r.hi) {
@@ -412,11 +412,10 @@ DrawnRandomization ApplyDomainRandomization(SimulationSpec* spec) {
       d.trace_offset_s.push_back(
           ToSeconds(dr.trace->start[static_cast<int>(part)] + offset));
       LinkSpec& ls = spec->links[static_cast<size_t>(i)];
-      ls.make_process = [base = OwnProcess(ls), trace = dr.trace, part,
-                         offset](uint64_t seed,
-                                 int link) -> std::unique_ptr<LinkProcess> {
-        return MakeTraceModulatedProcess(base(seed, link), trace, part,
-                                         offset);
+      ls.make_process = [base = OwnProcess(ls), trace = dr.trace, part, offset](
+                            uint64_t seed,
+                            int link) -> std::unique_ptr<LinkProcess> {
+        return MakeTraceModulatedProcess(base(seed, link), trace, part, offset);
       };
     }
   }
@@ -424,9 +423,8 @@ DrawnRandomization ApplyDomainRandomization(SimulationSpec* spec) {
     auto base = spec->make_oracle;
     const double scale = d.capacity_scale;
     const TimeNs extra_rtt = 2 * half_rtt;
-    spec->make_oracle =
-        [base, scale,
-         extra_rtt](uint64_t seed) -> std::unique_ptr<MobilityOracle> {
+    spec->make_oracle = [base, scale, extra_rtt](
+                            uint64_t seed) -> std::unique_ptr<MobilityOracle> {
       return std::make_unique<PerturbedOracle>(base(seed), scale, extra_rtt);
     };
   }

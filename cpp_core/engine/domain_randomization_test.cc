@@ -275,9 +275,9 @@ TEST(DomainRandomizationTest, TraceEpisodesModulateTheForwardHeadsByHalf) {
       const double c =
           spec.links[0].make_process(spec.seed, 0)->Initial().capacity_bps;
       const double expect =
-          split == Split::kTrain ? (offset == 0 ? 80e6 : 120e6)
-                                 : (offset == 20 ? 100e6 * 2 / 1.5
-                                                 : 100e6 / 1.5);
+          split == Split::kTrain
+              ? (offset == 0 ? 80e6 : 120e6)
+              : (offset == 20 ? 100e6 * 2 / 1.5 : 100e6 / 1.5);
       EXPECT_DOUBLE_EQ(c, expect);
     }
   }

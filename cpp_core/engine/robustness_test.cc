@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "net/packet.h"
 #include "engine/simulation.h"
 #include "engine/spec.h"
+#include "net/packet.h"
 #include "sim/time.h"
 
 namespace orbitcc {

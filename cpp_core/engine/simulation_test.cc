@@ -228,7 +228,7 @@ TEST(ValidateSpecTest, RangesAreTheRows) {
   }
   SimulationSpec spec = LossySpec(0);
   spec.duration = kMaxDuration;  // 1e6 s: the row's upper bound, allowed
-  spec.record_series = false;     // (1e7 samples would be too many)
+  spec.record_series = false;    // (1e7 samples would be too many)
   EXPECT_EQ(ValidationError(spec), "");
 }
 

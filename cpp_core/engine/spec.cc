@@ -114,9 +114,9 @@ const ParamTable& LinkParams() {
         HiOpen(RealParam("loss_rate", d.loss_rate, 0.0, 1.0, "",
                          "random per-packet loss probability")),
         IntParam("buffer_packets", static_cast<double>(d.buffer_packets), 0,
-                 static_cast<double>(int64_t{1} << 40),
-                 "packets", "drop-tail buffer (0 with buffer_bytes 0: "
-                            "unlimited)"),
+                 static_cast<double>(int64_t{1} << 40), "packets",
+                 "drop-tail buffer (0 with buffer_bytes 0: "
+                 "unlimited)"),
         IntParam("buffer_bytes", static_cast<double>(d.buffer_bytes), 0,
                  static_cast<double>(int64_t{1} << 50), "bytes",
                  "drop-tail buffer in bytes (0: no byte limit)"),
@@ -162,11 +162,10 @@ const ParamTable& FlowParams() {
 }
 
 ParamSpec ParetoShapeParam(std::string name, double d, std::string help) {
-  return RealParam(std::move(name), d, kMinParetoShape, kMaxParetoShape, "",
-                   std::move(help) +
-                       " (>= 1.01: nearer 1 the periods shrink towards 0)");
+  return RealParam(
+      std::move(name), d, kMinParetoShape, kMaxParetoShape, "",
+      std::move(help) + " (>= 1.01: nearer 1 the periods shrink towards 0)");
 }
-
 
 const ParamTable& AppParams() {
   const AppSpec a;
@@ -182,9 +181,9 @@ const ParamTable& AppParams() {
                   "what the application writes"),
       rate,
       IntParam("chunk_bytes", 0, 0, 1 << 24, "bytes",
-            "bytes per write (0: one full packet payload)"),
+               "bytes per write (0: one full packet payload)"),
       IntParam("bytes", 1, 1, static_cast<double>(int64_t{1} << 50), "bytes",
-            "file: its size (required)"),
+               "file: its size (required)"),
       ParetoShapeParam("shape", a.shape,
                        "onoff: Pareto shape of on and off times (> 1: a "
                        "finite mean)"),
@@ -195,13 +194,12 @@ const ParamTable& AppParams() {
       RealParam("fps", a.fps, kMinVideoFps, 1000.0, "",
                 "video: frames per second"),
       TimeParam("startup_delay_s", SecondsOf(a.startup_delay),
-              "video: the client's pre-buffering delay"),
+                "video: the client's pre-buffering delay"),
       TimeParam("duration_s", 0.0,
-              "stop writing this long after the flow starts (0: never)"),
+                "stop writing this long after the flow starts (0: never)"),
   };
   return kRows;
 }
-
 
 const ParamTable& PathParams() {
   static const ParamTable kParams = {
@@ -224,8 +222,7 @@ const ParamTable& SimulationParams() {
                       "fixes all exogenous randomness (channels, losses, "
                       "traffic); env i of a vector env uses seed + i")),
       PositiveParam("duration_s", SecondsOf(d.duration), 0.0,
-                    kMaxDurationSeconds, "s",
-                    "simulated time of one episode"),
+                    kMaxDurationSeconds, "s", "simulated time of one episode"),
       RealParam("sample_interval_s", SecondsOf(d.sample_interval),
                 1e-6,  // kMinSampleInterval
                 3600.0, "s", "time-series resolution"),
@@ -236,8 +233,7 @@ const ParamTable& SimulationParams() {
       IntParam("packet_bytes", d.packet_bytes, 100, 65535, "bytes",
                "full data packet on the wire (the window unit, MSS)"),
       IntParam("initial_window_packets", d.initial_window_packets, 1, 1000,
-               "packets",
-               "initial congestion window (RFC 9002: 10)"),
+               "packets", "initial congestion window (RFC 9002: 10)"),
   };
   return kParams;
 }
@@ -245,7 +241,8 @@ const ParamTable& SimulationParams() {
 void ValidateSpec(const SimulationSpec& spec) {
   ValidateRandomization(spec.randomization);
   CheckTimeRow(SimulationParams(), "duration_s", "duration_s", spec.duration);
-  CheckTimeRow(SimulationParams(), "sample_interval_s", "sample_interval_s", spec.sample_interval);
+  CheckTimeRow(SimulationParams(), "sample_interval_s", "sample_interval_s",
+               spec.sample_interval);
   if (spec.record_series &&
       spec.duration / spec.sample_interval > kMaxSamples) {
     Fail("sample_interval_s",
@@ -290,14 +287,15 @@ void ValidateSpec(const SimulationSpec& spec) {
       CheckDelay(sat + ".delay_ms", s.propagation_delay);
       CheckRow(LinkParams(), "loss_rate", sat + ".loss_rate", s.loss_rate);
     }
-    CheckTimeRow(LinkParams(), "schedule_period_s", at + ".schedule_period_s", l.schedule_period);
+    CheckTimeRow(LinkParams(), "schedule_period_s", at + ".schedule_period_s",
+                 l.schedule_period);
     if (l.schedule_period != 0 && l.schedule_period <= prev) {
       Fail(at + ".schedule_period_s", "must exceed the last schedule time");
     }
     if (l.schedule_period != 0 && l.schedule_period < kMinSchedulePeriod) {
       Fail(at + ".schedule_period_s",
-           "must be 0 (no repeat) or >= " +
-               Num(ToSeconds(kMinSchedulePeriod)) + " s");
+           "must be 0 (no repeat) or >= " + Num(ToSeconds(kMinSchedulePeriod)) +
+               " s");
     }
   }
   for (size_t i = 0; i < spec.flows.size(); ++i) {
@@ -324,7 +322,8 @@ void ValidateSpec(const SimulationSpec& spec) {
                                   "'; allowed: minrtt, roundrobin");
     }
     CheckTimeRow(FlowParams(), "start_s", at + ".start_s", f.start);
-    CheckTimeRow(FlowParams(), "start_jitter_s", at + ".start_jitter_s", f.start_jitter);
+    CheckTimeRow(FlowParams(), "start_jitter_s", at + ".start_jitter_s",
+                 f.start_jitter);
     CheckTimeRow(FlowParams(), "stop_s", at + ".stop_s", f.stop);
     if (f.start_jitter > 0) {
       for (const PathSpec& path : f.paths) {
@@ -368,16 +367,20 @@ void ValidateSpec(const SimulationSpec& spec) {
                                 " are allowed: raise chunk_bytes or lower "
                                 "rate_mbps");
         }
-        CheckTimeRow(AppParams(), "duration_s", at + ".app.duration_s", app.duration);
+        CheckTimeRow(AppParams(), "duration_s", at + ".app.duration_s",
+                     app.duration);
       }
       if (app.kind == AppSpec::Kind::kOnOff) {
         CheckRow(AppParams(), "shape", at + ".app.shape", app.shape);
-        CheckTimeRow(AppParams(), "mean_on_s", at + ".app.mean_on_s", app.mean_on);
-        CheckTimeRow(AppParams(), "mean_off_s", at + ".app.mean_off_s", app.mean_off);
+        CheckTimeRow(AppParams(), "mean_on_s", at + ".app.mean_on_s",
+                     app.mean_on);
+        CheckTimeRow(AppParams(), "mean_off_s", at + ".app.mean_off_s",
+                     app.mean_off);
       }
       if (app.kind == AppSpec::Kind::kVideo) {
         CheckRow(AppParams(), "fps", at + ".app.fps", app.fps);
-        CheckTimeRow(AppParams(), "startup_delay_s", at + ".app.startup_delay_s", app.startup_delay);
+        CheckTimeRow(AppParams(), "startup_delay_s",
+                     at + ".app.startup_delay_s", app.startup_delay);
       }
     };
     check_app(f.app, at);

@@ -11,10 +11,10 @@
 
 #include "app/app_spec.h"
 #include "cc/controller.h"
+#include "engine/domain_randomization.h"
 #include "net/link_process.h"
 #include "net/queue_discipline.h"
 #include "net/router_agent.h"
-#include "engine/domain_randomization.h"
 #include "sim/limits.h"
 #include "sim/param_spec.h"
 #include "sim/time.h"

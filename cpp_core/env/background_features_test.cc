@@ -143,8 +143,7 @@ TEST(BackgroundFeaturesInEnvTest, ShareIsWhatTheCountersSay) {
     EXPECT_GE(buf.obs[2], 0.0f);
     EXPECT_LE(buf.obs[2], 2.0f);
     // One shared link: its shortfall is the step's unfairness term.
-    EXPECT_FLOAT_EQ(buf.obs[3],
-                    static_cast<float>(buf.metrics[unfairness]))
+    EXPECT_FLOAT_EQ(buf.obs[3], static_cast<float>(buf.metrics[unfairness]))
         << "step " << i;
     if (share > 0.2f && share < 0.8f) ++contested;
     if (buf.obs[3] > 0.1f) ++short_steps;

@@ -530,8 +530,7 @@ void EnvInstance::Observe(double dt_s, const EnvOutput& out) {
     // started yet takes nothing and is owed nothing).
     const FlowSpec& flow = sim_->spec().flows[fi];
     if (now < flow.start) continue;
-    auto it =
-        std::find(links_used.begin(), links_used.end(), probe.first_link);
+    auto it = std::find(links_used.begin(), links_used.end(), probe.first_link);
     if (it != links_used.end()) {
       StepMeasures::SharedLink& shared = sm_in.shared[it - links_used.begin()];
       shared.background_mbps.push_back(mbps);

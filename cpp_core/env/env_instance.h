@@ -94,8 +94,7 @@ class EnvInstance {
   void ListSubflows(const SimulationSpec& spec);
   // `step_end`: when the step the action governs ends (the residual
   // background cap looks at the routes up to then).
-  void ApplyAction(const float* box, const int64_t* discrete,
-                   TimeNs step_end);
+  void ApplyAction(const float* box, const int64_t* discrete, TimeNs step_end);
   TimeNs NextStepInterval() const;
   double WindowCap(int subflow, const SubflowProbe& p);
   void Observe(double dt_s, const EnvOutput& out);
@@ -114,8 +113,8 @@ class EnvInstance {
   EnvConfig config_;
   ObservationSpec obs_spec_;
   ActionSpec action_spec_;
-  std::vector<int> features_;  // catalogue indices
-  bool has_mobility_features_ = false;  // some feature needs the oracle
+  std::vector<int> features_;             // catalogue indices
+  bool has_mobility_features_ = false;    // some feature needs the oracle
   bool has_background_features_ = false;  // the background oracle's
   int num_subflows_ = 0;
   std::vector<SubflowInfo> all_subflows_;  // Build order: test first
@@ -130,7 +129,7 @@ class EnvInstance {
   std::vector<float> history_;     // num_subflows * history * F
   std::vector<double> rate_mbps_;  // rate mode: current sending rate
   std::vector<double> residual_scale_;
-  std::vector<double> rate_max_mbps_;      // decaying max of delivery rates
+  std::vector<double> rate_max_mbps_;  // decaying max of delivery rates
   // The pareto reward's capacity normaliser: the episode's first non-zero
   // summed capacity of the links in use (0 until then; reset per episode).
   double capacity_ref_mbps_ = 0.0;

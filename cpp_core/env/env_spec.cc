@@ -120,13 +120,13 @@ const std::vector<FeatureInfo>& FeatureCatalogue() {
       // running maximum decaying by 2 % per step), bdp_est = rate_max x
       // min_rtt; both are what a sender can measure.
       {"cwnd_bdp", "", "log2(cwnd / bdp_est) / 4",
-       "congestion window in estimated BDPs (0 before estimates exist)",
-       -2.0f, 2.0f, kBase,
+       "congestion window in estimated BDPs (0 before estimates exist)", -2.0f,
+       2.0f, kBase,
        [](const In& in) {
-         return in.bdp_est_bytes > 0
-                    ? std::log2(std::max(in.cwnd_bytes, 1.0) / in.bdp_est_bytes) /
-                          4.0
-                    : 0.0;
+         return in.bdp_est_bytes > 0 ? std::log2(std::max(in.cwnd_bytes, 1.0) /
+                                                 in.bdp_est_bytes) /
+                                           4.0
+                                     : 0.0;
        }},
       {"inflight_bdp", "", "log2(1 + inflight / bdp_est) / 2",
        "bytes in flight in estimated BDPs", 0.0f, 2.0f, kBase,
@@ -138,9 +138,8 @@ const std::vector<FeatureInfo>& FeatureCatalogue() {
       {"delivery_norm", "", "delivery rate / rate_max",
        "latest delivery-rate sample relative to rate_max", 0.0f, 2.0f, kBase,
        [](const In& in) {
-         return in.rate_max_mbps > 0
-                    ? in.delivery_rate_mbps / in.rate_max_mbps
-                    : 0.0;
+         return in.rate_max_mbps > 0 ? in.delivery_rate_mbps / in.rate_max_mbps
+                                     : 0.0;
        }},
       {"throughput_norm", "", "throughput / rate_max",
        "Mb/s received in the step relative to rate_max", 0.0f, 2.0f, kBase,
@@ -166,9 +165,10 @@ const std::vector<FeatureInfo>& FeatureCatalogue() {
          return bdp > 0 ? std::log2(bdp / std::max(in.cwnd_bytes, 1.0)) / 4.0
                         : 0.0;
        }},
-      {"handover", "", "0 | 1", "1 if a handover happened during the step "
-       "(truth)", 0.0f, 1.0f, kBase,
-       [](const In& in) { return in.handover ? 1.0 : 0.0; }},
+      {"handover", "", "0 | 1",
+       "1 if a handover happened during the step "
+       "(truth)",
+       0.0f, 1.0f, kBase, [](const In& in) { return in.handover ? 1.0 : 0.0; }},
       // The background oracle: who else the subflow's first link carried
       // in the step (simulator truth; a sender would have to estimate it).
       {"background_share", "", "background Mb/s / link Mb/s",
@@ -200,9 +200,9 @@ const std::vector<FeatureInfo>& FeatureCatalogue() {
 
 const ParamTable& EnvParams() {
   static const ParamTable kParams = [] {
-    ParamSpec features = ListParam(
-        "features", ParamKind::kNames,
-        "observation features, in order (default: the first nine)");
+    ParamSpec features =
+        ListParam("features", ParamKind::kNames,
+                  "observation features, in order (default: the first nine)");
     features.choices = BaseFeatureNames();
     features.names_default.assign(
         features.choices.begin(),
@@ -235,8 +235,7 @@ const ParamTable& EnvParams() {
         PositiveParam("window_max_factor", 1.25, 1.0, 1024.0, "",
                       "window/residual: action 1 multiplies the window by "
                       "this"),
-        PositiveParam("rate_step", 0.05, 0.0, 10.0, "",
-                      "rate: Aurora's alpha"),
+        PositiveParam("rate_step", 0.05, 0.0, 10.0, "", "rate: Aurora's alpha"),
         PositiveParam("rate_initial_mbps", 1.0, 0.0, 1e7, "Mb/s",
                       "rate: sending rate at reset (in [rate_min_mbps, "
                       "rate_max_mbps])"),
@@ -265,10 +264,10 @@ const ParamTable& EnvParams() {
 
 const ParamTable& RewardParams() {
   static const ParamTable kParams = {
-      ChoiceParam("preset", "linear",
-                  {"linear", "aurora", "power", "normalized", "orca", "fair",
-                   "pareto"},
-                  "reward formula (docs/env.md, Reward)"),
+      ChoiceParam(
+          "preset", "linear",
+          {"linear", "aurora", "power", "normalized", "orca", "fair", "pareto"},
+          "reward formula (docs/env.md, Reward)"),
       RealParam("throughput_weight", 1.0, 0.0, 1e9, "",
                 "linear, normalized, fair, pareto: w_t"),
       RealParam("delay_weight", 1.0, 0.0, 1e9, "",
@@ -289,8 +288,7 @@ const ParamTable& RewardParams() {
       ChoiceParam("fairness", "friendliness", {"friendliness", "jain"},
                   "fair: how unfairness to background flows is measured"),
       RealParam("orca_zeta", 5.0, 0.0, 1e9, "", "orca: loss penalty factor"),
-      RealParam("orca_beta", 1.25, 1.0, 1e9, "base RTTs",
-                "orca: delay slack"),
+      RealParam("orca_beta", 1.25, 1.0, 1e9, "base RTTs", "orca: delay slack"),
       RealParam("scale", 1.0, -1e9, 1e9, "", "multiplies the reward"),
   };
   return kParams;
@@ -315,8 +313,7 @@ std::vector<int> SelectFeatures(const EnvConfig& config) {
           if (!allowed.empty()) allowed += ", ";
           allowed += f.name;
         }
-        Fail("features", "unknown feature '" + name + "'; allowed: " +
-                             allowed +
+        Fail("features", "unknown feature '" + name + "'; allowed: " + allowed +
                              " (mobility features: set env.mobility_features;"
                              " background features: set "
                              "env.background_features)");
@@ -341,9 +338,9 @@ std::vector<int> SelectFeatures(const EnvConfig& config) {
 
 const std::vector<std::string>& SenderFeatureNames() {
   static const std::vector<std::string> kNames = {
-      "cwnd",     "inflight",  "delivery_rate", "rtt_ratio",
-      "rtt_gradient", "loss_rate", "ack_rate", "srtt",
-      "cwnd_bdp", "inflight_bdp", "delivery_norm", "ack_norm"};
+      "cwnd",         "inflight",     "delivery_rate", "rtt_ratio",
+      "rtt_gradient", "loss_rate",    "ack_rate",      "srtt",
+      "cwnd_bdp",     "inflight_bdp", "delivery_norm", "ack_norm"};
   return kNames;
 }
 
@@ -591,8 +588,7 @@ double Unfairness(FairnessMetric metric, const StepMeasures& m) {
       int counted = 0;
       for (size_t j = 0; j <= n; ++j) {
         if (!(owed[j] > 0)) continue;
-        const double x = (j < n ? l.background_mbps[j] : l.test_mbps) /
-                         owed[j];
+        const double x = (j < n ? l.background_mbps[j] : l.test_mbps) / owed[j];
         xs += x;
         squares += x * x;
         ++counted;
@@ -651,8 +647,8 @@ double StepReward(const RewardConfig& rc, const StepMeasures& m,
         // times the propagation delay (half the base RTT), weighted by the
         // share of the capacity delivered that late, so that, as a
         // percentile of packet delays, steps count by what they carry.
-        const double excess = m.delay_ms / (0.5 * m.base_rtt_ms) - 1.0 -
-                              rc.delay_tail_tolerance;
+        const double excess =
+            m.delay_ms / (0.5 * m.base_rtt_ms) - 1.0 - rc.delay_tail_tolerance;
         reward -= rc.delay_tail_weight * util * std::max(0.0, excess);
       }
       if (rc.preset == RewardPreset::kFair) {
@@ -674,8 +670,8 @@ double StepReward(const RewardConfig& rc, const StepMeasures& m,
                rc.loss_weight * m.loss -
                rc.fairness_weight * CapacityShortfallMbps(m) / c;
       if (rc.delay_tail_weight > 0 && m.base_rtt_ms > 0) {
-        const double excess = m.delay_ms / (0.5 * m.base_rtt_ms) - 1.0 -
-                              rc.delay_tail_tolerance;
+        const double excess =
+            m.delay_ms / (0.5 * m.base_rtt_ms) - 1.0 - rc.delay_tail_tolerance;
         reward -= rc.delay_tail_weight * util * std::max(0.0, excess);
       }
       break;

@@ -185,17 +185,17 @@ const char* RewardPresetName(RewardPreset preset);
 // What the observer knows about one subflow at the end of a step; each
 // feature is a function of it (FeatureInfo::raw).
 struct FeatureInputs {
-  double mss = 0;             // bytes
+  double mss = 0;  // bytes
   double cwnd_bytes = 0;
   double inflight_bytes = 0;
   double delivery_rate_mbps = 0;
   double srtt_ms = 0;
   double min_rtt_ms = 0;
-  double prev_srtt_ms = 0;    // srtt one step earlier
-  double packets_sent = 0;    // in the step
-  double declared_lost = 0;   // packets the sender declared lost in the step
-  double ack_mbps = 0;        // newly acknowledged, over the step
-  double throughput_mbps = 0; // received, over the step
+  double prev_srtt_ms = 0;     // srtt one step earlier
+  double packets_sent = 0;     // in the step
+  double declared_lost = 0;    // packets the sender declared lost in the step
+  double ack_mbps = 0;         // newly acknowledged, over the step
+  double throughput_mbps = 0;  // received, over the step
   // Oracle features (valid only when the env has an oracle).
   double oracle_capacity_mbps = 0;
   double oracle_rtt_ms = 0;
@@ -337,7 +337,7 @@ struct SubflowMetrics {
 template <typename Metrics>
 struct MetricColumn {
   const char* name;
-  double Metrics::*field;
+  double Metrics::* field;
 };
 // The column order of BatchSimulation's metrics / subflow buffers.
 const std::vector<MetricColumn<StepMetrics>>& StepMetricColumns();

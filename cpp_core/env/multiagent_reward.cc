@@ -153,8 +153,8 @@ MultiAgentRewarder::MultiAgentRewarder(const SimulationSpec& spec,
     throw std::invalid_argument("num_agents must be in [1, flows]");
   }
   if (num_envs < 1) throw std::invalid_argument("num_envs must be >= 1");
-  c_ = MultiAgentRewardColumns{ColumnOf("throughput_mbps"),
-                               ColumnOf("srtt_ms"), ColumnOf("min_rtt_ms"),
+  c_ = MultiAgentRewardColumns{ColumnOf("throughput_mbps"), ColumnOf("srtt_ms"),
+                               ColumnOf("min_rtt_ms"),
                                ColumnOf("capacity_mbps")};
   cols_ = static_cast<int>(SubflowMetricNames().size());
   packet_bits_ = 8.0 * static_cast<double>(spec.packet_bytes);

@@ -103,7 +103,7 @@ class MultiAgentRewarder {
 
  private:
   struct Flow {
-    std::vector<int> subflows;  // the simulation's subflow indices
+    std::vector<int> subflows;    // the simulation's subflow indices
     std::vector<PathSpec> paths;  // copies: the spec need not outlive this
     TimeNs start = 0;
     bool app_limited = false;

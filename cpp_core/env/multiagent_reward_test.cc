@@ -64,18 +64,16 @@ TEST(MultiAgentRewardTest, BadLinksAreRefused) {
   EXPECT_THROW(MultipathMaxMinShares({{0}}, {10.0}, {}), std::invalid_argument);
   std::vector<int> many;
   for (int l = 0; l <= kMaxMaxMinLinks; ++l) many.push_back(l);
-  EXPECT_THROW(MultipathMaxMinShares({many},
-                                     std::vector<double>(many.size(), 1.0),
-                                     {kInf}),
+  EXPECT_THROW(MultipathMaxMinShares(
+                   {many}, std::vector<double>(many.size(), 1.0), {kInf}),
                std::invalid_argument);
 }
 
 TEST(MultiAgentRewardTest, HarmIsTheCompetitorsShortfallAgainstTheirShare) {
   // Flows 0-1 agents, 2-3 competitors: 2 delivers 4 of its 10, 3 more
   // than its share (no credit for the surplus).
-  EXPECT_DOUBLE_EQ(CompetitorShortfallMbps({10, 10, 10, 10}, {13, 13, 4, 12},
-                                           {2, 3}),
-                   6.0);
+  EXPECT_DOUBLE_EQ(
+      CompetitorShortfallMbps({10, 10, 10, 10}, {13, 13, 4, 12}, {2, 3}), 6.0);
   // On one shared link it is the single env's pareto harm (the test
   // connection one flow): capacity 90, background demands 20 and greedy.
   StepMeasures m;
@@ -85,8 +83,8 @@ TEST(MultiAgentRewardTest, HarmIsTheCompetitorsShortfallAgainstTheirShare) {
   l.background_mbps = {15.0, 15.0};
   l.background_demand_mbps = {20.0, kInf};
   m.shared.push_back(l);
-  const std::vector<double> fair = MultipathMaxMinShares(
-      {{0}, {0}, {0}}, {90.0}, {kInf, 20.0, kInf});
+  const std::vector<double> fair =
+      MultipathMaxMinShares({{0}, {0}, {0}}, {90.0}, {kInf, 20.0, kInf});
   EXPECT_NEAR(CompetitorShortfallMbps(fair, {60.0, 15.0, 15.0}, {1, 2}),
               CapacityShortfallMbps(m), 1e-9);
 }
@@ -97,8 +95,8 @@ TEST(MultiAgentRewardTest, AboveTheFairShareWithAStarvedBackgroundScoresLower) {
   // 1); an agent that takes 15 while the other keeps 10 leaves the
   // background 5, and at 20 (the background starved) it is worse again,
   // for any fairness weight w >= 0 and harm weight h > 0.
-  const std::vector<double> fair = MultipathMaxMinShares(
-      {{0}, {0}, {0}}, {30.0}, {kInf, kInf, kInf});
+  const std::vector<double> fair =
+      MultipathMaxMinShares({{0}, {0}, {0}}, {30.0}, {kInf, kInf, kInf});
   for (double f : fair) ASSERT_NEAR(f, 10.0, 1e-9);
   for (double w : {0.0, 1.0, 5.0}) {
     for (double h : {0.5, 1.0, 5.0}) {

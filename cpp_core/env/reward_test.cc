@@ -170,8 +170,7 @@ TEST(RewardTest, FairnessOwesABackgroundFlowOnlyWhatItOffers) {
               1.0 - (a + b) * (a + b) / (2.0 * (a * a + b * b)), 1e-12);
   // A demand above the equal split is owed the equal split: the bulk rule.
   m.shared[0].background_demand_mbps = {1000.0};
-  EXPECT_NEAR(Unfairness(FairnessMetric::kFriendliness, m), 1.0 / 3.0,
-              1e-12);
+  EXPECT_NEAR(Unfairness(FairnessMetric::kFriendliness, m), 1.0 / 3.0, 1e-12);
   EXPECT_NEAR(Unfairness(FairnessMetric::kJain, m), 0.1, 1e-12);
 }
 

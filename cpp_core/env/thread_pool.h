@@ -71,7 +71,7 @@ class ThreadPool {
   std::atomic<bool> stop_{false};
   const std::function<void(int)>* fn_ = nullptr;
   int chunk_ = 1;
-  std::vector<Block> blocks_;  // one per thread; 0 is the caller's
+  std::vector<Block> blocks_;               // one per thread; 0 is the caller's
   alignas(64) std::atomic<int> active_{0};  // workers still in this round
   alignas(64) std::exception_ptr error_;
 };

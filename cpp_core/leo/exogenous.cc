@@ -97,8 +97,7 @@ void RandomDuration::Validate(const std::string& where) const {
       if (!(std::isfinite(min_s) && min_s >= 0.0 && min_s <= kMaxDurationS)) {
         OutOfRange(where + ".min_s", DurationRange(), min_s);
       }
-      if (!(std::isfinite(max_s) && max_s >= min_s &&
-            max_s <= kMaxDurationS)) {
+      if (!(std::isfinite(max_s) && max_s >= min_s && max_s <= kMaxDurationS)) {
         OutOfRange(where + ".max_s",
                    "[min_s = " + FormatDouble(min_s) + ", " +
                        FormatDouble(kMaxDurationS) + "] s",
@@ -136,7 +135,8 @@ const ParamTable& LinkJitterTable() {
                 "draw a fresh factor at each handover"),
       RealParam("handover_delay_ms",
                 static_cast<double>(p.handover_delay_max) / 1e6, 0.0, 10000.0,
-                "ms", "extra one-way delay at a handover, uniform in [0, this]"),
+                "ms",
+                "extra one-way delay at a handover, uniform in [0, this]"),
   };
   return kRows;
 }
@@ -198,8 +198,8 @@ class JitteredLink : public LinkProcess {
  private:
   void DrawDelay() {
     if (p_.handover_delay_max > 0) {
-      extra_delay_ = static_cast<TimeNs>(
-          std::llround(rng_.Uniform() * static_cast<double>(p_.handover_delay_max)));
+      extra_delay_ = static_cast<TimeNs>(std::llround(
+          rng_.Uniform() * static_cast<double>(p_.handover_delay_max)));
     }
   }
   LinkState Combine(TimeNs t, bool handover) const {
@@ -230,8 +230,7 @@ class JitteredLink : public LinkProcess {
 std::unique_ptr<LinkProcess> MakeJitteredLink(std::unique_ptr<LinkProcess> base,
                                               const LinkJitterParams& params,
                                               uint64_t seed, uint64_t link_id) {
-  return std::make_unique<JitteredLink>(std::move(base), params, seed,
-                                        link_id);
+  return std::make_unique<JitteredLink>(std::move(base), params, seed, link_id);
 }
 
 }  // namespace orbitcc

@@ -253,22 +253,22 @@ TEST(AlongTrackRandomOutage, HardBlackoutsFollowTheSeedSoftOnesAreZero) {
   auto blackouts = [&](uint64_t seed, std::vector<TimeNs>* starts) {
     std::vector<TimeNs> out;
     for (int sub = 0; sub < 2; ++sub) {
-    c.subflow = sub;
-    AlongTrackLinkProcess p(c, seed, static_cast<uint64_t>(sub));
-    LinkState s = p.Initial();
-    TimeNs down_since = -1;
-    while (p.Next(&s) && s.time < 200 * kNsPerSec) {
-      if (s.handover && s.capacity_bps == 0.0) {
-        down_since = s.time;
-        starts->push_back(s.time);
-      } else if (s.handover) {
-        starts->push_back(s.time);
-        out.push_back(0);
-      } else if (down_since >= 0 && s.capacity_bps > 0.0) {
-        out.push_back(s.time - down_since);
-        down_since = -1;
+      c.subflow = sub;
+      AlongTrackLinkProcess p(c, seed, static_cast<uint64_t>(sub));
+      LinkState s = p.Initial();
+      TimeNs down_since = -1;
+      while (p.Next(&s) && s.time < 200 * kNsPerSec) {
+        if (s.handover && s.capacity_bps == 0.0) {
+          down_since = s.time;
+          starts->push_back(s.time);
+        } else if (s.handover) {
+          starts->push_back(s.time);
+          out.push_back(0);
+        } else if (down_since >= 0 && s.capacity_bps > 0.0) {
+          out.push_back(s.time - down_since);
+          down_since = -1;
+        }
       }
-    }
     }
     return out;
   };

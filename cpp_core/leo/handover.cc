@@ -34,13 +34,13 @@ void HandoverConfig::Validate() const {
              static_cast<double>(reconfig_offset));
   LeoRequire(hysteresis_deg >= 0.0 && hysteresis_deg <= 90.0,
              "handover.hysteresis_deg", "in [0, 90]", hysteresis_deg);
-  LeoRequire(check_interval >= kNsPerMs, "handover.check_interval_ns", ">= 1 ms",
-             static_cast<double>(check_interval));
+  LeoRequire(check_interval >= kNsPerMs, "handover.check_interval_ns",
+             ">= 1 ms", static_cast<double>(check_interval));
   LeoRequire(outage >= 0, "handover.outage_ns", ">= 0",
              static_cast<double>(outage));
   if (outage_random.random()) outage_random.Validate("handover.outage_s");
-  LeoRequire(sample_interval >= kNsPerMs, "handover.sample_interval_ns", ">= 1 ms",
-             static_cast<double>(sample_interval));
+  LeoRequire(sample_interval >= kNsPerMs, "handover.sample_interval_ns",
+             ">= 1 ms", static_cast<double>(sample_interval));
 }
 
 void BentPipe::Validate() const {

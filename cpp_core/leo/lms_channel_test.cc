@@ -36,18 +36,18 @@ int StateOf(const LmsChannelParams& p, double capacity) {
 ChainStats Simulate(const LmsChannelParams& p, uint64_t seed, int changes) {
   LmsChannel channel(p, seed, /*link_id=*/7);
   ChainStats st;
-  WalkChanges(channel, changes,
-              [&](const LinkState& cur, const LinkState& next, double dt,
-                  bool first) {
-                const int state = StateOf(p, cur.capacity_bps);
-                st.time_s[state] += dt;
-                st.capacity_integral += dt * cur.capacity_bps;
-                st.total_s += dt;
-                if (!first) ++st.visits[state];
-                const int to = StateOf(p, next.capacity_bps);
-                EXPECT_NE(to, state) << "a change must leave the state";
-                ++st.jumps[state][to];
-              });
+  WalkChanges(
+      channel, changes,
+      [&](const LinkState& cur, const LinkState& next, double dt, bool first) {
+        const int state = StateOf(p, cur.capacity_bps);
+        st.time_s[state] += dt;
+        st.capacity_integral += dt * cur.capacity_bps;
+        st.total_s += dt;
+        if (!first) ++st.visits[state];
+        const int to = StateOf(p, next.capacity_bps);
+        EXPECT_NE(to, state) << "a change must leave the state";
+        ++st.jumps[state][to];
+      });
   return st;
 }
 

@@ -199,8 +199,8 @@ double TracePathPredictor::PeakCapacityBps(TimeNs from, TimeNs to) const {
   }
   double peak = 0.0;
   for (TimeNs s = from; s + w <= to; s += bin_) {
-    peak = std::max(peak,
-                    CapacityIntegral(s + w + o) - CapacityIntegral(s + o));
+    peak =
+        std::max(peak, CapacityIntegral(s + w + o) - CapacityIntegral(s + o));
   }
   return peak / ToSeconds(w);
 }
@@ -208,9 +208,9 @@ double TracePathPredictor::PeakCapacityBps(TimeNs from, TimeNs to) const {
 double TracePathPredictor::CapacityIntegral(TimeNs x) const {
   const TimeNs cycles = x / period_;
   const TimeNs y = x - cycles * period_;
-  const size_t i = static_cast<size_t>(
-      std::upper_bound(starts_.begin(), starts_.end(), y) - starts_.begin() -
-      1);
+  const size_t i =
+      static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), y) -
+                          starts_.begin() - 1);
   return static_cast<double>(cycles) * bits_per_period_ + prefix_[i] +
          rate_[i] * ToSeconds(y - starts_[i]);
 }

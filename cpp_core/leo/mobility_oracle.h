@@ -144,9 +144,9 @@ class TracePathPredictor : public PathPredictor {
   double PeakCapacityBps(TimeNs from, TimeNs to) const;
 
  private:
-  std::vector<TimeNs> starts_;     // bin starts in [0, period)
-  std::vector<double> prefix_;     // bits delivered before each bin start
-  std::vector<double> rate_;       // bps of each bin
+  std::vector<TimeNs> starts_;  // bin starts in [0, period)
+  std::vector<double> prefix_;  // bits delivered before each bin start
+  std::vector<double> rate_;    // bps of each bin
   TimeNs period_;
   double bits_per_period_;
   std::vector<double> delays_ms_;

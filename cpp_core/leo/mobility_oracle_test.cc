@@ -1,6 +1,4 @@
 #include "leo/mobility_oracle.h"
-#include "leo/trace.h"
-#include "sim/temp_file_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +6,9 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "leo/trace.h"
+#include "sim/temp_file_test_util.h"
 
 namespace orbitcc {
 namespace {
@@ -160,9 +161,8 @@ TEST(TraceOracle, CapacityIsTheSlotsPeakOverAWindow) {
   EXPECT_DOUBLE_EQ(p.AccessCapacityBps(31 * kNsPerSec), 40e6);
   // Never below the mean capacity of any window inside the slot.
   for (TimeNs t = 0; t < 14 * kNsPerSec; t += 370 * kNsPerMs) {
-    const double mean = (p.CapacityIntegral(t + 100 * kNsPerMs) -
-                         p.CapacityIntegral(t)) /
-                        0.1;
+    const double mean =
+        (p.CapacityIntegral(t + 100 * kNsPerMs) - p.CapacityIntegral(t)) / 0.1;
     EXPECT_GE(p.AccessCapacityBps(t), mean - 1e-6) << t;
   }
   // A start 15 s into the trace puts the flat slot first.
@@ -173,8 +173,7 @@ TEST(TraceOracle, CapacityIsTheSlotsPeakOverAWindow) {
 }
 
 TEST(TraceOracle, IntegralCountsEveryBitOncePerPeriod) {
-  TracePathPredictor p(SyntheticBins(), 30 * kNsPerSec, {10.0},
-                       SlotOptions(0));
+  TracePathPredictor p(SyntheticBins(), 30 * kNsPerSec, {10.0}, SlotOptions(0));
   const double period_bits = 15 * 10e6 + 0.2 * 30e6 + 15 * 20e6;
   EXPECT_NEAR(p.CapacityIntegral(30 * kNsPerSec), period_bits, 1e-3);
   // Two periods and the first slot again (its burst included).
@@ -234,9 +233,8 @@ TEST(TraceOracle, RejectsInconsistentInput) {
                std::invalid_argument);
   EXPECT_THROW(TracePathPredictor(SyntheticBins(), 30 * kNsPerSec, {}, {}),
                std::invalid_argument);
-  EXPECT_THROW(
-      TracePathPredictor(SyntheticBins(), 10 * kNsPerSec, {1.0}, {}),
-      std::invalid_argument);  // bins past the period
+  EXPECT_THROW(TracePathPredictor(SyntheticBins(), 10 * kNsPerSec, {1.0}, {}),
+               std::invalid_argument);  // bins past the period
 }
 
 }  // namespace

@@ -22,15 +22,14 @@ struct OnOffStats {
 OnOffStats Simulate(const OnOffChannelParams& p, uint64_t seed, int changes) {
   OnOffChannel channel(p, seed, 11);
   OnOffStats st;
-  WalkChanges(channel, changes,
-              [&](const LinkState& cur, const LinkState& next, double dt,
-                  bool first) {
-                const bool up = cur.capacity_bps > 0.0;
-                EXPECT_NE(up, next.capacity_bps > 0.0)
-                    << "states must alternate";
-                (up ? st.up_s : st.down_s) += dt;
-                if (!first) ++(up ? st.up_visits : st.down_visits);
-              });
+  WalkChanges(
+      channel, changes,
+      [&](const LinkState& cur, const LinkState& next, double dt, bool first) {
+        const bool up = cur.capacity_bps > 0.0;
+        EXPECT_NE(up, next.capacity_bps > 0.0) << "states must alternate";
+        (up ? st.up_s : st.down_s) += dt;
+        if (!first) ++(up ? st.up_visits : st.down_visits);
+      });
   return st;
 }
 

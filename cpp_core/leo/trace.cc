@@ -61,11 +61,12 @@ std::string Printable(const std::string& text) {
 // Only regular files: a FIFO (or a device) would block the reader for ever
 // or stream without end.
 std::ifstream OpenOrThrow(const std::string& path) {
-  struct stat st {};
+  struct stat st{};
   if (::stat(path.c_str(), &st) != 0) FailFile(path, "cannot open file");
   if (!S_ISREG(st.st_mode)) {
-    FailFile(path, "is not a regular file (a FIFO, device or directory); "
-                   "allowed: a regular trace file");
+    FailFile(path,
+             "is not a regular file (a FIFO, device or directory); "
+             "allowed: a regular trace file");
   }
   std::ifstream in(path);
   if (!in) FailFile(path, "cannot open file");

@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -34,9 +34,10 @@ std::vector<ModulationSegment> BuildPart(const std::vector<double>& capacity,
   }
   const double mean = sum / static_cast<double>(last - first);
   if (!(mean > 0.0)) {
-    FailFile(path, "a part of the trace used for modulation carries no data "
-                   "(mean capacity 0); allowed: a trace with deliveries in "
-                   "both halves");
+    FailFile(path,
+             "a part of the trace used for modulation carries no data "
+             "(mean capacity 0); allowed: a trace with deliveries in "
+             "both halves");
   }
   std::vector<ModulationSegment> out;
   for (size_t i = first; i < last; ++i) {
@@ -170,7 +171,7 @@ std::shared_ptr<const TraceModulation> CachedTraceModulation(
   // the process runs is read again, not served from the cache.
   using Stamp = std::pair<int64_t, int64_t>;
   auto stamp = [](const std::string& path) {
-    struct stat st {};
+    struct stat st{};
     if (::stat(path.c_str(), &st) != 0) return Stamp{-1, -1};
     return Stamp{int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec,
                  static_cast<int64_t>(st.st_size)};
@@ -203,9 +204,8 @@ std::unique_ptr<LinkProcess> MakeTraceModulatedProcess(
   if (!base || !trace) {
     throw std::invalid_argument("trace modulation needs a base and a trace");
   }
-  return std::make_unique<TraceModulatedProcess>(std::move(base),
-                                                 std::move(trace), part,
-                                                 start_offset);
+  return std::make_unique<TraceModulatedProcess>(
+      std::move(base), std::move(trace), part, start_offset);
 }
 
 }  // namespace orbitcc

@@ -22,7 +22,8 @@ namespace {
 // one-way delays 10, 12, 11, 30 ms. Timestamps: bin k holds ms 10k..10k+9;
 // the period is the last timestamp, 40 ms.
 std::shared_ptr<const TraceModulation> FourBins() {
-  const std::string bw = WriteTestFile("mod.bw", "5\n12\n13\n14\n25\n26\n33\n40\n");
+  const std::string bw =
+      WriteTestFile("mod.bw", "5\n12\n13\n14\n25\n26\n33\n40\n");
   const std::string delay = WriteTestFile("mod.delay", "10\n12\n11\n30\n");
   return ReadTraceModulation(bw, delay);
 }
@@ -56,7 +57,7 @@ TEST(TraceModulationTest, RelativeCapacityAndExcessDelayPerBin) {
       Base({LinkState{0, 100e6, 20 * kNsPerMs, 0.0, false, false}}), m,
       TracePart::kWhole, 0);
   LinkState s = p->Initial();
-  EXPECT_DOUBLE_EQ(s.capacity_bps, 100e6);  // 2 / 2
+  EXPECT_DOUBLE_EQ(s.capacity_bps, 100e6);        // 2 / 2
   EXPECT_EQ(s.propagation_delay, 20 * kNsPerMs);  // delay 10 = the minimum
   const double factors[] = {1.5, 1.0, 0.5, 1.0};
   const TimeNs extra_ms[] = {2, 1, 20, 0};
@@ -158,8 +159,7 @@ TEST(TraceModulationTest, BadTracesNameTheFile) {
     EXPECT_NE(std::string(e.what()).find("both halves"), std::string::npos);
   }
   const std::string one_bin = WriteTestFile("one.delay", "10\n");
-  EXPECT_THROW(ReadTraceModulation(empty_half, one_bin),
-               std::invalid_argument);
+  EXPECT_THROW(ReadTraceModulation(empty_half, one_bin), std::invalid_argument);
   EXPECT_THROW(ReadTraceModulation("/nonexistent.bw", delay),
                std::invalid_argument);
 }
@@ -178,8 +178,7 @@ TEST(TraceModulationTest, CacheReadsEachPairOnceUntilAFileChanges) {
   EXPECT_NE(second, first);
   EXPECT_EQ(second->period[static_cast<int>(TracePart::kWhole)],
             8 * second->bin);
-  EXPECT_EQ(first->period[static_cast<int>(TracePart::kWhole)],
-            4 * first->bin);
+  EXPECT_EQ(first->period[static_cast<int>(TracePart::kWhole)], 4 * first->bin);
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 // Tests for trace-driven links: mahimahi, mahimahi + delay file, CSV.
 #include "leo/trace.h"
-#include "sim/error_of.h"
-#include "sim/temp_file_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +9,9 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "sim/error_of.h"
+#include "sim/temp_file_test_util.h"
 
 namespace orbitcc {
 namespace {
@@ -293,12 +294,12 @@ TEST(StarlinkTraceTest, ShippedSyntheticTraceLoads) {
 
 TEST(CsvTraceTest, ParsesAndReplays) {
   const std::string path = WriteTestFile("ok.csv",
-                                     "# a comment\n"
-                                     "time_s,capacity_mbps,rtt_ms,loss\n"
-                                     "0,100,40,0\n"
-                                     "\n"
-                                     "1.5, 50 ,60,0.01\n"
-                                     "2,0,60,0\n");
+                                         "# a comment\n"
+                                         "time_s,capacity_mbps,rtt_ms,loss\n"
+                                         "0,100,40,0\n"
+                                         "\n"
+                                         "1.5, 50 ,60,0.01\n"
+                                         "2,0,60,0\n");
   const auto rows = ReadTraceCsv(path);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[1].time_s, 1.5);
@@ -360,7 +361,8 @@ TEST(CsvTraceTest, MalformedInputReportsFileAndLine) {
        "capacity_mbps"},
   };
   for (const Case& c : cases) {
-    const std::string path = WriteTestFile(std::string(c.name) + ".csv", c.content);
+    const std::string path =
+        WriteTestFile(std::string(c.name) + ".csv", c.content);
     const std::string msg = ErrorOf([&] { ReadTraceCsv(path); });
     EXPECT_NE(msg.find(path + ":" + std::to_string(c.line) + ":"),
               std::string::npos)

@@ -166,7 +166,7 @@ TEST(LogHistogramTest, QuantilesAgreeWithExactOrderStatistics) {
   CheckAgainstOrderStatistics(ramp);
   LogHistogram h;
   for (uint64_t v : ramp) h.Add(v);
-  EXPECT_EQ(h.Quantile(0.05), 50.0);  // < 64: exact
+  EXPECT_EQ(h.Quantile(0.05), 50.0);    // < 64: exact
   const double p99 = h.Quantile(0.99);  // x_(990) = 990, bucket [984, 991]
   EXPECT_GE(p99, 984.0);
   EXPECT_LE(p99, 991.0);

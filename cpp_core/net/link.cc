@@ -31,8 +31,7 @@ void Link::Start() {
 bool Link::BufferFull(uint32_t incoming_bytes) const {
   // The buffer counts the packet being serialised, so a buffer of B packets
   // delays a packet by at most B transmission times (queue + its own).
-  if (config_.buffer_packets > 0 &&
-      queue_packets() >= config_.buffer_packets) {
+  if (config_.buffer_packets > 0 && queue_packets() >= config_.buffer_packets) {
     return true;
   }
   if (config_.buffer_bytes > 0 &&

@@ -56,7 +56,7 @@ struct LinkStats {
   uint64_t packets_transmitted = 0;
   uint64_t bytes_transmitted = 0;  // serialised (including later-corrupted)
   LossCounts drops;
-  uint64_t aqm_drops = 0;  // of drops.queue_overflow, made by the AQM
+  uint64_t aqm_drops = 0;        // of drops.queue_overflow, made by the AQM
   double capacity_bit_ns = 0.0;  // integral of capacity over time (bits*1e9)
   uint64_t max_queue_bytes = 0;
   // Integral of the queue's bytes over time (bytes*ns), up to the last
@@ -75,8 +75,7 @@ class Link : private QueueDropSink {
   void Enqueue(TimeNs now, const Packet& packet);
   // The same for `packet` at position `hop` of route `route` (the
   // simulator's forwarding), stamped into the queue without a copy first.
-  void Enqueue(TimeNs now, const Packet& packet, uint16_t hop,
-               uint16_t route);
+  void Enqueue(TimeNs now, const Packet& packet, uint16_t hop, uint16_t route);
 
   // Event handlers.
   void OnTransmitted(TimeNs now, int64_t generation);
@@ -110,9 +109,8 @@ class Link : private QueueDropSink {
   double CapacityIntegralBitNs(TimeNs now) const;
   // Time integral of the queued bytes up to `now` (time-average queue).
   double QueueIntegralByteNs(TimeNs now) const {
-    return stats_.queue_byte_ns +
-           static_cast<double>(queue_bytes_) *
-               static_cast<double>(now - queue_changed_);
+    return stats_.queue_byte_ns + static_cast<double>(queue_bytes_) *
+                                      static_cast<double>(now - queue_changed_);
   }
   const LinkConfig& config() const { return config_; }
   const LinkStats& stats() const { return stats_; }

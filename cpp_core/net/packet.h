@@ -66,12 +66,12 @@ struct Packet {
   uint64_t number = 0;   // packet number / segment number / ACK frame id
   TimeNs sent_time = 0;  // when the sender put it on the wire
   uint64_t rwnd_cap = kMaxReceiveWindowBytes;  // window feedback (REFWA)
-  uint64_t stream_offset = 0;      // first payload byte's stream offset
-  uint32_t payload = 0;            // application bytes carried
-  uint32_t bytes = 0;              // size on the wire
-  int32_t subflow = 0;             // global subflow index
-  uint16_t hop = 0;    // index of the link it is on within its route
-  uint16_t route = 0;  // which of its subflow's routes it follows
+  uint64_t stream_offset = 0;  // first payload byte's stream offset
+  uint32_t payload = 0;        // application bytes carried
+  uint32_t bytes = 0;          // size on the wire
+  int32_t subflow = 0;         // global subflow index
+  uint16_t hop = 0;            // index of the link it is on within its route
+  uint16_t route = 0;          // which of its subflow's routes it follows
   bool is_ack = false;
 };
 

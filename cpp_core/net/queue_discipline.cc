@@ -60,8 +60,7 @@ const ParamTable& QueueConfig::Params(QueueKind kind) {
       PositiveParam("max_th", 15.0, 0.0, 1e7, "packets",
                     "average queue at which the drop probability reaches "
                     "max_p"),
-      PositiveParam("max_p", 0.1, 0.0, 1.0,
-                    "", "drop probability at max_th"),
+      PositiveParam("max_p", 0.1, 0.0, 1.0, "", "drop probability at max_th"),
       PositiveParam("w_q", 0.002, 0.0, 1.0, "",
                     "EWMA weight of the instantaneous queue in the average"),
       FlagParam("gentle", true,
@@ -83,8 +82,7 @@ const ParamTable& QueueConfig::Params(QueueKind kind) {
 }
 
 QueueConfig QueueConfig::FromValues(
-    QueueKind kind,
-    const std::vector<std::pair<std::string, double>>& values,
+    QueueKind kind, const std::vector<std::pair<std::string, double>>& values,
     const std::string& owner) {
   const ParamTable& table = Params(kind);
   QueueConfig c;
@@ -116,8 +114,7 @@ QueueConfig QueueConfig::FromValues(
       if (get("target_ms") >= get("interval_ms")) {
         throw std::invalid_argument(
             owner + "target_ms = " + FormatNumber(get("target_ms")) +
-            " must be below interval_ms = " +
-            FormatNumber(get("interval_ms")) +
+            " must be below interval_ms = " + FormatNumber(get("interval_ms")) +
             " (RFC 8289: target is 5-10 % of the interval)");
       }
       if (kind == QueueKind::kFqCoDel) {
@@ -132,10 +129,9 @@ QueueConfig QueueConfig::FromValues(
       c.w_q = get("w_q");
       c.gentle = get("gentle") != 0.0;
       if (c.max_th <= c.min_th) {
-        throw std::invalid_argument(owner + "max_th = " +
-                                    FormatNumber(c.max_th) +
-                                    " must be above min_th = " +
-                                    FormatNumber(c.min_th));
+        throw std::invalid_argument(
+            owner + "max_th = " + FormatNumber(c.max_th) +
+            " must be above min_th = " + FormatNumber(c.min_th));
       }
       break;
     case QueueKind::kDropTail:
@@ -415,9 +411,9 @@ class Red : public QueueDiscipline {
       ++count_;
       const double c = static_cast<double>(count_) * pb;
       const double pa = c >= 1.0 ? 1.0 : pb / (1.0 - c);
-      const double u = ToUnitInterval(HashKeys(
-          HashKeys(seed_, static_cast<uint64_t>(StreamId::kQueue)),
-          static_cast<uint64_t>(link_id_), arrival));
+      const double u = ToUnitInterval(
+          HashKeys(HashKeys(seed_, static_cast<uint64_t>(StreamId::kQueue)),
+                   static_cast<uint64_t>(link_id_), arrival));
       drop = u < pa;
     }
     if (drop) {

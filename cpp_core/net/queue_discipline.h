@@ -63,10 +63,9 @@ struct QueueConfig {
   // Reads `values` (name -> number) against Params(kind); throws
   // std::invalid_argument naming `owner` + the key for an unknown name or a
   // value out of range, or when RED's max_th <= min_th.
-  static QueueConfig FromValues(QueueKind kind,
-                                const std::vector<std::pair<std::string, double>>&
-                                    values,
-                                const std::string& owner);
+  static QueueConfig FromValues(
+      QueueKind kind, const std::vector<std::pair<std::string, double>>& values,
+      const std::string& owner);
 };
 
 // Where a discipline reports a packet it dropped (the link).

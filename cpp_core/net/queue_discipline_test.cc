@@ -230,7 +230,8 @@ class Host : public LinkHost {
   void RunUntil(Link& link, TimeNs t) {
     while (!events_.empty() && events_.top().time <= t) {
       const Event e = events_.Pop();
-      if (e.kind == EventKind::kLinkTransmitted) link.OnTransmitted(e.time, e.tag);
+      if (e.kind == EventKind::kLinkTransmitted)
+        link.OnTransmitted(e.time, e.tag);
       if (e.kind == EventKind::kLinkArrival) link.OnArrival(e.time);
       if (e.kind == EventKind::kLinkStateChange) link.OnStateChange(e.time);
     }
@@ -302,8 +303,8 @@ TEST(FqCodelTest, SparseFlowKeepsLowDelayBesideABulkFlow) {
       QueueConfig::FromValues(QueueKind::kFqCoDel, {}, "q."), &aqm_drops);
   EXPECT_GT(aqm_drops, 0u);
   // Drop-tail: the sparse packet waits behind the bulk backlog, which grows
-  // by 1000 packets (1 s) per second. FQ-CoDel: the sparse flow is a new flow each
-  // time and goes next: at most the packet in service (1 ms) and its own
+  // by 1000 packets (1 s) per second. FQ-CoDel: the sparse flow is a new flow
+  // each time and goes next: at most the packet in service (1 ms) and its own
   // serialisation (67 us).
   EXPECT_GT(droptail, Millis(500));
   EXPECT_LE(fq, Millis(1) + 70 * kNsPerUs);
@@ -395,8 +396,7 @@ TEST(RedTest, UniformisedDropsAtConstantAverage) {
     ASSERT_EQ(red->packets(), 15u);
   }
   const double pb = 0.05;
-  EXPECT_NEAR(static_cast<double>(drop_arrivals.size()) / n,
-              2 * pb, 0.004);
+  EXPECT_NEAR(static_cast<double>(drop_arrivals.size()) / n, 2 * pb, 0.004);
   for (size_t i = 1; i < drop_arrivals.size(); ++i) {
     EXPECT_LE(drop_arrivals[i] - drop_arrivals[i - 1], 19);
   }
@@ -452,8 +452,8 @@ TEST(QueueConfigTest, BadSettingsNameTheKey) {
 
 TEST(CodelLinkTest, AqmDropsAreCongestionLossesAndAllPacketsAreAccounted) {
   Host host;
-  auto link = QueueLink(
-      &host, QueueConfig::FromValues(QueueKind::kCoDel, {}, "q."), 0);
+  auto link =
+      QueueLink(&host, QueueConfig::FromValues(QueueKind::kCoDel, {}, "q."), 0);
   uint64_t sent = 0;
   for (TimeNs t = 0; t < Seconds(2); t += kNsPerMs / 2) {  // 2x the rate
     host.RunUntil(*link, t);

@@ -70,8 +70,8 @@ class EventQueue {
       for (;;) {
         size_t child = 2 * i + 1;
         if (child >= n) break;
-        if (child + 1 < n && Before(h[child + 1].time, h[child + 1].seq,
-                                    h[child])) {
+        if (child + 1 < n &&
+            Before(h[child + 1].time, h[child + 1].seq, h[child])) {
           ++child;
         }
         if (!Before(h[child].time, h[child].seq, time, seq)) break;

@@ -28,8 +28,17 @@ std::string Stream(double v, int precision) {
 // FormatNumber prints what `ostream << v` printed (the error messages users
 // and tests match on are unchanged) and what "%.*g" prints.
 TEST(FormatNumberTest, MatchesStreamsAndPrintf) {
-  const double specials[] = {0.0, -0.0, 1.0, 0.1, 1e6, 1e-6, 3600.0, 1e308,
-                             -2.5e-310, 1e12, 123456789.123,
+  const double specials[] = {0.0,
+                             -0.0,
+                             1.0,
+                             0.1,
+                             1e6,
+                             1e-6,
+                             3600.0,
+                             1e308,
+                             -2.5e-310,
+                             1e12,
+                             123456789.123,
                              std::numeric_limits<double>::max(),
                              std::numeric_limits<double>::min(),
                              std::numeric_limits<double>::denorm_min(),

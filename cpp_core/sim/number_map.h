@@ -70,8 +70,8 @@ class NumberMap {
     // hole (its home slot is not cyclically within (hole, j]) into it.
     for (size_t j = (hole + 1) & mask_; slots_[j].used; j = (j + 1) & mask_) {
       const size_t home = Home(slots_[j].key);
-      const bool stays = hole <= j ? (hole < home && home <= j)
-                                   : (hole < home || home <= j);
+      const bool stays =
+          hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
       if (!stays) {
         slots_[hole] = slots_[j];
         hole = j;

@@ -149,8 +149,8 @@ ParamSpec PositiveParam(std::string name, double default_value, double lo,
   return p;
 }
 
-ParamSpec IntParam(std::string name, double default_value, double lo,
-                   double hi, std::string unit, std::string help) {
+ParamSpec IntParam(std::string name, double default_value, double lo, double hi,
+                   std::string unit, std::string help) {
   return Number(std::move(name), ParamKind::kInteger, default_value, lo, hi,
                 std::move(unit), std::move(help));
 }
@@ -195,8 +195,8 @@ ParamSpec MappingParam(std::string name, std::string help) {
 }
 
 ParamSpec NumberListParam(std::string name, std::vector<double> defaults,
-                          double lo, double hi, bool lo_open,
-                          std::string unit, std::string help) {
+                          double lo, double hi, bool lo_open, std::string unit,
+                          std::string help) {
   ParamSpec p = Number(std::move(name), ParamKind::kList, 0.0, lo, hi,
                        std::move(unit), std::move(help));
   p.lo_open = lo_open;
@@ -206,8 +206,8 @@ ParamSpec NumberListParam(std::string name, std::vector<double> defaults,
 
 ParamSpec NamesListParam(std::string name, std::vector<std::string> defaults,
                          std::vector<std::string> choices, std::string help) {
-  ParamSpec p = ChoiceParam(std::move(name), "", std::move(choices),
-                            std::move(help));
+  ParamSpec p =
+      ChoiceParam(std::move(name), "", std::move(choices), std::move(help));
   p.kind = ParamKind::kNames;
   p.names_default = std::move(defaults);
   return p;
@@ -243,8 +243,8 @@ const ParamSpec& FindParam(const ParamTable& table, const std::string& name) {
   for (const ParamSpec& p : table) {
     if (p.name == name) return p;
   }
-  throw std::logic_error("no setting '" + name + "' is declared; declared: " +
-                         ParamNames(table));
+  throw std::logic_error("no setting '" + name +
+                         "' is declared; declared: " + ParamNames(table));
 }
 
 std::string ParamNames(const ParamTable& table) {

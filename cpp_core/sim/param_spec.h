@@ -29,8 +29,8 @@ struct ParamSpec {
   double lo = 0.0;
   double hi = 0.0;
   bool lo_open = false;
-  bool hi_open = false;    // [lo, hi) (e.g. a loss rate: 1 would drop all)
-  bool zero_ok = false;    // 0 is allowed besides [lo, hi] (a capacity's outage)
+  bool hi_open = false;  // [lo, hi) (e.g. a loss rate: 1 would drop all)
+  bool zero_ok = false;  // 0 is allowed besides [lo, hi] (a capacity's outage)
   // null is allowed and means null_text (e.g. "from buffer_bdp"); the
   // default may then be null (default_text "null").
   bool nullable = false;
@@ -78,8 +78,8 @@ ParamSpec RealParam(std::string name, double default_value, double lo,
 // As RealParam, but the lower bound is excluded: (lo, hi].
 ParamSpec PositiveParam(std::string name, double default_value, double lo,
                         double hi, std::string unit, std::string help);
-ParamSpec IntParam(std::string name, double default_value, double lo,
-                   double hi, std::string unit, std::string help);
+ParamSpec IntParam(std::string name, double default_value, double lo, double hi,
+                   std::string unit, std::string help);
 ParamSpec FlagParam(std::string name, bool default_value, std::string help);
 ParamSpec ChoiceParam(std::string name, std::string default_choice,
                       std::vector<std::string> choices, std::string help);
@@ -94,8 +94,8 @@ ParamSpec TextParam(std::string name, std::string default_text,
 ParamSpec MappingParam(std::string name, std::string help);
 // A list of numbers, each in [lo, hi] (lo_open: (lo, hi]).
 ParamSpec NumberListParam(std::string name, std::vector<double> defaults,
-                          double lo, double hi, bool lo_open,
-                          std::string unit, std::string help);
+                          double lo, double hi, bool lo_open, std::string unit,
+                          std::string help);
 // A list of names, each one of `choices`.
 ParamSpec NamesListParam(std::string name, std::vector<std::string> defaults,
                          std::vector<std::string> choices, std::string help);

@@ -73,7 +73,8 @@ TEST(ParamSpecTest, IntegersFlagsAndChoices) {
   const ParamSpec n = IntParam("n", 3, 1, 10, "packets", "help");
   EXPECT_EQ(Error(n, 4.0), "");
   EXPECT_EQ(Error(n, 4.5), "x.n = 4.5 must be an integer");
-  EXPECT_EQ(Error(n, 11.0), "x.n = 11 is out of range; allowed: [1, 10] packets");
+  EXPECT_EQ(Error(n, 11.0),
+            "x.n = 11 is out of range; allowed: [1, 10] packets");
   const ParamSpec f = FlagParam("f", true, "help");
   EXPECT_EQ(f.DefaultText(), "1");
   EXPECT_EQ(Error(f, 0.0), "");

@@ -21,8 +21,8 @@ inline std::string WriteTestFile(const std::string& name,
   const ::testing::TestInfo* info =
       ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string path = ::testing::TempDir() + "/orbitcc_" +
-                           info->test_suite_name() + "_" + info->name() +
-                           "_" + std::to_string(getpid()) + "_" + name;
+                           info->test_suite_name() + "_" + info->name() + "_" +
+                           std::to_string(getpid()) + "_" + name;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << content;
   return path;

@@ -117,15 +117,14 @@ inline std::string ParamValueProblem(const ParamSpec& spec, const Value& v) {
       const Value::Items& items = v.items();
       for (size_t i = 0; i < items.size(); ++i) {
         const Value& x = items[i];
-        const bool ok =
-            spec.kind == ParamKind::kList
-                ? x.is_number() && spec.Allows(x.AsDouble())
-                : x.is_string() && [&] {
-                    for (const std::string& c : spec.choices) {
-                      if (c == x.AsString()) return true;
-                    }
-                    return false;
-                  }();
+        const bool ok = spec.kind == ParamKind::kList
+                            ? x.is_number() && spec.Allows(x.AsDouble())
+                            : x.is_string() && [&] {
+                                for (const std::string& c : spec.choices) {
+                                  if (c == x.AsString()) return true;
+                                }
+                                return false;
+                              }();
         if (!ok) {
           return "[" + std::to_string(i) + "] = " + ValueText(x) +
                  " is not allowed; allowed: each " + spec.RangeText() +
@@ -197,8 +196,8 @@ class DictReader {
     if (v.kind() != Value::Kind::kInt || v.AsInt() < lo || v.AsInt() > hi) {
       const std::string x = ValueText(v);
       FailParam(Field(key), "= " + x + " is out of range; allowed: [" +
-                                std::to_string(lo) +
-                           ", " + std::to_string(hi) + "]");
+                                std::to_string(lo) + ", " + std::to_string(hi) +
+                                "]");
     }
     return v.AsInt();
   }

@@ -8,9 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "spec/dict_reader.h"
-#include "spec/model_params.h"
-#include "spec/scenario_params.h"
 #include "cc/refwa_router.h"
 #include "leo/exogenous.h"
 #include "leo/geometry.h"
@@ -21,6 +18,9 @@
 #include "leo/mobility_oracle.h"
 #include "leo/onoff_channel.h"
 #include "leo/trace.h"
+#include "spec/dict_reader.h"
+#include "spec/model_params.h"
+#include "spec/scenario_params.h"
 
 namespace orbitcc {
 
@@ -65,8 +65,8 @@ WalkerShell ParseShell(DictReader& parent, const char* key,
     return preset(parent.ChoiceParam(named));
   }
   DictReader r(parent.Get(key), parent.Field(key));
-  WalkerShell s = preset(r.Has("preset") ? r.ChoiceParam(preset_row)
-                                         : fallback);
+  WalkerShell s =
+      preset(r.Has("preset") ? r.ChoiceParam(preset_row) : fallback);
   auto whole = [&](const char* name, int preset_value) {
     return static_cast<int>(r.ParamOr(ModelRow("shell", name), preset_value));
   };
@@ -168,8 +168,7 @@ HandoverConfig ParseHandover(DictReader& parent) {
   h.reconfig_selection = r.ChoiceParam(row("selection")) == "highest_elevation"
                              ? SatelliteSelection::kHighestElevation
                              : SatelliteSelection::kLongestRemainingVisibility;
-  h.flag_every_reconfiguration =
-      r.FlagParam(row("flag_every_reconfiguration"));
+  h.flag_every_reconfiguration = r.FlagParam(row("flag_every_reconfiguration"));
   h.hysteresis_deg = r.Param(row("hysteresis_deg"));
   h.check_interval = r.SecondsParam(row("check_interval_s"));
   h.outage = ReadDuration(r, "outage_s", &h.outage_random);
@@ -334,9 +333,9 @@ ParsedModel ParseIslPath(DictReader& r) {
   IslLinkConfig c;
   if (r.Has("isl")) {
     DictReader i(r.Get("isl"), r.Field("isl"));
-    const std::string preset =
-        i.Has("preset") ? i.ChoiceParam(ModelRow("isl", "preset"))
-                        : (shell.is_star() ? "iridium" : "default");
+    const std::string preset = i.Has("preset")
+                                   ? i.ChoiceParam(ModelRow("isl", "preset"))
+                                   : (shell.is_star() ? "iridium" : "default");
     c.isl = preset == "iridium" ? IslConfig::IridiumLike() : IslConfig();
     const std::string seam = i.ChoiceParam(ModelRow("isl", "seam"));
     c.isl.seam = seam == "auto" ? IslConfig::Seam::kAuto
@@ -552,8 +551,8 @@ ParsedModel ParseStarlinkTrace(DictReader& r) {
     p.reconfiguration_period = o.reconfiguration_period;
     p.reconfiguration_offset = o.reconfiguration_offset;
     return std::make_unique<TracePathPredictor>(
-        MahimahiCapacitySegments(*trace, bins),
-        trace->period_ms * kNsPerMs, *delays, p);
+        MahimahiCapacitySegments(*trace, bins), trace->period_ms * kNsPerMs,
+        *delays, p);
   };
   return m;
 }
@@ -714,7 +713,7 @@ ProcessFactory ParseLossOverlay(ProcessFactory base, const Value& obj,
 }
 
 ProcessFactory ParseJitterOverlay(ProcessFactory base, const Value& obj,
-                                 const std::string& where) {
+                                  const std::string& where) {
   DictReader r(obj, where);
   const ModelRows row{"jitter"};
   LinkJitterParams p;

@@ -33,9 +33,7 @@ namespace {
 
 // A struct's default duration as the decimal seconds a user writes (15, not
 // the 15.000000000000002 of 15e9 * 1e-9): whole microseconds.
-double Secs(TimeNs t) {
-  return std::round(static_cast<double>(t) / 1e3) / 1e6;
-}
+double Secs(TimeNs t) { return std::round(static_cast<double>(t) / 1e3) / 1e6; }
 
 // Rows the tables share.
 ParamSpec Seconds(std::string name, double default_s, std::string help) {
@@ -56,8 +54,8 @@ ParamSpec LossRate(std::string help = "random per-packet loss") {
 }
 // A capacity of a model: a link's range without the outage (0).
 ParamSpec ModelCapacity(double default_mbps, std::string help) {
-  ParamSpec p = Like(FindParam(LinkParams(), "capacity_mbps"),
-                     "capacity_mbps", default_mbps, std::move(help));
+  ParamSpec p = Like(FindParam(LinkParams(), "capacity_mbps"), "capacity_mbps",
+                     default_mbps, std::move(help));
   p.zero_ok = false;
   return p;
 }
@@ -78,8 +76,7 @@ ParamSpec Degrees(std::string name, double d, double lo, double hi,
 }
 ParamSpec Whole(std::string name, double d, double lo, double hi,
                 std::string unit, std::string help) {
-  return IntParam(std::move(name), d, lo, hi, std::move(unit),
-                  std::move(help));
+  return IntParam(std::move(name), d, lo, hi, std::move(unit), std::move(help));
 }
 ParamSpec FromPreset(ParamSpec p) {
   return DerivedDefault(std::move(p), "the preset's");
@@ -99,14 +96,14 @@ const ParamTable& ShellParams() {
                                "km", "orbit altitude")),
       FromPreset(Degrees("inclination_deg", s.inclination_deg, 0.0, 180.0,
                          "orbit inclination")),
-      FromPreset(Whole("num_planes", s.num_planes, 1, 1000000, "",
-                       "orbital planes")),
+      FromPreset(
+          Whole("num_planes", s.num_planes, 1, 1000000, "", "orbital planes")),
       FromPreset(Whole("sats_per_plane", s.sats_per_plane, 1, 1000000, "",
                        "satellites per plane")),
       FromPreset(Whole("phasing", s.phasing, 0, 1000000, "",
                        "Walker F (at most num_planes - 1)")),
-      FromPreset(PositiveParam("raan_spread_deg", s.raan_spread_deg, 0.0,
-                               360.0, "deg",
+      FromPreset(PositiveParam("raan_spread_deg", s.raan_spread_deg, 0.0, 360.0,
+                               "deg",
                                "RAAN spread of the planes (360: delta, "
                                "180: star)")),
       FromPreset(Degrees("min_elevation_deg", s.min_elevation_deg, 0.0, 90.0,
@@ -130,10 +127,10 @@ const ParamTable& GroundParams() {
 const ParamTable& HandoverParams() {
   const HandoverConfig h;
   static const ParamTable kRows = {
-      ChoiceParam("policy", "global_reconfiguration",
-                  {"global_reconfiguration", "highest_elevation",
-                   "longest_visibility"},
-                  "when the terminal changes satellite"),
+      ChoiceParam(
+          "policy", "global_reconfiguration",
+          {"global_reconfiguration", "highest_elevation", "longest_visibility"},
+          "when the terminal changes satellite"),
       Interval("period_s", Secs(h.reconfig_period),
                "global reconfiguration period (Starlink: 15 s)"),
       Seconds("offset_s", Secs(h.reconfig_offset),
@@ -148,8 +145,9 @@ const ParamTable& HandoverParams() {
               "highest_elevation: margin before switching"),
       Interval("check_interval_s", Secs(h.check_interval),
                "highest_elevation: re-evaluation interval"),
-      MappingParam("outage_s", "blackout after a handover: seconds, or a "
-                               "duration mapping (describe model_duration)"),
+      MappingParam("outage_s",
+                   "blackout after a handover: seconds, or a "
+                   "duration mapping (describe model_duration)"),
       Interval("sample_interval_s", Secs(h.sample_interval),
                "capacity and delay sampling interval"),
   };
@@ -183,8 +181,9 @@ const ParamTable& IslParams() {
 
 const ParamTable& StarlinkAccessParams() {
   static const ParamTable kRows = {
-      MappingParam("shell", "'starlink', 'iridium' or {preset, <shell "
-                            "keys>} (describe model_shell)"),
+      MappingParam("shell",
+                   "'starlink', 'iridium' or {preset, <shell "
+                   "keys>} (describe model_shell)"),
       FlagParam("earth_rotation", true, "the Earth turns under the shell"),
       MappingParam("terminal", "{lat_deg, lon_deg} (default 47.6, -122.3)"),
       MappingParam("handover", "describe model_handover"),
@@ -213,10 +212,12 @@ const ParamTable& IslPathParams() {
       ChoiceParam("reroute", "shortest", {"shortest", "on_change"},
                   "take the shortest path each time, or only when the "
                   "current one breaks"),
-      MappingParam("disjoint_from", "{a, b, gateway_a, gateway_b}: the "
-                                    "primary path this one avoids"),
-      MappingParam("outage_s", "blackout at a path change: seconds or a "
-                               "duration mapping"),
+      MappingParam("disjoint_from",
+                   "{a, b, gateway_a, gateway_b}: the "
+                   "primary path this one avoids"),
+      MappingParam("outage_s",
+                   "blackout at a path change: seconds or a "
+                   "duration mapping"),
       ModelCapacity(2.0, "capacity of the path"),
       OneWayDelay("extra_delay_ms", "extra one-way delay"),
       LossRate(),
@@ -300,15 +301,12 @@ const ParamTable& StarlinkTraceParams() {
       TracePacketBytes(),
       BinMs("delay_interval_ms", "time one delay line covers"),
       LossRate(),
-      Seconds("start_offset_s", 0.0,
-              "replay starts this far into both files"),
+      Seconds("start_offset_s", 0.0, "replay starts this far into both files"),
       FlagParam("mark_reconfigurations", o.mark_reconfigurations,
                 "mark Starlink's reconfigurations as handovers"),
-      Seconds("reconfiguration_period_s",
-              Secs(o.reconfiguration_period),
+      Seconds("reconfiguration_period_s", Secs(o.reconfiguration_period),
               "reconfiguration period (Starlink: 15 s)"),
-      Seconds("reconfiguration_offset_s",
-              Secs(o.reconfiguration_offset),
+      Seconds("reconfiguration_offset_s", Secs(o.reconfiguration_offset),
               "first reconfiguration, in trace time"),
       Whole("random_start_periods", 0, 0, 1000000, "",
             "start a uniform whole number of periods in [0, this) into the "
@@ -408,8 +406,9 @@ const ParamTable& AlongTrackParams() {
                 "subflows take turns on the leading satellite"),
       MappingParam("budget", "describe model_budget"),
       IntParam("subflow", 0, 0, 1, "", "which subflow's satellite"),
-      MappingParam("hard_outage_s", "blackout at an RSS-forced migration: "
-                                    "seconds or a duration mapping"),
+      MappingParam("hard_outage_s",
+                   "blackout at an RSS-forced migration: "
+                   "seconds or a duration mapping"),
       MappingParam("soft_outage_s", "blackout at a make-before-break attach"),
       PeriodParam("sample_interval_s", 0.1, "capacity sampling interval"),
       OneWayDelay("extra_delay_ms", "extra one-way delay (terrestrial part)"),
@@ -431,8 +430,8 @@ const std::vector<ModelTable>& ModelTables() {
        "3-state land-mobile-satellite channel (type: lms)", LmsParams},
       {"onoff", "links[i].process", "on/off channel (type: onoff)",
        OnOffParams},
-      {"mahimahi", "links[i].process",
-       "mahimahi trace replay (type: mahimahi)", MahimahiParams},
+      {"mahimahi", "links[i].process", "mahimahi trace replay (type: mahimahi)",
+       MahimahiParams},
       {"starlink_trace", "links[i].process, oracle.paths[k]",
        "bandwidth + delay trace replay (type: starlink_trace)",
        StarlinkTraceParams},
@@ -452,8 +451,8 @@ const std::vector<ModelTable>& ModelTables() {
       {"isl", "<process>.isl", "inter-satellite link rules", IslParams},
       {"duration", "<process>.*outage_s (a mapping)",
        "a random blackout duration", DurationParams},
-      {"loss_process", "links[i].loss_process",
-       "Gilbert-Elliott loss overlay", GilbertElliottTable},
+      {"loss_process", "links[i].loss_process", "Gilbert-Elliott loss overlay",
+       GilbertElliottTable},
       {"jitter", "links[i].jitter", "capacity and handover-delay jitter",
        LinkJitterTable},
       {"app", "flows[i].app, flows[i].streams[j].app",

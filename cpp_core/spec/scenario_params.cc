@@ -126,8 +126,7 @@ void AddRandomness(ParamTable* t, double jitter_sigma = 0.1,
       Seconds("outage_median_s", 0.05, 0.0, 60.0, false,
               "median of the log-normal hard-handover blackout (within "
               "[outage_min_s, outage_max_s])"),
-      RealParam("outage_sigma", 0.8, 0.0, 5.0, "",
-                "log-sd of the blackout"),
+      RealParam("outage_sigma", 0.8, 0.0, 5.0, "", "log-sd of the blackout"),
       Seconds("outage_min_s", 0.02, 0.0, 60.0, false,
               "shortest blackout (the log-normal is clamped)"),
       Seconds("outage_max_s", 0.5, 0.0, 60.0, false,
@@ -163,8 +162,7 @@ void AddLmsTraffic(ParamTable* t, const char* app, double load,
       PositiveParam("load", load, 0.0, 100.0, "",
                     "offered rate as a multiple of the average rate"),
       NullDefault(OrNull(
-          Capacity("average_rate_mbps", 0.0,
-                   "the rate load 1 stands for"),
+          Capacity("average_rate_mbps", 0.0, "the rate load 1 stands for"),
           "Table 1's average link rate of the band")),
       traffic_s > 0
           ? OrNull(Seconds("traffic_s", traffic_s, 0.0, 1e6, true,
@@ -209,8 +207,8 @@ ParamTable SingleLink() {
       NamesListParam("flow_controllers", {}, KnownControllerList(),
                      "per flow (empty or num_flows entries): overrides "
                      "controller"),
-      NumberListParam("flow_start_s", {}, 0.0, kMaxDurationSeconds, false,
-                      "s", "per flow (empty or num_flows entries): start time"),
+      NumberListParam("flow_start_s", {}, 0.0, kMaxDurationSeconds, false, "s",
+                      "per flow (empty or num_flows entries): start time"),
       FileBytes(),
       MappingParam("app",
                    "every flow's application, the core's flow app "
@@ -341,9 +339,9 @@ ParamTable RefwaBottleneck() {
                   "bottleneck rate and the paper's flow count"),
       ChoiceParam("topology", "rtt_groups", {"rtt_groups", "equal_rtt"},
                   "Fig. 1(b) RTT groups or Fig. 1(a) equal RTTs"),
-      NullDefault(OrNull(IntParam("num_flows", 0, 1, 10000, "",
-                                  "persistent flows"),
-                         "the paper's MAX for the link type")),
+      NullDefault(
+          OrNull(IntParam("num_flows", 0, 1, 10000, "", "persistent flows"),
+                 "the paper's MAX for the link type")),
       IntParam("num_groups", 4, 1, 16, "", "RTT groups"),
       // The router's row (cc/refwa_router.cc): one declaration.
       Like(FindParam(RefwaParams::Params(), "isl_delay_ms"), "isl_delay_ms",
@@ -356,20 +354,18 @@ ParamTable RefwaBottleneck() {
                          "no falling steps")),
       Seconds("start_jitter_s", 0.005, 0.0, 1e3, false,
               "random start offset of each flow"),
-      As(SimulationParams(), "initial_window_packets",
-         "initial_window_packets", 1,
-         "initial window (ns-2's windowInit_ of the paper's time)"),
+      As(SimulationParams(), "initial_window_packets", "initial_window_packets",
+         1, "initial window (ns-2's windowInit_ of the paper's time)"),
       IntParam("web_flows", 0, 0, 10000, "", "Pareto on/off web flows"),
       Seconds("web_start_s", 5.0, 0.0, 1e5, false, "start of the web flows"),
       Seconds("web_duration_s", 10.0, 0.0, 1e5, true,
               "how long the web flows run"),
-      ParetoShapeParam("web_shape", 1.3,
-                       "Pareto shape of on and off periods"),
+      ParetoShapeParam("web_shape", 1.3, "Pareto shape of on and off periods"),
       Sojourn("web_mean_on_s", 0.16, "mean on period"),
       Sojourn("web_mean_off_s", 0.16, "mean off period"),
-      NullDefault(OrNull(Capacity("web_rate_mbps", 0.0,
-                                  "web flow rate while on"),
-                         "capacity / persistent flows")),
+      NullDefault(
+          OrNull(Capacity("web_rate_mbps", 0.0, "web flow rate while on"),
+                 "capacity / persistent flows")),
       Loss("packet_error_rate", 0.0, "random loss on the bottleneck"),
       PositiveParam("buffer_bdp", 1.0, 0.0, 1e4, "BDP",
                     "bottleneck buffer in BDPs"),
@@ -394,8 +390,7 @@ ParamTable IridiumMptcp() {
       Longitude("src_lon_deg", -1.0, "source terminal longitude"),
       Latitude("dst_lat_deg", 17.4, "destination terminal latitude"),
       Longitude("dst_lon_deg", 127.55, "destination terminal longitude"),
-      IntParam("num_subflows", 2, 1, 2, "",
-               "1: the single-path comparison"),
+      IntParam("num_subflows", 2, 1, 2, "", "1: the single-path comparison"),
       Transport("tcp", "transport of the single-path comparison"),
       FlagParam("soft_handover", true,
                 "Du et al.'s per-interface gateways and kept routes"),
@@ -431,15 +426,14 @@ ParamTable StarlinkLteVideo() {
       Latitude("gateway_lat_deg", 34.05, "gateway latitude"),
       Longitude("gateway_lon_deg", 131.5, "gateway longitude"),
       Capacity("path_capacity_mbps", 3.0, "both paths (the paper's shaper)"),
-      RealParam("lte_rtt_ms", 50.0, 0.0, 2 * kMaxPropagationDelayMs,
-                "ms", "LTE path round-trip time"),
+      RealParam("lte_rtt_ms", 50.0, 0.0, 2 * kMaxPropagationDelayMs, "ms",
+                "LTE path round-trip time"),
       Loss("lte_loss_rate", 0.0, "random loss on the LTE path"),
       ChoiceParam("initial_path", "starlink", {"starlink", "lte"},
                   "the first MPTCP subflow"),
       Seconds("join_after_s", 0.05, 0.0, 1e4, true,
               "the second subflow's join after the first"),
-      OneWayDelay("starlink_core_delay_ms", 5.0,
-                  "gateway -> server, one way"),
+      OneWayDelay("starlink_core_delay_ms", 5.0, "gateway -> server, one way"),
       Seconds("handover_outage_s", 0.0, 0.0, 15.0, false,
               "blackout at a reassignment (deterministic runs)"),
       BufferPackets(30, nullptr, "per path (0: unlimited)"),
@@ -500,8 +494,8 @@ size_t EditDistance(const std::string& a, const std::string& b) {
     row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
-                         diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      row[j] = std::min(
+          {row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
       diag = up;
     }
   }
@@ -532,7 +526,8 @@ const std::vector<ScenarioKind>& ScenarioKinds() {
        "MACO's Starlink: 2 MPQUIC subflows over the along-track model and a "
        "NewReno background flow",
        WithQueue(StarlinkDual())},
-      {"lms", "Khan et al.: one flow over a 3-state LMS channel", WithQueue(Lms())},
+      {"lms", "Khan et al.: one flow over a 3-state LMS channel",
+       WithQueue(Lms())},
       {"lms_e2e_isl",
        "Khan et al.: LMS access, an on/off ISL and LMS access end to end",
        WithQueue(LmsE2eIsl())},
@@ -542,8 +537,8 @@ const std::vector<ScenarioKind>& ScenarioKinds() {
       {"iridium_mptcp",
        "Du et al.: MPTCP over an Iridium-like constellation with ISL routing",
        WithQueue(IridiumMptcp())},
-      {"starlink_lte_video",
-       "Starlink + LTE MPTCP video streaming (Kyutech)", WithQueue(StarlinkLteVideo())},
+      {"starlink_lte_video", "Starlink + LTE MPTCP video streaming (Kyutech)",
+       WithQueue(StarlinkLteVideo())},
       {"starlink_trace", "a recorded (or synthetic) Starlink trace replayed",
        WithQueue(StarlinkTrace())},
   };
@@ -574,8 +569,9 @@ std::vector<std::string> ClosestNames(const std::string& name,
     }
     if (d <= std::max<size_t>(2, name.size() / 3)) scored.emplace_back(d, k);
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(
+      scored.begin(), scored.end(),
+      [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> out;
   for (size_t i = 0; i < scored.size() && i < n; ++i) {
     out.push_back(scored[i].second);

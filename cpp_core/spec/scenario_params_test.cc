@@ -93,8 +93,9 @@ TEST(ScenarioParams, CheckSettingsNamesTheKeyTheValueAndTheRange) {
   Value typo = Value::Map();
   typo["los_rate"] = 0.01;
   const std::string e = ErrorOf([&] { CheckSettings(t, typo, "scenario"); });
-  EXPECT_TRUE(Contains(e, "scenario.los_rate: unknown key; did you mean "
-                          "loss_rate?"))
+  EXPECT_TRUE(Contains(e,
+                       "scenario.los_rate: unknown key; did you mean "
+                       "loss_rate?"))
       << e;
   EXPECT_TRUE(Contains(e, "capacity_mbps")) << e;  // the valid keys
 }

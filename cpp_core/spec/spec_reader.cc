@@ -10,8 +10,8 @@
 #include "spec/dict_reader.h"
 #include "spec/leo_reader.h"
 #include "spec/model_params.h"
-#include "transport/stream_scheduler.h"
 #include "spec/scenario_params.h"
+#include "transport/stream_scheduler.h"
 
 namespace orbitcc {
 namespace {
@@ -119,7 +119,8 @@ LinkSpec ParseLink(const Value& obj, const std::string& where,
   l.capacity_bps = r.Param(LinkRow("capacity_mbps")) * 1e6;
   l.delay = r.MillisParam(LinkRow("delay_ms"));
   l.loss_rate = r.Param(LinkRow("loss_rate"));
-  l.buffer_packets = static_cast<uint64_t>(r.IntParam(LinkRow("buffer_packets")));
+  l.buffer_packets =
+      static_cast<uint64_t>(r.IntParam(LinkRow("buffer_packets")));
   l.buffer_bytes = static_cast<uint64_t>(r.IntParam(LinkRow("buffer_bytes")));
   l.bottleneck = r.FlagParam(LinkRow("bottleneck"));
   if (r.Has("queue")) l.queue = ParseQueue(r.Get("queue"), r.Field("queue"));
@@ -369,8 +370,8 @@ DomainRandomization ParseRandomization(const Value& obj,
   if (open_trace && dr.enabled && dr.trace_fraction > 0.0 &&
       !dr.trace_bandwidth_file.empty() && !dr.trace_delay_file.empty()) {
     try {  // read once per process and pair (leo/trace_modulation.h)
-      dr.trace = CachedTraceModulation(dr.trace_bandwidth_file,
-                                       dr.trace_delay_file);
+      dr.trace =
+          CachedTraceModulation(dr.trace_bandwidth_file, dr.trace_delay_file);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(where + ".trace_bandwidth_file / " + where +
                                   ".trace_delay_file: " + e.what());
@@ -393,8 +394,7 @@ SimulationSpec SpecFromValue(const Value& dict,
   spec.sample_interval = r.SecondsParam(SimRow("sample_interval_s"));
   spec.record_series = r.FlagParam(SimRow("record_series"));
   spec.stop_when_complete = r.FlagParam(SimRow("stop_when_complete"));
-  spec.packet_bytes =
-      static_cast<uint32_t>(r.IntParam(SimRow("packet_bytes")));
+  spec.packet_bytes = static_cast<uint32_t>(r.IntParam(SimRow("packet_bytes")));
   spec.initial_window_packets =
       static_cast<uint32_t>(r.IntParam(SimRow("initial_window_packets")));
   const Value::Items& links = r.List("links");

@@ -104,10 +104,10 @@ class JsonParser {
         ++column;
       }
     }
-    throw std::invalid_argument(
-        "JSON line " + std::to_string(line) + ", column " +
-        std::to_string(column) + " (offset " + std::to_string(pos_) +
-        "): " + problem);
+    throw std::invalid_argument("JSON line " + std::to_string(line) +
+                                ", column " + std::to_string(column) +
+                                " (offset " + std::to_string(pos_) +
+                                "): " + problem);
   }
   bool AtEnd() const { return pos_ >= s_.size(); }
   char Peek() const { return AtEnd() ? '\0' : s_[pos_]; }
@@ -126,8 +126,7 @@ class JsonParser {
 
   Value Parse(int depth) {
     if (depth > kMaxValueDepth) {
-      Error("nested deeper than " + std::to_string(kMaxValueDepth) +
-            " levels");
+      Error("nested deeper than " + std::to_string(kMaxValueDepth) + " levels");
     }
     if (AtEnd()) Error("unexpected end of input; expected a value");
     const char c = s_[pos_];
@@ -338,12 +337,11 @@ class JsonParser {
       int64_t i = 0;
       if (std::from_chars(first, last, i).ec == std::errc()) return Value(i);
       uint64_t u = 0;
-      if (*first != '-' &&
-          std::from_chars(first, last, u).ec == std::errc()) {
+      if (*first != '-' && std::from_chars(first, last, u).ec == std::errc()) {
         return Value(u);
       }
-      return Value::BigInt(std::strtod(std::string(first, last).c_str(),
-                                       nullptr));
+      return Value::BigInt(
+          std::strtod(std::string(first, last).c_str(), nullptr));
     }
     double x = 0.0;
     const auto r = std::from_chars(first, last, x);

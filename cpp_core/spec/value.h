@@ -56,7 +56,7 @@ class Value {
     }
   }
   Value(double x) : kind_(Kind::kFloat), float_(x) {}  // NOLINT
-  Value(std::string s)                                  // NOLINT
+  Value(std::string s)                                 // NOLINT
       : kind_(Kind::kString), text_(std::move(s)) {}
   Value(const char* s) : Value(std::string(s)) {}  // NOLINT
   Value(const std::vector<double>& xs);            // NOLINT: a list of floats
@@ -81,9 +81,9 @@ class Value {
   bool is_map() const { return kind_ == Kind::kMap; }
 
   bool AsBool() const { return int_ != 0; }
-  int64_t AsInt() const { return int_; }  // kInt only
-  uint64_t AsUInt() const { return uint_; }  // kUInt only
-  double AsDouble() const;  // any number
+  int64_t AsInt() const { return int_; }                 // kInt only
+  uint64_t AsUInt() const { return uint_; }              // kUInt only
+  double AsDouble() const;                               // any number
   const std::string& AsString() const { return text_; }  // kString
   const Items& items() const { return items_; }
   Items& items() { return items_; }

@@ -109,8 +109,9 @@ TEST(JsonTest, DeepNestingIsAnErrorNotACrash) {
 }
 
 TEST(JsonTest, AppendsTheSameTextAsWriteJson) {
-  const std::vector<double> xs = {0.1,    50.0,  -0.0, 5e-324, 1e300,
-                                  1e21,   1e-7,  3.0,  0.15000000000000002,
+  const std::vector<double> xs = {0.1,    50.0,     -0.0,
+                                  5e-324, 1e300,    1e21,
+                                  1e-7,   3.0,      0.15000000000000002,
                                   -2.5e8, 1.0 / 3.0};
   std::string out = "x";
   AppendJson(xs, &out);

@@ -67,7 +67,7 @@ std::string ReadFile(const std::string& path) {
                              std::string(std::strerror(errno)));
   }
   std::string text;
-  struct stat st {};
+  struct stat st{};
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     text.reserve(static_cast<size_t>(st.st_size));
   }
@@ -110,7 +110,7 @@ bool WriteFile(const std::string& path, const std::string& text) {
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
   if (fd < 0) return false;
   bool ok = WriteAll(fd, text);
-  struct stat st {};
+  struct stat st{};
   if (ok && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
       st.st_size > static_cast<off_t>(text.size())) {
     ok = ftruncate(fd, static_cast<off_t>(text.size())) == 0;
@@ -254,8 +254,8 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (!WriteFile(out_path, text)) {
-    Error("orbitcc_run: " + out_path + ": cannot write the result: " +
-          std::strerror(errno));
+    Error("orbitcc_run: " + out_path +
+          ": cannot write the result: " + std::strerror(errno));
     return 1;
   }
   return 0;

@@ -156,11 +156,10 @@ void QuicSubflow::SendAck(TimeNs now) {
   // receiver repeats up to kMaxAckRanges ranges, and copying them all into
   // every frame in flight was most of the memory traffic at 10 Gb/s
   // (docs/benchmarks.md).
-  const auto first = std::lower_bound(
-      received_.begin(), received_.end(), base_pn_,
-      [](const std::pair<uint64_t, uint64_t>& range, uint64_t v) {
-        return range.second < v;
-      });
+  const auto first =
+      std::lower_bound(received_.begin(), received_.end(), base_pn_,
+                       [](const std::pair<uint64_t, uint64_t>& range,
+                          uint64_t v) { return range.second < v; });
   f.num_ranges = static_cast<uint32_t>(received_.end() - first);
   for (auto it = first; it != received_.end(); ++it) {
     frame_ranges_.push_back(*it);

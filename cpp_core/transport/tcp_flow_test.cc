@@ -665,13 +665,12 @@ TEST(TcpFlowBoundTest, ScoreboardStaysWithinTheReceiveBufferBehindAHole) {
   auto controller = std::make_unique<External>(ctx);
   controller->SetWindow(uint64_t{1} << 40);
   TcpFlow flow(&net, 0, config, kUnlimitedBytes, std::move(controller));
-  net.AutoDeliver(&flow, Millis(1), [](const Packet& p) {
-    return !p.is_ack && p.number == 0;
-  });
+  net.AutoDeliver(&flow, Millis(1),
+                  [](const Packet& p) { return !p.is_ack && p.number == 0; });
   flow.Start(0);
   const uint64_t limit = kMaxReceiveWindowBytes / config.packet_bytes;
   net.AdvanceTo(Seconds(2));
-  EXPECT_EQ(flow.snd_una(), 0u);  // the hole is still there
+  EXPECT_EQ(flow.snd_una(), 0u);           // the hole is still there
   EXPECT_GE(flow.high_data(), limit - 1);  // the buffer was filled ...
   EXPECT_LE(flow.high_data() - flow.snd_una(), limit);  // ... not exceeded
 }

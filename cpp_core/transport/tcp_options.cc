@@ -37,11 +37,10 @@ class Reader {
     if (it == params_.end()) return fallback;
     const double v = it->second;
     if (!(v >= lo && v <= hi)) {  // also rejects NaN
-      throw std::invalid_argument("transport parameter '" + key + "' = " +
-                                  FormatNumber(v, 6) +
-                                  " is out of range; allowed: [" +
-                                  FormatNumber(lo, 6) + ", " +
-                                  FormatNumber(hi, 6) + "]");
+      throw std::invalid_argument(
+          "transport parameter '" + key + "' = " + FormatNumber(v, 6) +
+          " is out of range; allowed: [" + FormatNumber(lo, 6) + ", " +
+          FormatNumber(hi, 6) + "]");
     }
     return v;
   }

@@ -66,8 +66,8 @@ struct TcpOptions {
 // `config`. Keys: sack, recovery (0 = prr, 1 = newreno), timestamps,
 // limited_transmit, handshake, rack, dupthresh, delack_count,
 // delack_timeout_ms, quickacks, min_rto_ms, initial_rto_ms, max_rto_ms,
-// header_bytes, ack_bytes, max_sack_blocks. Throws std::invalid_argument naming the key and
-// the allowed range for an unknown key or a value out of range.
+// header_bytes, ack_bytes, max_sack_blocks. Throws std::invalid_argument naming
+// the key and the allowed range for an unknown key or a value out of range.
 void ApplyTcpParams(const std::map<std::string, double>& params,
                     TransportConfig* config);
 

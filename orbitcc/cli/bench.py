@@ -70,7 +70,8 @@ class BenchConfig:
     learning_only: bool = False
     learning_num_envs: list[int] = field(default_factory=list)  # + PPO at these num_envs
     leo_controllers: list[str] = field(
-        default_factory=lambda: ["maco", "olia", "lia", "balia", "bbr", "cubic", "newreno"])
+        default_factory=lambda: ["maco", "olia", "lia", "balia", "bbr", "cubic", "newreno"]
+    )
     fixed_costs: bool = True  # compose/run, per-step and runner fixed costs
     ns3: bool = True  # time ns-3's program on the same 30 s row (when installed)
     cores: bool = False  # the scaling table (`--cores`)
@@ -116,8 +117,14 @@ def spread(values: Sequence[float]) -> dict[str, Any]:
         q1, _, q3 = statistics.quantiles(vals, n=4, method="inclusive")
     else:
         q1 = q3 = vals[0]
-    return {"median": statistics.median(vals), "q1": q1, "q3": q3,
-            "min": vals[0], "max": vals[-1], "n": len(vals)}
+    return {
+        "median": statistics.median(vals),
+        "q1": q1,
+        "q3": q3,
+        "min": vals[0],
+        "max": vals[-1],
+        "n": len(vals),
+    }
 
 
 def rel_iqr(fig: dict[str, Any]) -> float:
@@ -128,8 +135,9 @@ def rel_iqr(fig: dict[str, Any]) -> float:
 Measure = Callable[[], dict[str, float]]
 
 
-def interleaved(measures: dict[str, Measure], rounds: int,
-                warmup: bool = True) -> dict[str, list[dict[str, float]]]:
+def interleaved(
+    measures: dict[str, Measure], rounds: int, warmup: bool = True
+) -> dict[str, list[dict[str, float]]]:
     """Runs every measure once per round, in alternating order (forward on
     even rounds, backward on odd ones), after one untimed warm-up call each;
     returns each measure's per-round results."""
@@ -160,8 +168,13 @@ def intercept(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
 # ------------------------------------------------------------------- core --
 
 
-def single_link_spec(capacity_mbps: float, duration_s: float, record_series: bool = False,
-                     controller: str = "cubic", start_s: float = 0.0) -> dict:
+def single_link_spec(
+    capacity_mbps: float,
+    duration_s: float,
+    record_series: bool = False,
+    controller: str = "cubic",
+    start_s: float = 0.0,
+) -> dict:
     """The foundation's benchmark scenario: one CUBIC QUIC flow, BDP buffer, 40 ms RTT."""
     bdp_packets = max(1, round(capacity_mbps * 1e6 / 8 * 0.040 / 1500))
     return {
@@ -169,12 +182,22 @@ def single_link_spec(capacity_mbps: float, duration_s: float, record_series: boo
         "duration_s": duration_s,
         "record_series": record_series,
         "links": [
-            {"name": "bottleneck", "capacity_mbps": capacity_mbps, "delay_ms": 20.0,
-             "buffer_packets": bdp_packets},
+            {
+                "name": "bottleneck",
+                "capacity_mbps": capacity_mbps,
+                "delay_ms": 20.0,
+                "buffer_packets": bdp_packets,
+            },
             {"name": "reverse", "capacity_mbps": 100_000.0, "delay_ms": 20.0},
         ],
-        "flows": [{"name": "flow0", "controller": controller, "start_s": start_s,
-                   "paths": [{"forward": [0], "reverse": [1]}]}],
+        "flows": [
+            {
+                "name": "flow0",
+                "controller": controller,
+                "start_s": start_s,
+                "paths": [{"forward": [0], "reverse": [1]}],
+            }
+        ],
     }
 
 
@@ -182,14 +205,16 @@ def delivered_packets(sim: _core.Simulation) -> int:
     return sum(sim.packet_accounting(i)["arrived"] for i in range(sim.num_subflows))
 
 
-def scenario_spec(scenario: str, controller: str | None, duration_s: float,
-                  overrides: Sequence[str] = ()) -> dict:
+def scenario_spec(
+    scenario: str, controller: str | None, duration_s: float, overrides: Sequence[str] = ()
+) -> dict:
     """The core spec of a preset, as orbitcc.run would build it (series off)."""
     from orbitcc.config import compose_config, to_object
     from orbitcc.runner import build_spec, sim_overrides
 
-    cfg = compose_config("sim", sim_overrides(scenario, controller, 0, duration_s,
-                                              tuple(overrides)))
+    cfg = compose_config(
+        "sim", sim_overrides(scenario, controller, 0, duration_s, tuple(overrides))
+    )
     spec = build_spec(to_object(cfg))
     spec["record_series"] = False
     return spec
@@ -198,31 +223,38 @@ def scenario_spec(scenario: str, controller: str | None, duration_s: float,
 def core_measure(spec: dict) -> Measure:
     """One Simulation.run() of a fresh copy of ``spec``: CPU and wall
     seconds, delivered packets and simulated seconds (the same every call)."""
+
     def measure() -> dict[str, float]:
         sim = _core.Simulation(json.loads(json.dumps(spec)))
         t = timed(sim.run)
         return {**t, "packets": delivered_packets(sim), "simulated_s": sim.now_s}
+
     return measure
 
 
 def core_figure(runs: list[dict[str, float]]) -> dict[str, Any]:
     """Delivered packets per CPU and per wall second, ns of CPU per packet."""
     packets = runs[0]["packets"]
-    return {"delivered_packets": packets, "simulated_s": runs[0]["simulated_s"],
-            "packets_per_cpu_s": spread([packets / r["cpu_s"] for r in runs]),
-            "packets_per_wall_s": spread([packets / r["wall_s"] for r in runs]),
-            "cpu_ns_per_packet": spread([r["cpu_s"] / packets * 1e9 for r in runs]),
-            "cpu_s": spread([r["cpu_s"] for r in runs]),
-            "wall_s": spread([r["wall_s"] for r in runs])}
+    return {
+        "delivered_packets": packets,
+        "simulated_s": runs[0]["simulated_s"],
+        "packets_per_cpu_s": spread([packets / r["cpu_s"] for r in runs]),
+        "packets_per_wall_s": spread([packets / r["wall_s"] for r in runs]),
+        "cpu_ns_per_packet": spread([r["cpu_s"] / packets * 1e9 for r in runs]),
+        "cpu_s": spread([r["cpu_s"] for r in runs]),
+        "wall_s": spread([r["wall_s"] for r in runs]),
+    }
 
 
 def starlink_at(rate_mbps: float) -> list[str]:
     """starlink_dual with every bottleneck scaled to ``rate_mbps``: the
     terrestrial segments at that rate and the satellite channel's bandwidth
     raised so the Shannon rate stays above it (the 10 Gb/s figure)."""
-    return [f"scenario.core_capacity_mbps={rate_mbps:g}",
-            f"scenario.bandwidth_mhz={12.5 * rate_mbps / 25.0:g}",
-            f"scenario.reverse_capacity_mbps={max(1000.0, 10 * rate_mbps):g}"]
+    return [
+        f"scenario.core_capacity_mbps={rate_mbps:g}",
+        f"scenario.bandwidth_mhz={12.5 * rate_mbps / 25.0:g}",
+        f"scenario.reverse_capacity_mbps={max(1000.0, 10 * rate_mbps):g}",
+    ]
 
 
 def core_figures(cfg: BenchConfig) -> dict[str, Any]:
@@ -241,19 +273,22 @@ def core_figures(cfg: BenchConfig) -> dict[str, Any]:
         for label, rate in (("1gbps", 1000.0), ("10gbps", 10000.0)):
             seconds = cfg.core_seconds_1gbps if rate < 5000 else cfg.core_seconds_10gbps
             specs[f"starlink_dual_{label}/maco"] = scenario_spec(
-                "starlink_dual", "maco", seconds, starlink_at(rate))
-    runs = interleaved({name: core_measure(spec) for name, spec in specs.items()},
-                       cfg.rounds)
+                "starlink_dual", "maco", seconds, starlink_at(rate)
+            )
+    runs = interleaved({name: core_measure(spec) for name, spec in specs.items()}, cfg.rounds)
     figs = {name: core_figure(r) for name, r in runs.items()}
     ratios = {}
     for base in ("single_link", "starlink_dual"):
         lo = next((k for k in figs if k.startswith(f"{base}_1gbps")), None)
         hi = next((k for k in figs if k.startswith(f"{base}_10gbps")), None)
         if lo and hi:  # paired within a round
-            ratios[base] = spread([
-                (h["cpu_s"] / figs[hi]["delivered_packets"])
-                / (low["cpu_s"] / figs[lo]["delivered_packets"])
-                for h, low in zip(runs[hi], runs[lo], strict=True)])
+            ratios[base] = spread(
+                [
+                    (h["cpu_s"] / figs[hi]["delivered_packets"])
+                    / (low["cpu_s"] / figs[lo]["delivered_packets"])
+                    for h, low in zip(runs[hi], runs[lo], strict=True)
+                ]
+            )
     return {"scenarios": figs, "per_packet_10g_over_1g": ratios}
 
 
@@ -272,15 +307,17 @@ def random_actions(space: Any, count: int, seed: int = 0) -> np.ndarray:
     return rng.uniform(low, high, (count, *space.shape)).astype(space.dtype)
 
 
-def gym_env_measure(scenario: str, controller: str | None, steps: int,
-                    overrides: Sequence[str] = ()) -> tuple[Measure, Any]:
+def gym_env_measure(
+    scenario: str, controller: str | None, steps: int, overrides: Sequence[str] = ()
+) -> tuple[Measure, Any]:
     """The documented path (``gymnasium.make``, default wrappers and info):
     one round = reset(seed=0) and ``steps`` steps of the same random actions
     (ignored when a controller drives), resets included."""
     import gymnasium
 
-    env = gymnasium.make("orbitcc/OrbitCC-v0", scenario=scenario, controller=controller,
-                         overrides=list(overrides))
+    env = gymnasium.make(
+        "orbitcc/OrbitCC-v0", scenario=scenario, controller=controller, overrides=list(overrides)
+    )
     actions = random_actions(env.action_space, steps)
 
     def play() -> None:
@@ -292,19 +329,26 @@ def gym_env_measure(scenario: str, controller: str | None, steps: int,
     def measure() -> dict[str, float]:
         env.reset(seed=0)
         return timed(play)
+
     return measure, env
 
 
-def vec_env_measure(num_envs: int, scenario: str, calls: int,
-                    overrides: Sequence[str] = (), num_threads: int | None = None,
-                    timing: bool = False) -> tuple[Measure, Any]:
+def vec_env_measure(
+    num_envs: int,
+    scenario: str,
+    calls: int,
+    overrides: Sequence[str] = (),
+    num_threads: int | None = None,
+    timing: bool = False,
+) -> tuple[Measure, Any]:
     """The vector env (random actions, copy=True as by default): one round =
     reset(seed=0) and ``calls`` batched steps of the same actions; with
     ``timing`` also the thread pool's wall and caller-CPU seconds."""
     from orbitcc.env.vector import OrbitCCVectorEnv
 
-    vec = OrbitCCVectorEnv(scenario=scenario, num_envs=num_envs, overrides=list(overrides),
-                           num_threads=num_threads)
+    vec = OrbitCCVectorEnv(
+        scenario=scenario, num_envs=num_envs, overrides=list(overrides), num_threads=num_threads
+    )
     vec.batch.set_timing(timing)
     actions = random_actions(vec.action_space, calls)
 
@@ -318,17 +362,19 @@ def vec_env_measure(num_envs: int, scenario: str, calls: int,
         out = timed(play)
         t1 = vec.batch.timing()
         out["parallel_s"] = t1["parallel_s"] - t0["parallel_s"]
-        out["parallel_caller_cpu_s"] = (t1["parallel_caller_cpu_s"]
-                                        - t0["parallel_caller_cpu_s"])
+        out["parallel_caller_cpu_s"] = t1["parallel_caller_cpu_s"] - t0["parallel_caller_cpu_s"]
         return out
+
     return measure, vec
 
 
 def per_step(runs: list[dict[str, float]], steps: int) -> dict[str, Any]:
-    return {"steps_per_cpu_s": spread([steps / r["cpu_s"] for r in runs]),
-            "steps_per_wall_s": spread([steps / r["wall_s"] for r in runs]),
-            "cpu_us_per_step": spread([r["cpu_s"] / steps * 1e6 for r in runs]),
-            "cores_used": spread([r["cpu_s"] / r["wall_s"] for r in runs])}
+    return {
+        "steps_per_cpu_s": spread([steps / r["cpu_s"] for r in runs]),
+        "steps_per_wall_s": spread([steps / r["wall_s"] for r in runs]),
+        "cpu_us_per_step": spread([r["cpu_s"] / steps * 1e6 for r in runs]),
+        "cores_used": spread([r["cpu_s"] / r["wall_s"] for r in runs]),
+    }
 
 
 def env_figures(cfg: BenchConfig) -> dict[str, Any]:
@@ -338,8 +384,7 @@ def env_figures(cfg: BenchConfig) -> dict[str, Any]:
     measures: dict[str, Measure] = {}
     closers = []
     for policy in ("random", "newreno"):
-        m, env = gym_env_measure(cfg.leo_scenario, None if policy == "random" else policy,
-                                 steps)
+        m, env = gym_env_measure(cfg.leo_scenario, None if policy == "random" else policy, steps)
         measures[f"env/{policy}"] = m
         closers.append(env)
     calls = {n: max(1, steps // n) for n in cfg.vec_num_envs}
@@ -353,8 +398,10 @@ def env_figures(cfg: BenchConfig) -> dict[str, Any]:
     random, driven = per_step(runs["env/random"], steps), per_step(runs["env/newreno"], steps)
     vec = {str(n): per_step(runs[f"vec/{n}"], calls[n] * n) for n in cfg.vec_num_envs}
     return {
-        "env_scenario": cfg.leo_scenario, "env_steps_per_round": steps,
-        "env_random_policy": random, "env_newreno_driven": driven,
+        "env_scenario": cfg.leo_scenario,
+        "env_steps_per_round": steps,
+        "env_random_policy": random,
+        "env_newreno_driven": driven,
         "vec_env_detail": vec,
     }
 
@@ -373,8 +420,11 @@ def multiagent_measures(n: int, steps: int, envs: int) -> tuple[dict[str, Measur
     import orbitcc.env  # noqa: F401  (registers orbitcc/OrbitCC-v0)
     from orbitcc.env.multiagent import MultiAgentVectorEnv, make_multiagent
 
-    gym_env = gymnasium.make("orbitcc/OrbitCC-v0", scenario="single_link",
-                             overrides=[*MA_LONG, f"scenario.num_flows={n}"]).unwrapped
+    gym_env = gymnasium.make(
+        "orbitcc/OrbitCC-v0",
+        scenario="single_link",
+        overrides=[*MA_LONG, f"scenario.num_flows={n}"],
+    ).unwrapped
     par = make_multiagent("single_link", n, overrides=list(MA_LONG))
     vec = MultiAgentVectorEnv("single_link", n, envs, overrides=list(MA_LONG), num_threads=1)
     joint = np.zeros(n, np.float32)
@@ -386,6 +436,7 @@ def multiagent_measures(n: int, steps: int, envs: int) -> tuple[dict[str, Measur
         def run() -> None:
             for _ in range(count):
                 step(action)
+
         return run
 
     def gym_round() -> dict[str, float]:
@@ -419,33 +470,39 @@ def multiagent_figures(cfg: BenchConfig) -> dict[str, Any]:
         gym_us = [r["cpu_s"] / steps / n * 1e6 for r in runs["gym"]]
         par_us = [r["cpu_s"] / steps / n * 1e6 for r in runs["parallel"]]
         vec_us = [r["cpu_s"] / vec_steps / (n * envs) * 1e6 for r in runs["vector"]]
-        rows.append({
-            "agents": n,
-            "gym_us_per_flow_step": spread(gym_us),
-            "parallel_us_per_agent_step": spread(par_us),
-            "vector_us_per_agent_step": spread(vec_us),
-            "parallel_over_gym": spread([p / g for p, g in zip(par_us, gym_us, strict=True)]),
-            "vector_over_gym": spread([v / g for v, g in zip(vec_us, gym_us, strict=True)]),
-        })
-    return {"scenario": "single_link", "steps_per_round": steps, "vec_envs": envs,
-            "rows": rows}
+        rows.append(
+            {
+                "agents": n,
+                "gym_us_per_flow_step": spread(gym_us),
+                "parallel_us_per_agent_step": spread(par_us),
+                "vector_us_per_agent_step": spread(vec_us),
+                "parallel_over_gym": spread([p / g for p, g in zip(par_us, gym_us, strict=True)]),
+                "vector_over_gym": spread([v / g for v, g in zip(vec_us, gym_us, strict=True)]),
+            }
+        )
+    return {"scenario": "single_link", "steps_per_round": steps, "vec_envs": envs, "rows": rows}
 
 
 def multiagent_markdown(fig: dict[str, Any]) -> list[str]:
     """The multi-agent rows as a table: median [min, max] over the rounds."""
+
     def cell(f: dict[str, Any], digits: int = 2, unit: str = "") -> str:
-        return (f"{f['median']:.{digits}f}{unit} [{f['min']:.{digits}f}, "
-                f"{f['max']:.{digits}f}]")
+        return f"{f['median']:.{digits}f}{unit} [{f['min']:.{digits}f}, {f['max']:.{digits}f}]"
+
     envs = fig["vec_envs"]
-    out = ["| flows N | gym env per flow-step | make_multiagent per agent-step | ratio "
-           f"| vector env ({envs} envs, 1 thread) per agent-step | ratio |",
-           "|---|---|---|---|---|---|"]
+    out = [
+        "| flows N | gym env per flow-step | make_multiagent per agent-step | ratio "
+        f"| vector env ({envs} envs, 1 thread) per agent-step | ratio |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in fig["rows"]:
-        out.append(f"| {r['agents']} | {cell(r['gym_us_per_flow_step'])} | "
-                   f"{cell(r['parallel_us_per_agent_step'])} | "
-                   f"{cell(r['parallel_over_gym'], unit='x')} | "
-                   f"{cell(r['vector_us_per_agent_step'])} | "
-                   f"{cell(r['vector_over_gym'], unit='x')} |")
+        out.append(
+            f"| {r['agents']} | {cell(r['gym_us_per_flow_step'])} | "
+            f"{cell(r['parallel_us_per_agent_step'])} | "
+            f"{cell(r['parallel_over_gym'], unit='x')} | "
+            f"{cell(r['vector_us_per_agent_step'])} | "
+            f"{cell(r['vector_over_gym'], unit='x')} |"
+        )
     return out
 
 
@@ -480,6 +537,7 @@ def step_overhead(cfg: BenchConfig, steps: int = 20000) -> dict[str, Any]:
         def play() -> None:
             for _ in range(steps):
                 batch.step(a2)
+
         return timed(play)
 
     def core_loop() -> dict[str, float]:
@@ -488,16 +546,18 @@ def step_overhead(cfg: BenchConfig, steps: int = 20000) -> dict[str, Any]:
         def play() -> None:
             for _ in range(steps):
                 sim.step(dt)
+
         return timed(play)
 
-    runs = interleaved({"env": env_loop, "binding": binding_loop, "core": core_loop},
-                       cfg.rounds)
+    runs = interleaved({"env": env_loop, "binding": binding_loop, "core": core_loop}, cfg.rounds)
     us = {k: [r["cpu_s"] / steps * 1e6 for r in v] for k, v in runs.items()}
-    return {"steps_per_round": steps,
-            "env_step_us": spread(us["env"]), "binding_step_us": spread(us["binding"]),
-            "core_step_us": spread(us["core"]),
-            "python_overhead_us": spread([e - c for e, c in zip(us["env"], us["core"],
-                                                                   strict=True)])}
+    return {
+        "steps_per_round": steps,
+        "env_step_us": spread(us["env"]),
+        "binding_step_us": spread(us["binding"]),
+        "core_step_us": spread(us["core"]),
+        "python_overhead_us": spread([e - c for e, c in zip(us["env"], us["core"], strict=True)]),
+    }
 
 
 # Short steps: the intercept is read close to the data, not extrapolated from
@@ -505,8 +565,9 @@ def step_overhead(cfg: BenchConfig, steps: int = 20000) -> dict[str, Any]:
 STEP_SIZES_S = (0.00025, 0.0005, 0.001, 0.002)
 
 
-def fixed_cost_fit(make: Callable[[float], tuple[Measure, Any]], steps: int,
-                   rounds: int) -> dict[str, Any]:
+def fixed_cost_fit(
+    make: Callable[[float], tuple[Measure, Any]], steps: int, rounds: int
+) -> dict[str, Any]:
     """CPU per step at 0.25, 0.5, 1 and 2 ms steps, interleaved; per round
     the intercept of the least-squares line through them is the fixed cost
     (what a step costs that does not grow with the simulated time)."""
@@ -521,26 +582,38 @@ def fixed_cost_fit(make: Callable[[float], tuple[Measure, Any]], steps: int,
         a, b = intercept([dt * 1e3 for dt in STEP_SIZES_S], ys)
         per_round.append(a)
         slopes.append(b)
-    return {"steps_per_round": steps, "step_sizes_ms": [dt * 1e3 for dt in STEP_SIZES_S],
-            "cpu_us": {f"{dt * 1e3:g}ms": spread([r["cpu_s"] / steps * 1e6
-                                                  for r in runs[f"{dt:g}"]])
-                       for dt in STEP_SIZES_S},
-            "fixed_cpu_us": spread(per_round), "cpu_us_per_simulated_ms": spread(slopes)}
+    return {
+        "steps_per_round": steps,
+        "step_sizes_ms": [dt * 1e3 for dt in STEP_SIZES_S],
+        "cpu_us": {
+            f"{dt * 1e3:g}ms": spread([r["cpu_s"] / steps * 1e6 for r in runs[f"{dt:g}"]])
+            for dt in STEP_SIZES_S
+        },
+        "fixed_cpu_us": spread(per_round),
+        "cpu_us_per_simulated_ms": spread(slopes),
+    }
 
 
 def step_fixed_costs(cfg: BenchConfig) -> dict[str, Any]:
     """Fixed CPU per step (intercept over 0.25-2 ms steps, random actions) of
     the documented gym.make path on single_link, and of the vector env at 64
     envs (one thread), per env step."""
+
     def long_run(dt: float) -> list[str]:
         return [f"env.step_interval_s={dt}", "duration_s=1000000"]
 
-    gym = fixed_cost_fit(lambda dt: gym_env_measure("single_link", None, 2000, long_run(dt)),
-                         2000, cfg.rounds)
-    vec = fixed_cost_fit(lambda dt: vec_env_measure(64, "single_link", 120, long_run(dt),
-                                                    num_threads=1), 120 * 64, cfg.rounds)
-    return {"gym_make": {"scenario": "single_link", **gym},
-            "vector_64": {"scenario": "single_link", "num_envs": 64, "num_threads": 1, **vec}}
+    gym = fixed_cost_fit(
+        lambda dt: gym_env_measure("single_link", None, 2000, long_run(dt)), 2000, cfg.rounds
+    )
+    vec = fixed_cost_fit(
+        lambda dt: vec_env_measure(64, "single_link", 120, long_run(dt), num_threads=1),
+        120 * 64,
+        cfg.rounds,
+    )
+    return {
+        "gym_make": {"scenario": "single_link", **gym},
+        "vector_64": {"scenario": "single_link", "num_envs": 64, "num_threads": 1, **vec},
+    }
 
 
 def amdahl(serial: float, cores: int) -> float:
@@ -569,8 +642,9 @@ def cores_table(cfg: BenchConfig) -> dict[str, Any]:
     if threads[0] != 1:
         threads = [1, *threads]
     n, calls = cfg.cores_num_envs, cfg.cores_calls
-    pairs = {t: vec_env_measure(n, cfg.leo_scenario, calls, num_threads=t, timing=True)
-             for t in threads}
+    pairs = {
+        t: vec_env_measure(n, cfg.leo_scenario, calls, num_threads=t, timing=True) for t in threads
+    }
     runs = interleaved({str(t): m for t, (m, _) in pairs.items()}, max(3, cfg.rounds // 2))
     for _, vec in pairs.values():
         vec.close()
@@ -578,14 +652,19 @@ def cores_table(cfg: BenchConfig) -> dict[str, Any]:
     for t in threads:
         fig = per_step(runs[str(t)], calls * n)
         rows.append({"threads": t, **fig})
-    serial = spread([max(0.0, 1.0 - r["parallel_caller_cpu_s"] / r["cpu_s"])
-                     for r in runs["1"]])
+    serial = spread([max(0.0, 1.0 - r["parallel_caller_cpu_s"] / r["cpu_s"]) for r in runs["1"]])
     one = rows[0]["steps_per_wall_s"]["median"]
     for row in rows:
         row["speedup_wall"] = row["steps_per_wall_s"]["median"] / one
-    return {"scenario": cfg.leo_scenario, "num_envs": n, "calls": calls, "rows": rows,
-            "serial_fraction": serial, "cpus": os.cpu_count(),
-            "amdahl_bound_at_num_envs": amdahl(serial["median"], min(n, os.cpu_count() or 1))}
+    return {
+        "scenario": cfg.leo_scenario,
+        "num_envs": n,
+        "calls": calls,
+        "rows": rows,
+        "serial_fraction": serial,
+        "cpus": os.cpu_count(),
+        "amdahl_bound_at_num_envs": amdahl(serial["median"], min(n, os.cpu_count() or 1)),
+    }
 
 
 # ---------------------------------------------------- core, other figures --
@@ -596,18 +675,23 @@ def leo_figures(cfg: BenchConfig) -> dict[str, Any]:
     background included) for each controller, interleaved; and the share of
     run time in orbital/channel processes: the same episode with every flow
     starting after its end, paired with the full run within each round."""
-    specs = {c: scenario_spec(cfg.leo_scenario, c, cfg.leo_seconds)
-             for c in cfg.leo_controllers}
+    specs = {c: scenario_spec(cfg.leo_scenario, c, cfg.leo_seconds) for c in cfg.leo_controllers}
     idle = scenario_spec(cfg.leo_scenario, cfg.leo_controllers[0], cfg.leo_seconds)
     for flow in idle["flows"]:
         flow["start_s"] = cfg.leo_seconds * 2
     measures = {c: core_measure(spec) for c, spec in specs.items()}
     measures["_idle"] = core_measure(idle)
     runs = interleaved(measures, cfg.rounds)
-    share = spread([i["cpu_s"] / f["cpu_s"]
-                    for i, f in zip(runs["_idle"], runs[cfg.leo_controllers[0]], strict=True)])
-    return {"per_controller": {c: core_figure(runs[c]) for c in cfg.leo_controllers},
-            "channel_and_orbit_share": share}
+    share = spread(
+        [
+            i["cpu_s"] / f["cpu_s"]
+            for i, f in zip(runs["_idle"], runs[cfg.leo_controllers[0]], strict=True)
+        ]
+    )
+    return {
+        "per_controller": {c: core_figure(runs[c]) for c in cfg.leo_controllers},
+        "channel_and_orbit_share": share,
+    }
 
 
 def rss_mb() -> float:
@@ -627,8 +711,12 @@ def long_episode(seconds: float) -> dict[str, float]:
     samples = [after_first]
     while sim.step(chunk):
         samples.append(rss_mb())
-    return {"simulated_s": seconds, "rss_after_first_tenth_mb": after_first,
-            "rss_end_mb": samples[-1], "rss_growth_mb": samples[-1] - after_first}
+    return {
+        "simulated_s": seconds,
+        "rss_after_first_tenth_mb": after_first,
+        "rss_end_mb": samples[-1],
+        "rss_growth_mb": samples[-1] - after_first,
+    }
 
 
 def machine() -> dict[str, Any]:
@@ -644,16 +732,29 @@ def machine() -> dict[str, Any]:
     commit, dirty = "unknown", None
     here = Path(__file__).resolve().parent
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                cwd=here, check=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                                    capture_output=True, text=True, cwd=here,
-                                    check=True).stdout.strip())
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=here, check=True
+        ).stdout.strip()
+        dirty = bool(
+            subprocess.run(
+                ["git", "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True,
+                text=True,
+                cwd=here,
+                check=True,
+            ).stdout.strip()
+        )
     except (OSError, subprocess.CalledProcessError):
         pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "platform": platform.platform(), "orbitcc": __version__, "commit": commit,
-            "uncommitted_changes": dirty}
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "orbitcc": __version__,
+        "commit": commit,
+        "uncommitted_changes": dirty,
+    }
 
 
 IMPORT_STATEMENTS = {
@@ -672,15 +773,27 @@ def time_imports(rounds: int) -> dict[str, Any]:
     from orbitcc.ns3 import run_timed
 
     codes = {"python -c pass": "pass", **IMPORT_STATEMENTS}
-    runs = interleaved({name: (lambda code=code: run_timed([sys.executable, "-c", code]))
-                        for name, code in codes.items()}, rounds, warmup=False)
-    out: dict[str, Any] = {"cpu": {name: spread([r["cpu_s"] for r in runs[name]])
-                                   for name in codes},
-                           "wall": {name: spread([r["wall_s"] for r in runs[name]])
-                                    for name in codes}}
-    out["cpu_over_bare"] = {name: spread([r["cpu_s"] - b["cpu_s"] for r, b in
-                                          zip(runs[name], runs["python -c pass"], strict=True)])
-                            for name in IMPORT_STATEMENTS}
+    runs = interleaved(
+        {
+            name: (lambda code=code: run_timed([sys.executable, "-c", code]))
+            for name, code in codes.items()
+        },
+        rounds,
+        warmup=False,
+    )
+    out: dict[str, Any] = {
+        "cpu": {name: spread([r["cpu_s"] for r in runs[name]]) for name in codes},
+        "wall": {name: spread([r["wall_s"] for r in runs[name]]) for name in codes},
+    }
+    out["cpu_over_bare"] = {
+        name: spread(
+            [
+                r["cpu_s"] - b["cpu_s"]
+                for r, b in zip(runs[name], runs["python -c pass"], strict=True)
+            ]
+        )
+        for name in IMPORT_STATEMENTS
+    }
     return out
 
 
@@ -710,18 +823,21 @@ def time_whole_process(rounds: int, duration_s: float = 30.0) -> dict[str, Any]:
 
         measures: dict[str, Measure] = {
             "in_process": inproc,
-            "python_process": lambda: run_timed([sys.executable, "-m",
-                                                 "orbitcc.ns3.orbitcc_row", str(row_file),
-                                                 out_file]),
+            "python_process": lambda: run_timed(
+                [sys.executable, "-m", "orbitcc.ns3.orbitcc_row", str(row_file), out_file]
+            ),
         }
         if runner is not None:
-            measures["native_process"] = lambda: run_timed([str(runner), "--out", out_file,
-                                                            str(spec_file)])
+            measures["native_process"] = lambda: run_timed(
+                [str(runner), "--out", out_file, str(spec_file)]
+            )
         runs = interleaved(measures, rounds)
     out: dict[str, Any] = {"row": row.name, "simulated_s": duration_s}
     for name, r in runs.items():
-        out[name] = {"cpu_s": spread([x["cpu_s"] for x in r]),
-                     "wall_s": spread([x["wall_s"] for x in r])}
+        out[name] = {
+            "cpu_s": spread([x["cpu_s"] for x in r]),
+            "wall_s": spread([x["wall_s"] for x in r]),
+        }
     if runner is None:
         out["native_process"] = why
     return out
@@ -762,12 +878,18 @@ def compose_figures(calls: int = 9) -> dict[str, Any]:
     episode: a call minus the same simulation run alone, paired call by call
     (first call, later calls with new seeds, calls with a new override value
     each, prepared runs)."""
-    out = subprocess.run([sys.executable, "-c", _COMPOSE_SCRIPT.format(n=calls)],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _COMPOSE_SCRIPT.format(n=calls)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     raw = json.loads(out.stdout.strip().splitlines()[-1])
     sim = spread(raw["simulation"])
-    fig: dict[str, Any] = {k: raw[k] for k in ("import_runner_cpu_s", "register_configs_cpu_s",
-                                                "first_run_fixed_cpu_s")}
+    fig: dict[str, Any] = {
+        k: raw[k]
+        for k in ("import_runner_cpu_s", "register_configs_cpu_s", "first_run_fixed_cpu_s")
+    }
     fig["simulation_cpu_s"] = sim
     for key in ("run_fixed", "prepared_run_fixed", "new_value_run_fixed"):
         fig[f"{key}_cpu_s"] = spread(raw[key])
@@ -808,12 +930,13 @@ def runner_fixed_cost(rounds: int, ns3: bool) -> dict[str, Any]:
             for which in ("row", "empty"):
                 result = Path(tmp) / f"out_{which}_{name}.json"
 
-                def measure(args: list[str] = args, which: str = which,
-                            result: Path = result) -> dict[str, float]:
-                    proc = run_timed([str(runner), *args, "--out", str(result),
-                                      str(files[which])])
+                def measure(
+                    args: list[str] = args, which: str = which, result: Path = result
+                ) -> dict[str, float]:
+                    proc = run_timed([str(runner), *args, "--out", str(result), str(files[which])])
                     loop = json.loads(result.read_text())["runs"][0]["cpu_s"]
                     return {"cpu_s": proc["cpu_s"], "fixed": proc["cpu_s"] - loop}
+
                 measures[f"{which}_{name}"] = measure
         measures["true"] = lambda: run_timed(["/bin/true"])
         runs = interleaved(measures, max(rounds, 5), warmup=False)
@@ -821,15 +944,18 @@ def runner_fixed_cost(rounds: int, ns3: bool) -> dict[str, Any]:
             if key == "true":
                 out["empty_process_cpu_s"] = spread([x["cpu_s"] for x in r])
             else:
-                out[key] = {"process_cpu_s": spread([x["cpu_s"] for x in r]),
-                            "fixed_cpu_s": spread([x["fixed"] for x in r])}
+                out[key] = {
+                    "process_cpu_s": spread([x["cpu_s"] for x in r]),
+                    "fixed_cpu_s": spread([x["fixed"] for x in r]),
+                }
         if ns3:
             try:
                 res = run_ns3(row, build_programs(), Path(tmp) / "ns3")
                 out["ns3_process_cpu_s"] = res["process_cpu_s"]
                 for name in ("no_trace", "trace"):
                     out[f"ns3_over_orbitcc_{name}"] = (
-                        res["process_cpu_s"] / out[f"row_{name}"]["process_cpu_s"]["median"])
+                        res["process_cpu_s"] / out[f"row_{name}"]["process_cpu_s"]["median"]
+                    )
             except Ns3UnavailableError as err:
                 out["ns3_process_cpu_s"] = str(err).splitlines()[0]
     return out
@@ -842,20 +968,28 @@ def learning_figures(cfg: BenchConfig) -> dict[str, Any]:
     held-out return (from its train_summary.json)."""
     from orbitcc.agents import reference
 
-    runs = interleaved({
-        "fresh": lambda: {"steps_per_s": reference.train_throughput(cfg.learning_steps,
-                                                                    trained=False)},
-        "trained": lambda: {"steps_per_s": reference.train_throughput(cfg.learning_steps,
-                                                                      trained=True)},
-    }, max(3, cfg.rounds // 2), warmup=False)
+    runs = interleaved(
+        {
+            "fresh": lambda: {
+                "steps_per_s": reference.train_throughput(cfg.learning_steps, trained=False)
+            },
+            "trained": lambda: {
+                "steps_per_s": reference.train_throughput(cfg.learning_steps, trained=True)
+            },
+        },
+        max(3, cfg.rounds // 2),
+        warmup=False,
+    )
     summary = reference.summary()
-    return {"recipe": "agent=ppo_starlink", "steps": cfg.learning_steps,
-            "train_steps_per_s_fresh_policy": spread([r["steps_per_s"] for r in runs["fresh"]]),
-            "train_steps_per_s_trained_policy": spread([r["steps_per_s"]
-                                                        for r in runs["trained"]]),
-            "reference_reached_newreno": summary.get("reached_newreno"),
-            "reference_wall_s": summary.get("wall_s"),
-            "reference_timesteps": summary.get("timesteps")}
+    return {
+        "recipe": "agent=ppo_starlink",
+        "steps": cfg.learning_steps,
+        "train_steps_per_s_fresh_policy": spread([r["steps_per_s"] for r in runs["fresh"]]),
+        "train_steps_per_s_trained_policy": spread([r["steps_per_s"] for r in runs["trained"]]),
+        "reference_reached_newreno": summary.get("reached_newreno"),
+        "reference_wall_s": summary.get("wall_s"),
+        "reference_timesteps": summary.get("timesteps"),
+    }
 
 
 # ------------------------------------------------------------ conditions --
@@ -870,9 +1004,14 @@ def conditions() -> dict[str, Any]:
         usable = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         usable = os.cpu_count() or 1
-    return {"loadavg_1m": one, "loadavg_5m": five, "loadavg_15m": fifteen,
-            "cpus": os.cpu_count(), "cpus_usable": usable,
-            "utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())}
+    return {
+        "loadavg_1m": one,
+        "loadavg_5m": five,
+        "loadavg_15m": fifteen,
+        "cpus": os.cpu_count(),
+        "cpus_usable": usable,
+        "utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+    }
 
 
 def _children_cpu() -> float:
@@ -901,10 +1040,13 @@ class Section:
         children = _children_cpu() - self.children
         after = conditions()
         self.report.setdefault("sections", {})[self.name] = {
-            "wall_s": wall, "cpu_s": cpu, "children_cpu_s": children,
+            "wall_s": wall,
+            "cpu_s": cpu,
+            "children_cpu_s": children,
             "cores_used": (cpu + children) / wall if wall > 0 else 0.0,
             "loadavg_1m_before": self.before["loadavg_1m"],
-            "loadavg_1m_after": after["loadavg_1m"]}
+            "loadavg_1m_after": after["loadavg_1m"],
+        }
         # Each section's end with its time.
         say(f"{self.name}: done in {wall:.1f} s wall")
 
@@ -919,8 +1061,9 @@ def ppo_scaling(num_envs_list: list[int], steps: int, seed: int = 0) -> dict[str
 
     rows = []
     for n in num_envs_list:
-        built = build_training(compose_training([f"agent={RECIPE}", f"seed={seed}",
-                                                 f"agent.num_envs={n}"]))
+        built = build_training(
+            compose_training([f"agent={RECIPE}", f"seed={seed}", f"agent.num_envs={n}"])
+        )
         cfg, env, model = built.cfg, built.env, built.model
         train_cpu = [0.0]
         inner = model.train
@@ -935,18 +1078,23 @@ def ppo_scaling(num_envs_list: list[int], steps: int, seed: int = 0) -> dict[str
         model.learn(total_timesteps=max(steps, 2 * n * cfg.agent.n_steps))
         cpu, wall = time.process_time() - c0, time.perf_counter() - w0
         env.close()
-        rows.append({"num_envs": n, "timesteps": model.num_timesteps,
-                     "steps_per_s": model.num_timesteps / wall,
-                     "steps_per_cpu_s": model.num_timesteps / cpu,
-                     "update_cpu_share": train_cpu[0] / cpu, "cores_used": cpu / wall,
-                     "torch_threads": cfg.agent.torch_threads,
-                     "num_threads": cfg.agent.num_threads})
+        rows.append(
+            {
+                "num_envs": n,
+                "timesteps": model.num_timesteps,
+                "steps_per_s": model.num_timesteps / wall,
+                "steps_per_cpu_s": model.num_timesteps / cpu,
+                "update_cpu_share": train_cpu[0] / cpu,
+                "cores_used": cpu / wall,
+                "torch_threads": cfg.agent.torch_threads,
+                "num_threads": cfg.agent.num_threads,
+            }
+        )
     return {"recipe": RECIPE, "rows": rows}
 
 
 def say(msg: str) -> None:
     print(f"[orbitcc-bench] {msg}", flush=True)
-
 
 
 # --------------------------------------------------------------- headline --
@@ -967,9 +1115,11 @@ def headline(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
         out["python_overhead_us_per_step"] = report["step_overhead"]["python_overhead_us"]
     if "step_fixed_cost" in report:
         out["fixed_cpu_us_per_step/gym_make"] = report["step_fixed_cost"]["gym_make"][
-            "fixed_cpu_us"]
+            "fixed_cpu_us"
+        ]
         out["fixed_cpu_us_per_step/vector_64"] = report["step_fixed_cost"]["vector_64"][
-            "fixed_cpu_us"]
+            "fixed_cpu_us"
+        ]
     return out
 
 
@@ -988,13 +1138,17 @@ def compare(a: dict[str, Any], b: dict[str, Any], tolerance: float) -> tuple[boo
         ratio = vb / va if va else float("inf")
         bad = abs(ratio - 1.0) > tolerance
         ok = ok and not bad
-        lines.append(f"{key:52s} {va:12.4g} {vb:12.4g} {ratio:7.3f}  "
-                     f"{rel_iqr(ha[key]):.1%}, {rel_iqr(hb[key]):.1%}"
-                     + ("  <-- beyond tolerance" if bad else ""))
+        lines.append(
+            f"{key:52s} {va:12.4g} {vb:12.4g} {ratio:7.3f}  "
+            f"{rel_iqr(ha[key]):.1%}, {rel_iqr(hb[key]):.1%}"
+            + ("  <-- beyond tolerance" if bad else "")
+        )
     la = a.get("conditions_start", {}).get("loadavg_1m", float("nan"))
     lb = b.get("conditions_start", {}).get("loadavg_1m", float("nan"))
-    lines.append(f"load average at the start: A {la:.2f}, B {lb:.2f}; tolerance "
-                 f"{tolerance:.0%}: {'agree' if ok else 'DISAGREE'}")
+    lines.append(
+        f"load average at the start: A {la:.2f}, B {lb:.2f}; tolerance "
+        f"{tolerance:.0%}: {'agree' if ok else 'DISAGREE'}"
+    )
     return ok, lines
 
 
@@ -1009,18 +1163,22 @@ def run_compare(argv: list[str]) -> int:
         except (IndexError, ValueError):
             print("orbitcc-bench: --tolerance needs a number (e.g. 0.15)", file=sys.stderr)
             return 2
-        del args[i:i + 2]
+        del args[i : i + 2]
     if len(args) != 2:
-        print("orbitcc-bench: --compare needs two report files: --compare A.json B.json",
-              file=sys.stderr)
+        print(
+            "orbitcc-bench: --compare needs two report files: --compare A.json B.json",
+            file=sys.stderr,
+        )
         return 2
     reports = []
     for path in args:
         try:
             reports.append(json.loads(Path(path).read_text()))
         except (OSError, ValueError) as err:
-            print(f"orbitcc-bench: --compare {path}: cannot read a bench report ({err})",
-                  file=sys.stderr)
+            print(
+                f"orbitcc-bench: --compare {path}: cannot read a bench report ({err})",
+                file=sys.stderr,
+            )
             return 2
     ok, lines = compare(reports[0], reports[1], tolerance)
     print("\n".join(lines))
@@ -1033,28 +1191,38 @@ def markdown(report: dict[str, Any], command: str) -> str:
     command, commit, machine and load they were measured under."""
     m, c0 = report["machine"], report.get("conditions_start", {})
     c1 = report.get("conditions_end", {})
-    units = {"core_packets_per_cpu_s": ("M delivered packets per CPU s", 1e-6, 3),
-             "env_steps_per_cpu_s": ("env steps per CPU s", 1.0, 0),
-             "vec_env_steps_per_cpu_s": ("env steps per CPU s", 1.0, 0),
-             "python_overhead_us_per_step": ("us CPU per step", 1.0, 2),
-             "fixed_cpu_us_per_step": ("us CPU per step", 1.0, 2)}
-    lines = [f"`{command}` at commit {m['commit'][:10]}"
-             + (" (with uncommitted changes)" if m.get("uncommitted_changes") else "")
-             + f", {m['cpu']} ({m['cores']} cores), Python {m['python']}; "
-             f"{c0.get('utc', '?')} to {c1.get('utc', '?')} UTC; load average "
-             f"{c0.get('loadavg_1m', float('nan')):.2f} at the start, "
-             f"{c1.get('loadavg_1m', float('nan')):.2f} at the end; "
-             f"{report.get('method', {}).get('rounds', '?')} interleaved rounds, CPU time.",
-             "", "| figure | unit | median | IQR | min-max |", "|---|---|---:|---:|---:|"]
+    units = {
+        "core_packets_per_cpu_s": ("M delivered packets per CPU s", 1e-6, 3),
+        "env_steps_per_cpu_s": ("env steps per CPU s", 1.0, 0),
+        "vec_env_steps_per_cpu_s": ("env steps per CPU s", 1.0, 0),
+        "python_overhead_us_per_step": ("us CPU per step", 1.0, 2),
+        "fixed_cpu_us_per_step": ("us CPU per step", 1.0, 2),
+    }
+    lines = [
+        f"`{command}` at commit {m['commit'][:10]}"
+        + (" (with uncommitted changes)" if m.get("uncommitted_changes") else "")
+        + f", {m['cpu']} ({m['cores']} cores), Python {m['python']}; "
+        f"{c0.get('utc', '?')} to {c1.get('utc', '?')} UTC; load average "
+        f"{c0.get('loadavg_1m', float('nan')):.2f} at the start, "
+        f"{c1.get('loadavg_1m', float('nan')):.2f} at the end; "
+        f"{report.get('method', {}).get('rounds', '?')} interleaved rounds, CPU time.",
+        "",
+        "| figure | unit | median | IQR | min-max |",
+        "|---|---|---:|---:|---:|",
+    ]
     for key, fig in report.get("headline", {}).items():
         unit, scale, digits = units.get(key.split("/")[0], ("", 1.0, 3))
-        lines.append(f"| {key} | {unit} | {fig['median'] * scale:.{digits}f} | "
-                     f"{fig['q1'] * scale:.{digits}f}-{fig['q3'] * scale:.{digits}f} | "
-                     f"{fig['min'] * scale:.{digits}f}-{fig['max'] * scale:.{digits}f} |")
+        lines.append(
+            f"| {key} | {unit} | {fig['median'] * scale:.{digits}f} | "
+            f"{fig['q1'] * scale:.{digits}f}-{fig['q3'] * scale:.{digits}f} | "
+            f"{fig['min'] * scale:.{digits}f}-{fig['max'] * scale:.{digits}f} |"
+        )
     for base, fig in report.get("core", {}).get("per_packet_10g_over_1g", {}).items():
-        lines.append(f"| per-packet CPU, 10 Gb/s over 1 Gb/s, {base} | ratio | "
-                     f"{fig['median']:.3f} | {fig['q1']:.3f}-{fig['q3']:.3f} | "
-                     f"{fig['min']:.3f}-{fig['max']:.3f} |")
+        lines.append(
+            f"| per-packet CPU, 10 Gb/s over 1 Gb/s, {base} | ratio | "
+            f"{fig['median']:.3f} | {fig['q1']:.3f}-{fig['q3']:.3f} | "
+            f"{fig['min']:.3f}-{fig['max']:.3f} |"
+        )
     return "\n".join(lines)
 
 
@@ -1085,14 +1253,17 @@ def finish(report: dict[str, Any]) -> None:
         # Delivered packets per wall second (the contract's unit), median.
         report["core_packets_per_s"] = {
             **{n: f["packets_per_wall_s"]["median"] for n, f in core.items()},
-            **{f"{scen}/{c}": f["packets_per_wall_s"]["median"] for c, f in leo.items()}}
+            **{f"{scen}/{c}": f["packets_per_wall_s"]["median"] for c, f in leo.items()},
+        }
     if "env_random_policy" in report:
         report["env_steps_per_s"] = report["env_random_policy"]["steps_per_wall_s"]["median"]
         report["vec_env_steps_per_s"] = {
-            n: f["steps_per_wall_s"]["median"] for n, f in report["vec_env_detail"].items()}
+            n: f["steps_per_wall_s"]["median"] for n, f in report["vec_env_detail"].items()
+        }
     if "step_overhead" in report:
-        report["python_overhead_us_per_step"] = report["step_overhead"][
-            "python_overhead_us"]["median"]
+        report["python_overhead_us_per_step"] = report["step_overhead"]["python_overhead_us"][
+            "median"
+        ]
     report["headline"] = headline(report)
     report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     report["conditions_end"] = conditions()
@@ -1101,9 +1272,14 @@ def finish(report: dict[str, Any]) -> None:
 def run_bench(cfg: BenchConfig) -> dict[str, Any]:
     if cfg.learning_only:
         return run_learning_bench(cfg)
-    report: dict[str, Any] = {"machine": machine(), "conditions_start": conditions(),
-                              "method": {"rounds": cfg.rounds, "statistic":
-                                         "median over interleaved rounds, IQR and min-max"}}
+    report: dict[str, Any] = {
+        "machine": machine(),
+        "conditions_start": conditions(),
+        "method": {
+            "rounds": cfg.rounds,
+            "statistic": "median over interleaved rounds, IQR and min-max",
+        },
+    }
     if cfg.cores_only:
         with Section(report, "cores"):
             report["cores"] = cores_table(cfg)
@@ -1153,100 +1329,146 @@ def run_bench(cfg: BenchConfig) -> dict[str, Any]:
 
 def _fmt(fig: dict[str, Any], scale: float = 1.0, digits: int = 2) -> str:
     """median [q1-q3]"""
-    return (f"{fig['median'] * scale:.{digits}f} [{fig['q1'] * scale:.{digits}f}-"
-            f"{fig['q3'] * scale:.{digits}f}]")
+    return (
+        f"{fig['median'] * scale:.{digits}f} [{fig['q1'] * scale:.{digits}f}-"
+        f"{fig['q3'] * scale:.{digits}f}]"
+    )
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:
     c0 = report.get("conditions_start", {})
     m = report["machine"]
-    lines = [f"machine: {m['cpu']} ({m['cores']} cores), commit {m['commit'][:10]}"
-             + (" (+ uncommitted changes)" if m.get("uncommitted_changes") else "")
-             + f"; load average {c0.get('loadavg_1m', float('nan')):.2f} at the start, "
-             f"{report.get('conditions_end', {}).get('loadavg_1m', float('nan')):.2f} at the "
-             "end; figures: median [IQR] over interleaved rounds, CPU time"]
+    lines = [
+        f"machine: {m['cpu']} ({m['cores']} cores), commit {m['commit'][:10]}"
+        + (" (+ uncommitted changes)" if m.get("uncommitted_changes") else "")
+        + f"; load average {c0.get('loadavg_1m', float('nan')):.2f} at the start, "
+        f"{report.get('conditions_end', {}).get('loadavg_1m', float('nan')):.2f} at the "
+        "end; figures: median [IQR] over interleaved rounds, CPU time"
+    ]
     core = report.get("core", {})
     for name, fig in core.get("scenarios", {}).items():
-        lines.append(f"core {name}: {_fmt(fig['packets_per_cpu_s'], 1e-6)} M delivered "
-                     f"packets per CPU s ({_fmt(fig['cpu_ns_per_packet'], 1, 0)} ns per packet)")
+        lines.append(
+            f"core {name}: {_fmt(fig['packets_per_cpu_s'], 1e-6)} M delivered "
+            f"packets per CPU s ({_fmt(fig['cpu_ns_per_packet'], 1, 0)} ns per packet)"
+        )
     for base, fig in core.get("per_packet_10g_over_1g", {}).items():
         lines.append(f"per-packet CPU, 10 Gb/s over 1 Gb/s, {base}: {_fmt(fig)}")
     if "env_random_policy" in report:
         r, d = report["env_random_policy"], report["env_newreno_driven"]
-        lines.append(f"{report['env_scenario']} env (gym.make): random actions "
-                     f"{_fmt(r['steps_per_cpu_s'], 1, 0)} steps per CPU s; NewReno-driven "
-                     f"{_fmt(d['steps_per_cpu_s'], 1, 0)}")
-        lines.append("vector env, random actions, env steps per CPU s: " + ", ".join(
-            f"{n} envs {v['steps_per_cpu_s']['median']:.0f}"
-            for n, v in report["vec_env_detail"].items()))
+        lines.append(
+            f"{report['env_scenario']} env (gym.make): random actions "
+            f"{_fmt(r['steps_per_cpu_s'], 1, 0)} steps per CPU s; NewReno-driven "
+            f"{_fmt(d['steps_per_cpu_s'], 1, 0)}"
+        )
+        lines.append(
+            "vector env, random actions, env steps per CPU s: "
+            + ", ".join(
+                f"{n} envs {v['steps_per_cpu_s']['median']:.0f}"
+                for n, v in report["vec_env_detail"].items()
+            )
+        )
     if "step_overhead" in report:
         so = report["step_overhead"]
-        lines.append(f"python overhead per env step: {_fmt(so['python_overhead_us'])} us "
-                     f"(raw binding call {_fmt(so['binding_step_us'])} us, C++ step "
-                     f"{_fmt(so['core_step_us'])} us)")
+        lines.append(
+            f"python overhead per env step: {_fmt(so['python_overhead_us'])} us "
+            f"(raw binding call {_fmt(so['binding_step_us'])} us, C++ step "
+            f"{_fmt(so['core_step_us'])} us)"
+        )
     if "step_fixed_cost" in report:
         sf = report["step_fixed_cost"]
-        lines.append(f"fixed CPU per step (intercept over 0.25-2 ms): gym.make path "
-                     f"{_fmt(sf['gym_make']['fixed_cpu_us'])} us; vector env, 64 envs "
-                     f"{_fmt(sf['vector_64']['fixed_cpu_us'])} us per env step")
+        lines.append(
+            f"fixed CPU per step (intercept over 0.25-2 ms): gym.make path "
+            f"{_fmt(sf['gym_make']['fixed_cpu_us'])} us; vector env, 64 envs "
+            f"{_fmt(sf['vector_64']['fixed_cpu_us'])} us per env step"
+        )
     if "import_time_s" in report:
         imp = report["import_time_s"]
-        lines.append("import, CPU s over a bare interpreter: " + ", ".join(
-            f"{k} {v['median']:.3f}" for k, v in imp["cpu_over_bare"].items()))
+        lines.append(
+            "import, CPU s over a bare interpreter: "
+            + ", ".join(f"{k} {v['median']:.3f}" for k, v in imp["cpu_over_bare"].items())
+        )
         wp = report["whole_process"]
         native = wp.get("native_process")
-        lines.append(f"validation row {wp['row']} ({wp['simulated_s']:g} s, 100 Mb/s), CPU s: "
-                     f"{_fmt(wp['in_process']['cpu_s'], 1, 3)} in process, "
-                     f"{_fmt(wp['python_process']['cpu_s'], 1, 3)} as a Python process"
-                     + (f", {_fmt(native['cpu_s'], 1, 3)} as a native one (orbitcc_run)"
-                        if isinstance(native, dict) else ""))
+        lines.append(
+            f"validation row {wp['row']} ({wp['simulated_s']:g} s, 100 Mb/s), CPU s: "
+            f"{_fmt(wp['in_process']['cpu_s'], 1, 3)} in process, "
+            f"{_fmt(wp['python_process']['cpu_s'], 1, 3)} as a Python process"
+            + (
+                f", {_fmt(native['cpu_s'], 1, 3)} as a native one (orbitcc_run)"
+                if isinstance(native, dict)
+                else ""
+            )
+        )
     if "compose" in report:
         cf = report["compose"]
-        lines.append(f"orbitcc.run fixed CPU (paired with its simulation, "
-                     f"{cf['simulation_cpu_s']['median'] * 1e3:.1f} ms): first call "
-                     f"{cf['first_run_fixed_cpu_s']:.3f} s, later "
-                     f"{_fmt(cf['run_fixed_cpu_s'], 1e3)} ms, new override value "
-                     f"{_fmt(cf['new_value_run_fixed_cpu_s'], 1e3)} ms, prepared "
-                     f"{_fmt(cf['prepared_run_fixed_cpu_s'], 1e3)} ms")
+        lines.append(
+            f"orbitcc.run fixed CPU (paired with its simulation, "
+            f"{cf['simulation_cpu_s']['median'] * 1e3:.1f} ms): first call "
+            f"{cf['first_run_fixed_cpu_s']:.3f} s, later "
+            f"{_fmt(cf['run_fixed_cpu_s'], 1e3)} ms, new override value "
+            f"{_fmt(cf['new_value_run_fixed_cpu_s'], 1e3)} ms, prepared "
+            f"{_fmt(cf['prepared_run_fixed_cpu_s'], 1e3)} ms"
+        )
     rf = report.get("runner_fixed_cost", {})
     if "row_no_trace" in rf:
         ns3 = rf.get("ns3_process_cpu_s")
         lines.append(
             f"orbitcc_run fixed CPU: {_fmt(rf['row_no_trace']['fixed_cpu_s'], 1e3)} ms; 30 s "
             f"row whole process {_fmt(rf['row_no_trace']['process_cpu_s'], 1e3, 1)} ms CPU"
-            + (f", ns-3 {ns3:.2f} s: {rf['ns3_over_orbitcc_no_trace']:.0f}x"
-               if isinstance(ns3, float) else ""))
+            + (
+                f", ns-3 {ns3:.2f} s: {rf['ns3_over_orbitcc_no_trace']:.0f}x"
+                if isinstance(ns3, float)
+                else ""
+            )
+        )
     if "cores" in report:
         ct = report["cores"]
-        lines.append(f"cores table ({ct['num_envs']} envs, {ct['scenario']}): " + "; ".join(
-            f"{r['threads']} thr {r['steps_per_wall_s']['median']:.0f} steps/s wall, "
-            f"{r['cpu_us_per_step']['median']:.0f} us CPU per env step, "
-            f"{r['cores_used']['median']:.2f} cores" for r in ct["rows"]))
-        lines.append(f"serial fraction (CPU, 1 thread) {_fmt(ct['serial_fraction'], 1, 4)}: "
-                     f"Amdahl bound {ct['amdahl_bound_at_num_envs']:.2f}x on this machine's "
-                     f"{ct['cpus']} cores")
+        lines.append(
+            f"cores table ({ct['num_envs']} envs, {ct['scenario']}): "
+            + "; ".join(
+                f"{r['threads']} thr {r['steps_per_wall_s']['median']:.0f} steps/s wall, "
+                f"{r['cpu_us_per_step']['median']:.0f} us CPU per env step, "
+                f"{r['cores_used']['median']:.2f} cores"
+                for r in ct["rows"]
+            )
+        )
+        lines.append(
+            f"serial fraction (CPU, 1 thread) {_fmt(ct['serial_fraction'], 1, 4)}: "
+            f"Amdahl bound {ct['amdahl_bound_at_num_envs']:.2f}x on this machine's "
+            f"{ct['cpus']} cores"
+        )
     if "learning" in report:
         lr = report["learning"]
-        lines.append(f"PPO training steps/s ({lr['recipe']}): fresh (random) policy "
-                     f"{_fmt(lr['train_steps_per_s_fresh_policy'], 1, 0)}, trained policy "
-                     f"{_fmt(lr['train_steps_per_s_trained_policy'], 1, 0)}")
+        lines.append(
+            f"PPO training steps/s ({lr['recipe']}): fresh (random) policy "
+            f"{_fmt(lr['train_steps_per_s_fresh_policy'], 1, 0)}, trained policy "
+            f"{_fmt(lr['train_steps_per_s_trained_policy'], 1, 0)}"
+        )
     for row in report.get("ppo_scaling", {}).get("rows", []):
-        lines.append(f"PPO num_envs={row['num_envs']}: {row['steps_per_s']:.0f} steps/s, "
-                     f"{row['steps_per_cpu_s']:.0f} steps per CPU s, update (torch) "
-                     f"{row['update_cpu_share']:.0%} of the CPU, {row['cores_used']:.2f} cores")
+        lines.append(
+            f"PPO num_envs={row['num_envs']}: {row['steps_per_s']:.0f} steps/s, "
+            f"{row['steps_per_cpu_s']:.0f} steps per CPU s, update (torch) "
+            f"{row['update_cpu_share']:.0%} of the CPU, {row['cores_used']:.2f} cores"
+        )
     if "multiagent" in report:
-        lines.append("multi-agent, CPU us per flow-step / agent-step, median [min, max] over "
-                     "interleaved rounds:")
+        lines.append(
+            "multi-agent, CPU us per flow-step / agent-step, median [min, max] over "
+            "interleaved rounds:"
+        )
         lines.extend(multiagent_markdown(report["multiagent"]))
     if "leo" in report:
         leo = report["leo"]
-        lines.append(f"orbit/channel share of {report['env_scenario']} run time: "
-                     f"{_fmt(leo['channel_and_orbit_share'], 100, 3)} %")
+        lines.append(
+            f"orbit/channel share of {report['env_scenario']} run time: "
+            f"{_fmt(leo['channel_and_orbit_share'], 100, 3)} %"
+        )
     if "long_episode" in report:
         le = report["long_episode"]
-        lines.append(f"long episode {le['simulated_s']:.0f} s: RSS "
-                     f"{le['rss_after_first_tenth_mb']:.1f} -> {le['rss_end_mb']:.1f} MB; "
-                     f"peak RSS {report['peak_rss_mb']:.1f} MB")
+        lines.append(
+            f"long episode {le['simulated_s']:.0f} s: RSS "
+            f"{le['rss_after_first_tenth_mb']:.1f} -> {le['rss_end_mb']:.1f} MB; "
+            f"peak RSS {report['peak_rss_mb']:.1f} MB"
+        )
     return lines
 
 
@@ -1279,9 +1501,10 @@ def check_writable(path: Path) -> None:
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}."):
             pass
     except OSError as err:
-        raise ValueError(f"--json {path}: cannot write there ({err.strerror or err}); "
-                         "allowed: a path in a writable folder") from None
-
+        raise ValueError(
+            f"--json {path}: cannot write there ({err.strerror or err}); "
+            "allowed: a path in a writable folder"
+        ) from None
 
 
 def _translate_argv(argv: list[str]) -> list[str]:

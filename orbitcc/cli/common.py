@@ -37,8 +37,7 @@ def print_help(prog: str, doc: str, groups: Sequence[str]) -> None:
     print(f"`{prog} --cfg job` prints the composed config, `--hydra-help` Hydra's options.")
 
 
-def handle_help(prog: str, doc: str, groups: Sequence[str],
-                argv: list[str] | None = None) -> None:
+def handle_help(prog: str, doc: str, groups: Sequence[str], argv: list[str] | None = None) -> None:
     """Prints our help and exits when ``-h``/``--help`` is among the arguments."""
     args = sys.argv[1:] if argv is None else argv
     if "-h" in args or "--help" in args:
@@ -83,10 +82,12 @@ def remove_refused_run_dir() -> None:
         parent = parent.parent
 
 
-def one_line_errors(prog: str, errors: tuple[type[BaseException], ...] = (ValueError,)
-                    ) -> Callable[[F], F]:
+def one_line_errors(
+    prog: str, errors: tuple[type[BaseException], ...] = (ValueError,)
+) -> Callable[[F], F]:
     """Turns the given exceptions raised by a Hydra task into one message on
     stderr and exit status 2 (a config or input error, not a crash)."""
+
     def deco(fn: F) -> F:
         @wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -102,7 +103,9 @@ def one_line_errors(prog: str, errors: tuple[type[BaseException], ...] = (ValueE
                 if done.code == 2:  # a refusal the task reported itself
                     remove_refused_run_dir()
                 raise
+
         return wrapper  # type: ignore[return-value]
+
     return deco
 
 
@@ -171,8 +174,7 @@ def _compose_base(config_name: str, overrides: list[str]) -> Any:
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-            return compose(config_name=config_name, overrides=overrides,
-                           return_hydra_config=True)
+            return compose(config_name=config_name, overrides=overrides, return_hydra_config=True)
     except Exception:  # noqa: BLE001 - the caller falls back to Hydra's text
         return None
     finally:
@@ -188,8 +190,11 @@ def explain_override_error(config_name: str, argv: Sequence[str], err: BaseExcep
 
     overrides = _task_overrides(argv)
     plain = _compose_base(config_name, [])
-    groups = ({g for g in plain.hydra.runtime.choices if not g.startswith("hydra/")}
-              if plain is not None else _config_groups())
+    groups = (
+        {g for g in plain.hydra.runtime.choices if not g.startswith("hydra/")}
+        if plain is not None
+        else _config_groups()
+    )
     choices = []
     for override in overrides:
         key, _, value = override.partition("=")
@@ -198,8 +203,10 @@ def explain_override_error(config_name: str, argv: Sequence[str], err: BaseExcep
         choices.append(override)
         presets = _presets(key)
         if value not in presets and value != "null":
-            return (f"{key}={value} is no {key} preset; {_did_you_mean(value, presets)}"
-                    f"allowed: {', '.join(presets)}")
+            return (
+                f"{key}={value} is no {key} preset; {_did_you_mean(value, presets)}"
+                f"allowed: {', '.join(presets)}"
+            )
     base = _compose_base(config_name, choices)
     if base is not None:
         picked = dict(base.hydra.runtime.choices)
@@ -224,32 +231,45 @@ def explain_override_error(config_name: str, argv: Sequence[str], err: BaseExcep
                 if preset:
                     named = [k for k in keys if k.endswith("_" + part) or k.startswith(part + "_")]
                     if named:
-                        own = (f"the {preset} preset calls it {named[0]}"
-                               + (f" (also {', '.join(named[1:])})" if named[1:] else "") + "; ")
+                        own = (
+                            f"the {preset} preset calls it {named[0]}"
+                            + (f" (also {', '.join(named[1:])})" if named[1:] else "")
+                            + "; "
+                        )
                     schema = OmegaConf.get_type(node)
                     label = f"{where} ({preset}{', ' + schema.__name__ if schema else ''})"
                 else:
                     label = where or "the config (keys and groups)"
                 keys_hint = _did_you_mean(part, keys) if not own else ""
-                return (f"{key}: no such setting; {own}{keys_hint}"
-                        f"valid keys of {label}: {', '.join(keys)}")
+                return (
+                    f"{key}: no such setting; {own}{keys_hint}"
+                    f"valid keys of {label}: {', '.join(keys)}"
+                )
     # Something else (a value of the wrong type, a syntax error): Hydra's own
     # reason, one line, without its advice to append with '+'.
     text = str(err)
     cause = err.__cause__
     if cause is not None and str(cause) not in text:
         text += f"; {cause}"
-    lines = [line.strip() for line in text.splitlines()
-             if line.strip() and not line.strip().startswith(("To append to your config",
-                                                              "Set the environment variable"))]
+    lines = [
+        line.strip()
+        for line in text.splitlines()
+        if line.strip()
+        and not line.strip().startswith(
+            ("To append to your config", "Set the environment variable")
+        )
+    ]
     return "invalid configuration: " + "; ".join(lines)
 
 
 def _config_groups() -> set[str]:
     from orbitcc.paths import CONFIG_DIR
 
-    return {str(p.relative_to(CONFIG_DIR)) for p in CONFIG_DIR.rglob("*")
-            if p.is_dir() and any(p.glob("*.yaml")) and not p.name.startswith(("_", "."))}
+    return {
+        str(p.relative_to(CONFIG_DIR))
+        for p in CONFIG_DIR.rglob("*")
+        if p.is_dir() and any(p.glob("*.yaml")) and not p.name.startswith(("_", "."))
+    }
 
 
 # --- run folder names ----------------------------------------------------------
@@ -279,16 +299,20 @@ def run_name(kind: str, *, _root_: Any) -> str:
         who = str(_root_.agent.algo)
     else:
         controller = _root_.get("controller")
-        who = str(controller.name if controller is not None
-                  else scenario.get("controller", None) or "default")
+        who = str(
+            controller.name
+            if controller is not None
+            else scenario.get("controller", None) or "default"
+        )
     parts = [str(scenario.name), who]
     task = list(_root_.hydra.overrides.task) if "hydra" in _root_ else []
     for override in task:
         key, _, value = override.lstrip("+~").partition("=")
         group_key = key in _NAMED_GROUPS and value not in ("none", "default", "null")
         last = key.rpartition(".")[2]
-        if group_key or (key.startswith("scenario.")
-                         and (last in _NAMED_SETTINGS or "trace" in last)):
+        if group_key or (
+            key.startswith("scenario.") and (last in _NAMED_SETTINGS or "trace" in last)
+        ):
             parts.append(f"{last}={_name_part(value)}")
     return "-".join([*parts, f"s{_root_.seed}"])
 
@@ -325,7 +349,7 @@ def run_app(prog: str, app: Callable[[], Any], config_name: str) -> None:
 
 
 def unknown_option_hint(option: str, options: Sequence[str]) -> str:
-    """"did you mean --x? " for a mistyped command-line option (argparse CLIs)."""
+    """ "did you mean --x? " for a mistyped command-line option (argparse CLIs)."""
     return _did_you_mean(option, options)
 
 
@@ -353,8 +377,9 @@ def is_process_entry(prog: str, module_file: str) -> bool:
     main_file = getattr(sys.modules.get("__main__"), "__file__", None)
     if not main_file:
         return False
-    return (os.path.basename(main_file) == prog
-            or os.path.realpath(main_file) == os.path.realpath(module_file))
+    return os.path.basename(main_file) == prog or os.path.realpath(main_file) == os.path.realpath(
+        module_file
+    )
 
 
 def exit_promptly(prog: str, run: Callable[[], None], module_file: str) -> None:

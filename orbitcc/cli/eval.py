@@ -61,25 +61,31 @@ def _app(cfg: DictConfig) -> None:
     eval_cfg: EvalConfig = to_object(cfg)
     unknown = [m for m in eval_cfg.table_metrics if m not in TABLE_METRICS]
     if unknown:
-        raise ValueError(f"table_metrics: {', '.join(unknown)} unknown; allowed: "
-                         f"{', '.join(TABLE_METRICS)}")
+        raise ValueError(
+            f"table_metrics: {', '.join(unknown)} unknown; allowed: {', '.join(TABLE_METRICS)}"
+        )
     write_run_record(run_dir, cfg)
     results = Path(eval_cfg.results) if eval_cfg.results else run_dir / "results.jsonl"
     suite = eval_cfg.suite
     n = len(suite.entrants) * len(suite.scenario_cells()) * len(suite.seeds)
-    print(f"{PROG}: suite {suite.name}: {len(suite.entrants)} entrants x "
-          f"{len(suite.scenario_cells())} scenarios x {len(suite.seeds)} seeds = {n} runs "
-          f"-> {results}", flush=True)
+    print(
+        f"{PROG}: suite {suite.name}: {len(suite.entrants)} entrants x "
+        f"{len(suite.scenario_cells())} scenarios x {len(suite.seeds)} seeds = {n} runs "
+        f"-> {results}",
+        flush=True,
+    )
     ns3_cells = None
     if eval_cfg.backend == "ns3":  # refuse what ns-3 cannot run before anything runs
         from orbitcc.ns3gym.backend import check_cells
 
-        ns3_plan = plan(list(suite.entrants), suite.scenario_cells(), list(suite.seeds),
-                        suite.duration_s)
+        ns3_plan = plan(
+            list(suite.entrants), suite.scenario_cells(), list(suite.seeds), suite.duration_s
+        )
         ns3_cells = ns3_plan.cells
         check_cells(ns3_cells)
-    records = run_suite(suite, results, resume=eval_cfg.resume,
-                        log=lambda line: print(line, flush=True))
+    records = run_suite(
+        suite, results, resume=eval_cfg.resume, log=lambda line: print(line, flush=True)
+    )
     table = summary_table(records, list(eval_cfg.table_metrics))
     (run_dir / "summary.txt").write_text(table + "\n")
     if eval_cfg.print_table:

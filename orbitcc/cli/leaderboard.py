@@ -51,14 +51,15 @@ def _app(cfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     lb: LeaderboardConfig = to_object(cfg)
     suite = lb.suite
-    print(f"{PROG}: planning suite {suite.name} (entrants, scenario cells, seeds) ...",
-          flush=True)
+    print(f"{PROG}: planning suite {suite.name} (entrants, scenario cells, seeds) ...", flush=True)
     planned = time.perf_counter()
     the_plan = make_plan(suite, suite_entrants(lb))
     print(f"{PROG}: planned in {time.perf_counter() - planned:.1f} s", flush=True)
     if lb.timeline_cell and lb.timeline_cell not in the_plan.cell_labels:
-        raise ValueError(f"timeline_cell = {lb.timeline_cell!r} is not a cell of the suite; "
-                         f"allowed: {', '.join(the_plan.cell_labels)}")
+        raise ValueError(
+            f"timeline_cell = {lb.timeline_cell!r} is not a cell of the suite; "
+            f"allowed: {', '.join(the_plan.cell_labels)}"
+        )
     if lb.backend == "ns3":  # refuse what ns-3 cannot run before anything runs
         from orbitcc.ns3gym.backend import check_cells
 
@@ -66,24 +67,40 @@ def _app(cfg: DictConfig) -> None:
     results = Path(lb.results) if lb.results else run_dir / "results.jsonl"
     (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
     (run_dir / "command.txt").write_text(" ".join(sys.argv) + "\n")
-    print(f"{PROG}: suite {suite.name}: {len(the_plan.entrants)} entrants x "
-          f"{len(the_plan.cell_labels)} scenario cells x {len(suite.seeds)} seeds = "
-          f"{len(the_plan.cells)} cells on launcher {lb.launcher.name} -> {results}",
-          flush=True)
+    print(
+        f"{PROG}: suite {suite.name}: {len(the_plan.entrants)} entrants x "
+        f"{len(the_plan.cell_labels)} scenario cells x {len(suite.seeds)} seeds = "
+        f"{len(the_plan.cells)} cells on launcher {lb.launcher.name} -> {results}",
+        flush=True,
+    )
     for entrant, cell, reason in the_plan.skipped:
         print(f"  {entrant} skips {cell}: {reason}", flush=True)
     if lb.resume:  # rows reused only when their hash, identity and numbers hold
         check_results_file(results, the_plan)
-    records, failures = run_cells(the_plan, results, lb.launcher, suite.name, run_dir,
-                                  resume=lb.resume, progress=lb.progress,
-                                  log=lambda s: print(s, flush=True))
+    records, failures = run_cells(
+        the_plan,
+        results,
+        lb.launcher,
+        suite.name,
+        run_dir,
+        resume=lb.resume,
+        progress=lb.progress,
+        log=lambda s: print(s, flush=True),
+    )
     for cell, error in failures:
         print(f"FAILED {cell.describe()}: {error}", file=sys.stderr, flush=True)
     board = board_from(the_plan, suite, records, lb.score, lb.info_class)
     from orbitcc.baselines.report import write_reports
 
-    paths = write_reports(board, run_dir, suite_name=suite.name, the_plan=the_plan,
-                          html=lb.report, timeline_cell=lb.timeline_cell, score=lb.score)
+    paths = write_reports(
+        board,
+        run_dir,
+        suite_name=suite.name,
+        the_plan=the_plan,
+        html=lb.report,
+        timeline_cell=lb.timeline_cell,
+        score=lb.score,
+    )
     container = OmegaConf.to_container(cfg, resolve=True)
     assert isinstance(container, dict)
     data = manifest(the_plan, records, container, start_info, lb.launcher.name)
@@ -92,8 +109,10 @@ def _app(cfg: DictConfig) -> None:
     write_manifest(run_dir / ARCHIVE_FILE, data)
     paths["archive"] = run_dir / ARCHIVE_FILE
     print_ranking(board, suite.name)
-    print(f"\n{len(records)}/{len(the_plan.cells)} cells, {len(failures)} failed, "
-          f"{time.perf_counter() - started:.1f} s")
+    print(
+        f"\n{len(records)}/{len(the_plan.cells)} cells, {len(failures)} failed, "
+        f"{time.perf_counter() - started:.1f} s"
+    )
     for name, path in paths.items():
         print(f"{name}: {path}")
     if lb.backend == "ns3":

@@ -34,7 +34,7 @@ def take_int(args: list[str], flag: str, default: int, prog: str, usage: str) ->
             if i + 1 >= len(args):
                 fail(prog, f"{flag} needs a number; {usage}")
             value = args[i + 1]
-            del args[i:i + 2]
+            del args[i : i + 2]
             break
         if a.startswith(flag + "="):
             value = a.split("=", 1)[1]
@@ -51,8 +51,14 @@ def take_int(args: list[str], flag: str, default: int, prog: str, usage: str) ->
     return n
 
 
-def parse(argv: list[str] | None, doc: str | None, prog: str, usage: str,
-          flags: dict[str, int], min_paths: int) -> tuple[dict[str, int], list[str]]:
+def parse(
+    argv: list[str] | None,
+    doc: str | None,
+    prog: str,
+    usage: str,
+    flags: dict[str, int],
+    min_paths: int,
+) -> tuple[dict[str, int], list[str]]:
     """The command line of the merge and verify scripts: ``-h`` prints
     ``doc`` and exits 0; each of ``flags`` (name -> default) is read with
     ``take_int``; an unknown option or fewer than ``min_paths`` paths exits 2.
@@ -78,9 +84,12 @@ def fail(prog: str, message: str) -> None:
 def main(argv: list[str] | None = None) -> None:
     flags, args = parse(argv, __doc__, PROG, USAGE, {"--verify": 0, "--seed": 0}, 2)
     try:
-        paths, board = merge_lib.merge(Path(args[0]), [Path(a) for a in args[1:]],
-                                       verify_cells=flags["--verify"],
-                                       verify_seed=flags["--seed"])
+        paths, board = merge_lib.merge(
+            Path(args[0]),
+            [Path(a) for a in args[1:]],
+            verify_cells=flags["--verify"],
+            verify_seed=flags["--seed"],
+        )
     except (merge_lib.MergeError, ResultsError) as err:
         fail(PROG, str(err))
     print_ranking(board)

@@ -30,8 +30,7 @@ USAGE = f"usage: {PROG} [--cells K] [--seed S] DIR [DIR ...]"
 def main(argv: list[str] | None = None) -> None:
     flags, args = parse(argv, __doc__, PROG, USAGE, {"--cells": 3, "--seed": 0}, 1)
     try:
-        n = merge_lib.verify([Path(a) for a in args], cells=flags["--cells"],
-                             seed=flags["--seed"])
+        n = merge_lib.verify([Path(a) for a in args], cells=flags["--cells"], seed=flags["--seed"])
     except (merge_lib.MergeError, ResultsError) as err:
         fail(PROG, str(err))
     print(f"{PROG}: OK: {len(args)} archive(s), {n} cell(s) rerun bit-identical")

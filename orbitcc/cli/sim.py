@@ -53,8 +53,10 @@ def _app(cfg: DictConfig) -> None:
     if cfg.print_table:
         from orbitcc.cli.report import metrics_table
 
-        print(f"orbitcc-sim: {metrics['scenario']}, seed {metrics['seed']}, "
-              f"{metrics['duration_s']:.1f} simulated s in {wall:.3f} wall s")
+        print(
+            f"orbitcc-sim: {metrics['scenario']}, seed {metrics['seed']}, "
+            f"{metrics['duration_s']:.1f} simulated s in {wall:.3f} wall s"
+        )
         print(metrics_table(metrics))
     if cfg.plot:
         from orbitcc.plotting import plot_timeseries

@@ -60,13 +60,20 @@ def _app(cfg: DictConfig) -> None:
         print(f"orbitcc-train: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None
     if parsed.agent.eval_every_steps == 0 and not parsed.allow_unevaluated:
-        print("orbitcc-train: warning: agent.eval_every_steps = 0: the checkpoint will not be "
-              "evaluated on held-out seeds (set agent.eval_every_steps, or "
-              "allow_unevaluated=true)", file=sys.stderr, flush=True)
+        print(
+            "orbitcc-train: warning: agent.eval_every_steps = 0: the checkpoint will not be "
+            "evaluated on held-out seeds (set agent.eval_every_steps, or "
+            "allow_unevaluated=true)",
+            file=sys.stderr,
+            flush=True,
+        )
     summary = train(cfg, Path(hydra_cfg.runtime.output_dir), scenario, overrides)
     problems = training_problems(summary, parsed)
-    print(f"orbitcc-train: the command took {command_seconds():.1f} s wall "
-          "(import, config, env, training, checkpoint)", flush=True)
+    print(
+        f"orbitcc-train: the command took {command_seconds():.1f} s wall "
+        "(import, config, env, training, checkpoint)",
+        flush=True,
+    )
     for problem in problems:
         print(f"orbitcc-train: error: {problem}", file=sys.stderr, flush=True)
     if problems:
@@ -84,14 +91,18 @@ def training_problems(summary: dict[str, Any], cfg: TrainConfig) -> list[str]:
     out = []
     if summary["episodes"] == 0 and not cfg.allow_no_episode:
         agent = cfg.agent
-        out.append(f"no training episode finished in {summary['timesteps']} steps "
-                   f"({agent.num_envs} envs x {summary['timesteps'] // agent.num_envs} steps "
-                   "each, shorter than one episode): raise agent.total_timesteps, lower "
-                   "agent.num_envs or duration_s, or set allow_no_episode=true")
+        out.append(
+            f"no training episode finished in {summary['timesteps']} steps "
+            f"({agent.num_envs} envs x {summary['timesteps'] // agent.num_envs} steps "
+            "each, shorter than one episode): raise agent.total_timesteps, lower "
+            "agent.num_envs or duration_s, or set allow_no_episode=true"
+        )
     if "curve" not in summary and not cfg.allow_unevaluated:
-        out.append(f"the checkpoint ({summary['checkpoint']} policy) was never evaluated: "
-                   "set agent.eval_every_steps > 0 (held-out seeds), or "
-                   "allow_unevaluated=true")
+        out.append(
+            f"the checkpoint ({summary['checkpoint']} policy) was never evaluated: "
+            "set agent.eval_every_steps > 0 (held-out seeds), or "
+            "allow_unevaluated=true"
+        )
     return out
 
 
@@ -111,8 +122,11 @@ def main() -> None:
 
 
 def _main() -> None:
-    handle_help("orbitcc-train", __doc__ or "",
-                ["scenario", "agent", "env", "reward", "randomize", "logger", "hparams"])
+    handle_help(
+        "orbitcc-train",
+        __doc__ or "",
+        ["scenario", "agent", "env", "reward", "randomize", "logger", "hparams"],
+    )
     sys.argv = [sys.argv[0], *seeds_as_multirun(sys.argv[1:])]
     register_configs()
     run_app("orbitcc-train", _app, "train")

@@ -48,24 +48,40 @@ EXIT_NO_NS3 = 3
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="orbitcc-validate", description=__doc__.split("\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="\n".join(__doc__.split("\n")[1:]))
-    p.add_argument("--matrix", default="standard", choices=("standard", "full", "ci"),
-                   help="which rows (default: standard)")
+    p = argparse.ArgumentParser(
+        prog="orbitcc-validate",
+        description=__doc__.split("\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n".join(__doc__.split("\n")[1:]),
+    )
+    p.add_argument(
+        "--matrix",
+        default="standard",
+        choices=("standard", "full", "ci"),
+        help="which rows (default: standard)",
+    )
     p.add_argument("--rows", default="", help="comma list of row names to keep")
     p.add_argument("--duration", type=float, default=30.0, help="simulated seconds per row")
     p.add_argument("--jobs", type=int, default=1, help="ns-3 runs in parallel (default 1)")
-    p.add_argument("--repeats", type=int, default=5,
-                   help="times each orbitcc row is timed; the report gives the median "
-                        "(default 5)")
+    p.add_argument(
+        "--repeats",
+        type=int,
+        default=5,
+        help="times each orbitcc row is timed; the report gives the median (default 5)",
+    )
     p.add_argument("--seed", type=int, default=1, help="seed of both simulators' randomness")
     p.add_argument("--workdir", default="outputs/validate", help="raw outputs of both sides")
-    p.add_argument("--reuse-ns3", action="store_true",
-                   help="reuse ns-3 results in --workdir with identical arguments (no timing)")
+    p.add_argument(
+        "--reuse-ns3",
+        action="store_true",
+        help="reuse ns-3 results in --workdir with identical arguments (no timing)",
+    )
     p.add_argument("--doc", default="", help="write the report here (e.g. docs/validation.md)")
-    p.add_argument("--plot", default="",
-                   help="cwnd overlay PNG (default: img/<doc name>_cwnd.png beside --doc)")
+    p.add_argument(
+        "--plot",
+        default="",
+        help="cwnd overlay PNG (default: img/<doc name>_cwnd.png beside --doc)",
+    )
     p.add_argument("--json", default="", help="write every result as JSON here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--list", action="store_true", help="list the rows and exit")
@@ -73,9 +89,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if unknown:  # argparse's "unrecognized arguments", with the closest options
         options = [o for a in p._actions for o in a.option_strings]
         name = unknown[0].split("=", 1)[0]
-        p.error(f"unrecognized argument {unknown[0]}; "
-                f"{unknown_option_hint(name if name.startswith('-') else '--' + name, options)}"
-                f"options: {', '.join(options)}")
+        p.error(
+            f"unrecognized argument {unknown[0]}; "
+            f"{unknown_option_hint(name if name.startswith('-') else '--' + name, options)}"
+            f"options: {', '.join(options)}"
+        )
     if args.jobs < 1 or args.jobs > 64:
         p.error(f"--jobs must be in [1, 64], got {args.jobs}")
     if not 1 <= args.repeats <= 50:
@@ -93,8 +111,11 @@ def main(argv: list[str] | None = None) -> int:
         known = {r.name for r in rows}
         unknown = [w for w in wanted if w not in known]
         if unknown:
-            print(f"orbitcc-validate: unknown row(s) {', '.join(unknown)}; rows of matrix "
-                  f"'{args.matrix}': {', '.join(sorted(known))}", file=sys.stderr)
+            print(
+                f"orbitcc-validate: unknown row(s) {', '.join(unknown)}; rows of matrix "
+                f"'{args.matrix}': {', '.join(sorted(known))}",
+                file=sys.stderr,
+            )
             return 2
         rows = [r for r in rows if r.name in wanted]
     if args.list:
@@ -103,22 +124,36 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     version = ns3_version()
     if version is None:
-        print("orbitcc-validate: ns-3 is not installed, so there is nothing to compare "
-              f"against.\nInstall it with:\n  {INSTALL_HINT}", file=sys.stderr)
+        print(
+            "orbitcc-validate: ns-3 is not installed, so there is nothing to compare "
+            f"against.\nInstall it with:\n  {INSTALL_HINT}",
+            file=sys.stderr,
+        )
         return EXIT_NO_NS3
     try:
-        results = run_matrix(rows, Path(args.workdir), args.jobs, args.seed, args.reuse_ns3,
-                             not args.no_progress, args.repeats)
+        results = run_matrix(
+            rows,
+            Path(args.workdir),
+            args.jobs,
+            args.seed,
+            args.reuse_ns3,
+            not args.no_progress,
+            args.repeats,
+        )
     except Ns3UnavailableError as e:
         print(f"orbitcc-validate: {e}", file=sys.stderr)
         return EXIT_NO_NS3
     command = "orbitcc-validate " + " ".join(argv if argv is not None else sys.argv[1:])
-    tcp_note = (f"orbitcc `tcp` with transport_params {NS3_TRANSPORT_PARAMS} and "
-                f"controller_params {NS3_CONTROLLER_PARAMS}")
-    header = (f"{tcp_note}, packets of {ORBITCC_PACKET_BYTES} B on the wire. "
-              f"ns-3 {version}; orbitcc {_orbitcc_version()}; {len(rows)} rows of "
-              f"{args.duration:g} s; seed {args.seed}; {_machine()}; "
-              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.")
+    tcp_note = (
+        f"orbitcc `tcp` with transport_params {NS3_TRANSPORT_PARAMS} and "
+        f"controller_params {NS3_CONTROLLER_PARAMS}"
+    )
+    header = (
+        f"{tcp_note}, packets of {ORBITCC_PACKET_BYTES} B on the wire. "
+        f"ns-3 {version}; orbitcc {_orbitcc_version()}; {len(rows)} rows of "
+        f"{args.duration:g} s; seed {args.seed}; {_machine()}; "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}."
+    )
     print(header)
     print("\n".join(table_lines(results, markdown=False)))
     flagged = reference_check_lines(results, args.seed)
@@ -129,12 +164,21 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(speed_lines(results, markdown=False)))
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps([
-            {"row": r.row.to_json(), "ns3": {k: v for k, v in r.ns3.items() if k != "cwnd"},
-             "orbitcc": {k: v for k, v in r.orbitcc.items() if k != "cwnd"},
-             "metrics": [_metric_json(m) for m in r.metrics],
-             "wide_prr_metrics": [_metric_json(m) for m in r.wide_prr_metrics]}
-            for r in results], indent=1))
+        Path(args.json).write_text(
+            json.dumps(
+                [
+                    {
+                        "row": r.row.to_json(),
+                        "ns3": {k: v for k, v in r.ns3.items() if k != "cwnd"},
+                        "orbitcc": {k: v for k, v in r.orbitcc.items() if k != "cwnd"},
+                        "metrics": [_metric_json(m) for m in r.metrics],
+                        "wide_prr_metrics": [_metric_json(m) for m in r.wide_prr_metrics],
+                    }
+                    for r in results
+                ],
+                indent=1,
+            )
+        )
     if args.doc:
         doc = Path(args.doc)
         plot = Path(args.plot) if args.plot else doc.parent / "img" / (doc.stem + "_cwnd.png")
@@ -148,16 +192,26 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _metric_json(m: Metric) -> dict[str, Any]:
-    return {"name": m.name, "ns3": m.ns3, "orbitcc": m.orbitcc, "rel": m.rel,
-            "target": m.target, "within": m.within}
+    return {
+        "name": m.name,
+        "ns3": m.ns3,
+        "orbitcc": m.orbitcc,
+        "rel": m.rel,
+        "target": m.target,
+        "within": m.within,
+    }
 
 
 def _orbitcc_version() -> str:
     from orbitcc.version import __version__
 
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, cwd=Path(__file__).parent).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).parent,
+        ).stdout.strip()
     except OSError:
         commit = ""
     return __version__ + (f" ({commit})" if commit else "")

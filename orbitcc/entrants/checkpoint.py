@@ -78,9 +78,15 @@ ZIP_CHUNK_BYTES = 1 << 20  # zip entries are inflated this much at a time
 # _get_torch_save_params); "tensors.pth" is the pre-0.9 name of
 # pytorch_variables.pth.
 TEXT_ENTRIES = ("data", "_stable_baselines3_version", "system_info.txt")
-TENSOR_ENTRIES = ("policy.pth", "pytorch_variables.pth", "tensors.pth",
-                  "policy.optimizer.pth", "actor.optimizer.pth", "critic.optimizer.pth",
-                  "ent_coef_optimizer.pth")
+TENSOR_ENTRIES = (
+    "policy.pth",
+    "pytorch_variables.pth",
+    "tensors.pth",
+    "policy.optimizer.pth",
+    "actor.optimizer.pth",
+    "critic.optimizer.pth",
+    "ent_coef_optimizer.pth",
+)
 
 
 class CheckpointError(ValueError):
@@ -105,10 +111,10 @@ def policy_kwargs_of(agent: dict[str, Any]) -> dict[str, Any]:
     acts = activations()
     activation = agent.get("activation", "tanh")
     if activation not in acts:
-        raise CheckpointError(f"agent.activation = {activation!r} is unknown; allowed: "
-                              f"{', '.join(acts)}")
-    kwargs: dict[str, Any] = {"net_arch": net_arch_of(agent),
-                              "activation_fn": acts[activation]}
+        raise CheckpointError(
+            f"agent.activation = {activation!r} is unknown; allowed: {', '.join(acts)}"
+        )
+    kwargs: dict[str, Any] = {"net_arch": net_arch_of(agent), "activation_fn": acts[activation]}
     if agent.get("log_std_init") is not None:
         kwargs["log_std_init"] = _real(agent, "log_std_init", 0.0, -20.0, 20.0)
     return kwargs
@@ -119,14 +125,19 @@ def net_arch_of(agent: dict[str, Any]) -> list[int]:
     MAX_NET_LAYERS integer widths in [1, MAX_NET_WIDTH] with at most
     MAX_NET_WEIGHTS weights between consecutive layers."""
     arch = agent.get("net_arch", [64, 64])
-    allowed = (f"allowed: a list of 1 to {MAX_NET_LAYERS} integers in [1, {MAX_NET_WIDTH}] "
-               f"with at most {MAX_NET_WEIGHTS} weights between consecutive layers")
+    allowed = (
+        f"allowed: a list of 1 to {MAX_NET_LAYERS} integers in [1, {MAX_NET_WIDTH}] "
+        f"with at most {MAX_NET_WEIGHTS} weights between consecutive layers"
+    )
     if not isinstance(arch, (list, tuple)) or not 1 <= len(arch) <= MAX_NET_LAYERS:
         raise CheckpointError(f"agent.net_arch = {str(arch)[:80]} is no network shape; {allowed}")
     for i, width in enumerate(arch):
-        if isinstance(width, bool) or not isinstance(width, (int, float)) \
-                or not (math.isfinite(width) and width == int(width)) \
-                or not 1 <= width <= MAX_NET_WIDTH:
+        if (
+            isinstance(width, bool)
+            or not isinstance(width, (int, float))
+            or not (math.isfinite(width) and width == int(width))
+            or not 1 <= width <= MAX_NET_WIDTH
+        ):
             raise CheckpointError(f"agent.net_arch[{i}] = {width!r} is out of range; {allowed}")
     widths = [int(w) for w in arch]
     weights = sum(a * b for a, b in zip(widths, widths[1:], strict=False))
@@ -138,8 +149,12 @@ def net_arch_of(agent: dict[str, Any]) -> list[int]:
 def _real(agent: dict[str, Any], key: str, default: float, lo: float, hi: float) -> float:
     """A finite number of the agent section in [lo, hi] (a bool or text is refused)."""
     value = agent.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value) or not lo <= value <= hi:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not lo <= value <= hi
+    ):
         raise CheckpointError(f"agent.{key} = {value!r} must be a number in [{lo:g}, {hi:g}]")
     return float(value)
 
@@ -231,23 +246,30 @@ def resolve_checkpoint(path: str | Path) -> Path:
     """``model.zip`` itself, the training run dir that holds it, or
     ``reference:<recipe>`` (a shipped reference agent)."""
     if isinstance(path, str) and path.startswith(REFERENCE_PREFIX):
-        name = path[len(REFERENCE_PREFIX):]
+        name = path[len(REFERENCE_PREFIX) :]
         shipped = shipped_reference_dir()
-        known = sorted(d.name for d in shipped.iterdir() if (d / MODEL_FILE).is_file()) \
-            if shipped.is_dir() else []
+        known = (
+            sorted(d.name for d in shipped.iterdir() if (d / MODEL_FILE).is_file())
+            if shipped.is_dir()
+            else []
+        )
         if name not in known:
-            raise FileNotFoundError(f"no shipped reference agent {name!r}; shipped: "
-                                    f"{', '.join(known) or 'none'}")
+            raise FileNotFoundError(
+                f"no shipped reference agent {name!r}; shipped: {', '.join(known) or 'none'}"
+            )
         path = shipped / name
     p = Path(path).expanduser()
     if p.is_dir():
         p = p / MODEL_FILE
     if not p.is_file():
-        raise FileNotFoundError(f"no checkpoint at {str(path)!r} (expected a {MODEL_FILE} "
-                                "or an orbitcc-train run dir holding one)")
+        raise FileNotFoundError(
+            f"no checkpoint at {str(path)!r} (expected a {MODEL_FILE} "
+            "or an orbitcc-train run dir holding one)"
+        )
     if not (p.parent / CONFIG_FILE).is_file():
-        raise FileNotFoundError(f"{p} has no {CONFIG_FILE} beside it; orbitcc-train writes "
-                                "both into the run dir")
+        raise FileNotFoundError(
+            f"{p} has no {CONFIG_FILE} beside it; orbitcc-train writes both into the run dir"
+        )
     return p
 
 
@@ -260,13 +282,13 @@ def _read_bounded(path: Path, limit: int, what: str) -> bytes:
         raise CheckpointError(f"{path}: not a regular file")
     size = path.stat().st_size
     if size > limit:
-        raise CheckpointError(f"{path}: {size} bytes; {what} may hold at most "
-                              f"{limit >> 20} MB")
+        raise CheckpointError(f"{path}: {size} bytes; {what} may hold at most {limit >> 20} MB")
     return path.read_bytes()
 
 
-def _inflate(model_path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo,
-             limit: int) -> bytes:
+def _inflate(
+    model_path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int
+) -> bytes:
     """One entry, inflated ZIP_CHUNK_BYTES at a time with a running count: what
     is read is bounded, not what the header declares (``ZipFile.read`` asks
     zlib for up to 2 GiB at once: a 2.2 MB entry declaring 219 bytes inflated
@@ -278,8 +300,10 @@ def _inflate(model_path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo,
         while chunk := stream.read(ZIP_CHUNK_BYTES):
             out += chunk
             if len(out) > limit:
-                raise CheckpointError(f"{model_path}: entry {info.filename!r} inflates past "
-                                      f"{limit >> 20} MB; at most {limit >> 20} MB")
+                raise CheckpointError(
+                    f"{model_path}: entry {info.filename!r} inflates past "
+                    f"{limit >> 20} MB; at most {limit >> 20} MB"
+                )
     return bytes(out)
 
 
@@ -289,8 +313,7 @@ def _zip_entries(model_path: Path, raw: bytes) -> dict[str, bytes]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
     except zipfile.BadZipFile:
-        raise CheckpointError(f"{model_path}: not a zip file (an SB3 checkpoint is one)"
-                              ) from None
+        raise CheckpointError(f"{model_path}: not a zip file (an SB3 checkpoint is one)") from None
     allowed = (*TEXT_ENTRIES, *TENSOR_ENTRIES)
     entries: dict[str, bytes] = {}
     with archive:
@@ -298,23 +321,28 @@ def _zip_entries(model_path: Path, raw: bytes) -> dict[str, bytes]:
         for info in archive.infolist():
             name = info.filename
             if names.count(name) > 1:
-                raise CheckpointError(f"{model_path}: entry {name!r} appears "
-                                      f"{names.count(name)} times")
+                raise CheckpointError(
+                    f"{model_path}: entry {name!r} appears {names.count(name)} times"
+                )
             if name not in allowed:
                 raise CheckpointError(
                     f"{model_path}: entry {name!r} is not one SB3 writes; allowed: "
-                    f"{', '.join(allowed)}")
+                    f"{', '.join(allowed)}"
+                )
             limit = MAX_DATA_BYTES if name in TEXT_ENTRIES else MAX_ENTRY_BYTES
             if info.file_size > limit:
-                raise CheckpointError(f"{model_path}: entry {name!r} is {info.file_size} "
-                                      f"bytes uncompressed; at most {limit >> 20} MB")
+                raise CheckpointError(
+                    f"{model_path}: entry {name!r} is {info.file_size} "
+                    f"bytes uncompressed; at most {limit >> 20} MB"
+                )
             try:
                 entries[name] = _inflate(model_path, archive, info, limit)
             except (zipfile.BadZipFile, ValueError, OSError, EOFError, zlib.error) as e:
                 if isinstance(e, CheckpointError):
                     raise
-                raise CheckpointError(f"{model_path}: entry {name!r} cannot be read ({e})"
-                                      ) from None
+                raise CheckpointError(
+                    f"{model_path}: entry {name!r} cannot be read ({e})"
+                ) from None
     if "data" not in entries:
         raise CheckpointError(f"{model_path}: not an SB3 checkpoint (no 'data' entry)")
     return entries
@@ -331,7 +359,8 @@ def _check_tensors(model_path: Path, name: str, blob: bytes) -> None:
         raise CheckpointError(
             f"{model_path}: entry {name!r} is not plain tensors (torch.load with "
             f"weights_only=True refused it: {type(e).__name__}: {first[:200]}); orbitcc "
-            "loads no pickled Python objects") from None
+            "loads no pickled Python objects"
+        ) from None
 
 
 def _model_data(model_path: Path, blob: bytes) -> dict[str, Any]:
@@ -356,11 +385,11 @@ def _check_space(model_path: Path, what: str, described: Any, expected: Any) -> 
         raise CheckpointError(
             f"{model_path}: the checkpoint's {what} space (shape, dtype, n) = {theirs} "
             f"differs from {ours}, the env its config.yaml describes; the checkpoint "
-            "and its config do not belong together")
+            "and its config do not belong together"
+        )
 
 
-def _rebuilt_entries(algo: str, agent: dict[str, Any], spaces: tuple[Any, Any]
-                     ) -> dict[str, Any]:
+def _rebuilt_entries(algo: str, agent: dict[str, Any], spaces: tuple[Any, Any]) -> dict[str, Any]:
     """Safe stand-ins for the pickled entries of an SB3 model of ``algo``."""
     from stable_baselines3.common.type_aliases import TrainFreq, TrainFrequencyUnit
     from stable_baselines3.common.utils import ConstantSchedule
@@ -368,8 +397,10 @@ def _rebuilt_entries(algo: str, agent: dict[str, Any], spaces: tuple[Any, Any]
     cls = algo_classes()[algo]
     policy = agent.get("policy", "MlpPolicy")
     if policy not in cls.policy_aliases:
-        raise CheckpointError(f"agent.policy = {policy!r} is unknown for {algo}; allowed: "
-                              f"{', '.join(cls.policy_aliases)}")
+        raise CheckpointError(
+            f"agent.policy = {policy!r} is unknown for {algo}; allowed: "
+            f"{', '.join(cls.policy_aliases)}"
+        )
     lr = _real(agent, "learning_rate", 3e-4, 0.0, 1.0)
     train_freq = agent.get("train_freq", 1)
     if isinstance(train_freq, int) and not isinstance(train_freq, bool):
@@ -407,12 +438,19 @@ def _check_finite(model_path: Path, model: Any) -> None:
 
     for name, tensor in model.policy.state_dict().items():
         if torch.is_floating_point(tensor) and not bool(torch.isfinite(tensor).all()):
-            raise CheckpointError(f"{model_path}: weight {name!r} holds NaN or infinite "
-                                  "values; the checkpoint is corrupt (or training diverged)")
+            raise CheckpointError(
+                f"{model_path}: weight {name!r} holds NaN or infinite "
+                "values; the checkpoint is corrupt (or training diverged)"
+            )
 
 
-def load_model(model_path: str | Path, algo: str, agent: dict[str, Any],
-               spaces: tuple[Any, Any], env: Any = None) -> Any:
+def load_model(
+    model_path: str | Path,
+    algo: str,
+    agent: dict[str, Any],
+    spaces: tuple[Any, Any],
+    env: Any = None,
+) -> Any:
     """An SB3 model from ``model_path`` without running anything it holds.
 
     ``agent`` is the agent section of the run's config (policy, net_arch,
@@ -423,8 +461,7 @@ def load_model(model_path: str | Path, algo: str, agent: dict[str, Any],
     model_path = Path(model_path)
     classes = algo_classes()
     if algo not in classes:
-        raise CheckpointError(f"agent.algo = {algo!r} is unknown; allowed: "
-                              f"{', '.join(classes)}")
+        raise CheckpointError(f"agent.algo = {algo!r} is unknown; allowed: {', '.join(classes)}")
     raw = _read_bounded(model_path, MAX_ZIP_BYTES, "a checkpoint")
     entries = _zip_entries(model_path, raw)
     data = _model_data(model_path, entries["data"])
@@ -439,18 +476,22 @@ def load_model(model_path: str | Path, algo: str, agent: dict[str, Any],
                 raise CheckpointError(
                     f"{model_path}: entry {key!r} is a pickled Python object; orbitcc loads "
                     "checkpoints without unpickling anything and has no safe replacement "
-                    "for it")
+                    "for it"
+                )
             custom[key] = rebuilt[key]
     _check_space(model_path, "observation", data.get("observation_space"), spaces[0])
     _check_space(model_path, "action", data.get("action_space"), spaces[1])
     try:
-        model = classes[algo].load(io.BytesIO(raw), env=env, device="cpu",
-                                   custom_objects=custom, print_system_info=False)
+        model = classes[algo].load(
+            io.BytesIO(raw), env=env, device="cpu", custom_objects=custom, print_system_info=False
+        )
     except CheckpointError:
         raise
     except (KeyError, TypeError, RuntimeError, AttributeError, ValueError) as e:
-        raise CheckpointError(f"{model_path}: SB3 could not build a {algo} model from it "
-                              f"({type(e).__name__}: {str(e)[:300]})") from None
+        raise CheckpointError(
+            f"{model_path}: SB3 could not build a {algo} model from it "
+            f"({type(e).__name__}: {str(e)[:300]})"
+        ) from None
     _check_finite(model_path, model)
     return model
 
@@ -477,8 +518,10 @@ def read_obs_norm(path: str | Path, space: Any) -> dict[str, Any]:
         raise CheckpointError(f"{path}: not a JSON object with mean, var, clip_obs, epsilon")
     missing = [k for k in ("mean", "var", "clip_obs", "epsilon") if k not in norm]
     if missing:
-        raise CheckpointError(f"{path}: missing {', '.join(missing)} (VecNormalize's "
-                              "statistics: mean, var, clip_obs, epsilon)")
+        raise CheckpointError(
+            f"{path}: missing {', '.join(missing)} (VecNormalize's "
+            "statistics: mean, var, clip_obs, epsilon)"
+        )
     shape = tuple(space.shape)
     arrays = {}
     for key in ("mean", "var"):
@@ -487,8 +530,9 @@ def read_obs_norm(path: str | Path, space: Any) -> dict[str, Any]:
         except (TypeError, ValueError) as e:
             raise CheckpointError(f"{path}: {key} is not a list of numbers ({e})") from None
         if arr.shape != shape and arr.shape != (int(np.prod(shape)),):
-            raise CheckpointError(f"{path}: {key} has shape {arr.shape}; the observation "
-                                  f"has shape {shape}")
+            raise CheckpointError(
+                f"{path}: {key} has shape {arr.shape}; the observation has shape {shape}"
+            )
         if not np.isfinite(arr).all():
             raise CheckpointError(f"{path}: {key} holds NaN or infinite values")
         arrays[key] = arr.reshape(shape)
@@ -498,24 +542,36 @@ def read_obs_norm(path: str | Path, space: Any) -> dict[str, Any]:
     bad = np.flatnonzero(((mean < low) | (mean > high)).ravel())
     if bad.size:
         i = int(bad[0])
-        raise CheckpointError(f"{path}: mean[{i}] = {mean.ravel()[i]:.6g} lies outside the "
-                              f"observation space [{low.ravel()[i]:.6g}, "
-                              f"{high.ravel()[i]:.6g}]; allowed: a mean within it")
+        raise CheckpointError(
+            f"{path}: mean[{i}] = {mean.ravel()[i]:.6g} lies outside the "
+            f"observation space [{low.ravel()[i]:.6g}, "
+            f"{high.ravel()[i]:.6g}]; allowed: a mean within it"
+        )
     with np.errstate(over="ignore"):
         var_max = np.where(np.isfinite(high - low), (high - low) ** 2 / 4.0, np.inf)
     bad = np.flatnonzero(((var < 0) | (var > var_max)).ravel())
     if bad.size:
         i = int(bad[0])
-        raise CheckpointError(f"{path}: var[{i}] = {var.ravel()[i]:.6g}; allowed: [0, "
-                              f"{var_max.ravel()[i]:.6g}] (a variable in [low, high] has "
-                              "variance <= (high - low)^2 / 4)")
+        raise CheckpointError(
+            f"{path}: var[{i}] = {var.ravel()[i]:.6g}; allowed: [0, "
+            f"{var_max.ravel()[i]:.6g}] (a variable in [low, high] has "
+            "variance <= (high - low)^2 / 4)"
+        )
     for key, lo, hi in (("clip_obs", 0.0, 1e6), ("epsilon", 0.0, 1.0)):
         v = norm[key]
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
-                or not lo < v <= hi:
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, float))
+            or not math.isfinite(v)
+            or not lo < v <= hi
+        ):
             raise CheckpointError(f"{path}: {key} = {v!r}; allowed: ({lo:g}, {hi:g}]")
-    return {"mean": mean.ravel().tolist(), "var": var.ravel().tolist(),
-            "clip_obs": float(norm["clip_obs"]), "epsilon": float(norm["epsilon"])}
+    return {
+        "mean": mean.ravel().tolist(),
+        "var": var.ravel().tolist(),
+        "clip_obs": float(norm["clip_obs"]),
+        "epsilon": float(norm["epsilon"]),
+    }
 
 
 # ------------------------------------------------------ a training run --
@@ -529,8 +585,9 @@ def read_run_config(model_path: Path) -> dict[str, Any]:
         raise CheckpointError(f"{path}: not an orbitcc-train config (no agent section)")
     algo = config["agent"].get("algo")
     if algo not in algo_classes():
-        raise CheckpointError(f"{path}: agent.algo = {algo!r} is unknown; allowed: "
-                              f"{', '.join(algo_classes())}")
+        raise CheckpointError(
+            f"{path}: agent.algo = {algo!r} is unknown; allowed: {', '.join(algo_classes())}"
+        )
     try:  # every value the loader uses, checked here so the error names the file
         _rebuilt_numbers(config["agent"])
     except CheckpointError as e:
@@ -556,8 +613,7 @@ def read_config_yaml(path: Path) -> Any:
         return OmegaConf.to_container(OmegaConf.create(text), resolve=True)
     except (YAMLError, OmegaConfBaseException, UnicodeDecodeError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise CheckpointError(f"{path}: not a plain YAML orbitcc-train config ({first})"
-                              ) from None
+        raise CheckpointError(f"{path}: not a plain YAML orbitcc-train config ({first})") from None
 
 
 def _rebuilt_numbers(agent: dict[str, Any]) -> None:
@@ -592,9 +648,11 @@ def _check_yaml_expansion(path: Path, text: str) -> None:
         elif isinstance(node, yaml.MappingNode):
             total += sum(size(k) + size(v) for k, v in node.value)
         if total > MAX_YAML_NODES:
-            raise CheckpointError(f"{path}: its YAML aliases expand to more than "
-                                  f"{MAX_YAML_NODES} nodes; a training config has a few "
-                                  "hundred (refused before expanding it)")
+            raise CheckpointError(
+                f"{path}: its YAML aliases expand to more than "
+                f"{MAX_YAML_NODES} nodes; a training config has a few "
+                "hundred (refused before expanding it)"
+            )
         busy.discard(key)
         sizes[key] = total
         return total
@@ -611,8 +669,9 @@ def trained_spaces(config: dict[str, Any]) -> tuple[Any, Any]:
     from orbitcc.env.orbitcc_env import OrbitCCEnv
 
     scenario = config.get("scenario", {}).get("name")
-    env = OrbitCCEnv(scenario=scenario, controller=None, overrides=env_overrides(config),
-                     info_level=0)
+    env = OrbitCCEnv(
+        scenario=scenario, controller=None, overrides=env_overrides(config), info_level=0
+    )
     try:
         return env.observation_space, env.action_space
     finally:

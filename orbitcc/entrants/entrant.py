@@ -58,8 +58,10 @@ def agent_loader() -> AgentLoader:
     when none is installed or it cannot load (the train extra is missing)."""
     found = entry_points(group=ENTRY_POINT_GROUP, name=AGENT_KIND)
     if not found:
-        raise ImportError(f"no {ENTRY_POINT_GROUP!r} entry point {AGENT_KIND!r}: reinstall "
-                          "orbitcc (pip install -e '.[train]')")
+        raise ImportError(
+            f"no {ENTRY_POINT_GROUP!r} entry point {AGENT_KIND!r}: reinstall "
+            "orbitcc (pip install -e '.[train]')"
+        )
     loader: AgentLoader = next(iter(found)).load()
     return loader
 
@@ -74,8 +76,11 @@ CONSTANT_FACTOR = 4.0
 
 def constant_env_overrides(base: str) -> list[str]:
     """The env a ``const:<base>:<a>`` entrant plays: residual over <base>."""
-    return ["env.action=residual", f"env.residual_controller={base}",
-            f"env.window_max_factor={CONSTANT_FACTOR!r}"]
+    return [
+        "env.action=residual",
+        f"env.residual_controller={base}",
+        f"env.window_max_factor={CONSTANT_FACTOR!r}",
+    ]
 
 
 # ------------------------------------------------------ information classes --

@@ -54,8 +54,11 @@ def _layers_of(module: Any) -> list[Layer]:
         return out
     if isinstance(module, nn.Linear):
         w = module.weight.detach().cpu().double().numpy().copy()
-        b = (module.bias.detach().cpu().double().numpy().copy() if module.bias is not None
-             else np.zeros(w.shape[0]))
+        b = (
+            module.bias.detach().cpu().double().numpy().copy()
+            if module.bias is not None
+            else np.zeros(w.shape[0])
+        )
         return [("linear", w, b)]
     if isinstance(module, nn.Tanh):
         return [("tanh",)]
@@ -63,8 +66,10 @@ def _layers_of(module: Any) -> list[Layer]:
         return [("relu",)]
     if isinstance(module, (nn.Identity, nn.Flatten)):
         return []
-    raise ValueError(f"the policy network holds a {type(module).__name__} layer; the "
-                     "deterministic evaluation supports Linear, Tanh and ReLU (MlpPolicy)")
+    raise ValueError(
+        f"the policy network holds a {type(module).__name__} layer; the "
+        "deterministic evaluation supports Linear, Tanh and ReLU (MlpPolicy)"
+    )
 
 
 def _forward(layers: list[Layer], x: np.ndarray) -> np.ndarray:
@@ -87,8 +92,10 @@ def _check_mlp_extractor(policy: Any) -> None:
 
     extractor = getattr(policy, "features_extractor", None)
     if extractor is not None and not isinstance(extractor, FlattenExtractor):
-        raise ValueError(f"the policy's features extractor is {type(extractor).__name__}; "
-                         "the deterministic evaluation supports MlpPolicy (FlattenExtractor)")
+        raise ValueError(
+            f"the policy's features extractor is {type(extractor).__name__}; "
+            "the deterministic evaluation supports MlpPolicy (FlattenExtractor)"
+        )
 
 
 @dataclass
@@ -120,14 +127,14 @@ class DeterministicPolicy:
             raise ValueError("the deterministic evaluation does not support gSDE policies")
         if hasattr(policy, "action_net"):  # ppo, a2c
             _check_mlp_extractor(policy)
-            layers = (_layers_of(policy.mlp_extractor.policy_net)
-                      + _layers_of(policy.action_net))
-            head = ("argmax" if isinstance(space, (spaces.Discrete, spaces.MultiDiscrete))
-                    else "clip")
+            layers = _layers_of(policy.mlp_extractor.policy_net) + _layers_of(policy.action_net)
+            head = (
+                "argmax" if isinstance(space, (spaces.Discrete, spaces.MultiDiscrete)) else "clip"
+            )
         elif hasattr(policy, "actor") and hasattr(policy.actor, "mu"):  # sac, td3
             actor = policy.actor
             _check_mlp_extractor(actor)
-            layers = (_layers_of(actor.latent_pi) if hasattr(actor, "latent_pi") else [])
+            layers = _layers_of(actor.latent_pi) if hasattr(actor, "latent_pi") else []
             layers += _layers_of(actor.mu)
             if layers and layers[-1][0] == "tanh":  # td3's mu ends in Tanh
                 layers = layers[:-1]
@@ -136,10 +143,14 @@ class DeterministicPolicy:
             raise ValueError(f"no policy network found in {type(policy).__name__}")
         if head == "argmax":
             # Discrete: one argmax; MultiDiscrete: one per block of logits.
-            nvec = (np.asarray(space.nvec, dtype=np.int64).reshape(-1)
-                    if isinstance(space, spaces.MultiDiscrete) else None)
-            return DeterministicPolicy(layers, head, None, None, space.dtype, obs_dim,
-                                       obs_norm, nvec)
+            nvec = (
+                np.asarray(space.nvec, dtype=np.int64).reshape(-1)
+                if isinstance(space, spaces.MultiDiscrete)
+                else None
+            )
+            return DeterministicPolicy(
+                layers, head, None, None, space.dtype, obs_dim, obs_norm, nvec
+            )
         else:
             low = np.asarray(space.low, dtype=np.float64)
             high = np.asarray(space.high, dtype=np.float64)
@@ -150,14 +161,15 @@ class DeterministicPolicy:
         """The observation as the network saw it in training (float32 values)."""
         x = np.asarray(obs, dtype=np.float64).reshape(-1)
         if x.size != self.obs_dim:
-            raise ValueError(f"observation of {x.size} numbers; the policy takes "
-                             f"{self.obs_dim}")
+            raise ValueError(f"observation of {x.size} numbers; the policy takes {self.obs_dim}")
         if self.obs_norm is not None:
             n = self.obs_norm
-            x = np.clip((x - np.asarray(n["mean"], dtype=np.float64))
-                        / np.sqrt(np.asarray(n["var"], dtype=np.float64)
-                                  + float(n["epsilon"])),
-                        -float(n["clip_obs"]), float(n["clip_obs"]))
+            x = np.clip(
+                (x - np.asarray(n["mean"], dtype=np.float64))
+                / np.sqrt(np.asarray(n["var"], dtype=np.float64) + float(n["epsilon"])),
+                -float(n["clip_obs"]),
+                float(n["clip_obs"]),
+            )
         return x.astype(np.float32).astype(np.float64)
 
     def act(self, obs: Any) -> Any:
@@ -202,8 +214,9 @@ class SubflowAdapter:
     def __call__(self, obs: Any) -> Any:
         x = np.asarray(obs).reshape(-1)
         if x.size % self.block:
-            raise ValueError(f"observation of {x.size} numbers is not whole subflows of "
-                             f"{self.block}")
+            raise ValueError(
+                f"observation of {x.size} numbers is not whole subflows of {self.block}"
+            )
         n = x.size // self.block
         if n == self.trained:
             return self.act(x)

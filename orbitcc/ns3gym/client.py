@@ -113,10 +113,18 @@ class Ns3GymEnv(gym.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, command: Sequence[str] | None = None, port: int = 0,
-                 sim_args: Mapping[str, Any] | None = None, sim_seed: int = 0,
-                 timeout_s: float = 60.0, cwd: str | None = None, bind: str = "127.0.0.1",
-                 strict: bool = True, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
+    def __init__(
+        self,
+        command: Sequence[str] | None = None,
+        port: int = 0,
+        sim_args: Mapping[str, Any] | None = None,
+        sim_seed: int = 0,
+        timeout_s: float = 60.0,
+        cwd: str | None = None,
+        bind: str = "127.0.0.1",
+        strict: bool = True,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    ) -> None:
         import zmq  # pyzmq: pip install 'orbitcc[ns3gym]'
 
         if command is not None and (isinstance(command, str) or not command):
@@ -124,17 +132,26 @@ class Ns3GymEnv(gym.Env):
         if not 0 <= int(port) <= 65535:
             raise ValueError(f"port = {port}; allowed: 0 (any free port) to 65535")
         if command is None and int(port) == 0:
-            raise ValueError("port = 0 needs a command to start (the simulation must be told "
-                             "the port); give port=N to wait for a simulation started by hand")
+            raise ValueError(
+                "port = 0 needs a command to start (the simulation must be told "
+                "the port); give port=N to wait for a simulation started by hand"
+            )
         if not timeout_s > 0 or not timeout_s < 1e6:
             raise ValueError(f"timeout_s = {timeout_s}; allowed: > 0 and < 1e6 s")
         if not isinstance(bind, str) or not bind or any(c in bind for c in "/: "):
-            raise ValueError(f"bind = {bind!r}; allowed: an interface address such as "
-                             "'127.0.0.1' (default), or '*' for all interfaces")
-        if isinstance(max_message_bytes, bool) or not isinstance(max_message_bytes, int) or \
-                not 1024 <= max_message_bytes <= 2**31 - 1:
-            raise ValueError(f"max_message_bytes = {max_message_bytes!r}; allowed: an integer "
-                             f"1024 ... {2**31 - 1}")
+            raise ValueError(
+                f"bind = {bind!r}; allowed: an interface address such as "
+                "'127.0.0.1' (default), or '*' for all interfaces"
+            )
+        if (
+            isinstance(max_message_bytes, bool)
+            or not isinstance(max_message_bytes, int)
+            or not 1024 <= max_message_bytes <= 2**31 - 1
+        ):
+            raise ValueError(
+                f"max_message_bytes = {max_message_bytes!r}; allowed: an integer "
+                f"1024 ... {2**31 - 1}"
+            )
         self._zmq = zmq
         self.command = list(command) if command is not None else None
         self.sim_args = dict(sim_args or {})
@@ -157,23 +174,28 @@ class Ns3GymEnv(gym.Env):
         sock.setsockopt(zmq.SNDTIMEO, timeout_ms)
         sock.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
         self._state.update(context=ctx, socket=sock)
-        self._monitor = sock.get_monitor_socket(zmq.EVENT_ACCEPTED
-                                                | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
-                                                | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
-                                                | zmq.EVENT_DISCONNECTED)
+        self._monitor = sock.get_monitor_socket(
+            zmq.EVENT_ACCEPTED
+            | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+            | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+            | zmq.EVENT_DISCONNECTED
+        )
         self._state["monitor"] = self._monitor
         self._peer_trouble: list[str] = []
         try:
             if int(port) == 0:
-                self.port = sock.bind_to_random_port(f"tcp://{bind}", min_port=20000,
-                                                     max_port=60000, max_tries=200)
+                self.port = sock.bind_to_random_port(
+                    f"tcp://{bind}", min_port=20000, max_port=60000, max_tries=200
+                )
             else:
                 sock.bind(f"tcp://{bind}:{int(port)}")
                 self.port = int(port)
         except zmq.ZMQError as e:
             self._finalizer()
-            raise ValueError(f"cannot listen on port {port} of {bind!r}: {e}; give another "
-                             "port, 0 for a free one, or another bind address") from None
+            raise ValueError(
+                f"cannot listen on port {port} of {bind!r}: {e}; give another "
+                "port, 0 for a free one, or another bind address"
+            ) from None
         self._owe_reply = False  # REP: a received request awaits our reply
         self._done = True
         self._fresh = False  # a started simulation whose first state is unread
@@ -194,19 +216,27 @@ class Ns3GymEnv(gym.Env):
             args += [f"--{k}={v}" for k, v in self.sim_args.items()]
             log = tempfile.TemporaryFile(mode="w+b")
             try:
-                proc = subprocess.Popen(args, cwd=self.cwd, stdout=log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
+                proc = subprocess.Popen(
+                    args,
+                    cwd=self.cwd,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
             except OSError as e:
                 log.close()
                 raise Ns3GymError(f"cannot start the ns-3 program {args[0]!r}: {e}") from None
             self._state.update(proc=proc, log=log)
-        init = pb.parse(pb.SimInitMsg, self._recv("init message (SimInitMsg)"),
-                        "init message (SimInitMsg)")
+        init = pb.parse(
+            pb.SimInitMsg, self._recv("init message (SimInitMsg)"), "init message (SimInitMsg)"
+        )
         if not init.HasField("obsSpace") or not init.HasField("actSpace"):
             self._fail_reply()
             raise ProtocolError(
                 "the init message has no observation or action space description; received "
-                f"{init!r:.200}; is the peer speaking ns3-gym's protocol (ns3opengym.SimInitMsg)?")
+                f"{init!r:.200}; is the peer speaking ns3-gym's protocol (ns3opengym.SimInitMsg)?"
+            )
         try:
             obs_space = pb.space_from_pb(init.obsSpace, "observation space")
             act_space = pb.space_from_pb(init.actSpace, "action space")
@@ -214,11 +244,14 @@ class Ns3GymEnv(gym.Env):
             self._fail_reply()
             raise
         if getattr(self, "observation_space", None) is not None and (
-                obs_space != self.observation_space or act_space != self.action_space):
+            obs_space != self.observation_space or act_space != self.action_space
+        ):
             self._fail_reply()
-            raise ProtocolError(f"the restarted simulation changed its spaces: {obs_space} / "
-                                f"{act_space}, before {self.observation_space} / "
-                                f"{self.action_space}")
+            raise ProtocolError(
+                f"the restarted simulation changed its spaces: {obs_space} / "
+                f"{act_space}, before {self.observation_space} / "
+                f"{self.action_space}"
+            )
         self.observation_space, self.action_space = obs_space, act_space
         self.sim_pid = int(init.simProcessId) or None
         self._send(pb.SimInitAck(done=True, stopSimReq=False))
@@ -261,12 +294,17 @@ class Ns3GymEnv(gym.Env):
             proc = self._proc()
             if proc is not None and proc.poll() is not None:
                 code = proc.returncode
-                raise Ns3GymError(f"the ns-3 program exited (code {code}) while orbitcc waited "
-                                  f"for the {what}" + self._output_tail())
+                raise Ns3GymError(
+                    f"the ns-3 program exited (code {code}) while orbitcc waited "
+                    f"for the {what}" + self._output_tail()
+                )
             if time.monotonic() > deadline:
-                raise Ns3GymTimeoutError(f"no {what} from the ns-3 side within "
-                                         f"{self.timeout_s:g} s (port {self.port})"
-                                         + self._trouble() + self._output_tail())
+                raise Ns3GymTimeoutError(
+                    f"no {what} from the ns-3 side within "
+                    f"{self.timeout_s:g} s (port {self.port})"
+                    + self._trouble()
+                    + self._output_tail()
+                )
 
     def _read_monitor(self) -> None:
         """Notes connections that failed ZeroMQ's handshake or were dropped
@@ -294,16 +332,19 @@ class Ns3GymEnv(gym.Env):
         if not self._peer_trouble:
             return ""
         notes = sorted(set(self._peer_trouble))
-        return (f"; meanwhile {'; '.join(notes)} ({len(self._peer_trouble)} event(s)): is "
-                "the peer an ns3-gym (ZeroMQ) simulation? A message above max_message_bytes "
-                f"= {self.max_message_bytes} is dropped with its connection")
+        return (
+            f"; meanwhile {'; '.join(notes)} ({len(self._peer_trouble)} event(s)): is "
+            "the peer an ns3-gym (ZeroMQ) simulation? A message above max_message_bytes "
+            f"= {self.max_message_bytes} is dropped with its connection"
+        )
 
     def _send(self, msg: Any) -> None:
         try:
             self._state["socket"].send(msg.SerializeToString())
         except self._zmq.Again:
-            raise Ns3GymTimeoutError(f"could not send to the ns-3 side within "
-                                     f"{self.timeout_s:g} s (port {self.port})") from None
+            raise Ns3GymTimeoutError(
+                f"could not send to the ns-3 side within {self.timeout_s:g} s (port {self.port})"
+            ) from None
         self._owe_reply = False
 
     def _fail_reply(self) -> None:
@@ -315,8 +356,9 @@ class Ns3GymEnv(gym.Env):
                 self._owe_reply = False
 
     def _recv_state(self) -> tuple[Any, float, bool, dict[str, Any]]:
-        msg = pb.parse(pb.EnvStateMsg, self._recv("state message (EnvStateMsg)"),
-                       "state message (EnvStateMsg)")
+        msg = pb.parse(
+            pb.EnvStateMsg, self._recv("state message (EnvStateMsg)"), "state message (EnvStateMsg)"
+        )
         info: dict[str, Any] = {"ns3_info": msg.info}
         if msg.HasField("obsData"):
             obs = pb.value_from_pb(msg.obsData, self.observation_space, strict=self.strict)
@@ -327,8 +369,9 @@ class Ns3GymEnv(gym.Env):
         else:
             raise ProtocolError("the first state message carries no observation")
         if msg.isGameOver:
-            info["ns3_reason"] = ("simulation_end" if msg.reason == pb.SIMULATION_END
-                                  else "game_over")
+            info["ns3_reason"] = (
+                "simulation_end" if msg.reason == pb.SIMULATION_END else "game_over"
+            )
         return obs, float(msg.reward), bool(msg.isGameOver), info
 
     def _finish_simulation(self) -> None:
@@ -348,8 +391,9 @@ class Ns3GymEnv(gym.Env):
 
     # -- Gymnasium API --------------------------------------------------
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         """The first state of a simulation: the one started at construction
         if it is unused and has this seed, else a new one (seed: the given
         one, or the previous one + 1)."""
@@ -377,14 +421,16 @@ class Ns3GymEnv(gym.Env):
             isinstance(action, (list, np.ndarray)) and np.asarray(action).dtype == np.bool_
         ):
             # As OrbitCC-v0 refuses them (a bool is no window or index).
-            raise ValueError("actions must be real numbers (a float or integer array), "
-                             "got dtype bool")
+            raise ValueError(
+                "actions must be real numbers (a float or integer array), got dtype bool"
+            )
         if self.strict and not self.action_space.contains(action):
             try:
                 action = self._coerce(action)
             except Exception:
-                raise ValueError(f"action {action!r} is not in the action space "
-                                 f"{self.action_space}") from None
+                raise ValueError(
+                    f"action {action!r} is not in the action space {self.action_space}"
+                ) from None
         # ns3-gym's agent sends float actions as FLOAT (float32) whatever the
         # space's dtype; ns-3 scripts cast to OpenGymBoxContainer<float>.
         act = pb.value_to_pb(action, self.action_space, strict=self.strict, float_code=pb.FLOAT)

@@ -52,8 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     sock.connect(f"tcp://127.0.0.1:{a['openGymPort']}")
 
     if mode == "nested":
-        obs_space = spaces.Dict({"state": spaces.Box(0, 1e6, (3,), np.float64),
-                                 "phase": spaces.Discrete(4)})
+        obs_space = spaces.Dict(
+            {"state": spaces.Box(0, 1e6, (3,), np.float64), "phase": spaces.Discrete(4)}
+        )
         act_space = spaces.Tuple((spaces.Discrete(10), spaces.Box(0, 100, (2,), np.uint64)))
     else:
         obs_space = spaces.Box(0, 1e6, (3,), np.float64)
@@ -67,8 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         sock.send(pb.EnvActMsg(stopSimReq=True).SerializeToString() + b"\x08\x01")
         sock.recv()
         return 0
-    init = pb.SimInitMsg(simProcessId=os.getpid(), wafShellProcessId=os.getppid(),
-                         obsSpace=pb.space_to_pb(obs_space))
+    init = pb.SimInitMsg(
+        simProcessId=os.getpid(), wafShellProcessId=os.getppid(), obsSpace=pb.space_to_pb(obs_space)
+    )
     if mode == "badspace":
         init.actSpace.type = 7
     else:
@@ -85,8 +87,12 @@ def main(argv: list[str] | None = None) -> int:
         value = np.array([step, last, seed], dtype=np.float64)
         obs = {"state": value, "phase": step % 4} if mode == "nested" else value
         over = step == steps
-        state = pb.EnvStateMsg(obsData=pb.value_to_pb(obs, obs_space), reward=last,
-                               isGameOver=over, info=f"step={step}")
+        state = pb.EnvStateMsg(
+            obsData=pb.value_to_pb(obs, obs_space),
+            reward=last,
+            isGameOver=over,
+            info=f"step={step}",
+        )
         if over:
             state.reason = pb.GAME_OVER if mode == "gameover" else pb.SIMULATION_END
         sock.send(state.SerializeToString())

@@ -34,40 +34,78 @@ class ProtocolError(RuntimeError):
 # Schema (mirrors messages.proto)
 
 _F = descriptor_pb2.FieldDescriptorProto
-_SCALARS = {"int32": _F.TYPE_INT32, "uint32": _F.TYPE_UINT32, "uint64": _F.TYPE_UINT64,
-            "float": _F.TYPE_FLOAT, "double": _F.TYPE_DOUBLE, "bool": _F.TYPE_BOOL,
-            "string": _F.TYPE_STRING}
+_SCALARS = {
+    "int32": _F.TYPE_INT32,
+    "uint32": _F.TYPE_UINT32,
+    "uint64": _F.TYPE_UINT64,
+    "float": _F.TYPE_FLOAT,
+    "double": _F.TYPE_DOUBLE,
+    "bool": _F.TYPE_BOOL,
+    "string": _F.TYPE_STRING,
+}
 _ENUMS = {
-    "MsgType": ["Unknown", "Init", "ActionSpace", "ObservationSpace", "IsGameOver",
-                "Observation", "Reward", "ExtraInfo", "Action", "StopEnv"],
+    "MsgType": [
+        "Unknown",
+        "Init",
+        "ActionSpace",
+        "ObservationSpace",
+        "IsGameOver",
+        "Observation",
+        "Reward",
+        "ExtraInfo",
+        "Action",
+        "StopEnv",
+    ],
     "SpaceType": ["NoSpaceType", "Discrete", "Box", "Tuple", "Dict"],
     "Dtype": ["NoDType", "INT", "UINT", "FLOAT", "DOUBLE"],
 }
 # message -> [(field, number, type, repeated)]; a type that is not a scalar
 # is an enum or message name ("Any" is google.protobuf.Any).
 _MESSAGES: dict[str, list[tuple[str, int, str, bool]]] = {
-    "SpaceDescription": [("type", 1, "SpaceType", False), ("space", 2, "Any", False),
-                         ("name", 3, "string", False)],
+    "SpaceDescription": [
+        ("type", 1, "SpaceType", False),
+        ("space", 2, "Any", False),
+        ("name", 3, "string", False),
+    ],
     "DiscreteSpace": [("n", 1, "int32", False)],
-    "BoxSpace": [("low", 1, "float", False), ("high", 2, "float", False),
-                 ("dtype", 3, "Dtype", False), ("shape", 4, "uint32", True)],
+    "BoxSpace": [
+        ("low", 1, "float", False),
+        ("high", 2, "float", False),
+        ("dtype", 3, "Dtype", False),
+        ("shape", 4, "uint32", True),
+    ],
     "TupleSpace": [("element", 1, "SpaceDescription", True)],
     "DictSpace": [("element", 1, "SpaceDescription", True)],
-    "DataContainer": [("type", 1, "SpaceType", False), ("data", 2, "Any", False),
-                      ("name", 3, "string", False)],
+    "DataContainer": [
+        ("type", 1, "SpaceType", False),
+        ("data", 2, "Any", False),
+        ("name", 3, "string", False),
+    ],
     "DiscreteDataContainer": [("data", 1, "int32", False)],
-    "BoxDataContainer": [("dtype", 1, "Dtype", False), ("shape", 2, "uint32", True),
-                         ("intData", 3, "int32", True), ("uintData", 4, "uint32", True),
-                         ("floatData", 5, "float", True), ("doubleData", 6, "double", True)],
+    "BoxDataContainer": [
+        ("dtype", 1, "Dtype", False),
+        ("shape", 2, "uint32", True),
+        ("intData", 3, "int32", True),
+        ("uintData", 4, "uint32", True),
+        ("floatData", 5, "float", True),
+        ("doubleData", 6, "double", True),
+    ],
     "TupleDataContainer": [("element", 1, "DataContainer", True)],
     "DictDataContainer": [("element", 1, "DataContainer", True)],
-    "SimInitMsg": [("simProcessId", 1, "uint64", False), ("wafShellProcessId", 2, "uint64", False),
-                   ("obsSpace", 3, "SpaceDescription", False),
-                   ("actSpace", 4, "SpaceDescription", False)],
+    "SimInitMsg": [
+        ("simProcessId", 1, "uint64", False),
+        ("wafShellProcessId", 2, "uint64", False),
+        ("obsSpace", 3, "SpaceDescription", False),
+        ("actSpace", 4, "SpaceDescription", False),
+    ],
     "SimInitAck": [("done", 1, "bool", False), ("stopSimReq", 2, "bool", False)],
-    "EnvStateMsg": [("obsData", 1, "DataContainer", False), ("reward", 2, "float", False),
-                    ("isGameOver", 3, "bool", False), ("reason", 4, "EnvStateMsg.Reason", False),
-                    ("info", 5, "string", False)],
+    "EnvStateMsg": [
+        ("obsData", 1, "DataContainer", False),
+        ("reward", 2, "float", False),
+        ("isGameOver", 3, "bool", False),
+        ("reason", 4, "EnvStateMsg.Reason", False),
+        ("info", 5, "string", False),
+    ],
     "EnvActMsg": [("actData", 1, "DataContainer", False), ("stopSimReq", 2, "bool", False)],
 }
 _NESTED_ENUMS = {"EnvStateMsg": {"Reason": ["SimulationEnd", "GameOver"]}}
@@ -77,8 +115,11 @@ def file_descriptor_proto() -> descriptor_pb2.FileDescriptorProto:
     """The protocol's schema as a FileDescriptorProto (also used by the test
     that compares it with messages.proto compiled by protoc)."""
     f = descriptor_pb2.FileDescriptorProto(
-        name="orbitcc_ns3gym_messages.proto", package=PACKAGE, syntax="proto3",
-        dependency=["google/protobuf/any.proto"])
+        name="orbitcc_ns3gym_messages.proto",
+        package=PACKAGE,
+        syntax="proto3",
+        dependency=["google/protobuf/any.proto"],
+    )
     for name, values in _ENUMS.items():
         e = f.enum_type.add(name=name)
         for i, v in enumerate(values):
@@ -90,9 +131,12 @@ def file_descriptor_proto() -> descriptor_pb2.FileDescriptorProto:
             for i, v in enumerate(values):
                 e.value.add(name=v, number=i)
         for field_name, number, type_name, repeated in fields:
-            fd = m.field.add(name=field_name, number=number,
-                             label=_F.LABEL_REPEATED if repeated else _F.LABEL_OPTIONAL,
-                             json_name=field_name)
+            fd = m.field.add(
+                name=field_name,
+                number=number,
+                label=_F.LABEL_REPEATED if repeated else _F.LABEL_OPTIONAL,
+                json_name=field_name,
+            )
             if type_name in _SCALARS:
                 fd.type = _SCALARS[type_name]
             elif type_name == "Any":
@@ -152,15 +196,18 @@ def parse(cls: Any, payload: bytes, what: str, peer: str = "simulation") -> Any:
         raise ProtocolError(
             f"expected an ns3-gym {what} ({cls.DESCRIPTOR.full_name}), received {len(payload)} "
             f"bytes that do not parse as one (first bytes: {head}): {e}. Is the peer an "
-            f"ns3-gym (ns3opengym protobuf over ZeroMQ) {peer}?") from None
+            f"ns3-gym (ns3opengym protobuf over ZeroMQ) {peer}?"
+        ) from None
     return msg
 
 
 def _unpack(any_msg: Any, cls: Any, where: str) -> Any:
     out = cls()
     if not any_msg.Unpack(out):
-        raise ProtocolError(f"{where}: expected a packed {cls.DESCRIPTOR.full_name}, received "
-                            f"type {any_msg.type_url or '(none)'!r}")
+        raise ProtocolError(
+            f"{where}: expected a packed {cls.DESCRIPTOR.full_name}, received "
+            f"type {any_msg.type_url or '(none)'!r}"
+        )
     return out
 
 
@@ -189,8 +236,10 @@ def _integer_bounds(code: int, low: float, high: float, where: str) -> tuple[int
     hi = wire_hi if np.isinf(high) else min(wire_hi, int(np.floor(high)))
     if lo > hi:
         kind = "INT (int32)" if code == INT else "UINT (uint32)"
-        raise ProtocolError(f"{where}: Box bounds low = {low}, high = {high} hold no value of "
-                            f"dtype {kind}; allowed: {wire_lo} ... {wire_hi}")
+        raise ProtocolError(
+            f"{where}: Box bounds low = {low}, high = {high} hold no value of "
+            f"dtype {kind}; allowed: {wire_lo} ... {wire_hi}"
+        )
     return lo, hi
 
 
@@ -205,33 +254,41 @@ def space_from_pb(desc: Any, where: str = "space") -> spaces.Space:
     if t == BOX:
         b = _unpack(desc.space, BoxSpace, where)
         if b.dtype not in _DTYPES:
-            raise ProtocolError(f"{where}: Box dtype {b.dtype} is not supported; supported: "
-                                "INT (1), UINT (2), FLOAT (3), DOUBLE (4)")
+            raise ProtocolError(
+                f"{where}: Box dtype {b.dtype} is not supported; supported: "
+                "INT (1), UINT (2), FLOAT (3), DOUBLE (4)"
+            )
         dtype = _DTYPES[b.dtype]
         shape = tuple(int(x) for x in b.shape)
         low, high = float(b.low), float(b.high)
         if np.isnan(low) or np.isnan(high) or low > high:
-            raise ProtocolError(f"{where}: Box bounds low = {low}, high = {high}; they must be "
-                                "numbers (infinite allowed) with low <= high")
+            raise ProtocolError(
+                f"{where}: Box bounds low = {low}, high = {high}; they must be "
+                "numbers (infinite allowed) with low <= high"
+            )
         if b.dtype in (INT, UINT):
             lo_int, hi_int = _integer_bounds(b.dtype, low, high, where)
             return spaces.Box(low=dtype(lo_int), high=dtype(hi_int), shape=shape, dtype=dtype)
         return spaces.Box(low=low, high=high, shape=shape, dtype=dtype)
     if t == TUPLE:
         tup = _unpack(desc.space, TupleSpace, where)
-        return spaces.Tuple(tuple(space_from_pb(e, f"{where}[{i}]")
-                                  for i, e in enumerate(tup.element)))
+        return spaces.Tuple(
+            tuple(space_from_pb(e, f"{where}[{i}]") for i, e in enumerate(tup.element))
+        )
     if t == DICT:
         d = _unpack(desc.space, DictSpace, where)
         out = {}
         for e in d.element:
             if not e.name or e.name in out:
-                raise ProtocolError(f"{where}: Dict element names must be unique and non-empty, "
-                                    f"got {e.name!r}")
+                raise ProtocolError(
+                    f"{where}: Dict element names must be unique and non-empty, got {e.name!r}"
+                )
             out[e.name] = space_from_pb(e, f"{where}[{e.name!r}]")
         return spaces.Dict(out)
-    raise ProtocolError(f"{where}: space type {t} ({_SPACE_NAMES.get(t, 'unknown')}) cannot be "
-                        f"mapped to Gymnasium; supported: {SUPPORTED}")
+    raise ProtocolError(
+        f"{where}: space type {t} ({_SPACE_NAMES.get(t, 'unknown')}) cannot be "
+        f"mapped to Gymnasium; supported: {SUPPORTED}"
+    )
 
 
 def space_to_pb(space: spaces.Space, name: str = "") -> Any:
@@ -249,8 +306,9 @@ def space_to_pb(space: spaces.Space, name: str = "") -> Any:
             raise ProtocolError("ns3-gym Box spaces have one scalar low and high")
         dtype = _dtype_code(space.dtype)
         desc.type = BOX
-        desc.space.Pack(BoxSpace(low=float(low[0]), high=float(high[0]), dtype=dtype,
-                                 shape=list(space.shape)))
+        desc.space.Pack(
+            BoxSpace(low=float(low[0]), high=float(high[0]), dtype=dtype, shape=list(space.shape))
+        )
     elif isinstance(space, spaces.Tuple):
         desc.type = TUPLE
         desc.space.Pack(TupleSpace(element=[space_to_pb(s) for s in space.spaces]))
@@ -279,8 +337,9 @@ def _dtype_code(dtype: Any) -> int:
 # Values
 
 
-def value_from_pb(container: Any, space: spaces.Space, where: str = "observation",
-                  strict: bool = True) -> Any:
+def value_from_pb(
+    container: Any, space: spaces.Space, where: str = "observation", strict: bool = True
+) -> Any:
     """A value of ``space`` from a DataContainer.
 
     ``strict``: Box data is checked against the space's size and reshaped to
@@ -299,34 +358,41 @@ def value_from_pb(container: Any, space: spaces.Space, where: str = "observation
             raise ProtocolError(f"{where}: expected Box data, received type {container.type}")
         values = _box_values(_unpack(container.data, BoxDataContainer, where), where)
         if values.size != int(np.prod(space.shape)):
-            raise ProtocolError(f"{where}: Box data has {values.size} values; the space's shape "
-                                f"{space.shape} needs {int(np.prod(space.shape))}")
+            raise ProtocolError(
+                f"{where}: Box data has {values.size} values; the space's shape "
+                f"{space.shape} needs {int(np.prod(space.shape))}"
+            )
         return values.reshape(space.shape).astype(space.dtype)
     if isinstance(space, spaces.Tuple):
         t = _unpack(container.data, TupleDataContainer, where)
         if len(t.element) != len(space.spaces):
-            raise ProtocolError(f"{where}: Tuple data has {len(t.element)} elements, the space "
-                                f"{len(space.spaces)}")
-        return tuple(value_from_pb(e, s, f"{where}[{i}]")
-                     for i, (e, s) in enumerate(zip(t.element, space.spaces, strict=True)))
+            raise ProtocolError(
+                f"{where}: Tuple data has {len(t.element)} elements, the space {len(space.spaces)}"
+            )
+        return tuple(
+            value_from_pb(e, s, f"{where}[{i}]")
+            for i, (e, s) in enumerate(zip(t.element, space.spaces, strict=True))
+        )
     if isinstance(space, spaces.Dict):
         d = _unpack(container.data, DictDataContainer, where)
         by_name = {e.name: e for e in d.element}
         missing = set(space.spaces) - set(by_name)
         if missing:
             raise ProtocolError(f"{where}: Dict data lacks {sorted(missing)}")
-        return {k: value_from_pb(by_name[k], s, f"{where}[{k!r}]")
-                for k, s in space.spaces.items()}
+        return {k: value_from_pb(by_name[k], s, f"{where}[{k!r}]") for k, s in space.spaces.items()}
     raise ProtocolError(f"{where}: unsupported space {space}")
 
 
 def _box_values(b: Any, where: str) -> np.ndarray:
     field = _DATA_FIELD.get(b.dtype)
     if field is None:
-        raise ProtocolError(f"{where}: Box data dtype {b.dtype} is not supported; supported: "
-                            "INT (1), UINT (2), FLOAT (3), DOUBLE (4)")
-    return np.asarray(getattr(b, field),
-                      dtype=np.float64 if b.dtype in (FLOAT, DOUBLE) else np.int64)
+        raise ProtocolError(
+            f"{where}: Box data dtype {b.dtype} is not supported; supported: "
+            "INT (1), UINT (2), FLOAT (3), DOUBLE (4)"
+        )
+    return np.asarray(
+        getattr(b, field), dtype=np.float64 if b.dtype in (FLOAT, DOUBLE) else np.int64
+    )
 
 
 def _value_as_sent(container: Any, where: str) -> Any:
@@ -341,12 +407,19 @@ def _value_as_sent(container: Any, where: str) -> Any:
     if t == DICT:
         d = _unpack(container.data, DictDataContainer, where)
         return {e.name: _value_as_sent(e, f"{where}[{e.name!r}]") for e in d.element}
-    raise ProtocolError(f"{where}: data of space type {t} ({_SPACE_NAMES.get(t, 'unknown')}); "
-                        f"supported: {SUPPORTED}")
+    raise ProtocolError(
+        f"{where}: data of space type {t} ({_SPACE_NAMES.get(t, 'unknown')}); "
+        f"supported: {SUPPORTED}"
+    )
 
 
-def value_to_pb(value: Any, space: spaces.Space, name: str = "", strict: bool = True,
-                float_code: int | None = None) -> Any:
+def value_to_pb(
+    value: Any,
+    space: spaces.Space,
+    name: str = "",
+    strict: bool = True,
+    float_code: int | None = None,
+) -> Any:
     """A DataContainer holding ``value`` of ``space``.
 
     ``strict``: the value is cast to the space's dtype and shape (the caller
@@ -368,8 +441,10 @@ def value_to_pb(value: Any, space: spaces.Space, name: str = "", strict: bool = 
         if code in (FLOAT, DOUBLE) and float_code is not None:
             code = float_code
         if isinstance(value, (dict, str, bytes)):
-            raise ValueError(f"{name or 'Box'}: {type(value).__name__} value {value!r:.60}; "
-                             f"allowed: numbers for {space}")
+            raise ValueError(
+                f"{name or 'Box'}: {type(value).__name__} value {value!r:.60}; "
+                f"allowed: numbers for {space}"
+            )
         if strict:
             arr = np.asarray(value, dtype=space.dtype).reshape(space.shape)
             shape = list(space.shape)
@@ -378,8 +453,9 @@ def value_to_pb(value: Any, space: spaces.Space, name: str = "", strict: bool = 
             shape = list(space.shape) if arr.size == int(np.prod(space.shape)) else [arr.size]
         b = BoxDataContainer(dtype=code, shape=shape)
         if code in (INT, UINT):
-            data = [_wire_int(x, code, name or "Box", truncate=not strict)
-                    for x in arr.ravel().tolist()]
+            data = [
+                _wire_int(x, code, name or "Box", truncate=not strict) for x in arr.ravel().tolist()
+            ]
         else:
             data = np.asarray(arr, dtype=np.float64).ravel().tolist()
         getattr(b, _DATA_FIELD[code]).extend(data)
@@ -387,14 +463,24 @@ def value_to_pb(value: Any, space: spaces.Space, name: str = "", strict: bool = 
         c.data.Pack(b)
     elif isinstance(space, spaces.Tuple):
         c.type = TUPLE
-        c.data.Pack(TupleDataContainer(element=[
-            value_to_pb(v, s, strict=strict, float_code=float_code)
-            for v, s in zip(value, space.spaces, strict=True)]))
+        c.data.Pack(
+            TupleDataContainer(
+                element=[
+                    value_to_pb(v, s, strict=strict, float_code=float_code)
+                    for v, s in zip(value, space.spaces, strict=True)
+                ]
+            )
+        )
     elif isinstance(space, spaces.Dict):
         c.type = DICT
-        c.data.Pack(DictDataContainer(element=[
-            value_to_pb(value[k], s, k, strict=strict, float_code=float_code)
-            for k, s in space.spaces.items()]))
+        c.data.Pack(
+            DictDataContainer(
+                element=[
+                    value_to_pb(value[k], s, k, strict=strict, float_code=float_code)
+                    for k, s in space.spaces.items()
+                ]
+            )
+        )
     else:
         raise ProtocolError(f"unsupported space {space}")
     return c
@@ -415,6 +501,8 @@ def _wire_int(x: Any, code: int, what: str, truncate: bool = False) -> int:
         x = int(f)
     if not np.isfinite(f) or f != int(f) or not lo <= int(f) <= hi:
         kind = "int32" if code == INT else "uint32"
-        raise ValueError(f"{what}: {x!r} cannot travel in ns3-gym's {kind} field; allowed: "
-                         f"whole numbers {lo} ... {hi}")
+        raise ValueError(
+            f"{what}: {x!r} cannot travel in ns3-gym's {kind} field; allowed: "
+            f"whole numbers {lo} ... {hi}"
+        )
     return int(x) if isinstance(x, (int, np.integer)) else int(f)

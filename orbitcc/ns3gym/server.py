@@ -787,8 +787,10 @@ class Ns3GymServer:
                 left = deadline - time.monotonic()
                 if self._handshake(mon, max(0.0, min(wait_s, left))):
                     left = deadline - time.monotonic()
-                    return sock, mon, self._exchange(
-                        sock, mon, init, "init acknowledgement", max(left, 0.001)
+                    return (
+                        sock,
+                        mon,
+                        self._exchange(sock, mon, init, "init acknowledgement", max(left, 0.001)),
                     )
                 wait_s = min(2 * wait_s, CONNECT_WAIT_MAX_S)
             except AgentGoneError:

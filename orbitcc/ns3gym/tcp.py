@@ -29,9 +29,22 @@ from gymnasium import spaces
 
 # The time-based env's observation, in ns3-gym's order (index = position).
 FIELDS: tuple[str, ...] = (
-    "socketUuid", "envType", "simTime_us", "nodeId", "ssThresh", "cWnd", "segmentSize",
-    "bytesInFlightSum", "bytesInFlightAvg", "segmentsAckedSum", "segmentsAckedAvg",
-    "avgRtt", "minRtt", "avgInterTx", "avgInterRx", "throughput",
+    "socketUuid",
+    "envType",
+    "simTime_us",
+    "nodeId",
+    "ssThresh",
+    "cWnd",
+    "segmentSize",
+    "bytesInFlightSum",
+    "bytesInFlightAvg",
+    "segmentsAckedSum",
+    "segmentsAckedAvg",
+    "avgRtt",
+    "minRtt",
+    "avgInterTx",
+    "avgInterRx",
+    "throughput",
 )
 ACTION_FIELDS: tuple[str, ...] = ("new_ssThresh", "new_cWnd")
 ENV_TYPE_TIME_BASED = 1
@@ -56,22 +69,31 @@ class Ns3GymTcpEnv(gym.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, scenario: str | None = "single_link", overrides: Sequence[str] = (),
-                 info_level: int = 1) -> None:
+    def __init__(
+        self,
+        scenario: str | None = "single_link",
+        overrides: Sequence[str] = (),
+        info_level: int = 1,
+    ) -> None:
         from orbitcc.env.orbitcc_env import OrbitCCEnv
 
         if isinstance(overrides, str):
-            raise ValueError("overrides must be a list of strings such as "
-                             "['scenario.transport=tcp']")
+            raise ValueError(
+                "overrides must be a list of strings such as ['scenario.transport=tcp']"
+            )
         keys = ("env.action", "env.window_cap_bdp", "env.step_rtts")
         clash = [o for o in overrides if str(o).lstrip("+~").split("=")[0] in keys]
         if clash:
-            raise ValueError(f"{', '.join(clash)}: the ns3gym_tcp layout fixes {', '.join(keys)} "
-                             "(absolute [ssThresh, cWnd] actions every fixed step)")
-        self._env = OrbitCCEnv(scenario=scenario, controller=None,
-                               overrides=[*overrides, "env.action=window",
-                                          "env.window_cap_bdp=0", "env.step_rtts=0"],
-                               info_level=info_level)
+            raise ValueError(
+                f"{', '.join(clash)}: the ns3gym_tcp layout fixes {', '.join(keys)} "
+                "(absolute [ssThresh, cWnd] actions every fixed step)"
+            )
+        self._env = OrbitCCEnv(
+            scenario=scenario,
+            controller=None,
+            overrides=[*overrides, "env.action=window", "env.window_cap_bdp=0", "env.step_rtts=0"],
+            info_level=info_level,
+        )
         self.config = self._env.config
         self.scenario = self._env.scenario
         self.num_subflows = self._env.num_subflows
@@ -89,8 +111,9 @@ class Ns3GymTcpEnv(gym.Env):
 
     # ------------------------------------------------------------------ API --
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         _, info = self._env.reset(seed=seed, options=options)
         sim = self._env.simulation
@@ -107,14 +130,17 @@ class Ns3GymTcpEnv(gym.Env):
             raise RuntimeError("call reset() before step()")
         a = np.asarray(action, dtype=np.float64)
         if a.size != 2 * self.num_subflows:
-            raise ValueError(f"action has shape {a.shape}; expected {self.action_space.shape} "
-                             "([ssThresh, cWnd] in bytes per subflow)")
+            raise ValueError(
+                f"action has shape {a.shape}; expected {self.action_space.shape} "
+                "([ssThresh, cWnd] in bytes per subflow)"
+            )
         a = a.reshape(self.num_subflows, 2)
         bad = np.argwhere(~np.isfinite(a))
         if bad.size:
             i, k = bad[0]
-            raise ValueError(f"action for subflow {i}: {ACTION_FIELDS[k]} is {a[i, k]}; "
-                             "allowed: finite bytes")
+            raise ValueError(
+                f"action for subflow {i}: {ACTION_FIELDS[k]} is {a[i, k]}; allowed: finite bytes"
+            )
         a = np.clip(a, 0.0, MAX_WINDOW_BYTES)
         sim = self._env.simulation
         for i in range(self.num_subflows):
@@ -158,24 +184,26 @@ class Ns3GymTcpEnv(gym.Env):
             acks = d["ack_events"]
             seg_acked = d["acked_bytes"] / self.mss
             infl_sum = d["inflight_sum"]
-            rows.append([
-                i + 1,  # socketUuid: ns3-gym numbers sockets from 1
-                ENV_TYPE_TIME_BASED,
-                now_us,
-                j,  # nodeId: the subflow's index in the simulation
-                float(p["ssthresh_bytes"]),
-                float(p["cwnd_bytes"]),
-                self.mss,
-                infl_sum,
-                infl_sum / acks if acks else 0.0,
-                seg_acked,
-                seg_acked / acks if acks else 0.0,
-                1e6 * d["rtt_sum_s"] / d["rtt_samples"] if d["rtt_samples"] else 0.0,
-                1e3 * float(p["min_rtt_ms"]),
-                1e6 * d["send_gap_sum_s"] / d["send_gaps"] if d["send_gaps"] else 0.0,
-                1e6 * d["ack_gap_sum_s"] / d["ack_gaps"] if d["ack_gaps"] else 0.0,
-                0.0 if first else d["acked_bytes"] / self.step_s,
-            ])
+            rows.append(
+                [
+                    i + 1,  # socketUuid: ns3-gym numbers sockets from 1
+                    ENV_TYPE_TIME_BASED,
+                    now_us,
+                    j,  # nodeId: the subflow's index in the simulation
+                    float(p["ssthresh_bytes"]),
+                    float(p["cwnd_bytes"]),
+                    self.mss,
+                    infl_sum,
+                    infl_sum / acks if acks else 0.0,
+                    seg_acked,
+                    seg_acked / acks if acks else 0.0,
+                    1e6 * d["rtt_sum_s"] / d["rtt_samples"] if d["rtt_samples"] else 0.0,
+                    1e3 * float(p["min_rtt_ms"]),
+                    1e6 * d["send_gap_sum_s"] / d["send_gaps"] if d["send_gaps"] else 0.0,
+                    1e6 * d["ack_gap_sum_s"] / d["ack_gaps"] if d["ack_gaps"] else 0.0,
+                    0.0 if first else d["acked_bytes"] / self.step_s,
+                ]
+            )
         obs = np.clip(np.asarray(rows, dtype=np.float64), 0.0, OBS_HIGH)
         return obs[0] if self.num_subflows == 1 else obs
 
@@ -219,8 +247,9 @@ class NewRenoAgent:
         return act[0] if np.ndim(obs) == 1 else act
 
 
-def compare_newreno(scenario: str, overrides: Sequence[str], seeds: Sequence[int],
-                    per_ack: bool = True) -> tuple[float, float]:
+def compare_newreno(
+    scenario: str, overrides: Sequence[str], seeds: Sequence[int], per_ack: bool = True
+) -> tuple[float, float]:
     """Mean throughput (Mb/s) of ``NewRenoAgent`` in this layout and of orbitcc's
     ``newreno`` on the same scenario and seeds."""
     from orbitcc.runner import run
@@ -236,28 +265,53 @@ def compare_newreno(scenario: str, overrides: Sequence[str], seeds: Sequence[int
             done = terminated or truncated
         agent_thr.append(float(env.summary()["throughput_mbps"]))
         env.close()
-        ref_thr.append(float(run(scenario, "newreno", seed=int(seed),
-                                 overrides=list(overrides))["throughput_mbps"]))
+        ref_thr.append(
+            float(
+                run(scenario, "newreno", seed=int(seed), overrides=list(overrides))[
+                    "throughput_mbps"
+                ]
+            )
+        )
     return float(np.mean(agent_thr)), float(np.mean(ref_thr))
 
 
 def _main() -> None:
     """``python -m orbitcc.ns3gym.tcp``: the table of docs/ns3gym.md."""
     rows = [
-        ("single_link", ["scenario.transport=tcp", "scenario.loss_rate=0.001", "duration_s=60"],
-         range(8), True),
-        ("single_link", ["scenario.transport=tcp", "scenario.loss_rate=0.0002",
-                         "duration_s=60"], range(4), True),
-        ("single_link", ["scenario.transport=tcp", "scenario.capacity_mbps=2",
-                         "scenario.rtt_ms=80", "duration_s=30"], range(2), True),
+        (
+            "single_link",
+            ["scenario.transport=tcp", "scenario.loss_rate=0.001", "duration_s=60"],
+            range(8),
+            True,
+        ),
+        (
+            "single_link",
+            ["scenario.transport=tcp", "scenario.loss_rate=0.0002", "duration_s=60"],
+            range(4),
+            True,
+        ),
+        (
+            "single_link",
+            [
+                "scenario.transport=tcp",
+                "scenario.capacity_mbps=2",
+                "scenario.rtt_ms=80",
+                "duration_s=30",
+            ],
+            range(2),
+            True,
+        ),
         ("starlink_dual", ["duration_s=30"], range(4), False),
     ]
     print("| scenario | overrides | seeds | NewRenoAgent (Mb/s) | orbitcc newreno (Mb/s) | gap |")
     print("|---|---|---|---|---|---|")
     for scenario, ov, seeds, per_ack in rows:
         a, b = compare_newreno(scenario, ov, seeds, per_ack)
-        print(f"| {scenario} | {' '.join(ov)} | {len(seeds)} | {a:.3f} | {b:.3f} | "
-              f"{(a / b - 1) * 100:+.1f} % |", flush=True)
+        print(
+            f"| {scenario} | {' '.join(ov)} | {len(seeds)} | {a:.3f} | {b:.3f} | "
+            f"{(a / b - 1) * 100:+.1f} % |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

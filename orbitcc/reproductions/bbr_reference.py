@@ -25,8 +25,11 @@ from pathlib import Path
 from orbitcc.reproductions.docgen import mean_std, write_section
 
 SECTION = "bbr_reference"
-CASES = (("one BBR flow", "bbr", 1), ("two BBR flows", "bbr", 2),
-         ("two NewReno flows (control)", "newreno", 2))
+CASES = (
+    ("one BBR flow", "bbr", 1),
+    ("two BBR flows", "bbr", 2),
+    ("two NewReno flows (control)", "newreno", 2),
+)
 CAPACITY_MBPS = 100.0
 RTT_MS = 40.0
 DURATION_S = 30.0
@@ -39,11 +42,22 @@ def measure(seeds: int) -> dict[str, dict[str, list[float]]]:
     out: dict[str, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for label, cc, flows in CASES:
-            row = Row(name=f"{cc}-{flows}", label=label, cc=cc, flows=flows,
-                      rtts_ms=(RTT_MS,), buffer_bdp=1.0, duration_s=DURATION_S,
-                      capacity_mbps=CAPACITY_MBPS)
-            res: dict[str, list[float]] = {"ns3": [], "orbitcc": [], "ns3_timeouts": [],
-                                           "orbitcc_timeouts": []}
+            row = Row(
+                name=f"{cc}-{flows}",
+                label=label,
+                cc=cc,
+                flows=flows,
+                rtts_ms=(RTT_MS,),
+                buffer_bdp=1.0,
+                duration_s=DURATION_S,
+                capacity_mbps=CAPACITY_MBPS,
+            )
+            res: dict[str, list[float]] = {
+                "ns3": [],
+                "orbitcc": [],
+                "ns3_timeouts": [],
+                "orbitcc_timeouts": [],
+            }
             for seed in range(1, seeds + 1):
                 n = run_ns3(row, binary, Path(tmp), seed=seed)
                 o = run_orbitcc(row, seed=seed)
@@ -51,8 +65,11 @@ def measure(seeds: int) -> dict[str, dict[str, list[float]]]:
                 res["orbitcc"].append(o["goodput_mbps"])
                 res["ns3_timeouts"].append(sum(f["timeouts"] for f in n["flows"]))
                 res["orbitcc_timeouts"].append(sum(f["timeouts"] for f in o["flows"]))
-                print(f"  {label} seed {seed}: ns-3 {n['goodput_mbps']:.1f} Mb/s, "
-                      f"orbitcc {o['goodput_mbps']:.1f} Mb/s", flush=True)
+                print(
+                    f"  {label} seed {seed}: ns-3 {n['goodput_mbps']:.1f} Mb/s, "
+                    f"orbitcc {o['goodput_mbps']:.1f} Mb/s",
+                    flush=True,
+                )
             out[label] = res
     return out
 
@@ -64,14 +81,18 @@ def generate(seeds: int) -> str:
         f"{time.strftime('%Y-%m-%d')}: one drop-tail bottleneck of {CAPACITY_MBPS:g} Mb/s, "
         f"{RTT_MS:g} ms base RTT, buffer 1 BDP, bulk TCP flows from t = 0, "
         f"{DURATION_S:g} s; total goodput, mean +- std over ns-3 runs (`--run`) and "
-        f"orbitcc seeds 1..{seeds}.", "",
+        f"orbitcc seeds 1..{seeds}.",
+        "",
         "| case | ns-3.37 (Mb/s) | ns-3.37 per run (Mb/s) | orbitcc (Mb/s) | ns-3 RTOs | "
         "orbitcc RTOs |",
-        "|---|---|---|---|---|---|"]
+        "|---|---|---|---|---|---|",
+    ]
     for label, r in res.items():
         runs = ", ".join(f"{x:.1f}" for x in r["ns3"])
-        lines.append(f"| {label} | {mean_std(r['ns3'])} | {runs} | {mean_std(r['orbitcc'])} | "
-                     f"{mean_std(r['ns3_timeouts'])} | {mean_std(r['orbitcc_timeouts'])} |")
+        lines.append(
+            f"| {label} | {mean_std(r['ns3'])} | {runs} | {mean_std(r['orbitcc'])} | "
+            f"{mean_std(r['ns3_timeouts'])} | {mean_std(r['orbitcc_timeouts'])} |"
+        )
     return "\n".join(lines)
 
 
@@ -82,8 +103,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.seeds < 1:
         parser.error("--seeds must be >= 1")
-    write_section(args.out, SECTION, generate(args.seeds),
-                  title="MACO: is ns-3's BBR a usable reference?")
+    write_section(
+        args.out, SECTION, generate(args.seeds), title="MACO: is ns-3's BBR a usable reference?"
+    )
     print(f"wrote section {SECTION} of {args.out}")
 
 

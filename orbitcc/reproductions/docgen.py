@@ -56,15 +56,23 @@ def write_section(path: Path, name: str, body: str, title: str | None = None) ->
     path.write_text(text.rstrip() + sep + heading + block + "\n")
 
 
-def section_main(argv: list[str] | None, description: str | None, section: str, title: str,
-                 generate: Callable[[int, int], str], *, default_seeds: int = 5,
-                 doc: Path = DEFAULT_DOC) -> int:
+def section_main(
+    argv: list[str] | None,
+    description: str | None,
+    section: str,
+    title: str,
+    generate: Callable[[int, int], str],
+    *,
+    default_seeds: int = 5,
+    doc: Path = DEFAULT_DOC,
+) -> int:
     """The command line shared by the seeded reproduction scripts: ``--seeds``
     (at least 2, so there is a spread), ``--jobs`` (worker processes) and
     ``--out`` (default ``doc``); runs ``generate(seeds, jobs)`` and writes its
     section."""
-    p = argparse.ArgumentParser(description=description,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--seeds", type=int, default=default_seeds)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--out", type=Path, default=doc)

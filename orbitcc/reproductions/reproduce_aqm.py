@@ -26,8 +26,9 @@ QUEUES = ("droptail", "fq_codel")
 DURATION_S = 60.0
 
 
-def overrides(queue: str, seed: int, controllers: tuple[str, str] = ("cubic", "bbr"),
-              buffer_bdp: float = 1.0) -> list[str]:
+def overrides(
+    queue: str, seed: int, controllers: tuple[str, str] = ("cubic", "bbr"), buffer_bdp: float = 1.0
+) -> list[str]:
     return [
         "scenario.num_flows=2",
         f"scenario.flow_controllers=[{controllers[0]},{controllers[1]}]",
@@ -43,11 +44,21 @@ def overrides(queue: str, seed: int, controllers: tuple[str, str] = ("cubic", "b
 
 def measure(queue: str, seed: int, **kw: Any) -> dict[str, float]:
     """Jain's index and the two flows' throughputs of one run."""
-    m = run("single_link", None, seed=seed, overrides=overrides(queue, seed, **kw),
-            duration_s=DURATION_S)
+    m = run(
+        "single_link",
+        None,
+        seed=seed,
+        overrides=overrides(queue, seed, **kw),
+        duration_s=DURATION_S,
+    )
     rates = [f["throughput_mbps"] for f in m["flows"]]
-    return {"jain": float(m["jain_fairness"]), "cubic_mbps": rates[0], "bbr_mbps": rates[1],
-            "utilization": float(m["utilization"]), "p95_delay_ms": float(m["p95_delay_ms"])}
+    return {
+        "jain": float(m["jain_fairness"]),
+        "cubic_mbps": rates[0],
+        "bbr_mbps": rates[1],
+        "utilization": float(m["utilization"]),
+        "p95_delay_ms": float(m["p95_delay_ms"]),
+    }
 
 
 def table(seeds: range, **kw: Any) -> dict[str, list[dict[str, float]]]:
@@ -60,8 +71,9 @@ def mean_std(values: list[float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--bbr", default="bbr", help="the BBR version: bbr (v1) or bbr3")
     args = parser.parse_args(argv)
@@ -69,8 +81,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"| queue | Jain's index | CUBIC Mb/s | {args.bbr} Mb/s | utilisation | p95 delay ms |")
     print("|---|---|---|---|---|---|")
     for q, runs in rows.items():
-        cols = [mean_std([r[k] for r in runs]) for k in
-                ("jain", "cubic_mbps", "bbr_mbps", "utilization", "p95_delay_ms")]
+        cols = [
+            mean_std([r[k] for r in runs])
+            for k in ("jain", "cubic_mbps", "bbr_mbps", "utilization", "p95_delay_ms")
+        ]
         print(f"| {q} | " + " | ".join(cols) + " |")
 
 

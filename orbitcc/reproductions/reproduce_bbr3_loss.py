@@ -30,15 +30,29 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "controllers.md"
 def goodput(job: tuple[str, str, float, int]) -> float:
     """Goodput (Mb/s) of one run: (controller, transport, loss, seed)."""
     controller, transport, loss, seed = job
-    m = run("single_link", controller, seed=seed, duration_s=DURATION_S, overrides=[
-        f"scenario.capacity_mbps={CAPACITY_MBPS}", "scenario.rtt_ms=40",
-        f"scenario.loss_rate={loss}", f"scenario.transport={transport}"])
+    m = run(
+        "single_link",
+        controller,
+        seed=seed,
+        duration_s=DURATION_S,
+        overrides=[
+            f"scenario.capacity_mbps={CAPACITY_MBPS}",
+            "scenario.rtt_ms=40",
+            f"scenario.loss_rate={loss}",
+            f"scenario.transport={transport}",
+        ],
+    )
     return float(m["flows"][0]["goodput_mbps"])
 
 
 def generate(seeds: int, jobs: int) -> str:
-    grid = [(c, t, loss, s) for loss in LOSSES for c in CONTROLLERS for t in TRANSPORTS
-            for s in range(seeds)]
+    grid = [
+        (c, t, loss, s)
+        for loss in LOSSES
+        for c in CONTROLLERS
+        for t in TRANSPORTS
+        for s in range(seeds)
+    ]
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
             values = list(pool.map(goodput, grid))

@@ -53,8 +53,9 @@ def subflow_handovers(overrides: list[str], duration: float) -> list[list[float]
     out = []
     for k in range(cfg.scenario.num_subflows):
         st = _core.leo_process_states(cfg.scenario.isl_path(k), duration)
-        out.append([float(t) for t in np.asarray(st["t_s"])[np.asarray(st["handover"],
-                                                                        dtype=bool)]])
+        out.append(
+            [float(t) for t in np.asarray(st["t_s"])[np.asarray(st["handover"], dtype=bool)]]
+        )
     return out
 
 
@@ -72,17 +73,30 @@ def longest_gap_s(t: np.ndarray, thr: np.ndarray, start: float, end: float) -> f
 def run_one(overrides: list[str], seed: int, duration: float) -> dict[str, Any]:
     from orbitcc.runner import run
 
-    m = run("iridium_mptcp", None, seed=seed, duration_s=duration, series=True,
-            overrides=[f"sample_interval_s={SAMPLE_S}", *overrides])
+    m = run(
+        "iridium_mptcp",
+        None,
+        seed=seed,
+        duration_s=duration,
+        series=True,
+        overrides=[f"sample_interval_s={SAMPLE_S}", *overrides],
+    )
     s = m["series"]
     t = np.asarray(s["t_s"])
     thr = np.asarray(s["throughput_mbps"]).sum(axis=0)
     gaps = [longest_gap_s(t, thr, h - 0.05, h + 2.0) for h in m["handover_times_s"]]
     f = m["flows"][0]
-    return {"metrics": m, "t": t, "thr": thr, "per_subflow": np.asarray(s["throughput_mbps"]),
-            "throughput": f["throughput_mbps"], "timeouts": f["timeouts"],
-            "p95_delay": f["p95_delay_ms"], "handovers": list(m["handover_times_s"]),
-            "gaps": gaps}
+    return {
+        "metrics": m,
+        "t": t,
+        "thr": thr,
+        "per_subflow": np.asarray(s["throughput_mbps"]),
+        "throughput": f["throughput_mbps"],
+        "timeouts": f["timeouts"],
+        "p95_delay": f["p95_delay_ms"],
+        "handovers": list(m["handover_times_s"]),
+        "gaps": gaps,
+    }
 
 
 def plot(runs: dict[str, dict[str, Any]], instants: list[float], path: Path) -> None:
@@ -105,7 +119,7 @@ def plot(runs: dict[str, dict[str, Any]], instants: list[float], path: Path) -> 
         ax.set_xlabel("time from the route change (s)")
         ax.set_ylabel("delivered (Mb/s)")
         ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[len(instants):]:
+    for ax in list(axes.flat)[len(instants) :]:
         ax.set_visible(False)
     axes.flat[0].legend(fontsize=7, loc="lower left")
     fig.suptitle("iridium_mptcp, seed 0: throughput around route changes (50 ms average)")
@@ -118,8 +132,11 @@ def generate(seeds: int, duration: float, img_dir: Path, img_prefix: str) -> str
         for seed in range(seeds):
             r = run_one(overrides, seed, duration)
             runs[label].append(r)
-            print(f"  {label} seed {seed}: {r['throughput']:.3f} Mb/s, gaps "
-                  f"{[round(g, 2) for g in r['gaps']]}", flush=True)
+            print(
+                f"  {label} seed {seed}: {r['throughput']:.3f} Mb/s, gaps "
+                f"{[round(g, 2) for g in r['gaps']]}",
+                flush=True,
+            )
     soft = subflow_handovers([], duration)
     hard = subflow_handovers(["scenario.soft_handover=false"], duration)
     lines = [
@@ -128,36 +145,53 @@ def generate(seeds: int, duration: float, img_dir: Path, img_prefix: str) -> str
         f"0..{seeds - 1}, {duration:g} simulated seconds each, series sampled every "
         f"{SAMPLE_S * 1e3:.0f} ms. A *gap* is the longest stretch with nothing "
         f"delivered within [-50 ms, +2 s] of a route change of the connection; a drop "
-        f"to zero is a gap of at least {GAP_MIN_S * 1e3:.0f} ms.", "",
-        "Route changes of each subflow (orbital geometry; the seed draws only the "
-        "blackouts):", "",
+        f"to zero is a gap of at least {GAP_MIN_S * 1e3:.0f} ms.",
+        "",
+        "Route changes of each subflow (orbital geometry; the seed draws only the blackouts):",
+        "",
         "| variant | subflow 0 (s) | subflow 1 (s) | at the same instant |",
-        "|---|---|---|---|"]
+        "|---|---|---|---|",
+    ]
     for name, h in (("soft handover (preset)", soft), ("no soft handover", hard)):
         same = sorted(set(np.round(h[0], 3)) & set(np.round(h[1], 3)))
-        lines.append(f"| {name} | {', '.join(f'{x:.3f}' for x in h[0])} | "
-                     f"{', '.join(f'{x:.3f}' for x in h[1])} | "
-                     f"{', '.join(f'{x:.3f}' for x in same) or 'none'} |")
-    lines += ["", "| metric | " + " | ".join(VARIANTS) + " |",
-              "|---|" + "---|" * len(VARIANTS)]
+        lines.append(
+            f"| {name} | {', '.join(f'{x:.3f}' for x in h[0])} | "
+            f"{', '.join(f'{x:.3f}' for x in h[1])} | "
+            f"{', '.join(f'{x:.3f}' for x in same) or 'none'} |"
+        )
+    lines += ["", "| metric | " + " | ".join(VARIANTS) + " |", "|---|" + "---|" * len(VARIANTS)]
 
     def row(name: str, fn, digits: int = 2) -> None:
-        lines.append(f"| {name} | " + " | ".join(
-            mean_std([fn(r) for r in runs[v]], digits) for v in VARIANTS) + " |")
+        lines.append(
+            f"| {name} | "
+            + " | ".join(mean_std([fn(r) for r in runs[v]], digits) for v in VARIANTS)
+            + " |"
+        )
 
     row("throughput (Mb/s)", lambda r: r["throughput"], 3)
     row("route changes of the connection", lambda r: len(r["handovers"]), 1)
-    row("route changes with a drop to zero", lambda r: sum(
-        g >= GAP_MIN_S - 1e-9 for g in r["gaps"]), 1)
-    row("mean gap at a route change (ms)",
-        lambda r: 1e3 * float(np.mean(r["gaps"])) if r["gaps"] else float("nan"), 0)
+    row(
+        "route changes with a drop to zero",
+        lambda r: sum(g >= GAP_MIN_S - 1e-9 for g in r["gaps"]),
+        1,
+    )
+    row(
+        "mean gap at a route change (ms)",
+        lambda r: 1e3 * float(np.mean(r["gaps"])) if r["gaps"] else float("nan"),
+        0,
+    )
     row("RTO timeouts", lambda r: r["timeouts"], 1)
     row("p95 one-way delay (ms)", lambda r: r["p95_delay"], 1)
     single = list(VARIANTS)[0]
-    gain = [m["throughput"] / s["throughput"]
-            for m, s in zip(runs[list(VARIANTS)[1]], runs[single], strict=True)]
-    lines += ["", f"MPTCP (soft handover) / single-path TCP throughput, per seed: "
-              f"{mean_std(gain, 2)}.", ""]
+    gain = [
+        m["throughput"] / s["throughput"]
+        for m, s in zip(runs[list(VARIANTS)[1]], runs[single], strict=True)
+    ]
+    lines += [
+        "",
+        f"MPTCP (soft handover) / single-path TCP throughput, per seed: {mean_std(gain, 2)}.",
+        "",
+    ]
     first = {v: runs[v][0] for v in list(VARIANTS)[:2]}  # the preset and single path
     instants = sorted(set(np.round(soft[0] + soft[1], 3)))[:6]
     image = img_dir / "reproduction_du_handovers.png"
@@ -175,8 +209,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.seeds < 1 or not (0 < args.duration <= 7200):
         parser.error("--seeds must be >= 1 and --duration in (0, 7200]")
     img_dir = args.out.parent / "img"
-    write_section(args.out, SECTION, generate(args.seeds, args.duration, img_dir, "img/"),
-                  title="Du et al., Multipath TCP over LEO satellite networks")
+    write_section(
+        args.out,
+        SECTION,
+        generate(args.seeds, args.duration, img_dir, "img/"),
+        title="Du et al., Multipath TCP over LEO satellite networks",
+    )
     print(f"wrote section {SECTION} of {args.out} and {img_dir}/reproduction_du_handovers.png")
 
 

@@ -55,7 +55,8 @@ def reduce_metrics(m: dict[str, Any]) -> dict[str, float]:
         "congestion": float(f["congestion_losses"]),
         "random": float(f["random_losses"]),
         "blackout": float(f["handover_losses"]),
-        "share_starlink": 100.0 * sub[0]["bytes_received"]
+        "share_starlink": 100.0
+        * sub[0]["bytes_received"]
         / max(sub[0]["bytes_received"] + sub[1]["bytes_received"], 1),
         "goodput": float(f["goodput_mbps"]),
     }
@@ -65,11 +66,12 @@ def _job(args: tuple[str, tuple[str, ...], int]) -> dict[str, float]:
     return measure(args[0], args[1], args[2])
 
 
-def many(cases: list[tuple[str, list[str]]], seeds: int,
-         pool: ProcessPoolExecutor | None) -> list[list[dict[str, float]]]:
+def many(
+    cases: list[tuple[str, list[str]]], seeds: int, pool: ProcessPoolExecutor | None
+) -> list[list[dict[str, float]]]:
     jobs = [(c, tuple(o), s) for c, o in cases for s in range(seeds)]
     out = list(pool.map(_job, jobs)) if pool else [_job(j) for j in jobs]
-    return [out[i * seeds:(i + 1) * seeds] for i in range(len(cases))]
+    return [out[i * seeds : (i + 1) * seeds] for i in range(len(cases))]
 
 
 def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
@@ -82,7 +84,8 @@ def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
         "bursts; the LTE path is fixed). One 200 s run per cell: a 180 s video at 5.24 Mb/s "
         "(5400 frames at 30 fps, 2 s startup buffer) over Starlink + LTE, 3 Mb/s each, "
         "min-RTT scheduler, the controller on both subflows. Discards = frames complete after "
-        "their playout deadline or never complete; stalls = buffer underflows."]
+        "their playout deadline or never complete; stalls = buffer underflows."
+    ]
     log("scenario C ...")
     cases, labels = [], []
     for init in INITIAL:
@@ -90,20 +93,46 @@ def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
             cases.append((ctl, [f"scenario.initial_path={init}"]))
             labels.append((init, ctl))
     res = many(cases, seeds, pool)
-    rows = [[init, ctl, cell(rr, "discards"), cell(rr, "stalls"), cell(rr, "rebuffer_s", 2),
-             cell(rr, "retx_starlink"), cell(rr, "retx_lte"), cell(rr, "congestion"),
-             cell(rr, "random"), cell(rr, "blackout"), cell(rr, "share_starlink")]
-            for (init, ctl), rr in zip(labels, res, strict=True)]
+    rows = [
+        [
+            init,
+            ctl,
+            cell(rr, "discards"),
+            cell(rr, "stalls"),
+            cell(rr, "rebuffer_s", 2),
+            cell(rr, "retx_starlink"),
+            cell(rr, "retx_lte"),
+            cell(rr, "congestion"),
+            cell(rr, "random"),
+            cell(rr, "blackout"),
+            cell(rr, "share_starlink"),
+        ]
+        for (init, ctl), rr in zip(labels, res, strict=True)
+    ]
     parts.append(
         "### Fig. 7 (scenario C): video and retransmissions, CUBIC vs BBR\n\n"
         "`scenario=starlink_lte_video controller=<cubic|bbr> scenario.initial_path=<path>` "
         "(shaper queue 30 packets, our choice). Paper (five trials each): picture discards and "
-        "buffer underflows \"only when using CUBIC, and in small amounts\"; CUBIC's "
-        "retransmissions \"much less than BBR\"; neither depends on the initial subflow; "
+        'buffer underflows "only when using CUBIC, and in small amounts"; CUBIC\'s '
+        'retransmissions "much less than BBR"; neither depends on the initial subflow; '
         "both split the traffic equitably over the two paths.\n\n"
-        + table(["initial", "cc", "discards", "stalls", "rebuffer s", "retx Starlink",
-                 "retx LTE", "drops: queue", "drops: channel", "drops: blackout",
-                 "Starlink share %"], rows))
+        + table(
+            [
+                "initial",
+                "cc",
+                "discards",
+                "stalls",
+                "rebuffer s",
+                "retx Starlink",
+                "retx LTE",
+                "drops: queue",
+                "drops: channel",
+                "drops: blackout",
+                "Starlink share %",
+            ],
+            rows,
+        )
+    )
     log("shaper queue ...")
     cases, labels = [], []
     for b in BUFFERS:
@@ -111,16 +140,28 @@ def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
             cases.append((ctl, [f"scenario.buffer_packets={b}"]))
             labels.append((b, ctl))
     res = many(cases, seeds, pool)
-    rows = [[str(b), ctl, cell(rr, "retx"), cell(rr, "congestion"), cell(rr, "discards"),
-             cell(rr, "stalls")] for (b, ctl), rr in zip(labels, res, strict=True)]
+    rows = [
+        [
+            str(b),
+            ctl,
+            cell(rr, "retx"),
+            cell(rr, "congestion"),
+            cell(rr, "discards"),
+            cell(rr, "stalls"),
+        ]
+        for (b, ctl), rr in zip(labels, res, strict=True)
+    ]
     parts.append(
         "### What decides the ranking: the emulator's queue\n\n"
         "Initial subflow Starlink, `scenario.buffer_packets=B`. The paper does not give its "
         "shaper's queue; a path's bandwidth-delay product is about 12 packets (3 Mb/s x "
         "~50 ms), BBR keeps at most 2 BDP in flight, and 1000 packets is Linux netem's "
         "default limit (5 s of queue at 3 Mb/s).\n\n"
-        + table(["queue (packets)", "cc", "retx (both paths)", "drops: queue", "discards",
-                 "stalls"], rows))
+        + table(
+            ["queue (packets)", "cc", "retx (both paths)", "drops: queue", "discards", "stalls"],
+            rows,
+        )
+    )
     if pool:
         pool.shutdown()
     log(f"{(len(labels) + 4) * seeds} runs in {time.time() - t0:.0f} s")

@@ -85,8 +85,7 @@ def recovery_times(series: dict[str, Any], subflows: list[int]) -> dict[str, lis
     (any other window cut of > 10 %) until its cwnd first reaches the path's
     BDP (current capacity x minimum RTT). A phase that ends before reaching
     the BDP is censored (counted, not timed)."""
-    out: dict[str, list[float]] = {"slow_start": [], "congestion_avoidance": [],
-                                   "censored": []}
+    out: dict[str, list[float]] = {"slow_start": [], "congestion_avoidance": [], "censored": []}
     t = series["t_s"]
     for sf in subflows:
         cwnd = series["cwnd_bytes"][sf]
@@ -110,19 +109,33 @@ def p99(values: list[float]) -> float:
     return float(np.percentile(values, 99)) if values else math.nan
 
 
-def run_variant(scenario: str, overrides: list[str], seeds: int, duration: float,
-                controllers: tuple[str, ...] = CONTROLLERS) -> dict[str, list[Run]]:
+def run_variant(
+    scenario: str,
+    overrides: list[str],
+    seeds: int,
+    duration: float,
+    controllers: tuple[str, ...] = CONTROLLERS,
+) -> dict[str, list[Run]]:
     out: dict[str, list[Run]] = {c: [] for c in controllers}
     total = len(controllers) * seeds
     done = 0
     for controller in controllers:
         for seed in range(seeds):
-            m = run(scenario, controller, seed=seed, duration_s=duration, series=True,
-                    overrides=[f"sample_interval_s={SAMPLE_S}", *overrides])
+            m = run(
+                scenario,
+                controller,
+                seed=seed,
+                duration_s=duration,
+                series=True,
+                overrides=[f"sample_interval_s={SAMPLE_S}", *overrides],
+            )
             out[controller].append(Run(controller, seed, m))
             done += 1
-            print(f"  [{done}/{total}] {scenario} {controller} seed {seed}: "
-                  f"{m['throughput_mbps']:.1f} Mb/s", flush=True)
+            print(
+                f"  [{done}/{total}] {scenario} {controller} seed {seed}: "
+                f"{m['throughput_mbps']:.1f} Mb/s",
+                flush=True,
+            )
     return out
 
 
@@ -158,8 +171,9 @@ def shared_mask(t: np.ndarray, shared: list[tuple[float, float]]) -> np.ndarray:
     return mask
 
 
-def phase_throughput(r: Run, flow: int, shared: list[tuple[float, float]],
-                     in_shared: bool) -> float:
+def phase_throughput(
+    r: Run, flow: int, shared: list[tuple[float, float]], in_shared: bool
+) -> float:
     s = r.metrics["series"]
     rows = s["subflow_flow"] == flow
     sel = shared_mask(s["t_s"], shared) == in_shared
@@ -203,8 +217,7 @@ def m_s(values: list[float], digits: int = 1) -> str:
 
 
 def table(runs: dict[str, list[Run]]) -> list[str]:
-    rows = ["| metric | MACO | OLIA | BBR | paper (MACO / OLIA / BBR) |",
-            "|---|---|---|---|---|"]
+    rows = ["| metric | MACO | OLIA | BBR | paper (MACO / OLIA / BBR) |", "|---|---|---|---|---|"]
 
     def row(name: str, fn, paper: str) -> None:
         cells = [mean_std([fn(r) for r in runs[c]]) for c in CONTROLLERS]
@@ -213,13 +226,18 @@ def table(runs: dict[str, list[Run]]) -> list[str]:
     def test_flow(r: Run) -> dict[str, Any]:
         return r.metrics["flows"][0]
 
-    row("MPQUIC throughput (Mb/s)", lambda r: r.metrics["throughput_mbps"],
-        "MACO up to 3x; OLIA <= 38 (first 22 s); BBR 5-15 (Fig. 9)")
-    row("background NewReno throughput (Mb/s)",
-        lambda r: r.metrics["flows"][1]["throughput_mbps"], "-")
+    row(
+        "MPQUIC throughput (Mb/s)",
+        lambda r: r.metrics["throughput_mbps"],
+        "MACO up to 3x; OLIA <= 38 (first 22 s); BBR 5-15 (Fig. 9)",
+    )
+    row(
+        "background NewReno throughput (Mb/s)",
+        lambda r: r.metrics["flows"][1]["throughput_mbps"],
+        "-",
+    )
     row("p95 one-way delay (ms)", lambda r: r.metrics["p95_delay_ms"], "101 / 130 / 132 (E2E)")
-    row("congestion signals acted on", lambda r: r.metrics["congestion_signals"],
-        "71 / 128 / 69")
+    row("congestion signals acted on", lambda r: r.metrics["congestion_signals"], "71 / 128 / 69")
     row("MPQUIC loss rate (%)", lambda r: 100 * test_flow(r)["loss_rate"], "-")
     row("losses: queue overflow", lambda r: r.metrics["congestion_losses"], "-")
     row("losses: handover blackout", lambda r: r.metrics["handover_losses"], "-")
@@ -228,23 +246,47 @@ def table(runs: dict[str, list[Run]]) -> list[str]:
         subflows = [i for i, f in enumerate(r.metrics["series"]["subflow_flow"]) if f == 0]
         return p99(recovery_times(r.metrics["series"], subflows)[phase])
 
-    row("recovery p99, slow start (ms, series)",
-        lambda r: series_recovery(r, "slow_start"), "129.4 / 470.3 / -")
-    row("recovery p99, cong. avoidance (ms, series)",
-        lambda r: series_recovery(r, "congestion_avoidance"), "204 / 770.3 / -")
-    row("MACO's own recovery p99, slow start (ms)",
-        lambda r: (test_flow(r).get("recovery_time") or {}).get("slow_start", {}).get(
-            "p99_ms", math.nan), "129.4 (MACO)")
-    row("MACO's own recovery p99, cong. avoidance (ms)",
-        lambda r: (test_flow(r).get("recovery_time") or {}).get(
-            "congestion_avoidance", {}).get("p99_ms", math.nan), "204 (MACO)")
+    row(
+        "recovery p99, slow start (ms, series)",
+        lambda r: series_recovery(r, "slow_start"),
+        "129.4 / 470.3 / -",
+    )
+    row(
+        "recovery p99, cong. avoidance (ms, series)",
+        lambda r: series_recovery(r, "congestion_avoidance"),
+        "204 / 770.3 / -",
+    )
+    row(
+        "MACO's own recovery p99, slow start (ms)",
+        lambda r: (
+            (test_flow(r).get("recovery_time") or {}).get("slow_start", {}).get("p99_ms", math.nan)
+        ),
+        "129.4 (MACO)",
+    )
+    row(
+        "MACO's own recovery p99, cong. avoidance (ms)",
+        lambda r: (
+            (test_flow(r).get("recovery_time") or {})
+            .get("congestion_avoidance", {})
+            .get("p99_ms", math.nan)
+        ),
+        "204 (MACO)",
+    )
+
     # Per-seed ratios (every controller meets the same channel on one seed).
     def ratios(other: str) -> str:
-        return mean_std([a.metrics["throughput_mbps"] / b.metrics["throughput_mbps"]
-                         for a, b in zip(runs["maco"], runs[other], strict=True)], 2)
+        return mean_std(
+            [
+                a.metrics["throughput_mbps"] / b.metrics["throughput_mbps"]
+                for a, b in zip(runs["maco"], runs[other], strict=True)
+            ],
+            2,
+        )
 
-    rows.append(f"| throughput ratio MACO/OLIA, MACO/BBR (per seed) | {ratios('olia')}, "
-                f"{ratios('bbr')} | | | up to 3x |")
+    rows.append(
+        f"| throughput ratio MACO/OLIA, MACO/BBR (per seed) | {ratios('olia')}, "
+        f"{ratios('bbr')} | | | up to 3x |"
+    )
     return rows
 
 
@@ -257,15 +299,18 @@ def classification(runs: dict[str, list[Run]]) -> list[str]:
         for verdict, counts in matrix.items():
             for cause, n in counts.items():
                 total[verdict][cause] += n
-    rows = ["| MACO's verdict \\ true cause | " + " | ".join(causes) + " |",
-            "|---|" + "---|" * len(causes)]
+    rows = [
+        "| MACO's verdict \\ true cause | " + " | ".join(causes) + " |",
+        "|---|" + "---|" * len(causes),
+    ]
     for verdict, counts in total.items():
         rows.append(f"| {verdict} | " + " | ".join(str(counts[c]) for c in causes) + " |")
     return rows
 
 
-def plot(runs: dict[str, list[Run]], shared: list[tuple[float, float]], path: Path,
-         title: str) -> None:
+def plot(
+    runs: dict[str, list[Run]], shared: list[tuple[float, float]], path: Path, title: str
+) -> None:
     from orbitcc.plotting import new_figure, save
 
     fig = new_figure((13, 6))
@@ -281,7 +326,7 @@ def plot(runs: dict[str, list[Run]], shared: list[tuple[float, float]], path: Pa
         mp = s["throughput_mbps"][flows == 0].sum(axis=0)
         bg = s["throughput_mbps"][flows == 1].sum(axis=0)
         ax = axes[0, col]
-        t_avg = t[window - 1:]  # trailing average: no edge artefacts
+        t_avg = t[window - 1 :]  # trailing average: no edge artefacts
         ax.plot(t_avg, np.convolve(mp, kernel, "valid"), label="MPQUIC (2 subflows)")
         ax.plot(t_avg, np.convolve(bg, kernel, "valid"), label="NewReno background")
         ax.set_title(f"{controller.upper()}")
@@ -302,21 +347,25 @@ def plot(runs: dict[str, list[Run]], shared: list[tuple[float, float]], path: Pa
 
 
 def shared_phases(duration: float, scenario: str = SCENARIO) -> list[tuple[float, float]]:
-    cfg = to_object(compose_config("sim", [f"scenario={scenario}",
-                                           "scenario.deterministic=true"]))
+    cfg = to_object(compose_config("sim", [f"scenario={scenario}", "scenario.deterministic=true"]))
     return [tuple(p) for p in cfg.scenario.schedule(duration)["shared"]]
 
 
-def completion_sweep(param: str, values: tuple[float, ...], seeds: int,
-                     fixed: list[str] | None = None) -> dict[str, dict[float, list[float]]]:
+def completion_sweep(
+    param: str, values: tuple[float, ...], seeds: int, fixed: list[str] | None = None
+) -> dict[str, dict[float, list[float]]]:
     """Completion time (s) of maco_density's file per controller and value."""
     out: dict[str, dict[float, list[float]]] = {c: {} for c in CONTROLLERS}
     for controller in CONTROLLERS:
         for v in values:
             times = []
             for seed in range(seeds):
-                m = run("maco_density", controller, seed=seed,
-                        overrides=[f"scenario.{param}={v:g}", *(fixed or [])])
+                m = run(
+                    "maco_density",
+                    controller,
+                    seed=seed,
+                    overrides=[f"scenario.{param}={v:g}", *(fixed or [])],
+                )
                 ct = m["completion_time_s"]
                 times.append(float(ct) if ct is not None else math.nan)
             out[controller][v] = times
@@ -326,22 +375,33 @@ def completion_sweep(param: str, values: tuple[float, ...], seeds: int,
 
 def sweep_table(name: str, unit: str, sweep: dict[str, dict[float, list[float]]]) -> list[str]:
     values = list(next(iter(sweep.values())))
-    rows = [f"| {name} ({unit}) | " + " | ".join(c.upper() for c in CONTROLLERS)
-            + " | fastest |", "|---|" + "---|" * (len(CONTROLLERS) + 1)]
+    rows = [
+        f"| {name} ({unit}) | " + " | ".join(c.upper() for c in CONTROLLERS) + " | fastest |",
+        "|---|" + "---|" * (len(CONTROLLERS) + 1),
+    ]
     for v in values:
         means = {c: float(nanmean(sweep[c][v])) for c in CONTROLLERS}
         best = min(means, key=means.get)
-        rows.append(f"| {v:g} | " + " | ".join(m_s(sweep[c][v], 2) for c in CONTROLLERS)
-                    + f" | {best.upper()} |")
+        rows.append(
+            f"| {v:g} | "
+            + " | ".join(m_s(sweep[c][v], 2) for c in CONTROLLERS)
+            + f" | {best.upper()} |"
+        )
     return rows
 
 
-def findings(runs: dict[str, list[Run]], ablation: dict[str, list[Run]],
-             shared: list[tuple[float, float]], duration: float,
-             sweeps: dict[str, dict[str, dict[float, list[float]]]]) -> list[str]:
+def findings(
+    runs: dict[str, list[Run]],
+    ablation: dict[str, list[Run]],
+    shared: list[tuple[float, float]],
+    duration: float,
+    sweeps: dict[str, dict[str, dict[float, list[float]]]],
+) -> list[str]:
     """The paper's findings: paper value, orbitcc's (mean +- std) and a verdict."""
-    rows = ["| finding (MACO paper) | paper | orbitcc (mean +- std over seeds) | verdict |",
-            "|---|---|---|---|"]
+    rows = [
+        "| finding (MACO paper) | paper | orbitcc (mean +- std over seeds) | verdict |",
+        "|---|---|---|---|",
+    ]
 
     def thr(r: Run) -> float:
         return r.metrics["throughput_mbps"]
@@ -354,12 +414,16 @@ def findings(runs: dict[str, list[Run]], ablation: dict[str, list[Run]],
         "OLIA smallest | MACO ~300, OLIA < 100 (BBR: pacing rate, between) | "
         f"MACO {m_s(cw['maco'], 0)}, OLIA {m_s(cw['olia'], 0)}, BBR {m_s(cw['bbr'], 0)} "
         f"(BBR: packets in flight) | "
-        + verdict(mc > bc > oc,
-                  f"order MACO {mc:.0f}, BBR {bc:.0f}, OLIA {oc:.0f}; MACO > OLIA holds. "
-                  "Single-path BBR keeps about 1.4 BDP of its 25 Mb/s segment in flight "
-                  "(its 2-BDP cap fills the drop-tail queue beside NewReno); MACO's two "
-                  "subflows split one segment in the shared phases, which lowers their "
-                  "per-subflow mean") + " |")
+        + verdict(
+            mc > bc > oc,
+            f"order MACO {mc:.0f}, BBR {bc:.0f}, OLIA {oc:.0f}; MACO > OLIA holds. "
+            "Single-path BBR keeps about 1.4 BDP of its 25 Mb/s segment in flight "
+            "(its 2-BDP cap fills the drop-tail queue beside NewReno); MACO's two "
+            "subflows split one segment in the shared phases, which lowers their "
+            "per-subflow mean",
+        )
+        + " |"
+    )
     # Fig. 9: throughput.
     mo, mb = ratio(runs, "maco", "olia", thr), ratio(runs, "maco", "bbr", thr)
     rows.append(
@@ -368,45 +432,64 @@ def findings(runs: dict[str, list[Run]], ablation: dict[str, list[Run]],
         f"{m_s(per_seed(runs, 'olia', thr))}, BBR {m_s(per_seed(runs, 'bbr', thr))} Mb/s; "
         f"ratios {m_s(mo, 2)}, {m_s(mb, 2)} | "
         + verdict(min(mo) > 1.0 and min(mb) > 1.0, "MACO is not above both on every seed")
-        + " |")
+        + " |"
+    )
     olia22 = per_seed(runs, "olia", lambda r: window_mean(r, 0, 0.0, 22.0))
     rows.append(
         "| Fig. 9(b): OLIA over the first 22 s | ~38 Mb/s | "
         f"{m_s(olia22)} Mb/s | "
-        + verdict(25.0 <= float(np.mean(olia22)) <= 50.0,
-                  "lower: OLIA's coupled increase keeps the pair near one NewReno's share "
-                  "(see the cwnd row)") + " |")
+        + verdict(
+            25.0 <= float(np.mean(olia22)) <= 50.0,
+            "lower: OLIA's coupled increase keeps the pair near one NewReno's share "
+            "(see the cwnd row)",
+        )
+        + " |"
+    )
     bbr = per_seed(runs, "bbr", thr)
     bg_bbr = per_seed(runs, "bbr", lambda r: r.metrics["flows"][1]["throughput_mbps"])
     rows.append(
         "| Fig. 9(a): single-path BBR beside the NewReno flow | 5-15 Mb/s, suppressed by "
         f"NewReno | {m_s(bbr)} Mb/s (NewReno beside it: {m_s(bg_bbr)}) | "
-        + verdict(5.0 <= float(np.mean(bbr)) <= 15.0,
-                  f"BBR takes {100 * np.mean(bbr) / 25:.0f} % of its 25 Mb/s segment and "
-                  "NewReno keeps the rest: BBRv1 against NewReno in a 1-BDP drop-tail "
-                  "buffer wins (its 2-BDP in-flight cap fills the queue NewReno needs). "
-                  "The paper's suppressed BBR implies a deeper buffer, which it does "
-                  "not state") + " |")
-    after = {c: per_seed(runs, c, lambda r: window_mean(r, 0, 22.0, duration))
-             for c in ("bbr", "olia")}
+        + verdict(
+            5.0 <= float(np.mean(bbr)) <= 15.0,
+            f"BBR takes {100 * np.mean(bbr) / 25:.0f} % of its 25 Mb/s segment and "
+            "NewReno keeps the rest: BBRv1 against NewReno in a 1-BDP drop-tail "
+            "buffer wins (its 2-BDP in-flight cap fills the queue NewReno needs). "
+            "The paper's suppressed BBR implies a deeper buffer, which it does "
+            "not state",
+        )
+        + " |"
+    )
+    after = {
+        c: per_seed(runs, c, lambda r: window_mean(r, 0, 22.0, duration)) for c in ("bbr", "olia")
+    }
     rows.append(
         "| Fig. 9: BBR above OLIA after 22 s | yes | "
         f"BBR {m_s(after['bbr'])}, OLIA {m_s(after['olia'])} Mb/s | "
-        + verdict(float(np.mean(after["bbr"])) > float(np.mean(after["olia"])),
-                  "OLIA stays above BBR") + " |")
+        + verdict(
+            float(np.mean(after["bbr"])) > float(np.mean(after["olia"])), "OLIA stays above BBR"
+        )
+        + " |"
+    )
     # Fig. 10: p95 delay ranking.
     p95 = {c: per_seed(runs, c, lambda r: r.metrics["p95_delay_ms"]) for c in CONTROLLERS}
     pm, po, pb = (float(np.mean(p95[c])) for c in CONTROLLERS)
-    q = {c: per_seed(runs, c, lambda r: r.metrics["bottleneck"]["mean_queue_bytes"]
-                     * 8 / 25e6 * 1e3) for c in CONTROLLERS}
+    q = {
+        c: per_seed(runs, c, lambda r: r.metrics["bottleneck"]["mean_queue_bytes"] * 8 / 25e6 * 1e3)
+        for c in CONTROLLERS
+    }
     rows.append(
         "| Fig. 10: p95 per-packet E2E delay, MACO < OLIA < BBR | 101 / 130 / 132 ms | "
         f"{m_s(p95['maco'])} / {m_s(p95['olia'])} / {m_s(p95['bbr'])} ms | "
-        + verdict(pm < po < pb,
-                  "MACO keeps the deepest standing queue at the shared terrestrial "
-                  f"segment: mean queueing {m_s(q['maco'])} ms vs OLIA {m_s(q['olia'])}, "
-                  f"BBR {m_s(q['bbr'])} ms (Eq. 26 grows about 1.5 sqrt(w T / tau) "
-                  "packets per RTT, and non-congestion verdicts skip halvings)") + " |")
+        + verdict(
+            pm < po < pb,
+            "MACO keeps the deepest standing queue at the shared terrestrial "
+            f"segment: mean queueing {m_s(q['maco'])} ms vs OLIA {m_s(q['olia'])}, "
+            f"BBR {m_s(q['bbr'])} ms (Eq. 26 grows about 1.5 sqrt(w T / tau) "
+            "packets per RTT, and non-congestion verdicts skip halvings)",
+        )
+        + " |"
+    )
     # Congestion signals.
     sig = {c: per_seed(runs, c, lambda r: r.metrics["congestion_signals"]) for c in CONTROLLERS}
     so, sm, sb = (float(np.mean(sig[c])) for c in ("olia", "maco", "bbr"))
@@ -414,115 +497,196 @@ def findings(runs: dict[str, list[Run]], ablation: dict[str, list[Run]],
     rows.append(
         "| Sec. 6.3.2: congestion signals acted on, OLIA most | OLIA 128, MACO 71, BBR 69 | "
         f"OLIA {m_s(sig['olia'])}, MACO {m_s(sig['maco'])}, BBR {m_s(sig['bbr'])} | "
-        + verdict(so > sm and so > sb,
-                  f"OLIA loses only {m_s(olia_loss, 2)} % of its packets here: its window "
-                  "stays small (Fig. 8 row), so it overflows the queue rarely; MACO, "
-                  "which fills it, meets more losses and still halves on most") + " |")
+        + verdict(
+            so > sm and so > sb,
+            f"OLIA loses only {m_s(olia_loss, 2)} % of its packets here: its window "
+            "stays small (Fig. 8 row), so it overflows the queue rarely; MACO, "
+            "which fills it, meets more losses and still halves on most",
+        )
+        + " |"
+    )
+
     # Sec. 6.3.3: TCP friendliness in the shared phases.
     def fr(c: str, flow: int, in_shared: bool, src=runs) -> list[float]:
         return per_seed(src, c, lambda r: phase_throughput(r, flow, shared, in_shared))
 
     sh = {c: (fr(c, 0, True), fr(c, 1, True)) for c in ("maco", "olia")}
     abl_bg = fr("maco", 1, True, ablation)
-    bg_sig = {c: per_seed(runs, c, lambda r: r.metrics["flows"][1]["congestion_signals"])
-              for c in ("maco", "olia")}
-    bg_cw = {c: per_seed(runs, c, lambda r: float(
-        r.metrics["series"]["cwnd_bytes"][r.metrics["series"]["subflow_flow"] == 1].mean()
-        / 1500)) for c in ("maco", "olia")}
+    bg_sig = {
+        c: per_seed(runs, c, lambda r: r.metrics["flows"][1]["congestion_signals"])
+        for c in ("maco", "olia")
+    }
+    bg_cw = {
+        c: per_seed(
+            runs,
+            c,
+            lambda r: float(
+                r.metrics["series"]["cwnd_bytes"][r.metrics["series"]["subflow_flow"] == 1].mean()
+                / 1500
+            ),
+        )
+        for c in ("maco", "olia")
+    }
     ok_f = all(np.mean(sh[c][0]) <= 1.1 * np.mean(sh[c][1]) for c in sh)
     rows.append(
         "| Sec. 6.3.3: in the shared phases MPQUIC's aggregate is about or below the "
         "NewReno flow's | MACO, OLIA <= TCP | "
         f"MACO {m_s(sh['maco'][0])} vs NewReno {m_s(sh['maco'][1])}; OLIA "
         f"{m_s(sh['olia'][0])} vs {m_s(sh['olia'][1])} Mb/s | "
-        + verdict(ok_f,
-                  "the NewReno flow cannot hold a 198-packet BDP (25 Mb/s x 95 ms): it "
-                  "grows about half a packet per RTT (one MSS per delayed ACK of two) and "
-                  "halves at every overflow, loss burst and handover blackout of its "
-                  f"satellite ({m_s(bg_sig['olia'])} signals in {duration:g} s beside "
-                  f"OLIA, {m_s(bg_sig['maco'])} beside MACO), so its mean window is "
-                  f"{m_s(bg_cw['olia'], 0)} packets beside OLIA and "
-                  f"{m_s(bg_cw['maco'], 0)} beside MACO. MACO's Eq. 26 (about "
-                  "1.5 sqrt(w T_max / tau) packets per RTT, ~25 at w = 200) adds to it: "
-                  "scaled by 0.04 (ca_gain), NewReno keeps "
-                  f"{m_s(abl_bg)} Mb/s in the shared phases instead of "
-                  f"{m_s(sh['maco'][1])}. (The paper derives Eq. 26 for friendliness to "
-                  "Elastic-TCP, goal 3 / Eq. 22, not to NewReno.)") + " |")
+        + verdict(
+            ok_f,
+            "the NewReno flow cannot hold a 198-packet BDP (25 Mb/s x 95 ms): it "
+            "grows about half a packet per RTT (one MSS per delayed ACK of two) and "
+            "halves at every overflow, loss burst and handover blackout of its "
+            f"satellite ({m_s(bg_sig['olia'])} signals in {duration:g} s beside "
+            f"OLIA, {m_s(bg_sig['maco'])} beside MACO), so its mean window is "
+            f"{m_s(bg_cw['olia'], 0)} packets beside OLIA and "
+            f"{m_s(bg_cw['maco'], 0)} beside MACO. MACO's Eq. 26 (about "
+            "1.5 sqrt(w T_max / tau) packets per RTT, ~25 at w = 200) adds to it: "
+            "scaled by 0.04 (ca_gain), NewReno keeps "
+            f"{m_s(abl_bg)} Mb/s in the shared phases instead of "
+            f"{m_s(sh['maco'][1])}. (The paper derives Eq. 26 for friendliness to "
+            "Elastic-TCP, goal 3 / Eq. 22, not to NewReno.)",
+        )
+        + " |"
+    )
     dis = {c: (fr(c, 0, False), fr(c, 1, False)) for c in ("olia",)}
     rows.append(
         "| Sec. 6.3.3: outside the shared phases OLIA does not outperform TCP | yes | "
         f"OLIA {m_s(dis['olia'][0])} vs NewReno {m_s(dis['olia'][1])} Mb/s | "
-        + verdict(float(np.mean(dis["olia"][0])) <= 1.1 * float(np.mean(dis["olia"][1])),
-                  "OLIA also fills the second satellite's segment, which no TCP flow "
-                  "uses, and the NewReno flow stays small (previous row)") + " |")
+        + verdict(
+            float(np.mean(dis["olia"][0])) <= 1.1 * float(np.mean(dis["olia"][1])),
+            "OLIA also fills the second satellite's segment, which no TCP flow "
+            "uses, and the NewReno flow stays small (previous row)",
+        )
+        + " |"
+    )
     # Fig. 11: recovery times.
-    own = {"slow_start": per_seed(runs, "maco", lambda r: (
-        r.metrics["flows"][0].get("recovery_time") or {}).get("slow_start", {}).get(
-            "p99_ms", math.nan)),
-           "congestion_avoidance": per_seed(runs, "maco", lambda r: (
-               r.metrics["flows"][0].get("recovery_time") or {}).get(
-                   "congestion_avoidance", {}).get("p99_ms", math.nan))}
-    for phase, key, label in (("slow_start", "recovery_p99_ss_ms", "slow start"),
-                              ("congestion_avoidance", "recovery_p99_ca_ms",
-                               "congestion avoidance")):
-        v = {c: per_seed(runs, c, lambda r, ph=phase: series_recovery_p99(r, ph))
-             for c in ("maco", "olia")}
+    own = {
+        "slow_start": per_seed(
+            runs,
+            "maco",
+            lambda r: (
+                (r.metrics["flows"][0].get("recovery_time") or {})
+                .get("slow_start", {})
+                .get("p99_ms", math.nan)
+            ),
+        ),
+        "congestion_avoidance": per_seed(
+            runs,
+            "maco",
+            lambda r: (
+                (r.metrics["flows"][0].get("recovery_time") or {})
+                .get("congestion_avoidance", {})
+                .get("p99_ms", math.nan)
+            ),
+        ),
+    }
+    for phase, key, label in (
+        ("slow_start", "recovery_p99_ss_ms", "slow start"),
+        ("congestion_avoidance", "recovery_p99_ca_ms", "congestion avoidance"),
+    ):
+        v = {
+            c: per_seed(runs, c, lambda r, ph=phase: series_recovery_p99(r, ph))
+            for c in ("maco", "olia")
+        }
         a, b = float(nanmean(v["maco"])), float(nanmean(v["olia"]))
         rows.append(
             f"| Fig. 11: p99 recovery time in {label} (to the path BDP), MACO < OLIA | "
             f"{PAPER[key]['maco']:g} / {PAPER[key]['olia']:g} ms | "
             f"{m_s(v['maco'], 0)} / {m_s(v['olia'], 0)} ms (MACO's own record, its "
             f"averaged-BDP target: {m_s(own[phase], 0)} ms) | "
-            + verdict(a < b,
-                      "the slow-start entries measured from the series are the flows' "
-                      "first starts, where MACO has no history (Alg. 2 line 14) and both "
-                      "double from 10 packets to the 198-packet BDP (about 4.3 RTTs); "
-                      "MACO's history-based restarts (Eq. 16) are cuts above 4 packets, "
-                      "which this measure counts as congestion avoidance") + " |")
+            + verdict(
+                a < b,
+                "the slow-start entries measured from the series are the flows' "
+                "first starts, where MACO has no history (Alg. 2 line 14) and both "
+                "double from 10 packets to the 198-packet BDP (about 4.3 RTTs); "
+                "MACO's history-based restarts (Eq. 16) are cuts above 4 packets, "
+                "which this measure counts as congestion avoidance",
+            )
+            + " |"
+        )
     # Figs. 12-13: completion time.
     sp = sweeps["spacing_km"]
-    fastest = [min(CONTROLLERS, key=lambda c, v=v: float(nanmean(sp[c][v])))
-               for v in SPACINGS_KM]
+    fastest = [min(CONTROLLERS, key=lambda c, v=v: float(nanmean(sp[c][v]))) for v in SPACINGS_KM]
     rows.append(
         "| Figs. 12-13: MACO has the shortest completion time at every R1 | always "
         "(up to 64 % below OLIA) | fastest at R1 = "
         + ", ".join(f"{v:g}: {f.upper()}" for v, f in zip(SPACINGS_KM, fastest, strict=True))
-        + " km | " + verdict(all(f == "maco" for f in fastest),
-                             "another controller is faster at some R1 (table below)") + " |")
+        + " km | "
+        + verdict(
+            all(f == "maco" for f in fastest),
+            "another controller is faster at some R1 (table below)",
+        )
+        + " |"
+    )
+
     def r1_effect(c: str) -> tuple[float, float]:
         means = [float(nanmean(sp[c][v])) for v in SPACINGS_KM]
-        spread_c = max(float(nanmean([nanstd(sp[c][v], ddof=1) if len(sp[c][v]) > 1
-                                         else math.nan for v in SPACINGS_KM])), 0.0)
+        spread_c = max(
+            float(
+                nanmean(
+                    [
+                        nanstd(sp[c][v], ddof=1) if len(sp[c][v]) > 1 else math.nan
+                        for v in SPACINGS_KM
+                    ]
+                )
+            ),
+            0.0,
+        )
         return max(means) - min(means), spread_c
 
     effects = {c: r1_effect(c) for c in CONTROLLERS}
     rows.append(
         "| Sec. 6.3.5: satellite density changes the completion time | yes | range over "
-        "R1 = " + ", ".join(f"{v:g}" for v in SPACINGS_KM) + " km: "
-        + ", ".join(f"{c.upper()} {effects[c][0]:.1f} s (seed std {effects[c][1]:.1f})"
-                    for c in CONTROLLERS) + " | "
-        + verdict(any(rng > 2 * sd and not math.isnan(sd) for rng, sd in effects.values()),
-                  "R1 changes only the handover rate and the slant range here, and the "
-                  "terrestrial segment caps the rate") + " |")
+        "R1 = "
+        + ", ".join(f"{v:g}" for v in SPACINGS_KM)
+        + " km: "
+        + ", ".join(
+            f"{c.upper()} {effects[c][0]:.1f} s (seed std {effects[c][1]:.1f})" for c in CONTROLLERS
+        )
+        + " | "
+        + verdict(
+            any(rng > 2 * sd and not math.isnan(sd) for rng, sd in effects.values()),
+            "R1 changes only the handover rate and the slant range here, and the "
+            "terrestrial segment caps the rate",
+        )
+        + " |"
+    )
     bw = sweeps["bandwidth_mhz"]
     mb_w = [float(nanmean(bw["maco"][v])) for v in BANDWIDTHS_MHZ]
     rows.append(
         "| Fig. 12: more bandwidth W speeds MACO's transfer | yes | MACO "
         + ", ".join(f"{v:g} MHz: {c:.1f} s" for v, c in zip(BANDWIDTHS_MHZ, mb_w, strict=True))
-        + " | " + verdict(mb_w[0] > mb_w[-1] * 1.05,
-                          "at this operating point the 25 Mb/s terrestrial segment, not the "
-                          "access link (86-199-280 Mb/s for W = 5-12.5-20 MHz), is the "
-                          "bottleneck, so W cannot matter") + " |")
+        + " | "
+        + verdict(
+            mb_w[0] > mb_w[-1] * 1.05,
+            "at this operating point the 25 Mb/s terrestrial segment, not the "
+            "access link (86-199-280 Mb/s for W = 5-12.5-20 MHz), is the "
+            "bottleneck, so W cannot matter",
+        )
+        + " |"
+    )
     dl = sweeps["terrestrial_delay_ms"]
     rows.append(
         "| Fig. 13: longer delay, longer completion, for every controller | yes | "
-        + "; ".join(c.upper() + " " + ", ".join(f"{float(nanmean(dl[c][v])):.1f}"
-                                               for v in TERRESTRIAL_MS) + " s"
-                    for c in CONTROLLERS)
+        + "; ".join(
+            c.upper()
+            + " "
+            + ", ".join(f"{float(nanmean(dl[c][v])):.1f}" for v in TERRESTRIAL_MS)
+            + " s"
+            for c in CONTROLLERS
+        )
         + f" (one-way terrestrial {', '.join(f'{v:g}' for v in TERRESTRIAL_MS)} ms) | "
-        + verdict(all(float(nanmean(dl[c][TERRESTRIAL_MS[0]]))
-                      < float(nanmean(dl[c][TERRESTRIAL_MS[-1]])) for c in CONTROLLERS),
-                  "not monotone for every controller") + " |")
+        + verdict(
+            all(
+                float(nanmean(dl[c][TERRESTRIAL_MS[0]])) < float(nanmean(dl[c][TERRESTRIAL_MS[-1]]))
+                for c in CONTROLLERS
+            ),
+            "not monotone for every controller",
+        )
+        + " |"
+    )
     return rows
 
 
@@ -533,8 +697,12 @@ def first_second_mbps(controller: str, seed: int, initial_window: int) -> float:
     from orbitcc import _core
     from orbitcc.scenario import build_spec
 
-    cfg = to_object(compose_config("sim", [f"scenario={SCENARIO}", f"controller={controller}",
-                                           f"seed={seed}", "duration_s=1.0"]))
+    cfg = to_object(
+        compose_config(
+            "sim",
+            [f"scenario={SCENARIO}", f"controller={controller}", f"seed={seed}", "duration_s=1.0"],
+        )
+    )
     spec = build_spec(cfg)
     spec["initial_window_packets"] = initial_window
     spec["record_series"] = False
@@ -543,10 +711,12 @@ def first_second_mbps(controller: str, seed: int, initial_window: int) -> float:
     return float(sim.summary()["throughput_mbps"])
 
 
-def choices(seeds: int, duration: float, preset: dict[str, list[Run]],
-            linkbudget: dict[str, list[Run]]) -> list[str]:
+def choices(
+    seeds: int, duration: float, preset: dict[str, list[Run]], linkbudget: dict[str, list[Run]]
+) -> list[str]:
     """MACO as published: the effect of each place where orbitcc departs from
     or completes the paper (maco.cc "Choice:" notes, the scenario's jitter)."""
+
     def verdict_share(r: Run, verdict_: str, cause: str) -> float:
         cm = r.metrics["flows"][0].get("loss_classification") or {}
         num = cm.get(verdict_, {}).get(cause, 0)
@@ -560,11 +730,17 @@ def choices(seeds: int, duration: float, preset: dict[str, list[Run]],
         return r.metrics["throughput_mbps"]
 
     print("choices: MACO with handover_guard_rtts=0 (pure Eq. 17)", flush=True)
-    pure = run_variant(SCENARIO, ["controller.params.handover_guard_rtts=0"], seeds,
-                       duration, ("maco",))["maco"]
+    pure = run_variant(
+        SCENARIO, ["controller.params.handover_guard_rtts=0"], seeds, duration, ("maco",)
+    )["maco"]
     print("choices: starlink_dual_linkbudget with the uncapped jitter", flush=True)
-    uncapped = run_variant("starlink_dual_linkbudget", ["scenario.capacity_jitter_max_factor=0"],
-                           seeds, duration, ("maco",))["maco"]
+    uncapped = run_variant(
+        "starlink_dual_linkbudget",
+        ["scenario.capacity_jitter_max_factor=0"],
+        seeds,
+        duration,
+        ("maco",),
+    )["maco"]
     iw = {n: [first_second_mbps("maco", s, n) for s in range(seeds)] for n in (10, 4)}
     olia_iw = [first_second_mbps("olia", s, 10) for s in range(seeds)]
     g = preset["maco"]
@@ -600,11 +776,13 @@ def choices(seeds: int, duration: float, preset: dict[str, list[Run]],
     ]
 
 
-def buffer_findings(runs: dict[str, list[Run]], shared: list[tuple[float, float]],
-                    duration: float) -> list[tuple[str, str, str, bool]]:
+def buffer_findings(
+    runs: dict[str, list[Run]], shared: list[tuple[float, float]], duration: float
+) -> list[tuple[str, str, str, bool]]:
     """The throughput, delay and friendliness findings at one buffer size:
     (finding, paper, orbitcc's value, reproduces). The same measures and
     verdict rules as the findings table (means over seeds)."""
+
     def thr(r: Run) -> float:
         return r.metrics["throughput_mbps"]
 
@@ -613,49 +791,102 @@ def buffer_findings(runs: dict[str, list[Run]], shared: list[tuple[float, float]
 
     out: list[tuple[str, str, str, bool]] = []
     cw = {c: mean(per_seed(runs, c, mean_cwnd_packets)) for c in CONTROLLERS}
-    out.append(("Fig. 8: mean cwnd per subflow, MACO > BBR > OLIA (packets)",
-                "~300 / between / < 100",
-                f"{cw['maco']:.0f} / {cw['bbr']:.0f} / {cw['olia']:.0f}",
-                cw["maco"] > cw["bbr"] > cw["olia"]))
+    out.append(
+        (
+            "Fig. 8: mean cwnd per subflow, MACO > BBR > OLIA (packets)",
+            "~300 / between / < 100",
+            f"{cw['maco']:.0f} / {cw['bbr']:.0f} / {cw['olia']:.0f}",
+            cw["maco"] > cw["bbr"] > cw["olia"],
+        )
+    )
     mo, mb = ratio(runs, "maco", "olia", thr), ratio(runs, "maco", "bbr", thr)
-    out.append(("Fig. 9: MACO / OLIA and MACO / BBR throughput (per seed; above 1 on "
-                "every seed)", "up to 3x",
-                f"{mean(mo):.2f} (min {min(mo):.2f}), {mean(mb):.2f} (min {min(mb):.2f})",
-                min(mo) > 1.0 and min(mb) > 1.0))
+    out.append(
+        (
+            "Fig. 9: MACO / OLIA and MACO / BBR throughput (per seed; above 1 on every seed)",
+            "up to 3x",
+            f"{mean(mo):.2f} (min {min(mo):.2f}), {mean(mb):.2f} (min {min(mb):.2f})",
+            min(mo) > 1.0 and min(mb) > 1.0,
+        )
+    )
     olia22 = mean(per_seed(runs, "olia", lambda r: window_mean(r, 0, 0.0, 22.0)))
-    out.append(("Fig. 9(b): OLIA over the first 22 s (Mb/s)", "~38", f"{olia22:.1f}",
-                25.0 <= olia22 <= 50.0))
+    out.append(
+        (
+            "Fig. 9(b): OLIA over the first 22 s (Mb/s)",
+            "~38",
+            f"{olia22:.1f}",
+            25.0 <= olia22 <= 50.0,
+        )
+    )
     bbr = mean(per_seed(runs, "bbr", thr))
-    out.append(("Fig. 9(a): single-path BBR beside NewReno (Mb/s)", "5-15", f"{bbr:.1f}",
-                5.0 <= bbr <= 15.0))
-    after = {c: per_seed(runs, c, lambda r: window_mean(r, 0, 22.0, duration))
-             for c in ("bbr", "olia")}
+    out.append(
+        (
+            "Fig. 9(a): single-path BBR beside NewReno (Mb/s)",
+            "5-15",
+            f"{bbr:.1f}",
+            5.0 <= bbr <= 15.0,
+        )
+    )
+    after = {
+        c: per_seed(runs, c, lambda r: window_mean(r, 0, 22.0, duration)) for c in ("bbr", "olia")
+    }
     above = sum(b > o for b, o in zip(after["bbr"], after["olia"], strict=True))
-    out.append(("Fig. 9: BBR above OLIA after 22 s (Mb/s; seeds where it holds)", "yes",
-                f"{mean(after['bbr']):.1f} vs {mean(after['olia']):.1f} "
-                f"({above} of {len(after['bbr'])})",
-                mean(after["bbr"]) > mean(after["olia"])))
-    p95 = {c: mean(per_seed(runs, c, lambda r: r.metrics["p95_delay_ms"]))
-           for c in CONTROLLERS}
-    out.append(("Fig. 10: p95 one-way delay, MACO < OLIA < BBR (ms)", "101 / 130 / 132",
-                f"{p95['maco']:.0f} / {p95['olia']:.0f} / {p95['bbr']:.0f}",
-                p95["maco"] < p95["olia"] < p95["bbr"]))
-    sig = {c: mean(per_seed(runs, c, lambda r: r.metrics["congestion_signals"]))
-           for c in CONTROLLERS}
-    out.append(("Sec. 6.3.2: congestion signals, OLIA most (MACO / OLIA / BBR)",
-                "71 / 128 / 69", f"{sig['maco']:.0f} / {sig['olia']:.0f} / {sig['bbr']:.0f}",
-                sig["olia"] > sig["maco"] and sig["olia"] > sig["bbr"]))
-    sh = {c: (mean(per_seed(runs, c, lambda r: phase_throughput(r, 0, shared, True))),
-              mean(per_seed(runs, c, lambda r: phase_throughput(r, 1, shared, True))))
-          for c in ("maco", "olia")}
-    out.append(("Sec. 6.3.3: shared phases, MPQUIC <= NewReno (MPQUIC vs NewReno, Mb/s)",
-                "MACO, OLIA <= TCP",
-                f"MACO {sh['maco'][0]:.1f} vs {sh['maco'][1]:.1f}; OLIA {sh['olia'][0]:.1f} "
-                f"vs {sh['olia'][1]:.1f}", all(a <= 1.1 * b for a, b in sh.values())))
-    ca = {c: mean(per_seed(runs, c, lambda r: series_recovery_p99(r, "congestion_avoidance")))
-          for c in ("maco", "olia")}
-    out.append(("Fig. 11: p99 recovery in congestion avoidance, MACO < OLIA (ms)",
-                "204 / 770", f"{ca['maco']:.0f} / {ca['olia']:.0f}", ca["maco"] < ca["olia"]))
+    out.append(
+        (
+            "Fig. 9: BBR above OLIA after 22 s (Mb/s; seeds where it holds)",
+            "yes",
+            f"{mean(after['bbr']):.1f} vs {mean(after['olia']):.1f} "
+            f"({above} of {len(after['bbr'])})",
+            mean(after["bbr"]) > mean(after["olia"]),
+        )
+    )
+    p95 = {c: mean(per_seed(runs, c, lambda r: r.metrics["p95_delay_ms"])) for c in CONTROLLERS}
+    out.append(
+        (
+            "Fig. 10: p95 one-way delay, MACO < OLIA < BBR (ms)",
+            "101 / 130 / 132",
+            f"{p95['maco']:.0f} / {p95['olia']:.0f} / {p95['bbr']:.0f}",
+            p95["maco"] < p95["olia"] < p95["bbr"],
+        )
+    )
+    sig = {
+        c: mean(per_seed(runs, c, lambda r: r.metrics["congestion_signals"])) for c in CONTROLLERS
+    }
+    out.append(
+        (
+            "Sec. 6.3.2: congestion signals, OLIA most (MACO / OLIA / BBR)",
+            "71 / 128 / 69",
+            f"{sig['maco']:.0f} / {sig['olia']:.0f} / {sig['bbr']:.0f}",
+            sig["olia"] > sig["maco"] and sig["olia"] > sig["bbr"],
+        )
+    )
+    sh = {
+        c: (
+            mean(per_seed(runs, c, lambda r: phase_throughput(r, 0, shared, True))),
+            mean(per_seed(runs, c, lambda r: phase_throughput(r, 1, shared, True))),
+        )
+        for c in ("maco", "olia")
+    }
+    out.append(
+        (
+            "Sec. 6.3.3: shared phases, MPQUIC <= NewReno (MPQUIC vs NewReno, Mb/s)",
+            "MACO, OLIA <= TCP",
+            f"MACO {sh['maco'][0]:.1f} vs {sh['maco'][1]:.1f}; OLIA {sh['olia'][0]:.1f} "
+            f"vs {sh['olia'][1]:.1f}",
+            all(a <= 1.1 * b for a, b in sh.values()),
+        )
+    )
+    ca = {
+        c: mean(per_seed(runs, c, lambda r: series_recovery_p99(r, "congestion_avoidance")))
+        for c in ("maco", "olia")
+    }
+    out.append(
+        (
+            "Fig. 11: p99 recovery in congestion avoidance, MACO < OLIA (ms)",
+            "204 / 770",
+            f"{ca['maco']:.0f} / {ca['olia']:.0f}",
+            ca["maco"] < ca["olia"],
+        )
+    )
     return out
 
 
@@ -665,24 +896,32 @@ def generate_buffers(seeds: int, duration: float) -> str:
     at: dict[float, list[tuple[str, str, str, bool]]] = {}
     for b in BUFFERS_BDP:
         print(f"buffers: {b:g} BDP", flush=True)
-        at[b] = buffer_findings(run_variant(SCENARIO, [f"scenario.buffer_bdp={b:g}"], seeds,
-                                            duration), shared, duration)
+        at[b] = buffer_findings(
+            run_variant(SCENARIO, [f"scenario.buffer_bdp={b:g}"], seeds, duration), shared, duration
+        )
     head = " | ".join(f"{b:g} BDP" for b in BUFFERS_BDP)
     lines = [
         f"Generated by `python -m orbitcc.reproductions.reproduce_maco --section buffers --seeds "
         f"{seeds} --duration {duration:g}` on {time.strftime('%Y-%m-%d')}: `starlink_dual` "
-        "with `scenario.buffer_bdp` = " + ", ".join(f"{b:g}" for b in BUFFERS_BDP)
+        "with `scenario.buffer_bdp` = "
+        + ", ".join(f"{b:g}" for b in BUFFERS_BDP)
         + f" (every bottleneck's drop-tail buffer, in BDPs), means over seeds 0..{seeds - 1}, "
         f"{duration:g} s each; a cell's yes/no is the findings table's verdict rule at that "
-        "buffer.", "",
+        "buffer.",
+        "",
         f"| finding | paper | {head} | reproduces at |",
         "|---|---|" + "---|" * len(BUFFERS_BDP) + "---|",
     ]
     for i, (name, paper, _, _) in enumerate(at[BUFFERS_BDP[0]]):
         cells = [f"{at[b][i][2]} ({'yes' if at[b][i][3] else 'no'})" for b in BUFFERS_BDP]
         where = [f"{b:g}" for b in BUFFERS_BDP if at[b][i][3]]
-        lines.append(f"| {name} | {paper} | " + " | ".join(cells) + " | "
-                     + (", ".join(where) + " BDP" if where else "none") + " |")
+        lines.append(
+            f"| {name} | {paper} | "
+            + " | ".join(cells)
+            + " | "
+            + (", ".join(where) + " BDP" if where else "none")
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -710,37 +949,44 @@ def generate_friendliness(seeds: int, duration: float) -> str:
     one in the shared phases (Sec. 6.3.3)."""
     shared = shared_phases(duration)
     runs = run_variant(SCENARIO, [], seeds, duration, ("maco", "olia"))
-    mask_of = {id(r): shared_mask(r.metrics["series"]["t_s"], shared)
-               for c in runs for r in runs[c]}
-    pair = per_seed(runs, "maco", lambda r: eq26_pair_increase(r.metrics["series"],
-                                                                mask_of[id(r)]))
+    mask_of = {
+        id(r): shared_mask(r.metrics["series"]["t_s"], shared) for c in runs for r in runs[c]
+    }
+    pair = per_seed(runs, "maco", lambda r: eq26_pair_increase(r.metrics["series"], mask_of[id(r)]))
     predicted = [a / NEWRENO_PACKETS_PER_RTT for a in pair]
-    sh = {c: (per_seed(runs, c, lambda r: phase_throughput(r, 0, shared, True)),
-              per_seed(runs, c, lambda r: phase_throughput(r, 1, shared, True)))
-          for c in ("maco", "olia")}
+    sh = {
+        c: (
+            per_seed(runs, c, lambda r: phase_throughput(r, 0, shared, True)),
+            per_seed(runs, c, lambda r: phase_throughput(r, 1, shared, True)),
+        )
+        for c in ("maco", "olia")
+    }
     measured = [a / b for a, b in zip(*sh["maco"], strict=True)]
-    return "\n".join([
-        f"Generated by `python -m orbitcc.reproductions.reproduce_maco --section friendliness "
-        f"--seeds {seeds} --duration {duration:g}` on {time.strftime('%Y-%m-%d')}: "
-        f"`starlink_dual` (1 BDP), seeds 0..{seeds - 1}, mean +- std; the shared phases are "
-        "those where both subflows and the NewReno flow use one satellite's 25 Mb/s "
-        "segment.", "",
-        "| quantity (shared phases) | value |",
-        "|---|---|",
-        f"| Eq. 26 growth of MACO's pair (packets per RTT, from the sampled windows and RTTs) "
-        f"| {m_s(pair)} |",
-        f"| NewReno growth with an ACK per two packets (packets per RTT) | "
-        f"{NEWRENO_PACKETS_PER_RTT:g} |",
-        f"| **predicted split** MACO : NewReno (ratio of additive increases; equal halvings) "
-        f"| **{float(np.mean(predicted)):.0f} : 1** ({m_s(predicted)}) |",
-        f"| measured MACO pair / NewReno throughput (Mb/s) | {m_s(sh['maco'][0])} / "
-        f"{m_s(sh['maco'][1])} |",
-        f"| **measured split** MACO : NewReno (per seed) | **{float(np.mean(measured)):.0f} : "
-        f"1** ({m_s(measured)}) |",
-        f"| OLIA pair / NewReno throughput (Mb/s), for comparison | {m_s(sh['olia'][0])} / "
-        f"{m_s(sh['olia'][1])} |",
-        "| Sec. 6.3.3's claim | MPQUIC <= TCP in the shared phases |",
-    ])
+    return "\n".join(
+        [
+            f"Generated by `python -m orbitcc.reproductions.reproduce_maco --section friendliness "
+            f"--seeds {seeds} --duration {duration:g}` on {time.strftime('%Y-%m-%d')}: "
+            f"`starlink_dual` (1 BDP), seeds 0..{seeds - 1}, mean +- std; the shared phases are "
+            "those where both subflows and the NewReno flow use one satellite's 25 Mb/s "
+            "segment.",
+            "",
+            "| quantity (shared phases) | value |",
+            "|---|---|",
+            f"| Eq. 26 growth of MACO's pair (packets per RTT, from the sampled windows and RTTs) "
+            f"| {m_s(pair)} |",
+            f"| NewReno growth with an ACK per two packets (packets per RTT) | "
+            f"{NEWRENO_PACKETS_PER_RTT:g} |",
+            f"| **predicted split** MACO : NewReno (ratio of additive increases; equal halvings) "
+            f"| **{float(np.mean(predicted)):.0f} : 1** ({m_s(predicted)}) |",
+            f"| measured MACO pair / NewReno throughput (Mb/s) | {m_s(sh['maco'][0])} / "
+            f"{m_s(sh['maco'][1])} |",
+            f"| **measured split** MACO : NewReno (per seed) | **{float(np.mean(measured)):.0f} : "
+            f"1** ({m_s(measured)}) |",
+            f"| OLIA pair / NewReno throughput (Mb/s), for comparison | {m_s(sh['olia'][0])} / "
+            f"{m_s(sh['olia'][1])} |",
+            "| Sec. 6.3.3's claim | MPQUIC <= TCP in the shared phases |",
+        ]
+    )
 
 
 def generate_completion(seeds: int) -> str:
@@ -750,34 +996,47 @@ def generate_completion(seeds: int) -> str:
         f"Generated by `python -m orbitcc.reproductions.reproduce_maco --section completion "
         f"--seeds {seeds}` on {time.strftime('%Y-%m-%d')}: `maco_density`, completion time "
         f"(s) of one file, mean +- std over seeds 0..{seeds - 1}; the last column counts the "
-        "seeds on which MACO finished before both OLIA and BBR.", "",
+        "seeds on which MACO finished before both OLIA and BBR.",
+        "",
         "| file | R1 (km) | MACO | OLIA | BBR | MACO fastest |",
         "|---|---|---|---|---|---|",
     ]
     for size in FILE_SIZES:
-        sweep = completion_sweep("spacing_km", SPACINGS_KM, seeds,
-                                 [f"scenario.file_bytes={size}"])
+        sweep = completion_sweep("spacing_km", SPACINGS_KM, seeds, [f"scenario.file_bytes={size}"])
         for v in SPACINGS_KM:
             t = {c: sweep[c][v] for c in CONTROLLERS}
-            wins = sum(m < o and m < b for m, o, b in zip(t["maco"], t["olia"], t["bbr"],
-                                                         strict=True))
-            lines.append(f"| {size / 1e6:g} MB | {v:g} | " + " | ".join(
-                m_s(t[c], 2) for c in CONTROLLERS) + f" | {wins} of {seeds} |")
+            wins = sum(
+                m < o and m < b for m, o, b in zip(t["maco"], t["olia"], t["bbr"], strict=True)
+            )
+            lines.append(
+                f"| {size / 1e6:g} MB | {v:g} | "
+                + " | ".join(m_s(t[c], 2) for c in CONTROLLERS)
+                + f" | {wins} of {seeds} |"
+            )
     return "\n".join(lines)
 
 
-
-def generate(seeds: int, duration: float, img_dir: Path, img_prefix: str,
-             sweep_seeds: int | None = None, sweep_file_bytes: int | None = None) -> str:
+def generate(
+    seeds: int,
+    duration: float,
+    img_dir: Path,
+    img_prefix: str,
+    sweep_seeds: int | None = None,
+    sweep_file_bytes: int | None = None,
+) -> str:
     sweep_seeds = seeds if sweep_seeds is None else sweep_seeds
     fixed = [] if sweep_file_bytes is None else [f"scenario.file_bytes={sweep_file_bytes}"]
-    lines = [BEGIN, "",
-             f"Generated by `python -m orbitcc.reproductions.reproduce_maco --seeds {seeds} "
-             f"--duration {duration:g}` on {time.strftime('%Y-%m-%d')}: mean +- std over "
-             f"seeds 0..{seeds - 1} (completion times: seeds 0..{sweep_seeds - 1}), "
-             f"{duration:g} simulated seconds each, series sampled every "
-             f"{SAMPLE_S * 1e3:.0f} ms; scenario `starlink_dual` (docs/scenarios.md), BBR "
-             "single-path as in the paper.", ""]
+    lines = [
+        BEGIN,
+        "",
+        f"Generated by `python -m orbitcc.reproductions.reproduce_maco --seeds {seeds} "
+        f"--duration {duration:g}` on {time.strftime('%Y-%m-%d')}: mean +- std over "
+        f"seeds 0..{seeds - 1} (completion times: seeds 0..{sweep_seeds - 1}), "
+        f"{duration:g} simulated seconds each, series sampled every "
+        f"{SAMPLE_S * 1e3:.0f} ms; scenario `starlink_dual` (docs/scenarios.md), BBR "
+        "single-path as in the paper.",
+        "",
+    ]
     shared = shared_phases(duration)
     by_variant: dict[str, dict[str, list[Run]]] = {}
     for variant, (scenario, overrides) in VARIANTS.items():
@@ -786,31 +1045,53 @@ def generate(seeds: int, duration: float, img_dir: Path, img_prefix: str,
         n = 1 if "scenario.deterministic=true" in overrides else seeds
         by_variant[variant] = run_variant(scenario, overrides, n, duration)
     print("ablation: MACO with Eq. 26 scaled by 0.04", flush=True)
-    ablation = run_variant(SCENARIO, ["controller.params.ca_gain=0.04"], seeds, duration,
-                           ("maco",))
+    ablation = run_variant(SCENARIO, ["controller.params.ca_gain=0.04"], seeds, duration, ("maco",))
     print("completion-time sweeps (maco_density)", flush=True)
     sweeps = {
         "spacing_km": completion_sweep("spacing_km", SPACINGS_KM, sweep_seeds, fixed),
         "bandwidth_mhz": completion_sweep("bandwidth_mhz", BANDWIDTHS_MHZ, sweep_seeds, fixed),
-        "terrestrial_delay_ms": completion_sweep("terrestrial_delay_ms", TERRESTRIAL_MS,
-                                                 sweep_seeds, fixed),
+        "terrestrial_delay_ms": completion_sweep(
+            "terrestrial_delay_ms", TERRESTRIAL_MS, sweep_seeds, fixed
+        ),
     }
-    lines += ["### Findings", "", *findings(by_variant["preset"], ablation, shared, duration,
-                                             sweeps), ""]
-    lines += ["### MACO as published: orbitcc's choices and their measured effect", "",
-              *choices(seeds, duration, by_variant["preset"], by_variant["linkbudget"]), ""]
+    lines += [
+        "### Findings",
+        "",
+        *findings(by_variant["preset"], ablation, shared, duration, sweeps),
+        "",
+    ]
+    lines += [
+        "### MACO as published: orbitcc's choices and their measured effect",
+        "",
+        *choices(seeds, duration, by_variant["preset"], by_variant["linkbudget"]),
+        "",
+    ]
     size = "100 MB" if sweep_file_bytes is None else f"{sweep_file_bytes / 1e6:g} MB"
-    lines += [f"### Completion time of `maco_density`'s {size} file (Figs. 12-13)", "",
-              *sweep_table("R1", "km", sweeps["spacing_km"]), "",
-              *sweep_table("W", "MHz, R1 = 150 km", sweeps["bandwidth_mhz"]), "",
-              *sweep_table("terrestrial one-way delay", "ms, R1 = 150 km",
-                           sweeps["terrestrial_delay_ms"]), ""]
+    lines += [
+        f"### Completion time of `maco_density`'s {size} file (Figs. 12-13)",
+        "",
+        *sweep_table("R1", "km", sweeps["spacing_km"]),
+        "",
+        *sweep_table("W", "MHz, R1 = 150 km", sweeps["bandwidth_mhz"]),
+        "",
+        *sweep_table(
+            "terrestrial one-way delay", "ms, R1 = 150 km", sweeps["terrestrial_delay_ms"]
+        ),
+        "",
+    ]
     for variant, (scenario, overrides) in VARIANTS.items():
         runs = by_variant[variant]
         label = f"`{scenario}`" + (f" `{' '.join(overrides)}`" if overrides else "")
-        lines += [f"### Variant `{variant}` ({label})", "", *table(runs), "",
-                  "MACO's loss classification against ground truth (all seeds):", "",
-                  *classification(runs), ""]
+        lines += [
+            f"### Variant `{variant}` ({label})",
+            "",
+            *table(runs),
+            "",
+            "MACO's loss classification against ground truth (all seeds):",
+            "",
+            *classification(runs),
+            "",
+        ]
         image = img_dir / f"reproduction_{variant}.png"
         plot(runs, shared_phases(duration, scenario), image, f"{scenario}, {variant}, seed 0")
         lines += [f"![{variant}]({img_prefix}{image.name})", ""]
@@ -826,16 +1107,28 @@ def write(out: Path, generated: str) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=10, help="seeds 0..N-1 (default 10)")
-    parser.add_argument("--sweep-seeds", type=int, default=None,
-                        help="seeds of the completion-time sweeps (default: --seeds)")
+    parser.add_argument(
+        "--sweep-seeds",
+        type=int,
+        default=None,
+        help="seeds of the completion-time sweeps (default: --seeds)",
+    )
     parser.add_argument("--duration", type=float, default=60.0, help="simulated seconds")
-    parser.add_argument("--sweep-file-bytes", type=int, default=None,
-                        help="file size of the completion-time sweeps (default: the "
-                        "preset's 100 MB; smaller only for smoke tests)")
+    parser.add_argument(
+        "--sweep-file-bytes",
+        type=int,
+        default=None,
+        help="file size of the completion-time sweeps (default: the "
+        "preset's 100 MB; smaller only for smoke tests)",
+    )
     parser.add_argument("--out", type=Path, default=Path("docs/reproduction.md"))
-    parser.add_argument("--section", choices=sorted(SECTIONS), default="main",
-                        help="which generated section to rewrite (default: main; each "
-                        "other section has its own markers in the document)")
+    parser.add_argument(
+        "--section",
+        choices=sorted(SECTIONS),
+        default="main",
+        help="which generated section to rewrite (default: main; each "
+        "other section has its own markers in the document)",
+    )
     args = parser.parse_args(argv)
     if args.seeds < 1 or not (0 < args.duration <= 3600):
         parser.error("--seeds must be >= 1 and --duration in (0, 3600]")
@@ -856,8 +1149,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"wrote section {SECTIONS[args.section]} of {args.out}")
         return
     img_dir = args.out.parent / "img"
-    generated = generate(args.seeds, args.duration, img_dir, "img/", args.sweep_seeds,
-                         args.sweep_file_bytes)
+    generated = generate(
+        args.seeds, args.duration, img_dir, "img/", args.sweep_seeds, args.sweep_file_bytes
+    )
     write(args.out, generated)
     print(f"wrote {args.out} and {img_dir}/reproduction_*.png")
 

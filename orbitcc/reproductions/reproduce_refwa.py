@@ -39,13 +39,20 @@ REFWA = ("refwa", ["scenario.router=refwa"])
 NEWRENO = ("newreno", ["scenario.router=none"])
 SCHEMES = {"REFWA": REFWA, "NewReno": NEWRENO}
 EQUAL = ["scenario.topology=equal_rtt"]
-STEPS = [*EQUAL, "scenario.link_type=T1", "scenario.num_flows=8", "scenario.num_steps=2",
-         "scenario.leave_start_s=15"]
+STEPS = [
+    *EQUAL,
+    "scenario.link_type=T1",
+    "scenario.num_flows=8",
+    "scenario.num_steps=2",
+    "scenario.leave_start_s=15",
+]
 WEB = [*EQUAL, "scenario.link_type=T2", "scenario.num_flows=10", "scenario.num_steps=1"]
 PER = WEB
 ABLATION = {
-    "paper rule (delta = RTT_avg), IW 10 (the old preset)":
-        ["scenario.activity_window=0", "scenario.initial_window_packets=10"],
+    "paper rule (delta = RTT_avg), IW 10 (the old preset)": [
+        "scenario.activity_window=0",
+        "scenario.initial_window_packets=10",
+    ],
     "paper rule, IW 1 (ns-2)": ["scenario.activity_window=0"],
     "own-RTT activity window, IW 10": ["scenario.initial_window_packets=10"],
     "shipped: own-RTT activity window, IW 1": [],
@@ -97,15 +104,20 @@ class Runner:
         self.runs += len(jobs)
         out = list(self.pool.map(_job, jobs)) if self.pool else [_job(j) for j in jobs]
         n = len(self.seeds)
-        return [out[i * n:(i + 1) * n] for i in range(len(cases))]
+        return [out[i * n : (i + 1) * n] for i in range(len(cases))]
 
 
 METRIC_COLS = ["util %", "loss %", "Jain", "avg queue %", "timeouts"]
 
 
 def metric_cells(rows: list[dict[str, float]]) -> list[str]:
-    return [cell(rows, "utilization"), cell(rows, "loss", 2), cell(rows, "jain", 3),
-            cell(rows, "queue"), cell(rows, "timeouts")]
+    return [
+        cell(rows, "utilization"),
+        cell(rows, "loss", 2),
+        cell(rows, "jain", 3),
+        cell(rows, "queue"),
+        cell(rows, "timeouts"),
+    ]
 
 
 def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
@@ -121,7 +133,8 @@ def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
         "(`controller=refwa`); NewReno = the paper's comparison term (`controller=newreno "
         "scenario.router=none`). 20 s runs, 1 kB packets, BDP buffers, phi 1.5, psi 0.5, "
         "alpha 1. Jain = Jain's index of the persistent flows' rates (each over the time it "
-        "was present); avg queue = time-average bottleneck queue in % of its buffer.")
+        "was present); avg queue = time-average bottleneck queue in % of its buffer."
+    )
 
     # Sec. V-C: all flows together, RTT groups.
     log("Sec. V-C ...")
@@ -137,31 +150,53 @@ def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
         "Four RTT groups ((2i+2) x 40 ms), MAX flows (T1 8, T2 32, T3 128), every start in the "
         "first 5 ms: `scenario.num_steps=1 scenario.link_type=<T>`. Paper: REFWA fair (Fig. 6: "
         "all flows send nearly the same amount), high utilisation, and no drops in its "
-        "steady-state experiments (Figs. 4, 10-12: \"the absence of drops\"); NewReno "
-        "grossly unfair towards long RTTs.\n\n"
-        + table(["link", "scheme", *METRIC_COLS], rows))
+        'steady-state experiments (Figs. 4, 10-12: "the absence of drops"); NewReno '
+        "grossly unfair towards long RTTs.\n\n" + table(["link", "scheme", *METRIC_COLS], rows)
+    )
 
     # Ablation: what made REFWA lose packets before.
     log("ablation ...")
     cases, labels = [], []
     for link in ("T1", "T3"):
         for name, ov in ABLATION.items():
-            cases.append(("refwa", [*REFWA[1], f"scenario.link_type={link}",
-                                    "scenario.num_steps=1", *ov]))
+            cases.append(
+                ("refwa", [*REFWA[1], f"scenario.link_type={link}", "scenario.num_steps=1", *ov])
+            )
             labels.append((link, name))
     res = r.many(cases)
-    rows = [[link, name, cell(rr, "loss", 3), cell(rr, "drops", 0),
-             f"{sum(x['drops'] > 0 for x in rr)} of {len(rr)}", cell(rr, "peak_queue"),
-             cell(rr, "timeouts"), cell(rr, "utilization")]
-            for (link, name), rr in zip(labels, res, strict=True)]
+    rows = [
+        [
+            link,
+            name,
+            cell(rr, "loss", 3),
+            cell(rr, "drops", 0),
+            f"{sum(x['drops'] > 0 for x in rr)} of {len(rr)}",
+            cell(rr, "peak_queue"),
+            cell(rr, "timeouts"),
+            cell(rr, "utilization"),
+        ]
+        for (link, name), rr in zip(labels, res, strict=True)
+    ]
     parts.append(
         "### Why REFWA used to drop packets (all flows together)\n\n"
         "REFWA only, as above; `scenario.activity_window=0` is the paper's rule (a flow is "
         "counted in N if its last packet is younger than delta = RTT_avg, Sec. III-A2), "
         "`scenario.initial_window_packets=10` the previous initial window. Peak queue = the "
         "bottleneck's largest queue in % of its buffer (100 % = an overflow).\n\n"
-        + table(["link", "variant", "loss %", "overflow drops", "seeds with drops",
-                 "peak queue %", "timeouts", "util %"], rows))
+        + table(
+            [
+                "link",
+                "variant",
+                "loss %",
+                "overflow drops",
+                "seeds with drops",
+                "peak queue %",
+                "timeouts",
+                "util %",
+            ],
+            rows,
+        )
+    )
 
     # Sec. V-B: rising and falling steps.
     log("Sec. V-B ...")
@@ -171,9 +206,10 @@ def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
         "### Sec. V-B, Figs. 3-4: flows joining and leaving\n\n"
         "T1, equal RTTs (Fig. 1(a): three satellites, 160 ms), 4 flows at 0 s, 4 more at 5 s, "
         f"the last 4 leave at 15 s: `{' '.join(STEPS)}`. Paper: with REFWA no flow times "
-        "out, all progress in parallel, utilisation \"near the total capacity\" except at "
+        'out, all progress in parallel, utilisation "near the total capacity" except at '
         "0 s and 5 s; NewReno oscillates, loses and is unfair.\n\n"
-        + table(["scheme", *METRIC_COLS], rows))
+        + table(["scheme", *METRIC_COLS], rows)
+    )
 
     # Sec. V-E: web traffic.
     log("Sec. V-E ...")
@@ -191,7 +227,8 @@ def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
         f"flow's fair share, our choice): `{' '.join(WEB)} scenario.web_flows=N`. Paper: "
         "REFWA keeps higher utilisation and far fewer drops than NewReno for every N, and "
         "the persistent flows progress fairly.\n\n"
-        + table(["web flows", "scheme", *METRIC_COLS], rows))
+        + table(["web flows", "scheme", *METRIC_COLS], rows)
+    )
 
     # Sec. V-G: PER sweep.
     log("Sec. V-G ...")
@@ -202,16 +239,24 @@ def generate(seeds: int, jobs: int, log: Callable[[str], None] = print) -> str:
             labels.append((per, name))
     res = r.many(cases)
     by = {lab: rr for lab, rr in zip(labels, res, strict=True)}
-    rows = [[f"{per:g}", cell(by[(per, "REFWA")], "utilization"),
-             cell(by[(per, "NewReno")], "utilization"), cell(by[(per, "REFWA")], "jain", 3),
-             cell(by[(per, "NewReno")], "jain", 3)] for per in PER_VALUES]
+    rows = [
+        [
+            f"{per:g}",
+            cell(by[(per, "REFWA")], "utilization"),
+            cell(by[(per, "NewReno")], "utilization"),
+            cell(by[(per, "REFWA")], "jain", 3),
+            cell(by[(per, "NewReno")], "jain", 3),
+        ]
+        for per in PER_VALUES
+    ]
     parts.append(
         "### Sec. V-G, Fig. 13: packet error rate on the up-links\n\n"
         f"T2, equal RTTs, 10 flows, uniform per-packet errors on each flow's up-link: "
         f"`{' '.join(PER)} scenario.packet_error_rate=P`. Paper: REFWA above NewReno in "
         "utilisation and fairness for PER below 0.01; both collapse (utilisation almost "
         "null) above 0.1.\n\n"
-        + table(["PER", "util % REFWA", "util % NewReno", "Jain REFWA", "Jain NewReno"], rows))
+        + table(["PER", "util % REFWA", "util % NewReno", "Jain REFWA", "Jain NewReno"], rows)
+    )
 
     log(f"{r.runs} runs in {time.time() - t0:.0f} s")
     return "\n\n".join(parts)
@@ -223,4 +268,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-

@@ -62,8 +62,7 @@ def _apply_queue(scenario: Any, links: list[dict[str, Any]]) -> None:
                 link.update(queue)
 
 
-def build_spec(sim: Any, schedule_points: list[tuple[float, float, float]] | None = None
-               ) -> dict:
+def build_spec(sim: Any, schedule_points: list[tuple[float, float, float]] | None = None) -> dict:
     """Builds the core spec dict from a validated ``SimConfig`` object.
 
     ``schedule_points``: the path of a ``single_link`` scenario with

@@ -32,8 +32,11 @@ def scenario_schema(kind: str, name: str, rules: type, module: str) -> type:
     and one field per row of its C++ table (``orbitcc.describe(kind)``: key,
     type, default), with ``rules``' methods (the rules between fields and the
     helpers its builder uses). Nothing of a row is written in Python."""
-    identity = [("kind", str, field(default=kind)), ("name", str, field(default=kind)),
-                ("description", str, field(default=""))]
+    identity = [
+        ("kind", str, field(default=kind)),
+        ("name", str, field(default=kind)),
+        ("description", str, field(default="")),
+    ]
     return schema(name, _KIND_ROWS[kind], rules, rules.__doc__ or "", module, extra=identity)
 
 
@@ -47,8 +50,7 @@ def check_settings(s: Any) -> None:
     _core.check_scenario(s.kind, values, "scenario")
 
 
-def check_derived(keys: dict[str, Any], table: str, row: str, derived: float,
-                  what: str) -> None:
+def check_derived(keys: dict[str, Any], table: str, row: str, derived: float, what: str) -> None:
     """Checks a value a builder derives from scenario settings (``keys``: name ->
     value, the first the main one) against the core's row ``table.row``, so a
     setting that is in range on its own but makes a core value out of range is
@@ -59,33 +61,36 @@ def check_derived(keys: dict[str, Any], table: str, row: str, derived: float,
         _core.check_setting(table, row, derived, row)
     except ValueError as err:
         allowed = str(err).split("; allowed: ", 1)[-1]
-        raise ValueError(f"{_keys_text(keys)} is out of range: it makes {what} "
-                         f"{derived:g}; allowed: {allowed}") from None
+        raise ValueError(
+            f"{_keys_text(keys)} is out of range: it makes {what} {derived:g}; allowed: {allowed}"
+        ) from None
 
 
 def _keys_text(keys: dict[str, Any]) -> str:
-    """"scenario.a = 1 (with scenario.b = 2)": the main key first."""
+    """ "scenario.a = 1 (with scenario.b = 2)": the main key first."""
     (key, value), *rest = keys.items()
     others = ", ".join(f"scenario.{k} = {v:g}" for k, v in rest)
     return f"scenario.{key} = {value:g}" + (f" (with {others})" if others else "")
 
 
-def check_app_rate(keys: dict[str, Any], rate_mbps: float, packet_bytes: int,
-                   what: str) -> None:
+def check_app_rate(keys: dict[str, Any], rate_mbps: float, packet_bytes: int, what: str) -> None:
     """An application's rate derived from ``keys``: within the core's app
     rate_mbps row, and at most MAX_APP_WRITES_PER_SECOND full-packet writes per
     second (the core's bound on events, engine/spec.h)."""
     check_derived(keys, "app", "rate_mbps", rate_mbps, what)
     top = _core.MAX_APP_WRITES_PER_SECOND * 8 * packet_bytes * 1e-6
     if rate_mbps > top:
-        raise ValueError(f"{_keys_text(keys)} is out of range: it makes {what} "
-                         f"{rate_mbps:g} Mb/s; allowed: at most {top:g} Mb/s "
-                         f"({_core.MAX_APP_WRITES_PER_SECOND:g} writes of {packet_bytes} "
-                         "bytes per second)")
+        raise ValueError(
+            f"{_keys_text(keys)} is out of range: it makes {what} "
+            f"{rate_mbps:g} Mb/s; allowed: at most {top:g} Mb/s "
+            f"({_core.MAX_APP_WRITES_PER_SECOND:g} writes of {packet_bytes} "
+            "bytes per second)"
+        )
 
 
-def pick_controller(scenario_default: str, controller: str | None,
-                    params: dict[str, float]) -> tuple[str, dict[str, float]]:
+def pick_controller(
+    scenario_default: str, controller: str | None, params: dict[str, float]
+) -> tuple[str, dict[str, float]]:
     """The controller of the flows under test and its parameters.
 
     A controller chosen on the command line (``controller=...``) overrides the
@@ -106,16 +111,24 @@ def single_path_transport(transport: str, controller: str) -> str:
     return "quic" if _core.is_coupled_controller(controller) else transport
 
 
-def constant_link(name: str, capacity_mbps: float, delay_ms: float,
-                  **extra: Any) -> dict[str, Any]:
-    link: dict[str, Any] = {"name": name, "capacity_mbps": float(capacity_mbps),
-                            "delay_ms": float(delay_ms)}
+def constant_link(name: str, capacity_mbps: float, delay_ms: float, **extra: Any) -> dict[str, Any]:
+    link: dict[str, Any] = {
+        "name": name,
+        "capacity_mbps": float(capacity_mbps),
+        "delay_ms": float(delay_ms),
+    }
     link.update(extra)
     return link
 
 
-def flow(name: str, transport: str, controller: str, params: dict[str, float],
-         paths: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+def flow(
+    name: str,
+    transport: str,
+    controller: str,
+    params: dict[str, float],
+    paths: list[dict[str, Any]],
+    **extra: Any,
+) -> dict[str, Any]:
     f: dict[str, Any] = {
         "name": name,
         "transport": transport,
@@ -127,9 +140,13 @@ def flow(name: str, transport: str, controller: str, params: dict[str, float],
     return f
 
 
-def static_oracle_path(path_id: int, capacity_mbps: float, rtt_ms: float,
-                       handover_period_s: float = 0.0,
-                       handover_offset_s: float = 0.0) -> dict[str, Any]:
+def static_oracle_path(
+    path_id: int,
+    capacity_mbps: float,
+    rtt_ms: float,
+    handover_period_s: float = 0.0,
+    handover_offset_s: float = 0.0,
+) -> dict[str, Any]:
     """Oracle entry for a path whose state is not predictable from ephemerides.
 
     The oracle then knows the nominal capacity and the propagation RTT only
@@ -145,16 +162,16 @@ def static_oracle_path(path_id: int, capacity_mbps: float, rtt_ms: float,
     }
 
 
-def buffer_packets_for(capacity_mbps: float, rtt_ms: float, bdp: float,
-                       packet_bytes: int) -> int:
+def buffer_packets_for(capacity_mbps: float, rtt_ms: float, bdp: float, packet_bytes: int) -> int:
     """Buffer of ``bdp`` bandwidth-delay products, in packets (>= 2)."""
     bdp_bytes = capacity_mbps * 1e6 / 8 * rtt_ms * 1e-3
     return max(2, round(bdp * bdp_bytes / packet_bytes))
 
 
 # Each discipline's settings (orbitcc.describe("queue_codel"), ...), read once.
-_QUEUE_ROWS = {kind: {r["name"]: r for r in _core.queue_params(kind)}
-               for kind in _core.queue_kinds()}
+_QUEUE_ROWS = {
+    kind: {r["name"]: r for r in _core.queue_params(kind)} for kind in _core.queue_kinds()
+}
 
 
 class BottleneckQueue:
@@ -183,8 +200,13 @@ class BottleneckQueue:
                 raise ValueError(
                     f"scenario.queue_params.{key} is not a setting of queue "
                     f"{self.queue!r}; allowed: {', '.join(table) or 'none'}"
-                    + ("" if table else " (choose a discipline first: scenario.queue="
-                       f"{'|'.join(q for q in _QUEUE_ROWS if q != 'droptail')})"))
+                    + (
+                        ""
+                        if table
+                        else " (choose a discipline first: scenario.queue="
+                        f"{'|'.join(q for q in _QUEUE_ROWS if q != 'droptail')})"
+                    )
+                )
             # The type the core's table declares (int, bool or float), not float().
             values[str(key)] = coerce_param("scenario.queue_params", value, table[key])
         if "target_ms" in table:  # CoDel and FQ-CoDel: RFC 8289 Sec. 4.4
@@ -194,7 +216,8 @@ class BottleneckQueue:
                 raise ValueError(
                     f"scenario.queue_params.target_ms = {target:g} must be below "
                     f"interval_ms = {interval:g} (RFC 8289: target is 5-10 % of the "
-                    "interval)")
+                    "interval)"
+                )
         if self.queue == "droptail":
             return {}
         return {"queue": {"type": self.queue, **values}}

@@ -49,21 +49,29 @@ class AccessRandomness:
         """The cross-field rules (each value's range is in the C++ table):
         outage_min_s <= outage_median_s <= outage_max_s."""
         if self.outage_max_s < self.outage_min_s:
-            raise ValueError(f"scenario.outage_max_s = {self.outage_max_s!r} is out of range; "
-                             f"allowed: [outage_min_s = {self.outage_min_s!r}, 60] s")
+            raise ValueError(
+                f"scenario.outage_max_s = {self.outage_max_s!r} is out of range; "
+                f"allowed: [outage_min_s = {self.outage_min_s!r}, 60] s"
+            )
         if not self.outage_min_s <= self.outage_median_s <= self.outage_max_s:
-            raise ValueError(f"scenario.outage_median_s = {self.outage_median_s!r} is out of "
-                             f"range; allowed: [outage_min_s, outage_max_s] = "
-                             f"[{self.outage_min_s!r}, {self.outage_max_s!r}] s")
+            raise ValueError(
+                f"scenario.outage_median_s = {self.outage_median_s!r} is out of "
+                f"range; allowed: [outage_min_s, outage_max_s] = "
+                f"[{self.outage_min_s!r}, {self.outage_max_s!r}] s"
+            )
 
     def outage(self, fixed_s: float) -> float | dict[str, Any]:
         """A hard-handover blackout key: ``fixed_s`` when deterministic, else
         the log-normal distribution."""
         if self.deterministic:
             return float(fixed_s)
-        return {"dist": "lognormal", "median_s": self.outage_median_s,
-                "sigma": self.outage_sigma, "min_s": self.outage_min_s,
-                "max_s": self.outage_max_s}
+        return {
+            "dist": "lognormal",
+            "median_s": self.outage_median_s,
+            "sigma": self.outage_sigma,
+            "min_s": self.outage_min_s,
+            "max_s": self.outage_max_s,
+        }
 
     def overlays(self) -> dict[str, Any]:
         """Link keys (``jitter``, ``loss_process``) of a randomised access link."""
@@ -71,15 +79,20 @@ class AccessRandomness:
             return {}
         out: dict[str, Any] = {}
         if self.capacity_jitter_sigma > 0 or self.handover_delay_jitter_ms > 0:
-            out["jitter"] = {"capacity_sigma": self.capacity_jitter_sigma,
-                             "interval_s": self.capacity_jitter_interval_s,
-                             "correlation": self.capacity_jitter_correlation,
-                             "handover_delay_ms": self.handover_delay_jitter_ms}
+            out["jitter"] = {
+                "capacity_sigma": self.capacity_jitter_sigma,
+                "interval_s": self.capacity_jitter_interval_s,
+                "correlation": self.capacity_jitter_correlation,
+                "handover_delay_ms": self.handover_delay_jitter_ms,
+            }
             if self.capacity_jitter_max_factor > 0:
                 out["jitter"]["max_factor"] = self.capacity_jitter_max_factor
         if self.ge_p_good > 0 or self.ge_p_bad > 0:
-            out["loss_process"] = {"type": "gilbert_elliott", "p_good": self.ge_p_good,
-                                   "p_bad": self.ge_p_bad,
-                                   "mean_good_s": self.ge_mean_good_s,
-                                   "mean_bad_s": self.ge_mean_bad_s}
+            out["loss_process"] = {
+                "type": "gilbert_elliott",
+                "p_good": self.ge_p_good,
+                "p_bad": self.ge_p_bad,
+                "mean_good_s": self.ge_mean_good_s,
+                "mean_bad_s": self.ge_mean_bad_s,
+            }
         return out

@@ -69,8 +69,7 @@ class _Rules(AccessRandomness, BottleneckQueue):
     def isl_path(self, subflow: int, reverse: bool = False) -> dict[str, Any]:
         lon = self.src_lon_deg
         if subflow == 1:
-            per_deg = 6371.0 * math.pi / 180 * max(math.cos(math.radians(self.src_lat_deg)),
-                                                   1e-3)
+            per_deg = 6371.0 * math.pi / 180 * max(math.cos(math.radians(self.src_lat_deg)), 1e-3)
             lon = (lon + self.interface_offset_km / per_deg + 180.0) % 360.0 - 180.0
         src = {"lat_deg": self.src_lat_deg, "lon_deg": lon}
         dst = {"lat_deg": self.dst_lat_deg, "lon_deg": self.dst_lon_deg}
@@ -80,13 +79,15 @@ class _Rules(AccessRandomness, BottleneckQueue):
             # OMSR (Du et al., Sec. II): the second subflow's path avoids the
             # ISLs and relays of the first's, computed at its own changes.
             first = self.isl_path(0, reverse)
-            extra["disjoint_from"] = {k: first[k] for k in ("a", "b", "gateway_a",
-                                                            "gateway_b")}
+            extra["disjoint_from"] = {k: first[k] for k in ("a", "b", "gateway_a", "gateway_b")}
         return {
-            "type": "isl_path", "shell": "iridium",
-            "a": dst if reverse else src, "b": src if reverse else dst,
+            "type": "isl_path",
+            "shell": "iridium",
+            "a": dst if reverse else src,
+            "b": src if reverse else dst,
             # Both ends of a subflow's route use that interface's policy.
-            "gateway_a": policy, "gateway_b": policy,
+            "gateway_a": policy,
+            "gateway_b": policy,
             "reroute": "on_change" if self.soft_handover else "shortest",
             "capacity_mbps": self.capacity_mbps,
             "outage_s": self.outage(self.handover_outage_s),
@@ -98,8 +99,12 @@ class _Rules(AccessRandomness, BottleneckQueue):
 IridiumMptcpScenario = scenario_schema("iridium_mptcp", "IridiumMptcpScenario", _Rules, __name__)
 
 
-def build_iridium_mptcp(s: IridiumMptcpScenario, controller: str | None,
-                        params: dict[str, float], duration_s: float | None = None) -> dict:
+def build_iridium_mptcp(
+    s: IridiumMptcpScenario,
+    controller: str | None,
+    params: dict[str, float],
+    duration_s: float | None = None,
+) -> dict:
     name, cc_params = pick_controller(s.controller, controller, params)
     single_tcp = s.num_subflows == 1 and s.transport == "tcp"
     if single_tcp and _core.is_coupled_controller(name):
@@ -109,9 +114,15 @@ def build_iridium_mptcp(s: IridiumMptcpScenario, controller: str | None,
         name, cc_params = "newreno", {}
     links, paths = [], []
     for k in range(s.num_subflows):
-        links.append({"name": f"path{k}", "process": s.isl_path(k),
-                      "buffer_packets": s.buffer_packets, "bottleneck": k == 0,
-                      **s.overlays()})
+        links.append(
+            {
+                "name": f"path{k}",
+                "process": s.isl_path(k),
+                "buffer_packets": s.buffer_packets,
+                "bottleneck": k == 0,
+                **s.overlays(),
+            }
+        )
         links.append({"name": f"path{k}_return", "process": s.isl_path(k, reverse=True)})
         paths.append({"forward": [2 * k], "reverse": [2 * k + 1]})
     oracle = {"paths": [dict(s.isl_path(k), path_id=k) for k in range(s.num_subflows)]}
@@ -120,11 +131,25 @@ def build_iridium_mptcp(s: IridiumMptcpScenario, controller: str | None,
         "packet_bytes": s.packet_bytes,
         "stop_when_complete": s.file_bytes > 0,
         "links": links,
-        "flows": [flow("mptcp", "quic", name, cc_params, paths,
-                       scheduler=s.scheduler, file_bytes=int(s.file_bytes))
-                  if s.num_subflows > 1 else
-                  flow("single_path", s.transport if single_tcp else
-                       single_path_transport(s.transport, name), name,
-                       cc_params, paths, file_bytes=int(s.file_bytes))],
+        "flows": [
+            flow(
+                "mptcp",
+                "quic",
+                name,
+                cc_params,
+                paths,
+                scheduler=s.scheduler,
+                file_bytes=int(s.file_bytes),
+            )
+            if s.num_subflows > 1
+            else flow(
+                "single_path",
+                s.transport if single_tcp else single_path_transport(s.transport, name),
+                name,
+                cc_params,
+                paths,
+                file_bytes=int(s.file_bytes),
+            )
+        ],
         "oracle": oracle,
     }

@@ -46,16 +46,22 @@ class _Rules(BottleneckQueue):
     def __post_init__(self) -> None:
         check_settings(self)  # every value against the C++ table
         if self.file_bytes > 0 and self.app != "bulk":
-            raise ValueError("scenario.file_bytes needs scenario.app = 'bulk' "
-                             f"(got {self.app!r}); allowed: a file or a rate, not both")
+            raise ValueError(
+                "scenario.file_bytes needs scenario.app = 'bulk' "
+                f"(got {self.app!r}); allowed: a file or a rate, not both"
+            )
         check_traffic(self)
 
 
 LmsScenario = scenario_schema("lms", "LmsScenario", _Rules, __name__)
 
 
-def build_lms(s: LmsScenario, controller: str | None, params: dict[str, float],
-              duration_s: float | None = None) -> dict:
+def build_lms(
+    s: LmsScenario,
+    controller: str | None,
+    params: dict[str, float],
+    duration_s: float | None = None,
+) -> dict:
     name, cc_params = pick_controller(s.controller, controller, params)
     link = {
         "name": f"lms_{s.band}",
@@ -68,12 +74,19 @@ def build_lms(s: LmsScenario, controller: str | None, params: dict[str, float],
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,
         "stop_when_complete": s.file_bytes > 0,
-        "links": [link, constant_link("return", s.reverse_capacity_mbps,
-                                      s.one_way_delay_ms)],
-        "flows": [flow("flow0", transport, name, cc_params,
-                       [{"forward": [0], "reverse": [1]}],
-                       file_bytes=int(s.file_bytes),
-                       **traffic_fields(s, s.band, transport))],
-        "oracle": {"paths": [static_oracle_path(0, LOS_CAPACITY_MBPS[s.band],
-                                                2 * s.one_way_delay_ms)]},
+        "links": [link, constant_link("return", s.reverse_capacity_mbps, s.one_way_delay_ms)],
+        "flows": [
+            flow(
+                "flow0",
+                transport,
+                name,
+                cc_params,
+                [{"forward": [0], "reverse": [1]}],
+                file_bytes=int(s.file_bytes),
+                **traffic_fields(s, s.band, transport),
+            )
+        ],
+        "oracle": {
+            "paths": [static_oracle_path(0, LOS_CAPACITY_MBPS[s.band], 2 * s.one_way_delay_ms)]
+        },
     }

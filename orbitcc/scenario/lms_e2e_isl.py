@@ -47,27 +47,41 @@ class _Rules(BottleneckQueue):
     def __post_init__(self) -> None:
         check_settings(self)  # every value against the C++ table
         if self.file_bytes > 0 and self.app != "bulk":
-            raise ValueError("scenario.file_bytes needs scenario.app = 'bulk' "
-                             f"(got {self.app!r}); allowed: a file or a rate, not both")
+            raise ValueError(
+                "scenario.file_bytes needs scenario.app = 'bulk' "
+                f"(got {self.app!r}); allowed: a file or a rate, not both"
+            )
         check_traffic(self)
 
 
 LmsE2eIslScenario = scenario_schema("lms_e2e_isl", "LmsE2eIslScenario", _Rules, __name__)
 
 
-def build_lms_e2e_isl(s: LmsE2eIslScenario, controller: str | None,
-                      params: dict[str, float], duration_s: float | None = None) -> dict:
+def build_lms_e2e_isl(
+    s: LmsE2eIslScenario,
+    controller: str | None,
+    params: dict[str, float],
+    duration_s: float | None = None,
+) -> dict:
     name, cc_params = pick_controller(s.controller, controller, params)
     buffer = int(s.buffer_packets or 0)
     lms = {"type": "lms", "preset": "ka", "delay_ms": s.access_delay_ms}
     mean_down = s.isl_mean_down_s if s.isl_outages else 0.0
-    isl = {"type": "onoff", "capacity_mbps": s.isl_capacity_mbps,
-           "mean_up_s": s.isl_mean_up_s, "mean_down_s": mean_down,
-           "delay_ms": s.isl_delay_ms}
+    isl = {
+        "type": "onoff",
+        "capacity_mbps": s.isl_capacity_mbps,
+        "mean_up_s": s.isl_mean_up_s,
+        "mean_down_s": mean_down,
+        "delay_ms": s.isl_delay_ms,
+    }
     one_way = 2 * s.access_delay_ms + s.isl_delay_ms
-    check_derived({"access_delay_ms": s.access_delay_ms, "isl_delay_ms": s.isl_delay_ms},
-                  "link", "delay_ms", one_way,
-                  "the return link's one-way delay (2 x access_delay_ms + isl_delay_ms)")
+    check_derived(
+        {"access_delay_ms": s.access_delay_ms, "isl_delay_ms": s.isl_delay_ms},
+        "link",
+        "delay_ms",
+        one_way,
+        "the return link's one-way delay (2 x access_delay_ms + isl_delay_ms)",
+    )
     links = [
         {"name": "lms_up", "process": lms, "buffer_packets": buffer, "bottleneck": True},
         {"name": "isl", "process": isl, "buffer_packets": buffer},
@@ -80,9 +94,16 @@ def build_lms_e2e_isl(s: LmsE2eIslScenario, controller: str | None,
         "packet_bytes": s.packet_bytes,
         "stop_when_complete": s.file_bytes > 0,
         "links": links,
-        "flows": [flow("flow0", transport, name, cc_params,
-                       [{"forward": [0, 1, 2], "reverse": [3]}],
-                       file_bytes=int(s.file_bytes),
-                       **traffic_fields(s, "ka", transport))],
+        "flows": [
+            flow(
+                "flow0",
+                transport,
+                name,
+                cc_params,
+                [{"forward": [0, 1, 2], "reverse": [3]}],
+                file_bytes=int(s.file_bytes),
+                **traffic_fields(s, "ka", transport),
+            )
+        ],
         "oracle": {"paths": [static_oracle_path(0, 80.0, 2 * one_way)]},
     }

@@ -59,8 +59,13 @@ QUIC_GO_MAX_CWND_BYTES = 1000 * 1460
 LINUX_MAX_RWND_BYTES = 6 * 1024 * 1024 // 2
 # Linux TCP constants (TCP_RTO_MIN, TCP_DELACK_MIN, RACK on since 4.18,
 # timestamps on: 20 B IPv4 + 20 B TCP + 12 B option).
-LINUX_TCP = {"min_rto_ms": 200.0, "rack": 1.0, "delack_timeout_ms": 40.0,
-             "header_bytes": 52.0, "ack_bytes": 52.0}
+LINUX_TCP = {
+    "min_rto_ms": 200.0,
+    "rack": 1.0,
+    "delack_timeout_ms": 40.0,
+    "header_bytes": 52.0,
+    "ack_bytes": 52.0,
+}
 
 
 def check_traffic(s: Any) -> None:
@@ -68,22 +73,30 @@ def check_traffic(s: Any) -> None:
     table, checked by ``check_settings``); messages name ``scenario.<key>``."""
     shares = list(s.stream_shares)
     if not 1 <= len(shares) <= 256:
-        raise ValueError(f"scenario.stream_shares has {len(shares)} entries; "
-                         "allowed: 1 to 256 streams")
+        raise ValueError(
+            f"scenario.stream_shares has {len(shares)} entries; allowed: 1 to 256 streams"
+        )
     if s.stream_weights is not None and len(s.stream_weights) != len(shares):
-        raise ValueError(f"scenario.stream_weights has {len(s.stream_weights)} entries; "
-                         f"allowed: one per stream ({len(shares)})")
+        raise ValueError(
+            f"scenario.stream_weights has {len(s.stream_weights)} entries; "
+            f"allowed: one per stream ({len(shares)})"
+        )
     if len(shares) > 1 and s.transport != "quic":
-        raise ValueError(f"scenario.stream_shares has {len(shares)} streams; "
-                         "several streams need scenario.transport = quic")
+        raise ValueError(
+            f"scenario.stream_shares has {len(shares)} streams; "
+            "several streams need scenario.transport = quic"
+        )
     if len(shares) > 1 and s.app == "bulk":
-        raise ValueError("scenario.app = 'bulk' with several streams; allowed: "
-                         "cbr, poisson (each stream gets its share of the rate)")
+        raise ValueError(
+            "scenario.app = 'bulk' with several streams; allowed: "
+            "cbr, poisson (each stream gets its share of the rate)"
+        )
 
 
 def average_rate_mbps(s: Any, band: str) -> float:
-    return float(s.average_rate_mbps if s.average_rate_mbps is not None
-                 else PAPER_AVERAGE_RATE_MBPS[band])
+    return float(
+        s.average_rate_mbps if s.average_rate_mbps is not None else PAPER_AVERAGE_RATE_MBPS[band]
+    )
 
 
 def traffic_fields(s: Any, band: str, transport: str) -> dict[str, Any]:
@@ -98,8 +111,11 @@ def traffic_fields(s: Any, band: str, transport: str) -> dict[str, Any]:
         # Each stream's rate (its share of load x average_rate_mbps) against
         # the core's application bounds, named by the keys that make it.
         keys = {"load": s.load, "average_rate_mbps": average}
-        what = ("the offered rate load x average_rate_mbps" if len(shares) == 1 else
-                "a stream's offered rate load x average_rate_mbps x its stream_shares share")
+        what = (
+            "the offered rate load x average_rate_mbps"
+            if len(shares) == 1
+            else "a stream's offered rate load x average_rate_mbps x its stream_shares share"
+        )
         for share in {min(shares), max(shares)}:
             check_app_rate(keys, rate * share / sum(shares), s.packet_bytes, what)
     if s.app == "bulk":
@@ -110,13 +126,18 @@ def traffic_fields(s: Any, band: str, transport: str) -> dict[str, Any]:
         weights = [float(x) for x in (s.stream_weights or shares)]
         total = sum(shares)
         out["streams"] = [
-            {"name": f"stream{k + 1}", "weight": weights[k],
-             "app": {"kind": s.app, "rate_mbps": rate * x / total, **duration}}
-            for k, x in enumerate(shares)]
+            {
+                "name": f"stream{k + 1}",
+                "weight": weights[k],
+                "app": {"kind": s.app, "rate_mbps": rate * x / total, **duration},
+            }
+            for k, x in enumerate(shares)
+        ]
         out["stream_scheduler"] = s.stream_scheduler
     if s.stack_limits:
-        out["max_window_bytes"] = (QUIC_GO_MAX_CWND_BYTES if transport == "quic"
-                                   else LINUX_MAX_RWND_BYTES)
+        out["max_window_bytes"] = (
+            QUIC_GO_MAX_CWND_BYTES if transport == "quic" else LINUX_MAX_RWND_BYTES
+        )
         if transport == "tcp":
             out["transport_params"] = dict(LINUX_TCP)
     return out

@@ -87,11 +87,13 @@ class _Rules(BottleneckQueue):
                 raise ValueError(
                     f"scenario.leave_start_s = {self.leave_start_s} is out of range; allowed: "
                     f"after the last join ({last_join} s) with num_steps >= 2 "
-                    f"(the first batch never leaves)")
+                    f"(the first batch never leaves)"
+                )
         if self.packet_error_rate > 0 and self.topology != "equal_rtt":
             raise ValueError(
                 "scenario.packet_error_rate > 0 needs scenario.topology=equal_rtt (errors "
-                "strike each flow's up-link; group 0 of rtt_groups has none)")
+                "strike each flow's up-link; group 0 of rtt_groups has none)"
+            )
 
     def flows_total(self) -> int:
         return int(self.num_flows) if self.num_flows is not None else LINK_TYPES[self.link_type][1]
@@ -119,12 +121,16 @@ class _Rules(BottleneckQueue):
 
 
 RefwaBottleneckScenario = scenario_schema(
-    "refwa_bottleneck", "RefwaBottleneckScenario", _Rules, __name__)
+    "refwa_bottleneck", "RefwaBottleneckScenario", _Rules, __name__
+)
 
 
-def build_refwa_bottleneck(s: RefwaBottleneckScenario, controller: str | None,
-                           params: dict[str, float],
-                           duration_s: float | None = None) -> dict:
+def build_refwa_bottleneck(
+    s: RefwaBottleneckScenario,
+    controller: str | None,
+    params: dict[str, float],
+    duration_s: float | None = None,
+) -> dict:
     name, cc_params = pick_controller(s.controller, controller, params)
     transport = single_path_transport(s.transport, name)
     capacity = LINK_TYPES[s.link_type][0]
@@ -134,14 +140,22 @@ def build_refwa_bottleneck(s: RefwaBottleneckScenario, controller: str | None,
     bdp_bytes = capacity * 1e6 / 8 * mean_rtt_ms * 1e-3 * s.buffer_bdp
     buffer_bytes = max(2 * s.packet_bytes, round(bdp_bytes))
     bottleneck: dict[str, Any] = {
-        "name": "bottleneck", "capacity_mbps": capacity, "delay_ms": 2 * s.isl_delay_ms,
-        "buffer_bytes": buffer_bytes, "bottleneck": True,
+        "name": "bottleneck",
+        "capacity_mbps": capacity,
+        "delay_ms": 2 * s.isl_delay_ms,
+        "buffer_bytes": buffer_bytes,
+        "bottleneck": True,
     }
     if s.router == "refwa":
-        bottleneck["router"] = {"type": "refwa", "phi": s.phi, "psi": s.psi,
-                                "alpha": s.alpha, "isl_delay_ms": s.isl_delay_ms,
-                                "buffer_bytes": buffer_bytes,
-                                "activity_window": s.activity_window}
+        bottleneck["router"] = {
+            "type": "refwa",
+            "phi": s.phi,
+            "psi": s.psi,
+            "alpha": s.alpha,
+            "isl_delay_ms": s.isl_delay_ms,
+            "buffer_bytes": buffer_bytes,
+            "activity_window": s.activity_window,
+        }
     links: list[dict[str, Any]] = [bottleneck]
 
     def route(i: int, tag: str) -> dict[str, list[int]]:
@@ -154,8 +168,9 @@ def build_refwa_bottleneck(s: RefwaBottleneckScenario, controller: str | None,
                 extra: dict[str, Any] = {}
                 if side == "in" and h == 0 and s.packet_error_rate > 0:
                     extra["loss_rate"] = s.packet_error_rate
-                links.append(constant_link(f"{tag}_{side}{h}", 10 * capacity,
-                                           s.isl_delay_ms, **extra))
+                links.append(
+                    constant_link(f"{tag}_{side}{h}", 10 * capacity, s.isl_delay_ms, **extra)
+                )
                 hops.append(len(links) - 1)
         links.append(constant_link(f"{tag}_return", 10 * capacity, rtts_ms[i] / 2))
         return {"forward": [*before, 0, *after], "reverse": [len(links) - 1]}
@@ -177,12 +192,26 @@ def build_refwa_bottleneck(s: RefwaBottleneckScenario, controller: str | None,
         for j in range(s.web_flows):
             g = s.group_of(j)
             r = shared[g] if shared else route(g, f"w{j}")
-            app = {"kind": "onoff", "rate_mbps": rate, "shape": s.web_shape,
-                   "mean_on_s": s.web_mean_on_s, "mean_off_s": s.web_mean_off_s,
-                   "duration_s": s.web_duration_s}
-            flows.append(flow(f"web{j}", transport, name, cc_params, [dict(r)],
-                              start_s=s.web_start_s, start_jitter_s=s.start_jitter_s,
-                              app=app))
+            app = {
+                "kind": "onoff",
+                "rate_mbps": rate,
+                "shape": s.web_shape,
+                "mean_on_s": s.web_mean_on_s,
+                "mean_off_s": s.web_mean_off_s,
+                "duration_s": s.web_duration_s,
+            }
+            flows.append(
+                flow(
+                    f"web{j}",
+                    transport,
+                    name,
+                    cc_params,
+                    [dict(r)],
+                    start_s=s.web_start_s,
+                    start_jitter_s=s.start_jitter_s,
+                    app=app,
+                )
+            )
     return {
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,

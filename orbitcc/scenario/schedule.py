@@ -46,11 +46,15 @@ def load_schedule(path: str | Path) -> dict[str, Any]:
     except json.JSONDecodeError as err:
         raise ValueError(f"scenario.schedule_file = {str(path)!r} is not JSON: {err}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"scenario.schedule_file = {str(path)!r} is not an {FORMAT} file "
-                         "(write one with orbitcc.runner.export_schedule)")
+        raise ValueError(
+            f"scenario.schedule_file = {str(path)!r} is not an {FORMAT} file "
+            "(write one with orbitcc.runner.export_schedule)"
+        )
     if data.get("version") != VERSION:
-        raise ValueError(f"scenario.schedule_file = {str(path)!r} has version "
-                         f"{data.get('version')!r}; supported: {VERSION}")
+        raise ValueError(
+            f"scenario.schedule_file = {str(path)!r} has version "
+            f"{data.get('version')!r}; supported: {VERSION}"
+        )
     data["points"] = check_points(data.get("points"), str(path))
     return data
 
@@ -69,8 +73,9 @@ def check_points(points: Any, where: str) -> list[tuple[float, float, float]]:
         if t <= last or t < 0:
             raise ValueError(f"{where}: points[{i}] time {t} must be >= 0 and increasing")
         if not (0.0 <= mbps <= 1e6) or not (0.0 < rtt <= 1e5):
-            raise ValueError(f"{where}: points[{i}] = {row!r}: capacity in [0, 1e6] Mb/s "
-                             "and rtt in (0, 1e5] ms")
+            raise ValueError(
+                f"{where}: points[{i}] = {row!r}: capacity in [0, 1e6] Mb/s and rtt in (0, 1e5] ms"
+            )
         out.append((t, mbps, rtt))
         last = t
     return out

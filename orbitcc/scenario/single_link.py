@@ -27,14 +27,18 @@ class _Rules(BottleneckQueue):
                     f"num_flows = {self.num_flows}"
                 )
         if self.app and self.file_bytes:
-            raise ValueError("scenario.app and scenario.file_bytes are exclusive; "
-                             "use app: {kind: file, bytes: N}")
+            raise ValueError(
+                "scenario.app and scenario.file_bytes are exclusive; "
+                "use app: {kind: file, bytes: N}"
+            )
         if self.schedule_file is not None and self.schedule_source is not None:
-            raise ValueError("scenario.schedule_file and scenario.schedule_source are "
-                             "exclusive; set one")
+            raise ValueError(
+                "scenario.schedule_file and scenario.schedule_source are exclusive; set one"
+            )
 
-    def schedule_points(self, exported: list[tuple[float, float, float]] | None = None
-                        ) -> list[tuple[float, float, float]]:
+    def schedule_points(
+        self, exported: list[tuple[float, float, float]] | None = None
+    ) -> list[tuple[float, float, float]]:
         """The path's [t_s, capacity_mbps, rtt_ms] change points ([] if constant).
 
         With ``schedule_source`` the points are the source preset's path,
@@ -45,9 +49,11 @@ class _Rules(BottleneckQueue):
             return load_schedule(self.schedule_file)["points"]
         if self.schedule_source is not None:
             if exported is None:
-                raise ValueError(f"scenario.schedule_source = {self.schedule_source!r}: its "
-                                 "path is exported by running that preset; build the spec "
-                                 "with orbitcc.runner.build_spec")
+                raise ValueError(
+                    f"scenario.schedule_source = {self.schedule_source!r}: its "
+                    "path is exported by running that preset; build the spec "
+                    "with orbitcc.runner.build_spec"
+                )
             return exported
         return []
 
@@ -61,9 +67,12 @@ class _Rules(BottleneckQueue):
 SingleLinkScenario = scenario_schema("single_link", "SingleLinkScenario", _Rules, __name__)
 
 
-def build_single_link(s: SingleLinkScenario, controller: str | None,
-                      params: dict[str, float],
-                      exported: list[tuple[float, float, float]] | None = None) -> dict:
+def build_single_link(
+    s: SingleLinkScenario,
+    controller: str | None,
+    params: dict[str, float],
+    exported: list[tuple[float, float, float]] | None = None,
+) -> dict:
     links = [
         {
             "name": "bottleneck",
@@ -77,17 +86,22 @@ def build_single_link(s: SingleLinkScenario, controller: str | None,
     ]
     points = s.schedule_points(exported)
     if points:
-        fwd = [{"t_s": 0.0, "capacity_mbps": s.capacity_mbps, "delay_ms": s.rtt_ms / 2,
-                "loss_rate": s.loss_rate}]
-        rev = [{"t_s": 0.0, "capacity_mbps": s.reverse_capacity_mbps,
-                "delay_ms": s.rtt_ms / 2}]
+        fwd = [
+            {
+                "t_s": 0.0,
+                "capacity_mbps": s.capacity_mbps,
+                "delay_ms": s.rtt_ms / 2,
+                "loss_rate": s.loss_rate,
+            }
+        ]
+        rev = [{"t_s": 0.0, "capacity_mbps": s.reverse_capacity_mbps, "delay_ms": s.rtt_ms / 2}]
         for t, mbps, rtt in points:
             if t == 0.0:
                 fwd, rev = [], []
-            fwd.append({"t_s": t, "capacity_mbps": mbps, "delay_ms": rtt / 2,
-                        "loss_rate": s.loss_rate})
-            rev.append({"t_s": t, "capacity_mbps": s.reverse_capacity_mbps,
-                        "delay_ms": rtt / 2})
+            fwd.append(
+                {"t_s": t, "capacity_mbps": mbps, "delay_ms": rtt / 2, "loss_rate": s.loss_rate}
+            )
+            rev.append({"t_s": t, "capacity_mbps": s.reverse_capacity_mbps, "delay_ms": rtt / 2})
         links[0]["schedule"] = fwd
         links[1]["schedule"] = rev
     flows = []
@@ -107,9 +121,18 @@ def build_single_link(s: SingleLinkScenario, controller: str | None,
         if s.app:
             flows[-1]["app"] = dict(s.app)
     for i in range(s.background_flows):
-        flows.append({"name": f"background{i}", "transport": "tcp", "controller": "newreno",
-                      "controller_params": {}, "paths": [{"forward": [0], "reverse": [1]}],
-                      "file_bytes": 0, "start_s": 0.0, "background": True})
+        flows.append(
+            {
+                "name": f"background{i}",
+                "transport": "tcp",
+                "controller": "newreno",
+                "controller_params": {},
+                "paths": [{"forward": [0], "reverse": [1]}],
+                "file_bytes": 0,
+                "start_s": 0.0,
+                "background": True,
+            }
+        )
     return {
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,
@@ -117,6 +140,14 @@ def build_single_link(s: SingleLinkScenario, controller: str | None,
         "links": links,
         "flows": flows,
         # What MACO's oracle can know here: the link's rate and base RTT.
-        "oracle": {"paths": [{"path_id": 0, "type": "static",
-                              "capacity_mbps": s.capacity_mbps, "rtt_ms": s.rtt_ms}]},
+        "oracle": {
+            "paths": [
+                {
+                    "path_id": 0,
+                    "type": "static",
+                    "capacity_mbps": s.capacity_mbps,
+                    "rtt_ms": s.rtt_ms,
+                }
+            ]
+        },
     }

@@ -98,8 +98,7 @@ class _Rules(AccessRandomness, BottleneckQueue):
             "hard_outage_s": self.outage(self.hard_outage_s),
             "soft_outage_s": self.soft_outage_s,
             "extra_delay_ms": self.terrestrial_delay_ms,
-            "budget": {"tx_power_dbm": self.tx_power_dbm,
-                       "bandwidth_hz": self.bandwidth_mhz * 1e6},
+            "budget": {"tx_power_dbm": self.tx_power_dbm, "bandwidth_hz": self.bandwidth_mhz * 1e6},
         }
 
     def schedule(self, duration_s: float) -> dict[str, Any]:
@@ -114,37 +113,51 @@ class _Rules(AccessRandomness, BottleneckQueue):
 StarlinkDualScenario = scenario_schema("starlink_dual", "StarlinkDualScenario", _Rules, __name__)
 
 
-def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
-                        params: dict[str, float],
-                        duration_s: float | None = None) -> dict:
+def build_starlink_dual(
+    s: StarlinkDualScenario,
+    controller: str | None,
+    params: dict[str, float],
+    duration_s: float | None = None,
+) -> dict:
     name, cc_params = pick_controller(s.controller, controller, params)
     duration = float(duration_s if duration_s is not None else s.duration_s)
     base_one_way_ms = s.altitude_km / SPEED_OF_LIGHT_KM_S * 1e3 + s.terrestrial_delay_ms
-    check_derived({"terrestrial_delay_ms": s.terrestrial_delay_ms, "altitude_km": s.altitude_km},
-                  "link", "delay_ms", base_one_way_ms,
-                  "the return links' one-way delay (altitude / c + terrestrial_delay_ms)")
+    check_derived(
+        {"terrestrial_delay_ms": s.terrestrial_delay_ms, "altitude_km": s.altitude_km},
+        "link",
+        "delay_ms",
+        base_one_way_ms,
+        "the return links' one-way delay (altitude / c + terrestrial_delay_ms)",
+    )
     core = s.core_capacity_mbps > 0
     # Buffers hold buffer_bdp x the BDP of the link's own rate at the base RTT:
     # the access links' ~200 Mb/s link-budget peak, the core's capacity.
     buffer = buffer_packets_for(200.0, 2 * base_one_way_ms, s.buffer_bdp, s.packet_bytes)
     links = [
-        {"name": "access0", "process": s.along_track(0), "buffer_packets": buffer,
-         **({} if core else {"bottleneck": True}), **s.overlays()},
-        {"name": "access1", "process": s.along_track(1), "buffer_packets": buffer,
-         **s.overlays()},
+        {
+            "name": "access0",
+            "process": s.along_track(0),
+            "buffer_packets": buffer,
+            **({} if core else {"bottleneck": True}),
+            **s.overlays(),
+        },
+        {"name": "access1", "process": s.along_track(1), "buffer_packets": buffer, **s.overlays()},
         constant_link("return0", s.reverse_capacity_mbps, base_one_way_ms),
         constant_link("return1", s.reverse_capacity_mbps, base_one_way_ms),
     ]
     # Downlink: the terrestrial segment first, then the satellite access.
-    fwd = ([[4, 0], [5, 1]] if core else [[0], [1]])
+    fwd = [[4, 0], [5, 1]] if core else [[0], [1]]
     if core:
-        core_buffer = buffer_packets_for(s.core_capacity_mbps, 2 * base_one_way_ms,
-                                         s.buffer_bdp, s.packet_bytes)
+        core_buffer = buffer_packets_for(
+            s.core_capacity_mbps, 2 * base_one_way_ms, s.buffer_bdp, s.packet_bytes
+        )
         # The queue discipline (scenario.queue) applies where the queue builds.
-        links += [constant_link("core0", s.core_capacity_mbps, 0.0,
-                                buffer_packets=core_buffer, bottleneck=True),
-                  constant_link("core1", s.core_capacity_mbps, 0.0,
-                                buffer_packets=core_buffer)]
+        links += [
+            constant_link(
+                "core0", s.core_capacity_mbps, 0.0, buffer_packets=core_buffer, bottleneck=True
+            ),
+            constant_link("core1", s.core_capacity_mbps, 0.0, buffer_packets=core_buffer),
+        ]
     # Subflow 1 joins subflow 0's queue while they share a satellite. It moves
     # after a hard handover's blackout (it was not on the leaving satellite):
     # the fixed blackout, or the longest random one (the draw itself is made
@@ -165,22 +178,44 @@ def build_starlink_dual(s: StarlinkDualScenario, controller: str | None,
     if name == "bbr" and s.bbr_single_path:
         paths = paths[:1]  # the paper's single-path benchmark (Sec. 6, item 1)
     flows = [
-        flow("mpquic", "quic", name, cc_params, paths,
-             scheduler=s.scheduler, file_bytes=int(s.file_bytes)),
+        flow(
+            "mpquic",
+            "quic",
+            name,
+            cc_params,
+            paths,
+            scheduler=s.scheduler,
+            file_bytes=int(s.file_bytes),
+        ),
     ]
     if s.background:
         extra: dict[str, Any] = {}
         if s.background_traffic == "onoff" and not s.deterministic:
-            check_app_rate({"background_rate_mbps": s.background_rate_mbps},
-                           s.background_rate_mbps, s.packet_bytes,
-                           "the background flow's on rate")
-            extra["app"] = {"kind": "onoff", "rate_mbps": s.background_rate_mbps,
-                            "shape": s.background_shape,
-                            "mean_on_s": s.background_mean_on_s,
-                            "mean_off_s": s.background_mean_off_s}
-        flows.append(flow("background_tcp", "tcp", "newreno", {},
-                          [{"forward": fwd[0], "reverse": [2]}],
-                          background=True, start_s=float(s.background_start_s), **extra))
+            check_app_rate(
+                {"background_rate_mbps": s.background_rate_mbps},
+                s.background_rate_mbps,
+                s.packet_bytes,
+                "the background flow's on rate",
+            )
+            extra["app"] = {
+                "kind": "onoff",
+                "rate_mbps": s.background_rate_mbps,
+                "shape": s.background_shape,
+                "mean_on_s": s.background_mean_on_s,
+                "mean_off_s": s.background_mean_off_s,
+            }
+        flows.append(
+            flow(
+                "background_tcp",
+                "tcp",
+                "newreno",
+                {},
+                [{"forward": fwd[0], "reverse": [2]}],
+                background=True,
+                start_s=float(s.background_start_s),
+                **extra,
+            )
+        )
     oracle = {"paths": [dict(s.along_track(k), path_id=k) for k in (0, 1)]}
     return {
         "duration_s": s.duration_s,

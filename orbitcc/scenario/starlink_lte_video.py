@@ -70,53 +70,83 @@ class _Rules(AccessRandomness, BottleneckQueue):
 
     def access(self) -> dict[str, Any]:
         return {
-            "type": "starlink_access", "shell": "starlink",
+            "type": "starlink_access",
+            "shell": "starlink",
             "terminal": {"lat_deg": self.terminal_lat_deg, "lon_deg": self.terminal_lon_deg},
-            "handover": {"policy": "global_reconfiguration",
-                         "outage_s": self.outage(self.handover_outage_s)},
-            "bent_pipe": {"gateway": {"lat_deg": self.gateway_lat_deg,
-                                      "lon_deg": self.gateway_lon_deg},
-                          "terrestrial_delay_ms": self.starlink_core_delay_ms},
+            "handover": {
+                "policy": "global_reconfiguration",
+                "outage_s": self.outage(self.handover_outage_s),
+            },
+            "bent_pipe": {
+                "gateway": {"lat_deg": self.gateway_lat_deg, "lon_deg": self.gateway_lon_deg},
+                "terrestrial_delay_ms": self.starlink_core_delay_ms,
+            },
         }
 
 
 StarlinkLteVideoScenario = scenario_schema(
-    "starlink_lte_video", "StarlinkLteVideoScenario", _Rules, __name__)
+    "starlink_lte_video", "StarlinkLteVideoScenario", _Rules, __name__
+)
 
 
-def build_starlink_lte_video(s: StarlinkLteVideoScenario, controller: str | None,
-                             params: dict[str, float],
-                             duration_s: float | None = None) -> dict:
+def build_starlink_lte_video(
+    s: StarlinkLteVideoScenario,
+    controller: str | None,
+    params: dict[str, float],
+    duration_s: float | None = None,
+) -> dict:
     name, cc_params = pick_controller(s.controller, controller, params)
     half = s.lte_rtt_ms / 2
     links = [
         {"name": "starlink_access", "process": s.access(), **s.overlays()},
-        constant_link("starlink_shaper", s.path_capacity_mbps, 0.0,
-                      buffer_packets=s.buffer_packets, bottleneck=True),
+        constant_link(
+            "starlink_shaper",
+            s.path_capacity_mbps,
+            0.0,
+            buffer_packets=s.buffer_packets,
+            bottleneck=True,
+        ),
         {"name": "starlink_return", "process": s.access()},
-        constant_link("lte", s.path_capacity_mbps, half, loss_rate=s.lte_loss_rate,
-                      buffer_packets=s.buffer_packets),
+        constant_link(
+            "lte",
+            s.path_capacity_mbps,
+            half,
+            loss_rate=s.lte_loss_rate,
+            buffer_packets=s.buffer_packets,
+        ),
         constant_link("lte_return", 1000.0, half),
     ]
     if s.video_mode == "file":
         source: dict[str, Any] = {
-            "file_bytes": round(s.video_rate_mbps * 1e6 / 8 * s.video_duration_s)}
+            "file_bytes": round(s.video_rate_mbps * 1e6 / 8 * s.video_duration_s)
+        }
     else:
-        source = {"app": {"kind": "video", "rate_mbps": s.video_rate_mbps,
-                          "fps": s.video_fps, "startup_delay_s": s.startup_delay_s,
-                          "duration_s": s.video_duration_s}}
-    paths: list[dict[str, Any]] = [{"forward": [0, 1], "reverse": [2]},
-                                   {"forward": [3], "reverse": [4]}]
+        source = {
+            "app": {
+                "kind": "video",
+                "rate_mbps": s.video_rate_mbps,
+                "fps": s.video_fps,
+                "startup_delay_s": s.startup_delay_s,
+                "duration_s": s.video_duration_s,
+            }
+        }
+    paths: list[dict[str, Any]] = [
+        {"forward": [0, 1], "reverse": [2]},
+        {"forward": [3], "reverse": [4]},
+    ]
     # The first MPTCP subflow carries data at once; the other joins later.
     paths[1 if s.initial_path == "starlink" else 0]["join_s"] = s.join_after_s
-    oracle = {"paths": [dict(s.access(), path_id=0),
-                        static_oracle_path(1, s.path_capacity_mbps, s.lte_rtt_ms)]}
+    oracle = {
+        "paths": [
+            dict(s.access(), path_id=0),
+            static_oracle_path(1, s.path_capacity_mbps, s.lte_rtt_ms),
+        ]
+    }
     return {
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,
         "stop_when_complete": s.video_mode == "file",
         "links": links,
-        "flows": [flow("video", "quic", name, cc_params, paths,
-                       scheduler=s.scheduler, **source)],
+        "flows": [flow("video", "quic", name, cc_params, paths, scheduler=s.scheduler, **source)],
         "oracle": oracle,
     }

@@ -70,16 +70,21 @@ class _Rules(AccessRandomness, BottleneckQueue):
         if self.trace_dir:
             folder = resolve(self.trace_dir) / str(self.trace_id)
             if not folder.is_dir():
-                raise ValueError(f"scenario.trace_dir = {self.trace_dir!r} has no trace "
-                                 f"folder {folder.name!r} (scenario.trace_id = "
-                                 f"{self.trace_id}); expected <trace_dir>/<id>/bw_<id>.txt")
+                raise ValueError(
+                    f"scenario.trace_dir = {self.trace_dir!r} has no trace "
+                    f"folder {folder.name!r} (scenario.trace_id = "
+                    f"{self.trace_id}); expected <trace_dir>/<id>/bw_<id>.txt"
+                )
             self.bw_file = str(folder / f"bw_{self.trace_id}.txt")
             self.delay_file = str(folder / f"delay_{self.trace_id}.txt")
         for key in ("bw_file", "delay_file"):
             problem = file_problem(resolve(getattr(self, key)))
             if problem:
-                hint = (" (relative paths start at the configs directory)"
-                        if problem == "no such file" else "")
+                hint = (
+                    " (relative paths start at the configs directory)"
+                    if problem == "no such file"
+                    else ""
+                )
                 raise ValueError(f"scenario.{key} = {getattr(self, key)!r}: {problem}{hint}")
         self.check_randomness()
 
@@ -87,18 +92,28 @@ class _Rules(AccessRandomness, BottleneckQueue):
 StarlinkTraceScenario = scenario_schema("starlink_trace", "StarlinkTraceScenario", _Rules, __name__)
 
 
-def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
-                         params: dict[str, float], duration_s: float | None = None) -> dict:
+def build_starlink_trace(
+    s: StarlinkTraceScenario,
+    controller: str | None,
+    params: dict[str, float],
+    duration_s: float | None = None,
+) -> dict:
     name, cc_params = pick_controller(s.controller, controller, params)
     bw, delay = str(resolve(s.bw_file)), str(resolve(s.delay_file))
     _, mean_delay = trace_means(bw, delay)
     periods = 0 if s.deterministic else int(trace_period_s(bw) // 15.0)
     link = {
         "name": "trace",
-        "process": {"type": "starlink_trace", "bw_file": bw, "delay_file": delay,
-                    "start_offset_s": s.start_offset_s, "loss_rate": s.loss_rate,
-                    "reconfiguration_offset_s": s.reconfiguration_offset_s,
-                    "random_start_periods": periods, "random_start_stream": 0},
+        "process": {
+            "type": "starlink_trace",
+            "bw_file": bw,
+            "delay_file": delay,
+            "start_offset_s": s.start_offset_s,
+            "loss_rate": s.loss_rate,
+            "reconfiguration_offset_s": s.reconfiguration_offset_s,
+            "random_start_periods": periods,
+            "random_start_stream": 0,
+        },
         "buffer_packets": s.buffer_packets,
         "bottleneck": True,
         **s.overlays(),
@@ -106,32 +121,55 @@ def build_starlink_trace(s: StarlinkTraceScenario, controller: str | None,
     if s.reverse_delay == "trace":
         # The delay file replayed on the return path too, from the same
         # offset (the same random draw: stream 0), at a constant capacity.
-        ret: dict = {"name": "return",
-                     "process": {"type": "starlink_trace", "bw_file": bw,
-                                 "delay_file": delay, "start_offset_s": s.start_offset_s,
-                                 "loss_rate": s.reverse_loss_rate,
-                                 "constant_capacity_mbps": s.reverse_capacity_mbps,
-                                 "mark_reconfigurations": False,
-                                 "random_start_periods": periods,
-                                 "random_start_stream": 0}}
+        ret: dict = {
+            "name": "return",
+            "process": {
+                "type": "starlink_trace",
+                "bw_file": bw,
+                "delay_file": delay,
+                "start_offset_s": s.start_offset_s,
+                "loss_rate": s.reverse_loss_rate,
+                "constant_capacity_mbps": s.reverse_capacity_mbps,
+                "mark_reconfigurations": False,
+                "random_start_periods": periods,
+                "random_start_stream": 0,
+            },
+        }
     else:
-        ret = constant_link("return", s.reverse_capacity_mbps, mean_delay,
-                            **({"loss_rate": s.reverse_loss_rate}
-                               if s.reverse_loss_rate > 0 else {}))
+        ret = constant_link(
+            "return",
+            s.reverse_capacity_mbps,
+            mean_delay,
+            **({"loss_rate": s.reverse_loss_rate} if s.reverse_loss_rate > 0 else {}),
+        )
     # The oracle replays the same pair from the same (seeded) start: what a
     # mobility oracle would know of this path (the trace's capacity over its
     # prediction horizon, the replayed delay, the reconfiguration grid;
     # leo/mobility_oracle.h TracePathPredictor), never the loss.
-    oracle = {"path_id": 0, "type": "starlink_trace", "bw_file": bw, "delay_file": delay,
-              "start_offset_s": s.start_offset_s,
-              "reconfiguration_offset_s": s.reconfiguration_offset_s,
-              "random_start_periods": periods, "random_start_stream": 0}
+    oracle = {
+        "path_id": 0,
+        "type": "starlink_trace",
+        "bw_file": bw,
+        "delay_file": delay,
+        "start_offset_s": s.start_offset_s,
+        "reconfiguration_offset_s": s.reconfiguration_offset_s,
+        "random_start_periods": periods,
+        "random_start_stream": 0,
+    }
     return {
         "duration_s": s.duration_s,
         "packet_bytes": s.packet_bytes,
         "stop_when_complete": s.file_bytes > 0,
         "links": [link, ret],
-        "flows": [flow("flow0", single_path_transport(s.transport, name), name, cc_params,
-                       [{"forward": [0], "reverse": [1]}], file_bytes=int(s.file_bytes))],
+        "flows": [
+            flow(
+                "flow0",
+                single_path_transport(s.transport, name),
+                name,
+                cc_params,
+                [{"forward": [0], "reverse": [1]}],
+                file_bytes=int(s.file_bytes),
+            )
+        ],
         "oracle": {"paths": [oracle]},
     }

@@ -15,8 +15,14 @@ SOURCE_DIR = Path(__file__).resolve().parent
 INSTALL_HINT = "sudo apt-get install -y libns3-dev libgsl-dev   (Debian 12 / Ubuntu: ns-3.37)"
 
 
-PKG_MODULES = ("ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point",
-               "ns3-applications", "ns3-traffic-control")
+PKG_MODULES = (
+    "ns3-core",
+    "ns3-network",
+    "ns3-internet",
+    "ns3-point-to-point",
+    "ns3-applications",
+    "ns3-traffic-control",
+)
 
 
 PROGRAM = "orbitcc-ns3-dumbbell"
@@ -51,8 +57,10 @@ def _cmake() -> str:
 
 def gym_proto() -> Path | None:
     """messages.proto of orbitcc.ns3gym (repository or installed layout)."""
-    for p in (SOURCE_DIR.parent.parent / "orbitcc" / "ns3gym" / "messages.proto",
-              SOURCE_DIR.parent / "ns3gym" / "messages.proto"):
+    for p in (
+        SOURCE_DIR.parent.parent / "orbitcc" / "ns3gym" / "messages.proto",
+        SOURCE_DIR.parent / "ns3gym" / "messages.proto",
+    ):
         if p.exists():
             return p
     return None
@@ -96,7 +104,8 @@ def build_programs(build_dir: Path | None = None, quiet: bool = True) -> Path:
     if version is None:
         raise Ns3UnavailableError(
             "ns-3 was not found (pkg-config knows no " + ", ".join(PKG_MODULES) + ").\n"
-            "Install it with:\n  " + INSTALL_HINT)
+            "Install it with:\n  " + INSTALL_HINT
+        )
     root = (build_dir or default_build_dir()) / f"{version}-{_source_hash()}"
     binary = root / PROGRAM
     if binary.exists():
@@ -116,6 +125,7 @@ def build_programs(build_dir: Path | None = None, quiet: bool = True) -> Path:
         out = subprocess.run(cmd, capture_output=quiet, text=True)
         if out.returncode != 0:
             detail = (out.stdout or "") + (out.stderr or "") if quiet else ""
-            raise Ns3UnavailableError(f"building the ns-3 programs failed ({' '.join(cmd)}):\n"
-                                 + detail[-3000:])
+            raise Ns3UnavailableError(
+                f"building the ns-3 programs failed ({' '.join(cmd)}):\n" + detail[-3000:]
+            )
     return binary

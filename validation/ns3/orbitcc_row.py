@@ -21,8 +21,7 @@ from orbitcc.ns3.run import average, run_orbitcc
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) not in (2, 3):
-        print("usage: python -m orbitcc.ns3.orbitcc_row ROW.json OUT.json [SEED]",
-              file=sys.stderr)
+        print("usage: python -m orbitcc.ns3.orbitcc_row ROW.json OUT.json [SEED]", file=sys.stderr)
         return 2
     row = Row.from_json(json.loads(Path(args[0]).read_text()))
     seed = int(args[2]) if len(args) == 3 else 1

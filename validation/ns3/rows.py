@@ -50,8 +50,9 @@ class Row:
         import random  # only rows with a spread need it (import time counts)
 
         rng = random.Random(f"orbitcc-validate-start/{seed}")
-        return tuple(round(rng.uniform(0.0, self.start_spread_ms) * 1e3) / 1e3
-                     for _ in range(self.flows))
+        return tuple(
+            round(rng.uniform(0.0, self.start_spread_ms) * 1e3) / 1e3 for _ in range(self.flows)
+        )
 
     @property
     def buffer_packets(self) -> int:
@@ -106,10 +107,12 @@ def matrix(kind: str = "standard", duration_s: float = 30.0) -> list[Row]:
     if kind == "ci":
         # NewReno's recovery and CUBIC's HyStart exit both shape the first
         # 10 s of a BDP-buffer row.
-        return [Row("newreno-1-bdp-ci", "NewReno, 1 flow, BDP buffer (10 s)", "newreno",
-                    duration_s=10.0),
-                Row("cubic-1-bdp-ci", "CUBIC, 1 flow, BDP buffer (10 s)", "cubic",
-                    duration_s=10.0)]
+        return [
+            Row(
+                "newreno-1-bdp-ci", "NewReno, 1 flow, BDP buffer (10 s)", "newreno", duration_s=10.0
+            ),
+            Row("cubic-1-bdp-ci", "CUBIC, 1 flow, BDP buffer (10 s)", "cubic", duration_s=10.0),
+        ]
     rows: list[Row] = []
     d = duration_s
     if kind == "full":
@@ -117,15 +120,33 @@ def matrix(kind: str = "standard", duration_s: float = 30.0) -> list[Row]:
             for flows, rtts in ((1, (50.0,)), (2, (50.0,)), (2, (50.0, 100.0))):
                 for buf, btitle in ((1.0, "BDP"), (0.25, "BDP/4")):
                     for loss in (0.0, 0.001, 0.01):
-                        topo = (f"{flows} flow" + ("s" if flows > 1 else "")
-                                + (", RTT 50/100 ms" if len(rtts) > 1 else ""))
-                        rows.append(Row(
-                            f"{cc}-{flows}{'-rtt' if len(rtts) > 1 else ''}-"
-                            f"{'bdp' if buf == 1 else 'bdp4'}-loss{loss:g}",
-                            f"{CC_TITLE[cc]}, {topo}, {btitle} buffer, loss {loss:.1%}",
-                            cc, flows, rtts, buf, loss, duration_s=d))
-            rows.append(Row(f"{cc}-1-schedule", f"{CC_TITLE[cc]}, 1 flow, capacity steps + "
-                            "2 s outage", cc, schedule=STEP_SCHEDULE, duration_s=d))
+                        topo = (
+                            f"{flows} flow"
+                            + ("s" if flows > 1 else "")
+                            + (", RTT 50/100 ms" if len(rtts) > 1 else "")
+                        )
+                        rows.append(
+                            Row(
+                                f"{cc}-{flows}{'-rtt' if len(rtts) > 1 else ''}-"
+                                f"{'bdp' if buf == 1 else 'bdp4'}-loss{loss:g}",
+                                f"{CC_TITLE[cc]}, {topo}, {btitle} buffer, loss {loss:.1%}",
+                                cc,
+                                flows,
+                                rtts,
+                                buf,
+                                loss,
+                                duration_s=d,
+                            )
+                        )
+            rows.append(
+                Row(
+                    f"{cc}-1-schedule",
+                    f"{CC_TITLE[cc]}, 1 flow, capacity steps + 2 s outage",
+                    cc,
+                    schedule=STEP_SCHEDULE,
+                    duration_s=d,
+                )
+            )
         return rows
     if kind != "standard":
         raise ValueError(f"matrix kind {kind!r} is unknown; allowed: standard, full, ci")
@@ -135,22 +156,51 @@ def matrix(kind: str = "standard", duration_s: float = 30.0) -> list[Row]:
         # both sides (one 30 s run at 1 % loss moves goodput by +-35 %).
         loss_seeds = 1 if cc == "bbr" else LOSS_SEEDS
         nseeds = f" (mean of {loss_seeds} seeds)" if loss_seeds > 1 else ""
-        phase = (f" (mean of {PHASE_SEEDS} seeds, starts within "
-                 f"{PHASE_SPREAD_MS:g} ms)")
+        phase = f" (mean of {PHASE_SEEDS} seeds, starts within {PHASE_SPREAD_MS:g} ms)"
         rows += [
             Row(f"{cc}-1-bdp", f"{t}, 1 flow, BDP buffer", cc, duration_s=d),
-            Row(f"{cc}-1-bdp4", f"{t}, 1 flow, BDP/4 buffer", cc, buffer_bdp=0.25,
-                duration_s=d),
-            Row(f"{cc}-1-loss0.1", f"{t}, 1 flow, BDP, random loss 0.1 %" + nseeds, cc,
-                loss=0.001, duration_s=d, seeds=loss_seeds),
-            Row(f"{cc}-1-loss1", f"{t}, 1 flow, BDP, random loss 1 %" + nseeds, cc, loss=0.01,
-                duration_s=d, seeds=loss_seeds),
-            Row(f"{cc}-2-bdp", f"{t}, 2 equal flows, BDP buffer" + phase, cc, flows=2,
-                duration_s=d, seeds=PHASE_SEEDS, start_spread_ms=PHASE_SPREAD_MS),
-            Row(f"{cc}-2-rtt", f"{t}, 2 flows, RTT 50 vs 100 ms, BDP (of 50 ms)" + phase, cc,
-                flows=2, rtts_ms=(50.0, 100.0), duration_s=d, seeds=PHASE_SEEDS,
-                start_spread_ms=PHASE_SPREAD_MS),
-            Row(f"{cc}-1-schedule", f"{t}, 1 flow, capacity 100/50/outage/100/150 Mb/s", cc,
-                schedule=STEP_SCHEDULE, duration_s=d),
+            Row(f"{cc}-1-bdp4", f"{t}, 1 flow, BDP/4 buffer", cc, buffer_bdp=0.25, duration_s=d),
+            Row(
+                f"{cc}-1-loss0.1",
+                f"{t}, 1 flow, BDP, random loss 0.1 %" + nseeds,
+                cc,
+                loss=0.001,
+                duration_s=d,
+                seeds=loss_seeds,
+            ),
+            Row(
+                f"{cc}-1-loss1",
+                f"{t}, 1 flow, BDP, random loss 1 %" + nseeds,
+                cc,
+                loss=0.01,
+                duration_s=d,
+                seeds=loss_seeds,
+            ),
+            Row(
+                f"{cc}-2-bdp",
+                f"{t}, 2 equal flows, BDP buffer" + phase,
+                cc,
+                flows=2,
+                duration_s=d,
+                seeds=PHASE_SEEDS,
+                start_spread_ms=PHASE_SPREAD_MS,
+            ),
+            Row(
+                f"{cc}-2-rtt",
+                f"{t}, 2 flows, RTT 50 vs 100 ms, BDP (of 50 ms)" + phase,
+                cc,
+                flows=2,
+                rtts_ms=(50.0, 100.0),
+                duration_s=d,
+                seeds=PHASE_SEEDS,
+                start_spread_ms=PHASE_SPREAD_MS,
+            ),
+            Row(
+                f"{cc}-1-schedule",
+                f"{t}, 1 flow, capacity 100/50/outage/100/150 Mb/s",
+                cc,
+                schedule=STEP_SCHEDULE,
+                duration_s=d,
+            ),
         ]
     return rows

@@ -18,11 +18,16 @@ from orbitcc.ns3.rows import ACCESS_MBPS, MSS, SAMPLE_S, WIRE_DATA_BYTES, Row
 
 def ns3_args(row: Row, seed: int = 1) -> list[str]:
     args = [
-        f"--cc={row.cc}", f"--flows={row.flows}",
+        f"--cc={row.cc}",
+        f"--flows={row.flows}",
         "--rttMs=" + ",".join(f"{r:g}" for r in row.rtts_ms),
-        f"--capacityMbps={row.capacity_mbps:g}", f"--bufferPackets={row.buffer_packets}",
-        f"--loss={row.loss:g}", f"--duration={row.duration_s:g}", f"--mss={MSS}",
-        f"--seed={seed}", f"--sampleMs={SAMPLE_S * 1e3:g}",
+        f"--capacityMbps={row.capacity_mbps:g}",
+        f"--bufferPackets={row.buffer_packets}",
+        f"--loss={row.loss:g}",
+        f"--duration={row.duration_s:g}",
+        f"--mss={MSS}",
+        f"--seed={seed}",
+        f"--sampleMs={SAMPLE_S * 1e3:g}",
     ]
     if row.start_spread_ms > 0:
         args.append("--startMs=" + ",".join(f"{x:.3f}" for x in row.starts_ms(seed)))
@@ -53,8 +58,13 @@ def run_timed(cmd: list[str], timeout_s: float | None = None) -> dict[str, Any]:
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return {"returncode": proc.returncode, "stdout": out.read(), "stderr": err.read(),
-                "wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime}
+        return {
+            "returncode": proc.returncode,
+            "stdout": out.read(),
+            "stderr": err.read(),
+            "wall_s": wall,
+            "cpu_s": usage.ru_utime + usage.ru_stime,
+        }
 
 
 def _exits_within(pid: int, timeout_s: float) -> bool:
@@ -82,8 +92,14 @@ def _extra_tag(extra: tuple[str, ...]) -> str:
     return "".join(f".{a.lstrip('-').replace('=', '-')}" for a in extra)
 
 
-def run_ns3(row: Row, binary: Path, workdir: Path, seed: int = 1,
-            timeout_s: float = 1800.0, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+def run_ns3(
+    row: Row,
+    binary: Path,
+    workdir: Path,
+    seed: int = 1,
+    timeout_s: float = 1800.0,
+    extra: tuple[str, ...] = (),
+) -> dict[str, Any]:
     """Runs one row in ns-3; returns its JSON summary plus the process wall time
     (``process_wall_s``) and the cwnd trace (``cwnd``: t_s and per-flow lists).
     ``extra``: more arguments of the program (e.g. a diagnostic recovery)."""
@@ -95,8 +111,10 @@ def run_ns3(row: Row, binary: Path, workdir: Path, seed: int = 1,
     cmd = [str(binary), *ns3_args(row, seed), *extra, f"--out={out}", f"--cwnd={cwnd}"]
     proc = run_timed(cmd, timeout_s)
     if proc["returncode"] != 0:
-        raise RuntimeError(f"ns-3 failed on row {row.name} (exit {proc['returncode']}):\n"
-                           + (proc["stderr"] or proc["stdout"])[-3000:])
+        raise RuntimeError(
+            f"ns-3 failed on row {row.name} (exit {proc['returncode']}):\n"
+            + (proc["stderr"] or proc["stdout"])[-3000:]
+        )
     result = json.loads(out.read_text())
     result["process_wall_s"] = proc["wall_s"]
     result["process_cpu_s"] = proc["cpu_s"]
@@ -106,14 +124,19 @@ def run_ns3(row: Row, binary: Path, workdir: Path, seed: int = 1,
     return result
 
 
-def ns3_result(row: Row, binary: Path, workdir: Path, seed: int = 1,
-               reuse: bool = False, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+def ns3_result(
+    row: Row,
+    binary: Path,
+    workdir: Path,
+    seed: int = 1,
+    reuse: bool = False,
+    extra: tuple[str, ...] = (),
+) -> dict[str, Any]:
     """run_ns3 for each of the row's seeds (averaged, see ``average``), or
     (reuse=True) the result of an earlier run with identical arguments in
     ``workdir`` (marked ``from_cache``: its timing is not fresh)."""
     path = workdir / f"{row.name}{_extra_tag(extra)}.ns3.result.json"
-    args = ns3_args(row, seed) + list(extra) + (
-        [f"seeds={row.seeds}"] if row.seeds > 1 else [])
+    args = ns3_args(row, seed) + list(extra) + ([f"seeds={row.seeds}"] if row.seeds > 1 else [])
     args.append(f"result-format={RESULT_FORMAT}")
     if reuse and path.exists():
         data = json.loads(path.read_text())
@@ -122,8 +145,14 @@ def ns3_result(row: Row, binary: Path, workdir: Path, seed: int = 1,
             return data
     runs = []
     for k in range(row.seeds):
-        one = Row(**{**row.to_json(), "name": row.name if k == 0 else f"{row.name}.s{seed + k}",
-                     "rtts_ms": row.rtts_ms, "schedule": row.schedule})
+        one = Row(
+            **{
+                **row.to_json(),
+                "name": row.name if k == 0 else f"{row.name}.s{seed + k}",
+                "rtts_ms": row.rtts_ms,
+                "schedule": row.schedule,
+            }
+        )
         runs.append(run_ns3(one, binary, workdir, seed + k, extra=extra))
     result = average(runs)
     result["args"] = args
@@ -176,8 +205,9 @@ def average(runs: list[dict[str, Any]]) -> dict[str, Any]:
     # Each seed's own figures (no trace, no timing: the repeats of orbitcc's
     # rows must compare equal), so that a subset of seeds can be averaged.
     out["runs"] = [{k: v for k, v in r.items() if k not in _PER_RUN_DROPPED} for r in runs]
-    out["growth_violations"] = [dict(v, run=k) for k, r in enumerate(runs)
-                                for v in r.get("growth_violations", [])]
+    out["growth_violations"] = [
+        dict(v, run=k) for k, r in enumerate(runs) for v in r.get("growth_violations", [])
+    ]
     return out
 
 
@@ -210,8 +240,15 @@ def window_growth_violations(row: Row, cwnd: dict[str, list]) -> list[dict[str, 
             acks = peak_mbps * 1e6 / 8 * (t[k] - t[k - 1]) / WIRE_DATA_BYTES + 2
             bound = peak + 2 * unit * acks
             if series[k] > bound:
-                out.append({"flow": flow, "t_s": t[k], "before_bytes": series[k - 1],
-                            "after_bytes": series[k], "bound_bytes": bound})
+                out.append(
+                    {
+                        "flow": flow,
+                        "t_s": t[k],
+                        "before_bytes": series[k - 1],
+                        "after_bytes": series[k],
+                        "bound_bytes": bound,
+                    }
+                )
     return out
 
 
@@ -253,8 +290,9 @@ NS3_CONTROLLER_PARAMS: dict[str, dict[str, float]] = {
 ORBITCC_PACKET_BYTES = WIRE_DATA_BYTES
 
 
-def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = SAMPLE_S,
-                 transport: str = "tcp") -> dict[str, Any]:
+def orbitcc_spec(
+    row: Row, seed: int = 1, sample_interval_s: float = SAMPLE_S, transport: str = "tcp"
+) -> dict[str, Any]:
     """The core spec of a row: the same bottleneck (both directions), delays and
     buffer as the ns-3 program. Each flow with a longer RTT crosses its own
     access link carrying the extra delay (10 Gb/s, as in ns-3). The ns-3
@@ -264,14 +302,26 @@ def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = SAMPLE_S,
     half = rtt_min / 2
     starts = row.starts_ms(seed)
     neck: dict[str, Any] = {
-        "name": "bottleneck", "capacity_mbps": row.capacity_mbps, "delay_ms": half,
-        "buffer_packets": row.buffer_packets, "loss_rate": row.loss, "bottleneck": True,
+        "name": "bottleneck",
+        "capacity_mbps": row.capacity_mbps,
+        "delay_ms": half,
+        "buffer_packets": row.buffer_packets,
+        "loss_rate": row.loss,
+        "bottleneck": True,
     }
     if row.schedule:
-        neck["schedule"] = [{"t_s": 0.0, "capacity_mbps": row.capacity_mbps,
-                             "delay_ms": half, "loss_rate": row.loss}]
-        neck["schedule"] += [{"t_s": t, "capacity_mbps": c, "delay_ms": half,
-                              "loss_rate": row.loss} for t, c in row.schedule]
+        neck["schedule"] = [
+            {
+                "t_s": 0.0,
+                "capacity_mbps": row.capacity_mbps,
+                "delay_ms": half,
+                "loss_rate": row.loss,
+            }
+        ]
+        neck["schedule"] += [
+            {"t_s": t, "capacity_mbps": c, "delay_ms": half, "loss_rate": row.loss}
+            for t, c in row.schedule
+        ]
     links: list[dict[str, Any]] = [
         neck,
         {"name": "bottleneck_rev", "capacity_mbps": row.capacity_mbps, "delay_ms": half},
@@ -287,7 +337,9 @@ def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = SAMPLE_S,
             ]
             forward, reverse = [len(links) - 2, 0], [1, len(links) - 1]
         flow: dict[str, Any] = {
-            "name": f"flow{i}", "transport": transport, "controller": row.cc,
+            "name": f"flow{i}",
+            "transport": transport,
+            "controller": row.cc,
             "paths": [{"forward": forward, "reverse": reverse}],
             "start_s": starts[i] * 1e-3,
         }
@@ -297,14 +349,20 @@ def orbitcc_spec(row: Row, seed: int = 1, sample_interval_s: float = SAMPLE_S,
             flow["transport_params"] = dict(NS3_TRANSPORT_PARAMS)
         flows.append(flow)
     return {
-        "seed": seed, "duration_s": row.duration_s, "sample_interval_s": sample_interval_s,
-        "record_series": True, "packet_bytes": ORBITCC_PACKET_BYTES,
-        "initial_window_packets": 10, "links": links, "flows": flows,
+        "seed": seed,
+        "duration_s": row.duration_s,
+        "sample_interval_s": sample_interval_s,
+        "record_series": True,
+        "packet_bytes": ORBITCC_PACKET_BYTES,
+        "initial_window_packets": 10,
+        "links": links,
+        "flows": flows,
     }
 
 
-def run_spec(row: Row, seed: int = 1, transport: str = "tcp",
-             sample_interval_s: float = SAMPLE_S) -> dict[str, Any]:
+def run_spec(
+    row: Row, seed: int = 1, transport: str = "tcp", sample_interval_s: float = SAMPLE_S
+) -> dict[str, Any]:
     """The spec ``run_orbitcc`` runs (and the native runner reads): the row's
     spec without the series store (the cwnd trace is sampled by probing)."""
     spec = orbitcc_spec(row, seed, sample_interval_s=sample_interval_s, transport=transport)
@@ -312,9 +370,16 @@ def run_spec(row: Row, seed: int = 1, transport: str = "tcp",
     return spec
 
 
-def orbitcc_result(row: Row, spec: dict[str, Any], summary: dict[str, Any],
-                   probes: list[dict[str, Any]], cwnd: dict[str, Any], wall_s: float,
-                   cpu_s: float, transport: str = "tcp") -> dict[str, Any]:
+def orbitcc_result(
+    row: Row,
+    spec: dict[str, Any],
+    summary: dict[str, Any],
+    probes: list[dict[str, Any]],
+    cwnd: dict[str, Any],
+    wall_s: float,
+    cpu_s: float,
+    transport: str = "tcp",
+) -> dict[str, Any]:
     """One run's result (same keys as the ns-3 JSON) from what the core
     reports: its summary, each subflow's final probe and the sampled cwnd
     trace. In-process runs (``run_orbitcc``) and the native runner's JSON
@@ -325,31 +390,44 @@ def orbitcc_result(row: Row, spec: dict[str, Any], summary: dict[str, Any],
     for i, f in enumerate(summary["flows"]):
         reverse_ms = row.rtt(i) / 2  # the ACK path's propagation delay
         probe = probes[i]  # one subflow per flow here
-        flows.append({
-            "cc": row.cc, "base_rtt_ms": row.rtt(i), "start_ms": start_ms[i],
-            # orbitcc rates a flow over the time since its start; ns-3's program
-            # divides by the whole duration.
-            "goodput_mbps": f["goodput_mbps"] * (1.0 - start_ms[i] * 1e-3 / row.duration_s),
-            # The sender's RTT samples (timestamp echoes, as ns-3's "RTT" trace).
-            "mean_rtt_ms": probe["mean_rtt_sample_ms"], "rtt_samples": probe["rtt_samples"],
-            "mean_packet_rtt_ms": f["mean_delay_ms"] + reverse_ms,
-            "p95_rtt_ms": f["p95_delay_ms"] + reverse_ms,
-            "data_segments": f["packets_sent"], "retransmissions": f["packets_retransmitted"],
-            "timeouts": f["timeouts"], "spurious_losses": f["loss_truth"]["spurious"],
-        })
+        flows.append(
+            {
+                "cc": row.cc,
+                "base_rtt_ms": row.rtt(i),
+                "start_ms": start_ms[i],
+                # orbitcc rates a flow over the time since its start; ns-3's program
+                # divides by the whole duration.
+                "goodput_mbps": f["goodput_mbps"] * (1.0 - start_ms[i] * 1e-3 / row.duration_s),
+                # The sender's RTT samples (timestamp echoes, as ns-3's "RTT" trace).
+                "mean_rtt_ms": probe["mean_rtt_sample_ms"],
+                "rtt_samples": probe["rtt_samples"],
+                "mean_packet_rtt_ms": f["mean_delay_ms"] + reverse_ms,
+                "p95_rtt_ms": f["p95_delay_ms"] + reverse_ms,
+                "data_segments": f["packets_sent"],
+                "retransmissions": f["packets_retransmitted"],
+                "timeouts": f["timeouts"],
+                "spurious_losses": f["loss_truth"]["spurious"],
+            }
+        )
     trace = {"t_s": cwnd["t_s"], "cwnd_bytes": cwnd["cwnd_bytes"]}
     return {
-        "simulator": "orbitcc", "transport": transport, "wall_s": wall_s, "cpu_s": cpu_s,
+        "simulator": "orbitcc",
+        "transport": transport,
+        "wall_s": wall_s,
+        "cpu_s": cpu_s,
         "duration_s": row.duration_s,
         "goodput_mbps": sum(f["goodput_mbps"] for f in flows),
         "jain_fairness": jain([f["goodput_mbps"] for f in flows]),
-        "buffer_packets": row.buffer_packets, "flows": flows,
-        "cwnd": trace, "growth_violations": window_growth_violations(row, trace),
+        "buffer_packets": row.buffer_packets,
+        "flows": flows,
+        "cwnd": trace,
+        "growth_violations": window_growth_violations(row, trace),
     }
 
 
-def run_orbitcc(row: Row, seed: int = 1, transport: str = "tcp",
-                sample_interval_s: float = SAMPLE_S) -> dict[str, Any]:
+def run_orbitcc(
+    row: Row, seed: int = 1, transport: str = "tcp", sample_interval_s: float = SAMPLE_S
+) -> dict[str, Any]:
     """Runs one row in orbitcc (in this process); same keys as the ns-3 JSON.
 
     The cwnd trace is sampled by stepping the core every ``sample_interval_s``
@@ -373,8 +451,9 @@ def run_orbitcc(row: Row, seed: int = 1, transport: str = "tcp",
     cpu = time.process_time() - cpu
     wall = time.perf_counter() - started
     probes = [sim.probe(i) for i in range(n)]
-    return orbitcc_result(row, spec, sim.summary(), probes,
-                          {"t_s": t_s, "cwnd_bytes": cwnd}, wall, cpu, transport)
+    return orbitcc_result(
+        row, spec, sim.summary(), probes, {"t_s": t_s, "cwnd_bytes": cwnd}, wall, cpu, transport
+    )
 
 
 RUNNER = "orbitcc_run"
@@ -395,12 +474,14 @@ def native_runner() -> tuple[Path | None, str]:
     path = PACKAGE_DIR / RUNNER
     if path.is_file() and os.access(path, os.X_OK):
         return path, ""
-    return None, (f"the native runner is not built ({path} is missing; "
-                  "rebuild the package: make install)")
+    return None, (
+        f"the native runner is not built ({path} is missing; rebuild the package: make install)"
+    )
 
 
-def run_orbitcc_native(row: Row, runner: Path, workdir: Path, seed: int = 1,
-                       transport: str = "tcp") -> dict[str, Any]:
+def run_orbitcc_native(
+    row: Row, runner: Path, workdir: Path, seed: int = 1, transport: str = "tcp"
+) -> dict[str, Any]:
     """Runs the row's seeds (seed, seed + 1, ...) in one native runner process;
     returns what ``average`` of ``run_orbitcc`` over them returns (the same
     numbers), plus the process's wall and CPU seconds (``process_wall_s``,
@@ -418,12 +499,19 @@ def run_orbitcc_native(row: Row, runner: Path, workdir: Path, seed: int = 1,
     # and the window-growth check read it).
     proc = run_timed([str(runner), "--trace", "--out", str(out), *files])
     if proc["returncode"] != 0:
-        raise RuntimeError(f"{RUNNER} failed on row {row.name} (exit {proc['returncode']}): "
-                           + (proc["stderr"] or proc["stdout"])[-3000:])
+        raise RuntimeError(
+            f"{RUNNER} failed on row {row.name} (exit {proc['returncode']}): "
+            + (proc["stderr"] or proc["stdout"])[-3000:]
+        )
     runs = json.loads(out.read_text())["runs"]
-    result = average([orbitcc_result(row, spec, r["summary"], r["probes"], r["cwnd"],
-                                     r["wall_s"], r["cpu_s"], transport)
-                      for spec, r in zip(specs, runs, strict=True)])
+    result = average(
+        [
+            orbitcc_result(
+                row, spec, r["summary"], r["probes"], r["cwnd"], r["wall_s"], r["cpu_s"], transport
+            )
+            for spec, r in zip(specs, runs, strict=True)
+        ]
+    )
     result["process_wall_s"] = proc["wall_s"]
     result["process_cpu_s"] = proc["cpu_s"]
     result["process"] = RUNNER

@@ -35,8 +35,10 @@ class Progress:
         width = 30
         filled = int(width * self.done / self.total)
         elapsed = time.perf_counter() - self.started
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-                         f"{elapsed:6.0f}s {self.note[:40]:<40}")
+        sys.stderr.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+            f"{elapsed:6.0f}s {self.note[:40]:<40}"
+        )
         sys.stderr.flush()
 
     def step(self, note: str = "") -> None:
@@ -60,8 +62,9 @@ def run_orbitcc_process(row: Row, workdir: Path, seed: int) -> dict[str, Any]:
     row_file = workdir / f"{row.name}.row.json"
     out = workdir / f"{row.name}.orbitcc.json"
     row_file.write_text(json.dumps(row.to_json()))
-    proc = run_timed([sys.executable, "-m", "orbitcc.ns3.orbitcc_row", str(row_file),
-                      str(out), str(seed)])
+    proc = run_timed(
+        [sys.executable, "-m", "orbitcc.ns3.orbitcc_row", str(row_file), str(out), str(seed)]
+    )
     if proc["returncode"] != 0:
         raise RuntimeError(f"orbitcc failed on row {row.name}:\n{proc['stderr'][-3000:]}")
     result = json.loads(out.read_text())
@@ -94,8 +97,12 @@ class LoadMeter:
         other = None
         if busy is not None and self.busy is not None and wall > 0:
             other = max(0.0, (busy - self.busy) - (_own_cpu_s() - self.own)) / wall
-        return {"wall_s": wall, "other_cpus": other, "loadavg_start": self.loadavg,
-                "cpus": os.cpu_count()}
+        return {
+            "wall_s": wall,
+            "other_cpus": other,
+            "loadavg_start": self.loadavg,
+            "cpus": os.cpu_count(),
+        }
 
 
 def _machine_busy_s() -> float | None:
@@ -127,8 +134,9 @@ def _outcome(result: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in result.items() if k not in TIMING_KEYS}
 
 
-def time_orbitcc(rows: list[Row], workdir: Path, seed: int, repeats: int,
-                 bar: Progress) -> dict[str, dict[str, Any]]:
+def time_orbitcc(
+    rows: list[Row], workdir: Path, seed: int, repeats: int, bar: Progress
+) -> dict[str, dict[str, Any]]:
     """orbitcc's side of every row, timed ``repeats`` times: one process at a
     time, the rows in turn within each repeat (so a burst of load elsewhere
     does not fall on every repeat of one row). Each timing key becomes the
@@ -142,8 +150,10 @@ def time_orbitcc(rows: list[Row], workdir: Path, seed: int, repeats: int,
             if k == 0:
                 results[row.name] = r
             elif _outcome(r) != _outcome(results[row.name]):
-                raise RuntimeError(f"orbitcc gave different results for row {row.name} "
-                                   f"in repeat {k + 1}: the simulator is not deterministic")
+                raise RuntimeError(
+                    f"orbitcc gave different results for row {row.name} "
+                    f"in repeat {k + 1}: the simulator is not deterministic"
+                )
             times[row.name].append({key: r[key] for key in TIMING_KEYS if key in r})
             bar.step(f"orbitcc {row.name} ({k + 1}/{repeats})")
     for name, r in results.items():
@@ -153,8 +163,15 @@ def time_orbitcc(rows: list[Row], workdir: Path, seed: int, repeats: int,
     return results
 
 
-def run_matrix(rows: list[Row], workdir: Path, jobs: int, seed: int, reuse_ns3: bool,
-               progress: bool, repeats: int = 5) -> list[RowResult]:
+def run_matrix(
+    rows: list[Row],
+    workdir: Path,
+    jobs: int,
+    seed: int,
+    reuse_ns3: bool,
+    progress: bool,
+    repeats: int = 5,
+) -> list[RowResult]:
     """Both sides of every row. orbitcc's rows run first, alone: ``repeats``
     times, serially, before any ns-3 program starts (an orbitcc row takes
     20-500 ms, so a concurrent ns-3 program would take a share of its CPU and
@@ -164,8 +181,10 @@ def run_matrix(rows: list[Row], workdir: Path, jobs: int, seed: int, reuse_ns3: 
     workdir.mkdir(parents=True, exist_ok=True)
     _, why = native_runner()
     if why:
-        print(f"orbitcc-validate: timing orbitcc's whole process with the Python entry: {why}",
-              file=sys.stderr)
+        print(
+            f"orbitcc-validate: timing orbitcc's whole process with the Python entry: {why}",
+            file=sys.stderr,
+        )
     bar = Progress(len(rows) * (repeats + 1), progress)
     meter = LoadMeter()
     orb_results = time_orbitcc(rows, workdir, seed, repeats, bar)
@@ -173,13 +192,16 @@ def run_matrix(rows: list[Row], workdir: Path, jobs: int, seed: int, reuse_ns3: 
     ns3_results: dict[str, dict[str, Any]] = {}
     meter = LoadMeter()
     with cf.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {pool.submit(ns3_result, row, binary, workdir, seed, reuse_ns3): row
-                   for row in rows}
+        futures = {
+            pool.submit(ns3_result, row, binary, workdir, seed, reuse_ns3): row for row in rows
+        }
         for fut in cf.as_completed(futures):
             row = futures[fut]
             ns3_results[row.name] = fut.result()
-            bar.step(f"ns-3 {row.name}" + (" (cached)" if ns3_results[row.name].get(
-                "from_cache") else ""))
+            bar.step(
+                f"ns-3 {row.name}"
+                + (" (cached)" if ns3_results[row.name].get("from_cache") else "")
+            )
     ns3_load = dict(meter.stop(), jobs=jobs)
     bar.close()
     out = []
@@ -199,8 +221,9 @@ def run_matrix(rows: list[Row], workdir: Path, jobs: int, seed: int, reuse_ns3: 
 WIDE_PRR = ("--recovery=prr64",)
 
 
-def diagnose_with_wide_prr(results: list[RowResult], binary: Path, workdir: Path, seed: int,
-                           reuse: bool) -> None:
+def diagnose_with_wide_prr(
+    results: list[RowResult], binary: Path, workdir: Path, seed: int, reuse: bool
+) -> None:
     """For every graded row outside a target, runs ns-3 again with its PRR in
     64-bit arithmetic (``WIDE_PRR``) and keeps the comparison with it in
     the row's ``wide_prr_metrics``, so the report can say whether the
