@@ -5,6 +5,8 @@
   ``episode/``; SB3 averages them until the next dump.
 - ``ProgressCallback``: a progress bar with rate and ETA (redrawn in place on
   a terminal, a line per 10 % otherwise; tqdm/rich are not dependencies).
+- ``RolloutTermsCallback``: per rollout, the reward's make-up on the
+  training episodes (raw reward, unfairness, queueing, VecNormalize's scale).
 - ``BudgetCallback``: stops at the wall-clock budget.
 - ``HeldOutEvalCallback``: periodic evaluation on held-out seeds, best
   checkpoint, early stop.
@@ -168,6 +170,54 @@ class ProgressCallback(BaseCallback):
             self.report()
 
 
+class RolloutTermsCallback(BaseCallback):
+    """Per rollout, what the reward is made of on the training episodes
+    (to see where a drifting agent trades throughput for harm): the mean raw step reward, the mean
+    per-step ``unfairness`` (the share of what the background flows were
+    owed that they did not get) and ``queueing``, and, under VecNormalize's
+    reward scaling, the divisor (the running std of the discounted return)
+    and the share of scaled rewards clipped. Logged as ``terms/*``; it only
+    reads, so training is unchanged bit for bit."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._sums: dict[str, float] = {}
+        self._steps = 0
+
+    def _on_rollout_start(self) -> None:
+        self._sums = {"reward": 0.0, "unfairness": 0.0, "queueing": 0.0, "clipped": 0.0}
+        self._steps = 0
+
+    def _on_step(self) -> bool:
+        env = self.training_env
+        raw = env.get_original_reward() if hasattr(env, "get_original_reward") else None
+        if raw is None:
+            raw = self.locals.get("rewards")
+        if raw is None:
+            return True
+        raw = np.asarray(raw, dtype=float).reshape(-1)
+        self._sums["reward"] += float(raw.sum())
+        for info in self.locals.get("infos", []):
+            for key in ("unfairness", "queueing"):
+                value = info.get(key)
+                if value is not None:
+                    self._sums[key] += float(value)
+        if getattr(env, "norm_reward", False):
+            scaled = np.asarray(self.locals.get("rewards"), dtype=float).reshape(-1)
+            self._sums["clipped"] += float((np.abs(scaled) >= env.clip_reward).sum())
+        self._steps += raw.size
+        return True
+
+    def _on_rollout_end(self) -> None:
+        if not self._steps:
+            return
+        for key, total in self._sums.items():
+            self.logger.record(f"terms/{key}", total / self._steps)
+        env = self.training_env
+        if getattr(env, "norm_reward", False):
+            self.logger.record("terms/return_std", float(np.sqrt(env.ret_rms.var + env.epsilon)))
+
+
 class BudgetCallback(BaseCallback):
     """Stops training once the wall-clock budget is spent."""
 
@@ -232,19 +282,37 @@ class HeldOutEvalCallback(BaseCallback):
         self.stopped_early = False
         self._next = self.every
         self._started = 0.0
+        self._cpu_started = 0.0
+        self.eval_cpu_s = 0.0  # CPU spent in the evaluations so far
+        self.setup_cpu_s = 0.0  # the process's CPU before training began (imports, env, model)
 
     def _on_training_start(self) -> None:
         self._started = time.perf_counter()
+        self._cpu_started = time.process_time()
+        self.setup_cpu_s = self._cpu_started
 
     def run_eval(self) -> None:
         wall = time.perf_counter() - self._started
+        # Process CPU (every thread: the C++ workers and torch included) since
+        # training began, the evaluations' own CPU excluded: the training's
+        # cost, comparable across configurations on a shared machine.
+        eval_started = time.process_time()
+        train_cpu = eval_started - self._cpu_started - self.eval_cpu_s
         model = self.model
         result = self.evaluate(self.policy_of(model))
         ok = self.feasible is None or self.feasible(result)
-        point = {"step": float(self.num_timesteps), "wall_s": wall, **result, "feasible": float(ok)}
+        self.eval_cpu_s += time.process_time() - eval_started
+        point = {
+            "step": float(self.num_timesteps),
+            "wall_s": wall,
+            "cpu_s": train_cpu,
+            "eval_cpu_s": self.eval_cpu_s,
+            **result,
+            "feasible": float(ok),
+        }
         self.curve.append(point)
         for key, value in point.items():
-            if key not in ("step", "wall_s"):
+            if key not in ("step", "wall_s", "cpu_s", "eval_cpu_s"):
                 self.logger.record(f"eval/{key}", value)
         ret = result["return"]
         # A feasible policy beats any infeasible one; among equals, the return.

@@ -40,26 +40,13 @@ def train_throughput(
     starting from a fresh (random) policy or from the shipped checkpoint (or
     the one in ``checkpoint_dir``), loaded by the one safe loader."""
     import numpy as np
-    import torch
-    from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
 
     from orbitcc.agents.checkpoint import build_model, load_checkpoint
-    from orbitcc.agents.train import field_overrides, make_env
-    from orbitcc.config import compose_config, to_object
+    from orbitcc.agents.train import compose_training, training_env
 
-    node = compose_config("train", [f"agent={RECIPE}", f"seed={seed}"])
-    cfg = to_object(node)
-    agent = cfg.agent
-    torch.set_num_threads(agent.torch_threads)
-    # The recipe's env, field by field (as orbitcc-train builds it).
-    overrides = [*field_overrides(node), "randomize.split=train"]
-    if cfg.duration_s is not None:
-        overrides.append(f"duration_s={cfg.duration_s}")
-    env: Any = VecMonitor(make_env(cfg, cfg.scenario.name, overrides))
-    if agent.normalize_obs or agent.normalize_reward:
-        env = VecNormalize(
-            env, norm_obs=agent.normalize_obs, norm_reward=agent.normalize_reward, gamma=agent.gamma
-        )
+    # The recipe's env, field by field, as orbitcc-train builds it.
+    built = training_env(compose_training([f"agent={RECIPE}", f"seed={seed}"]))
+    env, agent = built.env, built.cfg.agent
     if trained:
         ckpt = load_checkpoint(checkpoint_dir or reference_dir(), env=env)
         model = ckpt.model
@@ -67,7 +54,8 @@ def train_throughput(
             env.obs_rms.mean = np.asarray(ckpt.obs_norm["mean"], dtype=np.float64)
             env.obs_rms.var = np.asarray(ckpt.obs_norm["var"], dtype=np.float64)
     else:
-        model = build_model(agent, env, seed=seed)
+        model = build_model(agent, env, seed=built.seed)
+        env.seed(built.cfg.seed)
     started = time.perf_counter()
     model.learn(total_timesteps=steps)
     wall = time.perf_counter() - started

@@ -29,6 +29,7 @@ from orbitcc.agents.callbacks import (
     EpisodeMetricsCallback,
     HeldOutEvalCallback,
     ProgressCallback,
+    RolloutTermsCallback,
     WandbOutput,
 )
 from orbitcc.agents.checkpoint import MODEL_FILE, build_model
@@ -171,39 +172,26 @@ def train(
     """Trains as ``cfg_node`` says, writing every output into ``run_dir``."""
     from orbitcc.agents.heldout import task_overrides
 
-    # 0. The config: training episodes come from the train split (every
-    #    evaluation from the test split); the resolved config and the command
-    #    are saved before anything runs.
-    cfg: TrainConfig = to_object(cfg_node)
+    # 0-2. The env (one C++ BatchSimulation on the train split, VecMonitor,
+    #    the constraints' multipliers, VecNormalize) and the model, as the
+    #    config says: build_training, the one build of every trainer.
+    built = build_training(cfg_node, scenario, overrides)
+    cfg, agent = built.cfg, built.cfg.agent
+    env, model, multiplier, seed = built.env, built.model, built.multiplier, built.seed
+
+    # The run record: training episodes come from the train split (every
+    # evaluation from the test split); the resolved config and the command
+    # are saved before training starts.
     with open_dict(cfg_node):
         cfg_node.randomize.split = "train"
         # The information class, resolved (sender | oracle): the leaderboard
         # reads it from the checkpoint's config.yaml (docs/agents.md).
         cfg_node.env.information_class = information_class(cfg_node)
-    overrides = [*overrides, "randomize.split=train"]
     run_dir.mkdir(parents=True, exist_ok=True)
     write_run_record(run_dir, cfg_node)
     config_dict = OmegaConf.to_container(cfg_node, resolve=True)
     assert isinstance(config_dict, dict)
     task = task_overrides(config_dict)
-    agent = cfg.agent
-    seed = cfg.seed if agent.seed is None else agent.seed
-    torch.set_num_threads(agent.torch_threads)
-
-    # 1. The env: one C++ BatchSimulation; VecMonitor adds episode return and
-    #    length (raw rewards, before any normalisation); then the constraints'
-    #    multipliers and VecNormalize, when the recipe asks for them.
-    env: Any = VecMonitor(make_env(cfg, scenario, overrides))
-    env, multiplier = add_constraints(env, cfg, scenario, task)
-    if agent.normalize_obs or agent.normalize_reward:
-        env = VecNormalize(
-            env, norm_obs=agent.normalize_obs, norm_reward=agent.normalize_reward, gamma=agent.gamma
-        )
-
-    # 2. The model; then pin the env seeds back to seed + i (SB3 reseeds the
-    #    env with the model seed, which agent.seed may have changed).
-    model = build_model(agent, env, seed=seed)
-    env.seed(cfg.seed)
 
     # 3. Logging (progress.csv, and W&B when logger.mode says so) and the
     #    callbacks: episode metrics, multipliers, progress, budget, evaluation.
@@ -268,6 +256,78 @@ def train(
     return summary
 
 
+# ------------------------------------------------ the env and the model --
+
+
+@dataclass
+class Training:
+    """What a composed training config builds (build_training)."""
+
+    cfg: TrainConfig
+    env: Any  # VecMonitor -> [constraint multipliers] -> [VecNormalize]
+    model: Any  # the SB3 model (None from training_env)
+    seed: int  # the model's seed: agent.seed, or the top-level seed
+    multiplier: Any = None  # the constraints' MultiplierCallback (None without any)
+
+
+def compose_training(choices: list[str]) -> DictConfig:
+    """configs/train.yaml composed with ``choices`` (``agent=ppo_sender``,
+    ``seed=0``, ``agent.num_envs=32``, ...), as orbitcc-train composes it."""
+    from orbitcc.config import compose_config
+
+    return compose_config("train", choices)
+
+
+def training_env(
+    cfg_node: DictConfig, scenario: str | None = None, overrides: list[str] | None = None
+) -> Training:
+    """The training env of a composed train config, as orbitcc-train builds
+    it: torch's threads set, the env field by field (``overrides``: the
+    config's own fields, seed, sample interval and duration when None) on the train split, one C++
+    BatchSimulation in VecMonitor (episode returns of the raw rewards), the
+    constraints' multipliers and VecNormalize when the recipe asks for them.
+    No model yet (``model`` is None): build_training adds it."""
+    from orbitcc.agents.heldout import task_overrides
+
+    cfg: TrainConfig = to_object(cfg_node)
+    agent = cfg.agent
+    config_dict = OmegaConf.to_container(cfg_node, resolve=True)
+    assert isinstance(config_dict, dict)
+    if overrides is None:  # the config's env fields and its top-level gym keys
+        overrides = [
+            *field_overrides(cfg_node),
+            f"seed={cfg.seed}",
+            f"sample_interval_s={cfg.sample_interval_s}",
+        ]
+        if cfg.duration_s is not None:
+            overrides.append(f"duration_s={cfg.duration_s}")
+    scenario = scenario or cfg.scenario.name
+    torch.set_num_threads(agent.torch_threads)
+    env: Any = VecMonitor(make_env(cfg, scenario, [*overrides, "randomize.split=train"]))
+    env, multiplier = add_constraints(env, cfg, scenario, task_overrides(config_dict))
+    if agent.normalize_obs or agent.normalize_reward:
+        env = VecNormalize(
+            env, norm_obs=agent.normalize_obs, norm_reward=agent.normalize_reward, gamma=agent.gamma
+        )
+    seed = cfg.seed if agent.seed is None else agent.seed
+    return Training(cfg, env, None, seed, multiplier)
+
+
+def build_training(
+    cfg_node: DictConfig, scenario: str | None = None, overrides: list[str] | None = None
+) -> Training:
+    """training_env plus the SB3 model of ``agent.algo`` on it, seeded; then
+    the env seeds are pinned back to seed + i (SB3 reseeds the env with the
+    model seed, which agent.seed may have changed). What orbitcc-train,
+    orbitcc-bench's learning section, agents.reference and
+    tools/train_update_cost.py train: one build, so the same config gives
+    the same run bit for bit."""
+    built = training_env(cfg_node, scenario, overrides)
+    built.model = build_model(built.cfg.agent, built.env, seed=built.seed)
+    built.env.seed(built.cfg.seed)
+    return built
+
+
 # ------------------------------------------------------- the steps of train --
 
 
@@ -325,6 +385,7 @@ class Watchers:
     """The callbacks that watch training (all but the evaluation)."""
 
     episodes: EpisodeMetricsCallback
+    terms: RolloutTermsCallback
     multiplier: Any = None  # MultiplierCallback
     progress: ProgressCallback | None = None
     budget: BudgetCallback | None = None
@@ -340,12 +401,14 @@ class Watchers:
             else None
         )
         budget = BudgetCallback(budget_s) if budget_s is not None else None
-        return Watchers(episodes, multiplier, progress, budget)
+        return Watchers(episodes, RolloutTermsCallback(), multiplier, progress, budget)
 
     def callbacks(self, evaluation: Evaluation | None) -> list[Any]:
-        """In the order SB3 calls them: metrics, multipliers, progress, budget, evaluation."""
+        """In the order SB3 calls them: metrics, reward terms, multipliers,
+        progress, budget, evaluation."""
         out = [
             self.episodes,
+            self.terms,
             self.multiplier,
             self.progress,
             self.budget,
@@ -395,6 +458,8 @@ class Evaluation:
             )
         out.update(
             {
+                "setup_cpu_s": self.callback.setup_cpu_s,
+                "eval_cpu_s": self.callback.eval_cpu_s,
                 "eval_seeds": self.seeds,
                 "newreno_eval_return": self.reference,
                 "best_eval_return": self.callback.best,

@@ -18,34 +18,15 @@ import argparse
 import os
 import statistics
 import time
-from typing import Any
 
-import torch
-from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
-
-from orbitcc.agents.checkpoint import build_model
-from orbitcc.agents.train import field_overrides, make_env
-from orbitcc.config import compose_config, to_object
+from orbitcc.agents.train import build_training, compose_training
 
 CONFIGS = {"recipe": "agent=ppo_starlink", "candidate": "agent=ppo_starlink_fast"}
 
 
 def one(choice: str, updates: int, seed: int) -> dict[str, float]:
-    node = compose_config("train", [choice, f"seed={seed}"])
-    cfg = to_object(node)
-    torch.set_num_threads(cfg.agent.torch_threads)
-    overrides = [*field_overrides(node), "randomize.split=train"]
-    if cfg.duration_s is not None:
-        overrides.append(f"duration_s={cfg.duration_s}")
-    env: Any = VecMonitor(make_env(cfg, cfg.scenario.name, overrides))
-    if cfg.agent.normalize_obs or cfg.agent.normalize_reward:
-        env = VecNormalize(
-            env,
-            norm_obs=cfg.agent.normalize_obs,
-            norm_reward=cfg.agent.normalize_reward,
-            gamma=cfg.agent.gamma,
-        )
-    model = build_model(cfg.agent, env, seed=seed)
+    built = build_training(compose_training([choice, f"seed={seed}"]))
+    cfg, env, model = built.cfg, built.env, built.model
     train_cpu = [0.0]
     inner = model.train
 

@@ -1056,31 +1056,15 @@ def ppo_scaling(num_envs_list: list[int], steps: int, seed: int = 0) -> dict[str
     agent.num_envs: training steps per wall and per CPU second, and the share
     of the CPU spent in the policy update (model.train: torch) against
     collecting the rollouts (env steps + policy forward passes)."""
-    import torch
-    from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
-
-    from orbitcc.agents.checkpoint import build_model
     from orbitcc.agents.reference import RECIPE
-    from orbitcc.agents.train import field_overrides, make_env
-    from orbitcc.config import compose_config, to_object
+    from orbitcc.agents.train import build_training, compose_training
 
     rows = []
     for n in num_envs_list:
-        node = compose_config("train", [f"agent={RECIPE}", f"seed={seed}", f"agent.num_envs={n}"])
-        cfg = to_object(node)
-        torch.set_num_threads(cfg.agent.torch_threads)
-        overrides = [*field_overrides(node), "randomize.split=train"]
-        if cfg.duration_s is not None:
-            overrides.append(f"duration_s={cfg.duration_s}")
-        env: Any = VecMonitor(make_env(cfg, cfg.scenario.name, overrides))
-        if cfg.agent.normalize_obs or cfg.agent.normalize_reward:
-            env = VecNormalize(
-                env,
-                norm_obs=cfg.agent.normalize_obs,
-                norm_reward=cfg.agent.normalize_reward,
-                gamma=cfg.agent.gamma,
-            )
-        model = build_model(cfg.agent, env, seed=seed)
+        built = build_training(
+            compose_training([f"agent={RECIPE}", f"seed={seed}", f"agent.num_envs={n}"])
+        )
+        cfg, env, model = built.cfg, built.env, built.model
         train_cpu = [0.0]
         inner = model.train
 
