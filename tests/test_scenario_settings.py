@@ -452,8 +452,9 @@ def test_the_longest_episode_on_starlink_dual_is_not_too_many_changes() -> None:
         (
             "starlink_dual",
             "scenario.terrestrial_delay_ms=100000",
-            r"^scenario\.terrestrial_delay_ms = 100000 \(with scenario\.altitude_km = 550\) is out of "
-            r"range: it makes the return links' one-way delay .* 100002; allowed: \[0, 100000\] ms",
+            r"^scenario\.terrestrial_delay_ms = 100000 \(with scenario\.altitude_km = 550\) "
+            r"is out of range: it makes the return links' one-way delay .* 100002; "
+            r"allowed: \[0, 100000\] ms",
         ),
         (
             "lms_e2e_isl",
@@ -472,8 +473,8 @@ def test_the_longest_episode_on_starlink_dual_is_not_too_many_changes() -> None:
         (
             "lms_ka",
             "scenario.average_rate_mbps=1000000",
-            r"^scenario\.load = 1 \(with scenario\.average_rate_mbps = 1e\+06\) .* allowed: at most "
-            r"8000 Mb/s \(1e\+06 writes of 1000 bytes per second\)",
+            r"^scenario\.load = 1 \(with scenario\.average_rate_mbps = 1e\+06\) .* allowed: "
+            r"at most 8000 Mb/s \(1e\+06 writes of 1000 bytes per second\)",
         ),
         (
             "starlink_dual_linkbudget",
