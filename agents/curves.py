@@ -1,6 +1,7 @@
 """Learning curves of training configurations side by side (does a cheaper
 configuration learn as well, and where does an agent drift?): validation return
-against training CPU seconds and against steps, over training seeds, read from ``orbitcc-train`` runs' logs.
+against training CPU seconds and against steps, over training seeds, read from
+``orbitcc-train`` runs' logs.
 
     python -m orbitcc.agents.curves RUNS_DIR [--configs recipe,fast] \\
         [--figure docs/img/sender_curves.png] [--drift docs/img/sender_drift.png]
