@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from orbitcc.reproductions import reproduce_maco
 
 
@@ -170,3 +172,74 @@ def test_reproduce_maco_sections_write_their_own_markers(tmp_path):
     assert again.count("<!-- GENERATED: reproduce_maco_friendliness") == 1
     assert "--duration 3" in again and "--duration 4" not in again
     assert again.startswith("# intro")
+
+
+def test_reproduce_maco_completion_section_runs_every_sweep_at_every_size(tmp_path):
+    """``--section completion``: the R1, W and delay sweeps (Figs. 12-13), one
+    row per file size and value with the seeds MACO won, and one verdict line
+    per sweep and size; ``--sweep-file-bytes`` replaces the two sizes (tests)."""
+    out = tmp_path / "reproduction.md"
+    out.write_text("# intro\n\nhand-written\n")
+    reproduce_maco.main(
+        ["--section", "completion", "--seeds", "2", "--sweep-file-bytes", "150000"]
+        + ["--out", str(out)]
+    )
+    text = out.read_text()
+    assert text.count("<!-- GENERATED: reproduce_maco_completion") == 1
+    assert "hand-written" in text
+    assert "--section completion --seeds 2`" in text
+    sweeps = [
+        ("R1 (km)", reproduce_maco.SPACINGS_KM),
+        ("W (MHz, R1 = 150 km)", reproduce_maco.BANDWIDTHS_MHZ),
+        ("terrestrial one-way delay (ms, R1 = 150 km)", reproduce_maco.TERRESTRIAL_MS),
+    ]
+    for header, values in sweeps:
+        assert f"| file | {header} | MACO | OLIA | BBR | MACO fastest |" in text
+        for v in values:
+            row = next(
+                line for line in text.splitlines() if line.startswith(f"| 0.15 MB | {v:g} |")
+            )
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            assert len(cells) == 6 and cells[5].endswith(" of 2"), row
+            assert all(" +- " in c for c in cells[2:5]), row
+    verdicts = [line for line in text.splitlines() if line.startswith("- 0.15 MB: Paper: ")]
+    assert len(verdicts) == 3
+    assert all("Verdict: **" in line for line in verdicts)
+    # Without --sweep-file-bytes the sizes are the paper's 10 MB and the preset's 100 MB.
+    assert reproduce_maco.FILE_SIZES == (10_000_000, 100_000_000)
+
+
+def _sweep(maco, olia, bbr, values=(1.0, 2.0, 3.0)):
+    return {
+        c: {v: list(t) for v, t in zip(values, ts, strict=True)}
+        for c, ts in (("maco", maco), ("olia", olia), ("bbr", bbr))
+    }
+
+
+def test_completion_verdict_and_wins_against_hand_made_sweeps():
+    """The verdicts test each claim of the paper, not only MACO's rank: a tie
+    is no win, a flat W is no speed-up, a delay that shortens one controller's
+    transfer names it."""
+    ok = _sweep(maco=[(10, 11), (8, 9), (6, 7)], olia=[(12, 13)] * 3, bbr=[(14, 15)] * 3)
+    assert reproduce_maco.completion_verdict("bandwidth_mhz", ok).endswith("**reproduces**")
+    assert reproduce_maco.maco_wins(ok, 1.0) == 2
+    # A tie on one seed is not a win; a mean tie is not "fastest".
+    tie = _sweep(maco=[(12, 11)] * 3, olia=[(12, 13)] * 3, bbr=[(14, 15)] * 3)
+    assert reproduce_maco.maco_wins(tie, 2.0) == 1
+    v = reproduce_maco.completion_verdict(
+        "spacing_km", _sweep(maco=[(12, 13)] * 3, olia=[(12, 13)] * 3, bbr=[(14, 15)] * 3)
+    )
+    assert "does not reproduce" in v and "not the fastest (mean) at 1, 2, 3" in v
+    # MACO fastest everywhere but W does not speed it: Fig. 12's second claim fails.
+    flat = _sweep(maco=[(10, 10)] * 3, olia=[(12, 13)] * 3, bbr=[(14, 15)] * 3)
+    v = reproduce_maco.completion_verdict("bandwidth_mhz", flat)
+    assert "does not reproduce" in v and "not the fastest" not in v and "MACO 10.00 s" in v
+    # A longer delay that shortens OLIA's transfer: Fig. 13's first claim fails for OLIA only.
+    delay = _sweep(
+        maco=[(5, 5), (6, 6), (7, 7)], olia=[(9, 9), (8, 8), (8, 8)], bbr=[(8, 8), (9, 9), (10, 10)]
+    )
+    v = reproduce_maco.completion_verdict("terrestrial_delay_ms", delay)
+    assert "does not reproduce" in v and v.endswith("for OLIA")
+    # NaN (an unfinished transfer) never counts as a win.
+    nan = _sweep(maco=[(math.nan, 1)] * 3, olia=[(2, 2)] * 3, bbr=[(3, 3)] * 3)
+    assert reproduce_maco.maco_wins(nan, 1.0) == 1
