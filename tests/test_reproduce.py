@@ -187,7 +187,7 @@ def test_reproduce_maco_completion_section_runs_every_sweep_at_every_size(tmp_pa
     text = out.read_text()
     assert text.count("<!-- GENERATED: reproduce_maco_completion") == 1
     assert "hand-written" in text
-    assert "--section completion --seeds 2`" in text
+    assert "--section completion --seeds 2 --sweep-file-bytes 150000`" in text
     sweeps = [
         ("R1 (km)", reproduce_maco.SPACINGS_KM),
         ("W (MHz, R1 = 150 km)", reproduce_maco.BANDWIDTHS_MHZ),
