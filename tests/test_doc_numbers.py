@@ -1,0 +1,242 @@
+"""Issue 37, item 5: the hand-written numbers of README and docs/scenarios.md,
+each checked against the code or config it describes.
+
+Every check builds the phrase the doc must contain from the code's value and
+asserts it is there, so a doc that drifts from the code (or code that drifts
+from its doc) fails here. Numbers quoted from a paper are marked as such in
+the doc ("Sec. 6.3.1 ...") and are checked only where the model claims to
+reproduce them. The generated parts (the settings tables of scenarios.md:
+tools/gen_params.py, tests/test_params.py) are not repeated here."""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+
+
+def _flat(path: Path) -> str:
+    """A doc's text with every run of whitespace one space (lines wrap anywhere)."""
+    return " ".join(path.read_text().split())
+
+
+def _scenario(name: str):  # noqa: ANN202  (a composed scenario dataclass)
+    from orbitcc.config import compose_object
+
+    return compose_object("sim", [f"scenario={name}"]).scenario
+
+
+def _base_rtt_ms(name: str) -> tuple[float, float, float]:
+    """(min, mean, max) propagation RTT of a starlink_dual-kind preset: the
+    access link's delay (slant range + terrestrial, from the core's own
+    process) plus the return link's one-way delay (the builder's formula),
+    over the preset's duration, with no randomness."""
+    from orbitcc import _core
+    from orbitcc.scenario._common import SPEED_OF_LIGHT_KM_S
+
+    s = _scenario(name)
+    process = s.along_track(0)
+    process["hard_outage_s"] = 0.0
+    states = _core.leo_process_states(process, s.duration_s)
+    forward = np.asarray(states["delay_ms"])
+    back = s.altitude_km / SPEED_OF_LIGHT_KM_S * 1e3 + s.terrestrial_delay_ms
+    return float(forward.min() + back), float(forward.mean() + back), float(forward.max() + back)
+
+
+def _handover_interval_s() -> float:
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        from test_leo_scenarios import HANDOVER_INTERVAL_S
+    finally:
+        sys.path.remove(str(ROOT / "tests"))
+    return float(HANDOVER_INTERVAL_S)
+
+
+# ------------------------------------------------------------------ README --
+
+
+def test_readme_python_version_is_the_packages() -> None:
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    m = re.fullmatch(r">=(\d+\.\d+)", meta["project"]["requires-python"])
+    assert m, meta["project"]["requires-python"]
+    assert f"You need Python {m.group(1)}+" in _flat(README)
+
+
+def test_readme_speed_episode_is_the_benchmark_row() -> None:
+    """The episode README times is the ns-3 table's row (its duration and
+    rate are the table's header)."""
+    intro = _flat(README).split("## Quick start")[0]
+    m = re.search(r"a (\d+) s, (\d+) Mb/s episode takes", intro)
+    assert m, "README's speed sentence"
+    bench = (DOCS / "benchmarks.md").read_text()
+    assert f"| row ({m.group(1)} s, {m.group(2)} Mb/s) | ns-3 process CPU s |" in bench
+
+
+def test_readme_starlink_dual_rtt_is_the_papers_and_the_models() -> None:
+    """'~100 ms RTT' is the paper's operating point (MACO Sec. 6.3.1, quoted
+    in docs/scenarios.md); the preset's propagation RTT is within 10 % of it."""
+    low, mean, high = _base_rtt_ms("starlink_dual")
+    row = next(r for r in README.read_text().splitlines() if r.startswith("| `starlink_dual`"))
+    m = re.search(r"~(\d+) ms RTT", row)
+    assert m, row
+    stated = float(m.group(1))
+    assert abs(mean - stated) <= 0.1 * stated, (mean, stated)
+    assert '"with an average RTT of 100 ms' in _flat(DOCS / "scenarios.md")
+    assert stated == 100
+
+
+def test_readme_refwa_link_types_are_the_presets() -> None:
+    from orbitcc.scenario.refwa_bottleneck import LINK_TYPES
+
+    types = list(LINK_TYPES)
+    row = next(r for r in README.read_text().splitlines() if r.startswith("| `refwa_bottleneck`"))
+    assert f"{types[0]}..{types[-1]}" in row
+    assert types == ["T1", "T2", "T3", "OC3"]  # the paper's Fig. 6, in rate order
+    rates = [LINK_TYPES[t][0] for t in types]
+    assert rates == sorted(rates)
+
+
+# ------------------------------------------------- docs/scenarios.md ----
+
+
+def test_scenarios_starlink_dual_numbers_are_the_presets() -> None:
+    """The preset table's row and the 'operating point' table of
+    starlink_dual: every number against the composed preset or the model."""
+    from orbitcc import _core
+    from orbitcc.scenario._common import SPEED_OF_LIGHT_KM_S, buffer_packets_for
+
+    text = _flat(DOCS / "scenarios.md")
+    s = _scenario("starlink_dual")
+    interval = _handover_interval_s()
+    assert s.spacing_km / (2 * s.speed_km_s) == pytest.approx(interval)
+    process = s.along_track(0)
+    process["hard_outage_s"] = 0.0
+    states = _core.leo_process_states(process, s.duration_s)
+    peak = float(np.max(states["capacity_mbps"]))
+    low, mean, high = _base_rtt_ms("starlink_dual")
+    assert high - low < 0.5  # one figure serves the whole episode
+    one_way_sat = s.altitude_km / SPEED_OF_LIGHT_KM_S * 1e3
+    back = one_way_sat + s.terrestrial_delay_ms
+    core_buffer = buffer_packets_for(s.core_capacity_mbps, 2 * back, s.buffer_bdp, s.packet_bytes)
+    claims = [
+        # the preset table's row
+        f"along-track model at {s.altitude_km:g} km and {s.speed_km_s:g} km/s, "
+        f"R1 = {s.spacing_km:g} km (handover every {interval:g} s, shared bottleneck "
+        f"every {2 * interval:g} s), access links at the Table 3 link budget "
+        f"(~{round(peak)} Mb/s peak), a {s.core_capacity_mbps:g} Mb/s terrestrial segment "
+        f"with {s.terrestrial_delay_ms:g} ms one-way delay",
+        # the operating-point table
+        f"| altitude, speed, footprint | {s.altitude_km:g} km, v = {s.speed_km_s:g} km/s, "
+        f"R2 = {s.footprint_radius_km:g} km |",
+        f'"footprint diameter of about {2 * s.footprint_radius_km:g} km"',
+        f"W {s.bandwidth_mhz:g} MHz, Pt {s.tx_power_dbm:g} dBm: {peak:.1f} Mb/s at "
+        f"{s.altitude_km:g} km",
+        f"log-sd {s.capacity_jitter_sigma:g}, AR(1) {s.capacity_jitter_correlation:g} per s",
+        f"mean factor 2Φ(-{s.capacity_jitter_sigma / 2:g}) = "
+        f"{2 * 0.5 * math.erfc(s.capacity_jitter_sigma / 2 / math.sqrt(2)):.2f}",
+        f"behind each satellite's gateway, {s.terrestrial_delay_ms:g} ms one way, "
+        f"{s.core_capacity_mbps:g} Mb/s, a drop-tail queue of {s.buffer_bdp:g} BDP "
+        f"({core_buffer} packets)",
+        f"2 x ({one_way_sat:.1f} ms satellite + {s.terrestrial_delay_ms:g} ms) = "
+        f"{round(mean)} ms base RTT",
+        f"{s.core_capacity_mbps:g} Mb/s per gateway puts two subflows' ceiling at "
+        f"{2 * s.core_capacity_mbps:g} Mb/s and one path's at {s.core_capacity_mbps:g} Mb/s",
+        f"| handovers | R1 = {s.spacing_km:g} km: a handover every R1/(2v) = {interval:g} s, "
+        f"disjoint and shared phases of {interval:g} s, the shared bottleneck every "
+        f"{2 * interval:g} s |",
+        f"R1/(2v): {150 / (2 * s.speed_km_s):.1f} s at R1 = 150 km and v = {s.speed_km_s:g} km/s",
+        f"{interval:g} s needs R1 = {2 * interval * s.speed_km_s:g} km "
+        f"(or v = {150 / (2 * interval):g} km/s)",
+    ]
+    missing = [c for c in claims if c not in text]
+    assert not missing, missing
+    assert s.capacity_jitter_interval_s == 1  # "per s"
+    assert s.scheduler == "roundrobin" and "round-robin scheduler, OLIA by default" in text
+    assert s.controller == "olia" and s.background_traffic == "bulk"
+
+
+def test_scenarios_maco_density_and_linkbudget_rows_are_the_presets() -> None:
+    text = _flat(DOCS / "scenarios.md")
+    dense = _scenario("maco_density")
+    assert f"with R1 = {dense.spacing_km:g} km (the paper's value) and a " in text
+    budget = _scenario("starlink_dual_linkbudget")
+    assert budget.core_capacity_mbps == 0 and budget.background_traffic == "onoff"
+    _, mean, _ = _base_rtt_ms("starlink_dual_linkbudget")
+    assert (
+        f"{budget.terrestrial_delay_ms:g} ms terrestrial delay (~{round(mean)} ms base RTT)"
+    ) in text
+
+
+def test_scenarios_lms_rows_are_the_presets() -> None:
+    from orbitcc.scenario.lms_traffic import PAPER_AVERAGE_RATE_MBPS
+
+    text = _flat(DOCS / "scenarios.md")
+    ka, s_band = _scenario("lms_ka"), _scenario("lms_s")
+    assert ka.one_way_delay_ms == s_band.one_way_delay_ms
+    assert ka.packet_bytes == s_band.packet_bytes and ka.duration_s == s_band.duration_s
+    assert ka.app == s_band.app == "cbr" and ka.buffer_packets == s_band.buffer_packets
+    assert (
+        f"one LMS Markov link ({ka.one_way_delay_ms:g} ms each way); {ka.packet_bytes} B "
+        f"packets, a CBR application at Table 1's average rate "
+        f"({PAPER_AVERAGE_RATE_MBPS['ka']:g} / {PAPER_AVERAGE_RATE_MBPS['s']:g} Mb/s) for "
+        f"{ka.duration_s:g} s; `buffer_packets` {ka.buffer_packets} by default"
+    ) in text
+    e2e = _scenario("lms_e2e_isl")
+    shares = "/".join(f"{x:g}" for x in e2e.stream_shares).replace("/", ":")
+    assert (
+        f"Ka LMS up ({e2e.access_delay_ms:g} ms) -> on/off ISL ({e2e.isl_capacity_mbps:g} "
+        f"Mb/s, {e2e.isl_delay_ms:g} ms, up {e2e.isl_mean_up_s:g} s, down "
+        f"{e2e.isl_mean_down_s:g} s) -> Ka LMS down ({e2e.access_delay_ms:g} ms), "
+        f"{e2e.buffer_packets}-packet buffers; two Poisson QUIC streams {shares} at "
+        f"{e2e.load * 100:g} % load for {e2e.traffic_s:g} s"
+    ) in text
+    assert e2e.app == "poisson" and len(e2e.stream_shares) == 2
+
+
+def test_scenarios_iridium_video_and_trace_rows_are_the_presets() -> None:
+    from orbitcc import _core
+    from orbitcc.paths import config_path
+
+    text = _flat(DOCS / "scenarios.md")
+    ir = _scenario("iridium_mptcp")
+
+    def deg(lat: float, lon: float) -> str:
+        ns, ew = ("N" if lat >= 0 else "S"), ("E" if lon >= 0 else "W")
+        return f"({abs(lat):g}{ns}, {abs(lon):g}{ew})"
+
+    assert (
+        f"between {deg(ir.src_lat_deg, ir.src_lon_deg)} and {deg(ir.dst_lat_deg, ir.dst_lon_deg)}"
+        f", {ir.num_subflows} subflows"
+    ) in text
+    assert f"a random blackout (median {ir.outage_median_s:g} s) per route change" in text
+
+    v = _scenario("starlink_lte_video")
+    assert (
+        f"+ {v.path_capacity_mbps:g} Mb/s shaper, LTE path {v.path_capacity_mbps:g} Mb/s with no "
+        f"added loss and a {v.lte_rtt_ms:g} ms RTT"
+    ) in text
+    assert v.lte_loss_rate == 0 and v.scheduler == "minrtt"
+    assert f"the other joins {v.join_after_s * 1000:g} ms later" in text
+    assert (
+        f"a {v.video_duration_s:g} s, {v.video_rate_mbps:g} Mb/s, {v.video_fps:g} fps video "
+        f"played out from a {v.startup_delay_s:g} s client buffer"
+    ) in text
+
+    r = _scenario("starlink_leoreplayer")
+    _, delay_ms = _core.leo_trace_means(
+        str(config_path(r.bw_file)), str(config_path(r.delay_file))
+    )
+    assert (
+        f"the delay file (one way, mean {delay_ms:.1f} ms) on both directions, {r.buffer_packets}-packet "
+        f"drop-tail, random loss {r.loss_rate:g} on the data (uplink) and "
+        f"{r.reverse_loss_rate:g} on the ACK"
+    ) in text
