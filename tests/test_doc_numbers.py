@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import re
 import sys
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -65,9 +64,9 @@ def _handover_interval_s() -> float:
 
 
 def test_readme_python_version_is_the_packages() -> None:
-    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    m = re.fullmatch(r">=(\d+\.\d+)", meta["project"]["requires-python"])
-    assert m, meta["project"]["requires-python"]
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    m = re.search(r'^requires-python = ">=(\d+\.\d+)"$', pyproject, flags=re.M)
+    assert m, "pyproject.toml's requires-python"
     assert f"You need Python {m.group(1)}+" in _flat(README)
 
 
@@ -232,11 +231,126 @@ def test_scenarios_iridium_video_and_trace_rows_are_the_presets() -> None:
     ) in text
 
     r = _scenario("starlink_leoreplayer")
-    _, delay_ms = _core.leo_trace_means(
-        str(config_path(r.bw_file)), str(config_path(r.delay_file))
-    )
+    _, delay_ms = _core.leo_trace_means(str(config_path(r.bw_file)), str(config_path(r.delay_file)))
     assert (
-        f"the delay file (one way, mean {delay_ms:.1f} ms) on both directions, {r.buffer_packets}-packet "
-        f"drop-tail, random loss {r.loss_rate:g} on the data (uplink) and "
-        f"{r.reverse_loss_rate:g} on the ACK"
+        f"the delay file (one way, mean {delay_ms:.1f} ms) on both directions, "
+        f"{r.buffer_packets}-packet drop-tail, random loss {r.loss_rate:g} on the data "
+        f"(uplink) and {r.reverse_loss_rate:g} on the ACK"
     ) in text
+
+
+def _clamped_lognormal_mean(median: float, sigma: float, low: float, high: float) -> float:
+    """E[clamp(X, low, high)] for X log-normal (median, log-sd sigma), by
+    quadrature over the normal variable (exact to ~1e-9)."""
+    z = np.linspace(-12.0, 12.0, 400_001)
+    x = np.clip(median * np.exp(sigma * z), low, high)
+    pdf = np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
+    return float(np.trapezoid(x * pdf, z))
+
+
+def test_scenarios_randomness_table_is_the_presets() -> None:
+    """'Exogenous randomness': every default of the table against the
+    composed presets; the derived figures (mean blackout, long-run loss)
+    computed from them."""
+    text = _flat(DOCS / "scenarios.md")
+    s = _scenario("starlink_dual")
+    for other in ("maco_density", "starlink_dual_linkbudget"):
+        o = _scenario(other)
+        for key in ("outage_median_s", "outage_sigma", "outage_min_s", "outage_max_s"):
+            assert getattr(o, key) == getattr(s, key), (other, key)
+        for key in ("capacity_jitter_sigma", "handover_delay_jitter_ms", "ge_p_bad"):
+            assert getattr(o, key) == getattr(s, key), (other, key)
+    mean_blackout = _clamped_lognormal_mean(
+        s.outage_median_s, s.outage_sigma, s.outage_min_s, s.outage_max_s
+    )
+    long_run = s.ge_p_bad * s.ge_mean_bad_s / (s.ge_mean_good_s + s.ge_mean_bad_s)
+    lb = _scenario("starlink_dual_linkbudget")
+    row = (
+        f"log-normal (median {s.outage_median_s * 1000:g} ms, log-sd {s.outage_sigma:g}, "
+        f"clamped to {s.outage_min_s * 1000:g}-{s.outage_max_s * 1000:g} ms; mean "
+        f"{round(mean_blackout * 1000)} ms), soft attach none; capacity x log-normal factor "
+        f"(log-sd {s.capacity_jitter_sigma:g}, AR(1) {s.capacity_jitter_correlation:g} per s, "
+        f"redrawn per satellite, capped at {s.capacity_jitter_max_factor:g}: never above the "
+        f"link budget); latency jump U(0, {s.handover_delay_jitter_ms:g}) ms one way per "
+        f"satellite; Gilbert-Elliott bursts ({s.ge_p_bad * 100:g} % loss, mean "
+        f"{s.ge_mean_bad_s * 1000:g} ms, every ~{s.ge_mean_good_s:g} s: "
+        f"{long_run * 100:.3f} % long run) on both access links; `starlink_dual_linkbudget` "
+        f"only: background NewReno as a Pareto on/off source (shape {lb.background_shape:g}, "
+        f"mean on {lb.background_mean_on_s:g} s / off {lb.background_mean_off_s:g} s, "
+        f"{lb.background_rate_mbps:g} Mb/s while on)"
+    )
+    assert row in text, row
+    assert s.soft_outage_s == 0 and s.ge_p_good == 0
+    ir = _scenario("iridium_mptcp")
+    assert (
+        f"log-normal (median {ir.outage_median_s:g} s, log-sd {ir.outage_sigma:g}, "
+        f"{ir.outage_min_s * 1000:g}-{ir.outage_max_s * 1000:g} ms)"
+    ) in text
+    e2e = _scenario("lms_e2e_isl")
+    assert f"(exponential up {e2e.isl_mean_up_s:g} s / down {e2e.isl_mean_down_s:g} s)" in text
+    refwa = _scenario("refwa_bottleneck")
+    assert f"`start_jitter_s` ({refwa.start_jitter_s * 1000:g} ms)" in text
+    r = _scenario("starlink_leoreplayer")
+    assert f"({r.loss_rate:g} data, {r.reverse_loss_rate:g} ACKs)" in text
+    # the consequence paragraph: subflow 1 joins outage_max_s after the handover
+    assert f"shared phase `outage_max_s` ({s.outage_max_s:g} s) after" in text
+    # the same defaults in the preset file's header comment
+    header = (ROOT / "configs" / "scenario" / "starlink_dual.yaml").read_text()
+    assert f"(mean {round(mean_blackout * 1000)} ms)" in header
+    assert f"(long-run loss {long_run * 100:.3f} %)" in header
+
+
+def test_scenarios_leoreplayer_trace_figures_are_the_shipped_traces() -> None:
+    """The shipped LeoReplayer pair's length, rates, delays and pauses, as
+    docs/scenarios.md states them, computed from the files."""
+    from orbitcc.paths import config_path
+
+    r = _scenario("starlink_leoreplayer")
+    text = _flat(DOCS / "scenarios.md")
+    opportunities = np.loadtxt(config_path(r.bw_file))  # ms of each 1500 B delivery
+    delay = np.loadtxt(config_path(r.delay_file))  # ms, one per 10 ms
+    seconds = round(opportunities[-1] / 1000)
+    assert len(delay) * 10 / 1000 == pytest.approx(seconds, abs=0.02)
+    bits = 1500 * 8
+    mean = len(opportunities) * bits / seconds / 1e6
+    per_s = np.bincount((opportunities // 1000).astype(int))[:seconds] * bits / 1e6
+    period = _handover_interval_s()
+    # the delivery pauses: the gap after each reassignment instant 8 + 15 k
+    instants = r.reconfiguration_offset_s + period * np.arange(int(seconds // period))
+    gaps = []
+    for t in instants * 1000:
+        near = (opportunities[:-1] >= t) & (opportunities[:-1] < t + 1000)
+        gaps.append(float(np.max(np.diff(opportunities)[near])))
+    claims = [
+        "one value per 10 ms applied to both directions",
+        f"{seconds} s, {mean:.1f} Mb/s mean ({per_s.min():.0f}-{per_s.max():.0f} Mb/s per "
+        f"second), one-way delay {delay.min():g}-{delay.max():g} ms (median "
+        f"{np.median(delay):g})",
+        f"every {period:g} s at trace seconds {r.reconfiguration_offset_s:g} + {period:g} k",
+        f"the delivery pauses there last {min(gaps):g}-{max(gaps):g} ms",
+        f"`reconfiguration_offset_s: {r.reconfiguration_offset_s:g}` marks",
+        f"a whole number of {period:g} s periods into the trace ({int(seconds // period)} choices)",
+        f"a {r.buffer_packets}-packet drop-tail queue and random loss of {r.loss_rate:g} on "
+        f"the data (uplink) direction and {r.reverse_loss_rate:g} on the ACK",
+    ]
+    missing = [c for c in claims if c not in text]
+    assert not missing, missing
+
+
+def test_scenarios_starlink_dual_handover_instants_are_the_schedules() -> None:
+    s = _scenario("starlink_dual")
+    times = [h["t_s"] for h in s.schedule(s.duration_s)["handovers"]]
+    listed = ", ".join(f"{t:g}" for t in np.round(times, 6)[:-1]) + f" and {times[-1]:g}"
+    text = _flat(DOCS / "scenarios.md")
+    assert f"(measured: handovers at {listed} s)" in text
+    assert f"a handover every {s.spacing_km / (2 * s.speed_km_s):.1f} s (measured" in text
+
+
+def test_scenarios_range_error_example_is_the_real_message() -> None:
+    from orbitcc.config import compose_object
+
+    with pytest.raises(Exception) as err:
+        compose_object("sim", ["scenario=starlink_dual", "scenario.outage_sigma=-1"])
+    message = str(err.value)
+    assert message.startswith("scenario.outage_sigma = -1 is out of range; allowed: ")
+    assert f"(`{message}`)" in _flat(DOCS / "scenarios.md")
