@@ -354,3 +354,84 @@ def test_scenarios_range_error_example_is_the_real_message() -> None:
     message = str(err.value)
     assert message.startswith("scenario.outage_sigma = -1 is out of range; allowed: ")
     assert f"(`{message}`)" in _flat(DOCS / "scenarios.md")
+
+
+def test_scenarios_choices_numbers_are_the_models() -> None:
+    """'Choices': the slant-range jump at a handover, the video player's
+    frame rate and startup delay, and the trace oracle's MACO figure (a
+    measured result of docs/reproduction.md: the two must agree)."""
+    from orbitcc import _core
+
+    text = _flat(DOCS / "scenarios.md")
+    s = _scenario("starlink_dual")
+    jumps = []
+    for subflow in (0, 1):
+        process = s.along_track(subflow)
+        process["hard_outage_s"] = 0.0
+        states = _core.leo_process_states(process, s.duration_s)
+        delay, handover = np.asarray(states["delay_ms"]), np.asarray(states["handover"])
+        at = np.flatnonzero(handover)
+        assert len(at) >= 2
+        jumps += list(np.abs(delay[at] - delay[at - 1]))
+    assert {round(float(j), 2) for j in jumps} == {0.07}, jumps
+    assert f"about 0.07 ms one way at R1 = {s.spacing_km:g} km" in text
+    v = _scenario("starlink_lte_video")
+    assert (
+        f"frames at {v.video_fps:g} fps (our choice), playout after a {v.startup_delay_s:g} s "
+        f"startup delay"
+    ) in text
+    m = re.search(r"MACO lost (\d+-\d+) % of its packets on `starlink_leoreplayer`", text)
+    assert m, "the trace-oracle sentence"
+    assert f"({m.group(1)} % per seed, 10 seeds," in _flat(DOCS / "reproduction.md")
+
+
+def test_scenarios_iridium_and_lms_model_constants_are_the_codes() -> None:
+    """The Iridium-like shell (cpp_core/leo/geometry.cc, Du et al. Table I)
+    and the LMS stacks' ceilings and TCP constants
+    (orbitcc/scenario/lms_traffic.py) as docs/scenarios.md states them."""
+    from orbitcc.scenario import lms_traffic
+
+    text = _flat(DOCS / "scenarios.md")
+    geometry = (ROOT / "cpp_core" / "leo" / "geometry.cc").read_text()
+    iridium = geometry.split("WalkerShell::IridiumLike()", 1)[1].split("return s;", 1)[0]
+
+    def field(name: str) -> float:
+        m = re.search(rf"s\.{name} = ([\d.]+);", iridium)
+        assert m, name
+        return float(m.group(1))
+
+    ir = _scenario("iridium_mptcp")
+    assert (
+        f"Table I (Iridium-like shell, {field('altitude_km'):g} km, {field('num_planes'):g} x "
+        f"{field('sats_per_plane'):g}, {field('inclination_deg'):g} deg, +Grid ISLs, "
+        f"{ir.capacity_mbps:g} Mb/s up/down links, {ir.packet_bytes} B packets, "
+        f"{field('min_elevation_deg'):g} deg mask)"
+    ) in text
+    assert f"median {ir.outage_median_s:g} s, our choice" in text
+    assert f"its own {ir.capacity_mbps:g} Mb/s link" in text
+
+    quic_packets = lms_traffic.QUIC_GO_MAX_CWND_BYTES // 1460
+    linux = lms_traffic.LINUX_TCP
+    assert (
+        f"(quic-go 0.15's {quic_packets}-packet congestion window, Linux's "
+        f"{lms_traffic.LINUX_MAX_RWND_BYTES / 2**20:g} MiB receive window) and Linux TCP's "
+        f"constants ({linux['min_rto_ms']:g} ms min RTO, RACK, {linux['delack_timeout_ms']:g} ms "
+        f"delayed ACK, {linux['header_bytes']:g} B headers)"
+    ) in text
+    assert linux["rack"] == 1.0
+    rates = lms_traffic.PAPER_AVERAGE_RATE_MBPS
+    assert (
+        f'Table 1\'s "average link rate" ({rates["ka"]:g} Mb/s Ka, {rates["s"]:g} Mb/s S)'
+    ) in text
+    # The offered load at load 1.0, from the chain means the doc states.
+    m = re.search(r"its own chain \(([\d.]+) and ([\d.]+) Mb/s\)", text)
+    assert m
+    ka_mean, s_mean = float(m.group(1)), float(m.group(2))
+    assert (
+        f"offers the Ka link {round(100 * rates['ka'] / ka_mean)} % and the S link "
+        f"{round(100 * rates['s'] / s_mean)} % of its mean capacity"
+    ) in text
+    e2e = _scenario("lms_e2e_isl")
+    assert (
+        f"the ISL's 2-state on/off chain ({e2e.isl_capacity_mbps:g} Mb/s, exponential up " in text
+    )
