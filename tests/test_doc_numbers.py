@@ -435,3 +435,125 @@ def test_scenarios_iridium_and_lms_model_constants_are_the_codes() -> None:
     assert (
         f"the ISL's 2-state on/off chain ({e2e.isl_capacity_mbps:g} Mb/s, exponential up " in text
     )
+
+
+# ------------------------------------------------ docs/multiagent.md ----
+
+
+def _script_defaults(path: Path) -> dict[str, object]:
+    """The argparse defaults of a script, read from its source (the script
+    imports torch, which the base install lacks)."""
+    import ast
+
+    out: dict[str, object] = {}
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", "") == "add_argument"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            for kw in node.keywords:
+                if kw.arg == "default" and isinstance(kw.value, ast.Constant | ast.UnaryOp):
+                    out[str(node.args[0].value)] = ast.literal_eval(kw.value)
+    return out
+
+
+def _md_table(text: str, header_start: str) -> list[list[str]]:
+    lines = text.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith(header_start))
+    rows = []
+    for line in lines[i + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip("|").split("|")])
+    return rows
+
+
+def test_multiagent_signature_and_defaults_are_the_codes() -> None:
+    import inspect
+
+    from orbitcc.env.multiagent import OrbitCCParallelEnv, make_multiagent
+
+    # make_multiagent passes its keywords to the env: the doc shows the env's
+    # keywords and defaults, with N for num_agents.
+    outer = inspect.signature(make_multiagent).parameters
+    sig = inspect.signature(OrbitCCParallelEnv.__init__)
+    params = [p for n, p in sig.parameters.items() if n != "self"]
+    assert [p.name for p in params][:3] == [n for n in outer if n != "kwargs"]
+    assert all(outer[n].default == sig.parameters[n].default for n in outer if n != "kwargs")
+    shown = ", ".join(
+        "num_agents=N" if p.name == "num_agents" else f"{p.name}={p.default!r}" for p in params
+    ).replace("'", '"')
+    text = _flat(DOCS / "multiagent.md")
+    assert f"`orbitcc.make_multiagent({shown})`" in text, shown
+    harm = sig.parameters["harm_weight"].default
+    assert f"(default {harm:g}, `reward=pareto`'s fairness weight;" in text
+    pin = re.search(r"^pettingzoo==(\d+\.\d+)", (ROOT / "constraints.txt").read_text(), re.M)
+    assert pin and f"PettingZoo {pin.group(1)} pinned in `constraints.txt`" in text
+    script = _script_defaults(ROOT / "agents" / "multiagent_ppo.py")
+    assert script["--harm-weight"] == harm
+    assert f"`--harm-weight {script['--harm-weight']:g}` is now the default" in text
+    # The single_link training run: the script's defaults and the env's step.
+    from orbitcc.env.orbitcc_env import OrbitCCEnv
+
+    env = OrbitCCEnv(scenario="single_link", controller=None, info_level=0)
+    try:
+        step = env.config.env.step_interval_s  # type: ignore[attr-defined]
+    finally:
+        env.close()
+    source = (ROOT / "agents" / "multiagent_ppo.py").read_text()
+    m = re.search(r'"scenario.capacity_mbps=(\d+)", "scenario.rtt_ms=(\d+)"', source)
+    d = re.search(r'"duration_s=(\d+)"', source)
+    assert m and d
+    assert (
+        f"On `single_link` at {m.group(1)} Mb/s, {m.group(2)} ms, two agents, {d.group(1)} s "
+        f"episodes ({round(int(d.group(1)) / step)} steps of {step:g} s), "
+        f"{script['--episodes']} episodes per iteration"
+    ) in text
+    assert script["--agents"] == 2
+
+
+def test_multiagent_training_summary_is_its_table() -> None:
+    """The mean +- std row of the starlink_dual training table is the seed
+    rows' (sample std), and the prose restates that row."""
+    raw = (DOCS / "multiagent.md").read_text()
+    rows = _md_table(raw, "| training seed | policy |")
+    trained = [r for r in rows if r[1] == "after 25 iterations" and r[0].isdigit()]
+    assert len(trained) == 4
+    share = np.array([float(r[2]) for r in trained])
+    lowest = np.array([float(r[3]) for r in trained])
+    background = np.array([float(r[6]) for r in trained])
+    summary = next(r for r in rows if r[0].startswith("**mean"))
+    assert summary[2] == f"{share.mean():.2f} +- {share.std(ddof=1):.2f}", summary
+    assert summary[3] == f"{lowest.mean():.2f}"
+    assert summary[6] == f"**{background.mean():.2f} +- {background.std(ddof=1):.2f}**"
+    rates = np.array([[float(x) for x in r[5].split(" / ")] for r in trained])
+    assert summary[5] == " / ".join(f"{x:.1f}" for x in rates.mean(axis=0))
+    text = _flat(DOCS / "multiagent.md")
+    bg = f"{background.mean():.2f} +- {background.std(ddof=1):.2f}"
+    assert f"**The background keeps {bg} of its max-min share**" in text
+    assert f"each at least {background.min():.2f};" in text
+    assert f"The agents take {share.mean():.2f} +- {share.std(ddof=1):.2f} of their own" in text
+    untrained = [float(r[2]) for r in rows if r[1] == "untrained"]
+    assert f"{np.mean(untrained):.2f} untrained" in text
+
+
+def test_multiagent_landscape_prose_is_its_table() -> None:
+    raw = (DOCS / "multiagent.md").read_text()
+    rows = {int(r[0]): r for r in _md_table(raw, "| ramp k | agents' share |")}
+    share = {k: r[1] for k, r in rows.items()}
+    background = {k: r[2] for k, r in rows.items()}
+    ret = {h: {k: float(r[3 + i]) for k, r in rows.items()} for i, h in enumerate((1, 2, 5))}
+    text = _flat(DOCS / "multiagent.md")
+    assert ret[1][9] > ret[1][8]  # h = 1 pays for taking from the background
+    assert (
+        f"ramps 9 steps (agents at {share[9]} of their share, background at {background[9]}) "
+        f"scores above the one that ramps 8 ({share[8]}, background {background[8]})"
+    ) in text
+    for h in (2, 5):
+        assert max(ret[h], key=ret[h].get) == 6, h
+    assert (
+        f"the best of these policies ramps 6 steps (agents at {share[6]}, background "
+        f"{background[6]})"
+    ) in text
