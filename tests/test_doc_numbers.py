@@ -557,3 +557,156 @@ def test_multiagent_landscape_prose_is_its_table() -> None:
         f"the best of these policies ramps 6 steps (agents at {share[6]}, background "
         f"{background[6]})"
     ) in text
+
+
+# ------------------------------------------------ docs/leo_models.md ----
+
+
+def _cpp_constants() -> dict[str, float]:
+    """The Earth constants and the two Walker shells' fields, read from
+    cpp_core/leo/geometry.{h,cc}, and the link budget's defaults."""
+    header = (ROOT / "cpp_core" / "leo" / "geometry.h").read_text()
+    source = (ROOT / "cpp_core" / "leo" / "geometry.cc").read_text()
+    budget = (ROOT / "cpp_core" / "leo" / "link_budget.h").read_text()
+    out = {k: float(v) for k, v in re.findall(r"constexpr double (k\w+) = ([\d.e+-]+);", header)}
+    shell = header.split("struct WalkerShell", 1)[1].split("};", 1)[0]
+    for key, value in re.findall(r"(?:double|int) (\w+) = ([\d.]+);", shell):
+        out[f"starlink.{key}"] = float(value)
+    iridium = source.split("WalkerShell::IridiumLike()", 1)[1].split("return s;", 1)[0]
+    for key, value, factor in re.findall(r"s\.(\w+) = ([\d.]+)(?: \* ([\d.]+))?;", iridium):
+        out[f"iridium.{key}"] = float(value) * (float(factor) if factor else 1.0)
+    for key, value in re.findall(r"double (\w+) = ([\d.e+-]+);", budget):
+        out[f"budget.{key}"] = float(value)
+    return out
+
+
+def _look(c: dict[str, float], h: float, mask_deg: float) -> tuple[float, float, float, float]:
+    """(longest slant km, coverage radius km, period s, longest pass s): the
+    closed forms docs/leo_models.md gives."""
+    re_km, mu = c["kEarthRadiusKm"], c["kEarthMuKm3PerS2"]
+    e, r = math.radians(mask_deg), c["kEarthRadiusKm"] + h
+    slant = math.sqrt(r * r - (re_km * math.cos(e)) ** 2) - re_km * math.sin(e)
+    gamma = math.acos(re_km * math.cos(e) / r) - e
+    n = math.sqrt(mu / r**3)
+    return slant, re_km * gamma, 2 * math.pi / n, 2 * gamma / n
+
+
+def _capacity_mbps(c: dict[str, float], d_km: float, pt_dbm: float) -> tuple[float, float]:
+    """MACO Eq. 2-3 with the budget's defaults: (Mb/s, SNR dB)."""
+    lin = 10 ** ((pt_dbm - 30) / 10) * 10 ** (c["budget.tx_gain_dbi"] / 10)
+    lin *= 10 ** (c["budget.rx_gain_dbi"] / 10)
+    path = (4 * math.pi * d_km * 1e3 / c["budget.wavelength_m"]) ** 2
+    snr = lin / (path * c["budget.noise_psd_w_per_hz"] * c["budget.bandwidth_hz"])
+    return c["budget.efficiency"] * c["budget.bandwidth_hz"] * math.log2(1 + snr) / 1e6, (
+        10 * math.log10(snr)
+    )
+
+
+def test_leo_models_geometry_figures_are_the_closed_forms() -> None:
+    c = _cpp_constants()
+    text = _flat(DOCS / "leo_models.md")
+    assert f"radius Re = {c['kEarthRadiusKm']:g} km (the mean radius)" in text
+    mantissa, exponent = f"{c['kEarthRotationRadPerS']:.7e}".split("e")
+    assert f"rotating at {mantissa}e{int(exponent)} rad/s" in text
+    s = {k.split(".", 1)[1]: v for k, v in c.items() if k.startswith("starlink.")}
+    i = {k.split(".", 1)[1]: v for k, v in c.items() if k.startswith("iridium.")}
+    assert s["raan_spread_deg"] == 360
+    seam = 180 - (i["num_planes"] - 1) * i["raan_spread_deg"] / i["num_planes"]
+    rows = [
+        f"| `StarlinkLike()` | {s['altitude_km']:g} km | {s['inclination_deg']:g}° | "
+        f"{s['num_planes']:g} × {s['sats_per_plane']:g} | {s['phasing']:g} | "
+        f"{360 / s['num_planes']:g}° (delta) | {s['min_elevation_deg']:g}° |",
+        f"| `IridiumLike()` | {i['altitude_km']:g} km | {i['inclination_deg']:g}° | "
+        f"{i['num_planes']:g} × {i['sats_per_plane']:g} | {i['phasing']:g} | "
+        f"{i['raan_spread_deg'] / i['num_planes']:g}° (star, {seam:.0f}° seam) | "
+        f"{i['min_elevation_deg']:g}° |",
+    ]
+    missing = [r for r in rows if r not in text]
+    assert not missing, missing
+    total = s["num_planes"] * s["sats_per_plane"]
+    assert f"A full visibility scan of {total:.0f} satellites" in text
+    iridium_total = i["num_planes"] * i["sats_per_plane"]
+    assert (
+        f"F = {i['phasing']:g} staggers adjacent planes by half a slot "
+        f"({i['phasing']:g}·360/{iridium_total:.0f} = {i['phasing'] * 360 / iridium_total:.1f}°)"
+    ) in text
+    slant, cover, period, longest = _look(c, s["altitude_km"], s["min_elevation_deg"])
+    assert (
+        f"Starlink-like ({s['altitude_km']:g} km, {s['min_elevation_deg']:g}°) values: coverage "
+        f"radius {cover:.0f} km, longest slant {slant:.0f} km, orbital period "
+        f"{period / 60:.1f} min, longest pass {longest:.0f} s ({longest / 60:.1f} min)"
+    ) in text
+    *_, iridium_pass = _look(c, i["altitude_km"], i["min_elevation_deg"])
+    assert (
+        f"Iridium-like ({i['altitude_km']:g} km, {i['min_elevation_deg']:g}°) values: longest "
+        f"pass {iridium_pass / 60:.1f} min"
+    ) in text
+
+
+def test_leo_models_link_budget_figures_are_eq_2_3() -> None:
+    c = _cpp_constants()
+    text = _flat(DOCS / "leo_models.md")
+    pt = c["budget.tx_power_dbm"]
+    h = c["starlink.altitude_km"]
+    slant, *_ = _look(c, h, c["starlink.min_elevation_deg"])
+    at_h, snr_h = _capacity_mbps(c, h, pt)
+    at_edge, _ = _capacity_mbps(c, slant, pt)
+    low, high = 30.0, 40.0  # the power that gives 200 Mb/s at h, by bisection
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _capacity_mbps(c, h, mid)[0] < 200 else (low, mid)
+    assert (
+        f"g1 = {c['budget.tx_gain_dbi']:g} dBi, g2 = {c['budget.rx_gain_dbi']:g} dBi, "
+        f"λ = {c['budget.wavelength_m']:g} m, N = {c['budget.noise_psd_w_per_hz']:g} W/Hz, "
+        f"η = {c['budget.efficiency']:g}, W = {c['budget.bandwidth_hz'] / 1e6:g} MHz, and "
+        f"Pt = {pt:g} dBm"
+    ) in text
+    assert (
+        f"These give {at_h:.1f} Mb/s at {h:g} km (SNR {snr_h:.1f} dB) and {at_edge:.1f} Mb/s "
+        f"at the {c['starlink.min_elevation_deg']:g}° Starlink mask edge ({slant:.0f} km)"
+    ) in text
+    assert f"200 Mb/s would need {low:.2f} dBm" in text
+
+
+def test_leo_models_along_track_and_isl_figures_are_the_models() -> None:
+    from orbitcc import _core
+
+    text = _flat(DOCS / "leo_models.md")
+    raw = (DOCS / "leo_models.md").read_text()
+    table = {
+        r[0].strip("`"): r[1]
+        for r in _md_table(raw.split("<!-- params:model_along_track -->", 1)[1], "| parameter |")
+    }
+    h, r1, v, r2 = (
+        float(table[k]) for k in ("altitude_km", "spacing_km", "speed_km_s", "footprint_radius_km")
+    )
+    assert (
+        f"Defaults: h = {h:g} km, R1 = {r1:g} km, v = {v:g} km/s, and footprint radius "
+        f"R2 = {r2:g} km (the paper gives a {2 * r2:g} km footprint *diameter*)"
+    ) in text
+    assert f"mean interval of R1/(2v) = {r1 / (2 * v):.1f} s" in text
+    assert f"sets R1 = 2·v·15 s = {2 * v * 15:g} km (or v = {r1 / 30:g} km/s)" in text
+    dual = _scenario("starlink_dual")
+    radius = dual.schedule(dual.duration_s)["handover_radius_km"]
+    assert radius == pytest.approx(0.75 * dual.spacing_km) and "a = 0.75·R1 by default" in text
+    # ISL: the Iridium cutoff, the route interval and Du et al.'s path delays.
+    isl = (ROOT / "cpp_core" / "leo" / "isl_routing.cc").read_text()
+    cutoff = re.search(r"IslConfig::IridiumLike\(\) \{[^}]*polar_cutoff_lat_deg = ([\d.]+);", isl)
+    assert cutoff and f"and {float(cutoff.group(1)):g}° for `IslConfig::IridiumLike()`" in text
+    ir = _scenario("iridium_mptcp")
+    path = {
+        "type": "isl_path",
+        "shell": "iridium",
+        "a": {"lat_deg": ir.src_lat_deg, "lon_deg": ir.src_lon_deg},
+        "b": {"lat_deg": ir.dst_lat_deg, "lon_deg": ir.dst_lon_deg},
+    }
+    spans = []
+    for seconds in (60.0, 86400.0):
+        states = _core.leo_process_states(path, seconds)
+        up = np.asarray(states["capacity_mbps"]) > 0
+        delay = np.asarray(states["delay_ms"])[up]
+        spans.append(f"{math.floor(delay.min()):.0f}–{math.ceil(delay.max()):.0f} ms")
+    assert (
+        f"the path (default routing) is {spans[0]} one way over the first minute and "
+        f"{spans[1]} over a day"
+    ) in text
