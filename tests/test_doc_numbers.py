@@ -710,3 +710,74 @@ def test_leo_models_along_track_and_isl_figures_are_the_models() -> None:
         f"the path (default routing) is {spans[0]} one way over the first minute and "
         f"{spans[1]} over a day"
     ) in text
+
+
+def _lms_presets() -> dict[str, dict[str, list]]:
+    """The two LMS presets of cpp_core/leo/lms_channel.cc (Khan et al. Table 1)."""
+    source = (ROOT / "cpp_core" / "leo" / "lms_channel.cc").read_text()
+    out = {}
+    for band, fn in (("ka", "LmsKaBandParams()"), ("s", "LmsSBandParams()")):
+        body = source.split(f"LmsChannelParams {fn} {{", 1)[1].split("return p;", 1)[0]
+        caps = re.search(r"capacity_bps = \{([^}]*)\}", body)
+        sojourn = re.search(r"mean_sojourn_s = \{([^}]*)\}", body)
+        jump = body.split("NormalizeRows(", 1)[1].split("}});", 1)[0]
+        rows = re.findall(r"\{([\d.]+), ([\d.]+), ([\d.]+)\}", jump)
+        assert caps and sojourn and len(rows) == 3, band
+        out[band] = {
+            "capacity": [float(x) for x in caps.group(1).split(",")],
+            "sojourn": [float(x) for x in sojourn.group(1).split(",")],
+            "rows": [list(r) for r in rows],
+        }
+    return out
+
+
+def _lms_occupancy(p: dict[str, list]) -> np.ndarray:
+    """Time occupancy: the jump chain's stationary law (rows normalised, as
+    the preset does) weighted by the sojourn means."""
+    jump = np.array([[float(x) for x in r] for r in p["rows"]])
+    jump /= jump.sum(axis=1, keepdims=True)
+    w, vecs = np.linalg.eig(jump.T)
+    pi = np.real(vecs[:, np.argmin(np.abs(w - 1))])
+    occ = pi / pi.sum() * np.array(p["sojourn"])
+    return occ / occ.sum()
+
+
+def test_leo_models_lms_table_and_mean_rates_are_the_presets() -> None:
+    """The LMS table is the C++ presets; the long-run mean rates and Ka's
+    occupancy are computed from them (and docs/scenarios.md's 41.33 / 2.80
+    Mb/s agree)."""
+    text = _flat(DOCS / "leo_models.md")
+    presets = _lms_presets()
+    means = {}
+    for band, fn in (("ka", "LmsKaBandParams()"), ("s", "LmsSBandParams()")):
+        p = presets[band]
+        caps = " / ".join(f"{c / 1e6:g}" for c in p["capacity"])
+        sojourn = " / ".join(f"{s:.4f}" for s in p["sojourn"])
+        rows = ", ".join(
+            "(" + ", ".join("0" if float(x) == 0 else x.lstrip("0") for x in r) + ")"
+            for r in p["rows"]
+        )
+        row = f"| `{fn}` | {caps} Mb/s | {sojourn} | {rows} |"
+        assert row in text, row
+        occ = _lms_occupancy(p)
+        means[band] = float(occ @ np.array(p["capacity"])) / 1e6
+        if band == "ka":
+            assert (
+                f"(Ka: {occ[0] * 100:.1f} % LoS, {occ[1] * 100:.1f} % mid, "
+                f"{occ[2] * 100:.1f} % deep)"
+            ) in text
+    assert (
+        f"The long-run mean capacity of this chain is {means['ka']:.1f} Mb/s (Ka) and "
+        f"{means['s']:.2f} Mb/s (S)"
+    ) in text
+    scenarios = _flat(DOCS / "scenarios.md")
+    assert f"its own chain ({means['ka']:.2f} and {means['s']:.2f} Mb/s)" in scenarios
+    # "for Ka it is the plain mean of the three rates"
+    from orbitcc.scenario.lms_traffic import PAPER_AVERAGE_RATE_MBPS
+
+    ka = presets["ka"]["capacity"]
+    assert round(sum(ka) / 3 / 1e6, 2) == PAPER_AVERAGE_RATE_MBPS["ka"]
+    assert (
+        f"({PAPER_AVERAGE_RATE_MBPS['ka']:g} / {PAPER_AVERAGE_RATE_MBPS['s']:g} Mb/s) does not "
+        "follow from the chain"
+    ) in text
