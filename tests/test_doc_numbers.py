@@ -781,3 +781,58 @@ def test_leo_models_lms_table_and_mean_rates_are_the_presets() -> None:
         f"({PAPER_AVERAGE_RATE_MBPS['ka']:g} / {PAPER_AVERAGE_RATE_MBPS['s']:g} Mb/s) does not "
         "follow from the chain"
     ) in text
+
+
+# ---------------------------------------------------- docs/agents.md ----
+
+
+def _seeds(seeds: list[int]) -> str:
+    """'0-19' for a run of seeds, '0, 1' for two."""
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ", ".join(str(s) for s in seeds)
+
+
+def test_agents_suite_presets_and_error_example_are_the_configs() -> None:
+    """'Config groups and fields': the suite presets' scenarios, seeds,
+    entrants and durations as composed, and the quoted error message as the
+    code prints it."""
+    import orbitcc.agents.config  # noqa: F401  (stores the eval schemas)
+    from orbitcc.config import compose_object
+
+    text = _flat(DOCS / "agents.md")
+    assert compose_object("eval", []).suite.name == "smoke"
+    assert "presets `smoke` (default), `maco_paper`" in text
+
+    def suite(name: str):  # noqa: ANN202
+        return compose_object("eval", [f"suite={name}"]).suite
+
+    smoke = suite("smoke")
+    assert (
+        f"`smoke`: `{smoke.scenarios[0]}` and `{smoke.scenarios[1]}` (a Markov channel, so the "
+        f"seeds differ) x seeds {_seeds(smoke.seeds)} x `{smoke.entrants[0]}`, "
+        f"`{smoke.entrants[1]}`, {smoke.duration_s:g} simulated seconds each"
+    ) in text
+    assert len(smoke.scenarios) == len(smoke.entrants) == 2
+    paper = suite("maco_paper")
+    entrants = ", ".join(f"`{e}`" for e in paper.entrants)
+    assert paper.duration_s is None and len(paper.scenarios) == 2
+    assert (
+        f"`maco_paper`: `{paper.scenarios[0]}` and `{paper.scenarios[1]}` x seeds "
+        f"{_seeds(paper.seeds)} x {entrants} at the scenarios' own durations"
+    ) in text
+    task = suite("task")
+    (cell,) = task.cells
+    agents = [e.split(":", 1)[1] for e in task.entrants if e.startswith("agent:")]
+    assert task.entrants[0] == "baselines" and len(agents) == 2
+    dual = _scenario(cell.scenario)
+    assert task.duration_s is None
+    assert (
+        f"`task`: the learning task (`{cell.scenario}` with `{cell.overrides[0]}`, "
+        f"`{cell.overrides[1]}`) x seeds {_seeds(task.seeds)} x every baseline and the two "
+        f"shipped reference agents (`agent:{agents[0]}`, `agent:{agents[1]}`), at the "
+        f"scenario's {dual.duration_s:g} s"
+    ) in text
+    with pytest.raises(ValueError) as err:
+        compose_object("train", ["agent.algo=dqn"])
+    assert f"e.g. `{err.value}`." in text
