@@ -836,3 +836,44 @@ def test_agents_suite_presets_and_error_example_are_the_configs() -> None:
     with pytest.raises(ValueError) as err:
         compose_object("train", ["agent.algo=dqn"])
     assert f"e.g. `{err.value}`." in text
+
+
+# ------------------------------------------- docs/reproduction.md prose ----
+
+
+def test_reproduction_maco_discussion_figures_are_the_presets() -> None:
+    """The hand-written MACO discussion's model figures (outside the
+    generated sections): the terrestrial path's BDP and base RTT, the access
+    capacity range over the W sweep, the 10.7 s interval."""
+    from orbitcc import _core
+    from orbitcc.config import compose_object
+    from orbitcc.scenario._common import SPEED_OF_LIGHT_KM_S, buffer_packets_for
+
+    text = _flat(DOCS / "reproduction.md")
+    s = _scenario("starlink_dual")
+    _, mean, _ = _base_rtt_ms("starlink_dual")
+    back = s.altitude_km / SPEED_OF_LIGHT_KM_S * 1e3 + s.terrestrial_delay_ms
+    bdp = buffer_packets_for(s.core_capacity_mbps, 2 * back, 1.0, s.packet_bytes)
+    assert (
+        f"cannot hold the ~{bdp}-packet BDP of a {s.core_capacity_mbps:g} Mb/s, "
+        f"{round(mean)} ms path"
+    ) in text
+    caps = {}
+    for w in (5, 20):
+        sw = compose_object(
+            "sim", ["scenario=starlink_dual", f"scenario.bandwidth_mhz={w}"]
+        ).scenario
+        values = []
+        for subflow in (0, 1):
+            process = sw.along_track(subflow)
+            process["hard_outage_s"] = 0.0
+            values += list(_core.leo_process_states(process, sw.duration_s)["capacity_mbps"])
+        caps[w] = np.asarray(values)[np.asarray(values) > 0]
+    low, high = math.floor(caps[5].min()), math.ceil(caps[20].max())
+    assert f"link ({low}-{high} Mb/s for W = 5-20 MHz) is never the bottleneck" in text
+    assert low > s.core_capacity_mbps  # "never the bottleneck" behind the terrestrial segment
+    dense = _scenario("maco_density")
+    assert (
+        f"every R1/(2v) = {dense.spacing_km / (2 * dense.speed_km_s):.1f} s at "
+        f"{dense.spacing_km:g} km"
+    ) in text
