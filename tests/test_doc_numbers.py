@@ -877,3 +877,24 @@ def test_reproduction_maco_discussion_figures_are_the_presets() -> None:
         f"every R1/(2v) = {dense.spacing_km / (2 * dense.speed_km_s):.1f} s at "
         f"{dense.spacing_km:g} km"
     ) in text
+
+
+def test_reproduction_quick_start_ssthresh_is_the_link_budget_times_the_rtt() -> None:
+    """MACO's departures table: C_A x D at the operating point against the
+    terrestrial BDP."""
+    from orbitcc import _core
+    from orbitcc.scenario._common import SPEED_OF_LIGHT_KM_S, buffer_packets_for
+
+    s = _scenario("starlink_dual")
+    process = s.along_track(0)
+    process["hard_outage_s"] = 0.0
+    peak = float(np.max(_core.leo_process_states(process, s.duration_s)["capacity_mbps"]))
+    _, rtt_ms, _ = _base_rtt_ms("starlink_dual")
+    packets = peak * 1e6 * rtt_ms / 1e3 / 8 / s.packet_bytes
+    back = s.altitude_km / SPEED_OF_LIGHT_KM_S * 1e3 + s.terrestrial_delay_ms
+    bdp = buffer_packets_for(s.core_capacity_mbps, 2 * back, 1.0, s.packet_bytes)
+    text = _flat(DOCS / "reproduction.md")
+    assert (
+        f"(~{round(packets, -1):,.0f} packets, about {round(packets / bdp)}x the {bdp}-packet BDP "
+        f"of the {s.core_capacity_mbps:g} Mb/s terrestrial segment)"
+    ) in text
