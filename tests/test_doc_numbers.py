@@ -898,3 +898,52 @@ def test_reproduction_quick_start_ssthresh_is_the_link_budget_times_the_rtt() ->
         f"(~{round(packets, -1):,.0f} packets, about {round(packets / bdp)}x the {bdp}-packet BDP "
         f"of the {s.core_capacity_mbps:g} Mb/s terrestrial segment)"
     ) in text
+
+
+# --------------------------------------------- docs/benchmarks.md prose ----
+
+
+def _interval(figure: str) -> tuple[float, float]:
+    """The values a figure rounded to its printed digits may stand for."""
+    half = 0.5 * 10 ** -(len(figure.split(".")[1]) if "." in figure else 0)
+    return float(figure) - half, float(figure) + half
+
+
+def test_benchmarks_ns3_ratios_are_the_rows_quotients_and_the_prose_reads_them() -> None:
+    """Each ratio of the ns-3 table is its row's ns-3 CPU s over orbitcc's
+    (within the rounding of the printed figures), and the 'Read it as'
+    paragraph quotes the table."""
+    raw = (DOCS / "benchmarks.md").read_text()
+    rows = _md_table(raw, "| row (30 s, 100 Mb/s) |")
+    ratios: dict[str, list[float]] = {}
+    for r in rows:
+        lo_ns3, hi_ns3 = _interval(r[1])
+        ratios[r[0]] = []
+        for col in (2, 4, 6):
+            lo, hi = _interval(r[col].split()[0])
+            stated = float(r[col + 1].strip("*x"))
+            assert lo_ns3 / hi - 0.5 <= stated <= hi_ns3 / lo + 0.5, (r[0], col, stated)
+            ratios[r[0]].append(stated)
+    text = _flat(DOCS / "benchmarks.md")
+    full = ratios["newreno-1-bdp"]
+    assert f"orbitcc's native runner is ~{full[0]:.0f}x ns-3 on the validation's dumbbell" in text
+    assert f"and ~{full[1]:.0f}x on a dumbbell with access and egress links" in text
+    loss = [k for k in ratios if k in ("cubic-1-loss1", "newreno-1-loss1")]
+    native = [x for k in loss for x in ratios[k][:2]]
+    ns3 = sorted(float(r[1]) for r in rows if r[0] in loss)
+    assert f"({ns3[0]:.1f}-{ns3[-1]:.1f} CPU s per seed" in text
+    assert f"the ratio falls to {min(native):.0f}-{round(max(native), -1):.0f}x" in text
+    python = [ratios[k][2] for k in loss]
+    assert f"only **{min(python):.0f}-{max(python):.0f}x** faster ({full[2]:.0f}x on" in text
+    short = next(v for k, v in ratios.items() if "3 s" in k)
+    assert f"it costs as much as ns-3 ({short[2]:.0f}x;" in text
+
+
+def test_benchmarks_multiagent_table_is_multiagent_mds() -> None:
+    """One run, shown in two docs: the two tables must be the same."""
+    header = "| flows N | gym env per flow-step |"
+    bench = _md_table((DOCS / "benchmarks.md").read_text(), header)
+    multi = _md_table((DOCS / "multiagent.md").read_text(), header)
+    assert bench and bench == multi
+    assert "at commit 5df3788" in _flat(DOCS / "benchmarks.md")
+    assert "(Commit 5df3788," in _flat(DOCS / "multiagent.md")
