@@ -947,3 +947,45 @@ def test_benchmarks_multiagent_table_is_multiagent_mds() -> None:
     assert bench and bench == multi
     assert "at commit 5df3788" in _flat(DOCS / "benchmarks.md")
     assert "(Commit 5df3788," in _flat(DOCS / "multiagent.md")
+
+
+def test_scenarios_settings_paragraph_is_the_generated_tables() -> None:
+    """'Settings of each kind': the ranges the paragraph states for every
+    kind are those of every generated table (tools/gen_params.py)."""
+    raw = (DOCS / "scenarios.md").read_text()
+    tables = raw.split("## Settings of each kind", 1)[1].split("### A core spec's links", 1)[0]
+    links = raw.split("### A core spec's links", 1)[1]
+    rows = [
+        [c.strip().replace("\x00", "|") for c in line.replace("\\|", "\x00").strip("|").split("|")]
+        for line in tables.splitlines()
+        if line.startswith("| `")
+    ]
+    by_key: dict[str, set[str]] = {}
+    for r in rows:
+        by_key.setdefault(r[0].strip("`"), set()).add(r[2])
+    assert by_key["capacity_mbps"] == {"[0.001, 1000000]"}
+    assert by_key["loss_rate"] == {"[0, 1)"}
+    assert "| `capacity_mbps` | 100 | 0 \\| [0.001, 1000000] | Mb/s |" in links
+    assert by_key["duration_s"] == {"(0, 1000000]"}
+    text = _flat(DOCS / "scenarios.md")
+    assert (
+        "`capacity_mbps` is [0.001, 1e6] Mb/s in every kind (a core link's also takes 0, an "
+        "outage), `loss_rate` is [0, 1), "
+        "`buffer_packets` 0 means unlimited"
+    ) in text
+    assert "and `duration_s` (0, 1e6] s" in text
+    # Periods that schedule events and mean sojourns: at least 1 ms.
+    timed = [
+        r
+        for r in rows
+        if r[3] == "s"
+        and re.search(r"interval_s|mean_\w*_s|_up_s|_down_s", r[0])
+        # refwa's step_interval_s spaces num_steps joins (a bounded count;
+        # 0: all at once), not a recurring event
+        and r[0] != "`step_interval_s`"
+    ]
+    assert len(timed) >= 8
+    for r in timed:
+        m = re.search(r"\[([\d.e-]+), ", r[2])
+        assert m and float(m.group(1)) >= 0.001, r
+    assert "at least 1 ms and mean sojourns of random on/off processes at least 1 ms" in text
