@@ -989,3 +989,23 @@ def test_scenarios_settings_paragraph_is_the_generated_tables() -> None:
         m = re.search(r"\[([\d.e-]+), ", r[2])
         assert m and float(m.group(1)) >= 0.001, r
     assert "at least 1 ms and mean sojourns of random on/off processes at least 1 ms" in text
+
+
+def test_agents_train_errors_and_validation_seeds_are_the_codes() -> None:
+    """'Train': the quoted bad-input line and its exit code, the exit code of
+    a run that trains nothing, and the validation seeds."""
+    import orbitcc.agents.config  # noqa: F401  (stores the train schemas)
+    from orbitcc.agents.train import VALIDATION_SEED_BASE
+    from orbitcc.cli import train as cli
+    from orbitcc.config import compose_object
+
+    text = _flat(DOCS / "agents.md")
+    with pytest.raises(ValueError) as err:
+        compose_object("train", ["agent.budget_minutes=0"])
+    source = (ROOT / "orbitcc" / "cli" / "train.py").read_text()
+    assert 'print(f"orbitcc-train: error: {err}", file=sys.stderr)' in source
+    assert "raise SystemExit(2) from None" in source
+    assert f"`orbitcc-train: error: {err.value}` (exit code 2)" in text
+    assert f"says so and exits {cli.EXIT_UNTRAINED}, unless" in text
+    base = VALIDATION_SEED_BASE
+    assert f"seeds {base}, {base + 1}, ...: disjoint from training episodes" in text
