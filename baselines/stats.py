@@ -128,7 +128,7 @@ class ScoreConfig:
 
     throughput_weight: float = 1.0  # w_T, on ln(goodput / fair share)
     delay_weight: float = 1.0  # w_D, on ln(1 + queueing delay / Q0); w_T = w_D: power
-    loss_weight: float = 5.0  # w_L, on L / (1 - L): packets lost per packet delivered
+    loss_weight: float = 1.0  # w_L, on L / (1 - L): packets lost per packet delivered
     harm_weight: float = 1.0  # w_H, on ln(1 - competing flows' shortfall)
     queue_ref_ms: float = 50.0  # Q0: a standing queue of Q0 costs as much as half the goodput
     floor: float = 1e-3  # u >= (w_T + w_D) ln(floor): an idle sender or a starved background

@@ -321,7 +321,7 @@ def test_ns3gym_defaults_in_docs_are_the_codes() -> None:
 
 def test_leaderboard_score_defaults_in_docs_are_the_composed_config() -> None:
     """docs/leaderboard.md's score defaults are those a run composes
-    (configs/leaderboard.yaml), and its quick-suite line names the suite's
+    (ScoreConfig's), and its quick-suite line names the suite's
     controllers and seeds."""
     import orbitcc.baselines.leaderboard  # noqa: F401  (stores the leaderboard schemas)
     from orbitcc.baselines.leaderboard import make_plan, suite_entrants

@@ -126,10 +126,10 @@ def test_score_matches_hand_computation() -> None:
     recs += [rec("A", "y", s, 10.0, 10.0, harm=0.3, fair=20.0, base=10.0) for s in (0, 1)]
     recs += [rec("B", "y", s, 10.0, 10.0, fair=20.0, base=10.0) for s in (0, 1)]
     b = board(recs, ["A", "B"], ["x", "y"], [0, 1])
-    # x: A = ln 1 - ln(1 + 50/50) = -ln 2; B = ln(1/2) - 0 - 5 * 0.01/0.99.
+    # x: A = ln 1 - ln(1 + 50/50) = -ln 2; B = ln(1/2) - 0 - w_L * 0.01/0.99.
     # y: A = ln(1/2) + ln(0.7); B = ln(1/2).
     a_score = (-math.log(2) + math.log(0.5) + math.log(0.7)) / 2
-    b_score = (math.log(0.5) - 5 * 0.01 / 0.99 + math.log(0.5)) / 2
+    b_score = (math.log(0.5) - W_L * 0.01 / 0.99 + math.log(0.5)) / 2
     assert score_of(b, "A") == pytest.approx(a_score)
     assert score_of(b, "B") == pytest.approx(b_score)
     assert order(b) == ["B", "A"]
@@ -263,13 +263,15 @@ def test_a_sender_losing_half_its_packets_pays_more_than_it_can_gain(
     # A sane sender gets a share frac >= 5 % of the fair share with up to 10 %
     # loss; a sender losing half or more of its packets, even at the whole fair
     # share (ln 1 = 0) and the same delay and harm, scores below it: the loss
-    # price W_L L/(1-L) >= 5 exceeds ln(1/0.05) = 3.0 plus the sane sender's
-    # own loss price (<= 0.56).
+    # price w_L L/(1-L) >= 5 exceeds ln(1/0.05) = 3.0 plus the sane sender's
+    # own loss price (<= 0.56). It holds from score.loss_weight=5; the default
+    # w_L = 1 prices a 50 % loss at 1 only (docs/leaderboard.md "Score").
     recs = [
         rec("sane", "x", 0, frac * thr, delay, other_loss, harm, fair=thr),
         rec("lossy", "x", 0, thr, delay, loss, harm, fair=thr),
     ]
-    b = twice(recs, ["lossy", "sane"])
+    recs = [dict(r, seed=s) for r in recs for s in (0, 1)]
+    b = board(recs, ["lossy", "sane"], ["x"], [0, 1], ScoreConfig(bootstrap=0, loss_weight=5.0))
     assert score_of(b, "sane") > score_of(b, "lossy") or score_of(b, "sane") == U_MIN
 
 

@@ -112,3 +112,91 @@ def test_a_preset_states_only_what_differs_from_its_kind(preset: str, schema: ty
         and _same(v, defaults[k])
     ]
     assert not restated, f"configs/{preset} restates its kind's defaults: {restated}"
+
+
+# The settings that are the Python layers' own (no C++ row): their one default is
+# their dataclass's. A YAML that lists the schema may state a value only where it
+# differs (a preset: an agent, a launcher, a suite), and a primary config
+# (configs/*.yaml, composed on every run) none at all: its value would shadow the
+# dataclass's default, leaving two defaults that can drift (the leaderboard's
+# loss weight was 5 in ScoreConfig and 1 in leaderboard.yaml).
+def _own_schemas() -> dict[tuple[str, str], type]:
+    from orbitcc.agents.config import AgentConfig, EvalConfig, LoggerConfig, TrainConfig
+    from orbitcc.baselines.launchers import LauncherConfig
+    from orbitcc.baselines.leaderboard import LeaderboardConfig
+    from orbitcc.cli.bench import BenchConfig
+    from orbitcc.config import GymConfig, SuiteConfig
+
+    return {
+        ("", "sim_schema"): SimConfig,
+        ("", "gym_schema"): GymConfig,
+        ("", "train_schema"): TrainConfig,
+        ("", "eval_schema"): EvalConfig,
+        ("", "leaderboard_schema"): LeaderboardConfig,
+        ("", "bench_schema"): BenchConfig,
+        ("agent", "agent_schema"): AgentConfig,
+        ("logger", "logger_schema"): LoggerConfig,
+        ("launcher", "launcher_schema"): LauncherConfig,
+        ("suite", "suite_schema"): SuiteConfig,
+    }
+
+
+_IDENTITY = {"algo", "name"}  # what a preset is (agent.algo, launcher.name): stated on purpose
+
+
+def _set_fields(data: dict, schema: type, path: str) -> list[tuple[str, Any, Any]]:
+    """(dotted key, YAML value, dataclass default) of every field the YAML sets
+    that has a default, nested dataclasses (score, rules) walked into."""
+    fields = {f.name: f for f in dataclasses.fields(schema)}
+    out: list[tuple[str, Any, Any]] = []
+    for k, v in data.items():
+        f = fields.get(k)
+        if f is None:
+            continue
+        d = _default(f)
+        if dataclasses.is_dataclass(d) and isinstance(v, dict):
+            out += _set_fields(v, type(d), f"{path}{k}.")
+        elif d is not dataclasses.MISSING and d != "???":
+            out.append((f"{path}{k}", v, d))
+    return out
+
+
+def _own_yamls() -> list[str]:
+    return [
+        str(p.relative_to(CONFIG_DIR))
+        for p in sorted(CONFIG_DIR.rglob("*.yaml"))
+        if p.parent.name in ("", "agent", "logger", "launcher", "suite") or p.parent == CONFIG_DIR
+    ]
+
+
+@pytest.mark.parametrize("name", _own_yamls())
+def test_a_yaml_restates_no_dataclass_default(name: str) -> None:
+    path = CONFIG_DIR / name
+    data = yaml.safe_load(path.read_text()) or {}
+    group = "" if path.parent == CONFIG_DIR else path.parent.name
+    schemas = _own_schemas()
+    listed = [
+        schemas[(group, d)]
+        for d in data.get("defaults", [])
+        if isinstance(d, str) and (group, d) in schemas
+    ]
+    for schema in listed:
+        for key, value, default in _set_fields(data, schema, ""):
+            if group == "":
+                pytest.fail(
+                    f"configs/{name} sets {key} = {value!r}: the default is "
+                    f"{schema.__name__}'s ({default!r}); state it there only"
+                )
+            assert key in _IDENTITY or not _same(value, default), (
+                f"configs/{name} restates {schema.__name__}.{key} = {default!r}"
+            )
+
+
+def test_the_drift_this_guards_against_is_caught() -> None:
+    """A primary config that sets a dataclass's setting to another value fails."""
+    from orbitcc.baselines.stats import ScoreConfig
+
+    data = {"defaults": ["leaderboard_schema"], "score": {"loss_weight": 1.0}}
+    schema = _own_schemas()[("", "leaderboard_schema")]
+    found = _set_fields(data, schema, "")
+    assert found == [("score.loss_weight", 1.0, ScoreConfig().loss_weight)]

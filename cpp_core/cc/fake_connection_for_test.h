@@ -47,6 +47,8 @@ class FakeConnection : public ConnectionView {
     rtts_[i].variance = srtt / 2;
   }
   void SetActive(int i, bool active) { active_[i] = active; }
+  // Subflow i's RTT statistics, for a test that sets single fields.
+  RttStats& mutable_rtt(int i) { return rtts_[i]; }
 
   int num_subflows() const override {
     return static_cast<int>(controllers_.size());

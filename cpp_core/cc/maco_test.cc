@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "cc/fake_connection_for_test.h"
+
 namespace orbitcc {
 namespace {
 
@@ -39,42 +41,6 @@ class FakeOracle : public MobilityOracle {
   }
 };
 
-// A non-MACO sibling with a fixed window.
-class StubController : public CongestionController {
- public:
-  explicit StubController(uint64_t cwnd) : cwnd_(cwnd) {}
-  std::string_view name() const override { return "stub"; }
-  void OnAck(const AckEvent&) override {}
-  void OnPacketsLost(const LossEvent&) override {}
-  void OnRetransmissionTimeout(TimeNs) override {}
-  uint64_t cwnd_bytes() const override { return cwnd_; }
-  double pacing_rate_bps() const override { return 0.0; }
-  bool in_slow_start() const override { return false; }
-  uint64_t ssthresh_bytes() const override { return cwnd_; }
-
- private:
-  uint64_t cwnd_;
-};
-
-class FakeConnection : public ConnectionView {
- public:
-  explicit FakeConnection(int n)
-      : controllers(n, nullptr), rtts(n), active(n, true) {}
-  int num_subflows() const override {
-    return static_cast<int>(controllers.size());
-  }
-  const CongestionController& controller(int i) const override {
-    return *controllers[i];
-  }
-  const RttStats& rtt(int i) const override { return rtts[i]; }
-  uint64_t bytes_in_flight(int) const override { return 0; }
-  bool is_active(int i) const override { return active[i]; }
-
-  std::vector<const CongestionController*> controllers;
-  std::vector<RttStats> rtts;
-  std::vector<bool> active;
-};
-
 class MacoTest : public ::testing::Test {
  protected:
   std::unique_ptr<Maco> Make(int index = 0,
@@ -89,14 +55,14 @@ class MacoTest : public ::testing::Test {
     ctx.oracle = &oracle_;
     ctx.params = ControllerParams(std::move(p));
     auto m = std::make_unique<Maco>(ctx);
-    conn_.controllers[index] = m.get();
+    conn_.SetController(index, m.get());
     return m;
   }
 
   // One ACK of `bytes` on subflow `index` with RTT sample `rtt`.
   void Ack(Maco& m, TimeNs now, TimeNs rtt, uint64_t bytes = kMss,
            int index = 0) {
-    RttStats& s = conn_.rtts[index];
+    RttStats& s = conn_.mutable_rtt(index);
     if (rtt > 0) {
       s.latest = rtt;
       s.smoothed = s.has_sample ? (7 * s.smoothed + rtt) / 8 : rtt;
@@ -114,7 +80,7 @@ class MacoTest : public ::testing::Test {
 
   LossEvent Loss(TimeNs now, TimeNs latest_rtt, TimeNs sent, int index = 0,
                  bool persistent = false) {
-    RttStats& s = conn_.rtts[index];
+    RttStats& s = conn_.mutable_rtt(index);
     s.latest = latest_rtt;
     LossEvent l;
     l.now = now;
@@ -140,10 +106,10 @@ class MacoTest : public ::testing::Test {
 
   FakeOracle oracle_;
   FakeConnection conn_{2};
-  StubController idle_sibling_{kMss};
+  FixedWindowController idle_sibling_{kMss};
   void SetUp() override {
-    conn_.controllers[1] = &idle_sibling_;
-    conn_.active[1] = false;
+    conn_.SetController(1, &idle_sibling_);
+    conn_.SetActive(1, false);
   }
 };
 
@@ -180,7 +146,7 @@ TEST_F(MacoTest, AveragedBdpIntegratesOverTheLastRoundTrip) {
   oracle_.prop_rtt = Millis(40);
   oracle_.capacity_fn = [](TimeNs t) { return t < Millis(1500) ? 80e6 : 40e6; };
   auto m = Make(0, {{"terr_ewma_gain", 0.0}});
-  RttStats& s = conn_.rtts[0];
+  RttStats& s = conn_.mutable_rtt(0);
   s.has_sample = true;
   s.smoothed = Millis(100);
   s.latest = Millis(100);
@@ -302,7 +268,7 @@ TEST_F(MacoTest, QuickStartBorrowsSiblingHistory) {
   m0->OnPacketsLost(Loss(now, Millis(120), now - Millis(50)));
   ASSERT_TRUE(m0->has_congestion_history());
   // Subflow 1 starts later with no history of its own: Eq. 15.
-  conn_.active[1] = true;
+  conn_.SetActive(1, true);
   auto m1 = Make(1);
   m1->OnPacketSent(now + Millis(5), kMss, kMss, false);
   EXPECT_EQ(m1->cwnd_bytes(), static_cast<uint64_t>(0.5 * 62500.0));
@@ -337,26 +303,26 @@ TEST_F(MacoTest, CongestionAvoidanceGrowsPerEq26WithSiblings) {
   // Tiny BDP (1 Mb/s * 20 ms = 2500 B) puts the subflow straight into CA.
   oracle_.default_capacity_bps = 1e6;
   oracle_.prop_rtt = Millis(20);
-  StubController sibling(20 * kMss);
-  conn_.controllers[1] = &sibling;
-  conn_.active[1] = true;
-  conn_.rtts[1].has_sample = true;
-  conn_.rtts[1].smoothed = Millis(50);  // x_1 = 20 / 0.05 = 400 pkt/s
+  FixedWindowController sibling(20 * kMss);
+  conn_.SetController(1, &sibling);
+  conn_.SetActive(1, true);
+  conn_.mutable_rtt(1).has_sample = true;
+  conn_.mutable_rtt(1).smoothed = Millis(50);  // x_1 = 20 / 0.05 = 400 pkt/s
   auto m = Make(0, {{"terr_ewma_gain", 0.0}});
   m->OnPacketSent(Seconds(1), kMss, kMss, false);
   ASSERT_FALSE(m->in_slow_start());
   Ack(*m, Seconds(1) + Millis(60), Millis(60));  // T_r = 60 ms
   ASSERT_EQ(m->max_rtt(), Millis(60));
   // Keep srtt at exactly 40 ms for the step we check.
-  conn_.rtts[0].smoothed = Millis(40);
-  conn_.rtts[0].has_sample = true;
+  conn_.mutable_rtt(0).smoothed = Millis(40);
+  conn_.mutable_rtt(0).has_sample = true;
   const uint64_t before = m->cwnd_bytes();
   AckEvent a;
   a.now = Seconds(1) + Millis(61);
   a.bytes_acked = kMss;
   a.rtt_sample = 0;  // no new sample: tau and T stay as set
   a.largest_acked_sent_time = Seconds(1);
-  a.rtt = &conn_.rtts[0];
+  a.rtt = &conn_.mutable_rtt(0);
   m->OnAck(a);
   const double x0 = static_cast<double>(before) / kMss / 0.04;
   const double inc = Maco::Eq26IncrementPackets({x0, 400.0}, 0.04, 0.06) * kMss;

@@ -78,7 +78,7 @@ class BenchConfig:
     cores_only: bool = False  # only the scaling table and the conditions
     cores_threads: list[int] = field(default_factory=list)  # [] : 1, 2, 4, ... cores
     cores_num_envs: int = 16  # envs of the batched env in the table
-    cores_calls: int = 300  # batched steps per thread count (the same steps per row)
+    cores_calls: int = 100  # batched steps per thread count and round (the same steps per row)
     multiagent: bool = False  # + the multi-agent rows (gym env vs make_multiagent)
     multiagent_only: bool = False  # only the multi-agent rows
     multiagent_agents: list[int] = field(default_factory=lambda: [8, 16, 32])

@@ -43,8 +43,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from orbitcc.scenario._common import check_settings
+
 
 class AccessRandomness:
+    # The rules of a preset with a randomised access (a scenario's own may
+    # extend them): every value against its kind's C++ table, then these.
+    def __post_init__(self) -> None:
+        check_settings(self)  # every value against the C++ table
+        self.check_randomness()
+
     def check_randomness(self) -> None:
         """The cross-field rules (each value's range is in the C++ table):
         outage_min_s <= outage_median_s <= outage_max_s."""

@@ -47,7 +47,6 @@ from typing import Any
 from orbitcc import _core
 from orbitcc.scenario._common import (
     BottleneckQueue,
-    check_settings,
     flow,
     pick_controller,
     scenario_schema,
@@ -57,10 +56,6 @@ from orbitcc.scenario._random import AccessRandomness
 
 
 class _Rules(AccessRandomness, BottleneckQueue):
-    def __post_init__(self) -> None:
-        check_settings(self)  # every value against the C++ table
-        self.check_randomness()
-
     def gateway_policy(self, subflow: int) -> str:
         if not self.soft_handover:
             return "highest"

@@ -28,8 +28,6 @@ so the ephemerides cannot predict it.
 from __future__ import annotations
 
 from orbitcc.scenario._common import (
-    BottleneckQueue,
-    check_settings,
     constant_link,
     flow,
     pick_controller,
@@ -37,23 +35,12 @@ from orbitcc.scenario._common import (
     single_path_transport,
     static_oracle_path,
 )
-from orbitcc.scenario.lms_traffic import check_traffic, traffic_fields
+from orbitcc.scenario.lms_traffic import LmsRules, traffic_fields
 
 LOS_CAPACITY_MBPS = {"ka": 80.0, "s": 4.0}
 
 
-class _Rules(BottleneckQueue):
-    def __post_init__(self) -> None:
-        check_settings(self)  # every value against the C++ table
-        if self.file_bytes > 0 and self.app != "bulk":
-            raise ValueError(
-                "scenario.file_bytes needs scenario.app = 'bulk' "
-                f"(got {self.app!r}); allowed: a file or a rate, not both"
-            )
-        check_traffic(self)
-
-
-LmsScenario = scenario_schema("lms", "LmsScenario", _Rules, __name__)
+LmsScenario = scenario_schema("lms", "LmsScenario", LmsRules, __name__)
 
 
 def build_lms(

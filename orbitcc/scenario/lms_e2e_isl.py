@@ -30,9 +30,7 @@ stream scheduler is ``stream_scheduler`` (rr, fq, wfq, bp; Sec. 5.2). See
 from __future__ import annotations
 
 from orbitcc.scenario._common import (
-    BottleneckQueue,
     check_derived,
-    check_settings,
     constant_link,
     flow,
     pick_controller,
@@ -40,21 +38,9 @@ from orbitcc.scenario._common import (
     single_path_transport,
     static_oracle_path,
 )
-from orbitcc.scenario.lms_traffic import check_traffic, traffic_fields
+from orbitcc.scenario.lms_traffic import LmsRules, traffic_fields
 
-
-class _Rules(BottleneckQueue):
-    def __post_init__(self) -> None:
-        check_settings(self)  # every value against the C++ table
-        if self.file_bytes > 0 and self.app != "bulk":
-            raise ValueError(
-                "scenario.file_bytes needs scenario.app = 'bulk' "
-                f"(got {self.app!r}); allowed: a file or a rate, not both"
-            )
-        check_traffic(self)
-
-
-LmsE2eIslScenario = scenario_schema("lms_e2e_isl", "LmsE2eIslScenario", _Rules, __name__)
+LmsE2eIslScenario = scenario_schema("lms_e2e_isl", "LmsE2eIslScenario", LmsRules, __name__)
 
 
 def build_lms_e2e_isl(

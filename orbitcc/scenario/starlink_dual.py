@@ -71,7 +71,6 @@ from orbitcc.scenario._common import (
     buffer_packets_for,
     check_app_rate,
     check_derived,
-    check_settings,
     constant_link,
     flow,
     pick_controller,
@@ -81,10 +80,6 @@ from orbitcc.scenario._random import AccessRandomness
 
 
 class _Rules(AccessRandomness, BottleneckQueue):
-    def __post_init__(self) -> None:
-        check_settings(self)  # every value against the C++ table
-        self.check_randomness()
-
     def along_track(self, subflow: int) -> dict[str, Any]:
         """The 'along_track' process of one subflow's access link."""
         return {

@@ -53,7 +53,6 @@ from typing import Any
 
 from orbitcc.scenario._common import (
     BottleneckQueue,
-    check_settings,
     constant_link,
     flow,
     pick_controller,
@@ -64,10 +63,6 @@ from orbitcc.scenario._random import AccessRandomness
 
 
 class _Rules(AccessRandomness, BottleneckQueue):
-    def __post_init__(self) -> None:
-        check_settings(self)  # every value against the C++ table
-        self.check_randomness()
-
     def access(self) -> dict[str, Any]:
         return {
             "type": "starlink_access",
