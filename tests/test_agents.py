@@ -21,18 +21,18 @@ from rejects import config_rejects
 
 pytest.importorskip("stable_baselines3")
 
-from orbitcc.agents.checkpoint import load_checkpoint, override_value  # noqa: E402
-from orbitcc.agents.config import AgentConfig, LoggerConfig  # noqa: E402
-from orbitcc.agents.train import gym_overrides  # noqa: E402
-from orbitcc.baselines.cells import PlanError, plan  # noqa: E402
-from orbitcc.baselines.evaluate import (  # noqa: E402
+from orbitcc.agents.checkpoint import load_checkpoint, override_value
+from orbitcc.agents.config import AgentConfig, LoggerConfig
+from orbitcc.agents.train import gym_overrides
+from orbitcc.baselines.cells import PlanError, plan
+from orbitcc.baselines.evaluate import (
     append_record,
     evaluate_entrant,
     mean_std,
     read_records,
     summary_table,
 )
-from orbitcc.config import (  # noqa: E402
+from orbitcc.config import (
     SuiteConfig,
     available,
     compose_config,

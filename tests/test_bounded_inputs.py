@@ -451,7 +451,7 @@ def test_the_documented_core_spec_runs() -> None:
     text = (ROOT / "docs" / "aqm.md").read_text()
     block = re.search(r"```python\n(\{.*?\})\n```", text, re.S)
     assert block is not None
-    link = eval(block.group(1))  # noqa: S307 - a literal of our own docs
+    link = eval(block.group(1))  # a literal of our own docs
     spec = {
         "links": [link],
         "duration_s": 1.0,

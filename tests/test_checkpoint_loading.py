@@ -27,10 +27,10 @@ import numpy as np
 import pytest
 
 pytest.importorskip("stable_baselines3")
-import torch  # noqa: E402
-from hostile_checkpoints import Payload, payload_blob, rewrite_zip  # noqa: E402
+import torch
+from hostile_checkpoints import Payload, payload_blob, rewrite_zip
 
-from orbitcc.entrants.checkpoint import (  # noqa: E402
+from orbitcc.entrants.checkpoint import (
     CheckpointError,
     load_checkpoint,
     read_obs_norm,

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from orbitcc.agents import curves  # noqa: E402
+from orbitcc.agents import curves
 
 
 def write_run(

@@ -28,7 +28,7 @@ def _flat(path: Path) -> str:
     return " ".join(path.read_text().split())
 
 
-def _scenario(name: str):  # noqa: ANN202  (a composed scenario dataclass)
+def _scenario(name: str):
     from orbitcc.config import compose_object
 
     return compose_object("sim", [f"scenario={name}"]).scenario
@@ -804,7 +804,7 @@ def test_agents_suite_presets_and_error_example_are_the_configs() -> None:
     assert compose_object("eval", []).suite.name == "smoke"
     assert "presets `smoke` (default), `maco_paper`" in text
 
-    def suite(name: str):  # noqa: ANN202
+    def suite(name: str):
         return compose_object("eval", [f"suite={name}"]).suite
 
     smoke = suite("smoke")

@@ -89,7 +89,7 @@ def test_docs_python_block_runs(
         pytest.importorskip("pettingzoo")
     monkeypatch.chdir(tmp_path)  # a block that writes, writes here
     namespace: dict = {"__name__": "__docs__", "orbitcc": orbitcc}
-    exec(compile(body, f"{path}:{line}", "exec"), namespace)  # noqa: S102
+    exec(compile(body, f"{path}:{line}", "exec"), namespace)  # the docs block under test
 
 
 # ------------------------------------------------------------- the site --

@@ -214,7 +214,7 @@ def test_wrong_action_shape_is_a_clear_error() -> None:
         env.step(np.zeros(3, np.float32))
     disc = make(overrides=("env=discrete",))
     disc.reset(seed=0)
-    with pytest.raises(ValueError, match="allowed: 0..4"):
+    with pytest.raises(ValueError, match=r"allowed: 0\.\.4"):
         disc.step(np.array([7]))
 
 
@@ -229,7 +229,7 @@ def test_out_of_range_actions_are_clipped() -> None:
 
 
 def test_invalid_overrides_name_the_key() -> None:
-    with pytest.raises(ValueError, match="env.history"):
+    with pytest.raises(ValueError, match=r"env\.history"):
         make(overrides=("env.history=0",))
     with pytest.raises(ValueError, match="preset"):
         make(overrides=("reward.preset=bogus",))
@@ -422,6 +422,6 @@ def test_background_features_are_one_switch_and_the_reward_s_term() -> None:
     # 1 only in the shared phase.
     assert seen[0] > 0.9 * steps and 0.2 * steps < seen[1] < 0.8 * steps, (seen, steps)
     with pytest.raises(
-        ValueError, match="env.background_features: this scenario has no background flow"
+        ValueError, match=r"env\.background_features: this scenario has no background flow"
     ):
         make(overrides=("env.background_features=true",))

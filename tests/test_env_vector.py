@@ -107,7 +107,7 @@ def test_sb3_env_method_and_get_attr_reach_each_env() -> None:
     ]
     with pytest.raises(AttributeError, match="no method 'teleport'; available: summary"):
         venv.env_method("teleport")
-    with pytest.raises(IndexError, match="allowed: 0..1"):
+    with pytest.raises(IndexError, match=r"allowed: 0\.\.1"):
         venv.env_method("summary", indices=[2])
 
 

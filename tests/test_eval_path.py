@@ -11,10 +11,10 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from orbitcc.agents.checkpoint import Checkpoint, build_model, load_checkpoint  # noqa: E402
-from orbitcc.agents.config import AgentConfig  # noqa: E402
-from orbitcc.agents.heldout import play, task_overrides  # noqa: E402
-from orbitcc.entrants.policy import DeterministicPolicy  # noqa: E402
+from orbitcc.agents.checkpoint import Checkpoint, build_model, load_checkpoint
+from orbitcc.agents.config import AgentConfig
+from orbitcc.agents.heldout import play, task_overrides
+from orbitcc.entrants.policy import DeterministicPolicy
 
 REFERENCE = "reference:ppo_starlink"
 
@@ -150,7 +150,7 @@ def test_heldout_leaderboard_and_ns3_backend_give_the_same_row(reference: Checkp
     assert policy_from(reference) == reference.act
 
 
-def test_training_validation_acts_as_the_saved_checkpoint(tmp_path) -> None:  # noqa: ANN001
+def test_training_validation_acts_as_the_saved_checkpoint(tmp_path) -> None:
     """orbitcc-train's validation builds its policy from the live model and
     VecNormalize's running statistics; the checkpoint it saves (model.zip +
     obs_norm.json, through JSON) acts bit for bit the same."""

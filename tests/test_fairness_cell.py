@@ -80,7 +80,7 @@ def test_two_cubic_flows_on_single_link_converge():
 def test_bad_input_is_one_clear_error():
     with pytest.raises(ValueError, match="flows = 1 is out of range"):
         run_cell("cubic", 1)
-    with pytest.raises(ValueError, match="threshold = 1.5 is out of range"):
+    with pytest.raises(ValueError, match=r"threshold = 1\.5 is out of range"):
         run_cell("cubic", 2, threshold=1.5)
     with pytest.raises(ValueError, match="ends before the last flow starts"):
         run_cell("cubic", 3, duration_s=4.0, stagger_s=2.0)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fuzz_env import (  # noqa: E402
+from fuzz_env import (
     ACTION_MODES,
     AQM_COMBOS,
     MULTIAGENT,

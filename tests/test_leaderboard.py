@@ -614,7 +614,7 @@ def test_every_plot_has_labelled_axes() -> None:
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
     ax.set_xlabel("x")
-    with pytest.raises(UnlabelledPlotError, match="'bare'.*no y label"):
+    with pytest.raises(UnlabelledPlotError, match=r"'bare'.*no y label"):
         _png(fig, "bare")  # the report refuses to draw it
 
 

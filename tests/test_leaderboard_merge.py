@@ -168,7 +168,7 @@ def test_merge_refuses_duplicated_and_mismatched_cells(
     (lost / "results.jsonl").write_text("")
     with pytest.raises(MergeError, match="lacks 4 record"):
         merge(out, [runs["a"], lost], log=lambda _: None)
-    with pytest.raises(MergeError, match="no archive.json"):
+    with pytest.raises(MergeError, match=r"no archive\.json"):
         merge(out, [runs["a"], tmp_path], log=lambda _: None)
     assert not out.exists()  # nothing written
 
@@ -443,7 +443,7 @@ def test_the_shipped_agent_is_ranked_on_every_quick_cell(tmp_path: Path) -> None
 # -------------------------------------------------------------- the suites --
 
 
-def _suite(name: str):  # noqa: ANN202 - SuiteConfig
+def _suite(name: str):
     return to_object(compose_config("leaderboard", [f"suite={name}"])).suite
 
 
@@ -526,7 +526,7 @@ def _board(
     cells: dict[str, tuple[str, list[str]]],
     records: list[dict],
     table: dict | None = None,
-):  # noqa: ANN202 - Board
+):
     from orbitcc.baselines.stats import Board
 
     return Board(

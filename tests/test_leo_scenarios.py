@@ -375,5 +375,5 @@ def test_trace_means_come_from_the_core_parser() -> None:
         str(CONFIG_DIR / "traces/starlink_synthetic.delay"),
     )
     assert got == (capacity, sum(delays) / len(delays))
-    with pytest.raises(ValueError, match="no_such.delay"):
+    with pytest.raises(ValueError, match=r"no_such\.delay"):
         _core.leo_trace_means(str(CONFIG_DIR / "traces/starlink_synthetic.bw"), "no_such.delay")

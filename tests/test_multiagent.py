@@ -13,7 +13,7 @@ import orbitcc
 from orbitcc.env.multiagent import max_min_shares
 
 pytest.importorskip("pettingzoo")
-from pettingzoo.test import parallel_api_test  # noqa: E402
+from pettingzoo.test import parallel_api_test
 
 SHORT = ["scenario.capacity_mbps=20", "scenario.rtt_ms=40", "duration_s=3"]
 

@@ -19,8 +19,8 @@ from gymnasium import spaces
 
 pytest.importorskip("zmq", reason="pyzmq is not installed (pip install 'orbitcc[ns3gym]')")
 
-from orbitcc.ns3gym import Ns3GymEnv, Ns3GymError, Ns3GymTimeoutError, ProtocolError  # noqa: E402
-from orbitcc.ns3gym import protocol as pb  # noqa: E402
+from orbitcc.ns3gym import Ns3GymEnv, Ns3GymError, Ns3GymTimeoutError, ProtocolError
+from orbitcc.ns3gym import protocol as pb
 
 PEER = [sys.executable, "-m", "orbitcc.ns3gym.fake_peer"]
 
@@ -113,7 +113,7 @@ def test_peer_crash_is_a_clear_error_with_its_output() -> None:
 def test_hanging_peer_times_out_and_is_killed() -> None:
     tag = uuid.uuid4().hex
     started = time.monotonic()
-    with pytest.raises(Ns3GymTimeoutError, match="within 1.5 s"):
+    with pytest.raises(Ns3GymTimeoutError, match=r"within 1\.5 s"):
         Ns3GymEnv(peer("hang", tag=tag), timeout_s=1.5)
     assert time.monotonic() - started < 10
     # The hung process was stopped: no orphan left behind.
@@ -242,7 +242,7 @@ def test_space_mapping_rules() -> None:
     # A packed message of the wrong kind is refused with its type name.
     desc = pb.SpaceDescription(type=pb.DISCRETE)
     desc.space.Pack(pb.BoxSpace())
-    with pytest.raises(ProtocolError, match="ns3opengym.BoxSpace"):
+    with pytest.raises(ProtocolError, match=r"ns3opengym\.BoxSpace"):
         pb.space_from_pb(desc)
 
 
@@ -363,7 +363,7 @@ class _ScriptedSim:
             for state in states:
                 sock.send(state.SerializeToString())
                 self.replies.append(pb.parse(pb.EnvActMsg, sock.recv(), "EnvActMsg"))
-        except BaseException as e:  # reported by the test
+        except BaseException as e:  # noqa: BLE001 -- the thread's failure, re-raised by the test
             self.error = e
         finally:
             sock.close()
@@ -513,7 +513,7 @@ def test_bind_address_is_an_option() -> None:
     for bad in ("", "tcp://x", "1.2.3.4:5"):
         with pytest.raises(ValueError, match="bind = "):
             Ns3GymEnv(peer(), bind=bad)
-    with pytest.raises(ValueError, match="cannot listen on port .* of '203.0.113.7'"):
+    with pytest.raises(ValueError, match=r"cannot listen on port .* of '203\.0\.113\.7'"):
         Ns3GymEnv(peer(), bind="203.0.113.7", timeout_s=5)
 
 

@@ -14,7 +14,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import orbitcc  # noqa: F401  (registers the env ids)
+import orbitcc
 from orbitcc.ns3gym.tcp import FIELDS, INITIAL_SSTHRESH, NewRenoAgent, Ns3GymTcpEnv
 
 F = {name: k for k, name in enumerate(FIELDS)}
@@ -167,7 +167,7 @@ def test_bad_input_is_named() -> None:
         env.step(np.array([1e5, np.nan], dtype=np.float32))
     with pytest.raises(ValueError, match=r"expected \(2,\)"):
         env.step(np.zeros(3, dtype=np.float32))
-    with pytest.raises(ValueError, match="env.action=rate.*fixes"):
+    with pytest.raises(ValueError, match=r"env\.action=rate.*fixes"):
         make([*TCP, "env.action=rate"])
     with pytest.raises(ValueError, match="list of strings"):
         Ns3GymTcpEnv(overrides="scenario.transport=tcp")  # type: ignore[arg-type]

@@ -44,7 +44,7 @@ def test_describe_lists_default_range_and_help_of_each_parameter() -> None:
     assert "no parameters" in describe("lia")
     assert "oracle_capacity*" in describe("features")
     assert "1 / high_gain" in describe("bbr")  # a derived default is named, not invented
-    with pytest.raises(ValueError, match="known: .*maco"):
+    with pytest.raises(ValueError, match=r"known: .*maco"):
         describe("warp")
 
 

@@ -43,7 +43,7 @@ def test_every_readme_block_is_one_this_file_checks() -> None:
 def test_readme_python_example_runs() -> None:
     block = [body for lang, body in fenced_blocks() if lang == "python"][0]
     namespace: dict = {}
-    exec(compile(block, str(README), "exec"), namespace)  # noqa: S102
+    exec(compile(block, str(README), "exec"), namespace)
     assert namespace["m"]["throughput_mbps"] > 0
     assert namespace["obs"].shape == namespace["env"].observation_space.shape
     assert namespace["baseline"].unwrapped.controller == "olia"
@@ -57,7 +57,7 @@ def test_readme_sb3_example_runs() -> None:
     pytest.importorskip("stable_baselines3")
     block = [body for lang, body in fenced_blocks() if lang == "python"][1]
     namespace: dict = {}
-    exec(compile(block, str(README), "exec"), namespace)  # noqa: S102
+    exec(compile(block, str(README), "exec"), namespace)
     mine, newreno = namespace["mine"], namespace["newreno"]
     assert namespace["model"].num_timesteps >= 512
     assert mine["throughput_mbps"] > 0 and newreno["throughput_mbps"] > 0

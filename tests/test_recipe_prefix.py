@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from orbitcc.agents import prefix  # noqa: E402
+from orbitcc.agents import prefix
 
 GOLDEN = Path(__file__).parent / "golden" / "ppo_starlink_prefix.json"
 

@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from orbitcc.agents import ranking  # noqa: E402
+from orbitcc.agents import ranking
 
 LIMIT = 0.02
 

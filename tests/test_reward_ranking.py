@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from orbitcc.agents import ranking  # noqa: E402
-from orbitcc.agents.ranking import Entrant  # noqa: E402
+from orbitcc.agents import ranking
+from orbitcc.agents.ranking import Entrant
 
 # The two grabbers and their bases.
 PAIRS = (

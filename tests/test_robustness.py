@@ -203,7 +203,7 @@ def test_a_handle_replaced_by_reset_raises() -> None:
     assert s.now_s > 0
     e.reset(seed=1)
     for read in (lambda: s.now_s, lambda: s.summary(), lambda: s.probe(0), lambda: s.step(0.1)):
-        with pytest.raises(RuntimeError, match="reset .*replaced it"):
+        with pytest.raises(RuntimeError, match=r"reset .*replaced it"):
             read()
     assert e.simulation.now_s == 0.0  # a fresh handle works
     v = orbitcc.make_vec("single_link", num_envs=1)

@@ -170,7 +170,7 @@ def test_prepared_changes_are_checked() -> None:
         prepared.run(seed=-1)
     with pytest.raises(ValueError, match="duration_s"):
         prepared.run(duration_s=0.0)
-    with pytest.raises(ValueError, match="orbitcc.prepare"):
+    with pytest.raises(ValueError, match=r"orbitcc\.prepare"):
         prepared.run(scenario="lms_ka")
     # The prepared config itself is untouched by a run with changes.
     prepared.run(duration_s=1.0, capacity_mbps=10)

@@ -24,8 +24,8 @@ if len(sys.argv) > 1 and sys.argv[1] != "new":
     _spec.loader.exec_module(_mod)
     sys.modules["orbitcc._core"] = _mod
 
-from orbitcc import _core  # noqa: E402
-from orbitcc.cli.bench import scenario_spec, single_link_spec, starlink_at  # noqa: E402
+from orbitcc import _core
+from orbitcc.cli.bench import scenario_spec, single_link_spec, starlink_at
 
 TIMING = ("wall_s", "cpu_s", "events_per_s")
 

@@ -58,7 +58,7 @@ def _holds(value: Any, sentinel: Any, depth: int = 0) -> bool:
 def _carries(frame: Any, sentinel: Any) -> bool:
     try:
         return any(_holds(v, sentinel) for v in list(frame.f_locals.values()))
-    except Exception:  # a local whose comparison raises: not the value
+    except Exception:  # noqa: BLE001 -- a local whose comparison raises anything: not the value
         return False
 
 

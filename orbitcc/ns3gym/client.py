@@ -352,7 +352,7 @@ class Ns3GymEnv(gym.Env):
         if self._owe_reply:
             try:
                 self._send(pb.EnvActMsg(stopSimReq=True))
-            except Exception:
+            except (self._zmq.ZMQError, Ns3GymTimeoutError):  # the peer is gone
                 self._owe_reply = False
 
     def _recv_state(self) -> tuple[Any, float, bool, dict[str, Any]]:
@@ -427,7 +427,7 @@ class Ns3GymEnv(gym.Env):
         if self.strict and not self.action_space.contains(action):
             try:
                 action = self._coerce(action)
-            except Exception:
+            except (TypeError, ValueError, OverflowError):  # numpy's refusals, or _coerce's
                 raise ValueError(
                     f"action {action!r} is not in the action space {self.action_space}"
                 ) from None

@@ -191,7 +191,7 @@ def parse(cls: Any, payload: bytes, what: str, peer: str = "simulation") -> Any:
     msg = cls()
     try:
         msg.ParseFromString(payload)
-    except Exception as e:  # DecodeError and friends
+    except Exception as e:  # noqa: BLE001 -- protobuf's pure-Python and upb backends raise different types
         head = payload[:16].hex()
         raise ProtocolError(
             f"expected an ns3-gym {what} ({cls.DESCRIPTOR.full_name}), received {len(payload)} "

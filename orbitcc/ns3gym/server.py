@@ -538,10 +538,12 @@ class Ns3GymServer:
         never left (about 1 run in 6; gdb showed the I/O thread in
         zmq_msg_send). Stopping the monitor while its reader is still open
         ends the events before anything is closed."""
+        import zmq
+
         if mon is not None:
             try:
                 sock.disable_monitor()
-            except Exception:  # a socket already closed has no monitor to stop
+            except zmq.ZMQError:  # a socket already closed has no monitor to stop
                 pass
             mon.close(linger=0)
         sock.close(linger=0)

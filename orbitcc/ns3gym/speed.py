@@ -323,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         try:
             backend.ns3_binary()
-        except Exception as e:  # no ns-3 here: say so and run the rest
+        except backend.Ns3BackendError as e:  # no ns-3 here: say so and run the rest
             print(f"(no ns-3 path: {e})")
             with_ns3 = False
     print(f"machine: {_machine()} (at start)")
