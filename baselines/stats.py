@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -581,18 +582,15 @@ def text_table(header: list[str], rows: list[list[str]], align: str | None = Non
     return "\n".join([line(header), "  ".join("-" * w for w in widths), *map(line, rows)])
 
 
+def ranking_header(cells: Sequence[str]) -> list[str]:
+    """The ranking table's columns, one per ranked cell between the score and
+    the rank's stability."""
+    return ["rank", "entrant", "class", "score", "95% CI", *cells, "rank kept", "rank 95% interval"]
+
+
 def ranking_rows(board: Board) -> tuple[list[str], list[list[str]]]:
     """The ranked entrants; a shared rank reads "=2" (not separated)."""
-    header = [
-        "rank",
-        "entrant",
-        "class",
-        "score",
-        "95% CI",
-        *board.ranked,
-        "rank kept",
-        "rank 95% interval",
-    ]
+    header = ranking_header(board.ranked)
     rows = []
     for r in board.ranking:
         s = r["score"]

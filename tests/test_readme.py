@@ -76,7 +76,7 @@ def _ranking_rows(text: str) -> tuple[list[str], list[list[str]]]:
 def test_readme_ranking_is_the_leaderboards_table() -> None:
     from orbitcc import controllers
     from orbitcc.baselines.leaderboard import make_plan, suite_entrants
-    from orbitcc.baselines.stats import text_table
+    from orbitcc.baselines.stats import ranking_header, text_table
     from orbitcc.config import compose_config, to_object
 
     (text,) = [body for lang, body in fenced_blocks() if lang == "text"]
@@ -86,16 +86,7 @@ def test_readme_ranking_is_the_leaderboards_table() -> None:
     ranked = make_plan(quick, suite_entrants(lb)).cell_labels[
         : len(quick.scenarios) + len(quick.cells)
     ]
-    header = [
-        "rank",
-        "entrant",
-        "class",
-        "score",
-        "95% CI",
-        *ranked,
-        "rank kept",
-        "rank 95% interval",
-    ]
+    header = ranking_header(ranked)
     assert text_table(header, rows).splitlines() == table
     assert sorted(r[1] for r in rows) == sorted(c for c in controllers() if c != "external")
     assert {r[1]: r[2] for r in rows}["maco"] == "oracle"
