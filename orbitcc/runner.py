@@ -68,7 +68,9 @@ def sim_overrides(
 def build_spec(sim_cfg: Any) -> dict:
     """The core spec of a validated SimConfig: ``orbitcc.scenario.build_spec``,
     with the path of a ``scenario.schedule_source`` exported first."""
-    return build_scenario_spec(sim_cfg, schedule_points=source_points(sim_cfg.scenario))
+    scenario = sim_cfg.scenario
+    exported = source_points(scenario) if getattr(scenario, "schedule_source", None) else None
+    return build_scenario_spec(sim_cfg, schedule_points=exported)
 
 
 def source_points(scenario: Any) -> list[tuple[float, float, float]] | None:

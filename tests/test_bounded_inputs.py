@@ -430,11 +430,11 @@ def test_the_core_checks_codel_target_below_interval() -> None:
 def _doc_examples() -> list[list[str]]:
     """The orbitcc-sim command lines of docs/aqm.md and the override examples
     of the docstrings, as written."""
-    from orbitcc.scenario._common import BottleneckQueue
+    from orbitcc.scenario import queue
 
     text = (ROOT / "docs" / "aqm.md").read_text()
     lines = [shlex.split(line)[1:] for line in re.findall(r"^orbitcc-sim .*$", text, re.M)]
-    doc = BottleneckQueue.__doc__ or ""
+    doc = queue.__doc__ or ""
     lines += [shlex.split(m) for m in re.findall(r"``(scenario\.queue=[^`]*)``", doc)]
     return lines
 

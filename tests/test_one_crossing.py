@@ -58,8 +58,10 @@ def test_the_queue_goes_on_every_buffered_link_and_only_there(queue: str) -> Non
 
 def test_no_builder_attaches_the_queue_itself() -> None:
     builders = sorted((ROOT / "orbitcc" / "scenario").glob("*.py"))
-    callers = [p.name for p in builders if "queue_fields()" in p.read_text()]
-    assert callers == ["__init__.py"], callers
+    callers = [p.name for p in builders if "queue_fields(" in p.read_text()]
+    assert callers == ["queue.py"], callers
+    attachers = [p.name for p in builders if "attach_queue(" in p.read_text()]
+    assert attachers == ["__init__.py", "queue.py"], attachers
 
 
 def test_checking_a_randomize_config_opens_no_trace_file() -> None:
@@ -84,3 +86,23 @@ def test_checking_a_randomize_config_opens_no_trace_file() -> None:
                 "randomize.trace_bandwidth_file=/nonexistent/bw.txt",
             ],
         )
+
+
+def test_each_walked_value_visits_few_files_and_never_returns() -> None:
+    """Issue 40's target for the four walks (tools/walk_value.py): each value
+    goes from the call to the core through at most 10 files, never coming back
+    to a file it already left, and reaches the core once to be used."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import walk_value
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    for title, (call, sentinel) in walk_value.walks().items():
+        walk = walk_value._walk(call, sentinel, cold=True)
+        distinct = list(dict.fromkeys(walk.files))
+        assert 1 <= len(distinct) <= 10, (title, walk.files)
+        assert len(walk.files) == len(distinct), (title, walk.files)  # no return
+        assert len(walk.use_trips) == 1, (title, walk.use_trips)
+        assert len(walk.check_trips) <= 1, (title, walk.check_trips)

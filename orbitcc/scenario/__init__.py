@@ -14,6 +14,7 @@ from typing import Any
 from orbitcc.scenario.iridium_mptcp import IridiumMptcpScenario, build_iridium_mptcp
 from orbitcc.scenario.lms import LmsScenario, build_lms
 from orbitcc.scenario.lms_e2e_isl import LmsE2eIslScenario, build_lms_e2e_isl
+from orbitcc.scenario.queue import attach_queue
 from orbitcc.scenario.refwa_bottleneck import RefwaBottleneckScenario, build_refwa_bottleneck
 from orbitcc.scenario.schedule import load_schedule as load_schedule
 from orbitcc.scenario.single_link import SingleLinkScenario, build_single_link
@@ -50,18 +51,6 @@ _BUILDERS = {
 _TAKES_DURATION = frozenset(_BUILDERS) - {"single_link"}
 
 
-def _apply_queue(scenario: Any, links: list[dict[str, Any]]) -> None:
-    """The one place the queue discipline (``scenario.queue``, checked once by
-    ``queue_fields``) is applied: to every link a builder gives a buffer
-    (``buffer_packets`` or ``buffer_bytes``), the links where a queue builds;
-    the unbuffered return and access-shaper links keep none."""
-    queue = scenario.queue_fields()
-    if queue:
-        for link in links:
-            if "buffer_packets" in link or "buffer_bytes" in link:
-                link.update(queue)
-
-
 def build_spec(sim: Any, schedule_points: list[tuple[float, float, float]] | None = None) -> dict:
     """Builds the core spec dict from a validated ``SimConfig`` object.
 
@@ -81,7 +70,7 @@ def build_spec(sim: Any, schedule_points: list[tuple[float, float, float]] | Non
         spec = builder(scenario, controller, params, sim.duration_s)
     else:
         spec = builder(scenario, controller, params, schedule_points)
-    _apply_queue(scenario, spec["links"])
+    attach_queue(scenario, spec["links"])  # the one place the queue is applied
     spec["seed"] = int(sim.seed)
     if sim.duration_s is not None:
         spec["duration_s"] = float(sim.duration_s)

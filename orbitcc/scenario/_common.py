@@ -7,7 +7,6 @@ from typing import Any
 
 from orbitcc import _core
 from orbitcc.schema import schema
-from orbitcc.validation import coerce_param
 
 SPEED_OF_LIGHT_KM_S = 299792.458
 # Fields every preset has that are not settings (no table row).
@@ -168,56 +167,16 @@ def buffer_packets_for(capacity_mbps: float, rtt_ms: float, bdp: float, packet_b
     return max(2, round(bdp * bdp_bytes / packet_bytes))
 
 
-# Each discipline's settings (orbitcc.describe("queue_codel"), ...), read once.
-_QUEUE_ROWS = {
-    kind: {r["name"]: r for r in _core.queue_params(kind)} for kind in _core.queue_kinds()
-}
-
-
-class BottleneckQueue:
-    """The queue discipline of a preset's bottleneck links (docs/aqm.md).
-
-    ``queue``: droptail (default) | codel | fq_codel | red; ``queue_params``:
-    that discipline's settings (``orbitcc.describe("queue_codel")``, ...), e.g.
-    ``scenario.queue=red 'scenario.queue_params={min_th: 20, max_th: 60}'`` (quoted for
-    the shell), or one key at a time: ``scenario.queue=fq_codel
-    scenario.queue_params.quantum_bytes=3028``; integers and flags are taken as
-    the core's table declares them.
-    ``orbitcc.scenario.build_spec`` applies :meth:`queue_fields` once, to every
-    link its builder gives a buffer; the link buffer stays the preset's and
-    bounds the AQM's queue too.
+class ScenarioRules:
+    """The checks every scenario schema runs once, when it is built: each
+    value against its kind's C++ table (:func:`check_settings`), then the
+    kind's rules between fields (:meth:`check_rules`). The base runs both, so
+    a kind writes only its own rules and never calls the table check itself.
     """
 
-    def queue_fields(self) -> dict[str, Any]:
-        """``{"queue": {...}}`` for a buffered link dict, or ``{}`` for drop-tail.
+    def __post_init__(self) -> None:
+        check_settings(self)
+        self.check_rules()
 
-        Raises ValueError naming ``scenario.queue`` / ``scenario.queue_params.<key>``.
-        """
-        table = _QUEUE_ROWS[self.queue]  # the choice is the scenario row's
-        values: dict[str, Any] = {}
-        for key, value in dict(self.queue_params).items():
-            if key not in table:
-                raise ValueError(
-                    f"scenario.queue_params.{key} is not a setting of queue "
-                    f"{self.queue!r}; allowed: {', '.join(table) or 'none'}"
-                    + (
-                        ""
-                        if table
-                        else " (choose a discipline first: scenario.queue="
-                        f"{'|'.join(q for q in _QUEUE_ROWS if q != 'droptail')})"
-                    )
-                )
-            # The type the core's table declares (int, bool or float), not float().
-            values[str(key)] = coerce_param("scenario.queue_params", value, table[key])
-        if "target_ms" in table:  # CoDel and FQ-CoDel: RFC 8289 Sec. 4.4
-            target = values.get("target_ms", table["target_ms"]["default"])
-            interval = values.get("interval_ms", table["interval_ms"]["default"])
-            if target >= interval:
-                raise ValueError(
-                    f"scenario.queue_params.target_ms = {target:g} must be below "
-                    f"interval_ms = {interval:g} (RFC 8289: target is 5-10 % of the "
-                    "interval)"
-                )
-        if self.queue == "droptail":
-            return {}
-        return {"queue": {"type": self.queue, **values}}
+    def check_rules(self) -> None:
+        """The kind's rules between fields (none by default)."""

@@ -43,14 +43,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from orbitcc.scenario._common import check_settings
+from orbitcc.scenario._common import ScenarioRules
 
 
-class AccessRandomness:
-    # The rules of a preset with a randomised access (a scenario's own may
-    # extend them): every value against its kind's C++ table, then these.
-    def __post_init__(self) -> None:
-        check_settings(self)  # every value against the C++ table
+class AccessRandomness(ScenarioRules):
+    # The rules of a preset with a randomised access (a kind's own may
+    # extend them, calling check_randomness).
+    def check_rules(self) -> None:
         self.check_randomness()
 
     def check_randomness(self) -> None:

@@ -46,7 +46,6 @@ from typing import Any
 
 from orbitcc import _core
 from orbitcc.scenario._common import (
-    BottleneckQueue,
     flow,
     pick_controller,
     scenario_schema,
@@ -55,7 +54,7 @@ from orbitcc.scenario._common import (
 from orbitcc.scenario._random import AccessRandomness
 
 
-class _Rules(AccessRandomness, BottleneckQueue):
+class _Rules(AccessRandomness):
     def gateway_policy(self, subflow: int) -> str:
         if not self.soft_handover:
             return "highest"

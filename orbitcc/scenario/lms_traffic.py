@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from orbitcc.scenario._common import BottleneckQueue, check_app_rate, check_settings
+from orbitcc.scenario._common import ScenarioRules, check_app_rate
 
 # Table 1, "Average link rate" (the paper's application rate at load 1.0).
 PAPER_AVERAGE_RATE_MBPS = {"ka": 45.33, "s": 2.32}
@@ -71,9 +71,8 @@ LINUX_TCP = {
 # The rules between the fields of both LMS kinds (lms, lms_e2e_isl), whose
 # traffic settings are the same rows. No docstring: scenario_schema makes a
 # rules class's docstring the schema's.
-class LmsRules(BottleneckQueue):
-    def __post_init__(self) -> None:
-        check_settings(self)  # every value against the C++ table
+class LmsRules(ScenarioRules):
+    def check_rules(self) -> None:
         if self.file_bytes > 0 and self.app != "bulk":
             raise ValueError(
                 "scenario.file_bytes needs scenario.app = 'bulk' "

@@ -64,8 +64,7 @@ from __future__ import annotations
 from typing import Any
 
 from orbitcc.scenario._common import (
-    BottleneckQueue,
-    check_settings,
+    ScenarioRules,
     constant_link,
     flow,
     pick_controller,
@@ -78,9 +77,8 @@ LINK_TYPES = {"T1": (1.544, 8), "T2": (10.0, 32), "T3": (45.0, 128), "OC3": (155
 EQUAL_RTT_GROUP = 1  # Fig. 1(a): three satellites, RTT 160 ms at 20 ms ISLs
 
 
-class _Rules(BottleneckQueue):
-    def __post_init__(self) -> None:
-        check_settings(self)  # every value against the C++ table
+class _Rules(ScenarioRules):
+    def check_rules(self) -> None:
         if self.leave_start_s is not None:
             last_join = (self.num_steps - 1) * self.step_interval_s
             if self.num_steps < 2 or self.leave_start_s <= last_join:

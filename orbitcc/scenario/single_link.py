@@ -3,11 +3,11 @@ calibration scenario: analytic models of NewReno and CUBIC apply here)."""
 
 from __future__ import annotations
 
-from orbitcc.scenario._common import BottleneckQueue, check_settings, scenario_schema
+from orbitcc.scenario._common import ScenarioRules, scenario_schema
 from orbitcc.scenario.schedule import load_schedule
 
 
-class _Rules(BottleneckQueue):
+class _Rules(ScenarioRules):
     """One bottleneck link with a given capacity, base RTT, buffer and random loss.
 
     The forward (data) link carries half the base RTT as propagation delay; the
@@ -15,10 +15,9 @@ class _Rules(BottleneckQueue):
     only the forward link can congest.
     """
 
-    def __post_init__(self) -> None:
+    def check_rules(self) -> None:
         # Names, defaults, ranges and units: the C++ table
         # (orbitcc.describe("single_link")); here only cross-field rules.
-        check_settings(self)
         for key in ("flow_controllers", "flow_start_s"):
             values = getattr(self, key)
             if values and len(values) != self.num_flows:

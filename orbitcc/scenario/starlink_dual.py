@@ -67,7 +67,6 @@ from typing import Any
 from orbitcc import _core
 from orbitcc.scenario._common import (
     SPEED_OF_LIGHT_KM_S,
-    BottleneckQueue,
     buffer_packets_for,
     check_app_rate,
     check_derived,
@@ -79,7 +78,7 @@ from orbitcc.scenario._common import (
 from orbitcc.scenario._random import AccessRandomness
 
 
-class _Rules(AccessRandomness, BottleneckQueue):
+class _Rules(AccessRandomness):
     def along_track(self, subflow: int) -> dict[str, Any]:
         """The 'along_track' process of one subflow's access link."""
         return {

@@ -52,7 +52,6 @@ from __future__ import annotations
 from typing import Any
 
 from orbitcc.scenario._common import (
-    BottleneckQueue,
     constant_link,
     flow,
     pick_controller,
@@ -62,7 +61,7 @@ from orbitcc.scenario._common import (
 from orbitcc.scenario._random import AccessRandomness
 
 
-class _Rules(AccessRandomness, BottleneckQueue):
+class _Rules(AccessRandomness):
     def access(self) -> dict[str, Any]:
         return {
             "type": "starlink_access",

@@ -33,8 +33,6 @@ from pathlib import Path
 
 from orbitcc.paths import config_path, file_problem
 from orbitcc.scenario._common import (
-    BottleneckQueue,
-    check_settings,
     constant_link,
     flow,
     pick_controller,
@@ -64,9 +62,8 @@ def trace_means(bw_file: str, delay_file: str) -> tuple[float, float]:
     return _core.leo_trace_means(str(resolve(bw_file)), str(resolve(delay_file)))
 
 
-class _Rules(AccessRandomness, BottleneckQueue):
-    def __post_init__(self) -> None:
-        check_settings(self)  # every value against the C++ table
+class _Rules(AccessRandomness):
+    def check_rules(self) -> None:
         if self.trace_dir:
             folder = resolve(self.trace_dir) / str(self.trace_id)
             if not folder.is_dir():
