@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from orbitcc import _core
 from orbitcc.config import (
     AGENT_ENTRANT_PREFIX,
     CONSTANT_PREFIX,
@@ -883,27 +884,10 @@ class FairnessMeter:
 
 def max_min_shares(total: float, demand: list[float]) -> list[float]:
     """Max-min fair shares of ``total`` between flows of the given demands and
-    one flow of unlimited demand (last element); water filling as the core's
-    MaxMinShares (cpp_core/env/env_spec.cc)."""
-    n = len(demand)
-    share = [0.0] * (n + 1)
-    left = max(0.0, total)
-    unserved = n + 1
-    order = sorted(range(n), key=lambda i: demand[i])
-    k = 0
-    while k < n:
-        d = max(0.0, demand[order[k]])
-        if d >= left / unserved:
-            break
-        share[order[k]] = d
-        left -= d
-        unserved -= 1
-        k += 1
-    level = left / unserved
-    for i in order[k:]:
-        share[i] = level
-    share[n] = level
-    return share
+    one flow of unlimited demand (last element): the core's water filling
+    (``MaxMinShares``, cpp_core/env/env_spec.cc), the one the single env's
+    harm term uses, so the leaderboard and the reward price harm alike."""
+    return _core.max_min_shares_one_link(float(total), [float(d) for d in demand])
 
 
 def _rss_mb() -> float:

@@ -21,6 +21,10 @@ def max_min_shares(
     """Max-min fair rates of multipath flows (progressive filling): flow i
     may use links[i] (indices into capacity, Mb/s), wants <= demand[i]."""
 
+def max_min_shares_one_link(total: float, demand: list[float]) -> list[float]:
+    """Max-min fair shares of ``total`` on one link between flows of the
+    given demands and one more flow of unlimited demand (the last element)."""
+
 def multiagent_reward(
     share: float,
     queueing: float,

@@ -12,6 +12,7 @@
 
 #include "bindings/spec_from_dict.h"
 #include "env/batch_simulation.h"
+#include "env/env_spec.h"
 #include "env/exclusive_use.h"
 #include "env/multiagent_reward.h"
 
@@ -285,6 +286,11 @@ void RegisterMultiAgentBindings(py::module_& m) {
       "Max-min fair rates of multipath flows (progressive filling): flow i "
       "may use links[i] (indices into capacity, Mb/s) and wants at most "
       "demand[i] (inf: greedy).");
+  m.def("max_min_shares_one_link", &MaxMinShares, py::arg("total"),
+        py::arg("demand"),
+        "Max-min fair shares of `total` (Mb/s) on one link between flows of "
+        "the given demands and one more flow of unlimited demand (the last "
+        "element): water filling, as the single env's harm term prices it.");
   m.def(
       "multiagent_reward",
       [](double share, double queueing, double fair_mbps, double harm_mbps,
