@@ -1,0 +1,32 @@
+"""tools/silent_waits.py, which backs the first-hour claim "no silent wait over
+~30 s": its gaps must be the silences a person sees, attributed to the line
+that ends them, with carriage-return redraws counted as output."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import silent_waits  # noqa: E402
+
+sys.path.remove(str(ROOT / "tools"))
+
+
+def test_gaps_are_the_silences_between_lines_and_before_exit() -> None:
+    script = "import sys, time; print('a', flush=True); time.sleep(0.6); " + (
+        "sys.stdout.write('b\\rc\\n'); sys.stdout.flush(); time.sleep(0.3); sys.exit(3)"
+    )
+    status, wall, gaps = silent_waits.watch([sys.executable, "-c", script], None)
+    assert status == 3
+    lines = [line for _, _, line in gaps]
+    assert lines == ["a", "b", "c", "(exit)"]  # the redraw is output too
+    by_line = {line: gap for gap, _, line in gaps}
+    assert by_line["b"] >= 0.6  # the sleep before it, never less
+    assert by_line["c"] < by_line["b"]  # same write: no silence between b and c
+    assert by_line["(exit)"] >= 0.3
+    assert wall >= 0.9
+    assert sum(gap for gap, _, _ in gaps) == pytest.approx(wall)
