@@ -30,7 +30,7 @@ CCACHE_LAUNCHER = $$(command -v ccache >/dev/null && \
 TIMED = t0=$$(date +%s); $(1) && echo "[orbitcc]   done in $$(( $$(date +%s) - t0 )) s"
 
 .PHONY: run test install install-base core cpp-test py-test validate validate-findings bench bench-check reproduce lint format clean \
-	ns3-deps validate-ns3 ccache docs test-counts \
+	ns3-deps validate-ns3 ccache docs test-counts report-screenshot \
 	sanitize tsan clang-test ubsan-release fuzz fuzz-env fuzz-extremes fuzz-short
 
 $(VENV)/bin/python:
@@ -110,6 +110,15 @@ test: install
 # page, image or heading fails. Its python blocks run in tests/test_docs.py.
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -q
+
+# README's picture of the quick suite's report: `make run`'s leaderboard into
+# a scratch folder, its report.html photographed by headless Chromium (Debian's
+# chromium package) at 1280 x 1600.
+report-screenshot: install-base core
+	rm -rf build/report-screenshot
+	$(VENV)/bin/orbitcc-leaderboard suite=quick hydra.run.dir=build/report-screenshot
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1600 \
+		--screenshot=docs/img/report_quick.png file://$(CURDIR)/build/report-screenshot/report.html
 
 # The test counts docs/testing.md states, counted now and written into its
 # generated block (tools/count_tests.py; builds the C++ test binary if needed).
