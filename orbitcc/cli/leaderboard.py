@@ -89,6 +89,12 @@ def _app(cfg: DictConfig) -> None:
     )
     for cell, error in failures:
         print(f"FAILED {cell.describe()}: {error}", file=sys.stderr, flush=True)
+    analysed = time.perf_counter()
+    print(
+        f"{PROG}: ranking (paired tests, bootstrap of the seeds) and writing the "
+        "tables, figures and report ...",
+        flush=True,
+    )
     board = board_from(the_plan, suite, records, lb.score, lb.info_class)
     from orbitcc.baselines.report import write_reports
 
@@ -108,6 +114,7 @@ def _app(cfg: DictConfig) -> None:
         data["results"] = str(results.resolve())
     write_manifest(run_dir / ARCHIVE_FILE, data)
     paths["archive"] = run_dir / ARCHIVE_FILE
+    print(f"{PROG}: ranked and written in {time.perf_counter() - analysed:.1f} s", flush=True)
     print_ranking(board, suite.name)
     print(
         f"\n{len(records)}/{len(the_plan.cells)} cells, {len(failures)} failed, "
