@@ -1009,3 +1009,223 @@ def test_agents_train_errors_and_validation_seeds_are_the_codes() -> None:
     assert f"says so and exits {cli.EXIT_UNTRAINED}, unless" in text
     base = VALIDATION_SEED_BASE
     assert f"seeds {base}, {base + 1}, ...: disjoint from training episodes" in text
+
+
+def _agents_paragraph(start: str) -> str:
+    """The flattened paragraph of docs/agents.md that begins with ``start``."""
+    text = (DOCS / "agents.md").read_text()
+    i = text.index(start)
+    return " ".join(text[i : text.index("\n\n", i)].split())
+
+
+def _heldout_split() -> dict:
+    import json
+
+    return json.loads((ROOT / "agents" / "reference" / "heldout_split.json").read_text())
+
+
+def test_agents_targets_paragraph_is_the_tables_targets() -> None:
+    """'Targets (issue 35)': how many of the targets each shipped agent meets,
+    and every figure the paragraph quotes, are those `heldout_tables tables`
+    computes from the shipped heldout_split.json."""
+    from orbitcc.agents import heldout_tables as ht
+
+    split = _heldout_split()
+    para = _agents_paragraph("**Targets (issue 35)")
+    sender = ht.targets(split, "agent:ppo_sender")
+    oracle = ht.targets(split, "agent:ppo_starlink")
+    met = sum(m for _, m, _ in sender)
+    assert f"for the `sender` agent: {met} of {len(sender)} met" in para
+    assert f"The `oracle` agent meets {sum(m for _, m, _ in oracle)}" in para
+    figures = " ".join(fig for *_, fig in sender + oracle)
+    quoted = re.findall(r"[+-]?\d+\.\d+", para)
+    assert len(quoted) >= 8, para
+    for number in quoted:
+        assert re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", figures), number
+    # the 12 episodes without background: the task's and the trace's counts
+    n_alone = next(f for w, _, f in sender if w.startswith("no background")).split("n=")[1]
+    assert f"without background ({n_alone.rstrip(')')} episodes" in para
+
+
+def test_agents_curves_paragraph_is_the_shipped_curves() -> None:
+    """'What the curves show': each run's best validation return is the
+    training record heldout_split.json keeps; the shipped runs' figures are
+    their curve.csv's (best, and the ranges over the last 200 k steps);
+    NewReno's validation return is train_summary.json's."""
+    import csv
+    import json
+
+    para = _agents_paragraph("**What the curves show")
+    split = _heldout_split()
+    bests = [
+        split["training"][k]["best_eval_return"]
+        for k in sorted(split["training"])
+        if k.split(":")[1] == "ppo_sender"
+    ]
+    steps = [
+        split["training"][k]["best_eval_step"] // 1000
+        for k in split["training"]
+        if k.split(":")[1] == "ppo_sender"
+    ]
+    assert (
+        f"({min(steps)}-{max(steps)} k steps: " + ", ".join(f"{b:.1f}" for b in bests) + ";"
+    ) in para
+
+    def curve(recipe: str) -> list[dict[str, float]]:
+        path = ROOT / "agents" / "reference" / recipe / "curve.csv"
+        return [{k: float(v) for k, v in r.items()} for r in csv.DictReader(path.open())]
+
+    def span(rows: list[dict[str, float]], key: str, digits: int, sep: str = "-") -> str:
+        vals = [r[key] for r in rows]
+        return f"{min(vals):.{digits}f}{sep}{max(vals):.{digits}f}"
+
+    sender = curve("ppo_sender")
+    best = max(sender, key=lambda r: r["return"])
+    last = [r for r in sender if r["step"] >= sender[-1]["step"] - 200_000]
+    assert (
+        f"carried {best['throughput_mbps']:.1f} Mb/s and left the background "
+        f"{best['background_mbps']:.1f} Mb/s at its best ({best['step'] / 1000:.0f} k steps)"
+    ) in para
+    assert (
+        f"over the last 200 k steps its evaluations give {span(last, 'throughput_mbps', 1)} Mb/s, "
+        f"background {span(last, 'background_mbps', 1)} Mb/s and returns "
+        f"{span(last, 'return', 0, ' to ')}"
+    ) in para
+    oracle = curve("ppo_starlink")
+    best = max(oracle, key=lambda r: r["return"])
+    last = [r for r in oracle if r["step"] >= oracle[-1]["step"] - 200_000]
+    assert f"peaked later ({best['return']:.1f} at {best['step'] / 1000:.0f} k steps)" in para
+    assert f"to {span(last, 'return', 0)} over the last 200 k steps" in para
+    summary = json.loads(
+        (ROOT / "agents" / "reference" / "ppo_sender" / "train_summary.json").read_text()
+    )
+    assert f"NewReno {summary['newreno_eval_return']:.1f} (" in para
+    seeds = summary["eval_seeds"]
+    assert f"five validation episodes (seeds {_seeds(seeds)};" in para
+    assert len(seeds) == 5
+
+
+def test_agents_recipe_list_is_the_recipe_configs() -> None:
+    """'The issue-27 recipe': both recipes compose to the values the list
+    states (residual over OLIA with factor 4, zero-initialised actor, log std
+    -1 i.e. std 0.37, gamma per step and the horizon it gives, envs x steps,
+    epochs, network, validation period and episodes, the step budget)."""
+    import orbitcc.agents.config  # noqa: F401  (stores the train schemas)
+    from orbitcc.agents.train import VALIDATION_SEED_BASE
+    from orbitcc.config import compose_object
+
+    text = _flat(DOCS / "agents.md")
+    recipe = text.split("### The issue-27 recipe", 1)[1].split("### Tried", 1)[0]
+    for name in ("ppo_starlink", "ppo_sender"):
+        cfg = compose_object("train", [f"agent={name}"])
+        a, env = cfg.agent, cfg.env
+        assert (env.action, env.residual_controller) == ("residual", "olia")
+        assert (
+            f"`env.action=residual env.residual_controller=olia "
+            f"env.window_max_factor={env.window_max_factor:g}`"
+        ) in recipe
+        assert f"scales OLIA's window and pacing rate by {env.window_max_factor:g}^a" in recipe
+        assert a.zero_init_actor
+        assert (
+            f"`agent.log_std_init={a.log_std_init:g}` (std {math.exp(a.log_std_init):.2f} in a)"
+        ) in recipe
+        horizon_s = env.step_interval_s / (1 - a.gamma)
+        assert (
+            f"gamma {a.gamma:g} per {env.step_interval_s:g} s step (a ~{horizon_s:.0f} s horizon"
+        ) in recipe
+        assert a.budget_minutes is None
+        assert f"`agent.total_timesteps={a.total_timesteps}`" in recipe
+        assert (
+            f"PPO with {a.num_envs} envs x {a.n_steps} steps, {a.n_epochs} epochs, "
+            f"{'x'.join(str(w) for w in a.net_arch)} {a.activation} MLP"
+        ) in recipe
+        assert (
+            f"validation every {a.eval_every_steps // 1000} k steps on {a.eval_episodes} "
+            f"test-split episodes (seeds {VALIDATION_SEED_BASE}-"
+            f"{VALIDATION_SEED_BASE + a.eval_episodes - 1})"
+        ) in recipe
+        assert cfg.reward.preset == "pareto" and cfg.scenario.name == "starlink_dual"
+    assert f"episodes of the scenario's {_scenario('starlink_dual').duration_s:g} s" in recipe
+
+
+def _agent_accepts(**fields: object) -> bool:
+    from orbitcc.agents.config import AgentConfig
+
+    try:
+        AgentConfig(**fields)  # type: ignore[arg-type]
+    except ValueError:
+        return False
+    return True
+
+
+def test_agents_agent_table_ranges_are_the_schemas() -> None:
+    """'agent/ (AgentConfig)': every range, lower bound and choice list the
+    table states is the one AgentConfig enforces, probed at its edges: a
+    closed end is accepted, an open end and the next value outside are
+    refused, and "null or" accepts null."""
+    import dataclasses
+
+    from orbitcc.agents.config import ACTIVATIONS, ALGOS, DEVICES, AgentConfig
+
+    types = {f.name: f.type for f in dataclasses.fields(AgentConfig)}
+    rows = _md_table((DOCS / "agents.md").read_text(), "| field | type, range | meaning |")
+    checked = 0
+    for cells in rows:
+        names = re.findall(r"`(\w+)`", cells[0])
+        spec = cells[1]
+        for name in names:
+            is_int = "int" in str(types[name]) and "float" not in str(types[name])
+            step = 1 if is_int else 1e-9
+
+            def ok(v: float, name: str = name, is_int: bool = is_int) -> bool:
+                return _agent_accepts(**{name: int(v) if is_int else float(v)})
+
+            if spec.startswith("null or"):
+                assert _agent_accepts(**{name: None}), name
+            m = re.search(r"([\[(])([-\d.e^]+), ([-\d.e^]+)([\])])", spec)
+            if name == "net_arch":
+                lo, hi = (int(x) for x in m.groups()[1:3])  # type: ignore[union-attr]
+                assert _agent_accepts(net_arch=[lo, hi]) and not _agent_accepts(net_arch=[])
+                assert not _agent_accepts(net_arch=[lo - 1])
+                assert not _agent_accepts(net_arch=[hi + 1])
+            elif m:
+                lo, hi = (float(eval(x.replace("^", "**"))) for x in m.groups()[1:3])
+                assert ok(lo) == (m.group(1) == "["), (name, spec)
+                assert ok(hi) == (m.group(4) == "]"), (name, spec)
+                assert not ok(lo - step) and not ok(hi + max(step, hi * 1e-9)), (name, spec)
+                inner = hi - step if m.group(4) == ")" else hi
+                assert ok(inner), (name, spec)
+            elif (g := re.fullmatch(r"int >= (\d+)", spec)) is not None:
+                lo = int(g.group(1))
+                assert ok(lo) and not ok(lo - 1), (name, spec)
+            elif spec == "bool":
+                assert types[name] in (bool, "bool"), name
+            elif name == "algo":
+                assert spec == ", ".join(ALGOS)
+            elif name == "activation":
+                assert spec == ", ".join(ACTIVATIONS)
+            elif name == "device":
+                assert spec == ", ".join(DEVICES)
+            elif name == "policy":
+                assert spec.startswith("str, non-empty") and not _agent_accepts(policy="")
+            else:
+                raise AssertionError(f"{name}: unrecognised range {spec!r}")
+            checked += 1
+    assert checked >= 30, checked
+
+
+def test_agents_training_loop_numbers_are_the_codes() -> None:
+    """'Training loop': the progress line's cadence in a log and the episodes
+    a `base` constraint limit is measured on."""
+    import inspect
+
+    from orbitcc.agents import callbacks, lagrangian
+
+    text = _flat(DOCS / "agents.md")
+    default = inspect.signature(callbacks.ProgressCallback.__init__).parameters["log_every_s"]
+    assert default.default == 60.0
+    assert "in a log it is a line every 10 % and at least every minute" in text
+    assert (
+        f"(the residual base controller's own mean over the first "
+        f"{lagrangian.BASE_LIMIT_EPISODES} training-split episodes)"
+    ) in text
