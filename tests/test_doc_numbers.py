@@ -1229,3 +1229,169 @@ def test_agents_training_loop_numbers_are_the_codes() -> None:
         f"(the residual base controller's own mean over the first "
         f"{lagrangian.BASE_LIMIT_EPISODES} training-split episodes)"
     ) in text
+
+
+# ------------------------ docs/reproduction.md: prose beside its tables ----
+
+
+def _generated_and_prose(name: str) -> tuple[str, str]:
+    """docs/reproduction.md's generated section ``name`` and the hand-written
+    text of the same paper's part (from its ``## `` heading to the next)."""
+    from orbitcc.reproductions.docgen import begin_marker, end_marker
+
+    text = (DOCS / "reproduction.md").read_text()
+    head, rest = text.split(begin_marker(name), 1)
+    generated, tail = rest.split(end_marker(name), 1)
+    prose = head[head.rindex("\n## ") :] + tail.split("\n## ", 1)[0]
+    return generated, " ".join(prose.split())
+
+
+def _tables_after(generated: str, heading: str) -> list[dict[str, str]]:
+    """The rows of the first Markdown table after ``heading``, as dicts."""
+    lines = generated[generated.index(heading) :].splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith("| "))
+    header = [c.strip() for c in lines[i].strip("|").split("|")]
+    rows = []
+    for line in lines[i + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append(dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True)))
+    return rows
+
+
+def _mean(cell: str) -> float:
+    return float(cell.split("+-")[0])
+
+
+def _span(values: list[float], digits: int = 0) -> str:
+    return f"{min(values):.{digits}f}-{max(values):.{digits}f}"
+
+
+@pytest.mark.parametrize(
+    "section", ["reproduce_du", "reproduce_khan", "reproduce_refwa", "reproduce_komatsu"]
+)
+def test_reproduction_prose_mean_std_pairs_are_the_generated_tables(section: str) -> None:
+    """Every 'mean +- std' the hand-written text of a paper quotes is one of
+    its generated section's cells, rounded to the digits the text gives."""
+    generated, prose = _generated_and_prose(section)
+    cells = [
+        (float(m), float(s))
+        for m, s in re.findall(r"(-?\d+(?:\.\d+)?) \+- (\d+(?:\.\d+)?)", generated)
+    ]
+    for m, s in re.findall(r"(-?\d+(?:\.\d+)?) \+- (\d+(?:\.\d+)?)", prose):
+        digits = len(m.partition(".")[2])
+        sdigits = len(s.partition(".")[2])
+        assert any(f"{cm:.{digits}f}" == m and f"{cs:.{sdigits}f}" == s for cm, cs in cells), (
+            f"{section}: '{m} +- {s}' is in no generated cell"
+        )
+
+
+def test_reproduction_du_prose_is_its_table() -> None:
+    generated, prose = _generated_and_prose("reproduce_du")
+    changes = _tables_after(generated, "Route changes of each subflow")[0]
+    counts = [len(changes[f"subflow {i} (s)"].split(", ")) for i in (0, 1)]
+    assert (
+        f"a 600 s run sees {counts[0]} route changes of subflow 0 and {counts[1]} of subflow 1"
+    ) in prose
+    rows = {r["metric"]: r for r in _tables_after(generated, "| metric |")}
+    tcp = "single-path TCP (NewReno)"
+    n_tcp = _mean(rows["route changes of the connection"][tcp])
+    assert _mean(rows["route changes with a drop to zero"][tcp]) == n_tcp
+    assert f"({n_tcp:.0f} of {n_tcp:.0f} per 600 s" in prose
+    n_mp = _mean(rows["route changes of the connection"]["MPTCP, soft handover (preset)"])
+    assert n_mp == sum(counts)
+    assert (
+        prose.count(f"of {n_mp:.0f} changes per run") + prose.count(f"of {n_mp:.0f} without") == 2
+    )
+    ratio = re.search(r"throughput, per seed: (\d+\.\d+) \+-", generated)
+    assert ratio and f"nearly doubles single-path TCP ({ratio.group(1)}x," in prose
+
+
+def test_reproduction_khan_prose_rates_are_the_presets() -> None:
+    """'offered more than its long-run mean (45.33 vs 41.33 Mb/s)': the
+    generated Ka rate and the LMS chain's long-run mean."""
+    generated, prose = _generated_and_prose("reproduce_khan")
+    offered = re.search(r"one CBR stream at (\d+\.\d+) Mb/s", generated)
+    p = _lms_presets()["ka"]
+    mean = float(_lms_occupancy(p) @ np.array(p["capacity"])) / 1e6
+    assert offered and f"({offered.group(1)} vs {mean:.2f} Mb/s)" in prose
+
+
+def test_reproduction_refwa_prose_is_its_tables() -> None:
+    generated, prose = _generated_and_prose("reproduce_refwa")
+    rtt = _tables_after(generated, "### Sec. V-C")
+    refwa = [r for r in rtt if r["scheme"] == "REFWA"]
+    newreno = [r for r in rtt if r["scheme"] == "NewReno"]
+
+    def col(rows: list[dict[str, str]], key: str) -> list[float]:
+        return [_mean(r[key]) for r in rows]
+
+    assert all(_mean(r["loss %"]) == 0 and _mean(r["timeouts"]) == 0 for r in refwa)
+    assert prose.count(f"{_span(col(refwa, 'avg queue %'))} % of") == 2
+    assert f"(Jain {_span(col(refwa, 'Jain'), 2).split('-')[0]} vs NewReno's " in prose
+    assert f"NewReno's {_span(col(newreno, 'Jain'), 2)})" in prose
+    assert (
+        f"**Utilisation** is {_span(col(refwa, 'util %'))} % for REFWA vs "
+        f"{_span(col(newreno, 'util %'), 1)} % for NewReno"
+    ) in prose
+    assert f"(queue {_span(col(newreno, 'avg queue %'))} %)" in prose
+    gaps = [n - r for n, r in zip(col(newreno, "util %"), col(refwa, "util %"), strict=True)]
+    assert f"REFWA's gap to NewReno ({_span(gaps, 1)} points)" in prose
+    ablation = _tables_after(generated, "### Why REFWA used to drop packets")
+    paper10 = [
+        r for r in ablation if r["variant"].startswith("paper rule (delta = RTT_avg), IW 10")
+    ]
+    own10 = [r for r in ablation if r["variant"] == "own-RTT activity window, IW 10"]
+    runs = sum(int(r["seeds with drops"].split(" of ")[0]) for r in paper10)
+    total = sum(int(r["seeds with drops"].split(" of ")[1]) for r in paper10)
+    assert (
+        f"(peak queue {_span(col(paper10, 'peak queue %'))} % of it, against "
+        f"{_span(col(own10, 'peak queue %'))} % with the own-RTT window) and overflows it in "
+        f"{runs} of the {total} runs"
+    ) in prose
+    (join_newreno,) = [
+        r for r in _tables_after(generated, "### Sec. V-B") if r["scheme"] == "NewReno"
+    ]
+    assert f"NewReno loses {_mean(join_newreno['loss %']):.1f} %" in prose
+    web = _tables_after(generated, "### Sec. V-E")
+    by = {(r["web flows"], r["scheme"]): r for r in web}
+    ratios = [
+        100 * _mean(by[(n, "REFWA")]["avg queue %"]) / _mean(by[(n, "NewReno")]["avg queue %"])
+        for n in ("10", "30", "60")
+    ]
+    assert f"for every N {_span(ratios)} % of NewReno's queue" in prose
+    assert all(_mean(by[(n, "REFWA")]["loss %"]) == 0 for n in ("10", "30"))
+    r60, n60 = by[("60", "REFWA")], by[("60", "NewReno")]
+    assert (
+        f"REFWA drops {_mean(r60['loss %']):.1f} % with {_mean(r60['timeouts']):.0f} timeouts per "
+        f"run (NewReno {_mean(n60['loss %']):.1f} % and {_mean(n60['timeouts']):.0f})"
+    ) in prose
+    per = {r["PER"]: r for r in _tables_after(generated, "### Sec. V-G")}
+    assert (
+        f"({_span([_mean(per['0.5']['util % NewReno']), _mean(per['0.5']['util % REFWA'])], 1)} "
+        "% at PER 0.5)"
+    ) in prose
+    assert (
+        f"Our knee is at 0.01 ({_mean(per['0.01']['util % REFWA']):.1f} % vs "
+        f"{_mean(per['0.01']['util % NewReno']):.1f} % utilisation)"
+    ) in prose
+
+
+def test_reproduction_komatsu_prose_is_its_tables_and_preset() -> None:
+    generated, prose = _generated_and_prose("reproduce_komatsu")
+    shares = [_mean(r["Starlink share %"]) for r in _tables_after(generated, "### Fig. 7")]
+    assert f"(Starlink share {_span(shares)} %)" in prose
+    queue = {
+        (r["queue (packets)"], r["cc"]): r for r in _tables_after(generated, "| queue (packets)")
+    }
+    bbr30 = queue[("30", "bbr")]
+    assert _mean(bbr30["stalls"]) * 5 == pytest.approx(1)  # "once in one seed of five"
+    assert "BBR stalls once in one seed of five" in prose
+    assert all(_mean(queue[(q, "bbr")]["drops: queue"]) == 0 for q in ("100", "1000"))
+    s = _scenario("starlink_lte_video")
+    megabytes = s.video_duration_s * s.video_rate_mbps / 8
+    assert (
+        f"the 3-minute clip at {s.video_rate_mbps:g} Mb/s (Table I says 113 MBytes; "
+        f"{s.video_duration_s:g} s at {s.video_rate_mbps:g} Mb/s is {megabytes:.1f} MB)"
+    ) in prose
+    assert s.video_duration_s == 180
