@@ -1395,3 +1395,50 @@ def test_reproduction_komatsu_prose_is_its_tables_and_preset() -> None:
         f"{s.video_duration_s:g} s at {s.video_rate_mbps:g} Mb/s is {megabytes:.1f} MB)"
     ) in prose
     assert s.video_duration_s == 180
+
+
+def test_agents_train_defaults_and_hparams_are_the_configs() -> None:
+    """'train.yaml (TrainConfig)': its defaults list as configs/train.yaml
+    states it; 'Per-scenario hyperparameters': the shipped files are the
+    folder's, and every value in them carries the mark the doc says."""
+    import yaml
+
+    text = _flat(DOCS / "agents.md")
+    defaults = yaml.safe_load((ROOT / "configs" / "train.yaml").read_text())["defaults"]
+    items = []
+    for d in defaults:
+        if isinstance(d, dict):
+            ((k, v),) = d.items()
+            items.append(f"`{k}: {'null' if v is None else v}`")
+    assert "Defaults: " + ", ".join(items) + "." in text
+    files = sorted(p.stem for p in (ROOT / "configs" / "hparams").glob("*.yaml"))
+    *head, tail = [f"`{f}`" for f in files]
+    assert f"Shipped: {', '.join(head)}, {tail} — all `default, not tuned` so far." in text
+    for f in (ROOT / "configs" / "hparams").glob("*.yaml"):
+        values = [
+            line
+            for line in f.read_text().splitlines()
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
+        assert values and all("# default, not tuned" in line for line in values), f.name
+
+
+def test_agents_this_run_figures_are_the_training_records() -> None:
+    """'This run (issue 35)': the steps, how each run stopped, the wall-time
+    range and the steps per second are the six runs' training records kept
+    in heldout_split.json."""
+    records = list(_heldout_split()["training"].values())
+    assert len(records) == 6
+    (steps,) = {r["timesteps"] for r in records}
+    assert {r["stopped_by"] for r in records} == {"steps"}
+    walls = [r["wall_s"] for r in records]
+    rate = float(np.median([r["steps_per_s"] for r in records]))
+    text = _flat(DOCS / "agents.md")
+    assert (
+        f"every run did the recipe's {steps:,} steps (stopped by steps) in "
+        f"{min(walls):,.0f}-{max(walls):,.0f} s, ~{rate:.0f} steps/s each"
+    ) in text
+    import orbitcc.agents.config  # noqa: F401  (stores the train schemas)
+    from orbitcc.config import compose_object
+
+    assert steps >= compose_object("train", ["agent=ppo_sender"]).agent.total_timesteps
