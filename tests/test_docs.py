@@ -140,13 +140,18 @@ def _overrides(config: str, args: list[str]) -> list[str] | None:
     """The Hydra overrides the CLI composes from ``args`` (None: the line
     runs a subcommand that composes nothing, e.g. ``orbitcc-bench
     --compare``). A placeholder ``<...>`` becomes a path; a multirun sweep
-    (``-m``) composes its first value; ``hydra.*`` settings are Hydra's own."""
+    (``-m``, or orbitcc-train's seed list) composes its first value;
+    ``hydra.*`` settings are Hydra's own."""
     if config == "bench":
         if args and args[0] in ("--compare", "--markdown"):
             return None
         from orbitcc.cli.bench import _translate_argv
 
         args = _translate_argv(args)
+    if config == "train":  # a seed list runs as a multirun without -m
+        from orbitcc.cli.train import seeds_as_multirun
+
+        args = seeds_as_multirun(args)
     multirun = "-m" in args or "--multirun" in args
     out = []
     for arg in args:
