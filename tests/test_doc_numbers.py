@@ -1442,3 +1442,29 @@ def test_agents_this_run_figures_are_the_training_records() -> None:
     from orbitcc.config import compose_object
 
     assert steps >= compose_object("train", ["agent=ppo_sender"]).agent.total_timesteps
+
+
+def test_agents_heldout_episode_counts_are_the_shipped_rows() -> None:
+    """'The tables below ...': how many of the held-out task episodes are
+    trace episodes and how many have no background flow, in the task's and
+    in the trace-only variant, as the shipped rows record them."""
+    split = _heldout_split()
+    task = next(iter(split["rows"]["task"].values()))
+    trace = next(iter(split["rows"]["trace"].values()))
+    n = len(split["seeds"])
+    assert split["seeds"] == list(range(n))
+    n_trace = sum(bool(r["trace_episode"]) for r in task)
+    alone = sum(r["background_flows"] == 0 for r in task)
+    trace_alone = sum(r["background_flows"] == 0 for r in trace)
+    assert all(r["trace_episode"] for r in trace)
+    task_overrides = dict(o.split("=", 1) for o in split["task"])
+    fraction = float(task_overrides["randomize.trace_fraction"])
+    lo, hi = (int(x) for x in task_overrides["randomize.background_flows"].strip("[]").split(","))
+    text = _flat(DOCS / "agents.md")
+    assert f"held-out test seeds 0-{n - 1}, every entrant on the same episodes" in text
+    assert f"the task's episodes ({100 * fraction:.0f} % trace, {lo}-{hi} background flows;" in text
+    assert (
+        f"{n_trace} of the {n} are trace episodes, {alone} have no background flow) and the "
+        f"same {n} seeds as real-trace episodes only (`randomize.trace_fraction=1`, "
+        f"{trace_alone} without background)"
+    ) in text
