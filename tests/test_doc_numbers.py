@@ -1,4 +1,5 @@
-"""Issue 37, item 5: the hand-written numbers of README and docs/scenarios.md,
+"""Issue 37, item 5: the hand-written numbers of README and docs (scenarios,
+leo_models, multiagent, benchmarks, agents and reproduction pages),
 each checked against the code or config it describes.
 
 Every check builds the phrase the doc must contain from the code's value and
@@ -1468,3 +1469,12 @@ def test_agents_heldout_episode_counts_are_the_shipped_rows() -> None:
         f"same {n} seeds as real-trace episodes only (`randomize.trace_fraction=1`, "
         f"{trace_alone} without background)"
     ) in text
+
+
+def test_reproduction_du_prose_model_figures_are_the_preset() -> None:
+    """The Du et al. discussion's model figures: each subflow's bottleneck
+    rate and the blackout's median are iridium_mptcp's."""
+    _, prose = _generated_and_prose("reproduce_du")
+    s = _scenario("iridium_mptcp")
+    assert f"its own {s.capacity_mbps:g} Mb/s up/down link" in prose
+    assert f"(log-normal, median {s.outage_median_s:g} s, our choice" in prose
