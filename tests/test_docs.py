@@ -4,7 +4,8 @@ Every fenced block of docs/*.md says what it is: a ``python`` block runs here
 (with ``orbitcc`` imported), unless the line before it is
 ``<!-- illustrative -->``; a ``bash`` block's orbitcc command lines (there and
 in README) are composed as their CLI composes them, and its ``python -m`` /
-``python tools/`` lines must name real scripts and their flags; ``console``
+``python tools/`` lines must name real scripts and their flags, and its
+``python - <<'PY'`` scripts run on the output they read; ``console``
 and ``text`` blocks are illustrative (docs/index.md states the rule). docs/ns3gym.md's blocks run in
 its own tests against the server. The numbers below are each checked against
 the code or config they describe; the docs site builds with ``mkdocs build
@@ -248,6 +249,50 @@ def test_docs_python_command_lines_name_real_scripts_and_flags() -> None:
         f"{p.name}:{line}: {source}" for p, line, _, source, _ in lines if not source.is_file()
     ]
     assert not missing and not bad, missing + bad
+
+
+def _heredocs() -> list[tuple[Path, int, str]]:
+    """(doc, line, script) of every ``python - <<'PY'`` script of a bash block."""
+    out = []
+    for p in _doc_files():
+        for line, lang, body, _ in _blocks(p):
+            if lang == "bash":
+                out += [(p, line, s) for s in re.findall(r"python - <<'PY'\n(.*?)\nPY", body, re.S)]
+    return out
+
+
+def test_docs_heredoc_scripts_run(tmp_path: Path) -> None:
+    """The one heredoc script (leaderboard.md's paired t-tests over the
+    leaderboard's per-seed scores) runs on a leaderboard.csv the leaderboard
+    writes, here of the smoke suite (2 entrants x 2 cells x 2 seeds, seconds)
+    in the folder the script reads."""
+    pytest.importorskip("scipy")
+    (script,) = [s for p, _, s in _heredocs() if p.name == "leaderboard.md"]
+    assert len(_heredocs()) == 1
+    out_dir = tmp_path / "outputs" / "leaderboard" / "quick"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "orbitcc.cli.leaderboard",
+            "suite=smoke",
+            "report=false",
+            "launcher.workers=1",
+            f"hydra.run.dir={out_dir}",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 1 and "cubic" in lines[0] and "bbr" in lines[0], run.stdout
+    assert re.search(r"p = [01]\.\d{4}  Holm-adjusted [01]\.\d{4}$", lines[0]), lines[0]
 
 
 # ------------------------------------------------------------- the site --
