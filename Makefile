@@ -251,6 +251,7 @@ train-reference: install
 	    --extra-run $(r)=outputs/train/reference/$(r)-seed$(s)))
 	$(PY) -m orbitcc.agents.heldout_tables tables agents/reference/heldout_split.json \
 	  > agents/reference/heldout_tables.md
+	$(PY) -m orbitcc.reproductions.docgen docs/agents.md heldout_tables agents/reference/heldout_tables.md
 
 # The recipe's golden prefix (tests/test_recipe_prefix.py, docs/agents.md):
 # regenerate it when a change is meant to move the learning curve, and commit

@@ -15,7 +15,12 @@ depend on the agent's observation features; the return is the same reward).
       --out agents/reference/heldout_split.json
   python -m orbitcc.agents.heldout_tables tables agents/reference/heldout_split.json
 
-``play`` resumes: rows already in ``--out`` for the same task are kept.
+``play`` resumes: rows already in ``--out`` for the same task are kept. It
+also copies each played run's training figures (its ``train_summary.json``)
+into the file, so ``tables`` reads nothing but the file: its output
+(``agents/reference/heldout_tables.md``, and the generated block of
+docs/agents.md that ``make train-reference`` writes from it) is a function of
+the committed json alone.
 """
 
 from __future__ import annotations
@@ -33,6 +38,26 @@ from orbitcc.agents import heldout
 
 VARIANTS = {"task": [], "trace": ["randomize.trace_fraction=1"]}
 SPLIT_KEYS = ("return", "throughput_mbps", "p95_delay_ms", "background_mbps")
+# What the training table shows of a run's train_summary.json, kept in the json.
+TRAINING_KEYS = (
+    "seed",
+    "timesteps",
+    "wall_s",
+    "steps_per_s",
+    "stopped_by",
+    "best_eval_return",
+    "best_eval_step",
+    "newreno_eval_return",
+)
+
+
+def training_record(run: Path) -> dict[str, Any] | None:
+    """The training figures of run dir ``run`` (None without a summary)."""
+    f = run / "train_summary.json"
+    if not f.is_file():
+        return None
+    t = json.loads(f.read_text())
+    return {k: t[k] for k in TRAINING_KEYS if k in t}
 
 
 def _task(recipe_dir: Path) -> tuple[str, list[str]]:
@@ -84,6 +109,14 @@ def play(
     runs = data.setdefault("runs", {})  # label -> the run dir it was played from
     runs.update({f"agent:{n}": str(p) for n, p in recipes.items()})
     runs.update({f"seed:{n}:{p.name}": str(p) for n, p in extra_runs})
+    training = data.setdefault("training", {})  # label -> training_record
+    for label, run in [
+        *((f"agent:{n}", p) for n, p in recipes.items()),
+        *((f"seed:{n}:{p.name}", p) for n, p in extra_runs),
+    ]:
+        record = training_record(run)
+        if record is not None:
+            training[label] = record
     # The shipped agents and the baselines on every variant first, then the
     # training siblings (the seeds table), so an interrupted run has the
     # tables first.
@@ -111,6 +144,7 @@ def play(
             (played,) = heldout.play_many(ckpt, scenario, overrides, list(seeds), [entrant], jobs)
             have[label] = played
             out.write_text(json.dumps(data, indent=1) + "\n")
+    out.write_text(json.dumps(data, indent=1) + "\n")
     return data
 
 
@@ -287,28 +321,44 @@ def targets(data: dict[str, Any], agent: str) -> list[tuple[str, bool, str]]:
 
 
 def training_table(data: dict[str, Any]) -> str:
-    """Markdown: the training figures (train_summary.json) of every run
-    ``play`` played: the shipped agents and their sibling seeds."""
+    """Markdown: the training figures of every run ``play`` played (the
+    shipped agents and their sibling seeds), as ``play`` recorded them from
+    each run's train_summary.json."""
     lines = [
         "| agent | training seed | steps | wall (s) | steps/s | stopped by | best "
         "validation return (at step) | NewReno on the same episodes |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for label, path in sorted(data.get("runs", {}).items(), key=lambda kv: kv[0].split(":")[1]):
-        name = label.split(":")[1]
-        for run in [Path(path)]:
-            f = run / "train_summary.json"
-            if not f.is_file():
-                continue
-            t = json.loads(f.read_text())
-            lines.append(
-                f"| {name} | {t['seed']} | {t['timesteps']:,} | {t['wall_s']:.0f} | "
-                f"{t['steps_per_s']:.0f} | {t['stopped_by']} | "
-                f"{t.get('best_eval_return', float('nan')):.1f} "
-                f"({t.get('best_eval_step', 0):,}) | "
-                f"{t.get('newreno_eval_return', float('nan')):.1f} |"
-            )
+    records = data.get("training", {})
+    for label in sorted(data.get("runs", {}), key=lambda k: k.split(":")[1]):
+        t = records.get(label)
+        if t is None:
+            continue
+        lines.append(
+            f"| {label.split(':')[1]} | {t['seed']} | {t['timesteps']:,} | {t['wall_s']:.0f} | "
+            f"{t['steps_per_s']:.0f} | {t['stopped_by']} | "
+            f"{t.get('best_eval_return', float('nan')):.1f} "
+            f"({t.get('best_eval_step', 0):,}) | "
+            f"{t.get('newreno_eval_return', float('nan')):.1f} |"
+        )
     return "\n".join(lines)
+
+
+def report(data: dict[str, Any]) -> str:
+    """What ``tables`` prints: the training table, each recipe's seeds
+    summary, the split tables and each agent's targets."""
+    agents = [k for k in data["rows"]["task"] if k.startswith("agent:")]
+    parts = [training_table(data), ""]
+    for agent in agents:
+        parts += [seeds_summary(data, agent.removeprefix("agent:")), ""]
+    parts.append(tables(data))
+    for agent in agents:
+        parts.append(f"\nTargets for {agent}:")
+        parts += [
+            f"- {'MET' if met else 'NOT MET'}: {what}: {fig}"
+            for what, met, fig in targets(data, agent)
+        ]
+    return "\n".join(parts)
 
 
 def _seed_list(seeds: list[int]) -> str:
@@ -379,17 +429,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             extra_runs=extra,
         )
         return
-    data = json.loads(Path(args.json).read_text())
-    print(training_table(data))
-    print()
-    for agent in [k for k in data["rows"]["task"] if k.startswith("agent:")]:
-        print(seeds_summary(data, agent.removeprefix("agent:")))
-        print()
-    print(tables(data))
-    for agent in [k for k in data["rows"]["task"] if k.startswith("agent:")]:
-        print(f"\nTargets for {agent}:")
-        for what, met, fig in targets(data, agent):
-            print(f"- {'MET' if met else 'NOT MET'}: {what}: {fig}")
+    print(report(json.loads(Path(args.json).read_text())))
 
 
 if __name__ == "__main__":

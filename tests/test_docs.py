@@ -2,8 +2,11 @@
 
 Every fenced block of docs/*.md says what it is: a ``python`` block runs here
 (with ``orbitcc`` imported), unless the line before it is
-``<!-- illustrative -->``; ``bash``, ``console`` and ``text`` blocks are
-illustrative (docs/index.md states the rule). docs/ns3gym.md's blocks run in
+``<!-- illustrative -->``; a ``bash`` block's orbitcc command lines (there and
+in README) are composed as their CLI composes them, and its ``python -m`` /
+``python tools/`` lines must name real scripts and their flags, and its
+``python - <<'PY'`` scripts run on the output they read; ``console``
+and ``text`` blocks are illustrative (docs/index.md states the rule). docs/ns3gym.md's blocks run in
 its own tests against the server. The numbers below are each checked against
 the code or config they describe; the docs site builds with ``mkdocs build
 --strict`` (also ``make docs``, part of ``make test``)."""
@@ -90,6 +93,206 @@ def test_docs_python_block_runs(
     monkeypatch.chdir(tmp_path)  # a block that writes, writes here
     namespace: dict = {"__name__": "__docs__", "orbitcc": orbitcc}
     exec(compile(body, f"{path}:{line}", "exec"), namespace)  # the docs block under test
+
+
+# Every orbitcc command line of a ``bash`` block (docs/*.md and README) is
+# composed as its CLI would compose it: the config groups, keys and values
+# it names must exist and pass the schemas' checks. Running them is left to
+# the CLI tests (most take minutes); a renamed key or a bad value fails here.
+CLI_CONFIGS = {
+    "orbitcc-sim": "sim",
+    "orbitcc-train": "train",
+    "orbitcc-eval": "eval",
+    "orbitcc-leaderboard": "leaderboard",
+    "orbitcc-bench": "bench",
+}
+
+
+def _cli_lines(body: str) -> list[tuple[str, str, list[str]]]:
+    """(the line, the CLI's config, its arguments) of every orbitcc command
+    line of a bash block; backslash continuations joined, ``NAME="..."``
+    assignments of the block expanded, comments dropped."""
+    import shlex
+
+    env: dict[str, str] = {}
+    out = []
+    for raw in body.replace("\\\n", " ").split("\n"):
+        m = re.match(r'^([A-Z_]+)="([^"]*)"', raw.strip())
+        if m:
+            env[m.group(1)] = m.group(2)
+            continue
+        line = re.sub(r"\$([A-Z_]+)\b", lambda v: env.get(v.group(1), v.group(0)), raw)
+        tokens = shlex.split(line, comments=True)
+        if tokens and tokens[0].rsplit("/", 1)[-1] in CLI_CONFIGS:
+            out.append((raw.strip(), CLI_CONFIGS[tokens[0].rsplit("/", 1)[-1]], tokens[1:]))
+    return out
+
+
+CLI_LINES = [
+    (p, line, command, config, args)
+    for p in [*_doc_files(), README]
+    for line, lang, body, _ in _blocks(p)
+    if lang == "bash"
+    for command, config, args in _cli_lines(body)
+]
+
+
+def _overrides(config: str, args: list[str]) -> list[str] | None:
+    """The Hydra overrides the CLI composes from ``args`` (None: the line
+    runs a subcommand that composes nothing, e.g. ``orbitcc-bench
+    --compare``). A placeholder ``<...>`` becomes a path; a multirun sweep
+    (``-m``, or orbitcc-train's seed list) composes its first value;
+    ``hydra.*`` settings are Hydra's own."""
+    if config == "bench":
+        if args and args[0] in ("--compare", "--markdown"):
+            return None
+        from orbitcc.cli.bench import _translate_argv
+
+        args = _translate_argv(args)
+    if config == "train":  # a seed list runs as a multirun without -m
+        from orbitcc.cli.train import seeds_as_multirun
+
+        args = seeds_as_multirun(args)
+    multirun = "-m" in args or "--multirun" in args
+    out = []
+    for arg in args:
+        if arg.startswith("-") or "=" not in arg or arg.lstrip("+~").startswith("hydra."):
+            continue
+        arg = re.sub(r"<[^>]*>", "RUN", arg)
+        key, _, value = arg.partition("=")
+        if multirun and "," in value and not value.startswith("["):
+            value = value.split(",")[0]
+        out.append(f"{key}={value}")
+    return out
+
+
+def test_there_are_cli_lines_to_compose() -> None:
+    configs = {config for *_, config, _ in CLI_LINES}
+    assert configs == set(CLI_CONFIGS.values()), configs
+    assert len(CLI_LINES) >= 30
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "command", "config", "args"),
+    CLI_LINES,
+    ids=[f"{p.name}:{line}:{c.split()[0].rsplit('/', 1)[-1]}" for p, line, c, _, _ in CLI_LINES],
+)
+def test_docs_cli_line_composes(
+    path: Path, line: int, command: str, config: str, args: list[str]
+) -> None:
+    import orbitcc.agents.config  # the train and eval schemas
+    import orbitcc.baselines.leaderboard  # noqa: F401  (the leaderboard's)
+    from orbitcc.config import compose_object
+
+    overrides = _overrides(config, args)
+    if overrides is None:
+        return
+    if config == "bench":
+        from hydra.core.config_store import ConfigStore
+
+        from orbitcc.cli.bench import BenchConfig
+
+        ConfigStore.instance().store(name="bench_schema", node=BenchConfig)
+    try:
+        composed = compose_object(config, overrides)
+        if config == "sim":  # and the core spec it builds (queue_params are read there)
+            from orbitcc.runner import build_spec
+
+            build_spec(composed)
+    except ValueError as err:
+        pytest.fail(f"{path.name}:{line}: `{command}` does not compose: {err}")
+
+
+def _python_lines() -> list[tuple[Path, int, str, Path, list[str]]]:
+    """(doc, line, the line, the script's source file, its --flags) of every
+    ``python -m <module>`` / ``python tools/<x>.py`` line of a bash block."""
+    import importlib.util
+    import shlex
+
+    out = []
+    for p in [*_doc_files(), README]:
+        for line, lang, body, _ in _blocks(p):
+            if lang != "bash":
+                continue
+            for raw in body.replace("\\\n", " ").split("\n"):
+                try:
+                    tokens = shlex.split(re.sub(r"\[[^\]]*\]", "", raw), comments=True)
+                except ValueError:
+                    continue
+                if not tokens or not tokens[0].endswith("python"):
+                    continue
+                if tokens[1:2] == ["-m"]:
+                    spec = importlib.util.find_spec(tokens[2])
+                    assert spec and spec.origin, f"{p.name}:{line}: no module {tokens[2]}"
+                    source, rest = Path(spec.origin), tokens[3:]
+                elif len(tokens) > 1 and tokens[1].endswith(".py"):
+                    source, rest = ROOT / tokens[1], tokens[2:]
+                else:
+                    continue
+                flags = [a.split("=")[0] for a in rest if a.startswith("--")]
+                out.append((p, line, raw.strip(), source, flags))
+    return out
+
+
+def test_docs_python_command_lines_name_real_scripts_and_flags() -> None:
+    """Every ``python -m`` module and ``python tools/...`` script a bash block
+    runs exists, and declares every ``--flag`` the line gives it."""
+    lines = _python_lines()
+    assert len(lines) >= 10
+    bad = [
+        f"{p.name}:{line}: {flag} is not an option of {source.name} ({raw})"
+        for p, line, raw, source, flags in lines
+        for flag in flags
+        if f'"{flag}"' not in source.read_text()
+    ]
+    missing = [
+        f"{p.name}:{line}: {source}" for p, line, _, source, _ in lines if not source.is_file()
+    ]
+    assert not missing and not bad, missing + bad
+
+
+def _heredocs() -> list[tuple[Path, int, str]]:
+    """(doc, line, script) of every ``python - <<'PY'`` script of a bash block."""
+    out = []
+    for p in _doc_files():
+        for line, lang, body, _ in _blocks(p):
+            if lang == "bash":
+                out += [(p, line, s) for s in re.findall(r"python - <<'PY'\n(.*?)\nPY", body, re.S)]
+    return out
+
+
+def test_docs_heredoc_scripts_run(tmp_path: Path) -> None:
+    """The one heredoc script (leaderboard.md's paired t-tests over the
+    leaderboard's per-seed scores) runs on a leaderboard.csv the leaderboard
+    writes, here of the smoke suite (2 entrants x 2 cells x 2 seeds, seconds)
+    in the folder the script reads."""
+    pytest.importorskip("scipy")
+    (script,) = [s for p, _, s in _heredocs() if p.name == "leaderboard.md"]
+    assert len(_heredocs()) == 1
+    out_dir = tmp_path / "outputs" / "leaderboard" / "quick"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "orbitcc.cli.leaderboard",
+            "suite=smoke",
+            "report=false",
+            "launcher.workers=1",
+            f"hydra.run.dir={out_dir}",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 1 and "cubic" in lines[0] and "bbr" in lines[0], run.stdout
+    assert re.search(r"p = [01]\.\d{4}  Holm-adjusted [01]\.\d{4}$", lines[0]), lines[0]
 
 
 # ------------------------------------------------------------- the site --

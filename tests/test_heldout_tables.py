@@ -1,15 +1,21 @@
 """The held-out tables that cannot flatter (issue 35, item 4;
 orbitcc.agents.heldout_tables) on hand-made rows: the four splits, the paired
 differences with their standard errors, the issue's targets and the
-training-seed summary."""
+training-seed summary; and the shipped tables, the command that prints them and
+docs/agents.md's generated block, held equal."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
 from orbitcc.agents import heldout_tables as ht
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "agents" / "reference"
 
 
 def row(
@@ -95,3 +101,101 @@ def test_seeds_summary_and_tables(data: dict) -> None:
     tables = ht.tables(data)
     assert "**agent:a, trace, no background** (2 test seeds: 2, 3" in tables
     assert "seed:a:s1" not in tables  # training siblings are not baselines
+
+
+def test_training_table_reads_the_records_play_kept(
+    data: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`play` copies each run's train_summary.json figures into the json, so
+    the training table needs no run dir: after the dirs are gone it still
+    prints every run, and a run without a summary has no row."""
+    import shutil
+
+    runs = {}
+    for name, seed, best in [("a", 0, 152.8), ("s1", 1, 148.8), ("nosummary", 2, 0.0)]:
+        run = tmp_path / name
+        run.mkdir()
+        runs[name] = run
+        if name != "nosummary":
+            summary = {
+                "seed": seed,
+                "timesteps": 600064,
+                "wall_s": 2471.3,
+                "steps_per_s": 242.8,
+                "stopped_by": "steps",
+                "best_eval_return": best,
+                "best_eval_step": 20000,
+                "newreno_eval_return": 114.6,
+                "curve": [1, 2, 3],  # not copied
+            }
+            (run / "train_summary.json").write_text(json.dumps(summary))
+    monkeypatch.setattr(ht, "_task", lambda path: ("single_link", ["env.history=4"]))
+    monkeypatch.setattr(
+        ht.heldout,
+        "play_many",
+        lambda ckpt, scenario, overrides, seeds, entrants, jobs: [
+            [{"return": float(s), "trace_episode": 0.0, "background_flows": 1.0} for s in seeds]
+        ],
+    )
+    out = tmp_path / "split.json"
+    played = ht.play(
+        {"a": runs["a"]},
+        ["newreno"],
+        [0, 1],
+        1,
+        out,
+        extra_runs=[("a", runs["s1"]), ("a", runs["nosummary"])],
+    )
+    assert json.loads(out.read_text()) == played
+    assert set(played["training"]) == {"agent:a", "seed:a:s1"}
+    assert "curve" not in played["training"]["agent:a"]
+    for run in runs.values():
+        shutil.rmtree(run)
+    table = ht.training_table(played).splitlines()
+    assert table[2:] == [
+        "| a | 0 | 600,064 | 2471 | 243 | steps | 152.8 (20,000) | 114.6 |",
+        "| a | 1 | 600,064 | 2471 | 243 | steps | 148.8 (20,000) | 114.6 |",
+    ]
+
+
+def test_the_shipped_tables_are_the_commands_output_and_the_docs_block() -> None:
+    """agents/reference/heldout_tables.md is what `tables` prints from the
+    committed heldout_split.json (every played run has its training row),
+    and docs/agents.md's generated block is that file."""
+    from orbitcc.reproductions.docgen import begin_marker, end_marker
+
+    split = json.loads((REFERENCE / "heldout_split.json").read_text())
+    assert set(split["training"]) == set(split["runs"])
+    printed = ht.report(split)
+    shipped = (REFERENCE / "heldout_tables.md").read_text()
+    assert printed.strip() == shipped.strip()
+    doc = (ROOT / "docs" / "agents.md").read_text()
+    block = doc.split(begin_marker("heldout_tables"), 1)[1].split(end_marker("heldout_tables"))[0]
+    assert block.strip() == shipped.strip()
+
+
+def test_docgen_command_writes_one_section_and_refuses_a_missing_one(tmp_path: Path) -> None:
+    """`python -m orbitcc.reproductions.docgen DOC SECTION FILE` (the step of
+    make train-reference that fills docs/agents.md): the section's text is
+    replaced, the rest kept byte for byte; a document without the section is
+    refused with its name (exit 2), not appended to."""
+    from orbitcc.reproductions import docgen
+
+    doc = tmp_path / "doc.md"
+    head = "# Title\n\nhand-written\n\n"
+    tail = "\n\nafter\n"
+    doc.write_text(head + docgen.begin_marker("t") + "\n\nold\n\n" + docgen.end_marker("t") + tail)
+    body = tmp_path / "body.md"
+    body.write_text("| a |\n|---|\n| 1 |\n")
+    assert docgen.main([str(doc), "t", str(body)]) == 0
+    assert doc.read_text() == (
+        head
+        + docgen.begin_marker("t")
+        + "\n\n| a |\n|---|\n| 1 |\n\n"
+        + docgen.end_marker("t")
+        + tail
+    )
+    with pytest.raises(SystemExit) as exc:
+        docgen.main([str(doc), "other", str(body)])
+    assert exc.value.code == 2
+    assert "other" not in doc.read_text()

@@ -35,7 +35,7 @@ from orbitcc.agents.config import EvalConfig
 from orbitcc.baselines.cells import Cell, PlanError, plan
 from orbitcc.baselines.evaluate import PROG, TABLE_METRICS, run_suite, summary_table
 from orbitcc.baselines.results import ResultsError
-from orbitcc.cli.common import handle_help, one_line_errors, run_app
+from orbitcc.cli.common import exit_promptly, handle_help, one_line_errors, run_app
 from orbitcc.config import register_configs, to_object, write_run_record
 
 
@@ -96,6 +96,13 @@ def _app(cfg: DictConfig) -> None:
 
 
 def main() -> None:
+    # Exits at once after the last line when run as the command: with an
+    # agent entrant the interpreter's teardown (a garbage collection over
+    # torch's and SB3's objects) took 1-2 s; in-process: returns.
+    exit_promptly(PROG, _main, __file__)
+
+
+def _main() -> None:
     handle_help(PROG, __doc__ or "", ["suite"])
     register_configs()
     run_app(PROG, _app, "eval")

@@ -37,7 +37,7 @@ from orbitcc.baselines.leaderboard import (
 from orbitcc.baselines.merge import ARCHIVE_FILE, load, manifest, write_manifest
 from orbitcc.baselines.results import ResultsError
 from orbitcc.baselines.verify import check_results_file
-from orbitcc.cli.common import handle_help, one_line_errors, run_app
+from orbitcc.cli.common import exit_promptly, handle_help, one_line_errors, run_app
 from orbitcc.config import register_configs, to_object
 
 PROG = "orbitcc-leaderboard"
@@ -144,6 +144,13 @@ def _run_ns3(the_plan: Plan, run_dir: Path) -> None:
 
 
 def main() -> None:
+    # Exits at once after the last line when run as the command: with an
+    # agent entrant the interpreter's teardown (a garbage collection over
+    # torch's and SB3's objects) took 1-2 s; in-process: returns.
+    exit_promptly(PROG, _main, __file__)
+
+
+def _main() -> None:
     handle_help(PROG, __doc__ or "", ["suite", "launcher"])
     register_configs()
     run_app(PROG, _app, "leaderboard")

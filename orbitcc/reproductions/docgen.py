@@ -1,4 +1,5 @@
-"""Generated sections of a Markdown document (docs/reproduction.md).
+"""Generated sections of a Markdown document (docs/reproduction.md, and the
+held-out tables' block of docs/agents.md).
 
 Each paper's reproduction script owns one section of the document, fenced by
 its own pair of markers::
@@ -12,6 +13,12 @@ else (the other papers' sections, the hand-written discussion) byte for byte
 as it was, so several generator scripts can update one document
 independently. Helpers for the "mean +- std over seeds" cells live here too,
 so every section reports spread the same way.
+
+As a command it writes a file's text into a section (the step of ``make
+train-reference`` that copies agents/reference/heldout_tables.md into
+docs/agents.md)::
+
+    python -m orbitcc.reproductions.docgen DOC SECTION FILE
 """
 
 from __future__ import annotations
@@ -107,3 +114,25 @@ def table(header: list[str], rows: Iterable[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m orbitcc.reproductions.docgen",
+        description="Write FILE's text into the generated section SECTION of DOC.",
+    )
+    p.add_argument("doc", type=Path)
+    p.add_argument("section")
+    p.add_argument("file", type=Path)
+    a = p.parse_args(argv)
+    if not a.doc.is_file():
+        p.error(f"{a.doc}: no such document")
+    if begin_marker(a.section) not in a.doc.read_text():
+        p.error(f"{a.doc} has no section {a.section!r} (its marker: {begin_marker(a.section)})")
+    write_section(a.doc, a.section, a.file.read_text())
+    print(f"wrote section {a.section} of {a.doc}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
