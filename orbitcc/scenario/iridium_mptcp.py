@@ -48,7 +48,6 @@ from orbitcc import _core
 from orbitcc.scenario._common import (
     BottleneckQueue,
     flow,
-    pick_controller,
     scenario_schema,
     single_path_transport,
 )
@@ -94,13 +93,7 @@ class _Rules(AccessRandomness, BottleneckQueue):
 IridiumMptcpScenario = scenario_schema("iridium_mptcp", "IridiumMptcpScenario", _Rules, __name__)
 
 
-def build_iridium_mptcp(
-    s: IridiumMptcpScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
-) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
+def build_iridium_mptcp(s: IridiumMptcpScenario, name: str, cc_params: dict[str, float]) -> dict:
     single_tcp = s.num_subflows == 1 and s.transport == "tcp"
     if single_tcp and _core.is_coupled_controller(name):
         # Du et al. compare MPTCP with single-path TCP. A coupled controller

@@ -30,7 +30,6 @@ from __future__ import annotations
 from orbitcc.scenario._common import (
     constant_link,
     flow,
-    pick_controller,
     scenario_schema,
     single_path_transport,
     static_oracle_path,
@@ -43,13 +42,7 @@ LOS_CAPACITY_MBPS = {"ka": 80.0, "s": 4.0}
 LmsScenario = scenario_schema("lms", "LmsScenario", LmsRules, __name__)
 
 
-def build_lms(
-    s: LmsScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
-) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
+def build_lms(s: LmsScenario, name: str, cc_params: dict[str, float]) -> dict:
     link = {
         "name": f"lms_{s.band}",
         "process": {"type": "lms", "preset": s.band, "delay_ms": s.one_way_delay_ms},

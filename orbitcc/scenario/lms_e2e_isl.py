@@ -33,7 +33,6 @@ from orbitcc.scenario._common import (
     check_derived,
     constant_link,
     flow,
-    pick_controller,
     scenario_schema,
     single_path_transport,
     static_oracle_path,
@@ -43,13 +42,7 @@ from orbitcc.scenario.lms_traffic import LmsRules, traffic_fields
 LmsE2eIslScenario = scenario_schema("lms_e2e_isl", "LmsE2eIslScenario", LmsRules, __name__)
 
 
-def build_lms_e2e_isl(
-    s: LmsE2eIslScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
-) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
+def build_lms_e2e_isl(s: LmsE2eIslScenario, name: str, cc_params: dict[str, float]) -> dict:
     buffer = int(s.buffer_packets or 0)
     lms = {"type": "lms", "preset": "ka", "delay_ms": s.access_delay_ms}
     mean_down = s.isl_mean_down_s if s.isl_outages else 0.0

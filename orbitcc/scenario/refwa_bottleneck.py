@@ -68,7 +68,6 @@ from orbitcc.scenario._common import (
     check_settings,
     constant_link,
     flow,
-    pick_controller,
     scenario_schema,
     single_path_transport,
     static_oracle_path,
@@ -126,12 +125,8 @@ RefwaBottleneckScenario = scenario_schema(
 
 
 def build_refwa_bottleneck(
-    s: RefwaBottleneckScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
+    s: RefwaBottleneckScenario, name: str, cc_params: dict[str, float]
 ) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
     transport = single_path_transport(s.transport, name)
     capacity = LINK_TYPES[s.link_type][0]
     groups = s.groups()

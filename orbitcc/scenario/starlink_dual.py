@@ -73,7 +73,6 @@ from orbitcc.scenario._common import (
     check_derived,
     constant_link,
     flow,
-    pick_controller,
     scenario_schema,
 )
 from orbitcc.scenario._random import AccessRandomness
@@ -109,12 +108,8 @@ StarlinkDualScenario = scenario_schema("starlink_dual", "StarlinkDualScenario", 
 
 
 def build_starlink_dual(
-    s: StarlinkDualScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
+    s: StarlinkDualScenario, name: str, cc_params: dict[str, float], duration_s: float | None = None
 ) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
     duration = float(duration_s if duration_s is not None else s.duration_s)
     base_one_way_ms = s.altitude_km / SPEED_OF_LIGHT_KM_S * 1e3 + s.terrestrial_delay_ms
     check_derived(

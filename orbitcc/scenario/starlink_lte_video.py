@@ -55,7 +55,6 @@ from orbitcc.scenario._common import (
     BottleneckQueue,
     constant_link,
     flow,
-    pick_controller,
     scenario_schema,
     static_oracle_path,
 )
@@ -85,12 +84,8 @@ StarlinkLteVideoScenario = scenario_schema(
 
 
 def build_starlink_lte_video(
-    s: StarlinkLteVideoScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
+    s: StarlinkLteVideoScenario, name: str, cc_params: dict[str, float]
 ) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
     half = s.lte_rtt_ms / 2
     links = [
         {"name": "starlink_access", "process": s.access(), **s.overlays()},

@@ -37,7 +37,6 @@ from orbitcc.scenario._common import (
     check_settings,
     constant_link,
     flow,
-    pick_controller,
     scenario_schema,
     single_path_transport,
 )
@@ -92,13 +91,7 @@ class _Rules(AccessRandomness, BottleneckQueue):
 StarlinkTraceScenario = scenario_schema("starlink_trace", "StarlinkTraceScenario", _Rules, __name__)
 
 
-def build_starlink_trace(
-    s: StarlinkTraceScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
-) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
+def build_starlink_trace(s: StarlinkTraceScenario, name: str, cc_params: dict[str, float]) -> dict:
     bw, delay = str(resolve(s.bw_file)), str(resolve(s.delay_file))
     _, mean_delay = trace_means(bw, delay)
     periods = 0 if s.deterministic else int(trace_period_s(bw) // 15.0)
