@@ -140,6 +140,31 @@ def flow(
     return f
 
 
+def scenario_spec(
+    s: Any,
+    links: list[dict[str, Any]],
+    flows: list[dict[str, Any]],
+    oracle: dict[str, Any],
+    stop_when_complete: bool | None = None,
+) -> dict[str, Any]:
+    """A builder's spec: the scenario's duration and packet size, its links
+    and flows, and what MACO's oracle can know of the paths.
+
+    ``stop_when_complete`` (default: the scenario sends a file,
+    ``file_bytes`` > 0) ends the run once every file is delivered.
+    """
+    return {
+        "duration_s": s.duration_s,
+        "packet_bytes": s.packet_bytes,
+        "stop_when_complete": s.file_bytes > 0
+        if stop_when_complete is None
+        else stop_when_complete,
+        "links": links,
+        "flows": flows,
+        "oracle": oracle,
+    }
+
+
 def static_oracle_path(
     path_id: int,
     capacity_mbps: float,

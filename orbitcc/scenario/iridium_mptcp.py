@@ -49,6 +49,7 @@ from orbitcc.scenario._common import (
     BottleneckQueue,
     flow,
     scenario_schema,
+    scenario_spec,
     single_path_transport,
 )
 from orbitcc.scenario._random import AccessRandomness
@@ -114,12 +115,10 @@ def build_iridium_mptcp(s: IridiumMptcpScenario, name: str, cc_params: dict[str,
         links.append({"name": f"path{k}_return", "process": s.isl_path(k, reverse=True)})
         paths.append({"forward": [2 * k], "reverse": [2 * k + 1]})
     oracle = {"paths": [dict(s.isl_path(k), path_id=k) for k in range(s.num_subflows)]}
-    return {
-        "duration_s": s.duration_s,
-        "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.file_bytes > 0,
-        "links": links,
-        "flows": [
+    return scenario_spec(
+        s,
+        links,
+        [
             flow(
                 "mptcp",
                 "quic",
@@ -139,5 +138,5 @@ def build_iridium_mptcp(s: IridiumMptcpScenario, name: str, cc_params: dict[str,
                 file_bytes=int(s.file_bytes),
             )
         ],
-        "oracle": oracle,
-    }
+        oracle,
+    )

@@ -31,6 +31,7 @@ from orbitcc.scenario._common import (
     constant_link,
     flow,
     scenario_schema,
+    scenario_spec,
     single_path_transport,
     static_oracle_path,
 )
@@ -50,12 +51,10 @@ def build_lms(s: LmsScenario, name: str, cc_params: dict[str, float]) -> dict:
         "bottleneck": True,
     }
     transport = single_path_transport(s.transport, name)
-    return {
-        "duration_s": s.duration_s,
-        "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.file_bytes > 0,
-        "links": [link, constant_link("return", s.reverse_capacity_mbps, s.one_way_delay_ms)],
-        "flows": [
+    return scenario_spec(
+        s,
+        [link, constant_link("return", s.reverse_capacity_mbps, s.one_way_delay_ms)],
+        [
             flow(
                 "flow0",
                 transport,
@@ -66,7 +65,5 @@ def build_lms(s: LmsScenario, name: str, cc_params: dict[str, float]) -> dict:
                 **traffic_fields(s, s.band, transport),
             )
         ],
-        "oracle": {
-            "paths": [static_oracle_path(0, LOS_CAPACITY_MBPS[s.band], 2 * s.one_way_delay_ms)]
-        },
-    }
+        {"paths": [static_oracle_path(0, LOS_CAPACITY_MBPS[s.band], 2 * s.one_way_delay_ms)]},
+    )

@@ -34,6 +34,7 @@ from orbitcc.scenario._common import (
     constant_link,
     flow,
     scenario_schema,
+    scenario_spec,
     single_path_transport,
     static_oracle_path,
 )
@@ -68,12 +69,10 @@ def build_lms_e2e_isl(s: LmsE2eIslScenario, name: str, cc_params: dict[str, floa
         constant_link("return", s.reverse_capacity_mbps, one_way),
     ]
     transport = single_path_transport(s.transport, name)
-    return {
-        "duration_s": s.duration_s,
-        "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.file_bytes > 0,
-        "links": links,
-        "flows": [
+    return scenario_spec(
+        s,
+        links,
+        [
             flow(
                 "flow0",
                 transport,
@@ -84,5 +83,5 @@ def build_lms_e2e_isl(s: LmsE2eIslScenario, name: str, cc_params: dict[str, floa
                 **traffic_fields(s, "ka", transport),
             )
         ],
-        "oracle": {"paths": [static_oracle_path(0, 80.0, 2 * one_way)]},
-    }
+        {"paths": [static_oracle_path(0, 80.0, 2 * one_way)]},
+    )

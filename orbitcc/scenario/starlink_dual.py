@@ -74,6 +74,7 @@ from orbitcc.scenario._common import (
     constant_link,
     flow,
     scenario_schema,
+    scenario_spec,
 )
 from orbitcc.scenario._random import AccessRandomness
 
@@ -207,11 +208,4 @@ def build_starlink_dual(
             )
         )
     oracle = {"paths": [dict(s.along_track(k), path_id=k) for k in (0, 1)]}
-    return {
-        "duration_s": s.duration_s,
-        "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.file_bytes > 0,
-        "links": links,
-        "flows": flows,
-        "oracle": oracle,
-    }
+    return scenario_spec(s, links, flows, oracle)

@@ -56,6 +56,7 @@ from orbitcc.scenario._common import (
     constant_link,
     flow,
     scenario_schema,
+    scenario_spec,
     static_oracle_path,
 )
 from orbitcc.scenario._random import AccessRandomness
@@ -132,11 +133,10 @@ def build_starlink_lte_video(
             static_oracle_path(1, s.path_capacity_mbps, s.lte_rtt_ms),
         ]
     }
-    return {
-        "duration_s": s.duration_s,
-        "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.video_mode == "file",
-        "links": links,
-        "flows": [flow("video", "quic", name, cc_params, paths, scheduler=s.scheduler, **source)],
-        "oracle": oracle,
-    }
+    return scenario_spec(
+        s,
+        links,
+        [flow("video", "quic", name, cc_params, paths, scheduler=s.scheduler, **source)],
+        oracle,
+        stop_when_complete=s.video_mode == "file",
+    )

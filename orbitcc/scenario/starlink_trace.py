@@ -38,6 +38,7 @@ from orbitcc.scenario._common import (
     constant_link,
     flow,
     scenario_schema,
+    scenario_spec,
     single_path_transport,
 )
 from orbitcc.scenario._random import AccessRandomness
@@ -149,12 +150,10 @@ def build_starlink_trace(s: StarlinkTraceScenario, name: str, cc_params: dict[st
         "random_start_periods": periods,
         "random_start_stream": 0,
     }
-    return {
-        "duration_s": s.duration_s,
-        "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.file_bytes > 0,
-        "links": [link, ret],
-        "flows": [
+    return scenario_spec(
+        s,
+        [link, ret],
+        [
             flow(
                 "flow0",
                 single_path_transport(s.transport, name),
@@ -164,5 +163,5 @@ def build_starlink_trace(s: StarlinkTraceScenario, name: str, cc_params: dict[st
                 file_bytes=int(s.file_bytes),
             )
         ],
-        "oracle": {"paths": [oracle]},
-    }
+        {"paths": [oracle]},
+    )
