@@ -12,11 +12,8 @@ from __future__ import annotations
 import base64
 import io
 import json
-import os
 import pickle
 import shutil
-import subprocess
-import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +25,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 import torch
+from clirun import eval_with_agent
 from hostile_checkpoints import Payload, payload_blob, rewrite_zip
 
 from orbitcc.entrants.checkpoint import (
@@ -260,25 +258,7 @@ def test_orbitcc_eval_refuses_a_tensor_payload(planted: Any, tmp_path: Path) -> 
     """End to end through the CLI: nothing runs, nothing is written, exit != 0."""
     run, marker = planted("policy.pth")
     results = tmp_path / "results.jsonl"
-    env = {**os.environ, "WANDB_MODE": "disabled", "HYDRA_FULL_ERROR": "1"}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "orbitcc.cli.eval",
-            f"suite.entrants=[cubic,agent:{run}]",
-            "suite.scenarios=[single_link]",
-            "suite.seeds=[0]",
-            "suite.duration_s=1",
-            f"results={results}",
-            f"hydra.run.dir={tmp_path / 'eval'}",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    proc = eval_with_agent(tmp_path, run, results, "[0]")
     assert proc.returncode != 0
     assert "entry 'policy.pth' is not plain tensors" in proc.stderr
     assert "Traceback" not in proc.stderr

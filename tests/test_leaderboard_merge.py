@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import clirun
 import pytest
 
 from orbitcc.baselines.merge import ARCHIVE_FILE, MergeError, merge
@@ -34,19 +35,8 @@ BASE = [
 
 
 def leaderboard(args: list[str], out: Path, check: bool = True) -> subprocess.CompletedProcess:
-    env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONUNBUFFERED": "1"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "orbitcc.cli.leaderboard",
-        f"hydra.run.dir={out}",
-        "progress=false",
-        *args,
-    ]
-    proc = subprocess.run(cmd, cwd=out.parent, env=env, capture_output=True, text=True, timeout=900)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} -> {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
-    return proc
+    """One orbitcc-leaderboard run in ``out``'s parent folder."""
+    return clirun.leaderboard(args, out.parent, out, timeout=900, check=check)
 
 
 @pytest.fixture(scope="module")

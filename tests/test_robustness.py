@@ -17,6 +17,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from clirun import eval_with_agent
 from conftest import one_link_spec
 from hostile_checkpoints import payload_blob, rewrite_zip
 
@@ -580,27 +581,8 @@ def test_orbitcc_eval_refuses_a_pickle_entry(run_dir: Path, tmp_path: Path) -> N
 
 
 def _eval_agent(tmp_path: Path, run: Path, results: Path) -> subprocess.CompletedProcess:
-    """orbitcc-eval of cubic, then the agent (so a lazily loaded checkpoint would
-    fail only after cubic's rows were written)."""
-    env = {**os.environ, "WANDB_MODE": "disabled", "HYDRA_FULL_ERROR": "1"}
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "orbitcc.cli.eval",
-            f"suite.entrants=[cubic,agent:{run}]",
-            "suite.scenarios=[single_link]",
-            "suite.seeds=[0,1]",
-            "suite.duration_s=1",
-            f"results={results}",
-            f"hydra.run.dir={tmp_path / 'eval'}",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """orbitcc-eval of cubic, then the agent, over two seeds."""
+    return eval_with_agent(tmp_path, run, results, "[0,1]")
 
 
 def test_nan_weights_and_wrong_spaces_are_refused(run_dir: Path, tmp_path: Path) -> None:
