@@ -58,6 +58,16 @@ def one_link_spec(
     }
 
 
+def first_flow_summary(spec: dict, **flow: Any) -> dict:
+    """Runs ``spec`` (no series) with ``flow``'s keys set on its first flow,
+    and returns that flow's summary."""
+    spec["record_series"] = False
+    spec["flows"][0].update(flow)
+    sim = _core.Simulation(spec)
+    sim.run()
+    return sim.summary()["flows"][0]
+
+
 def random_loss_run(transport: str, loss: float, duration_s: float, seed: int) -> dict[str, float]:
     """One NewReno flow on 1 Gb/s, 40 ms with a 100,000-packet buffer, so every
     loss is a random loss at rate ``loss`` (the simulated side of the Padhye /
