@@ -140,6 +140,19 @@ def flow(
     return f
 
 
+def multipath_flow(
+    label: str,
+    s: Any,
+    controller: str,
+    params: dict[str, float],
+    paths: list[dict[str, Any]],
+    **extra: Any,
+) -> dict[str, Any]:
+    """The multipath connection under test: multipath QUIC over ``paths``
+    with the scenario's packet scheduler (``scenario.scheduler``)."""
+    return flow(label, "quic", controller, params, paths, scheduler=s.scheduler, **extra)
+
+
 def scenario_spec(
     s: Any,
     links: list[dict[str, Any]],

@@ -48,6 +48,7 @@ from orbitcc import _core
 from orbitcc.scenario._common import (
     BottleneckQueue,
     flow,
+    multipath_flow,
     scenario_schema,
     scenario_spec,
     single_path_transport,
@@ -119,15 +120,7 @@ def build_iridium_mptcp(s: IridiumMptcpScenario, name: str, cc_params: dict[str,
         s,
         links,
         [
-            flow(
-                "mptcp",
-                "quic",
-                name,
-                cc_params,
-                paths,
-                scheduler=s.scheduler,
-                file_bytes=int(s.file_bytes),
-            )
+            multipath_flow("mptcp", s, name, cc_params, paths, file_bytes=int(s.file_bytes))
             if s.num_subflows > 1
             else flow(
                 "single_path",

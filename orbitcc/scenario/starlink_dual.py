@@ -73,6 +73,7 @@ from orbitcc.scenario._common import (
     check_derived,
     constant_link,
     flow,
+    multipath_flow,
     scenario_schema,
     scenario_spec,
 )
@@ -169,15 +170,7 @@ def build_starlink_dual(
     if name == "bbr" and s.bbr_single_path:
         paths = paths[:1]  # the paper's single-path benchmark (Sec. 6, item 1)
     flows = [
-        flow(
-            "mpquic",
-            "quic",
-            name,
-            cc_params,
-            paths,
-            scheduler=s.scheduler,
-            file_bytes=int(s.file_bytes),
-        ),
+        multipath_flow("mpquic", s, name, cc_params, paths, file_bytes=int(s.file_bytes)),
     ]
     if s.background:
         extra: dict[str, Any] = {}

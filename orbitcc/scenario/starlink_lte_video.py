@@ -54,7 +54,7 @@ from typing import Any
 from orbitcc.scenario._common import (
     BottleneckQueue,
     constant_link,
-    flow,
+    multipath_flow,
     scenario_schema,
     scenario_spec,
     static_oracle_path,
@@ -136,7 +136,7 @@ def build_starlink_lte_video(
     return scenario_spec(
         s,
         links,
-        [flow("video", "quic", name, cc_params, paths, scheduler=s.scheduler, **source)],
+        [multipath_flow("video", s, name, cc_params, paths, **source)],
         oracle,
         stop_when_complete=s.video_mode == "file",
     )
