@@ -13,6 +13,8 @@ MODULES = {
     "orbitcc-train": "orbitcc.cli.train",
     "orbitcc-eval": "orbitcc.cli.eval",
     "orbitcc-leaderboard": "orbitcc.cli.leaderboard",
+    "orbitcc-leaderboard-merge": "orbitcc.cli.leaderboard_merge",
+    "orbitcc-leaderboard-verify": "orbitcc.cli.leaderboard_verify",
 }
 
 # The smallest training run the train tests share: 256 steps of 2 envs
@@ -36,6 +38,20 @@ def script_command(name: str) -> list[str]:
     """The console script when it is on PATH, else its module."""
     exe = shutil.which(name)
     return [exe] if exe else module_command(name)
+
+
+def run_module(
+    name: str, *args: object, cwd: Path | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess:
+    """The command's module run with ``args`` (W&B off), its output captured."""
+    return subprocess.run(
+        [*module_command(name), *map(str, args)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "WANDB_MODE": "disabled"},
+        timeout=timeout,
+        cwd=cwd,
+    )
 
 
 def leaderboard_command(out: Path, *args: str) -> list[str]:

@@ -26,7 +26,7 @@ import pytest
 pytest.importorskip("stable_baselines3")
 import torch
 from clirun import eval_with_agent
-from hostile_checkpoints import Payload, payload_blob, rewrite_zip
+from hostile_checkpoints import Payload, payload_blob, plant_serialized, rewrite_zip
 
 from orbitcc.entrants.checkpoint import (
     CheckpointError,
@@ -53,23 +53,15 @@ def _plant(run: Path, where: str, marker: Path) -> None:
     """Puts a payload that would run ``touch marker`` into one entry of ``run``."""
     zip_path = run / "model.zip"
 
-    def edit_data(key: str) -> Callable[[dict[str, bytes]], None]:
-        def edit(entries: dict[str, bytes]) -> None:
-            data = json.loads(entries["data"])
-            data[key] = _serialized(marker)
-            entries["data"] = json.dumps(data).encode()
-
-        return edit
-
     def put(name: str, blob: bytes) -> Callable[[dict[str, bytes]], None]:
         return lambda entries: entries.__setitem__(name, blob)
 
     if where == "data:lr_schedule":  # a pickled entry SB3 writes: replaced
-        rewrite_zip(zip_path, edit_data("lr_schedule"))
+        plant_serialized(zip_path, "lr_schedule", marker)
     elif where == "data:policy_class":
-        rewrite_zip(zip_path, edit_data("policy_class"))
+        plant_serialized(zip_path, "policy_class", marker)
     elif where == "data:unknown":  # a pickled entry with no safe stand-in
-        rewrite_zip(zip_path, edit_data("surprise"))
+        plant_serialized(zip_path, "surprise", marker)
     elif where.endswith(".pth"):
         rewrite_zip(zip_path, put(where, _torch_payload(marker)))
     elif where == "extra entry":

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import shutil
 import subprocess
@@ -54,15 +53,7 @@ FILES = ("leaderboard.md", "leaderboard.csv", "report.html")
 
 
 def _merge_cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "WANDB_MODE": "disabled"}
-    return subprocess.run(
-        [sys.executable, "-m", "orbitcc.cli.leaderboard_merge", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        cwd=cwd,
-    )
+    return clirun.run_module("orbitcc-leaderboard-merge", *args, cwd=cwd)
 
 
 OUT_FILES = (
@@ -336,14 +327,7 @@ def test_merge_out_must_be_new_or_empty(
 
 
 def _verify_cli(*args: object) -> subprocess.CompletedProcess:
-    env = {**os.environ, "WANDB_MODE": "disabled"}
-    return subprocess.run(
-        [sys.executable, "-m", "orbitcc.cli.leaderboard_verify", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    return clirun.run_module("orbitcc-leaderboard-verify", *args)
 
 
 def test_verify_reruns_cells_and_refuses_an_edited_archive(
