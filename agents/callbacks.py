@@ -25,19 +25,10 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import KVWriter
 
+from orbitcc.runner import HEADLINE_METRICS
+
 # Keys of an episode summary (orbitcc.run's metrics) logged per episode.
-EPISODE_METRICS: tuple[str, ...] = (
-    "throughput_mbps",
-    "goodput_mbps",
-    "p95_delay_ms",
-    "mean_delay_ms",
-    "loss_rate",
-    "congestion_losses",
-    "handover_losses",
-    "random_losses",
-    "utilization",
-    "jain_fairness",
-)
+EPISODE_METRICS: tuple[str, ...] = (*HEADLINE_METRICS, "utilization", "jain_fairness")
 
 
 class EpisodeMetricsCallback(BaseCallback):

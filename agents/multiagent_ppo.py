@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from orbitcc.env.multiagent import jain, make_multiagent
+from orbitcc.env.multiagent import REWARD_WEIGHTS, jain, make_multiagent
 
 
 class ActorCritic(nn.Module):
@@ -196,10 +196,11 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     p.add_argument(
         "--harm-weight",
         type=float,
-        default=5.0,
+        default=REWARD_WEIGHTS["harm_weight"],
         help="weight of the competing flows' shortfall against their max-min share "
-        "(5: reward=pareto's fairness weight; 1 pays for taking from the background, "
-        "docs/multiagent.md; 0: each flow's own reward only)",
+        "(default %(default)g, make_multiagent's: reward=pareto's fairness weight; "
+        "1 pays for taking from the background, docs/multiagent.md; 0: each flow's "
+        "own reward only)",
     )
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument(

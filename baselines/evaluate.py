@@ -21,18 +21,12 @@ from orbitcc.baselines.leaderboard import run_cells
 from orbitcc.baselines.results import append_record, read_records
 from orbitcc.baselines.stats import PERCENT
 from orbitcc.config import SuiteConfig
+from orbitcc.runner import HEADLINE_METRICS
 
 PROG = "orbitcc-eval"
 # Record fields a table can show (scalars of every cell record).
 TABLE_METRICS = (
-    "throughput_mbps",
-    "goodput_mbps",
-    "p95_delay_ms",
-    "mean_delay_ms",
-    "loss_rate",
-    "congestion_losses",
-    "handover_losses",
-    "random_losses",
+    *HEADLINE_METRICS,
     "congestion_signals",
     "jain_fairness",
     "utilization",

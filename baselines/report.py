@@ -14,6 +14,8 @@ import html
 import io
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -133,8 +135,8 @@ def check_labels(fig: Any, name: str) -> None:
 
 def _png(fig: Any, name: str = "") -> str:
     """The figure as a PNG data URI (after checking its axis labels); no date
-    or software stamp, so the same data gives the same bytes. While
-    write_html collects, the figure is also kept as PNG and PDF bytes (PDF
+    or software stamp, so the same data gives the same bytes. Inside
+    _exporting_figures, the figure is also kept as PNG and PDF bytes (PDF
     without a creation date), for the files beside report.html."""
     import matplotlib.pyplot as plt
 
@@ -158,7 +160,7 @@ def _png(fig: Any, name: str = "") -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
-# Figures kept for export while write_html draws: (name, png, pdf).
+# Figures kept for export inside _exporting_figures: (name, png, pdf).
 _EXPORTS: list[tuple[str, bytes, bytes]] | None = None
 EXPORT_DPI = 150  # the rasterized parts of a PDF (the timeline's lines)
 FIGURES_DIR = "figures"  # beside report.html: <name>.png (90 dpi) and <name>.pdf
@@ -836,21 +838,14 @@ def html_table(header: list[str], rows: list[list[str]], table_id: str | None = 
     )
 
 
-def write_html(
-    board: Board,
-    path: Path,
-    suite_name: str,
-    score: ScoreConfig,
-    the_plan: Plan,
-    timeline_cell: str | None,
-) -> None:
-    """report.html, and every figure in it as PNG (200 dpi) and PDF in
-    ``figures/`` beside it (for a paper)."""
+@contextmanager
+def _exporting_figures(folder: Path) -> Iterator[None]:
+    """Every figure drawn inside is also written into ``folder`` as PNG and
+    PDF (for a paper), once the block has finished without an error."""
     global _EXPORTS
     _EXPORTS = []
     try:
-        _write_html(board, path, suite_name, score, the_plan, timeline_cell)
-        folder = path.parent / FIGURES_DIR
+        yield
         folder.mkdir(exist_ok=True)
         for name, png, pdf in _EXPORTS:
             (folder / f"{_slug(name)}.png").write_bytes(png)
@@ -859,7 +854,7 @@ def write_html(
         _EXPORTS = None
 
 
-def _write_html(
+def write_html(
     board: Board,
     path: Path,
     suite_name: str,
@@ -867,6 +862,8 @@ def _write_html(
     the_plan: Plan,
     timeline_cell: str | None,
 ) -> None:
+    """report.html (inside ``_exporting_figures``, its figures are also kept
+    as files)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -1039,7 +1036,9 @@ def write_reports(
     write_csv(board, paths["csv"])
     if html:
         paths["html report"] = out_dir / "report.html"
-        write_html(board, paths["html report"], suite_name, score, the_plan, timeline_cell)
+        # Every figure of the page also as PNG and PDF in figures/ beside it.
+        with _exporting_figures(out_dir / FIGURES_DIR):
+            write_html(board, paths["html report"], suite_name, score, the_plan, timeline_cell)
     return paths
 
 

@@ -59,6 +59,10 @@ from orbitcc.runner import build_spec
 
 SUBFLOW_METRICS: tuple[str, ...] = tuple(_core.ENV_SUBFLOW_METRICS)
 _COL = {name: i for i, name in enumerate(SUBFLOW_METRICS)}
+# The reward weights' defaults: the C++ ``MultiAgentRewardWeights``'
+# (cpp_core/env/multiagent_reward.h), read by both envs' keywords and by
+# agents/multiagent_ppo.py's options; nothing else states them.
+REWARD_WEIGHTS: dict[str, float] = dict(_core.MULTIAGENT_REWARD_WEIGHTS)
 
 try:  # the optional extra
     from pettingzoo import ParallelEnv as _ParallelEnv
@@ -148,10 +152,10 @@ class OrbitCCParallelEnv(_MultiAgentBatch, _ParallelEnv):  # type: ignore[misc,v
         num_agents: int = 2,
         overrides: Sequence[str] = (),
         baseline_flows: Sequence[str] = (),
-        fairness_weight: float = 1.0,
-        delay_weight: float = 0.0,
-        team_weight: float = 0.0,
-        harm_weight: float = 5.0,
+        fairness_weight: float = REWARD_WEIGHTS["fairness_weight"],
+        delay_weight: float = REWARD_WEIGHTS["delay_weight"],
+        team_weight: float = REWARD_WEIGHTS["team_weight"],
+        harm_weight: float = REWARD_WEIGHTS["harm_weight"],
     ) -> None:
         _require_pettingzoo()
         n = check_count("num_agents", num_agents, 1, 1024)
@@ -172,7 +176,6 @@ class OrbitCCParallelEnv(_MultiAgentBatch, _ParallelEnv):  # type: ignore[misc,v
         }
         self._agent_set = frozenset(self.possible_agents)
         # Views into the rewarder's buffers (env 0), read every step.
-        self._out = self._rew.core.out[:, 0, :]
         self._names = tuple(self.possible_agents)
         self._step_dicts = self._rew.core.step_dicts
         self._dicts = self._rew.core.dicts
@@ -343,13 +346,6 @@ class OrbitCCParallelEnv(_MultiAgentBatch, _ParallelEnv):  # type: ignore[misc,v
         self._check_open("episode_seed")
         return int(self._batch.episode_seed(0))
 
-    # ---------------------------------------------------------- internals --
-
-    def fair_shares(self) -> dict[str, float]:
-        """Each agent's max-min fair share (Mb/s) over the last step (see
-        ``_Rewards``)."""
-        return dict(zip(self.possible_agents, self._out[4].tolist(), strict=True))
-
 
 class MultiAgentVectorEnv(_MultiAgentBatch):
     """E simulations of N agents each, stepped together in one C++ call, for
@@ -377,10 +373,10 @@ class MultiAgentVectorEnv(_MultiAgentBatch):
         num_envs: int = 4,
         overrides: Sequence[str] = (),
         baseline_flows: Sequence[str] = (),
-        fairness_weight: float = 1.0,
-        delay_weight: float = 0.0,
-        team_weight: float = 0.0,
-        harm_weight: float = 5.0,
+        fairness_weight: float = REWARD_WEIGHTS["fairness_weight"],
+        delay_weight: float = REWARD_WEIGHTS["delay_weight"],
+        team_weight: float = REWARD_WEIGHTS["team_weight"],
+        harm_weight: float = REWARD_WEIGHTS["harm_weight"],
         num_threads: int | None = None,
     ) -> None:
         from gymnasium import spaces
@@ -677,8 +673,8 @@ def make_multiagent(
 
     Keyword arguments: ``baseline_flows`` (controllers of extra hand-coded
     flows beside the agents, e.g. ``["cubic"]``), ``fairness_weight``,
-    ``delay_weight``, ``team_weight``, ``harm_weight`` (default 5; see the
-    module docstring).
+    ``delay_weight``, ``team_weight``, ``harm_weight`` (defaults:
+    ``REWARD_WEIGHTS``; see the module docstring).
     """
     return OrbitCCParallelEnv(
         scenario=scenario, num_agents=num_agents, overrides=overrides, **kwargs

@@ -157,6 +157,8 @@ def check_randomization(values: dict[str, Any], where: str = "randomize") -> Non
     """Checks a 'randomize' mapping as the core reads it (ValueError naming the key)."""
 
 MAX_APP_WRITES_PER_SECOND: float
+# make_multiagent's reward weights' defaults (C++ MultiAgentRewardWeights).
+MULTIAGENT_REWARD_WEIGHTS: dict[str, float]
 
 def closest_names(name: str, known: list[str]) -> list[str]:
     """Up to 3 of `known` closest to `name` (for did-you-mean hints)."""

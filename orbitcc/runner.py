@@ -28,6 +28,20 @@ from orbitcc.config import compose_object
 from orbitcc.scenario import build_spec as build_scenario_spec
 from orbitcc.scenario.schedule import FORMAT, VERSION, check_points
 
+# The figures of a run every table and training log shows first: rates,
+# delay, and the losses by cause (design decision 6); keys of orbitcc.run's
+# summary.
+HEADLINE_METRICS: tuple[str, ...] = (
+    "throughput_mbps",
+    "goodput_mbps",
+    "p95_delay_ms",
+    "mean_delay_ms",
+    "loss_rate",
+    "congestion_losses",
+    "handover_losses",
+    "random_losses",
+)
+
 SERIES_KEYS = (
     "cwnd_bytes",
     "inflight_bytes",

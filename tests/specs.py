@@ -6,6 +6,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
+from orbitcc import _core
+
 
 def one_link_spec(
     controller: str = "newreno",
@@ -51,6 +55,43 @@ def one_link_spec(
             }
             for i in range(num_flows)
         ],
+    }
+
+
+def first_flow_summary(spec: dict, **flow: Any) -> dict:
+    """Runs ``spec`` (no series) with ``flow``'s keys set on its first flow,
+    and returns that flow's summary."""
+    spec["record_series"] = False
+    spec["flows"][0].update(flow)
+    sim = _core.Simulation(spec)
+    sim.run()
+    return sim.summary()["flows"][0]
+
+
+def random_loss_run(transport: str, loss: float, duration_s: float, seed: int) -> dict[str, float]:
+    """One NewReno flow on 1 Gb/s, 40 ms with a 100,000-packet buffer, so every
+    loss is a random loss at rate ``loss`` (the simulated side of the Padhye /
+    Mathis checks): its throughput in 1500-byte packets/s, its mean srtt after
+    the first 5 s (s), its timeouts and its random losses."""
+    sim = _core.Simulation(
+        one_link_spec(
+            "newreno",
+            transport,
+            capacity_mbps=1000,
+            rtt_ms=40,
+            buffer_packets=100_000,
+            loss_rate=loss,
+            duration_s=duration_s,
+            seed=seed,
+        )
+    )
+    sim.run()
+    flow = sim.summary()["flows"][0]
+    return {
+        "pps": flow["throughput_mbps"] * 1e6 / 8 / 1500,
+        "rtt_s": float(np.mean(sim.series()["srtt_ms"][0][50:])) / 1e3,
+        "timeouts": flow["timeouts"],
+        "losses": flow["random_losses"],
     }
 
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+import clirun
 import numpy as np
 import pytest
 from rejects import config_rejects
@@ -38,25 +37,9 @@ from orbitcc.config import (
     compose_config,
     to_object,
 )
+from orbitcc.runner import HEADLINE_METRICS
 
-TINY_TRAIN = [
-    "agent.total_timesteps=256",
-    "agent.num_envs=2",
-    "agent.n_steps=64",
-    "agent.batch_size=64",
-    "duration_s=2",
-    "scenario=single_link",
-    "allow_unevaluated=true",
-]
-
-
-def _script(name: str) -> list[str]:
-    """The console script, or its module when the script is not on PATH."""
-    exe = shutil.which(name)
-    if exe:
-        return [exe]
-    module = {"orbitcc-train": "orbitcc.cli.train", "orbitcc-eval": "orbitcc.cli.eval"}
-    return [sys.executable, "-m", module[name]]
+TINY_TRAIN = [*clirun.TINY_TRAIN, "scenario=single_link"]
 
 
 def _run(
@@ -67,7 +50,12 @@ def _run(
 ) -> subprocess.CompletedProcess:
     env = {**os.environ, "WANDB_MODE": wandb_mode, "WANDB_SILENT": "true", "HYDRA_FULL_ERROR": "1"}
     proc = subprocess.run(
-        [*_script(name), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+        [*clirun.script_command(name), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, f"{name} failed:\n{proc.stdout}\n{proc.stderr}"
     return proc
@@ -317,15 +305,7 @@ def test_eval_smoke_suite_with_agent_entrant(trained: Path, tmp_path: Path) -> N
     assert len(records) == len(expected) == 12
     for r in records:
         assert r["suite"] == "smoke"
-        for key in (
-            "throughput_mbps",
-            "p95_delay_ms",
-            "loss_rate",
-            "congestion_losses",
-            "handover_losses",
-            "random_losses",
-            "wall_s",
-        ):
+        for key in (*HEADLINE_METRICS, "wall_s"):
             assert key in r, key
     assert proc.stdout.count(" seed ") >= 12  # a progress line per run
     assert "mean +- std" in proc.stdout and f"agent:{trained.name}" in proc.stdout

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from specs import one_link_spec
+from specs import first_flow_summary, one_link_spec
 
 import orbitcc
 from orbitcc import _core
@@ -28,17 +28,12 @@ def run_app(
     spec = one_link_spec(
         controller,
         transport,
-        capacity_mbps=capacity_mbps,
-        rtt_ms=40,
+        capacity_mbps,
         duration_s=duration_s,
         seed=seed,
         buffer_packets=buffer_packets,
     )
-    spec["record_series"] = False
-    spec["flows"][0]["app"] = app
-    sim = _core.Simulation(spec)
-    sim.run()
-    return sim.summary()["flows"][0]
+    return first_flow_summary(spec, app=app)
 
 
 @pytest.mark.parametrize("transport", ["quic", "tcp"])

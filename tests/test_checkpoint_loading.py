@@ -12,11 +12,8 @@ from __future__ import annotations
 import base64
 import io
 import json
-import os
 import pickle
 import shutil
-import subprocess
-import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +25,8 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 import torch
-from hostile_checkpoints import Payload, payload_blob, rewrite_zip
+from clirun import eval_with_agent
+from hostile_checkpoints import Payload, payload_blob, plant_serialized, rewrite_zip
 
 from orbitcc.entrants.checkpoint import (
     CheckpointError,
@@ -55,23 +53,15 @@ def _plant(run: Path, where: str, marker: Path) -> None:
     """Puts a payload that would run ``touch marker`` into one entry of ``run``."""
     zip_path = run / "model.zip"
 
-    def edit_data(key: str) -> Callable[[dict[str, bytes]], None]:
-        def edit(entries: dict[str, bytes]) -> None:
-            data = json.loads(entries["data"])
-            data[key] = _serialized(marker)
-            entries["data"] = json.dumps(data).encode()
-
-        return edit
-
     def put(name: str, blob: bytes) -> Callable[[dict[str, bytes]], None]:
         return lambda entries: entries.__setitem__(name, blob)
 
     if where == "data:lr_schedule":  # a pickled entry SB3 writes: replaced
-        rewrite_zip(zip_path, edit_data("lr_schedule"))
+        plant_serialized(zip_path, "lr_schedule", marker)
     elif where == "data:policy_class":
-        rewrite_zip(zip_path, edit_data("policy_class"))
+        plant_serialized(zip_path, "policy_class", marker)
     elif where == "data:unknown":  # a pickled entry with no safe stand-in
-        rewrite_zip(zip_path, edit_data("surprise"))
+        plant_serialized(zip_path, "surprise", marker)
     elif where.endswith(".pth"):
         rewrite_zip(zip_path, put(where, _torch_payload(marker)))
     elif where == "extra entry":
@@ -260,25 +250,7 @@ def test_orbitcc_eval_refuses_a_tensor_payload(planted: Any, tmp_path: Path) -> 
     """End to end through the CLI: nothing runs, nothing is written, exit != 0."""
     run, marker = planted("policy.pth")
     results = tmp_path / "results.jsonl"
-    env = {**os.environ, "WANDB_MODE": "disabled", "HYDRA_FULL_ERROR": "1"}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "orbitcc.cli.eval",
-            f"suite.entrants=[cubic,agent:{run}]",
-            "suite.scenarios=[single_link]",
-            "suite.seeds=[0]",
-            "suite.duration_s=1",
-            f"results={results}",
-            f"hydra.run.dir={tmp_path / 'eval'}",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    proc = eval_with_agent(tmp_path, run, results, "[0]")
     assert proc.returncode != 0
     assert "entry 'policy.pth' is not plain tensors" in proc.stderr
     assert "Traceback" not in proc.stderr

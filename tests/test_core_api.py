@@ -13,15 +13,10 @@ from specs import one_link_spec
 
 import orbitcc
 from orbitcc import _core
+from orbitcc.runner import HEADLINE_METRICS
 
 REQUIRED_METRICS = {
-    "throughput_mbps",
-    "goodput_mbps",
-    "p95_delay_ms",
-    "loss_rate",
-    "congestion_losses",
-    "handover_losses",
-    "random_losses",
+    *HEADLINE_METRICS,  # what every table and training log reads
     "jain_fairness",
     "utilization",
     "completion_time_s",

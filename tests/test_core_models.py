@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from analytic import cubic_window, jain, mathis_throughput_pps, padhye_throughput_pps
-from specs import one_link_spec
+from specs import one_link_spec, random_loss_run
 
 from orbitcc import _core
 
@@ -50,24 +50,11 @@ def test_newreno_throughput_matches_padhye_model(transport, loss):
     measured, predicted, sqrt_law = [], [], []
     timeouts, losses = 0, 0
     for seed in range(2):
-        duration = 400.0 if loss < 1e-3 else 150.0
-        sim = run(
-            one_link_spec(
-                "newreno",
-                transport,
-                capacity_mbps=1000,
-                rtt_ms=40,
-                buffer_packets=100_000,
-                loss_rate=loss,
-                duration_s=duration,
-                seed=seed,
-            )
-        )
-        flow = sim.summary()["flows"][0]
-        timeouts += flow["timeouts"]
-        losses += flow["random_losses"]
-        rtt_s = float(np.mean(sim.series()["srtt_ms"][0][50:])) / 1e3
-        measured.append(flow["throughput_mbps"] * 1e6 / 8 / 1500)
+        r = random_loss_run(transport, loss, 400.0 if loss < 1e-3 else 150.0, seed)
+        timeouts += r["timeouts"]
+        losses += r["losses"]
+        rtt_s = r["rtt_s"]
+        measured.append(r["pps"])
         predicted.append(padhye_throughput_pps(loss, rtt_s, rto_s=t0, b=b))
         sqrt_law.append(mathis_throughput_pps(loss, rtt_s, b=b))
     ratio = np.mean(measured) / np.mean(predicted)

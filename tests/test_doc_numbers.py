@@ -443,8 +443,11 @@ def test_scenarios_iridium_and_lms_model_constants_are_the_codes() -> None:
 
 def _script_defaults(path: Path) -> dict[str, object]:
     """The argparse defaults of a script, read from its source (the script
-    imports torch, which the base install lacks)."""
+    imports torch, which the base install lacks). A default that reads the
+    multi-agent env's ``REWARD_WEIGHTS[key]`` is that constant's value."""
     import ast
+
+    from orbitcc.env.multiagent import REWARD_WEIGHTS
 
     out: dict[str, object] = {}
     for node in ast.walk(ast.parse(path.read_text())):
@@ -455,8 +458,15 @@ def _script_defaults(path: Path) -> dict[str, object]:
             and isinstance(node.args[0], ast.Constant)
         ):
             for kw in node.keywords:
-                if kw.arg == "default" and isinstance(kw.value, ast.Constant | ast.UnaryOp):
-                    out[str(node.args[0].value)] = ast.literal_eval(kw.value)
+                v = kw.value
+                if kw.arg == "default" and isinstance(v, ast.Constant | ast.UnaryOp):
+                    out[str(node.args[0].value)] = ast.literal_eval(v)
+                elif (
+                    kw.arg == "default"
+                    and isinstance(v, ast.Subscript)
+                    and ast.unparse(v.value) == "REWARD_WEIGHTS"
+                ):
+                    out[str(node.args[0].value)] = REWARD_WEIGHTS[ast.literal_eval(v.slice)]
     return out
 
 

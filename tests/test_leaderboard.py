@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from clirun import leaderboard, leaderboard_command
+from test_leaderboard_score import rec
 
 import orbitcc.baselines.leaderboard  # noqa: F401  (stores the leaderboard schemas)
 from orbitcc.baselines.cells import (
@@ -49,24 +51,6 @@ SMALL = [
     "suite.seeds=[0,1]",
     "suite.duration_s=4",
 ]
-
-
-def leaderboard(
-    args: list[str], cwd: Path, out: Path, timeout: float = 600, check: bool = True
-) -> subprocess.CompletedProcess:
-    env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONUNBUFFERED": "1"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "orbitcc.cli.leaderboard",
-        f"hydra.run.dir={out}",
-        "progress=false",
-        *args,
-    ]
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} -> {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
-    return proc
 
 
 def tables(out: Path) -> tuple[str, str]:
@@ -309,24 +293,8 @@ def test_t_quantiles_and_intervals() -> None:
     assert s.ci == pytest.approx(2.776 * math.sqrt(2.5) / math.sqrt(5))
 
 
-def _rec(entrant: str, cell: str, seed: int, thr: float, delay: float, loss: float) -> dict:
-    return {
-        "entrant_label": entrant,
-        "cell": cell,
-        "seed": seed,
-        "throughput_mbps": thr,
-        "goodput_mbps": thr,
-        "p95_delay_ms": delay,
-        "loss_rate": loss,
-        "power": thr / delay * 1e3,
-        "mean_delay_ms": delay,
-        "fair_share_mbps": 100.0,
-        "base_delay_ms": 10.0,
-    }
-
-
 # The score itself: tests/test_leaderboard_score.py (hand-computed values and
-# properties over synthetic rows).
+# properties over synthetic rows, made by its ``rec``).
 
 
 def test_bootstrap_sees_an_unstable_ranking() -> None:
@@ -334,7 +302,7 @@ def test_bootstrap_sees_an_unstable_ranking() -> None:
     recs = []
     for s in range(6):  # two entrants with the same mean, large seed noise
         for e in ("A", "B"):
-            recs.append(_rec(e, "x", s, 100 + 30 * rng.standard_normal(), 20.0, 0.0))
+            recs.append(rec(e, "x", s, 100 + 30 * rng.standard_normal(), harm=None, base=10.0))
     board = build_board(
         recs, ["A", "B"], ["x"], list(range(6)), {"x": "x"}, {"x": []}, ScoreConfig(bootstrap=400)
     )
@@ -378,14 +346,7 @@ def test_sigkill_at_random_points_then_restart(small_run: Path, tmp_path: Path) 
     out = tmp_path / "killed"
     args = [*SMALL, "report=false", "launcher.workers=2"]
     env = {**os.environ, "WANDB_MODE": "disabled"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "orbitcc.cli.leaderboard",
-        f"hydra.run.dir={out}",
-        "progress=false",
-        *args,
-    ]
+    cmd = leaderboard_command(out, *args)
     rng = random.Random(13)
     results = out / "results.jsonl"
     kills = 0

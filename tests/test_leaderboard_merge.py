@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import clirun
 import pytest
 
 from orbitcc.baselines.merge import ARCHIVE_FILE, MergeError, merge
@@ -34,19 +34,8 @@ BASE = [
 
 
 def leaderboard(args: list[str], out: Path, check: bool = True) -> subprocess.CompletedProcess:
-    env = {**os.environ, "WANDB_MODE": "disabled", "PYTHONUNBUFFERED": "1"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "orbitcc.cli.leaderboard",
-        f"hydra.run.dir={out}",
-        "progress=false",
-        *args,
-    ]
-    proc = subprocess.run(cmd, cwd=out.parent, env=env, capture_output=True, text=True, timeout=900)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} -> {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
-    return proc
+    """One orbitcc-leaderboard run in ``out``'s parent folder."""
+    return clirun.leaderboard(args, out.parent, out, timeout=900, check=check)
 
 
 @pytest.fixture(scope="module")
@@ -64,15 +53,7 @@ FILES = ("leaderboard.md", "leaderboard.csv", "report.html")
 
 
 def _merge_cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "WANDB_MODE": "disabled"}
-    return subprocess.run(
-        [sys.executable, "-m", "orbitcc.cli.leaderboard_merge", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        cwd=cwd,
-    )
+    return clirun.run_module("orbitcc-leaderboard-merge", *args, cwd=cwd)
 
 
 OUT_FILES = (
@@ -346,14 +327,7 @@ def test_merge_out_must_be_new_or_empty(
 
 
 def _verify_cli(*args: object) -> subprocess.CompletedProcess:
-    env = {**os.environ, "WANDB_MODE": "disabled"}
-    return subprocess.run(
-        [sys.executable, "-m", "orbitcc.cli.leaderboard_verify", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    return clirun.run_module("orbitcc-leaderboard-verify", *args)
 
 
 def test_verify_reruns_cells_and_refuses_an_edited_archive(

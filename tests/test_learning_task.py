@@ -10,19 +10,29 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from clirun import script_command
 from rejects import config_rejects
 
 import orbitcc
 from orbitcc.config import compose_config, to_object
 
 TASK = ["randomize=starlink"]
+
+
+def _train(args: list[str], timeout: float = 300) -> subprocess.CompletedProcess:
+    """orbitcc-train (the console script, else its module) with W&B off."""
+    return subprocess.run(
+        [*script_command("orbitcc-train"), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "WANDB_MODE": "disabled"},
+    )
 
 
 # ------------------------------------------------------------ bad input --
@@ -128,15 +138,7 @@ def test_train_rejects_bad_input_with_one_message(
     overrides: list[str], match: str, tmp_path: Path
 ) -> None:
     pytest.importorskip("stable_baselines3")
-    exe = shutil.which("orbitcc-train")
-    cmd = [exe] if exe else [sys.executable, "-m", "orbitcc.cli.train"]
-    proc = subprocess.run(
-        [*cmd, *overrides, f"hydra.run.dir={tmp_path / 'run'}"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "WANDB_MODE": "disabled"},
-    )
+    proc = _train([*overrides, f"hydra.run.dir={tmp_path / 'run'}"], timeout=120)
     assert proc.returncode == 2
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, proc.stderr  # one message, no traceback
@@ -238,12 +240,9 @@ def test_fair_reward_prices_taking_the_background_share() -> None:
 
 def test_training_loop_evaluates_keeps_best_and_prints_100_once(tmp_path: Path) -> None:
     pytest.importorskip("stable_baselines3")
-    exe = shutil.which("orbitcc-train")
-    cmd = [exe] if exe else [sys.executable, "-m", "orbitcc.cli.train"]
     run = tmp_path / "run"
-    proc = subprocess.run(
+    proc = _train(
         [
-            *cmd,
             "agent=ppo_starlink",
             "duration_s=2",
             "agent.total_timesteps=512",
@@ -254,11 +253,7 @@ def test_training_loop_evaluates_keeps_best_and_prints_100_once(tmp_path: Path) 
             "agent.eval_episodes=1",
             "agent.normalize_obs=true",
             f"hydra.run.dir={run}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "WANDB_MODE": "disabled"},
+        ]
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sum("100%" in line for line in proc.stdout.splitlines()) == 1
@@ -281,12 +276,9 @@ def test_training_loop_evaluates_keeps_best_and_prints_100_once(tmp_path: Path) 
 
 def test_budget_stops_training(tmp_path: Path) -> None:
     pytest.importorskip("stable_baselines3")
-    exe = shutil.which("orbitcc-train")
-    cmd = [exe] if exe else [sys.executable, "-m", "orbitcc.cli.train"]
     run = tmp_path / "run"
-    proc = subprocess.run(
+    proc = _train(
         [
-            *cmd,
             "scenario=single_link",
             "duration_s=2",
             "agent.total_timesteps=10000000",
@@ -296,11 +288,7 @@ def test_budget_stops_training(tmp_path: Path) -> None:
             "agent.budget_minutes=0.05",
             "allow_unevaluated=true",
             f"hydra.run.dir={run}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "WANDB_MODE": "disabled"},
+        ]
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     summary = json.loads((run / "train_summary.json").read_text())
@@ -670,13 +658,10 @@ def test_constrained_training_moves_the_multipliers_by_the_rule(tmp_path: Path) 
     0: a multiplier only rises; a limit far above the cost: it falls to 0)."""
     pytest.importorskip("stable_baselines3")
     run = tmp_path / "run"
-    proc = subprocess.run(
+    proc = _train(
         # reward=fair: the constraints re-price its unfairness and queueing
         # terms (the recipe's own reward is pareto since issue 35).
         [
-            sys.executable,
-            "-m",
-            "orbitcc.cli.train",
             "agent=ppo_starlink",
             "reward=fair",
             "duration_s=3",
@@ -691,11 +676,7 @@ def test_constrained_training_moves_the_multipliers_by_the_rule(tmp_path: Path) 
             "agent.queueing_limit=100",
             "agent.multiplier_lr=2.0",
             f"hydra.run.dir={run}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "WANDB_MODE": "disabled"},
+        ]
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     summary = json.loads((run / "train_summary.json").read_text())

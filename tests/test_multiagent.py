@@ -4,13 +4,22 @@ fairness reward and bad input."""
 
 from __future__ import annotations
 
+import ast
+import inspect
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import orbitcc
-from orbitcc.env.multiagent import max_min_shares
+from orbitcc import _core
+from orbitcc.env.multiagent import (
+    REWARD_WEIGHTS,
+    MultiAgentVectorEnv,
+    OrbitCCParallelEnv,
+    max_min_shares,
+)
 
 pytest.importorskip("pettingzoo")
 from pettingzoo.test import parallel_api_test
@@ -95,9 +104,45 @@ def test_reward_peaks_at_the_max_min_share_and_punishes_grabbing():
     for a in ("flow_0", "flow_1"):
         s = info[a]["share"]
         assert info[a]["competitor_shortfall"] == pytest.approx(harm, rel=1e-3, abs=1e-3)
-        # harm_weight 5 (the default) x H / f_i; one competitor owed f_i.
-        assert rew[a] == pytest.approx(min(s, 1.0) - abs(s - 1.0) - 5.0 * harm)
+        # harm_weight (the default) x H / f_i; one competitor owed f_i.
+        h = REWARD_WEIGHTS["harm_weight"]
+        assert rew[a] == pytest.approx(min(s, 1.0) - abs(s - 1.0) - h * harm)
         assert rew[a] < 1.0
+
+
+def test_reward_weight_defaults_are_stated_once_in_the_core():
+    """The weights' defaults are the C++ ``MultiAgentRewardWeights``': both
+    envs' keywords, the rewarder a default env builds, and
+    agents/multiagent_ppo.py's ``--harm-weight`` read them, and the core's
+    reward with them is the documented formula."""
+    assert REWARD_WEIGHTS == _core.MULTIAGENT_REWARD_WEIGHTS
+    assert list(REWARD_WEIGHTS) == ["fairness_weight", "delay_weight", "team_weight", "harm_weight"]
+    for cls in (OrbitCCParallelEnv, MultiAgentVectorEnv):
+        params = inspect.signature(cls.__init__).parameters
+        assert {k: params[k].default for k in REWARD_WEIGHTS} == REWARD_WEIGHTS, cls
+    env = orbitcc.make_multiagent("single_link", num_agents=2, overrides=SHORT)
+    try:
+        assert env._rew.weights4 == tuple(REWARD_WEIGHTS.values())
+    finally:
+        env.close()
+    # The C++ reward with the defaults: s = 0.5, q = 0.2, f = 10 Mb/s, H = 2
+    # Mb/s: min(s, 1) - w |s - 1| - d q - h H / f.
+    w, d, _, h = REWARD_WEIGHTS.values()
+    got = _core.multiagent_reward(0.5, 0.2, 10.0, 2.0, (w, d, 0.0, h))
+    assert got == pytest.approx(0.5 - w * 0.5 - d * 0.2 - h * 2.0 / 10.0)
+    # The training script's option (its source: the script imports torch).
+    script = Path(__file__).parents[1] / "agents" / "multiagent_ppo.py"
+    harm = [
+        ast.unparse(kw.value)
+        for node in ast.walk(ast.parse(script.read_text()))
+        if isinstance(node, ast.Call)
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and node.args[0].value == "--harm-weight"
+        for kw in node.keywords
+        if kw.arg == "default"
+    ]
+    assert harm == ["REWARD_WEIGHTS['harm_weight']"]
 
 
 def test_taking_from_the_background_costs_every_agent():

@@ -84,22 +84,24 @@ def test_orbitcc_side_conserves_bytes() -> None:
     assert len(out["cwnd"]["t_s"]) == len(out["cwnd"]["cwnd_bytes"][0]) >= 99
 
 
-def test_compare_grades_newreno_not_bbr() -> None:
-    def side(g: float) -> dict:
-        return {
-            "goodput_mbps": g,
-            "jain_fairness": 1.0,
-            "flows": [
-                {
-                    "goodput_mbps": g,
-                    "mean_rtt_ms": 60.0,
-                    "p95_rtt_ms": 70.0,
-                    "retransmissions": 1,
-                    "timeouts": 0,
-                }
-            ],
-        }
+def side(g: float) -> dict:
+    """One side's result: one flow of goodput ``g`` Mb/s (RTT 60 ms, p95 70 ms)."""
+    return {
+        "goodput_mbps": g,
+        "jain_fairness": 1.0,
+        "flows": [
+            {
+                "goodput_mbps": g,
+                "mean_rtt_ms": 60.0,
+                "p95_rtt_ms": 70.0,
+                "retransmissions": 1,
+                "timeouts": 0,
+            }
+        ],
+    }
 
+
+def test_compare_grades_newreno_not_bbr() -> None:
     m = ns3.compare(ns3.Row("x", "x", "newreno"), side(90.0), side(80.0))
     assert m[0].rel == pytest.approx(-1 / 9) and m[0].within is False
     m = ns3.compare(ns3.Row("x", "x", "newreno"), side(90.0), side(85.0))
@@ -135,24 +137,8 @@ def test_window_growth_check_flags_a_jump_rfc5681_forbids() -> None:
 
 def test_flagged_ns3_seeds_are_left_out_of_the_grade_on_both_sides() -> None:
     def run(g: float, flagged: bool = False) -> dict:
-        return {
-            "goodput_mbps": g,
-            "jain_fairness": 1.0,
-            "growth_violations": [
-                {"flow": 0, "t_s": 1.5, "before_bytes": 1.0, "after_bytes": 2.0, "bound_bytes": 1.5}
-            ]
-            if flagged
-            else [],
-            "flows": [
-                {
-                    "goodput_mbps": g,
-                    "mean_rtt_ms": 60.0,
-                    "p95_rtt_ms": 70.0,
-                    "retransmissions": 1,
-                    "timeouts": 0,
-                }
-            ],
-        }
+        jump = {"flow": 0, "t_s": 1.5, "before_bytes": 1.0, "after_bytes": 2.0, "bound_bytes": 1.5}
+        return {**side(g), "growth_violations": [jump] if flagged else []}
 
     row = ns3.Row("x", "x", "cubic", loss=0.01, seeds=3)
     n = ns3.average([run(1.0), run(12.0, flagged=True), run(2.0)])

@@ -17,8 +17,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from clirun import eval_with_agent
 from conftest import one_link_spec
-from hostile_checkpoints import payload_blob, rewrite_zip
+from hostile_checkpoints import plant_serialized, rewrite_zip
 
 import orbitcc
 from orbitcc import _core
@@ -533,25 +534,13 @@ def test_loading_a_checkpoint_runs_no_pickle(run_dir: Path, tmp_path: Path) -> N
 
     run = _copy_run(run_dir, tmp_path / "evil")
     marker = tmp_path / "pwned"
-    blob = payload_blob(marker)
-
-    def plant(entries: dict[str, bytes]) -> None:
-        data = json.loads(entries["data"])
-        data["lr_schedule"] = {":type:": "<class 'function'>", ":serialized:": blob}
-        entries["data"] = json.dumps(data).encode()
-
-    rewrite_zip(run / "model.zip", plant)
+    plant_serialized(run / "model.zip", "lr_schedule", marker, "<class 'function'>")
     ckpt = load_checkpoint(run)  # the planted entry is replaced, never unpickled
     assert not marker.exists()
     obs = np.zeros(ckpt.model.observation_space.shape, np.float32)
     ckpt.model.predict(obs, deterministic=True)
 
-    def plant_unknown(entries: dict[str, bytes]) -> None:
-        data = json.loads(entries["data"])
-        data["surprise"] = {":type:": "<class 'object'>", ":serialized:": blob}
-        entries["data"] = json.dumps(data).encode()
-
-    rewrite_zip(run / "model.zip", plant_unknown)
+    plant_serialized(run / "model.zip", "surprise", marker)
     with pytest.raises(ValueError, match=r"entry 'surprise' is a pickled Python object"):
         load_checkpoint(run)
     assert not marker.exists()
@@ -563,14 +552,7 @@ def test_orbitcc_eval_refuses_a_pickle_entry(run_dir: Path, tmp_path: Path) -> N
     controller entrant listed first writes no row either."""
     run = _copy_run(run_dir, tmp_path / "evil")
     marker = tmp_path / "pwned"
-    blob = payload_blob(marker)
-
-    def plant(entries: dict[str, bytes]) -> None:
-        data = json.loads(entries["data"])
-        data["extra"] = {":type:": "<class 'object'>", ":serialized:": blob}
-        entries["data"] = json.dumps(data).encode()
-
-    rewrite_zip(run / "model.zip", plant)
+    plant_serialized(run / "model.zip", "extra", marker)
     results = tmp_path / "results.jsonl"
     proc = _eval_agent(tmp_path, run, results)
     assert proc.returncode != 0
@@ -580,27 +562,8 @@ def test_orbitcc_eval_refuses_a_pickle_entry(run_dir: Path, tmp_path: Path) -> N
 
 
 def _eval_agent(tmp_path: Path, run: Path, results: Path) -> subprocess.CompletedProcess:
-    """orbitcc-eval of cubic, then the agent (so a lazily loaded checkpoint would
-    fail only after cubic's rows were written)."""
-    env = {**os.environ, "WANDB_MODE": "disabled", "HYDRA_FULL_ERROR": "1"}
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "orbitcc.cli.eval",
-            f"suite.entrants=[cubic,agent:{run}]",
-            "suite.scenarios=[single_link]",
-            "suite.seeds=[0,1]",
-            "suite.duration_s=1",
-            f"results={results}",
-            f"hydra.run.dir={tmp_path / 'eval'}",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """orbitcc-eval of cubic, then the agent, over two seeds."""
+    return eval_with_agent(tmp_path, run, results, "[0,1]")
 
 
 def test_nan_weights_and_wrong_spaces_are_refused(run_dir: Path, tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from orbitcc import _core
 from orbitcc.config import available, compose_config, to_object
 from orbitcc.params import describe, tables
 from orbitcc.scenario import SCENARIO_SCHEMAS, build_spec
-from orbitcc.scenario._common import IDENTITY_FIELDS
+from orbitcc.scenario.rules import IDENTITY_FIELDS
 
 KINDS = {k["name"]: k["params"] for k in _core.scenario_kinds()}
 ROWS = [(kind, row) for kind, rows in KINDS.items() for row in rows]

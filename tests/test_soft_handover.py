@@ -43,18 +43,20 @@ def test_without_soft_handover_both_routes_change_together() -> None:
 
 def test_handover_instants_are_geometry_not_seed() -> None:
     # Two seeds draw different blackouts but the same route-change instants.
-    a = _core.Simulation(build_iridium_mptcp(scenario(), None, {}, 200.0) | {"seed": 1})
-    b = _core.Simulation(build_iridium_mptcp(scenario(), None, {}, 200.0) | {"seed": 2})
+    s = scenario()
+    a = _core.Simulation(build_iridium_mptcp(s, s.controller, {}) | {"seed": 1})
+    b = _core.Simulation(build_iridium_mptcp(s, s.controller, {}) | {"seed": 2})
     a.run()
     b.run()
     assert a.summary()["handover_times_s"] == b.summary()["handover_times_s"]
 
 
 def test_single_path_is_tcp_newreno() -> None:
-    spec = build_iridium_mptcp(scenario("scenario.num_subflows=1"), None, {})
+    s = scenario("scenario.num_subflows=1")
+    spec = build_iridium_mptcp(s, s.controller, {})
     (f,) = spec["flows"]
     assert (f["transport"], f["controller"]) == ("tcp", "newreno")
-    spec = build_iridium_mptcp(scenario("scenario.num_subflows=1"), "cubic", {})
+    spec = build_iridium_mptcp(s, "cubic", {})
     assert (spec["flows"][0]["transport"], spec["flows"][0]["controller"]) == ("tcp", "cubic")
 
 

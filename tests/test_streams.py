@@ -10,7 +10,7 @@ bp equalises the send buffers of unequal streams that rr leaves unequal.
 from __future__ import annotations
 
 import pytest
-from specs import one_link_spec
+from specs import first_flow_summary, one_link_spec
 
 import orbitcc
 from orbitcc import _core
@@ -42,20 +42,13 @@ def run_streams(
     spec = one_link_spec(
         "cubic",
         "quic",
-        capacity_mbps=capacity_mbps,
-        rtt_ms=40,
+        capacity_mbps,
+        buffer_packets=buffer_packets,
+        loss_rate=loss_rate,
         duration_s=duration_s,
         seed=seed,
-        buffer_packets=buffer_packets,
     )
-    spec["record_series"] = False
-    if loss_rate:
-        spec["links"][0]["loss_rate"] = loss_rate
-    spec["flows"][0]["stream_scheduler"] = scheduler
-    spec["flows"][0]["streams"] = streams
-    sim = _core.Simulation(spec)
-    sim.run()
-    return sim.summary()["flows"][0]
+    return first_flow_summary(spec, stream_scheduler=scheduler, streams=streams)
 
 
 BULK_2_1 = [{"name": "a", "weight": 2.0}, {"name": "b", "weight": 1.0}]

@@ -24,26 +24,18 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from clirun import TINY_TRAIN, module_command
 
 from orbitcc.cli.common import is_process_entry
 
-TINY = [
-    "agent.total_timesteps=256",
-    "agent.num_envs=2",
-    "agent.n_steps=64",
-    "agent.batch_size=64",
-    "duration_s=2",
-    "scenario=single_link",
-    "allow_unevaluated=true",
-    "logger=none",
-]
+TINY = [*TINY_TRAIN, "scenario=single_link", "logger=none"]
 
 
 def test_training_exits_within_seconds_of_its_last_line(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     env = dict(os.environ, WANDB_MODE="disabled")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "orbitcc.cli.train", *TINY, f"hydra.run.dir={run_dir}"],
+        [*module_command("orbitcc-train"), *TINY, f"hydra.run.dir={run_dir}"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

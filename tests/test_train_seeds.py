@@ -7,29 +7,21 @@ from __future__ import annotations
 import io
 import os
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import torch
+from clirun import TINY_TRAIN, module_command
 
 from orbitcc.cli.train import seeds_as_multirun
 
-TINY = [
-    "agent.total_timesteps=256",
-    "agent.num_envs=2",
-    "agent.n_steps=64",
-    "agent.batch_size=64",
-    "duration_s=2",
-    "logger=none",
-    "allow_unevaluated=true",
-]
+TINY = [*TINY_TRAIN, "logger=none"]
 
 
 def train(args: list[str], tmp: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, WANDB_MODE="disabled")
     return subprocess.run(
-        [sys.executable, "-m", "orbitcc.cli.train", *args, *TINY],
+        [*module_command("orbitcc-train"), *args, *TINY],
         capture_output=True,
         text=True,
         timeout=600,

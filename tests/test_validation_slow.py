@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 from analytic import cubic_window, mathis_throughput_pps, padhye_throughput_pps
-from specs import one_link_spec
+from specs import one_link_spec, random_loss_run
 
 import orbitcc
 from orbitcc import _core
@@ -32,24 +32,11 @@ def test_newreno_tracks_padhye_within_15_percent_over_five_seeds(transport, loss
     measured, predicted = [], []
     timeouts = losses = 0
     for seed in range(5):
-        sim = _core.Simulation(
-            one_link_spec(
-                "newreno",
-                transport,
-                capacity_mbps=1000,
-                rtt_ms=40,
-                buffer_packets=100_000,
-                loss_rate=loss,
-                duration_s=600.0 if loss < 1e-3 else 200.0,
-                seed=seed,
-            )
-        )
-        sim.run()
-        flow = sim.summary()["flows"][0]
-        timeouts += flow["timeouts"]
-        losses += flow["random_losses"]
-        rtt_s = float(np.mean(sim.series()["srtt_ms"][0][50:])) / 1e3
-        measured.append(flow["throughput_mbps"] * 1e6 / 8 / 1500)
+        r = random_loss_run(transport, loss, 600.0 if loss < 1e-3 else 200.0, seed)
+        timeouts += r["timeouts"]
+        losses += r["losses"]
+        rtt_s = r["rtt_s"]
+        measured.append(r["pps"])
         if transport == "tcp":
             predicted.append(mathis_throughput_pps(loss, rtt_s, b=2))
         else:

@@ -1,6 +1,9 @@
-"""Multi-agent step cost against the single env (issue 39 item 2): the
-multi-agent rows of orbitcc-bench (``orbitcc/cli/bench.py``,
-``multiagent_figures``), printed as the table of docs/multiagent.md::
+"""Multi-agent step cost against the single env, per agent-step.
+
+N agents in one env against N flows of the single env, so what stepping
+them in one C++ call saves is measured, not assumed: the multi-agent rows
+of orbitcc-bench (``orbitcc/cli/bench.py``, ``multiagent_figures``),
+printed as the table of docs/multiagent.md::
 
     python tools/bench_multiagent.py --agents 8 16 32 --rounds 7 --steps 300
 

@@ -1,6 +1,6 @@
 """The test counts docs/testing.md states, counted now and written into its
-generated block (`make test-counts`; issue 37 item 5: docs whose numbers are
-true).
+generated block (`make test-counts`), so that the counts the docs state are
+the counts the tree has rather than figures copied by hand that go stale.
 
     python tools/count_tests.py                 # print the counts
     python tools/count_tests.py --write docs/testing.md

@@ -1,4 +1,7 @@
-"""orbitcc against ns-3.37 on two dumbbells (issue 39, item 5), in CPU time.
+"""orbitcc against ns-3.37 on two dumbbells, in CPU time (same work on both sides).
+
+Both sides run the same row and seed, and orbitcc also runs on ns-3's own
+dumbbell (its access and egress links), so a speed-up compares like with like.
 
     python tools/ns3_speed_setups.py [ROW ...] [--duration S] [--rounds N]
 

@@ -1,4 +1,5 @@
-"""CPU per PPO update of two training configurations, paired (issue 39 item 4).
+"""CPU per PPO update of two training configurations, paired (the same seed and
+work in turn, so load on a shared machine falls on both alike).
 
     python tools/train_update_cost.py [--rounds N] [--updates U]
 

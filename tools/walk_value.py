@@ -1,6 +1,6 @@
 """Walks one configured value from the Python API to the C++ core, and counts the crossings.
 
-    python tools/walk_value.py            # the four walks of issue 40 item 2
+    python tools/walk_value.py            # the four walks (seed twice, queue, trace fraction)
     python tools/walk_value.py -v         # with the files in the order visited
 
 Each walk sets one value to a sentinel nobody else uses and runs the public
@@ -189,7 +189,8 @@ TRACE_FRACTION = 0.3141
 
 
 def walks() -> dict[str, tuple[Callable[[], Any], Any]]:
-    """The four walks of issue 40 item 2: (call, sentinel) by title."""
+    """The four walks (seed via ``orbitcc.run`` and via reset, ``scenario.queue``,
+    ``randomize.trace_fraction``): (call, sentinel) by title."""
     import orbitcc
 
     def seed_run() -> Any:

@@ -139,6 +139,13 @@ py::tuple AgentDicts(MultiAgentRewarder& r, BatchSimulation& b,
 }  // namespace
 
 void RegisterMultiAgentBindings(py::module_& m) {
+  const MultiAgentRewardWeights defaults;
+  py::dict weights;
+  weights["fairness_weight"] = defaults.fairness;
+  weights["delay_weight"] = defaults.delay;
+  weights["team_weight"] = defaults.team;
+  weights["harm_weight"] = defaults.harm;
+  m.attr("MULTIAGENT_REWARD_WEIGHTS") = weights;
   py::class_<MultiAgentRewarder>(
       m, "MultiAgentRewarder",
       "Per-agent rewards of E envs of N agents of one spec, every agent of "

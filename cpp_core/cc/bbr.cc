@@ -164,17 +164,12 @@ void Bbr::ExitRecovery() {
   packet_conservation_ = false;
 }
 
-void Bbr::OnPacketSent(TimeNs, uint64_t, uint64_t bytes_in_flight, bool) {
-  bytes_in_flight_ = bytes_in_flight;
-}
-
 void Bbr::OnAck(const AckEvent& ack) {
-  bytes_in_flight_ = ack.bytes_in_flight;
-  delivered_ = std::max(delivered_, ack.delivered_bytes);
+  UpdateDelivered(ack);
   if (in_recovery_ && ack.largest_acked_sent_time > recovery_start_time_) {
     ExitRecovery();
   }
-  UpdateRound(ack);
+  if (UpdateRound(ack)) packet_conservation_ = false;  // lasts one round
   UpdateBtlBw(ack);
   UpdateCyclePhase(ack);
   CheckFullPipe(ack);
@@ -183,19 +178,6 @@ void Bbr::OnAck(const AckEvent& ack) {
   UpdatePacingRate(ack);
   UpdateCwnd(ack);
   loss_since_last_ack_ = false;
-}
-
-void Bbr::UpdateRound(const AckEvent& ack) {
-  round_start_ = false;
-  if (ack.delivery_rate_bps <= 0.0) return;  // no valid rate sample
-  // A round ends when a packet sent after the previous round ended is
-  // delivered: its `prior_delivered` has reached the marker.
-  if (ack.prior_delivered >= next_round_delivered_) {
-    next_round_delivered_ = delivered_;
-    ++round_count_;
-    round_start_ = true;
-    packet_conservation_ = false;  // conservation lasts one round
-  }
 }
 
 void Bbr::UpdateBtlBw(const AckEvent& ack) {

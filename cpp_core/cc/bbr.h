@@ -51,11 +51,12 @@
 #include <vector>
 
 #include "cc/controller.h"
+#include "cc/model_controller.h"
 #include "sim/rng.h"
 
 namespace orbitcc {
 
-class Bbr : public CongestionController {
+class Bbr : public ModelController {
  public:
   enum class Mode { kStartup, kDrain, kProbeBw, kProbeRtt };
   static constexpr int kCycleLength = 8;
@@ -65,15 +66,10 @@ class Bbr : public CongestionController {
   explicit Bbr(const ControllerContext& ctx);
   std::string_view name() const override { return "bbr"; }
 
-  void OnPacketSent(TimeNs now, uint64_t bytes, uint64_t bytes_in_flight,
-                    bool retransmission) override;
   void OnAck(const AckEvent& ack) override;
   void OnPacketsLost(const LossEvent& loss) override;
   void OnRetransmissionTimeout(TimeNs now) override;
 
-  uint64_t cwnd_bytes() const override { return cwnd_; }
-  double pacing_rate_bps() const override { return pacing_rate_bps_; }
-  bool ControlsRecoveryWindow() const override { return true; }
   bool in_slow_start() const override { return mode_ == Mode::kStartup; }
   // BBR has no ssthresh of its own; like Linux we report the BDP-sized
   // inflight estimate once the pipe was found full, "infinite" before.
@@ -86,7 +82,6 @@ class Bbr : public CongestionController {
   int cycle_index() const { return cycle_index_; }
   double btl_bw_bps() const;  // current windowed-max estimate, bits/s
   TimeNs min_rtt() const { return min_rtt_; }
-  uint64_t round_count() const { return round_count_; }
   bool full_bw_reached() const { return full_bw_reached_; }
   bool in_recovery() const { return in_recovery_; }
   // gain * BtlBw * RTprop in bytes (initial window while RTprop is unknown).
@@ -100,7 +95,6 @@ class Bbr : public CongestionController {
     double bps;
   };
 
-  void UpdateRound(const AckEvent& ack);
   void UpdateBtlBw(const AckEvent& ack);
   void UpdateCyclePhase(const AckEvent& ack);
   void CheckFullPipe(const AckEvent& ack);
@@ -140,15 +134,8 @@ class Bbr : public CongestionController {
   Mode mode_ = Mode::kStartup;
   double pacing_gain_;
   double cwnd_gain_;
-  uint64_t cwnd_;
-  double pacing_rate_bps_;
   bool has_seen_rtt_ = false;
-  uint64_t bytes_in_flight_ = 0;
-  uint64_t delivered_ = 0;
 
-  uint64_t round_count_ = 0;
-  uint64_t next_round_delivered_ = 0;
-  bool round_start_ = false;
   std::vector<BwSample> bw_samples_;  // at most bw_window_rounds_ entries
 
   bool full_bw_reached_ = false;

@@ -257,19 +257,17 @@ void Bbr3::SaveCwnd() {
 
 // --- Per ACK (Sec. 4.2: BBRUpdateModelAndState, BBRUpdateControlParameters)
 
-void Bbr3::OnPacketSent(TimeNs, uint64_t, uint64_t bytes_in_flight, bool) {
-  bytes_in_flight_ = bytes_in_flight;
-}
-
 void Bbr3::OnAck(const AckEvent& ack) {
-  bytes_in_flight_ = ack.bytes_in_flight;
-  delivered_ = std::max(delivered_, ack.delivered_bytes);
+  UpdateDelivered(ack);
   if (in_recovery_ && ack.largest_acked_sent_time > recovery_start_time_) {
     RestoreCwnd();  // Sec. 4.6.4.4: exiting recovery
     in_recovery_ = false;
     packet_conservation_ = false;
   }
-  UpdateRound(ack);
+  if (UpdateRound(ack)) {
+    ++rounds_since_bw_probe_;
+    packet_conservation_ = false;  // conservation lasts one round
+  }
   UpdateLatestDeliverySignals(ack);
   UpdateMaxBw(ack);
   if (loss_round_start_) UpdateCongestionSignals();
@@ -293,18 +291,6 @@ void Bbr3::OnAck(const AckEvent& ack) {
   }
   UpdatePacingRate();
   SetCwnd(ack);
-}
-
-void Bbr3::UpdateRound(const AckEvent& ack) {
-  round_start_ = false;
-  if (ack.delivery_rate_bps <= 0.0) return;
-  if (ack.prior_delivered >= next_round_delivered_) {
-    next_round_delivered_ = delivered_;
-    ++round_count_;
-    ++rounds_since_bw_probe_;
-    round_start_ = true;
-    packet_conservation_ = false;  // conservation lasts one round
-  }
 }
 
 void Bbr3::UpdateLatestDeliverySignals(const AckEvent& ack) {

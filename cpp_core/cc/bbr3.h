@@ -71,11 +71,12 @@
 #include <string_view>
 
 #include "cc/controller.h"
+#include "cc/model_controller.h"
 #include "sim/rng.h"
 
 namespace orbitcc {
 
-class Bbr3 : public CongestionController {
+class Bbr3 : public ModelController {
  public:
   enum class State {
     kStartup,
@@ -92,15 +93,10 @@ class Bbr3 : public CongestionController {
   explicit Bbr3(const ControllerContext& ctx);
   std::string_view name() const override { return "bbr3"; }
 
-  void OnPacketSent(TimeNs now, uint64_t bytes, uint64_t bytes_in_flight,
-                    bool retransmission) override;
   void OnAck(const AckEvent& ack) override;
   void OnPacketsLost(const LossEvent& loss) override;
   void OnRetransmissionTimeout(TimeNs now) override;
 
-  uint64_t cwnd_bytes() const override { return cwnd_; }
-  double pacing_rate_bps() const override { return pacing_rate_bps_; }
-  bool ControlsRecoveryWindow() const override { return true; }
   bool in_slow_start() const override { return state_ == State::kStartup; }
   uint64_t ssthresh_bytes() const override;
 
@@ -116,7 +112,6 @@ class Bbr3 : public CongestionController {
   uint64_t inflight_lo() const { return inflight_lo_; }
   TimeNs min_rtt() const { return min_rtt_; }
   bool filled_pipe() const { return filled_pipe_; }
-  uint64_t round_count() const { return round_count_; }
   // gain * BDP in bytes (the initial window while min_rtt is unknown).
   uint64_t Bdp(double gain) const;
   // inflight_hi less the headroom: max(inflight_hi - max(1 MSS, 0.15
@@ -126,7 +121,6 @@ class Bbr3 : public CongestionController {
   double beta() const { return beta_; }
 
  private:
-  void UpdateRound(const AckEvent& ack);
   void UpdateMaxBw(const AckEvent& ack);
   void UpdateLatestDeliverySignals(const AckEvent& ack);
   void UpdateCongestionSignals();
@@ -195,17 +189,10 @@ class Bbr3 : public CongestionController {
   State state_ = State::kStartup;
   double pacing_gain_ = 1.0;
   double cwnd_gain_ = 2.0;
-  uint64_t cwnd_;
-  double pacing_rate_bps_;
   bool has_seen_rtt_ = false;
-  uint64_t bytes_in_flight_ = 0;
-  uint64_t delivered_ = 0;
   uint64_t lost_ = 0;  // bytes declared lost so far
 
-  // Rounds (Sec. 4.5.1).
-  uint64_t round_count_ = 0;
-  uint64_t next_round_delivered_ = 0;
-  bool round_start_ = false;
+  // Rounds (Sec. 4.5.1; the round count is ModelController's).
   uint64_t rounds_since_bw_probe_ = 0;
 
   // max_bw filter over 2 ProbeBW cycles (Sec. 4.5.2.4).

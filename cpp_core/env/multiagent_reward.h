@@ -14,11 +14,16 @@ namespace orbitcc {
 
 class BatchSimulation;
 
+// The defaults are make_multiagent's (env/multiagent.py reads them through
+// _core.MULTIAGENT_REWARD_WEIGHTS; nothing else states them).
 struct MultiAgentRewardWeights {
   double fairness = 1.0;  // w: |s_i - 1|
   double delay = 0.0;     // d: queueing srtt / min_rtt - 1
   double team = 0.0;      // b: (1 - b) r_i + b mean_j r_j
-  double harm = 1.0;      // h: competitors' shortfall (in units of f_i)
+  // h: competitors' shortfall (in units of f_i); 5 is reward=pareto's
+  // fairness weight (docs/multiagent.md: at 1 the agents starve the
+  // background).
+  double harm = 5.0;
 };
 
 // Columns of the per-subflow metrics the reward reads (found by name in

@@ -11,6 +11,15 @@ namespace {
 // Same cap as the ISL LinkProcess: one simulated day of route recomputation.
 constexpr int kMaxRouteScans = 86400;
 
+// The access link of the satellite serving at t, as the simulation's
+// AccessLinkProcess evaluates it; false while none serves.
+bool ServingAccess(AccessTimeline& timeline, const AccessLinkConfig& config,
+                   TimeNs t, double* capacity, TimeNs* delay) {
+  return AccessLinkProcess::Evaluate(timeline.constellation(),
+                                     timeline.terminal(), config,
+                                     timeline.ServingAt(t), t, capacity, delay);
+}
+
 }  // namespace
 
 WalkerAccessPredictor::WalkerAccessPredictor(
@@ -23,23 +32,15 @@ WalkerAccessPredictor::WalkerAccessPredictor(
 double WalkerAccessPredictor::AccessCapacityBps(TimeNs t) {
   double capacity = 0.0;
   TimeNs delay = 0;
-  if (!AccessLinkProcess::Evaluate(
-          timeline_.constellation(), timeline_.terminal(), config_,
-          timeline_.ServingAt(t), t, &capacity, &delay)) {
-    return 0.0;
-  }
-  return capacity;
+  return ServingAccess(timeline_, config_, t, &capacity, &delay) ? capacity
+                                                                 : 0.0;
 }
 
 TimeNs WalkerAccessPredictor::PropagationRtt(TimeNs t) {
   double capacity = 0.0;
   TimeNs delay = 0;
-  if (!AccessLinkProcess::Evaluate(
-          timeline_.constellation(), timeline_.terminal(), config_,
-          timeline_.ServingAt(t), t, &capacity, &delay)) {
-    return 0;
-  }
-  return 2 * delay;
+  return ServingAccess(timeline_, config_, t, &capacity, &delay) ? 2 * delay
+                                                                 : 0;
 }
 
 TimeNs WalkerAccessPredictor::NextHandover(TimeNs t) {

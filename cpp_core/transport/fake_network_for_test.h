@@ -5,6 +5,8 @@
 // Header-only and used only by *_test.cc files.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <map>
 #include <utility>
@@ -96,6 +98,12 @@ class FakeNetwork : public Network {
       if (!it->packet.is_ack && it->packet.number == number) return it->packet;
     }
     return Packet{};
+  }
+  // The latest ACK sent (a test failure and an empty packet if none was).
+  Packet LastAck() const {
+    const std::vector<Sent> acks = Acks();
+    EXPECT_FALSE(acks.empty());
+    return acks.empty() ? Packet{} : acks.back().packet;
   }
   size_t DataCount() const { return Data().size(); }
   size_t AckCount() const { return Acks().size(); }

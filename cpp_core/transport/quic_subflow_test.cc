@@ -66,11 +66,7 @@ class QuicSubflowTest : public ::testing::Test {
     net_.AdvanceTo(t);
     sf_->OnAckArrival(t, ack);
   }
-  Packet LastAck() const {
-    const auto acks = net_.Acks();
-    EXPECT_FALSE(acks.empty());
-    return acks.empty() ? Packet{} : acks.back().packet;
-  }
+  Packet LastAck() const { return net_.LastAck(); }
 
   FakeNetwork net_;
   TransportConfig config_;

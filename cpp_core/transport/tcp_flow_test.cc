@@ -63,11 +63,7 @@ class TcpFlowTest : public ::testing::Test {
     net_.AdvanceTo(t);
     flow_->OnAckArrival(t, ack);
   }
-  Packet LastAck() const {
-    const auto acks = net_.Acks();
-    EXPECT_FALSE(acks.empty());
-    return acks.empty() ? Packet{} : acks.back().packet;
-  }
+  Packet LastAck() const { return net_.LastAck(); }
   std::vector<uint64_t> SentSince(size_t first) const {
     std::vector<uint64_t> out;
     const auto data = net_.Data();

@@ -611,10 +611,7 @@ class Ns3GymServer:
                 break
             except zmq.Again:
                 pass
-            if self._agent_gone(mon):
-                raise self._gone_error(what)
-            if time.monotonic() > deadline:
-                raise ServerError(self._timeout_text(what))
+            self._check_waiting(mon, what, deadline)
             sock.poll(POLL_MS, zmq.POLLOUT)
         while True:
             if sock.poll(POLL_MS, zmq.POLLIN):
@@ -622,10 +619,15 @@ class Ns3GymServer:
                     return sock.recv(zmq.NOBLOCK)
                 except zmq.Again:
                     pass
-            if self._agent_gone(mon):
-                raise self._gone_error(what)
-            if time.monotonic() > deadline:
-                raise ServerError(self._timeout_text(what))
+            self._check_waiting(mon, what, deadline)
+
+    def _check_waiting(self, mon: Any, what: str, deadline: float) -> None:
+        """Between two tries of a send or receive: the agent is still there
+        and the deadline has not passed (else the error that says which)."""
+        if self._agent_gone(mon):
+            raise self._gone_error(what)
+        if time.monotonic() > deadline:
+            raise ServerError(self._timeout_text(what))
 
     def _timeout_text(self, what: str) -> str:
         return (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from orbitcc.scenario._common import pick_controller
 from orbitcc.scenario.iridium_mptcp import IridiumMptcpScenario, build_iridium_mptcp
 from orbitcc.scenario.lms import LmsScenario, build_lms
 from orbitcc.scenario.lms_e2e_isl import LmsE2eIslScenario, build_lms_e2e_isl
@@ -25,9 +26,12 @@ from orbitcc.scenario.starlink_lte_video import (
 )
 from orbitcc.scenario.starlink_trace import StarlinkTraceScenario, build_starlink_trace
 
-# kind -> schema and kind -> builder. Builders take (scenario, controller_name
-# or None, controller_params) and return a spec dict; the LEO builders also
-# take the episode's duration_s (or None), because route schedules depend on it.
+# kind -> schema and kind -> builder. single_link's builder takes (scenario,
+# controller name or None, controller params, exported schedule points), as
+# its flows may each have their own controller; every other builder takes
+# (scenario, the flows under test's controller and its params, picked once by
+# build_spec) and starlink_dual also the episode's duration_s (or None),
+# because its route schedule depends on it. Each returns a spec dict.
 SCENARIO_SCHEMAS: dict[str, type] = {
     "single_link": SingleLinkScenario,
     "starlink_dual": StarlinkDualScenario,
@@ -48,7 +52,7 @@ _BUILDERS = {
     "starlink_lte_video": build_starlink_lte_video,
     "starlink_trace": build_starlink_trace,
 }
-_TAKES_DURATION = frozenset(_BUILDERS) - {"single_link"}
+_TAKES_DURATION = frozenset({"starlink_dual"})
 
 
 def build_spec(sim: Any, schedule_points: list[tuple[float, float, float]] | None = None) -> dict:
@@ -66,10 +70,12 @@ def build_spec(sim: Any, schedule_points: list[tuple[float, float, float]] | Non
         )
     controller = sim.controller.name if sim.controller is not None else None
     params = dict(sim.controller.params) if sim.controller is not None else {}
-    if scenario.kind in _TAKES_DURATION:
-        spec = builder(scenario, controller, params, sim.duration_s)
-    else:
+    if scenario.kind == "single_link":
         spec = builder(scenario, controller, params, schedule_points)
+    else:
+        name, cc_params = pick_controller(scenario.controller, controller, params)
+        duration = (sim.duration_s,) if scenario.kind in _TAKES_DURATION else ()
+        spec = builder(scenario, name, cc_params, *duration)
     attach_queue(scenario, spec["links"])  # the one place the queue is applied
     spec["seed"] = int(sim.seed)
     if sim.duration_s is not None:

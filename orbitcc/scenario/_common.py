@@ -1,16 +1,13 @@
-"""Helpers shared by the scenario builders (links, flows, controller choice)."""
+"""Helpers shared by the scenario builders (links, flows, controller choice, the
+spec every builder returns); the schemas and their checks are in ``rules``."""
 
 from __future__ import annotations
 
-from dataclasses import field, fields
 from typing import Any
 
 from orbitcc import _core
-from orbitcc.schema import schema
 
 SPEED_OF_LIGHT_KM_S = 299792.458
-# Fields every preset has that are not settings (no table row).
-IDENTITY_FIELDS = ("kind", "name", "description")
 
 
 def _row(table: list[dict[str, Any]], name: str) -> dict[str, Any]:
@@ -21,32 +18,6 @@ def _row(table: list[dict[str, Any]], name: str) -> dict[str, Any]:
 # the builders that branch on them.
 TRANSPORTS = tuple(_row(_core.flow_params(), "transport")["choices"])
 SCHEDULERS = tuple(_row(_core.flow_params(), "scheduler")["choices"])
-
-
-_KIND_ROWS = {k["name"]: list(k["params"]) for k in _core.scenario_kinds()}
-
-
-def scenario_schema(kind: str, name: str, rules: type, module: str) -> type:
-    """The schema of scenario ``kind``: its identity (kind, name, description)
-    and one field per row of its C++ table (``orbitcc.describe(kind)``: key,
-    type, default), with ``rules``' methods (the rules between fields and the
-    helpers its builder uses). Nothing of a row is written in Python."""
-    identity = [
-        ("kind", str, field(default=kind)),
-        ("name", str, field(default=kind)),
-        ("description", str, field(default="")),
-    ]
-    return schema(name, _KIND_ROWS[kind], rules, rules.__doc__ or "", module, extra=identity)
-
-
-def check_settings(s: Any) -> None:
-    """Checks every setting of scenario ``s`` against its kind's C++ table
-    (``orbitcc.describe(kind)``): one declaration of each name, default, range
-    and unit. Raises ValueError ``scenario.<key> = <value> is out of range;
-    allowed: ...``. Cross-field rules stay in each schema's ``__post_init__``.
-    """
-    values = {f.name: getattr(s, f.name) for f in fields(s) if f.name not in IDENTITY_FIELDS}
-    _core.check_scenario(s.kind, values, "scenario")
 
 
 def check_derived(keys: dict[str, Any], table: str, row: str, derived: float, what: str) -> None:
@@ -139,6 +110,44 @@ def flow(
     return f
 
 
+def multipath_flow(
+    label: str,
+    s: Any,
+    controller: str,
+    params: dict[str, float],
+    paths: list[dict[str, Any]],
+    **extra: Any,
+) -> dict[str, Any]:
+    """The multipath connection under test: multipath QUIC over ``paths``
+    with the scenario's packet scheduler (``scenario.scheduler``)."""
+    return flow(label, "quic", controller, params, paths, scheduler=s.scheduler, **extra)
+
+
+def scenario_spec(
+    s: Any,
+    links: list[dict[str, Any]],
+    flows: list[dict[str, Any]],
+    oracle: dict[str, Any],
+    stop_when_complete: bool | None = None,
+) -> dict[str, Any]:
+    """A builder's spec: the scenario's duration and packet size, its links
+    and flows, and what MACO's oracle can know of the paths.
+
+    ``stop_when_complete`` (default: the scenario sends a file,
+    ``file_bytes`` > 0) ends the run once every file is delivered.
+    """
+    return {
+        "duration_s": s.duration_s,
+        "packet_bytes": s.packet_bytes,
+        "stop_when_complete": s.file_bytes > 0
+        if stop_when_complete is None
+        else stop_when_complete,
+        "links": links,
+        "flows": flows,
+        "oracle": oracle,
+    }
+
+
 def static_oracle_path(
     path_id: int,
     capacity_mbps: float,
@@ -165,18 +174,3 @@ def buffer_packets_for(capacity_mbps: float, rtt_ms: float, bdp: float, packet_b
     """Buffer of ``bdp`` bandwidth-delay products, in packets (>= 2)."""
     bdp_bytes = capacity_mbps * 1e6 / 8 * rtt_ms * 1e-3
     return max(2, round(bdp * bdp_bytes / packet_bytes))
-
-
-class ScenarioRules:
-    """The checks every scenario schema runs once, when it is built: each
-    value against its kind's C++ table (:func:`check_settings`), then the
-    kind's rules between fields (:meth:`check_rules`). The base runs both, so
-    a kind writes only its own rules and never calls the table check itself.
-    """
-
-    def __post_init__(self) -> None:
-        check_settings(self)
-        self.check_rules()
-
-    def check_rules(self) -> None:
-        """The kind's rules between fields (none by default)."""

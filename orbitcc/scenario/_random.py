@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from orbitcc.scenario._common import ScenarioRules
+from orbitcc.scenario.rules import ScenarioRules
 
 
 class AccessRandomness(ScenarioRules):

@@ -45,13 +45,9 @@ import math
 from typing import Any
 
 from orbitcc import _core
-from orbitcc.scenario._common import (
-    flow,
-    pick_controller,
-    scenario_schema,
-    single_path_transport,
-)
+from orbitcc.scenario._common import flow, multipath_flow, scenario_spec, single_path_transport
 from orbitcc.scenario._random import AccessRandomness
+from orbitcc.scenario.rules import scenario_schema
 
 
 class _Rules(AccessRandomness):
@@ -93,13 +89,7 @@ class _Rules(AccessRandomness):
 IridiumMptcpScenario = scenario_schema("iridium_mptcp", "IridiumMptcpScenario", _Rules, __name__)
 
 
-def build_iridium_mptcp(
-    s: IridiumMptcpScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
-) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
+def build_iridium_mptcp(s: IridiumMptcpScenario, name: str, cc_params: dict[str, float]) -> dict:
     single_tcp = s.num_subflows == 1 and s.transport == "tcp"
     if single_tcp and _core.is_coupled_controller(name):
         # Du et al. compare MPTCP with single-path TCP. A coupled controller
@@ -120,21 +110,11 @@ def build_iridium_mptcp(
         links.append({"name": f"path{k}_return", "process": s.isl_path(k, reverse=True)})
         paths.append({"forward": [2 * k], "reverse": [2 * k + 1]})
     oracle = {"paths": [dict(s.isl_path(k), path_id=k) for k in range(s.num_subflows)]}
-    return {
-        "duration_s": s.duration_s,
-        "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.file_bytes > 0,
-        "links": links,
-        "flows": [
-            flow(
-                "mptcp",
-                "quic",
-                name,
-                cc_params,
-                paths,
-                scheduler=s.scheduler,
-                file_bytes=int(s.file_bytes),
-            )
+    return scenario_spec(
+        s,
+        links,
+        [
+            multipath_flow("mptcp", s, name, cc_params, paths, file_bytes=int(s.file_bytes))
             if s.num_subflows > 1
             else flow(
                 "single_path",
@@ -145,5 +125,5 @@ def build_iridium_mptcp(
                 file_bytes=int(s.file_bytes),
             )
         ],
-        "oracle": oracle,
-    }
+        oracle,
+    )

@@ -30,12 +30,12 @@ from __future__ import annotations
 from orbitcc.scenario._common import (
     constant_link,
     flow,
-    pick_controller,
-    scenario_schema,
+    scenario_spec,
     single_path_transport,
     static_oracle_path,
 )
 from orbitcc.scenario.lms_traffic import LmsRules, traffic_fields
+from orbitcc.scenario.rules import scenario_schema
 
 LOS_CAPACITY_MBPS = {"ka": 80.0, "s": 4.0}
 
@@ -43,13 +43,7 @@ LOS_CAPACITY_MBPS = {"ka": 80.0, "s": 4.0}
 LmsScenario = scenario_schema("lms", "LmsScenario", LmsRules, __name__)
 
 
-def build_lms(
-    s: LmsScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
-) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
+def build_lms(s: LmsScenario, name: str, cc_params: dict[str, float]) -> dict:
     link = {
         "name": f"lms_{s.band}",
         "process": {"type": "lms", "preset": s.band, "delay_ms": s.one_way_delay_ms},
@@ -57,12 +51,10 @@ def build_lms(
         "bottleneck": True,
     }
     transport = single_path_transport(s.transport, name)
-    return {
-        "duration_s": s.duration_s,
-        "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.file_bytes > 0,
-        "links": [link, constant_link("return", s.reverse_capacity_mbps, s.one_way_delay_ms)],
-        "flows": [
+    return scenario_spec(
+        s,
+        [link, constant_link("return", s.reverse_capacity_mbps, s.one_way_delay_ms)],
+        [
             flow(
                 "flow0",
                 transport,
@@ -73,7 +65,5 @@ def build_lms(
                 **traffic_fields(s, s.band, transport),
             )
         ],
-        "oracle": {
-            "paths": [static_oracle_path(0, LOS_CAPACITY_MBPS[s.band], 2 * s.one_way_delay_ms)]
-        },
-    }
+        {"paths": [static_oracle_path(0, LOS_CAPACITY_MBPS[s.band], 2 * s.one_way_delay_ms)]},
+    )

@@ -33,23 +33,17 @@ from orbitcc.scenario._common import (
     check_derived,
     constant_link,
     flow,
-    pick_controller,
-    scenario_schema,
+    scenario_spec,
     single_path_transport,
     static_oracle_path,
 )
 from orbitcc.scenario.lms_traffic import LmsRules, traffic_fields
+from orbitcc.scenario.rules import scenario_schema
 
 LmsE2eIslScenario = scenario_schema("lms_e2e_isl", "LmsE2eIslScenario", LmsRules, __name__)
 
 
-def build_lms_e2e_isl(
-    s: LmsE2eIslScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
-) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
+def build_lms_e2e_isl(s: LmsE2eIslScenario, name: str, cc_params: dict[str, float]) -> dict:
     buffer = int(s.buffer_packets or 0)
     lms = {"type": "lms", "preset": "ka", "delay_ms": s.access_delay_ms}
     mean_down = s.isl_mean_down_s if s.isl_outages else 0.0
@@ -75,12 +69,10 @@ def build_lms_e2e_isl(
         constant_link("return", s.reverse_capacity_mbps, one_way),
     ]
     transport = single_path_transport(s.transport, name)
-    return {
-        "duration_s": s.duration_s,
-        "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.file_bytes > 0,
-        "links": links,
-        "flows": [
+    return scenario_spec(
+        s,
+        links,
+        [
             flow(
                 "flow0",
                 transport,
@@ -91,5 +83,5 @@ def build_lms_e2e_isl(
                 **traffic_fields(s, "ka", transport),
             )
         ],
-        "oracle": {"paths": [static_oracle_path(0, 80.0, 2 * one_way)]},
-    }
+        {"paths": [static_oracle_path(0, 80.0, 2 * one_way)]},
+    )

@@ -48,7 +48,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from orbitcc.scenario._common import ScenarioRules, check_app_rate
+from orbitcc.scenario._common import check_app_rate
+from orbitcc.scenario.rules import ScenarioRules
 
 # Table 1, "Average link rate" (the paper's application rate at load 1.0).
 PAPER_AVERAGE_RATE_MBPS = {"ka": 45.33, "s": 2.32}

@@ -63,15 +63,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from orbitcc.scenario._common import (
-    ScenarioRules,
-    constant_link,
-    flow,
-    pick_controller,
-    scenario_schema,
-    single_path_transport,
-    static_oracle_path,
-)
+from orbitcc.scenario._common import constant_link, flow, single_path_transport, static_oracle_path
+from orbitcc.scenario.rules import ScenarioRules, scenario_schema
 
 LINK_TYPES = {"T1": (1.544, 8), "T2": (10.0, 32), "T3": (45.0, 128), "OC3": (155.0, 512)}
 EQUAL_RTT_GROUP = 1  # Fig. 1(a): three satellites, RTT 160 ms at 20 ms ISLs
@@ -124,12 +117,8 @@ RefwaBottleneckScenario = scenario_schema(
 
 
 def build_refwa_bottleneck(
-    s: RefwaBottleneckScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
+    s: RefwaBottleneckScenario, name: str, cc_params: dict[str, float]
 ) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
     transport = single_path_transport(s.transport, name)
     capacity = LINK_TYPES[s.link_type][0]
     groups = s.groups()

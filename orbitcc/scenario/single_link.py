@@ -3,7 +3,8 @@ calibration scenario: analytic models of NewReno and CUBIC apply here)."""
 
 from __future__ import annotations
 
-from orbitcc.scenario._common import ScenarioRules, scenario_schema
+from orbitcc.scenario._common import scenario_spec
+from orbitcc.scenario.rules import ScenarioRules, scenario_schema
 from orbitcc.scenario.schedule import load_schedule
 
 
@@ -132,21 +133,11 @@ def build_single_link(
                 "background": True,
             }
         )
-    return {
-        "duration_s": s.duration_s,
-        "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.file_bytes > 0 or s.app.get("kind") == "file",
-        "links": links,
-        "flows": flows,
-        # What MACO's oracle can know here: the link's rate and base RTT.
-        "oracle": {
-            "paths": [
-                {
-                    "path_id": 0,
-                    "type": "static",
-                    "capacity_mbps": s.capacity_mbps,
-                    "rtt_ms": s.rtt_ms,
-                }
-            ]
-        },
+    # What MACO's oracle can know here: the link's rate and base RTT.
+    oracle = {
+        "paths": [
+            {"path_id": 0, "type": "static", "capacity_mbps": s.capacity_mbps, "rtt_ms": s.rtt_ms}
+        ]
     }
+    stop = s.file_bytes > 0 or s.app.get("kind") == "file"
+    return scenario_spec(s, links, flows, oracle, stop_when_complete=stop)

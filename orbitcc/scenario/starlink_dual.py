@@ -72,10 +72,11 @@ from orbitcc.scenario._common import (
     check_derived,
     constant_link,
     flow,
-    pick_controller,
-    scenario_schema,
+    multipath_flow,
+    scenario_spec,
 )
 from orbitcc.scenario._random import AccessRandomness
+from orbitcc.scenario.rules import scenario_schema
 
 
 class _Rules(AccessRandomness):
@@ -108,12 +109,8 @@ StarlinkDualScenario = scenario_schema("starlink_dual", "StarlinkDualScenario", 
 
 
 def build_starlink_dual(
-    s: StarlinkDualScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
+    s: StarlinkDualScenario, name: str, cc_params: dict[str, float], duration_s: float | None = None
 ) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
     duration = float(duration_s if duration_s is not None else s.duration_s)
     base_one_way_ms = s.altitude_km / SPEED_OF_LIGHT_KM_S * 1e3 + s.terrestrial_delay_ms
     check_derived(
@@ -172,15 +169,7 @@ def build_starlink_dual(
     if name == "bbr" and s.bbr_single_path:
         paths = paths[:1]  # the paper's single-path benchmark (Sec. 6, item 1)
     flows = [
-        flow(
-            "mpquic",
-            "quic",
-            name,
-            cc_params,
-            paths,
-            scheduler=s.scheduler,
-            file_bytes=int(s.file_bytes),
-        ),
+        multipath_flow("mpquic", s, name, cc_params, paths, file_bytes=int(s.file_bytes)),
     ]
     if s.background:
         extra: dict[str, Any] = {}
@@ -211,11 +200,4 @@ def build_starlink_dual(
             )
         )
     oracle = {"paths": [dict(s.along_track(k), path_id=k) for k in (0, 1)]}
-    return {
-        "duration_s": s.duration_s,
-        "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.file_bytes > 0,
-        "links": links,
-        "flows": flows,
-        "oracle": oracle,
-    }
+    return scenario_spec(s, links, flows, oracle)

@@ -53,12 +53,12 @@ from typing import Any
 
 from orbitcc.scenario._common import (
     constant_link,
-    flow,
-    pick_controller,
-    scenario_schema,
+    multipath_flow,
+    scenario_spec,
     static_oracle_path,
 )
 from orbitcc.scenario._random import AccessRandomness
+from orbitcc.scenario.rules import scenario_schema
 
 
 class _Rules(AccessRandomness):
@@ -84,12 +84,8 @@ StarlinkLteVideoScenario = scenario_schema(
 
 
 def build_starlink_lte_video(
-    s: StarlinkLteVideoScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
+    s: StarlinkLteVideoScenario, name: str, cc_params: dict[str, float]
 ) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
     half = s.lte_rtt_ms / 2
     links = [
         {"name": "starlink_access", "process": s.access(), **s.overlays()},
@@ -136,11 +132,10 @@ def build_starlink_lte_video(
             static_oracle_path(1, s.path_capacity_mbps, s.lte_rtt_ms),
         ]
     }
-    return {
-        "duration_s": s.duration_s,
-        "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.video_mode == "file",
-        "links": links,
-        "flows": [flow("video", "quic", name, cc_params, paths, scheduler=s.scheduler, **source)],
-        "oracle": oracle,
-    }
+    return scenario_spec(
+        s,
+        links,
+        [multipath_flow("video", s, name, cc_params, paths, **source)],
+        oracle,
+        stop_when_complete=s.video_mode == "file",
+    )

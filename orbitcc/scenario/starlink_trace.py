@@ -32,14 +32,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from orbitcc.paths import config_path, file_problem
-from orbitcc.scenario._common import (
-    constant_link,
-    flow,
-    pick_controller,
-    scenario_schema,
-    single_path_transport,
-)
+from orbitcc.scenario._common import constant_link, flow, scenario_spec, single_path_transport
 from orbitcc.scenario._random import AccessRandomness
+from orbitcc.scenario.rules import scenario_schema
 
 
 def resolve(path: str) -> Path:
@@ -89,13 +84,7 @@ class _Rules(AccessRandomness):
 StarlinkTraceScenario = scenario_schema("starlink_trace", "StarlinkTraceScenario", _Rules, __name__)
 
 
-def build_starlink_trace(
-    s: StarlinkTraceScenario,
-    controller: str | None,
-    params: dict[str, float],
-    duration_s: float | None = None,
-) -> dict:
-    name, cc_params = pick_controller(s.controller, controller, params)
+def build_starlink_trace(s: StarlinkTraceScenario, name: str, cc_params: dict[str, float]) -> dict:
     bw, delay = str(resolve(s.bw_file)), str(resolve(s.delay_file))
     _, mean_delay = trace_means(bw, delay)
     periods = 0 if s.deterministic else int(trace_period_s(bw) // 15.0)
@@ -153,12 +142,10 @@ def build_starlink_trace(
         "random_start_periods": periods,
         "random_start_stream": 0,
     }
-    return {
-        "duration_s": s.duration_s,
-        "packet_bytes": s.packet_bytes,
-        "stop_when_complete": s.file_bytes > 0,
-        "links": [link, ret],
-        "flows": [
+    return scenario_spec(
+        s,
+        [link, ret],
+        [
             flow(
                 "flow0",
                 single_path_transport(s.transport, name),
@@ -168,5 +155,5 @@ def build_starlink_trace(
                 file_bytes=int(s.file_bytes),
             )
         ],
-        "oracle": {"paths": [oracle]},
-    }
+        {"paths": [oracle]},
+    )
