@@ -103,45 +103,33 @@ AGENT_CELL = [
 ]
 
 
-def test_eval_with_an_agent_exits_within_seconds_of_its_last_line(tmp_path: Path) -> None:
+def _run_with_an_agent(module: str, args: list[str], run_dir: Path, cwd: Path) -> list[str]:
+    """Runs a CLI on a cell with an agent entrant; asserts it succeeded and
+    exited within 10 s of its last line; returns its lines."""
     pytest.importorskip("stable_baselines3")
-    run_dir = tmp_path / "eval"
     code, after, lines = _last_line_to_exit(
-        [
-            "orbitcc.cli.eval",
-            "suite=smoke",
-            "suite.scenarios=[starlink_dual]",
-            *AGENT_CELL,
-            f"hydra.run.dir={run_dir}",
-        ],
-        tmp_path,
+        [module, *args, *AGENT_CELL, f"hydra.run.dir={run_dir}"], cwd
     )
     out = "".join(lines)
     assert code == 0, out
-    assert lines[-1].startswith("outputs: "), out
     assert after < 10.0, f"exited {after:.1f} s after its last line\n{out}"
+    return lines
+
+
+def test_eval_with_an_agent_exits_within_seconds_of_its_last_line(tmp_path: Path) -> None:
+    run_dir = tmp_path / "eval"
+    args = ["suite=smoke", "suite.scenarios=[starlink_dual]"]
+    lines = _run_with_an_agent("orbitcc.cli.eval", args, run_dir, tmp_path)
+    assert lines[-1].startswith("outputs: "), "".join(lines)
     records = [json.loads(r) for r in (run_dir / "results.jsonl").read_text().splitlines()]
     assert [r["entrant_label"].split(":")[0] for r in records] == ["olia", "agent"]
     assert "agent:" in (run_dir / "summary.txt").read_text()
 
 
 def test_leaderboard_with_an_agent_exits_within_seconds_of_its_last_line(tmp_path: Path) -> None:
-    pytest.importorskip("stable_baselines3")
     run_dir = tmp_path / "lb"
-    code, after, lines = _last_line_to_exit(
-        [
-            "orbitcc.cli.leaderboard",
-            "suite=task",
-            *AGENT_CELL,
-            "report=false",
-            "launcher.workers=1",
-            f"hydra.run.dir={run_dir}",
-        ],
-        tmp_path,
-    )
-    out = "".join(lines)
-    assert code == 0, out
-    assert after < 10.0, f"exited {after:.1f} s after its last line\n{out}"
+    args = ["suite=task", "report=false", "launcher.workers=1"]
+    _run_with_an_agent("orbitcc.cli.leaderboard", args, run_dir, tmp_path)
     archive = json.loads((run_dir / "archive.json").read_text())
     assert archive
     rows = (run_dir / "leaderboard.csv").read_text().splitlines()
