@@ -33,24 +33,11 @@ TINY = [*TINY_TRAIN, "scenario=single_link", "logger=none"]
 
 def test_training_exits_within_seconds_of_its_last_line(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    env = dict(os.environ, WANDB_MODE="disabled")
-    proc = subprocess.Popen(
-        [*module_command("orbitcc-train"), *TINY, f"hydra.run.dir={run_dir}"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        cwd=tmp_path,
-        env=env,
+    code, after, lines = _last_line_to_exit(
+        ["orbitcc-train", *TINY, f"hydra.run.dir={run_dir}"], tmp_path
     )
-    assert proc.stdout is not None
-    lines, last = [], time.monotonic()
-    for line in proc.stdout:
-        lines.append(line)
-        last = time.monotonic()
-    proc.wait(timeout=600)
-    after = time.monotonic() - last
     out = "".join(lines)
-    assert proc.returncode == 0, out
+    assert code == 0, out
     assert "the command took" in lines[-1], out
     assert after < 10.0, f"exited {after:.1f} s after its last line\n{out}"
     # Nothing of the run is lost by skipping the teardown: the summary is
@@ -78,9 +65,10 @@ def test_called_in_process_main_returns_instead_of_exiting(
 
 
 def _last_line_to_exit(argv: list[str], cwd: Path) -> tuple[int, float, list[str]]:
-    """(exit code, seconds from the last line of output to the exit, lines)."""
+    """(exit code, seconds from the last line of output to the exit, lines) of
+    ``argv``: a command's name and its arguments, run as ``python -m``."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", *argv],
+        [*module_command(argv[0]), *argv[1:]],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -103,12 +91,12 @@ AGENT_CELL = [
 ]
 
 
-def _run_with_an_agent(module: str, args: list[str], run_dir: Path, cwd: Path) -> list[str]:
+def _run_with_an_agent(command: str, args: list[str], run_dir: Path, cwd: Path) -> list[str]:
     """Runs a CLI on a cell with an agent entrant; asserts it succeeded and
     exited within 10 s of its last line; returns its lines."""
     pytest.importorskip("stable_baselines3")
     code, after, lines = _last_line_to_exit(
-        [module, *args, *AGENT_CELL, f"hydra.run.dir={run_dir}"], cwd
+        [command, *args, *AGENT_CELL, f"hydra.run.dir={run_dir}"], cwd
     )
     out = "".join(lines)
     assert code == 0, out
@@ -119,7 +107,7 @@ def _run_with_an_agent(module: str, args: list[str], run_dir: Path, cwd: Path) -
 def test_eval_with_an_agent_exits_within_seconds_of_its_last_line(tmp_path: Path) -> None:
     run_dir = tmp_path / "eval"
     args = ["suite=smoke", "suite.scenarios=[starlink_dual]"]
-    lines = _run_with_an_agent("orbitcc.cli.eval", args, run_dir, tmp_path)
+    lines = _run_with_an_agent("orbitcc-eval", args, run_dir, tmp_path)
     assert lines[-1].startswith("outputs: "), "".join(lines)
     records = [json.loads(r) for r in (run_dir / "results.jsonl").read_text().splitlines()]
     assert [r["entrant_label"].split(":")[0] for r in records] == ["olia", "agent"]
@@ -129,7 +117,7 @@ def test_eval_with_an_agent_exits_within_seconds_of_its_last_line(tmp_path: Path
 def test_leaderboard_with_an_agent_exits_within_seconds_of_its_last_line(tmp_path: Path) -> None:
     run_dir = tmp_path / "lb"
     args = ["suite=task", "report=false", "launcher.workers=1"]
-    _run_with_an_agent("orbitcc.cli.leaderboard", args, run_dir, tmp_path)
+    _run_with_an_agent("orbitcc-leaderboard", args, run_dir, tmp_path)
     archive = json.loads((run_dir / "archive.json").read_text())
     assert archive
     rows = (run_dir / "leaderboard.csv").read_text().splitlines()
