@@ -153,10 +153,7 @@ def test_scenarios_starlink_dual_numbers_are_the_presets() -> None:
         f"| handovers | R1 = {s.spacing_km:g} km: a handover every R1/(2v) = {interval:g} s, "
         f"disjoint and shared phases of {interval:g} s, the shared bottleneck every "
         f"{2 * interval:g} s |",
-        f"R1/(2v): {150 / (2 * s.speed_km_s):.1f} s at R1 = 150 km and v = {s.speed_km_s:g} km/s",
-        f"{interval:g} s needs R1 = {2 * interval * s.speed_km_s:g} km "
-        f"(or v = {150 / (2 * interval):g} km/s)",
-    ]
+    ]  # the 10.7 s of R1 = 150 km and the R1 a 15 s interval needs: leo_models.md's test
     missing = [c for c in claims if c not in text]
     assert not missing, missing
     assert s.capacity_jitter_interval_s == 1  # "per s"
