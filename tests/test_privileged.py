@@ -251,7 +251,9 @@ def test_misuse_is_one_clear_error(choices: list[str], match: str) -> None:
 
 
 def test_without_the_switch_the_policy_is_sb3s_mlp_policy() -> None:
-    b = build_training(compose_training(["agent=ppo_sender", *SMALL]))
+    b = build_training(
+        compose_training(["agent=ppo_sender", "agent.privileged_critic=false", *SMALL])
+    )
     try:
         assert b.privileged is None
         assert type(b.model.policy).__name__ == "ActorCriticPolicy"
