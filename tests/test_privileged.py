@@ -263,3 +263,18 @@ def test_without_the_switch_the_policy_is_sb3s_mlp_policy() -> None:
             assert torch.equal(x, y)
     finally:
         b.env.close()
+
+
+def test_the_shipped_sender_agent_is_the_actor_of_a_privileged_run() -> None:
+    """agents/reference/ppo_sender: trained with the privileged critic (its
+    recipe's), shipped as a plain MlpPolicy on the sender observation with a
+    zero value head, declaring the sender class."""
+    ckpt = load_checkpoint("reference:ppo_sender")
+    assert ckpt.config["agent"]["privileged_critic"] is True
+    assert ckpt.config["env"]["information_class"] == "sender"
+    assert not ckpt.config["env"]["mobility_features"]
+    assert not ckpt.config["env"]["background_features"]
+    assert type(ckpt.model.policy).__name__ == "ActorCriticPolicy"
+    assert ckpt.model.observation_space.shape == (56,)
+    assert not ckpt.model.policy.value_net.weight.any()
+    assert compose_training(["agent=ppo_sender"]).agent.privileged_critic is True
