@@ -12,6 +12,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from torch import nn
 
 from orbitcc.agents.config import AgentConfig
+from orbitcc.agents.privileged import PrivilegedCriticPolicy
 from orbitcc.entrants.checkpoint import (  # noqa: F401 - re-exported
     CONFIG_FILE,
     MODEL_FILE,
@@ -67,12 +68,21 @@ def algo_kwargs(agent: AgentConfig) -> dict[str, Any]:
     return off_policy
 
 
-def build_model(agent: AgentConfig, env: VecEnv, seed: int) -> BaseAlgorithm:
-    """A fresh SB3 model of ``agent.algo`` on ``env`` (verbose 0; logging is ours)."""
+def build_model(
+    agent: AgentConfig, env: VecEnv, seed: int | None, actor_columns: list[int] | None = None
+) -> BaseAlgorithm:
+    """A fresh SB3 model of ``agent.algo`` on ``env`` (verbose 0; logging is
+    ours). ``actor_columns`` (agent.privileged_critic): the actor reads only
+    those columns of the observation, the critic all of them
+    (agents/privileged.py)."""
     policy_kwargs = policy_kwargs_of(vars(agent))
+    policy: Any = agent.policy
+    if actor_columns is not None:
+        policy = PrivilegedCriticPolicy
+        policy_kwargs["actor_columns"] = list(actor_columns)
     cls = ALGO_CLASSES[agent.algo]
     model = cls(
-        agent.policy,
+        policy,
         env,
         learning_rate=agent.learning_rate,
         gamma=agent.gamma,

@@ -10,11 +10,12 @@ Importing this module stores them in Hydra's ConfigStore, so
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
+from orbitcc import _core
 from orbitcc.config import (
     GymConfig,
     SuiteConfig,
@@ -66,6 +67,11 @@ class AgentConfig:
     # the actor's output layer), so the untrained deterministic policy outputs
     # action 0: with env.action=residual it *is* the base controller.
     zero_init_actor: bool = False
+    # ppo/a2c on a sender env: the critic (training only) also reads the
+    # oracle-class features; the actor, which ships, reads the sender
+    # features only (agents/privileged.py; docs/agents.md, "An asymmetric
+    # critic").
+    privileged_critic: bool = False
     num_envs: int = 8  # envs stepped together in C++ (one BatchSimulation)
     num_threads: int | None = None  # C++ worker threads; None: min(num_envs, cores)
     torch_threads: int = 1  # torch intra-op threads (1: reproducible, no oversubscription)
@@ -167,6 +173,15 @@ class AgentConfig:
                     )
             setattr(self, f"{metric}_limit", limit)
         check_range(o, "multiplier_lr", self.multiplier_lr, 0.0, 1e6, lo_open=True)
+        if self.privileged_critic and self.algo not in ON_POLICY_ALGOS:
+            raise ValueError(
+                f"agent.privileged_critic needs an actor-critic algorithm (ppo, a2c); "
+                f"agent.algo = {self.algo!r}"
+            )
+        if self.privileged_critic and self.policy != "MlpPolicy":
+            raise ValueError(
+                f"agent.privileged_critic replaces MlpPolicy; agent.policy = {self.policy!r}"
+            )
         if self.algo == "ppo" and self.n_steps * self.num_envs < 2:
             raise ValueError(
                 "agent.n_steps * agent.num_envs must be >= 2 for ppo "
@@ -241,6 +256,20 @@ class TrainConfig(GymConfig):
                 raise ValueError(
                     f"{what} needs env.action=residual (the base controller's "
                     "mean is the limit); or give a number"
+                )
+        if self.agent.privileged_critic:
+            env = {
+                **asdict(self.env),
+                "control": "residual" if self.env.action == "residual" else "agent",
+            }
+            resolved = str(_core.information_class(env))
+            if resolved != "sender":
+                raise ValueError(
+                    "agent.privileged_critic: the actor must see only what a real sender "
+                    f"measures, but env.information_class resolves to {resolved!r}; a "
+                    "privileged critic adds the oracle features to a sender agent's critic "
+                    "(training only), which means nothing when the actor sees them too: "
+                    "use env=sender"
                 )
         if self.seed >= 2**32 and self.agent.seed is None:
             raise ValueError(

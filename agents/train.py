@@ -34,6 +34,7 @@ from orbitcc.agents.callbacks import (
 )
 from orbitcc.agents.checkpoint import MODEL_FILE, build_model
 from orbitcc.agents.config import AgentConfig, LoggerConfig, TrainConfig
+from orbitcc.agents.privileged import PrivilegedCritic
 from orbitcc.config import to_object, write_run_record
 from orbitcc.entrants.policy import DeterministicPolicy
 from orbitcc.env.sb3 import OrbitCCSB3VecEnv
@@ -86,8 +87,14 @@ def information_class(cfg: DictConfig) -> str:
     return str(_core.information_class({**env, "control": control}))
 
 
-def make_env(cfg: TrainConfig, scenario: str, overrides: list[str]) -> OrbitCCSB3VecEnv:
-    """agent.num_envs envs in one C++ batch; checks it is the env of ``cfg``."""
+def make_env(
+    cfg: TrainConfig,
+    scenario: str,
+    overrides: list[str],
+    privileged: PrivilegedCritic | None = None,
+) -> OrbitCCSB3VecEnv:
+    """agent.num_envs envs in one C++ batch; checks it is the env of ``cfg``
+    (with ``privileged``: the env of ``cfg`` plus the critic's features)."""
     env = OrbitCCSB3VecEnv(
         scenario=scenario,
         num_envs=cfg.agent.num_envs,
@@ -97,7 +104,10 @@ def make_env(cfg: TrainConfig, scenario: str, overrides: list[str]) -> OrbitCCSB
     )
     built = env.config
     for name in ("scenario", "env", "reward", "seed", "duration_s"):
-        if getattr(built, name) != getattr(cfg, name):
+        expected = getattr(cfg, name)
+        if name == "env" and privileged is not None:
+            expected = privileged.expected_env(expected)
+        if getattr(built, name) != expected:
             raise RuntimeError(
                 f"the env's {name} differs from the training config's; "
                 f"overrides passed to the env: {overrides}"
@@ -198,7 +208,9 @@ def train(
     run = start_wandb(cfg.logger, run_dir, run_dir.name, config_dict)
     model.set_logger(make_logger(run_dir, run))
     watch = Watchers.of(cfg, multiplier)
-    evaluation = make_evaluation(cfg, scenario, task, env, run_dir, watch.progress)
+    evaluation = make_evaluation(
+        cfg, scenario, task, env, run_dir, watch.progress, built.privileged
+    )
     callbacks = watch.callbacks(evaluation)
 
     # 4. Train, keep the best evaluated policy (else the final one), summarise.
@@ -220,7 +232,7 @@ def train(
         wall = time.perf_counter() - started
         if watch.progress is not None:
             watch.progress.finish()
-        chosen = save_checkpoints(model, env, run_dir, agent, evaluation)
+        chosen = save_checkpoints(model, env, run_dir, agent, evaluation, built.privileged)
         summary = {
             "scenario": cfg.scenario.name,
             "algo": agent.algo,
@@ -268,6 +280,9 @@ class Training:
     model: Any  # the SB3 model (None from training_env)
     seed: int  # the model's seed: agent.seed, or the top-level seed
     multiplier: Any = None  # the constraints' MultiplierCallback (None without any)
+    # agent.privileged_critic: the actor's columns of the env's observation
+    # and what ships (agents/privileged.py); None without it.
+    privileged: PrivilegedCritic | None = None
 
 
 def compose_training(choices: list[str]) -> DictConfig:
@@ -303,14 +318,19 @@ def training_env(
             overrides.append(f"duration_s={cfg.duration_s}")
     scenario = scenario or cfg.scenario.name
     torch.set_num_threads(agent.torch_threads)
-    env: Any = VecMonitor(make_env(cfg, scenario, [*overrides, "randomize.split=train"]))
+    overrides = [*overrides, "randomize.split=train"]
+    privileged = None
+    if agent.privileged_critic:  # the critic's features appended (training only)
+        privileged = PrivilegedCritic.of(scenario, overrides)
+        overrides = [*overrides, *privileged.overrides]
+    env: Any = VecMonitor(make_env(cfg, scenario, overrides, privileged))
     env, multiplier = add_constraints(env, cfg, scenario, task_overrides(config_dict))
     if agent.normalize_obs or agent.normalize_reward:
         env = VecNormalize(
             env, norm_obs=agent.normalize_obs, norm_reward=agent.normalize_reward, gamma=agent.gamma
         )
     seed = cfg.seed if agent.seed is None else agent.seed
-    return Training(cfg, env, None, seed, multiplier)
+    return Training(cfg, env, None, seed, multiplier, privileged)
 
 
 def build_training(
@@ -323,7 +343,8 @@ def build_training(
     tools/train_update_cost.py train: one build, so the same config gives
     the same run bit for bit."""
     built = training_env(cfg_node, scenario, overrides)
-    built.model = build_model(built.cfg.agent, built.env, seed=built.seed)
+    columns = built.privileged.columns if built.privileged is not None else None
+    built.model = build_model(built.cfg.agent, built.env, seed=built.seed, actor_columns=columns)
     built.env.seed(built.cfg.seed)
     return built
 
@@ -487,6 +508,7 @@ def make_evaluation(
     env: Any,
     run_dir: Path,
     progress: ProgressCallback | None,
+    privileged: PrivilegedCritic | None = None,
 ) -> Evaluation | None:
     """The evaluation every agent.eval_every_steps (None when 0): the baselines
     are played once on the same validation episodes; the kept checkpoint is
@@ -511,14 +533,13 @@ def make_evaluation(
 
     def policy_of(model: Any) -> Any:
         # The evaluators' one path (orbitcc.entrants.policy), with the current
-        # VecNormalize statistics as obs_norm.json will hold them.
-        norm = obs_norm_of(env) if agent.normalize_obs else None
-        return DeterministicPolicy.of(model, norm).act
+        # VecNormalize statistics as obs_norm.json will hold them; with a
+        # privileged critic, the actor alone, as it ships.
+        shipped, norm = acting(model, env, agent, privileged)
+        return DeterministicPolicy.of(shipped, norm).act
 
     def save_best(model: Any) -> None:
-        model.save(str(run_dir / "best_model.zip"))
-        if agent.normalize_obs:
-            save_obs_norm(env, run_dir / ("best_" + OBS_NORM_FILE))
+        save_acting(model, env, agent, privileged, run_dir, "best_")
 
     bar = {name: baseline(name) for name in agent.select_against}
     reference = baseline("newreno")["return"]  # the return to beat
@@ -556,14 +577,51 @@ def eval_limits(cfg: TrainConfig, baseline: Any) -> dict[str, float]:
     return out
 
 
+def acting(
+    model: Any, env: Any, agent: AgentConfig, privileged: PrivilegedCritic | None
+) -> tuple[Any, dict[str, Any] | None]:
+    """The model that acts (and ships) and its observation statistics: the
+    trained model itself, or with a privileged critic a plain MlpPolicy model
+    of its actor on the sender observation (agents/privileged.py)."""
+    norm = obs_norm_of(env) if agent.normalize_obs else None
+    if privileged is None:
+        return model, norm
+    shipped = privileged.actor_model(model, lambda vec: build_model(agent, vec, seed=None))
+    return shipped, (privileged.actor_obs_norm(norm) if norm is not None else None)
+
+
+def save_acting(
+    model: Any,
+    env: Any,
+    agent: AgentConfig,
+    privileged: PrivilegedCritic | None,
+    run_dir: Path,
+    prefix: str,
+) -> None:
+    """<prefix>model.zip and <prefix>obs_norm.json: what acts (``acting``)."""
+    if privileged is None:
+        model.save(str(run_dir / f"{prefix}model.zip"))
+        if agent.normalize_obs:
+            save_obs_norm(env, run_dir / (prefix + OBS_NORM_FILE))
+        return
+    shipped, norm = acting(model, env, agent, privileged)
+    shipped.save(str(run_dir / f"{prefix}model.zip"))
+    if norm is not None:
+        (run_dir / (prefix + OBS_NORM_FILE)).write_text(json.dumps(norm) + "\n")
+
+
 def save_checkpoints(
-    model: Any, env: Any, run_dir: Path, agent: AgentConfig, evaluation: Evaluation | None
+    model: Any,
+    env: Any,
+    run_dir: Path,
+    agent: AgentConfig,
+    evaluation: Evaluation | None,
+    privileged: PrivilegedCritic | None = None,
 ) -> str:
     """final_model.zip, and model.zip (what entrants load): the best evaluated
-    policy, else the final one (with their obs_norm.json). Returns which."""
-    model.save(str(run_dir / "final_model.zip"))
-    if agent.normalize_obs:
-        save_obs_norm(env, run_dir / ("final_" + OBS_NORM_FILE))
+    policy, else the final one (with their obs_norm.json). Returns which.
+    With a privileged critic every one of them holds the actor alone."""
+    save_acting(model, env, agent, privileged, run_dir, "final_")
     chosen = "final"
     if evaluation is not None and (run_dir / "best_model.zip").is_file():
         chosen = "best"
