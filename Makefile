@@ -27,7 +27,9 @@ CCACHE_LAUNCHER = $$(command -v ccache >/dev/null && \
 # A command, then a line with its elapsed time (make's output is a log, not a
 # terminal: one line per stage, no progress bar). The argument is a variable
 # reference, so its commas do not split it.
-TIMED = t0=$$(date +%s); $(1) && echo "[orbitcc]   done in $$(( $$(date +%s) - t0 )) s"
+# A stage's command, its output passed through with a line after every 15 s
+# of silence (pip -q installs torch without a word), then its time.
+TIMED = t0=$$(date +%s); $(PY) tools/heartbeat.py -- $(1) && echo "[orbitcc]   done in $$(( $$(date +%s) - t0 )) s"
 
 .PHONY: run test install install-base core cpp-test py-test validate validate-findings bench bench-check reproduce lint format clean \
 	ns3-deps validate-ns3 ccache docs test-counts report-screenshot \

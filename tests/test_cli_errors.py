@@ -281,3 +281,22 @@ def test_training_problems_name_each_condition() -> None:
     assert "never evaluated" in problem
     cfg.allow_unevaluated = cfg.allow_no_episode = True
     assert train.training_problems({**unevaluated, "episodes": 0}, cfg) == []
+
+
+def test_train_without_the_train_extra_says_what_to_install() -> None:
+    """`make run` installs no torch: orbitcc-train then names the missing
+    package and the install command, exit 2, instead of a traceback."""
+    import subprocess
+
+    script = (
+        "import sys; sys.modules['torch'] = None; "  # importing torch now fails
+        "sys.argv = ['orbitcc-train', 'agent.total_timesteps=100']; "
+        "from orbitcc.cli import train; train.main()"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("orbitcc-train: error: training needs the train extra")
+    assert "torch is not installed" in proc.stderr and "make install" in proc.stderr

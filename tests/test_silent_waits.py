@@ -30,3 +30,27 @@ def test_gaps_are_the_silences_between_lines_and_before_exit() -> None:
     assert by_line["(exit)"] >= 0.3
     assert wall >= 0.9
     assert sum(gap for gap, _, _ in gaps) == pytest.approx(wall)
+
+
+def test_heartbeat_fills_silences_and_keeps_the_output_and_status() -> None:
+    """tools/heartbeat.py, which the Makefile's stages run under: the
+    command's output passes through byte for byte, a line is added only
+    after a silence as long as --every, and its exit status is the command's."""
+    import os
+    import subprocess
+
+    script = "import sys, time; print('a', flush=True); time.sleep(1.3); print('b'); sys.exit(4)"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "heartbeat.py"), "--every", "0.5", "--"]
+        + [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.returncode == 4
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "a" and lines[-1] == "b", lines
+    beats = lines[1:-1]
+    assert 1 <= len(beats) <= 3, lines  # one per 0.5 s of the 1.3 s silence
+    assert all(b.startswith("[orbitcc]   still running (") for b in beats), beats

@@ -38,9 +38,20 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from orbitcc.agents.config import TrainConfig
-from orbitcc.agents.train import field_overrides, gym_overrides, make_env, train
 from orbitcc.cli.common import command_seconds, exit_promptly, handle_help, one_line_errors, run_app
 from orbitcc.config import register_configs, to_object
+
+# The train extra (torch, SB3) is not in `make run`'s base install: without
+# it the command says what to install instead of a traceback (main below).
+TRAIN_EXTRA = ("torch", "stable_baselines3", "wandb")
+try:
+    from orbitcc.agents.train import field_overrides, gym_overrides, make_env, train
+
+    _missing: str | None = None
+except ModuleNotFoundError as err:
+    if err.name not in TRAIN_EXTRA:
+        raise
+    _missing = err.name
 
 
 @hydra.main(version_base="1.3", config_path="pkg://orbitcc.configs", config_name="train")
@@ -122,6 +133,14 @@ def main() -> None:
 
 
 def _main() -> None:
+    if _missing is not None:
+        print(
+            f"orbitcc-train: error: training needs the train extra (torch, "
+            f"stable-baselines3, wandb), and {_missing} is not installed; `make install` "
+            "installs it (pip: pip install -c constraints.txt -e '.[train]')",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
     handle_help(
         "orbitcc-train",
         __doc__ or "",
