@@ -85,7 +85,7 @@ install: $(VENV)/.installed
 # orbitcc._core rebuild it here (ninja compiles only what changed: seconds when
 # nothing did, so a stale module is never tested or run).
 core: install-base
-	@$(BUILD_CORE)
+	@$(PY) tools/heartbeat.py -- $(BUILD_CORE)
 
 install-base: $(VENV)/.installed-base
 

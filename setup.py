@@ -50,45 +50,6 @@ def _launcher() -> str | None:
     return shutil.which("ccache")
 
 
-def _run_with_heartbeat(command: list[str], cwd: Path, quiet_s: float = 15.0) -> None:
-    """Runs the build, passing its lines on; after every ``quiet_s`` seconds
-    with no line (ninja prints a step when it ends, and an LTO link runs for a
-    minute or more on 2 busy cores) says how far the build is, so nobody
-    watches a silent screen. Raises CalledProcessError as subprocess.run."""
-    import re
-    import threading
-
-    started = time.monotonic()
-    state = {"last": started, "step": ""}  # the reader updates, the heartbeat reads
-    done = threading.Event()
-
-    def heartbeat() -> None:
-        while not done.wait(1.0):
-            now = time.monotonic()
-            if now - state["last"] >= quiet_s:
-                where = f"{state['step']} steps done" if state["step"] else "starting"
-                _say(f"  still building ({where}; {now - started:.0f} s so far) ...")
-                state["last"] = now
-
-    proc = subprocess.Popen(
-        command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    threading.Thread(target=heartbeat, daemon=True).start()
-    assert proc.stdout is not None
-    try:
-        for line in proc.stdout:
-            print(line, end="", flush=True)
-            state["last"] = time.monotonic()
-            match = re.match(r"\[(\d+/\d+)\]", line)
-            if match:
-                state["step"] = match.group(1)
-    finally:
-        done.set()
-        status = proc.wait()
-    if status:
-        raise subprocess.CalledProcessError(status, command)
-
-
 def _compile_count(build_dir: Path, targets: list[str]) -> int | None:
     """How many C++ files a first build of ``targets`` compiles (ninja's list of
     their commands); None when unknown (another generator)."""
@@ -169,8 +130,12 @@ class CMakeBuild(build_ext):
             f"compiling {what}, then linking ({jobs} jobs, {cache}; ninja's [k/n] lines "
             "follow; each LTO link takes minutes on 2 busy cores) ..."
         )
-        _run_with_heartbeat(
-            [cmake, "--build", ".", "--target", *targets, "--parallel", jobs], build_dir
+        # `make`'s stages run under tools/heartbeat.py, which fills the
+        # silences of the LTO links (ninja prints a step when it ends).
+        subprocess.run(
+            [cmake, "--build", ".", "--target", *targets, "--parallel", jobs],
+            cwd=build_dir,
+            check=True,
         )
         _say(f"C++ core built in {time.monotonic() - started:.0f} s")
         import shutil

@@ -54,3 +54,22 @@ def test_heartbeat_fills_silences_and_keeps_the_output_and_status() -> None:
     beats = lines[1:-1]
     assert 1 <= len(beats) <= 3, lines  # one per 0.5 s of the 1.3 s silence
     assert all(b.startswith("[orbitcc]   still running (") for b in beats), beats
+
+
+def test_heartbeat_says_how_far_a_ninja_build_is() -> None:
+    """During a build (setup.py's cmake --build, whose LTO links print nothing
+    for a minute) the line names ninja's last [k/n] step."""
+    import subprocess
+
+    script = "import time; print('[3/76] Building x', flush=True); time.sleep(1.3)"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "heartbeat.py"), "--every", "0.5", "--"]
+        + [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0
+    beats = proc.stdout.splitlines()[1:]
+    expected = "[orbitcc]   still running (3/76 steps done; "
+    assert beats and all(b.startswith(expected) for b in beats), beats

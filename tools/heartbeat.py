@@ -1,8 +1,9 @@
 """Runs a command, passing its output through unchanged; after every
 ``--every`` seconds (default 15) without output, prints one line saying the
 step is still running and for how long, so a quiet step (pip resolving and
-installing torch with ``-q``) never leaves a silent screen. Exits with the
-command's status. Standard library only: the Makefile runs it before the
+installing torch with ``-q``, an LTO link) never leaves a silent screen; when
+the output has ninja's ``[k/n]`` step lines, the line says how far the build
+is. Exits with the command's status. Standard library only: the Makefile runs it before the
 package's dependencies are installed.
 
     python tools/heartbeat.py -- pip install -q -e ".[train]"
@@ -12,23 +13,28 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import threading
 import time
+
+_NINJA_STEP = re.compile(rb"^\[(\d+/\d+)\]", re.M)
 
 
 def run(command: list[str], every_s: float, out: int = 1) -> int:
     """Runs ``command``, copying its output to file descriptor ``out``."""
     started = time.monotonic()
     last = [started]  # the reader writes it, the heartbeat reads it
+    step = [""]  # ninja's last "[k/n]", if the command is a build
     done = threading.Event()
 
     def heartbeat() -> None:
         while not done.wait(0.5):
             now = time.monotonic()
             if now - last[0] >= every_s:
-                line = f"[orbitcc]   still running ({now - started:.0f} s so far) ...\n"
+                where = f"{step[0]} steps done; " if step[0] else ""
+                line = f"[orbitcc]   still running ({where}{now - started:.0f} s so far) ...\n"
                 os.write(out, line.encode())
                 last[0] = now
 
@@ -39,6 +45,9 @@ def run(command: list[str], every_s: float, out: int = 1) -> int:
         while chunk := os.read(proc.stdout.fileno(), 4096):
             os.write(out, chunk)
             last[0] = time.monotonic()
+            steps = _NINJA_STEP.findall(chunk)
+            if steps:
+                step[0] = steps[-1].decode()
     finally:
         done.set()
     return proc.wait()
