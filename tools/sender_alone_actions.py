@@ -43,6 +43,18 @@ def _mean_se(values: list[float]) -> str:
     return f"{mean:+.3f} +- {se:.3f}"
 
 
+def _column(rows: list[dict[str, float]], key: str) -> str:
+    return _mean_se([r[key] for r in rows])
+
+
+def _by_group(rows: list[dict[str, float]]) -> dict[str, list[dict[str, float]]]:
+    """The episodes without a background flow, and those with one."""
+    return {
+        "alone": [r for r in rows if r["background_flows"] == 0],
+        "with background": [r for r in rows if r["background_flows"] > 0],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -80,10 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         ckpt = load_checkpoint(path)
         scenario = ckpt.config["scenario"]["name"]
         factor = float(ckpt.config["env"]["window_max_factor"])
-        groups: dict[str, dict[str, list[float]]] = {
-            "alone": {"a": [], "thr": [], "bg": []},
-            "with background": {"a": [], "thr": [], "bg": []},
-        }
+        rows = []
         for seed in range(args.seeds):
             actions: list[np.ndarray] = []
 
@@ -97,17 +106,16 @@ def main(argv: list[str] | None = None) -> int:
             row = play(
                 scenario, [*task_overrides(ckpt.config), *args.override], seed, policy=policy
             )
-            group = groups["alone" if row["background_flows"] == 0 else "with background"]
-            group["a"].append(float(np.mean(np.clip(np.concatenate(actions), -1.0, 1.0))))
-            group["thr"].append(row["throughput_mbps"])
-            group["bg"].append(row["background_mbps"])
+            row["action"] = float(np.mean(np.clip(np.concatenate(actions), -1.0, 1.0)))
+            rows.append(row)
         print(f"{ckpt.label} ({path}), held-out seeds 0-{args.seeds - 1}:")
-        for name, g in groups.items():
-            scale = factor ** statistics.fmean(g["a"]) if g["a"] else float("nan")
+        for name, g in _by_group(rows).items():
+            a = [r["action"] for r in g]
+            scale = factor ** statistics.fmean(a) if a else float("nan")
             print(
-                f"  {name:16s} n={len(g['a']):2d}  mean action {_mean_se(g['a'])} "
-                f"(window x {scale:.2f})  throughput {_mean_se(g['thr'])} Mb/s  "
-                f"background {_mean_se(g['bg'])} Mb/s"
+                f"  {name:16s} n={len(g):2d}  mean action {_mean_se(a)} "
+                f"(window x {scale:.2f})  throughput {_column(g, 'throughput_mbps')} Mb/s  "
+                f"background {_column(g, 'background_mbps')} Mb/s"
             )
     entrants = [e for e in args.constants.split(",") if e]
     if entrants:
@@ -116,21 +124,12 @@ def main(argv: list[str] | None = None) -> int:
         overrides = [*task_overrides(ckpt.config), *args.override]
         print(f"entrants on the same episodes (the task of {args.agents[0]}):")
         for name in entrants:
-            split: dict[str, dict[str, list[float]]] = {
-                "alone": {"thr": [], "bg": [], "ret": []},
-                "with background": {"thr": [], "bg": [], "ret": []},
-            }
-            for seed in range(args.seeds):
-                row = play_entrant(scenario, overrides, seed, name)
-                g = split["alone" if row["background_flows"] == 0 else "with background"]
-                g["thr"].append(row["throughput_mbps"])
-                g["bg"].append(row["background_mbps"])
-                g["ret"].append(row["return"])
-            for group, g in split.items():
+            rows = [play_entrant(scenario, overrides, seed, name) for seed in range(args.seeds)]
+            for group, g in _by_group(rows).items():
                 print(
-                    f"  {name:16s} {group:16s} n={len(g['thr']):2d}  throughput "
-                    f"{_mean_se(g['thr'])} Mb/s  background {_mean_se(g['bg'])} Mb/s  "
-                    f"return {_mean_se(g['ret'])}"
+                    f"  {name:16s} {group:16s} n={len(g):2d}  throughput "
+                    f"{_column(g, 'throughput_mbps')} Mb/s  background "
+                    f"{_column(g, 'background_mbps')} Mb/s  return {_column(g, 'return')}"
                 )
     return 0
 
