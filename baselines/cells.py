@@ -390,7 +390,6 @@ def plan(
     what is wrong with the suite itself; leaves out (with a reason) the
     pairs where an entrant cannot play a scenario.
     """
-    from orbitcc import _core
     from orbitcc.config import available
     from orbitcc.runner import build_spec
 
