@@ -4,6 +4,8 @@ that ends them, with carriage-return redraws counted as output."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -32,21 +34,24 @@ def test_gaps_are_the_silences_between_lines_and_before_exit() -> None:
     assert sum(gap for gap, _, _ in gaps) == pytest.approx(wall)
 
 
-def test_heartbeat_fills_silences_and_keeps_the_output_and_status() -> None:
-    """tools/heartbeat.py, which the Makefile's stages run under: the
-    command's output passes through byte for byte, a line is added only
-    after a silence as long as --every, and its exit status is the command's."""
-    import os
-    import subprocess
-
-    script = "import sys, time; print('a', flush=True); time.sleep(1.3); print('b'); sys.exit(4)"
-    proc = subprocess.run(
+def _heartbeat(script: str) -> subprocess.CompletedProcess[str]:
+    """``python -c script`` under tools/heartbeat.py with a line per 0.5 s."""
+    return subprocess.run(
         [sys.executable, str(ROOT / "tools" / "heartbeat.py"), "--every", "0.5", "--"]
         + [sys.executable, "-c", script],
         capture_output=True,
         text=True,
         timeout=60,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+
+def test_heartbeat_fills_silences_and_keeps_the_output_and_status() -> None:
+    """tools/heartbeat.py, which the Makefile's stages run under: the
+    command's output passes through byte for byte, a line is added only
+    after a silence as long as --every, and its exit status is the command's."""
+    proc = _heartbeat(
+        "import sys, time; print('a', flush=True); time.sleep(1.3); print('b'); sys.exit(4)"
     )
     assert proc.returncode == 4
     lines = proc.stdout.splitlines()
@@ -59,16 +64,7 @@ def test_heartbeat_fills_silences_and_keeps_the_output_and_status() -> None:
 def test_heartbeat_says_how_far_a_ninja_build_is() -> None:
     """During a build (setup.py's cmake --build, whose LTO links print nothing
     for a minute) the line names ninja's last [k/n] step."""
-    import subprocess
-
-    script = "import time; print('[3/76] Building x', flush=True); time.sleep(1.3)"
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "heartbeat.py"), "--every", "0.5", "--"]
-        + [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = _heartbeat("import time; print('[3/76] Building x', flush=True); time.sleep(1.3)")
     assert proc.returncode == 0
     beats = proc.stdout.splitlines()[1:]
     expected = "[orbitcc]   still running (3/76 steps done; "
