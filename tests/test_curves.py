@@ -66,6 +66,39 @@ def test_cpu_to_the_recipes_best_is_read_per_seed(tmp_path: Path) -> None:
     assert "| **recipe** | mean +- std | | | 20 +- 14 (2/2 reached)" in text
 
 
+def test_the_final_level_needs_a_sustained_mean_and_gives_a_paired_speedup(
+    tmp_path: Path,
+) -> None:
+    # Eight evaluations: the last quarter (steps > 6,000) is the 7th and 8th.
+    # Seed 0: the recipe's final level is (40 + 44) / 2 = 42, which its own
+    # 3-eval means never reach (the last is 40.7): seed 0 gives no pair.
+    write_run(tmp_path, "recipe", 0, [10, 20, 30, 35, 38, 38, 40, 44], cpu_per_eval=10.0)
+    # Seed 1: level (50 + 50) / 2 = 50; its 3-eval means are 20, 30, 40, 50,
+    # first reaching 50 at the 6th evaluation (60 CPU s).
+    write_run(tmp_path, "recipe", 1, [10, 20, 30, 40, 50, 60, 50, 50], cpu_per_eval=10.0)
+    # The candidate, 5 CPU s per evaluation: seed 0 has one lucky evaluation
+    # (90) amid 20s, whose 3-eval mean (43.3) is first >= 42 at the 3rd (15 s);
+    # seed 1 reaches 50 on average only at its 7th (45, 50, 55: 35 s).
+    write_run(tmp_path, "fast", 0, [20, 20, 90, 20, 20, 20, 20, 20], cpu_per_eval=5.0)
+    write_run(tmp_path, "fast", 1, [0, 0, 0, 0, 45, 50, 55, 0], cpu_per_eval=5.0)
+    assert curves.final_level(curves.load_runs(tmp_path, "recipe")[0]["summary"]["curve"]) == 42
+    runs = {name: curves.load_runs(tmp_path, name) for name in ("recipe", "fast")}
+    text, numbers = curves.table(runs)
+    assert numbers["configs"]["recipe"]["cpu_to_level"] == [60.0]
+    assert numbers["configs"]["recipe"]["reached_level"] == 1
+    assert numbers["configs"]["fast"]["cpu_to_level"] == [15.0, 35.0]
+    # Paired only where the recipe reached its own level: seed 1, 60 / 35.
+    assert numbers["configs"]["fast"]["speedup_to_level"] == pytest.approx([60 / 35])
+    assert "not reached (target 42.0)" in text
+    assert numbers["configs"]["fast"]["speedup_of_means"] == pytest.approx(60 / 35)
+    # End to end adds the validations' CPU (0.5 s each): (60 + 3) / (35 + 3.5).
+    assert numbers["configs"]["fast"]["speedup_of_means_end_to_end"] == pytest.approx(63 / 38.5)
+    assert (
+        "smallest 1.71x; ratio of the mean CPU s 1.71x (training and validation CPU: 1.64x)."
+        in text
+    )
+
+
 def test_a_curve_without_cpu_is_refused(tmp_path: Path) -> None:
     run = tmp_path / "recipe" / "seed0"
     run.mkdir(parents=True)
