@@ -15,7 +15,9 @@ depend on the agent's observation features; the return is the same reward).
       --out agents/reference/heldout_split.json
   python -m orbitcc.agents.heldout_tables tables agents/reference/heldout_split.json
 
-``play`` resumes: rows already in ``--out`` for the same task are kept. It
+``play`` resumes: rows already in ``--out`` for the same task are kept, an
+agent's only while its checkpoint (model.zip and obs_norm.json, by content)
+is the one they were played with; a retrained agent is played again. It
 also copies each played run's training figures (its ``train_summary.json``)
 into the file, so ``tables`` reads nothing but the file: its output
 (``agents/reference/heldout_tables.md``, and the generated block of
@@ -26,6 +28,7 @@ the committed json alone.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 from collections.abc import Sequence
@@ -107,8 +110,20 @@ def play(
         data = {"task": base_task, "seeds": list(seeds), "rows": {}}
     rows: dict[str, dict[str, list[dict[str, float]]]] = data["rows"]
     runs = data.setdefault("runs", {})  # label -> the run dir it was played from
-    runs.update({f"agent:{n}": str(p) for n, p in recipes.items()})
-    runs.update({f"seed:{n}:{p.name}": str(p) for n, p in extra_runs})
+    runs.update({f"agent:{n}": _shown(p) for n, p in recipes.items()})
+    runs.update({f"seed:{n}:{p.name}": _shown(p) for n, p in extra_runs})
+    # An agent's rows are its checkpoint's: a label whose checkpoint changed
+    # since its rows were played (a retrain, a reship) loses them all.
+    played_from = data.setdefault("checkpoints", {})  # label -> checkpoint_digest
+    for label, run in [
+        *((f"agent:{n}", p) for n, p in recipes.items()),
+        *((f"seed:{n}:{p.name}", p) for n, p in extra_runs),
+    ]:
+        digest = checkpoint_digest(run)
+        if played_from.get(label) != digest:
+            for variant_rows in rows.values():
+                variant_rows.pop(label, None)
+            played_from[label] = digest
     training = data.setdefault("training", {})  # label -> training_record
     for label, run in [
         *((f"agent:{n}", p) for n, p in recipes.items()),
@@ -146,6 +161,27 @@ def play(
             out.write_text(json.dumps(data, indent=1) + "\n")
     out.write_text(json.dumps(data, indent=1) + "\n")
     return data
+
+
+def checkpoint_digest(run: Path) -> str:
+    """SHA-256 over what an agent plays from: its model.zip and, when it has
+    one, its obs_norm.json."""
+    digest = hashlib.sha256()
+    for name in ("model.zip", "obs_norm.json"):
+        path = run / name
+        if path.is_file():
+            digest.update(name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when it lies under it (the
+    json is committed; an absolute path names one machine)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def splits(data: dict[str, Any]) -> dict[str, tuple[str, list[int]]]:

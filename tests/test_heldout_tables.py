@@ -199,3 +199,48 @@ def test_docgen_command_writes_one_section_and_refuses_a_missing_one(tmp_path: P
         docgen.main([str(doc), "other", str(body)])
     assert exc.value.code == 2
     assert "other" not in doc.read_text()
+
+
+def test_a_retrained_agent_is_played_again_and_the_baselines_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`play` resumes, but an agent's rows belong to its checkpoint: after the
+    agent's model.zip (or obs_norm.json) changes, its rows are played again
+    on every variant, while the baselines' rows and an unchanged sibling's
+    are kept (the round-7 retrain found the old agent's rows kept beside the
+    new agent's training record)."""
+    calls: list[str] = []
+
+    def fake_play_many(ckpt, scenario, overrides, seeds, entrants, jobs):
+        label = entrants[0] or ckpt
+        calls.append(label)
+        value = float(len(calls))  # each play gives new numbers
+        return [[{"return": value, "trace_episode": 0.0, "background_flows": 1.0} for _ in seeds]]
+
+    monkeypatch.setattr(ht, "_task", lambda path: ("single_link", ["env.history=4"]))
+    monkeypatch.setattr(ht.heldout, "play_many", fake_play_many)
+    agent, sibling = tmp_path / "agent", tmp_path / "s1"
+    for run in (agent, sibling):
+        run.mkdir()
+        (run / "model.zip").write_bytes(b"v1")
+        (run / "obs_norm.json").write_text("{}")
+    out = tmp_path / "split.json"
+
+    def play() -> dict:
+        return ht.play({"a": agent}, ["newreno"], [0, 1], 1, out, extra_runs=[("a", sibling)])
+
+    first = play()
+    agent_ckpt, sibling_ckpt = str(agent / "model.zip"), str(sibling / "model.zip")
+    # Task and trace: the agent and the baseline each; then the sibling (task only).
+    assert calls == [agent_ckpt, "newreno", agent_ckpt, "newreno", sibling_ckpt]
+    assert play() == first and len(calls) == 5  # nothing changed: nothing replayed
+    (agent / "obs_norm.json").write_text('{"mean": [1.0]}')  # a reship
+    second = play()
+    assert calls[5:] == [agent_ckpt, agent_ckpt]  # the agent alone, both variants
+    for variant in ("task", "trace"):
+        rows = second["rows"][variant]
+        assert rows["agent:a"] != first["rows"][variant]["agent:a"]
+        assert rows["newreno"] == first["rows"][variant]["newreno"]
+    assert second["rows"]["task"]["seed:a:s1"] == first["rows"]["task"]["seed:a:s1"]
+    assert second["checkpoints"]["agent:a"] == ht.checkpoint_digest(agent)
+    assert second["checkpoints"]["agent:a"] != first["checkpoints"]["agent:a"]
