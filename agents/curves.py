@@ -367,9 +367,23 @@ def binned_mean(
     return np.asarray(centres), np.asarray(means)
 
 
+SEGMENT_EDGES = (0.0, 20e3, 40e3, 100e3, math.inf)
+
+
+def _edges(text: str) -> tuple[float, ...]:
+    """``0,200000,400000`` -> (0, 2e5, 4e5, inf): increasing step edges."""
+    try:
+        edges = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: edges must be numbers") from None
+    if len(edges) < 1 or any(b <= a for a, b in zip(edges, edges[1:], strict=False)):
+        raise argparse.ArgumentTypeError(f"{text!r}: edges must increase, e.g. 0,20000,40000")
+    return (*edges, math.inf)
+
+
 def segments(
     runs: dict[str, dict[int, dict[str, Any]]],
-    edges: tuple[float, ...] = (0, 20e3, 40e3, 100e3, math.inf),
+    edges: tuple[float, ...] = SEGMENT_EDGES,
 ) -> str:
     """Per configuration and step segment, the means over seeds of the drift
     panels' quantities (a Markdown table)."""
@@ -500,6 +514,13 @@ def main(argv: list[str] | None = None) -> int:
         "per step segment (repeatable; each pairs the runs of its "
         "num_envs and n_steps)",
     )
+    ap.add_argument(
+        "--segments",
+        type=_edges,
+        default=SEGMENT_EDGES,
+        help="step segments of the means table: edges, comma-separated; the last "
+        "segment is open (default 0,20000,40000,100000)",
+    )
     args = ap.parse_args(argv)
     names = [c for c in args.configs.split(",") if c]
     runs = {name: load_runs(args.root, name) for name in names}
@@ -520,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
     text, numbers = table(runs, next(iter(lines.items())) if lines else None)
     print(text)
     print()
-    print(segments(runs))
+    print(segments(runs, args.segments))
     if args.figure:
         plot_curves(runs, args.figure, args.title, lines)
         print(f"wrote {args.figure}")
