@@ -29,15 +29,13 @@ bool QuicSubflow::SendPacket(TimeNs now, bool probe) {
   if (payload == 0) return false;
   const uint32_t bytes = payload + config_.header_bytes;
 
-  SentRecord rec;
-  rec.sent_time = now;
+  SentRecord& rec = sent_.append_slot();  // filled in place
   rec.offset = offset;
-  rec.skip = next_pn_ + 1;
+  rec.skip = 1;
   rec.payload = payload;
   rec.bytes = bytes;
   rec.state = State::kOutstanding;
-  rec.snapshot = rate_.OnPacketSent(now, bytes_in_flight_);
-  sent_.push_back(rec);
+  rate_.OnPacketSent(now, bytes_in_flight_, &rec.snapshot);
 
   Packet packet;
   packet.number = next_pn_++;
@@ -161,8 +159,11 @@ void QuicSubflow::SendAck(TimeNs now) {
                        [](const std::pair<uint64_t, uint64_t>& range,
                           uint64_t v) { return range.second < v; });
   f.num_ranges = static_cast<uint32_t>(received_.end() - first);
-  for (auto it = first; it != received_.end(); ++it) {
-    frame_ranges_.push_back(*it);
+  if (f.num_ranges > 0) {
+    f.top = received_.back();
+    for (auto it = first; it + 1 != received_.end(); ++it) {
+      frame_ranges_.push_back(*it);
+    }
   }
 
   Packet ack;
@@ -181,14 +182,14 @@ uint64_t QuicSubflow::FindOutstanding(uint64_t pn) {
   if (pn < base_pn_) pn = base_pn_;
   uint64_t q = pn;
   while (q < next_pn_ && Record(q).state != State::kOutstanding) {
-    q = Record(q).skip;
+    q += Record(q).skip;
   }
   // Path compression: everything visited now points straight at q.
   uint64_t r = pn;
   while (r < q && r < next_pn_) {
     SentRecord& rec = Record(r);
-    const uint64_t next = rec.skip;
-    rec.skip = q;
+    const uint64_t next = r + rec.skip;
+    rec.skip = static_cast<uint32_t>(q - r);
     r = next;
   }
   return q;
@@ -199,12 +200,12 @@ void QuicSubflow::OnAckArrival(TimeNs now, const Packet& packet) {
   if (id < frame_base_) return;
   size_t first_range = 0;  // past the ranges of earlier frames
   for (uint64_t k = frame_base_; k < id; ++k) {
-    first_range += frames_[k - frame_base_].num_ranges;
+    first_range += frames_[k - frame_base_].ring_ranges();
   }
   ProcessAck(now, frames_[id - frame_base_], first_range);
   // Frames are consumed in order; earlier ones whose ACK was lost go too.
   while (frame_base_ <= id) {
-    for (uint32_t n = frames_.front().num_ranges; n > 0; --n) {
+    for (size_t n = frames_.front().ring_ranges(); n > 0; --n) {
       frame_ranges_.pop_front();
     }
     frames_.pop_front();
@@ -225,7 +226,8 @@ void QuicSubflow::ProcessAck(TimeNs now, const AckFrame& frame,
   TimeNs newest_acked_sent_time = 0;
   rate_.BeginAck();
   for (size_t i = frame.num_ranges; i-- > 0;) {
-    const std::pair<uint64_t, uint64_t> range = frame_ranges_[first_range + i];
+    const std::pair<uint64_t, uint64_t> range =
+        i + 1 == frame.num_ranges ? frame.top : frame_ranges_[first_range + i];
     if (range.second < base_pn_) break;  // ranges are ascending
     const uint64_t hi = std::min(range.second, next_pn_ - 1);
     for (uint64_t p = FindOutstanding(range.first); p <= hi;
@@ -236,10 +238,11 @@ void QuicSubflow::ProcessAck(TimeNs now, const AckFrame& frame,
       conn_->OnPayloadAcked(rec.offset);
       acked_bytes += rec.bytes;
       rate_.OnPacketAcked(now, rec.bytes, rec.snapshot);
-      newest_acked_sent_time = std::max(newest_acked_sent_time, rec.sent_time);
+      newest_acked_sent_time =
+          std::max(newest_acked_sent_time, rec.sent_time());
       if (p == frame.largest) {
         largest_newly_acked = true;
-        largest_sent_time = rec.sent_time;
+        largest_sent_time = rec.sent_time();
       }
     }
   }
@@ -322,28 +325,29 @@ void QuicSubflow::DetectLostPackets(TimeNs now) {
   for (uint64_t p = FindOutstanding(base_pn_);
        p < largest_acked_ && p < next_pn_; p = FindOutstanding(p + 1)) {
     SentRecord& rec = Record(p);
-    const bool lost = rec.sent_time <= lost_send_time ||
+    const bool lost = rec.sent_time() <= lost_send_time ||
                       largest_acked_ >= p + config_.packet_threshold;
     if (!lost) {
-      loss_time_ = rec.sent_time + loss_delay;
+      loss_time_ = rec.sent_time() + loss_delay;
       break;
     }
     rec.state = State::kLost;
-    lost_scratch_.emplace_back(p, rec.sent_time);
+    lost_scratch_.emplace_back(p, rec.sent_time());
     bytes_in_flight_ -= rec.bytes;
     conn_->OnPayloadLost(rec.offset, rec.payload);
     ++loss.packets_lost;
     loss.bytes_lost += rec.bytes;
-    loss.largest_lost_sent_time = rec.sent_time;
+    loss.largest_lost_sent_time = rec.sent_time();
     // A run of consecutive packet numbers, all lost. A gap may hide an
     // acknowledged packet, so it conservatively starts a new run. Only
     // packets sent after the first RTT sample count (RFC 9002 7.6.2); they
     // form a suffix, so skipping the others keeps a run that straddles the
     // first sample.
-    if (first_rtt_sample_time_ >= 0 && rec.sent_time > first_rtt_sample_time_) {
-      if (run_prev == kNone || p != run_prev + 1) run_start = rec.sent_time;
+    if (first_rtt_sample_time_ >= 0 &&
+        rec.sent_time() > first_rtt_sample_time_) {
+      if (run_prev == kNone || p != run_prev + 1) run_start = rec.sent_time();
       run_prev = p;
-      if (rec.sent_time - run_start > pc_duration) {
+      if (rec.sent_time() - run_start > pc_duration) {
         loss.persistent_congestion = true;
       }
     }
