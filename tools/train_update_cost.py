@@ -20,32 +20,22 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import time
 
 from orbitcc.agents.train import build_training, compose_training
+from orbitcc.cli.bench import timed_learn
 
 
 def one(choices: list[str], updates: int, seed: int) -> dict[str, float]:
     built = build_training(compose_training([*choices, f"seed={seed}"]))
     cfg, env, model = built.cfg, built.env, built.model
-    train_cpu = [0.0]
-    inner = model.train
-
-    def timed_train() -> None:
-        c = time.process_time()
-        inner()
-        train_cpu[0] += time.process_time() - c
-
-    model.train = timed_train  # type: ignore[method-assign]
     rollout = cfg.agent.n_steps * cfg.agent.num_envs
-    c0 = time.process_time()
-    model.learn(total_timesteps=updates * rollout)
-    cpu = time.process_time() - c0
+    t = timed_learn(model, updates * rollout)
     env.close()
+    cpu, train_cpu = t["cpu_s"], t["train_cpu_s"]
     return {
         "cpu_per_update_s": cpu / updates,
-        "train_per_update_s": train_cpu[0] / updates,
-        "collect_per_update_s": (cpu - train_cpu[0]) / updates,
+        "train_per_update_s": train_cpu / updates,
+        "collect_per_update_s": (cpu - train_cpu) / updates,
         "rollout": rollout,
     }
 

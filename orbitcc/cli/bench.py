@@ -1051,6 +1051,26 @@ class Section:
         say(f"{self.name}: done in {wall:.1f} s wall")
 
 
+def timed_learn(model: Any, total_timesteps: int) -> dict[str, float]:
+    """``model.learn(total_timesteps)``, timed: process CPU and wall seconds,
+    and the CPU spent in the policy update (``model.train``: torch) apart
+    from collecting the rollouts (env steps, policy forward passes, buffer)."""
+    train_cpu = 0.0
+    inner = model.train
+
+    def timed_train() -> None:
+        nonlocal train_cpu
+        c = time.process_time()
+        inner()
+        train_cpu += time.process_time() - c
+
+    model.train = timed_train
+    c0, w0 = time.process_time(), time.perf_counter()
+    model.learn(total_timesteps=total_timesteps)
+    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    return {"cpu_s": cpu, "wall_s": wall, "train_cpu_s": train_cpu}
+
+
 def ppo_scaling(num_envs_list: list[int], steps: int, seed: int = 0) -> dict[str, Any]:
     """PPO (the shipped recipe, agent=ppo_starlink, fresh policy) at several
     agent.num_envs: training steps per wall and per CPU second, and the share
@@ -1065,18 +1085,8 @@ def ppo_scaling(num_envs_list: list[int], steps: int, seed: int = 0) -> dict[str
             compose_training([f"agent={RECIPE}", f"seed={seed}", f"agent.num_envs={n}"])
         )
         cfg, env, model = built.cfg, built.env, built.model
-        train_cpu = [0.0]
-        inner = model.train
-
-        def timed_train(inner: Any = inner, acc: list[float] = train_cpu) -> None:
-            c = time.process_time()
-            inner()
-            acc[0] += time.process_time() - c
-
-        model.train = timed_train  # type: ignore[method-assign]
-        c0, w0 = time.process_time(), time.perf_counter()
-        model.learn(total_timesteps=max(steps, 2 * n * cfg.agent.n_steps))
-        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        t = timed_learn(model, max(steps, 2 * n * cfg.agent.n_steps))
+        cpu, wall = t["cpu_s"], t["wall_s"]
         env.close()
         rows.append(
             {
@@ -1084,7 +1094,7 @@ def ppo_scaling(num_envs_list: list[int], steps: int, seed: int = 0) -> dict[str
                 "timesteps": model.num_timesteps,
                 "steps_per_s": model.num_timesteps / wall,
                 "steps_per_cpu_s": model.num_timesteps / cpu,
-                "update_cpu_share": train_cpu[0] / cpu,
+                "update_cpu_share": t["train_cpu_s"] / cpu,
                 "cores_used": cpu / wall,
                 "torch_threads": cfg.agent.torch_threads,
                 "num_threads": cfg.agent.num_threads,
