@@ -64,10 +64,7 @@ def load_runs(root: Path, config: str) -> dict[int, dict[str, Any]]:
 
 def first_reaching(curve: list[dict[str, float]], target: float) -> dict[str, float] | None:
     """The first evaluation whose return is at least ``target`` (None: never)."""
-    for point in curve:
-        if point["return"] >= target:
-            return point
-    return None
+    return first_sustained(curve, target, window=1)
 
 
 # The second target: a level, not a peak. The recipe's best is the maximum of
@@ -113,6 +110,9 @@ def table(
     ref = runs[names[0]]
     seeds = sorted(set.intersection(*(set(r) for r in runs.values())))
     numbers: dict[str, Any] = {"seeds": seeds, "configs": {}}
+    # configuration -> (seed -> training CPU s, seed -> training + validation
+    # CPU s) at its first sustained reach of the recipe's final level.
+    levels: dict[str, tuple[dict[int, float], dict[int, float]]] = {}
     lines = [
         "| configuration | seed | horizon (steps) | best validation return (step, CPU s) "
         "| CPU s to the recipe's best | CPU s to the recipe's final level "
@@ -174,11 +174,11 @@ def table(
             f"({len(to_level)}/{len(seeds)} reached) | {mean_std(to_newreno)} "
             f"| {mean_std(total)} |"
         )
-        numbers["configs"][name]["_level_by_seed"] = (to_level, to_level_e2e)
+        levels[name] = (to_level, to_level_e2e)
     lines.append("")
-    recipe_level, recipe_e2e = numbers["configs"][names[0]].pop("_level_by_seed")
+    recipe_level, recipe_e2e = levels[names[0]]
     for name in names[1:]:
-        by_seed, by_seed_e2e = numbers["configs"][name].pop("_level_by_seed")
+        by_seed, by_seed_e2e = levels[name]
         ratios = [
             recipe_level[s] / by_seed[s] if s in by_seed else 0.0
             for s in seeds

@@ -109,26 +109,22 @@ def play(
     if data.get("task") != base_task or data.get("seeds") != list(seeds):
         data = {"task": base_task, "seeds": list(seeds), "rows": {}}
     rows: dict[str, dict[str, list[dict[str, float]]]] = data["rows"]
-    runs = data.setdefault("runs", {})  # label -> the run dir it was played from
-    runs.update({f"agent:{n}": _shown(p) for n, p in recipes.items()})
-    runs.update({f"seed:{n}:{p.name}": _shown(p) for n, p in extra_runs})
-    # An agent's rows are its checkpoint's: a label whose checkpoint changed
-    # since its rows were played (a retrain, a reship) loses them all.
-    played_from = data.setdefault("checkpoints", {})  # label -> checkpoint_digest
-    for label, run in [
+    labelled = [
         *((f"agent:{n}", p) for n, p in recipes.items()),
         *((f"seed:{n}:{p.name}", p) for n, p in extra_runs),
-    ]:
+    ]
+    runs = data.setdefault("runs", {})  # label -> the run dir it was played from
+    played_from = data.setdefault("checkpoints", {})  # label -> checkpoint_digest
+    training = data.setdefault("training", {})  # label -> training_record
+    for label, run in labelled:
+        runs[label] = _shown(run)
+        # An agent's rows are its checkpoint's: a label whose checkpoint
+        # changed since its rows were played (a retrain, a reship) loses them.
         digest = checkpoint_digest(run)
         if played_from.get(label) != digest:
             for variant_rows in rows.values():
                 variant_rows.pop(label, None)
             played_from[label] = digest
-    training = data.setdefault("training", {})  # label -> training_record
-    for label, run in [
-        *((f"agent:{n}", p) for n, p in recipes.items()),
-        *((f"seed:{n}:{p.name}", p) for n, p in extra_runs),
-    ]:
         record = training_record(run)
         if record is not None:
             training[label] = record
