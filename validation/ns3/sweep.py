@@ -91,11 +91,19 @@ class LoadMeter:
         self.own = _own_cpu_s()
         self.loadavg = _loadavg()
 
+    # /proc/stat counts in clock ticks (10 ms on Linux), per CPU, so over a
+    # phase of a few ms one tick boundary reads as dozens of busy CPUs (54 of
+    # 2 in one CI run). Phases shorter than this many ticks are reported as
+    # unmeasured (None); at this length the rounding of every CPU's counter
+    # and ours is at most (CPUs + 1) / 50 of a CPU.
+    MIN_TICKS = 50
+
     def stop(self) -> dict[str, Any]:
         wall = time.perf_counter() - self.started
         busy = _machine_busy_s()
         other = None
-        if busy is not None and self.busy is not None and wall > 0:
+        long_enough = wall >= self.MIN_TICKS / os.sysconf("SC_CLK_TCK")
+        if busy is not None and self.busy is not None and long_enough:
             other = max(0.0, (busy - self.busy) - (_own_cpu_s() - self.own)) / wall
         return {
             "wall_s": wall,
